@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ntprof_event.h - the one record format shared by the BPF programs, the
+ * .ntp file format and every user-space consumer.
+ *
+ * Fixed-width types only, no pointers, no padding holes: the same bytes are
+ * written by a BPF program into the ring buffer, copied verbatim into .ntp
+ * record blocks, and read back by `ntprof report` on any x86-64/arm64 machine
+ * (little-endian; the file header carries the record size so later minor
+ * versions may append fields).
+ *
+ * This header must compile both under clang -target bpf (with vmlinux.h
+ * providing __u64 & co.) and in user space (with <linux/types.h>).
+ */
+#ifndef NTPROF_EVENT_H
+#define NTPROF_EVENT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define NTP_DEV_LEN 32
+
+/* Which machine's view a record is. */
+enum ntp_side {
+	NTP_SIDE_HOST = 1,
+	NTP_SIDE_TARGET = 2,
+};
+
+/* What a recording covers (file header, -r). */
+enum ntp_role {
+	NTP_ROLE_HOST = 1,
+	NTP_ROLE_TARGET = 2,
+	NTP_ROLE_BOTH = 3,
+};
+
+enum ntp_transport {
+	NTP_TRANSPORT_TCP = 1,
+	NTP_TRANSPORT_RDMA = 2,
+};
+
+/* Which software produced a side's timestamps. */
+enum ntp_impl {
+	NTP_IMPL_LINUX = 0,
+	NTP_IMPL_SPDK = 1,
+};
+
+/* The I/O type of a group. */
+enum ntp_io_type {
+	NTP_IO_READ = 0,
+	NTP_IO_WRITE = 1,
+	NTP_IO_OTHER = 2,
+};
+
+/*
+ * Timestamp slots, CLOCK_MONOTONIC nanoseconds of the machine that took them
+ * (bpf_ktime_get_ns()). Only differences of one side's slots are ever taken.
+ * A slot counts only when its bit is set in ntp_record.ts_valid.
+ *
+ * Host, in path order:
+ *   BLK_SUBMIT   request entered blk-mq (rq->start_time_ns, or block_rq_insert)
+ *   DRV_SUBMIT   NVMe driver got it (nvme_setup_cmd / ->queue_rq)
+ *   CMD_SENT     command capsule handed to the network (socket send / RDMA post)
+ *   R2T_ARRIVE   (TCP writes) R2T PDU's first packet reached the host stack
+ *   R2T_DRV      (TCP writes) host driver handled the R2T
+ *   DATA_SENT    (TCP writes) H2C data handed to the network
+ *   RSP_ARRIVE   response's first packet reached the host stack (skb time)
+ *   RSP_DRV      host driver handled the response (CQE parsed)
+ *   DRV_COMPLETE nvme_complete_rq
+ *   BLK_COMPLETE block_rq_complete
+ *   SEND_DONE    (RDMA) send completion of the command capsule, informational
+ * Target, in path order:
+ *   CMD_ARRIVE   command's first packet reached the target stack
+ *   CMD_RECV     target driver has the capsule (nvmet_req_init)
+ *   R2T_SENT     (writes) R2T handed to the network / RDMA READ posted
+ *   DATA_ARRIVE  (writes) data's first packet arrived / RDMA READ completed
+ *   DATA_RECV    (writes) target driver has all data
+ *   STORAGE_SUBMIT submission to the backing device (req->execute)
+ *   STORAGE_DONE storage completion (nvmet_req_complete)
+ *   RSP_QUEUED   response queued (->queue_response)
+ *   RSP_SENT     response handed to the network (socket send / RDMA post)
+ *   RSP_SEND_DONE (RDMA) send completion of the response, informational
+ */
+enum ntp_ts_id {
+	NTP_TS_H_BLK_SUBMIT = 0,
+	NTP_TS_H_DRV_SUBMIT,
+	NTP_TS_H_CMD_SENT,
+	NTP_TS_H_R2T_ARRIVE,
+	NTP_TS_H_R2T_DRV,
+	NTP_TS_H_DATA_SENT,
+	NTP_TS_H_RSP_ARRIVE,
+	NTP_TS_H_RSP_DRV,
+	NTP_TS_H_DRV_COMPLETE,
+	NTP_TS_H_BLK_COMPLETE,
+	NTP_TS_H_SEND_DONE,
+	NTP_TS_T_CMD_ARRIVE,		/* 11 */
+	NTP_TS_T_CMD_RECV,
+	NTP_TS_T_R2T_SENT,
+	NTP_TS_T_DATA_ARRIVE,
+	NTP_TS_T_DATA_RECV,
+	NTP_TS_T_STORAGE_SUBMIT,
+	NTP_TS_T_STORAGE_DONE,
+	NTP_TS_T_RSP_QUEUED,
+	NTP_TS_T_RSP_SENT,
+	NTP_TS_T_RSP_SEND_DONE,
+	NTP_TS_COUNT,			/* 21 used */
+};
+
+/* Slots reserved in the record so later versions keep the layout. */
+#define NTP_TS_SLOTS 24
+
+/* ntp_record.flags */
+#define NTP_REC_F_CLOSED_MISSED  (1u << 0) /* completion never seen: closed by the next command on the same request */
+#define NTP_REC_F_RSP_FALLBACK   (1u << 1) /* RSP_SENT missing, STORAGE_DONE used instead (000) */
+#define NTP_REC_F_SAMPLED_EXACT  (1u << 2) /* recorded with -s 1 */
+
+/*
+ * One record per sampled command and side, written when the command leaves
+ * that side. 272 bytes, 8-byte aligned, no holes.
+ */
+struct ntp_record {
+	__u64 ts[NTP_TS_SLOTS];	/* ns, see enum ntp_ts_id */
+	__u64 slba;		/* start LBA as on the wire */
+	__u64 seq;		/* per-side sequence number of the sampled command */
+	__u32 ts_valid;		/* bit i set: ts[i] was seen */
+	__u32 len;		/* bytes transferred */
+	__u32 nsid;
+	__u32 flags;		/* NTP_REC_F_* */
+	__u16 cntlid;		/* controller id as the target knows it */
+	__u16 qid;		/* NVMe queue id (0 = admin) */
+	__u16 cid;		/* command id as on the wire (with the host's genctr bits) */
+	__u16 nlb;		/* 0-based number of logical blocks, as on the wire */
+	__u8 opcode;		/* NVMe opcode (0x01 write, 0x02 read, ...) */
+	__u8 side;		/* enum ntp_side */
+	__u8 transport;		/* enum ntp_transport */
+	__u8 impl;		/* enum ntp_impl */
+	__u32 cpu;		/* CPU that emitted the record */
+	char dev[NTP_DEV_LEN];	/* host: nvmeXnY; target: backing device; SPDK: spdk-cXnY */
+};
+
+/*
+ * Key of the exact per-group command counters kept in the kernel (per-CPU
+ * hash map) and written to the .ntp totals block. 40 bytes.
+ */
+struct ntp_group_key {
+	__u8 side;		/* enum ntp_side */
+	__u8 io;		/* enum ntp_io_type */
+	__u16 pad;
+	__u32 len;		/* bytes */
+	char dev[NTP_DEV_LEN];
+};
+
+struct ntp_group_count {
+	__u64 commands;		/* every command seen, sampled or not */
+	__u64 bytes;
+};
+
+#endif /* NTPROF_EVENT_H */

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c - ntprof's subcommand table (bpftool style: unique prefixes accepted). */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+struct ntp_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct ntp_cmd cmds[] = {
+	{ "record",   cmd_record,   "attach the hooks, sample commands, print a report, save records (-o)" },
+	{ "report",   cmd_report,   "report one or more recordings, joining host and target files" },
+	{ "compare",  cmd_compare,  "compare two recordings stage by stage and name the one that amplifies" },
+	{ "dump",     cmd_dump,     "print a recording's records as CSV" },
+	{ "probe",    cmd_probe,    "show which hooks this kernel offers and test-load them" },
+	{ "generate", cmd_generate, "write a synthetic recording from a model of the path" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ntprof COMMAND [OPTIONS]   (ntprof COMMAND --help for its options)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nntprof-top is the live full-screen monitor.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct ntp_cmd *hit = NULL;
+	size_t len;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("ntprof %s\n", NTP_VERSION);
+		return 0;
+	}
+	len = strlen(argv[1]);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strncmp(cmds[i].name, argv[1], len))
+			continue;
+		if (hit && strcmp(cmds[i].name, argv[1]))
+			return ntp_err("command '%s' is ambiguous (%s, %s)", argv[1], hit->name, cmds[i].name);
+		hit = &cmds[i];
+		if (!strcmp(cmds[i].name, argv[1]))
+			break;
+	}
+	if (!hit)
+		return ntp_err("unknown command '%s' (ntprof --help lists them)", argv[1]);
+	return hit->fn(argc - 1, argv + 1);
+}

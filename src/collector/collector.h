@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * collector.h - the live source: loads and attaches ntprof's BPF programs
+ * (fentry/fexit or their kprobe twins, chosen before load), drains the ring
+ * buffer, reads the exact per-group counters. Used by `ntprof record`,
+ * `ntprof probe` and ntprof-top's background thread.
+ */
+#ifndef NTP_COLLECTOR_H
+#define NTP_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../../bpf/ntprof_event.h"
+#include "../core/ntpfile.h"
+
+enum ntp_flavour {
+	NTP_FLAVOUR_AUTO = 0,	/* fentry when it can attach now, else kprobes; say why */
+	NTP_FLAVOUR_FENTRY,	/* --fentry */
+	NTP_FLAVOUR_KPROBE,	/* --kprobes */
+};
+
+#define NTP_MAX_SIZES 16
+
+struct ntp_collector_opts {
+	uint8_t role;			/* enum ntp_role */
+	uint8_t transport;		/* enum ntp_transport */
+	uint32_t sampling;		/* -s N */
+	char session[NTP_DEV_LEN];	/* --session nvmeXnY, "" = all */
+	int io_type;			/* -1 all, else enum ntp_io_type */
+	uint32_t sizes[NTP_MAX_SIZES];	/* --size, bytes */
+	int n_sizes;
+	int exact_queues;
+	enum ntp_flavour flavour;
+	int attach_timeout_s;		/* fall back to kprobes after this (10) */
+	/* Messages meant for the user ("fentry cannot attach now: ...; using kprobes").
+	 * NULL: printed to stderr. ntprof-top passes a sink that queues them. */
+	void (*say)(void *ctx, const char *line);
+	void *say_ctx;
+};
+
+struct ntp_collector;
+
+typedef void (*ntp_record_cb)(void *ctx, const struct ntp_record *r);
+
+/* Loads and attaches. NULL with a one-line reason in errbuf (what is missing:
+ * root/CAP_BPF, kernel BTF, a module, kprobes, fentry...). */
+struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen);
+/* Drains the ring buffer, calling cb per record; waits up to timeout_ms. Records seen or -errno. */
+int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb, void *ctx);
+/* Sums the per-CPU counters. Returns the number of groups written (<= max). */
+int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max);
+uint64_t ntp_collector_lost(struct ntp_collector *c);
+/* Changes -s N in the running programs. */
+int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n);
+/* Detaches every link and frees. */
+void ntp_collector_close(struct ntp_collector *c);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model.h - the one reducer every front end shares: records in (live from the
+ * ring buffer, or from .ntp files), joined host/target, grouped by (I/O type,
+ * size, namespace), reduced per interval into immutable snapshots.
+ *
+ * Time is data: the model never reads a clock. ntprof record's per-interval
+ * line, ntprof-top's screen, and `ntprof report` (one interval over the whole
+ * run) all read struct ntp_snapshot.
+ */
+#ifndef NTP_MODEL_H
+#define NTP_MODEL_H
+
+#include <stdint.h>
+#include "../../bpf/ntprof_event.h"
+#include "stage.h"
+#include "ntpfile.h"
+
+#define NTP_SNAP_MAX_GROUPS 64
+
+struct ntp_model_config {
+	uint8_t role;			/* enum ntp_role of the data fed in */
+	uint8_t transport;
+	uint8_t impl_host, impl_target;
+	uint32_t sampling;		/* -s N */
+	int exact_queues;		/* queue depths counted, not from Little's law */
+};
+
+struct ntp_snap_stage {
+	int present;
+	double mean_us, p50_us, p99_us, p999_us;
+	double share;			/* of the end-to-end mean, 0..1 */
+	double avg_qd;			/* Little's law: mean x command rate */
+};
+
+struct ntp_snap_comp {
+	uint64_t n;
+	double mean_us, p50_us, p99_us, p999_us;
+	double avg_qd;			/* "L" of 003's component table */
+};
+
+struct ntp_snap_group {
+	uint8_t io;			/* enum ntp_io_type */
+	uint32_t len;			/* bytes */
+	char dev[NTP_DEV_LEN];
+	int host_only;			/* network stage = network and target, marked '*' */
+	int target_only;
+	uint64_t sampled;		/* records that entered the statistics */
+	uint64_t commands;		/* exact kernel count in the interval (0: unknown) */
+	double rate;			/* commands/s: exact when counted, else sampled x N / seconds */
+	double iops, mbps;
+	double e2e_mean_us, e2e_p50_us, e2e_p99_us, e2e_p999_us;
+	struct ntp_snap_stage stage[NTP_STAGE_COUNT];
+	struct ntp_snap_comp comp[NTP_COMP_COUNT];
+	int largest;			/* enum ntp_stage with the largest mean */
+	uint64_t fallback_records;	/* used the STORAGE_DONE fallback */
+	uint64_t incomplete_records;	/* lacked a timestamp, left out */
+	uint64_t missed_records;	/* closed after a missed completion */
+};
+
+struct ntp_snapshot {
+	uint64_t index;			/* interval number, 0-based */
+	uint64_t start_ns, end_ns;	/* interval bounds on the recording's clock */
+	double seconds;
+	uint32_t sampling;
+	uint8_t role, transport, impl_host, impl_target;
+	uint64_t lost_events;		/* ring-buffer drops reported by the source */
+	uint64_t host_records, target_records, matched;	/* join counters, cumulative */
+	uint32_t n_groups;		/* sorted: reads before writes, then size, then dev */
+	struct ntp_snap_group groups[NTP_SNAP_MAX_GROUPS];
+};
+
+struct ntp_model;
+
+struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg);
+void ntp_model_free(struct ntp_model *m);
+/* One record of either side; joined with its twin when the other side is fed too. */
+void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);
+/* Cumulative exact counters (from the kernel or a file's totals block) as of now_ns. */
+void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns);
+void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);
+/* Ends the current interval at now_ns, fills *out, and starts the next. */
+void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out);
+
+#endif

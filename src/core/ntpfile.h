@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ntpfile.h - the .ntp recording format: a versioned header, records in
+ * CRC32C-checked blocks, periodic and final per-group command totals.
+ * The on-disk layout is documented in docs/ntp-format.md.
+ *
+ * Pure: no clock reads. Callers pass time in (mono_ns) so the writer's
+ * "flush at least every second" rule is testable.
+ */
+#ifndef NTP_FILE_H
+#define NTP_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "../../bpf/ntprof_event.h"
+
+#define NTP_FORMAT_MAJOR 1
+#define NTP_FORMAT_MINOR 0
+
+#define NTP_HOSTNAME_LEN 64
+#define NTP_KERNEL_LEN 64
+#define NTP_TOOLVER_LEN 32
+
+/* What the header says about a recording. */
+struct ntp_file_info {
+	uint16_t version_major;		/* filled by the reader; the writer writes NTP_FORMAT_* */
+	uint16_t version_minor;
+	uint8_t role;			/* enum ntp_role */
+	uint8_t transport;		/* enum ntp_transport */
+	uint8_t impl_host;		/* enum ntp_impl */
+	uint8_t impl_target;
+	uint32_t sampling;		/* -s N: one command in N */
+	uint32_t record_size;		/* bytes per record on disk */
+	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at start, same clock as the records */
+	uint64_t start_real_ns;		/* CLOCK_REALTIME at start */
+	char hostname[NTP_HOSTNAME_LEN];
+	char kernel[NTP_KERNEL_LEN];
+	char tool_version[NTP_TOOLVER_LEN];
+};
+
+/* One row of a totals block: exact kernel counts for a group, cumulative. */
+struct ntp_total {
+	struct ntp_group_key key;
+	struct ntp_group_count count;
+};
+
+/* ---- writer ---- */
+struct ntp_writer;
+
+/* Creates (truncates) path and writes the header. NULL and errbuf filled on error. */
+struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info *info,
+				   char *errbuf, size_t errlen);
+/* Buffers one record; writes a block when the buffer is full. 0 or -errno. */
+int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r);
+/* Replaces the cumulative totals that the next flush writes (as of mono_ns). */
+int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_t n, uint64_t mono_ns);
+/* Writes the pending block (and totals) if at least one second passed since the last flush. */
+int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns);
+/* Writes the pending records now. */
+int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns);
+/* Flushes, writes the trailer (end time, final totals) and closes. Frees w. */
+int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns);
+uint64_t ntp_writer_records(const struct ntp_writer *w);
+
+/* ---- reader: streaming, memory independent of the file's size ---- */
+struct ntp_reader;
+
+struct ntp_read_stats {
+	uint64_t records;		/* whole records returned */
+	uint64_t dropped;		/* records in a truncated or corrupt tail (as far as known) */
+	uint64_t skipped_blocks;	/* blocks of an unknown type */
+	int truncated;			/* the file ended inside a block or without a trailer */
+	int corrupt;			/* a block failed its CRC or length check */
+	uint64_t end_mono_ns;		/* trailer's end time, or the last flush's time */
+	char why[160];			/* how the file ended, for a one-line note; "" when whole */
+};
+
+/* Opens and checks the header. NULL with a one-line reason naming the file on error
+ * (missing, empty, wrong magic, newer major version, bad header). */
+struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen);
+const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r);
+const char *ntp_reader_path(const struct ntp_reader *r);
+/* 1 and *out filled; 0 at the end (clean or at a damaged tail: see stats). */
+int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out);
+/* Latest totals seen so far (the trailer's once the end is reached). */
+const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns);
+const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r);
+void ntp_reader_close(struct ntp_reader *r);
+
+/* ---- helpers ---- */
+uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);
+const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
+const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
+
+#endif

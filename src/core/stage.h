@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stage.h - the stage model of "How it works": per joined command, the
+ * components in path order and the five stages they sum into. Every sum is
+ * exact to the nanosecond: only differences of one machine's timestamps are
+ * taken, and the wire is the host's wait minus the target's residence.
+ */
+#ifndef NTP_STAGE_H
+#define NTP_STAGE_H
+
+#include <stdint.h>
+#include "../../bpf/ntprof_event.h"
+
+enum ntp_stage {
+	NTP_STAGE_HOST_BLOCK = 0,
+	NTP_STAGE_HOST_DRIVER,
+	NTP_STAGE_NETWORK,		/* host-only data: "network and target (not recorded)" */
+	NTP_STAGE_TARGET_DRIVER,
+	NTP_STAGE_STORAGE,
+	NTP_STAGE_COUNT,
+};
+
+/* Components, in path order. Which ones a command has depends on its flow
+ * (read, in-capsule write, R2T write over TCP, RDMA READ write) and on
+ * whether the target's side was recorded. */
+enum ntp_component {
+	NTP_COMP_HOST_BLK_SUB = 0,	/* host block layer, submission */
+	NTP_COMP_HOST_DRV_SUB,		/* host driver, submission */
+	NTP_COMP_WIRE,			/* network: wire and NICs (computed) */
+	NTP_COMP_TGT_RECV_CMD,		/* network: target receive path */
+	NTP_COMP_TGT_DRV_SUB,		/* target driver, submission */
+	NTP_COMP_DATA_XFER,		/* network: data transfer (RDMA READ) */
+	NTP_COMP_HOST_RECV_R2T,		/* network: host receive path (R2T) */
+	NTP_COMP_HOST_DRV_DATA,		/* host driver, data (R2T to H2C data) */
+	NTP_COMP_TGT_RECV_DATA,		/* network: target receive path (data) */
+	NTP_COMP_TGT_DRV_DATA,		/* target driver, data */
+	NTP_COMP_STORAGE,		/* storage: target block layer and drive */
+	NTP_COMP_TGT_DRV_COMP,		/* target driver, completion */
+	NTP_COMP_HOST_RECV_RSP,		/* network: host receive path */
+	NTP_COMP_HOST_DRV_COMP,		/* host driver, completion */
+	NTP_COMP_HOST_BLK_COMP,		/* host block layer, completion */
+	NTP_COMP_NET_AND_TARGET,	/* host-only: network and target (not recorded) */
+	NTP_COMP_COUNT,
+};
+
+/* ntp_breakdown.flags */
+#define NTP_BD_HOST_ONLY	(1u << 0)	/* no target record: NETWORK stage holds network and target */
+#define NTP_BD_TARGET_ONLY	(1u << 1)	/* no host record: only target components */
+#define NTP_BD_RSP_FALLBACK	(1u << 2)	/* target's RSP_SENT missing, STORAGE_DONE used (000) */
+#define NTP_BD_INCOMPLETE	(1u << 3)	/* a needed timestamp missing, no fallback: not usable */
+
+struct ntp_breakdown {
+	int64_t comp[NTP_COMP_COUNT];	/* ns; may be negative (loopback wire) */
+	uint32_t comp_present;		/* bit per component */
+	int64_t stage[NTP_STAGE_COUNT];	/* ns */
+	uint32_t stage_present;
+	int64_t e2e;			/* ns: host BLK_COMPLETE - BLK_SUBMIT (or target residence if target-only) */
+	uint32_t flags;			/* NTP_BD_* */
+};
+
+/* host and/or target may be NULL (not both). Returns 0, or -1 when the
+ * record(s) lack a timestamp the model needs (flags has NTP_BD_INCOMPLETE). */
+int ntp_breakdown_compute(const struct ntp_record *host, const struct ntp_record *target,
+			  struct ntp_breakdown *out);
+
+enum ntp_stage ntp_component_stage(enum ntp_component c);
+const char *ntp_component_name(enum ntp_component c);	/* as in 003's component table */
+/* Stage names depend on transport and implementation, e.g.
+ * "host driver (nvme-tcp)", "network (TCP/IP, NICs, wire)", "storage (SPDK bdev, drive)". */
+const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_host,
+			   uint8_t impl_target, int host_only);
+const char *ntp_stage_short(enum ntp_stage s);	/* "block", "driver", "network", "driver", "storage" */
+
+#endif
