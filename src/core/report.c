@@ -147,9 +147,13 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 
 		if (!any[io])
 			continue;
-		ntp_rate_label(iops[io], r, sizeof(r));
-		fprintf(f, "%s %s %s%s, %.1f MB/s", first ? "" : ";", ntp_io_name((uint8_t)io), r,
-			iops[io] >= 999.5 ? "IOPS" : " IOPS", mbps[io]);
+		if (iops[io] >= 999.95e3)
+			snprintf(r, sizeof(r), "%.2f MIOPS", iops[io] / 1e6);
+		else if (iops[io] >= 999.5)
+			snprintf(r, sizeof(r), "%.1f kIOPS", iops[io] / 1e3);
+		else
+			snprintf(r, sizeof(r), "%.0f IOPS", iops[io]);
+		fprintf(f, "%s %s %s, %.1f MB/s", first ? "" : ";", ntp_io_name((uint8_t)io), r, mbps[io]);
 		first = 0;
 	}
 	if (first)
