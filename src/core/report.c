@@ -121,6 +121,8 @@ static void bar(FILE *f, double share)
 
 	if (n > BAR_FULL)
 		n = BAR_FULL;
+	if (n > 0)
+		fputc(' ', f);
 	for (long i = 0; i < n; i++)
 		fputc('#', f);
 }
@@ -187,8 +189,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	fprintf(f, "== %s: %llu commands sampled (%s %s commands/s), ", label,
-		(unsigned long long)g->seen, g->commands ? "counted:" : "from about", rate);
+	fprintf(f, "== %s: %llu commands sampled (from %s%s commands/s%s), ", label,
+		(unsigned long long)g->seen, g->commands ? "" : "about ", rate,
+		g->commands ? ", counted" : "");
 	if (g->host_only)
 		fprintf(f, "host side only\n");
 	else if (g->target_only)
@@ -207,7 +210,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	fprintf(f, "%-36s %8s %6s %7s\n", "stage", "mean us", "share", "avg QD");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
 	for (unsigned i = 0; i < n; i++) {
-		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f ", rows[i].name, rows[i].mean_us,
+		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
 			pct(rows[i].share), rows[i].avg_qd);
 		bar(f, rows[i].share);
 		fputc('\n', f);
