@@ -78,6 +78,8 @@ struct ntp_synth_config {
 	double drop_target;		/* fraction of sampled commands without a target record */
 	char host_dev[NTP_DEV_LEN];
 	char target_dev[NTP_DEV_LEN];
+	uint32_t want_sides;		/* bit (1 << enum ntp_side): which sides' records to produce;
+					 * the others are drawn all the same (same seed, same commands) */
 };
 
 /* Defaults: NVMe/TCP 4 KiB reads, QD 32, 50k commands/s, 1 s, -s 100. */
@@ -114,7 +116,7 @@ int ntp_seg_by_name(const char *name);
 const char *ntp_seg_name(enum ntp_seg seg);
 
 /* The deterministic PRNG (xoshiro256**), exported for tests. */
-struct ntp_rng { uint64_t s[4]; };
+struct ntp_rng { uint64_t s[4]; double normal; int have_normal; };
 void ntp_rng_seed(struct ntp_rng *r, uint64_t seed);
 uint64_t ntp_rng_u64(struct ntp_rng *r);
 double ntp_rng_unit(struct ntp_rng *r);		/* [0, 1) */
