@@ -424,6 +424,8 @@ int cmd_generate(int argc, char **argv)
 			break;
 		}
 	}
+	if (ntp_synth_last_time(s) > t_end)
+		t_end = ntp_synth_last_time(s);
 	if (c.duration_ns > t_end)
 		t_end = c.duration_ns;
 	ret = 0;

@@ -77,7 +77,6 @@ const char *ntp_seg_name(enum ntp_seg seg)
 /* ---- PRNG: xoshiro256**, seeded through splitmix64 ---- */
 void ntp_rng_seed(struct ntp_rng *r, uint64_t seed)
 {
-	r->have_normal = 0;
 	for (int i = 0; i < 4; i++) {
 		uint64_t z = (seed += 0x9E3779B97F4A7C15ULL);
 
@@ -115,7 +114,7 @@ static inline uint64_t rng_below(struct ntp_rng *r, uint64_t n)
 
 double ntp_delay_draw(struct ntp_rng *r, const struct ntp_delay *d)
 {
-	double u;
+	double u, v;
 
 	switch (d->dist) {
 	case NTP_DIST_UNIFORM:
@@ -123,19 +122,13 @@ double ntp_delay_draw(struct ntp_rng *r, const struct ntp_delay *d)
 	case NTP_DIST_EXP:
 		return -d->mean_ns * log(1.0 - ntp_rng_unit(r));
 	case NTP_DIST_LOGNORMAL:
-		/* Box-Muller gives two normals per draw: the second is kept for
-		 * the next call; mu is chosen so that the mean is mean_ns */
-		if (r->have_normal) {
-			r->have_normal = 0;
-			u = r->normal;
-		} else {
-			double rad = sqrt(-2.0 * log(1.0 - ntp_rng_unit(r))), ang = 2 * M_PI * ntp_rng_unit(r);
-
-			u = rad * cos(ang);
-			r->normal = rad * sin(ang);
-			r->have_normal = 1;
-		}
-		return d->mean_ns * exp(d->spread * u - d->spread * d->spread / 2);
+		/* Box-Muller (one of the pair: the sequence of draws is part of
+		 * what a seed means, and goldens elsewhere depend on it); mu is
+		 * chosen so that the mean is mean_ns */
+		u = 1.0 - ntp_rng_unit(r);
+		v = ntp_rng_unit(r);
+		return d->mean_ns * exp(d->spread * sqrt(-2.0 * log(u)) * cos(2 * M_PI * v) -
+					d->spread * d->spread / 2);
 	case NTP_DIST_FIXED:
 	default:
 		return d->mean_ns;
@@ -315,6 +308,8 @@ struct ntp_synth {
 	struct heap hq, tq;		/* host and target records waiting to leave */
 	uint64_t arrival;		/* simulated ns of the current arrival */
 	uint64_t issued, sampled;
+	uint64_t last_t;		/* latest leave time of a sampled command's records,
+					 * built or not: ends and seconds do not depend on want_sides */
 	uint64_t next_second;
 	uint64_t *host_seq;		/* per controller */
 	uint64_t target_seq;
@@ -482,6 +477,7 @@ size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid
 }
 
 uint64_t ntp_synth_issued(const struct ntp_synth *s) { return s->issued; }
+uint64_t ntp_synth_last_time(const struct ntp_synth *s) { return s->last_t; }
 uint64_t ntp_synth_sampled(const struct ntp_synth *s) { return s->sampled; }
 
 static inline uint64_t d(struct ntp_synth *s, enum ntp_seg seg)
@@ -534,6 +530,7 @@ static int issue(struct ntp_synth *s)
 	uint64_t slba = rng_below(&s->rng, slots) * nblk;
 	uint16_t nlb = (uint16_t)(nblk - 1), tag, cid;
 	struct tag_busy tb;
+	uint64_t leave;
 
 	/* tags freed by now join the free set; none free: wait for the first */
 	while (pl->nbusy && pl->busy[0].free_at <= start)
@@ -598,6 +595,8 @@ static int issue(struct ntp_synth *s)
 		return 0;
 	s->sampled++;
 
+	if (h[NTP_TS_H_BLK_COMPLETE] > s->last_t)
+		s->last_t = h[NTP_TS_H_BLK_COMPLETE];
 	if (c->want_sides & (1u << NTP_SIDE_HOST)) {
 		struct ntp_record *hr = heap_push(&s->hq, h[NTP_TS_H_BLK_COMPLETE]);
 
@@ -616,10 +615,12 @@ static int issue(struct ntp_synth *s)
 		return 0;
 	if (c->miss_rsp_sent > 0 && ntp_rng_unit(&s->rng) < c->miss_rsp_sent)
 		tv &= ~(1u << NTP_TS_T_RSP_SENT);
+	/* a target record leaves when its response is sent (or last seen) */
+	leave = (tv & (1u << NTP_TS_T_RSP_SENT)) ? tg[NTP_TS_T_RSP_SENT] : tg[NTP_TS_T_RSP_QUEUED];
+	if (leave > s->last_t)
+		s->last_t = leave;
 	if (c->want_sides & (1u << NTP_SIDE_TARGET)) {
-		/* a target record leaves when its response is sent (or last seen) */
-		struct ntp_record *tr = heap_push(&s->tq, (tv & (1u << NTP_TS_T_RSP_SENT)) ? tg[NTP_TS_T_RSP_SENT]
-											   : tg[NTP_TS_T_RSP_QUEUED]);
+		struct ntp_record *tr = heap_push(&s->tq, leave);
 
 		if (!tr)
 			return -1;
@@ -669,8 +670,13 @@ enum ntp_synth_event ntp_synth_next(struct ntp_synth *s, struct ntp_record *rec,
 			heap_pop(q, rec);
 			return NTP_SYNTH_RECORD;
 		}
-		if (s->issuing_done)
-			return NTP_SYNTH_END;	/* wm is then infinite: the heaps are empty */
+		if (s->issuing_done) {
+			/* the heaps are empty; seconds up to the last record of
+			 * either side, built or not */
+			if (s->next_second <= s->last_t)
+				goto second;
+			return NTP_SYNTH_END;
+		}
 		if (wm >= s->next_second)
 			goto second;
 		if ((s->c.count && s->issued >= s->c.count) ||

@@ -110,13 +110,16 @@ size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid
 /* Commands issued and sampled so far. */
 uint64_t ntp_synth_issued(const struct ntp_synth *s);
 uint64_t ntp_synth_sampled(const struct ntp_synth *s);
+/* Latest time a sampled command left either side (whether or not that
+ * side's records are built): where a recording of this run ends. */
+uint64_t ntp_synth_last_time(const struct ntp_synth *s);
 
 /* Names used by --delay (e.g. "storage", "wire"); -1 if unknown. */
 int ntp_seg_by_name(const char *name);
 const char *ntp_seg_name(enum ntp_seg seg);
 
 /* The deterministic PRNG (xoshiro256**), exported for tests. */
-struct ntp_rng { uint64_t s[4]; double normal; int have_normal; };
+struct ntp_rng { uint64_t s[4]; };
 void ntp_rng_seed(struct ntp_rng *r, uint64_t seed);
 uint64_t ntp_rng_u64(struct ntp_rng *r);
 double ntp_rng_unit(struct ntp_rng *r);		/* [0, 1) */

@@ -17,6 +17,13 @@ rows() { "$NTPROF" dump "$1" | tail -n +2; }
 cmp -s "$tmp/a.ntp" "$tmp/b.ntp" || fail "same seed, different files"
 ! cmp -s "$tmp/a.ntp" "$tmp/c.ntp" || fail "different seeds, same file"
 
+# -r host and -r target write exactly the two files of a --target-out run
+"$NTPROF" generate -q -o "$tmp/2h.ntp" --target-out "$tmp/2t.ntp" -d 1.5 --seed 4 --read 50 --sizes 4K,128K
+"$NTPROF" generate -q -o "$tmp/1h.ntp" -r host -d 1.5 --seed 4 --read 50 --sizes 4K,128K
+"$NTPROF" generate -q -o "$tmp/1t.ntp" -r target -d 1.5 --seed 4 --read 50 --sizes 4K,128K
+cmp -s "$tmp/2h.ntp" "$tmp/1h.ntp" || fail "-r host differs from the host file of --target-out"
+cmp -s "$tmp/2t.ntp" "$tmp/1t.ntp" || fail "-r target differs from the --target-out file"
+
 # the summary line counts what dump shows
 "$NTPROF" generate -o "$tmp/s.ntp" -r host -n 1000 -s 4 2>"$tmp/err"
 n=$(rows "$tmp/s.ntp" | wc -l)
