@@ -10,6 +10,7 @@ pkgs=(
 	liburing-dev                                       # the test bed's load generator
 	qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 file  # the QEMU test bed
 	tmux imagemagick fonts-dejavu-core htop            # terminal tests, screenshots, the CPU bench
+	libclang-rt-14-dev                                 # libFuzzer runtime (make fuzz)
 	ca-certificates
 )
 apt-get update -qq
