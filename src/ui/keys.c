@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* keys.c - the key table and the pure dispatch of ntprof-top. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "keys.h"
@@ -43,6 +44,15 @@ void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling)
 	v->io = -1;
 	v->interval_ms = interval_ms;
 	v->sampling = sampling;
+}
+
+void ntp_view_msg(struct ntp_view *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+	va_end(ap);
 }
 
 enum ntp_action ntp_key_action(const struct ntp_view *v, int key)

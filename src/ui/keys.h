@@ -100,6 +100,8 @@ struct ntp_view_ctx {
 };
 
 void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling);
+/* Sets the status line message (clipped to the view's buffer). */
+void ntp_view_msg(struct ntp_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The action bound to key in the view's mode, or NTP_ACT_NONE. */
 enum ntp_action ntp_key_action(const struct ntp_view *v, int key);
 /* Applies an action; returns NTP_REACT_* bits. Pure: touches only *v. */

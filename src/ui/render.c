@@ -40,9 +40,8 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	int x;
 
 	ntp_screen_fill(scr, 0, 0, scr->cols, NTP_ROLE_TITLE, " ");
-	snprintf(buf, sizeof(buf), " ntprof-top  %s  %s %s  1 in %u sampled  interval %g s",
-		 info->host ? info->host : "?", role_label(s ? s->role : 0),
-		 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling, v->interval_ms / 1000.0);
+	snprintf(buf, sizeof(buf), " ntprof-top  %s  %s %s  1 in %u sampled", info->host ? info->host : "?",
+		 role_label(s ? s->role : 0), transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
 	ntp_screen_put(scr, 0, 0, -1, NTP_ROLE_TITLE, buf);
 	if (s)
 		snprintf(right, sizeof(right), " %s#%llu ", v->paused ? "PAUSED " : "", (unsigned long long)s->index);
@@ -57,7 +56,7 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s  lost ");
 	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
 			      s ? (unsigned long long)s->lost_events : 0ULL);
-	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "  ");
+	x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s  ", v->interval_ms / 1000.0);
 	if (info->recording)
 		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_RECORDING, "%s rec %s (%llu records)",
 				      info->glyphs == NTP_GLYPHS_ASCII ? "*" : "●",
