@@ -216,7 +216,13 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			return;
 		}
 		if (ntp_pend_take(m->tpend, r, &twin, &m->unmatched_target)) {
+			uint64_t stale = ntp_pend_drop_key(m->hpend, r);
+
+			/* Older host records of this key lost their target. */
 			m->matched++;
+			m->unmatched_host += stale;
+			if (g)
+				g->unmatched += stale;
 			account(m, g, r, &twin);
 		} else if (ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
@@ -238,6 +244,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 		uint64_t dropped = 0;
 
 		if (ntp_pend_take(m->hpend, r, &twin, &dropped)) {
+			m->unmatched_target += ntp_pend_drop_key(m->tpend, r);
 			m->matched++;
 			g = group_of(m, &twin, NTP_SIDE_HOST);
 			/* Older host records of this key lost their twin:

@@ -116,6 +116,26 @@ int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_rec
 	return 1;
 }
 
+uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
+{
+	uint64_t key = key_of(r), n = 0;
+	uint32_t b = bucket_of(p, key);
+	int32_t prev = -1, i = p->head[b];
+
+	while (i >= 0) {
+		int32_t next = p->slots[i].next;
+
+		if (p->slots[i].key == key) {
+			unlink_slot(p, b, prev, i);
+			n++;
+		} else {
+			prev = i;
+		}
+		i = next;
+	}
+	return n;
+}
+
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
 {
 	int32_t i = (int32_t)(p->seq & p->mask);

@@ -29,6 +29,9 @@ int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b);
  * older pending records of r's key are dropped and counted in *dropped. 1 found, 0 not. */
 int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *twin,
 		  uint64_t *dropped);
+/* Drops every pending record of r's key (its own side's older records, once r
+ * matched: their twins can no longer come). Returns how many. */
+uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);
 /* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
 size_t ntp_pend_count(const struct ntp_pend *p);

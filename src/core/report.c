@@ -121,6 +121,8 @@ static void bar(FILE *f, double share)
 
 	if (n > BAR_FULL)
 		n = BAR_FULL;
+	if (n > 0)
+		fputc(' ', f);
 	for (long i = 0; i < n; i++)
 		fputc('#', f);
 }
@@ -147,9 +149,13 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 
 		if (!any[io])
 			continue;
-		ntp_rate_label(iops[io], r, sizeof(r));
-		fprintf(f, "%s %s %s%s, %.1f MB/s", first ? "" : ";", ntp_io_name((uint8_t)io), r,
-			iops[io] >= 999.5 ? "IOPS" : " IOPS", mbps[io]);
+		if (iops[io] >= 999.95e3)
+			snprintf(r, sizeof(r), "%.2f MIOPS", iops[io] / 1e6);
+		else if (iops[io] >= 999.5)
+			snprintf(r, sizeof(r), "%.1f kIOPS", iops[io] / 1e3);
+		else
+			snprintf(r, sizeof(r), "%.0f IOPS", iops[io]);
+		fprintf(f, "%s %s %s, %.1f MB/s", first ? "" : ";", ntp_io_name((uint8_t)io), r, mbps[io]);
 		first = 0;
 	}
 	if (first)
@@ -183,8 +189,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	fprintf(f, "== %s: %llu commands sampled (%s %s commands/s), ", label,
-		(unsigned long long)g->seen, g->commands ? "counted:" : "from about", rate);
+	fprintf(f, "== %s: %llu commands sampled (from %s%s commands/s%s), ", label,
+		(unsigned long long)g->seen, g->commands ? "" : "about ", rate,
+		g->commands ? ", counted" : "");
 	if (g->host_only)
 		fprintf(f, "host side only\n");
 	else if (g->target_only)
@@ -203,7 +210,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	fprintf(f, "%-36s %8s %6s %7s\n", "stage", "mean us", "share", "avg QD");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
 	for (unsigned i = 0; i < n; i++) {
-		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f ", rows[i].name, rows[i].mean_us,
+		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
 			pct(rows[i].share), rows[i].avg_qd);
 		bar(f, rows[i].share);
 		fputc('\n', f);
