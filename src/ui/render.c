@@ -86,7 +86,7 @@ static int same_group(const struct ntp_snap_group *a, const struct ntp_snap_grou
 
 /* The group's e2e p99 over the last w intervals up to the shown one. */
 static void sparkline(struct ntp_screen *scr, int row, int x, int w, const struct ntp_history *h,
-		      const struct ntp_snapshot *shown, const struct ntp_snap_group *g, int glyphs)
+		      const struct ntp_snapshot *shown, const struct ntp_snap_group *g, int glyphs, uint8_t role)
 {
 	double val[64], lo = INFINITY, hi = -INFINITY;
 	int end = -1;
@@ -123,7 +123,7 @@ static void sparkline(struct ntp_screen *scr, int row, int x, int w, const struc
 		if (isnan(val[k]))
 			continue;
 		lvl = hi > lo ? (int)lround((val[k] - lo) / (hi - lo) * 7) : 3;
-		ntp_screen_put(scr, row, x + k, 1, NTP_ROLE_SPARK,
+		ntp_screen_put(scr, row, x + k, 1, role,
 			       glyphs == NTP_GLYPHS_ASCII ? spark_ascii[lvl] : spark_utf8[lvl]);
 	}
 }
@@ -165,7 +165,9 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 			  "mean %.2f  p99 %.2f us  %s/s", g->e2e_mean_us, g->e2e_p99_us, rate);
 	if (l->spark_w) {
 		ntp_screen_put(scr, row, scr->cols - l->spark_w - 5, -1, role, "p99");
-		sparkline(scr, row, scr->cols - l->spark_w - 1, l->spark_w, h, s, g, info->glyphs);
+		/* On the selected line's background the spark colour could vanish. */
+		sparkline(scr, row, scr->cols - l->spark_w - 1, l->spark_w, h, s, g, info->glyphs,
+			  selected ? NTP_ROLE_SELECTED : NTP_ROLE_SPARK);
 	}
 	for (int st = 0; st < NTP_STAGE_COUNT; st++) {
 		const struct ntp_snap_stage *sg = &g->stage[st];

@@ -19,7 +19,7 @@ const struct ntp_builtin_theme ntp_builtin_themes[] = {
 	  "bar-target-driver    114,green             default          -\n"
 	  "bar-storage          203,bright-red,red    default          -\n"
 	  "spark                117,cyan              default          -\n"
-	  "dim                  244,white             default          dim\n"
+	  "dim                  245,white             default          -\n"
 	  "warn                 bright-red,red        default          bold\n"
 	  "recording            bright-red,red        default          bold\n"
 	  "status               black                 250,white        -\n"
