@@ -62,6 +62,7 @@ check compare.json "$NTPROF" compare -j - a.ntp b.ntp
 gen -o long.ntp -d 3 --seed 17 --rate 20000
 head -c $(( $(stat -c %s long.ntp) * 2 / 3 )) long.ntp >cut.ntp
 check report-cut.txt "$NTPROF" report cut.ntp
+check compare-cut.txt "$NTPROF" compare cut.ntp long.ntp
 
 # refusals, each one line naming the files
 gen -o s1000.ntp -r target -d 0.1 --seed 16 -s 1000
