@@ -108,7 +108,8 @@ static int64_t sum_comps(const struct ntp_breakdown *b)
 	int64_t s = 0;
 
 	for (int i = 0; i < NTP_COMP_COUNT; i++)
-		s += b->comp[i];
+		if (b->comp_present & (1u << i))
+			s += b->comp[i];
 	return s;
 }
 
