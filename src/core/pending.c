@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pending.c - bounded per-key FIFOs of records waiting for their twin (see pending.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "pending.h"
+
+struct slot {
+	struct ntp_record r;
+	uint64_t key;
+	uint64_t seq;		/* arrival number */
+	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
+	int32_t live;
+};
+
+struct order {
+	int32_t slot;
+	uint64_t seq;
+};
+
+struct ntp_pend {
+	uint32_t cap, bmask;
+	uint64_t seq;		/* arrivals so far */
+	size_t count;
+	struct slot *slots;
+	int32_t *free;		/* stack of free slots */
+	uint32_t nfree;
+	struct order *ring;	/* arrivals, oldest at head; entries of freed slots are stale */
+	uint64_t rhead, rtail;
+	int32_t *head, *tail;	/* per bucket */
+};
+
+static uint64_t key_of(const struct ntp_record *r)
+{
+	return ((uint64_t)r->cntlid << 32) | ((uint64_t)r->qid << 16) | r->cid;
+}
+
+static uint32_t bucket_of(const struct ntp_pend *p, uint64_t key)
+{
+	key *= 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(key >> 32) & p->bmask;
+}
+
+struct ntp_pend *ntp_pend_new(uint32_t capacity)
+{
+	struct ntp_pend *p = calloc(1, sizeof(*p));
+	uint32_t cap = 16;
+
+	if (!p)
+		return NULL;
+	while (cap < capacity && cap < (1u << 24))
+		cap <<= 1;
+	p->cap = cap;
+	p->bmask = cap / 2 - 1;
+	p->slots = calloc(cap, sizeof(*p->slots));
+	p->free = malloc(cap * sizeof(*p->free));
+	p->ring = malloc(cap * sizeof(*p->ring));
+	p->head = malloc(cap / 2 * sizeof(*p->head));
+	p->tail = malloc(cap / 2 * sizeof(*p->tail));
+	if (!p->slots || !p->free || !p->ring || !p->head || !p->tail) {
+		ntp_pend_free(p);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < cap; i++)
+		p->free[i] = (int32_t)(cap - 1 - i);
+	p->nfree = cap;
+	memset(p->head, 0xff, cap / 2 * sizeof(*p->head));
+	memset(p->tail, 0xff, cap / 2 * sizeof(*p->tail));
+	return p;
+}
+
+void ntp_pend_free(struct ntp_pend *p)
+{
+	if (!p)
+		return;
+	free(p->slots);
+	free(p->free);
+	free(p->ring);
+	free(p->head);
+	free(p->tail);
+	free(p);
+}
+
+int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b)
+{
+	return a->cntlid == b->cntlid && a->qid == b->qid && a->cid == b->cid &&
+	       a->opcode == b->opcode && a->nsid == b->nsid && a->slba == b->slba &&
+	       a->len == b->len;
+}
+
+/* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it. */
+static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
+{
+	if (prev < 0)
+		p->head[b] = p->slots[i].next;
+	else
+		p->slots[prev].next = p->slots[i].next;
+	if (p->tail[b] == i)
+		p->tail[b] = prev;
+	p->slots[i].live = 0;
+	p->free[p->nfree++] = i;
+	p->count--;
+}
+
+static void unlink_any(struct ntp_pend *p, int32_t i)
+{
+	uint32_t b = bucket_of(p, p->slots[i].key);
+	int32_t prev = -1, j;
+
+	for (j = p->head[b]; j >= 0 && j != i; prev = j, j = p->slots[j].next)
+		;
+	if (j >= 0)
+		unlink_slot(p, b, prev, i);
+}
+
+const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
+				       uint64_t *dropped)
+{
+	uint64_t key = key_of(r);
+	uint32_t b = bucket_of(p, key);
+	int32_t prev = -1, i, older[64];
+	unsigned n_older = 0;
+
+	for (i = p->head[b]; i >= 0; prev = i, i = p->slots[i].next) {
+		if (p->slots[i].key != key)
+			continue;
+		if (ntp_same_command(&p->slots[i].r, r))
+			break;
+		if (n_older < 64)
+			older[n_older++] = i;
+	}
+	if (i < 0)
+		return NULL;
+	unlink_slot(p, b, prev, i);
+	/* Older pending records of this key can no longer match: drop them. */
+	for (unsigned k = 0; k < n_older; k++) {
+		unlink_any(p, older[k]);
+		(*dropped)++;
+	}
+	/* The slot is free but untouched until the next put. */
+	return &p->slots[i].r;
+}
+
+uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
+{
+	uint64_t key = key_of(r), n = 0;
+	uint32_t b = bucket_of(p, key);
+	int32_t prev = -1, i = p->head[b];
+
+	while (i >= 0) {
+		int32_t next = p->slots[i].next;
+
+		if (p->slots[i].key == key) {
+			unlink_slot(p, b, prev, i);
+			n++;
+		} else {
+			prev = i;
+		}
+		i = next;
+	}
+	return n;
+}
+
+/* Pops the oldest arrival; 1 and *evicted filled if it was still pending. */
+static int pop_oldest(struct ntp_pend *p, struct ntp_record *evicted)
+{
+	struct order o = p->ring[p->rhead++ & (p->cap - 1)];
+	struct slot *s = &p->slots[o.slot];
+
+	if (!s->live || s->seq != o.seq)
+		return 0;	/* taken or dropped since */
+	*evicted = s->r;
+	unlink_any(p, o.slot);
+	return 1;
+}
+
+int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
+{
+	int ev = 0;
+	int32_t i;
+	struct slot *s;
+	uint32_t b;
+
+	/* Expire by count: what is still pending cap arrivals later goes. */
+	if (p->rtail - p->rhead == p->cap)
+		ev = pop_oldest(p, evicted);
+	while (!p->nfree)
+		ev |= pop_oldest(p, evicted);
+	i = p->free[--p->nfree];
+	s = &p->slots[i];
+	s->r = *r;
+	s->key = key_of(r);
+	s->seq = p->seq++;
+	s->next = -1;
+	s->live = 1;
+	p->ring[p->rtail++ & (p->cap - 1)] = (struct order){ i, s->seq };
+	b = bucket_of(p, s->key);
+	if (p->tail[b] < 0)
+		p->head[b] = i;
+	else
+		p->slots[p->tail[b]].next = i;
+	p->tail[b] = i;
+	p->count++;
+	return ev;
+}
+
+size_t ntp_pend_count(const struct ntp_pend *p)
+{
+	return p->count;
+}
