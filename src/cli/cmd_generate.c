@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "core/ntpfile.h"
 #include "core/synth.h"
@@ -468,6 +469,10 @@ done:
 		else if (!ret && !quiet)
 			ntp_note("%llu records written to %s", (unsigned long long)n, o->path);
 	}
+	/* no half-written recording is left behind to be read as a whole one */
+	for (size_t i = 0; ret && outs && i < nouts; i++)
+		if (outs[i].w)
+			unlink(outs[i].path);
 	if (!ret && !quiet)
 		ntp_note("%llu commands issued, %llu sampled (one in %u)",
 			 (unsigned long long)ntp_synth_issued(s), (unsigned long long)ntp_synth_sampled(s),
