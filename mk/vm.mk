@@ -25,13 +25,22 @@ $(O)/ntp-load: tests/tools/ntp-load.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static -luring -lm
 
-VM_BINS := $(O)/ntprof $(O)/ntprof-top $(O)/ntp-load
+# ntprof-top is built once its sources exist (src/top)
+VM_BINS := $(O)/ntprof $(O)/ntp-load $(if $(TOP_SRCS),$(O)/ntprof-top)
 
-vm-test: $(VM_BINS)
+# Each target first makes sure the packages are installed (tests/vm/deps.sh),
+# then builds the binaries the guest runs, then boots.
+vm-test:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
 	$(Q)O=$(O) KERNEL=$(KERNEL) SCENARIOS="$(SCENARIOS)" tests/vm/run.sh test
 
-vm-top: $(VM_BINS)
+vm-top:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
 	$(Q)O=$(O) KERNEL=$(KERNEL) tests/vm/run.sh top
 
-vm-shell: $(VM_BINS)
+vm-shell:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
 	$(Q)O=$(O) KERNEL=$(KERNEL) tests/vm/run.sh shell

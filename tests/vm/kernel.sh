@@ -115,11 +115,11 @@ else
 	. "$KDIR/env"
 fi
 
-btf=no
-readelf -S "$NTP_VM_VMLINUX" 2>/dev/null | grep -q '\.BTF' && btf=yes
-modbtf=no
-ko=$(find "$NTP_VM_MODDIR/kernel/drivers/nvme/host" -name 'nvme-tcp.ko' | head -1)
-[ -n "$ko" ] && readelf -S "$ko" 2>/dev/null | grep -q '\.BTF' && modbtf=yes
+# (grep -c, not grep -q: with pipefail an early-exiting grep fails readelf by SIGPIPE)
+has_btf() { [ "$(readelf -S "$1" 2>/dev/null | grep -c '\.BTF ')" -gt 0 ] && echo yes || echo no; }
+btf=$(has_btf "$NTP_VM_VMLINUX")
+ko=$NTP_VM_MODDIR/kernel/drivers/nvme/host/nvme-tcp.ko
+modbtf=$(has_btf "$ko")
 echo "vm-kernel: KERNEL=$NTP_VM_KERNEL KVER=$NTP_VM_KVER (package version $NTP_VM_DEB_VERSION)"
 echo "vm-kernel: env=$KDIR/env"
 echo "vm-kernel: vmlinuz=$NTP_VM_VMLINUZ"
