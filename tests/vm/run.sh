@@ -59,7 +59,8 @@ done
 timeout=${NTP_VM_TIMEOUT:-$timeout}
 
 OUT=${NTP_VM_OUT:-$O/vm/runs/$KERNEL-$MODE-$(date +%Y%m%d-%H%M%S)}
-rm -rf "$OUT"; mkdir -p "$OUT"
+[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || die "results directory $OUT is not empty"
+mkdir -p "$OUT"
 scen_csv=$(IFS=,; echo "${list[*]}")
 APPEND="console=ttyS0 panic=-1 quiet tb.mode=$MODE tb.kernel=$KERNEL tb.secs=$SECS tb.scenarios=$scen_csv"
 if [ "$MODE" != test ]; then
