@@ -101,11 +101,15 @@ verdict() { # STATUS NAME DETAILS
 	echo "vm-test: $1 $2 $3"
 	case $1 in PASS) npass=$((npass + 1)) ;; SKIP) nskip=$((nskip + 1)) ;; *) nfail=$((nfail + 1)); fail=1 ;; esac
 }
-if [ -f "$OUT/results.txt" ]; then
-	while read -r status name details; do
-		[ -n "$name" ] && verdict "$status" "$name" "$details"
-	done < "$OUT/results.txt"
+# (without the 9p share the guest's verdicts are only on the console)
+results=$OUT/results.txt
+if [ ! -f "$results" ]; then
+	sed -n 's/^\[[^]]*\] TB_RESULT //p' "$OUT/console.log" > "$OUT/results-from-console.txt"
+	results=$OUT/results-from-console.txt
 fi
+while read -r status name details; do
+	[ -n "$name" ] && verdict "$status" "$name" "$details"
+done < "$results"
 for s in "${list[@]}"; do
 	grep -q "TB_SCENARIO_END $s " "$OUT/console.log" && continue
 	why="did not finish"

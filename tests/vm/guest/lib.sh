@@ -280,6 +280,8 @@ tb_run_scenario() {
 	elif [ "$n1" = "$n0" ]; then
 		tb_result "$s" FAIL "scenario reported no result"
 	fi
+	# a failed scenario keeps the kernel log of the moment
+	tail -n +$((n0 + 1)) /out/results.txt | grep -q '^FAIL ' && dmesg > "/out/$s/dmesg.txt"
 	timeout 60 sh -c '. /tb/lib.sh; tb_teardown' > "/out/$s/teardown.txt" 2>&1
 	echo "TB_SCENARIO_END $s rc=$rc secs=$(awk -v a=$t0 -v b=$(tb_ts) 'BEGIN{printf "%.1f", b-a}')"
 }
