@@ -208,6 +208,23 @@ tb_parse_load() {
 	done
 }
 
+# tb_wait_file FILE PATTERN SECS [PID]: wait until FILE has a line matching
+# the grep -E PATTERN (e.g. a recorder's "attached" line); fails after SECS
+# seconds, or at once when PID (the writer) has exited without it. Loading BPF
+# programs takes seconds to minutes under TCG: wait for the writer to say it is
+# ready instead of sleeping a guessed time.
+tb_wait_file() {
+	local end
+	end=$(awk -v t=$(tb_ts) -v s=$3 'BEGIN { print t + s }')
+	while ! grep -qE "$2" "$1" 2>/dev/null; do
+		tb_fcmp "$(tb_ts) < $end" || return 1
+		if [ -n "$4" ] && ! kill -0 "$4" 2>/dev/null; then
+			grep -qE "$2" "$1" 2>/dev/null; return
+		fi
+		sleep 0.2
+	done
+}
+
 # tb_inflight_max DEV SECS: the largest number of requests seen in flight on
 # DEV's NVMe path over SECS seconds (sampled every 0.1 s). The multipath head
 # (nvme0n1) is bio-based and its hidden path (nvme0c0n1) keeps iostats off, so
