@@ -28,13 +28,6 @@ for t in qemu-system-x86_64 busybox cpio depmod modprobe; do
 done
 [ -x "$O/ntp-load" ] || die "$O/ntp-load missing: make ntp-load"
 
-"$HERE/kernel.sh" "$KERNEL" > "$O/vm-kernel.log" 2>&1 || { cat "$O/vm-kernel.log" >&2; die "kernel fetch failed"; }
-. "$NTP_VM_CACHE/kernel-$KERNEL/env"
-INITRD=$O/vm/initramfs-$KERNEL.cpio.gz
-"$HERE/initramfs.sh" "$KERNEL" "$INITRD" > "$O/vm-initramfs.log" 2>&1 ||
-	{ cat "$O/vm-initramfs.log" >&2; die "initramfs build failed"; }
-t_built=${EPOCHREALTIME/./}
-
 # scenario selection: names or globs, in the order given; default all, sorted
 list=()
 if [ -z "${SCENARIOS:-}" ]; then
@@ -49,6 +42,13 @@ else
 		[ $found = 1 ] || die "no scenario matches '$pat' (tests/vm/scenarios/*.sh)"
 	done
 fi
+"$HERE/kernel.sh" "$KERNEL" > "$O/vm-kernel.log" 2>&1 || { cat "$O/vm-kernel.log" >&2; die "kernel fetch failed"; }
+. "$NTP_VM_CACHE/kernel-$KERNEL/env"
+INITRD=$O/vm/initramfs-$KERNEL.cpio.gz
+"$HERE/initramfs.sh" "$KERNEL" "$INITRD" > "$O/vm-initramfs.log" 2>&1 ||
+	{ cat "$O/vm-initramfs.log" >&2; die "initramfs build failed"; }
+t_built=${EPOCHREALTIME/./}
+
 # qemu's limit: boot + every scenario's own "# tb-timeout:" + teardown slack
 timeout=120
 for s in "${list[@]}"; do
