@@ -230,6 +230,8 @@ tb_wait_file() {
 # (nvme0n1) is bio-based and its hidden path (nvme0c0n1) keeps iostats off, so
 # /sys/block/*/inflight says nothing; the blk-mq tags in use (debugfs
 # block/<disk>/hctx*/tags, "busy=" of bitmap_tags) are the requests in flight.
+# The hctx files are read one after the other, so a request completed on one
+# queue and replaced on another in between counts twice: a ceiling, not exact.
 tb_inflight_max() {
 	local b=${1#/dev/} d max=0 n end
 	d=$(ls -d /sys/kernel/debug/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
