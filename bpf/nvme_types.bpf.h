@@ -53,10 +53,13 @@ struct nvme_request___ntp {
 /* drivers/nvme/host/tcp.c */
 struct nvme_tcp_queue___ntp;
 
+/* CO-RE matches an enum field only with an enum of the same (essential) name */
+enum nvme_tcp_send_state___ntp { NTP_NVME_TCP_SEND_STATE_ANY };
+
 struct nvme_tcp_request___ntp {
 	struct nvme_request___ntp req;
 	struct nvme_tcp_queue___ntp *queue;
-	int state;			/* enum nvme_tcp_send_state */
+	enum nvme_tcp_send_state___ntp state;
 } __ntp_core;
 
 struct nvme_tcp_queue___ntp {
@@ -94,10 +97,12 @@ struct nvmet_req___ntp {
 /* drivers/nvme/target/tcp.c */
 struct nvmet_tcp_queue___ntp;
 
+enum nvmet_tcp_send_state___ntp { NTP_NVMET_TCP_SEND_STATE_ANY };
+
 struct nvmet_tcp_cmd___ntp {
 	struct nvmet_tcp_queue___ntp *queue;
 	struct nvmet_req___ntp req;
-	int state;			/* enum nvmet_tcp_send_state */
+	enum nvmet_tcp_send_state___ntp state;
 } __ntp_core;
 
 struct nvmet_tcp_queue___ntp {
