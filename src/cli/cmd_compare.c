@@ -1,10 +1,112 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER until its owner lands it: replaced by the real subcommand. */
+/*
+ * cmd_compare.c - `ntprof compare A.ntp B.ntp`: two runs side by side, per
+ * stage the change, and the stage that amplifies latency from A to B.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "load.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof compare [-j FILE] A.ntp B.ntp\n"
+"Compares two recordings group by group (same I/O type, size and namespace):\n"
+"the latency, each stage's mean in both runs, its change in microseconds and\n"
+"as a factor, and a verdict naming the stage that amplifies latency from A to\n"
+"B (the one whose mean grew most). A and B may be joined runs: give a host and\n"
+"its target file as HOST.ntp,TARGET.ntp.\n"
+"\n"
+"  -j, --json FILE   write the comparison as JSON to FILE ('-': to stdout,\n"
+"                    instead of the text); schema in docs/json-schema.md\n"
+"  -h, --help\n");
+}
+
+/* "h.ntp,t.ntp" -> argv-like list (modifies s). */
+static size_t split(char *s, char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (char *save = NULL, *t = strtok_r(s, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+		out[n++] = t;
+	return n;
+}
 
 int cmd_compare(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ntp_err("'compare' is not built yet");
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *json = NULL;
+	struct ntp_report_meta meta;
+	struct ntp_snapshot *snap[2] = { NULL, NULL };
+	struct ntp_loaded *keep[2] = { NULL, NULL };
+	char *files[2][16], *arg[2] = { NULL, NULL };
+	size_t nf[2];
+	int opt, ret = 1;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		default: return ntp_err("unknown option '%s' (ntprof compare --help)", argv[optind - 1]);
+		}
+	}
+	if (json && !strcmp(json, "-"))
+		ntp_json_errors = true;
+	if (argc - optind != 2)
+		return ntp_err("compare needs two recordings, A and B (ntprof compare --help)");
+	for (int k = 0; k < 2; k++) {
+		arg[k] = strdup(argv[optind + k]);
+		snap[k] = malloc(sizeof(*snap[k]));
+		if (!arg[k] || !snap[k]) {
+			ret = ntp_err("out of memory");
+			goto out;
+		}
+		nf[k] = split(arg[k], files[k], 16);
+		if (!nf[k]) {
+			ret = ntp_err("'%s' names no recording", argv[optind + k]);
+			goto out;
+		}
+		if (ntp_load(files[k], nf[k], snap[k], &meta, &keep[k]))
+			goto out;
+	}
+	if (json) {
+		json_object *o = ntp_compare_json(snap[0], snap[1], argv[optind], argv[optind + 1]);
+		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+
+		if (!f) {
+			json_object_put(o);
+			ret = ntp_err("%s: cannot write the JSON comparison: %m", json);
+			goto out;
+		}
+		fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		if (f != stdout && fclose(f)) {
+			ret = ntp_err("%s: cannot write the JSON comparison: %m", json);
+			goto out;
+		}
+		if (f == stdout) {
+			ret = 0;
+			goto out;
+		}
+	}
+	ntp_compare_print(stdout, snap[0], snap[1], argv[optind], argv[optind + 1]);
+	ret = fflush(stdout) ? ntp_err("cannot write the comparison to stdout") : 0;
+out:
+	for (int k = 0; k < 2; k++) {
+		ntp_load_free(keep[k]);
+		free(snap[k]);
+		free(arg[k]);
+	}
+	return ret;
 }

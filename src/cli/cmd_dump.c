@@ -1,10 +1,128 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER until its owner lands it: replaced by the real subcommand. */
+/*
+ * cmd_dump.c - `ntprof dump FILE`: every record as one CSV row (RFC 4180:
+ * comma separated, CRLF line ends, a header row, fields quoted when they
+ * hold a comma, quote or line break). A timestamp slot that was not seen is
+ * an empty cell, so "0" always means a real clock value.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
 #include "cli.h"
+#include "core/ntpfile.h"
+
+static const char *const ts_names[NTP_TS_COUNT] = {
+	"h_blk_submit", "h_drv_submit", "h_cmd_sent", "h_r2t_arrive", "h_r2t_drv", "h_data_sent",
+	"h_rsp_arrive", "h_rsp_drv", "h_drv_complete", "h_blk_complete", "h_send_done",
+	"t_cmd_arrive", "t_cmd_recv", "t_r2t_sent", "t_data_arrive", "t_data_recv",
+	"t_storage_submit", "t_storage_done", "t_rsp_queued", "t_rsp_sent", "t_rsp_send_done",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof dump FILE\n"
+"Prints every record of a recording as CSV (RFC 4180), one row per record and\n"
+"side, with a header row. Columns: side, cntlid, qid, cid, opcode, nsid, slba,\n"
+"nlb, len, dev, transport, impl, cpu, seq, flags, ts_valid, then one column per\n"
+"timestamp (CLOCK_MONOTONIC ns of the machine that took it; empty when that\n"
+"timestamp was not seen).\n"
+"A file cut short is printed up to its last whole block, with a note on stderr\n"
+"saying how it ended (exit 0); a corrupt block ends the output with an error\n"
+"(exit 1).\n");
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char *side_name(uint8_t side)
+{
+	return side == NTP_SIDE_HOST ? "host" : side == NTP_SIDE_TARGET ? "target" : "unknown";
+}
+
+static void row(FILE *f, const struct ntp_record *r)
+{
+	char dev[NTP_DEV_LEN + 1];
+
+	memcpy(dev, r->dev, NTP_DEV_LEN);
+	dev[NTP_DEV_LEN] = '\0';
+	fprintf(f, "%s,%u,%u,%u,%u,%u,%llu,%u,%u,", side_name(r->side), r->cntlid, r->qid, r->cid,
+		r->opcode, r->nsid, (unsigned long long)r->slba, r->nlb, r->len);
+	csv_field(f, dev);
+	fprintf(f, ",%s,%s,%u,%llu,0x%x,0x%x", ntp_transport_name(r->transport),
+		r->impl == NTP_IMPL_SPDK ? "spdk" : r->impl == NTP_IMPL_LINUX ? "linux" : "unknown",
+		r->cpu, (unsigned long long)r->seq, r->flags, r->ts_valid);
+	for (int i = 0; i < NTP_TS_COUNT; i++) {
+		if (r->ts_valid & (1u << i))
+			fprintf(f, ",%llu", (unsigned long long)r->ts[i]);
+		else
+			fputc(',', f);
+	}
+	fputs("\r\n", f);
+}
 
 int cmd_dump(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ntp_err("'dump' is not built yet");
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static char obuf[1 << 16];
+	const struct ntp_read_stats *st;
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	char err[512];
+	size_t n;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		return ntp_err("unknown option '%s' (ntprof dump --help)", argv[optind - 1]);
+	}
+	if (argc - optind != 1)
+		return ntp_err(argc - optind ? "dump takes one FILE" : "dump: a FILE is needed (ntprof dump --help)");
+	r = ntp_reader_open(argv[optind], err, sizeof(err));
+	if (!r)
+		return ntp_err("%s", err);
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	fputs("side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,dev,transport,impl,cpu,seq,flags,ts_valid", stdout);
+	for (int i = 0; i < NTP_TS_COUNT; i++)
+		printf(",%s", ts_names[i]);
+	fputs("\r\n", stdout);
+	while (ntp_reader_next_block(r, &recs, &n))
+		for (size_t i = 0; i < n; i++)
+			row(stdout, &recs[i]);
+	if (fflush(stdout)) {
+		ntp_reader_close(r);
+		return ntp_err("dump: writing the output failed");
+	}
+	st = ntp_reader_stats(r);
+	if (st->corrupt) {
+		ntp_err("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+			(unsigned long long)st->records, (unsigned long long)st->dropped);
+		ntp_reader_close(r);
+		return 1;
+	}
+	if (st->truncated)
+		ntp_note("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+			 (unsigned long long)st->records, (unsigned long long)st->dropped);
+	ntp_reader_close(r);
+	return 0;
 }

@@ -1,10 +1,449 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER until its owner lands it: replaced by the real subcommand. */
+/*
+ * cmd_generate.c - `ntprof generate`: write synthetic .ntp recordings from the
+ * path model of src/core/synth.c, so tests, benchmarks and readers without
+ * NVMe hardware get recordings with known stage times.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "core/ntpfile.h"
+#include "core/synth.h"
+
+#define NSEC 1000000000ull
+#define START_REAL_NS (1796000000ull * NSEC)	/* a fixed wall clock: output is deterministic */
+#define MAX_TOTALS 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof generate -o FILE [OPTIONS]\n"
+"Writes a synthetic recording from a model of the NVMe-oF path: each segment\n"
+"between two timestamps takes a delay from its own distribution.\n"
+"\n"
+"Output:\n"
+"  -o, --output FILE        the recording (host file when --target-out is given;\n"
+"                           with --hosts N, a %%d in FILE gives one file per host)\n"
+"      --target-out FILE    -r both: write the target's records here, the host's to -o\n"
+"  -r, --role ROLE          host, target or both (default both: one file unless --target-out)\n"
+"  -t, --transport T        tcp or rdma (default tcp)\n"
+"Workload:\n"
+"  -n, --count N            commands to issue, sampled or not (default: until -d)\n"
+"  -d, --duration SEC       simulated seconds (default 1 when -n is not given)\n"
+"      --rate N             commands per second, Poisson arrivals (default 50000)\n"
+"      --qd N               tags per queue, 1..4096 (default 32); cid = genctr<<12 | tag\n"
+"      --queues N           I/O queues per host (default 1)\n"
+"      --hosts N            hosts (controllers, cntlid 1..N) sharing the target (default 1)\n"
+"      --sizes LIST         I/O sizes, e.g. 4K,128K (default 4K), drawn uniformly\n"
+"      --read PCT           share of reads, 0..100 (default 100); the rest are writes\n"
+"      --inline-max SIZE    writes up to SIZE go in the capsule, larger ones use R2T\n"
+"                           (tcp) or RDMA READ (default 8K)\n"
+"      --lba-size N         bytes per LBA (default 512)\n"
+"      --ns-size SIZE       namespace size; LBAs are drawn below it (default 1G)\n"
+"      --nsid N             namespace id (default 1)\n"
+"  -s, --sampling N         record one command in N, by the shared hash (default 100)\n"
+"Path:\n"
+"      --delay SEG=DIST:MEAN[:SPREAD]  (repeatable) a segment's delay; DIST is fixed,\n"
+"                           uniform (mean*(1+-SPREAD)), exp or lognormal (sigma SPREAD);\n"
+"                           MEAN needs a unit: ns, us, ms or s. SEG is one of:\n"
+"                           host-block-sub host-driver-sub wire target-recv\n"
+"                           target-driver-sub host-recv host-driver-data\n"
+"                           target-driver-data storage target-driver-comp target-send\n"
+"                           host-driver-comp host-block-comp\n"
+"      --link-gbps G        link rate for data serialisation, 0 = none (default 25)\n"
+"      --target-clock-offset NS  target's CLOCK_MONOTONIC minus the host's, any value\n"
+"                           (default 259200000012345, 0 for a one-file -r both)\n"
+"      --host-dev NAME      host's device name (default nvme1n1)\n"
+"      --target-dev NAME    target's backing device name (default nullb0)\n"
+"Missing data, for join and fallback tests:\n"
+"      --miss-rsp-sent PCT  target records without T_RSP_SENT (a missed hook)\n"
+"      --drop-target PCT    sampled commands with no target record at all\n"
+"Other:\n"
+"      --seed N             the PRNG seed: same seed, same bytes (default 1)\n"
+"  -q, --quiet              no summary line\n"
+"  -h, --help\n");
+}
+
+static int parse_double(const char *opt, const char *val, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || *end || !(v >= min && v <= max))
+		return ntp_err("option %s: '%s' is not a number from %g to %g", opt, val, min, max), -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(const char *opt, const char *val, uint64_t min, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (errno || end == val || *end || val[0] == '-' || v < min)
+		return ntp_err("option %s: '%s' is not a whole number >= %llu", opt, val,
+			       (unsigned long long)min), -1;
+	*out = v;
+	return 0;
+}
+
+/* "80us", "1.5ms", "200ns", "0.001s" -> ns */
+static int parse_duration_ns(const char *opt, const char *val, double *out)
+{
+	static const struct { const char *u; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || !(v >= 0))
+		return ntp_err("option %s: '%s' is not a time such as 80us", opt, val), -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			*out = v * units[i].mul;
+			return 0;
+		}
+	return ntp_err("option %s: '%s' needs a unit: ns, us, ms or s", opt, val), -1;
+}
+
+static int parse_delay(const char *val, struct ntp_synth_config *c)
+{
+	static const char *const dists[] = { "fixed", "uniform", "exp", "lognormal" };
+	char buf[128], *eq, *dist, *mean, *spread;
+	int seg, di = -1;
+	double sp;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	eq = strchr(buf, '=');
+	if (!eq)
+		return ntp_err("option --delay: '%s' is not SEG=DIST:MEAN[:SPREAD]", val), -1;
+	*eq = '\0';
+	seg = ntp_seg_by_name(buf);
+	if (seg < 0)
+		return ntp_err("option --delay: unknown segment '%s' (ntprof generate --help lists them)", buf), -1;
+	dist = eq + 1;
+	mean = strchr(dist, ':');
+	if (!mean)
+		return ntp_err("option --delay: '%s' is not SEG=DIST:MEAN[:SPREAD]", val), -1;
+	*mean++ = '\0';
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(dist, dists[i]))
+			di = i;
+	if (di < 0)
+		return ntp_err("option --delay: unknown distribution '%s' (fixed, uniform, exp, lognormal)", dist), -1;
+	spread = strchr(mean, ':');
+	if (spread)
+		*spread++ = '\0';
+	if (parse_duration_ns("--delay", mean, &c->delay[seg].mean_ns))
+		return -1;
+	c->delay[seg].dist = (uint8_t)di;
+	if (spread) {
+		if (parse_double("--delay", spread, 0, di == NTP_DIST_UNIFORM ? 1 : 5, &sp))
+			return -1;
+		c->delay[seg].spread = sp;
+	}
+	return 0;
+}
+
+static int parse_sizes(const char *val, struct ntp_synth_config *c)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	c->nsizes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->nsizes == NTP_SYNTH_MAX_SIZES)
+			return ntp_err("option --sizes: at most %d sizes", NTP_SYNTH_MAX_SIZES), -1;
+		if (ntp_parse_size("--sizes", tok, &c->sizes[c->nsizes]))
+			return -1;
+		c->nsizes++;
+	}
+	if (!c->nsizes)
+		return ntp_err("option --sizes: needs at least one size"), -1;
+	return 0;
+}
+
+/* One output file and which records go in it. */
+struct out {
+	char path[4096];
+	struct ntp_writer *w;
+	uint8_t role;
+	uint16_t cntlid;		/* host file of one controller; 0 = all */
+	uint8_t clock_side;		/* whose clock the file's times are on */
+};
+
+static uint64_t out_clock(const struct ntp_synth *s, const struct out *o, uint64_t t)
+{
+	return ntp_synth_clock(s, o->clock_side, o->cntlid ? o->cntlid : 1, t);
+}
+
+static int out_totals(const struct ntp_synth *s, struct out *o, uint64_t t)
+{
+	struct ntp_total tot[2 * MAX_TOTALS];
+	size_t n = 0;
+
+	if (o->role != NTP_ROLE_TARGET)
+		n += ntp_synth_totals(s, NTP_SIDE_HOST, o->cntlid, tot, MAX_TOTALS);
+	if (o->role != NTP_ROLE_HOST)
+		n += ntp_synth_totals(s, NTP_SIDE_TARGET, 0, tot + n, MAX_TOTALS);
+	return ntp_writer_set_totals(o->w, tot, n, out_clock(s, o, t));
+}
 
 int cmd_generate(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ntp_err("'generate' is not built yet");
+	enum { O_TARGET_OUT = 256, O_RATE, O_QD, O_QUEUES, O_HOSTS, O_SIZES, O_READ, O_INLINE,
+	       O_LBA, O_NSSIZE, O_NSID, O_DELAY, O_LINK, O_OFFSET, O_HOSTDEV, O_TGTDEV,
+	       O_MISS, O_DROP, O_SEED };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "target-out", required_argument, NULL, O_TARGET_OUT },
+		{ "role", required_argument, NULL, 'r' },
+		{ "transport", required_argument, NULL, 't' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "rate", required_argument, NULL, O_RATE },
+		{ "qd", required_argument, NULL, O_QD },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "hosts", required_argument, NULL, O_HOSTS },
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "read", required_argument, NULL, O_READ },
+		{ "inline-max", required_argument, NULL, O_INLINE },
+		{ "lba-size", required_argument, NULL, O_LBA },
+		{ "ns-size", required_argument, NULL, O_NSSIZE },
+		{ "nsid", required_argument, NULL, O_NSID },
+		{ "sampling", required_argument, NULL, 's' },
+		{ "delay", required_argument, NULL, O_DELAY },
+		{ "link-gbps", required_argument, NULL, O_LINK },
+		{ "target-clock-offset", required_argument, NULL, O_OFFSET },
+		{ "host-dev", required_argument, NULL, O_HOSTDEV },
+		{ "target-dev", required_argument, NULL, O_TGTDEV },
+		{ "miss-rsp-sent", required_argument, NULL, O_MISS },
+		{ "drop-target", required_argument, NULL, O_DROP },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ntp_synth_config c;
+	const char *output = NULL, *target_out = NULL;
+	uint8_t role = NTP_ROLE_BOTH;
+	int offset_set = 0, quiet = 0, opt, ret = 1, per_host;
+	struct out *outs = NULL;
+	size_t nouts = 0;
+	struct ntp_synth *s = NULL;
+	char err[512];
+	unsigned u;
+	double dv;
+	uint64_t t_end = 0;
+
+	ntp_synth_defaults(&c);
+	c.duration_ns = 0;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:r:t:n:d:s:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case O_TARGET_OUT: target_out = optarg; break;
+		case 'r':
+			if (!strcmp(optarg, "host")) role = NTP_ROLE_HOST;
+			else if (!strcmp(optarg, "target")) role = NTP_ROLE_TARGET;
+			else if (!strcmp(optarg, "both")) role = NTP_ROLE_BOTH;
+			else return ntp_err("option -r: '%s' is not host, target or both", optarg);
+			break;
+		case 't':
+			if (!strcmp(optarg, "tcp")) c.transport = NTP_TRANSPORT_TCP;
+			else if (!strcmp(optarg, "rdma")) c.transport = NTP_TRANSPORT_RDMA;
+			else return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
+			break;
+		case 'n': if (parse_u64("-n", optarg, 1, &c.count)) return 1; break;
+		case 'd':
+			if (parse_double("-d", optarg, 1e-9, 1e6, &dv)) return 1;
+			c.duration_ns = (uint64_t)llround(dv * 1e9);
+			break;
+		case O_RATE: if (parse_double("--rate", optarg, 1e-3, 1e9, &c.rate)) return 1; break;
+		case O_QD: if (ntp_parse_u32("--qd", optarg, 1, 4096, &c.qd)) return 1; break;
+		case O_QUEUES: if (ntp_parse_u32("--queues", optarg, 1, 256, &c.queues)) return 1; break;
+		case O_HOSTS: if (ntp_parse_u32("--hosts", optarg, 1, 256, &c.hosts)) return 1; break;
+		case O_SIZES: if (parse_sizes(optarg, &c)) return 1; break;
+		case O_READ: if (ntp_parse_u32("--read", optarg, 0, 100, &c.read_pct)) return 1; break;
+		case O_INLINE:
+			if (!strcmp(optarg, "0")) c.inline_max = 0;
+			else if (ntp_parse_size("--inline-max", optarg, &c.inline_max)) return 1;
+			break;
+		case O_LBA: if (ntp_parse_u32("--lba-size", optarg, 512, 65536, &c.lba_size)) return 1; break;
+		case O_NSSIZE: if (ntp_parse_size("--ns-size", optarg, &u)) return 1; c.ns_bytes = u; break;
+		case O_NSID: if (ntp_parse_u32("--nsid", optarg, 1, 0xfffffffe, &c.nsid)) return 1; break;
+		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
+		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
+		case O_LINK: if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1; break;
+		case O_OFFSET: {
+			char *end;
+
+			errno = 0;
+			c.target_clock_offset = strtoll(optarg, &end, 0);
+			if (errno || end == optarg || *end)
+				return ntp_err("option --target-clock-offset: '%s' is not a whole number of ns", optarg);
+			offset_set = 1;
+			break;
+		}
+		case O_HOSTDEV:
+		case O_TGTDEV:
+			if (!*optarg || strlen(optarg) >= NTP_DEV_LEN)
+				return ntp_err("option %s: name must be 1 to %d characters",
+					       opt == O_HOSTDEV ? "--host-dev" : "--target-dev", NTP_DEV_LEN - 1);
+			snprintf(opt == O_HOSTDEV ? c.host_dev : c.target_dev, NTP_DEV_LEN, "%s", optarg);
+			break;
+		case O_MISS:
+			if (parse_double("--miss-rsp-sent", optarg, 0, 100, &dv)) return 1;
+			c.miss_rsp_sent = dv / 100;
+			break;
+		case O_DROP:
+			if (parse_double("--drop-target", optarg, 0, 100, &dv)) return 1;
+			c.drop_target = dv / 100;
+			break;
+		case O_SEED: if (parse_u64("--seed", optarg, 0, &c.seed)) return 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		default: return ntp_err("unknown option '%s' (ntprof generate --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return ntp_err("unexpected argument '%s'", argv[optind]);
+	if (!output)
+		return ntp_err("option -o: an output file is needed");
+	if (target_out && role != NTP_ROLE_BOTH)
+		return ntp_err("option --target-out: only with -r both");
+	if (!c.count && !c.duration_ns)
+		c.duration_ns = NSEC;
+	/* one file holding both sides is one machine: a single clock */
+	if (role == NTP_ROLE_BOTH && !target_out && !offset_set)
+		c.target_clock_offset = 0;
+	per_host = c.hosts > 1 && role != NTP_ROLE_TARGET && strstr(output, "%d");
+	if (strchr(output, '%') && (!per_host || strchr(output, '%') != strrchr(output, '%')))
+		return ntp_err("option -o: '%s': the only %% allowed is one %%d, with --hosts N", output);
+	if (per_host && (role == NTP_ROLE_BOTH && !target_out))
+		return ntp_err("option -o: %%d (one file per host) needs -r host or --target-out");
+	if (role != NTP_ROLE_TARGET && !per_host && c.hosts > 1 && (role == NTP_ROLE_HOST || target_out))
+		return ntp_err("option --hosts: with several hosts, -o needs a %%d (one host file each) or -r target");
+
+	s = ntp_synth_new(&c, err, sizeof(err));
+	if (!s)
+		return ntp_err("generate: %s", err);
+
+	/* the output files */
+	nouts = (role == NTP_ROLE_TARGET || (role == NTP_ROLE_BOTH && !target_out)) ? 1
+		: (per_host ? c.hosts : 1) + (target_out ? 1 : 0);
+	outs = calloc(nouts, sizeof(*outs));
+	if (!outs) {
+		ret = ntp_err("out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nouts; i++) {
+		struct out *o = &outs[i];
+		struct ntp_file_info info = { 0 };
+		int is_target_file = role == NTP_ROLE_TARGET || (target_out && i == nouts - 1);
+
+		if (is_target_file) {
+			snprintf(o->path, sizeof(o->path), "%s", target_out ? target_out : output);
+			o->role = NTP_ROLE_TARGET;
+			o->clock_side = NTP_SIDE_TARGET;
+			snprintf(info.hostname, sizeof(info.hostname), "synth-target");
+		} else {
+			o->role = target_out ? NTP_ROLE_HOST : role;
+			o->clock_side = NTP_SIDE_HOST;
+			o->cntlid = per_host ? (uint16_t)(i + 1) : 0;
+			if (per_host) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+				snprintf(o->path, sizeof(o->path), output, (int)(i + 1));
+#pragma GCC diagnostic pop
+				snprintf(info.hostname, sizeof(info.hostname), "synth-host%zu", i + 1);
+			} else {
+				snprintf(o->path, sizeof(o->path), "%s", output);
+				snprintf(info.hostname, sizeof(info.hostname),
+					 o->role == NTP_ROLE_BOTH ? "synth-loopback" : "synth-host");
+			}
+		}
+		info.role = o->role;
+		info.transport = c.transport;
+		info.impl_host = NTP_IMPL_LINUX;
+		info.impl_target = NTP_IMPL_LINUX;
+		info.sampling = c.sampling;
+		info.start_mono_ns = out_clock(s, o, 0);
+		info.start_real_ns = START_REAL_NS;
+		snprintf(info.kernel, sizeof(info.kernel), "synthetic");
+		snprintf(info.tool_version, sizeof(info.tool_version), "%s", NTP_VERSION);
+		o->w = ntp_writer_open(o->path, &info, err, sizeof(err));
+		if (!o->w) {
+			ret = ntp_err("%s", err);
+			goto done;
+		}
+	}
+
+	for (;;) {
+		struct ntp_record rec;
+		uint64_t t;
+		enum ntp_synth_event ev = ntp_synth_next(s, &rec, &t);
+
+		if (ev == NTP_SYNTH_END)
+			break;
+		if (t > t_end)
+			t_end = t;
+		if (ev == NTP_SYNTH_SECOND) {
+			for (size_t i = 0; i < nouts; i++) {
+				out_totals(s, &outs[i], t);
+				ntp_writer_tick(outs[i].w, out_clock(s, &outs[i], t));
+			}
+			continue;
+		}
+		for (size_t i = 0; i < nouts; i++) {
+			struct out *o = &outs[i];
+
+			if (rec.side == NTP_SIDE_HOST ? o->role == NTP_ROLE_TARGET ||
+							(o->cntlid && o->cntlid != rec.cntlid)
+						      : o->role == NTP_ROLE_HOST)
+				continue;
+			if (ntp_writer_add(o->w, &rec)) {
+				ret = ntp_err("%s: write failed", o->path);
+				goto done;
+			}
+			break;
+		}
+	}
+	if (c.duration_ns > t_end)
+		t_end = c.duration_ns;
+	ret = 0;
+done:
+	for (size_t i = 0; outs && i < nouts; i++) {
+		struct out *o = &outs[i];
+		uint64_t n;
+
+		if (!o->w)
+			continue;
+		n = ntp_writer_records(o->w);
+		if (!ret)
+			out_totals(s, o, t_end);
+		if (ntp_writer_close(o->w, out_clock(s, o, t_end)) && !ret)
+			ret = ntp_err("%s: write failed", o->path);
+		else if (!ret && !quiet)
+			ntp_note("%llu records written to %s", (unsigned long long)n, o->path);
+	}
+	if (!ret && !quiet)
+		ntp_note("%llu commands issued, %llu sampled (one in %u)",
+			 (unsigned long long)ntp_synth_issued(s), (unsigned long long)ntp_synth_sampled(s),
+			 c.sampling);
+	free(outs);
+	ntp_synth_free(s);
+	return ret;
 }

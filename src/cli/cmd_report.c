@@ -1,10 +1,94 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER until its owner lands it: replaced by the real subcommand. */
+/*
+ * cmd_report.c - `ntprof report [--detail] [-j FILE] FILE...`: one report
+ * over whole recordings, host and target files joined (layout of 001/003).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "load.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof report [--detail] [-j FILE] FILE...\n"
+"Reports one or more recordings as one run: per group of commands (I/O type,\n"
+"size, namespace) the latency, each stage's mean, share and queue depth.\n"
+"Host and target files of a two-machine run are joined command by command:\n"
+"  ntprof report host.ntp target.ntp      (one target may serve several hosts)\n"
+"\n"
+"  -d, --detail      also the components of each stage, in path order\n"
+"  -j, --json FILE   write the report as JSON to FILE ('-': to stdout, instead\n"
+"                    of the text); schema in docs/json-schema.md\n"
+"  -h, --help\n"
+"\n"
+"All files must be recorded with the same -s; at most one host and one target\n"
+"file per machine.\n");
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ntp_err("'report' is not built yet");
+	static const struct option opts[] = {
+		{ "detail", no_argument, NULL, 'd' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *json = NULL;
+	struct ntp_report_meta meta;
+	struct ntp_snapshot *snap;
+	struct ntp_loaded *keep = NULL;
+	int detail = 0, opt, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":dj:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': detail = 1; break;
+		case 'j': json = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		default: return ntp_err("unknown option '%s' (ntprof report --help)", argv[optind - 1]);
+		}
+	}
+	if (json && !strcmp(json, "-"))
+		ntp_json_errors = true;
+	if (optind >= argc)
+		return ntp_err("no recording given (ntprof report --help)");
+	snap = malloc(sizeof(*snap));
+	if (!snap)
+		return ntp_err("out of memory");
+	ret = ntp_load(argv + optind, (size_t)(argc - optind), snap, &meta, &keep);
+	if (ret)
+		goto out;
+	meta.detail = detail;
+	if (json) {
+		json_object *o = ntp_report_json(snap, &meta);
+		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
+		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+
+		if (!f) {
+			json_object_put(o);
+			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+			goto out;
+		}
+		fprintf(f, "%s\n", s);
+		json_object_put(o);
+		if (f != stdout && fclose(f)) {
+			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+			goto out;
+		}
+		if (f == stdout)
+			goto out;
+	}
+	ntp_report_print(stdout, snap, &meta);
+	if (fflush(stdout))
+		ret = ntp_err("cannot write the report to stdout");
+out:
+	ntp_load_free(keep);
+	free(snap);
+	return ret;
 }

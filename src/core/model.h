@@ -24,6 +24,9 @@ struct ntp_model_config {
 	uint8_t impl_host, impl_target;
 	uint32_t sampling;		/* -s N */
 	int exact_queues;		/* queue depths counted, not from Little's law */
+	/* Extension (model): records of each side kept waiting for their twin
+	 * when role is both (see pending.h); 0 means 16384. */
+	uint32_t join_window;
 };
 
 struct ntp_snap_stage {
@@ -56,6 +59,10 @@ struct ntp_snap_group {
 	uint64_t fallback_records;	/* used the STORAGE_DONE fallback */
 	uint64_t incomplete_records;	/* lacked a timestamp, left out */
 	uint64_t missed_records;	/* closed after a missed completion */
+	/* Extension (model): */
+	uint64_t seen;			/* records of the group's side (host; target if target-only),
+					 * matched or not: the base of the estimated rate */
+	uint64_t unmatched;		/* role both: host records whose target twin never came */
 };
 
 struct ntp_snapshot {
@@ -68,6 +75,9 @@ struct ntp_snapshot {
 	uint64_t host_records, target_records, matched;	/* join counters, cumulative */
 	uint32_t n_groups;		/* sorted: reads before writes, then size, then dev */
 	struct ntp_snap_group groups[NTP_SNAP_MAX_GROUPS];
+	/* Extension (model): */
+	uint64_t overflow_records;	/* records of groups beyond NTP_SNAP_MAX_GROUPS, left out */
+	uint64_t unmatched_host, unmatched_target;	/* join counters, cumulative, as known so far */
 };
 
 struct ntp_model;
@@ -81,5 +91,17 @@ void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);
 /* Ends the current interval at now_ns, fills *out, and starts the next. */
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out);
+
+/* ---- Extensions (model) ---- */
+/* Start of the first interval (the recording's start). Without it, the first
+ * interval starts at the first timestamp of the first record ingested. */
+void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns);
+/* Every interval closed so far as one: start .. the last close. `ntprof record`
+ * prints its final report from this after its last ntp_model_close_interval. */
+void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
+/* Counts how many records the pending structures of the join hold (tests, diagnostics). */
+size_t ntp_model_pending(const struct ntp_model *m);
+/* The group of a record: I/O type from its opcode. */
+uint8_t ntp_io_type_of(uint8_t opcode);
 
 #endif

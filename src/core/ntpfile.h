@@ -88,8 +88,36 @@ const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n,
 const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r);
 void ntp_reader_close(struct ntp_reader *r);
 
+/* Opens a recording held in memory (tests, the fuzzer); name is used in messages.
+ * buf must stay valid until ntp_reader_close(). */
+struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *name,
+				       char *errbuf, size_t errlen);
+/*
+ * The fast path: the next verified records block as an array (no copy when
+ * the file's record size is ours). *recs stays valid until the next call.
+ * 1 with *n >= 1; 0 at the end. Do not mix with ntp_reader_next().
+ */
+int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n);
+
+/* ---- on-disk constants (docs/ntp-format.md) ---- */
+#define NTP_FILE_MAGIC		"NTPROF\x89\n"	/* 8 bytes */
+#define NTP_HEADER_LEN		256		/* this version's header, CRC included */
+#define NTP_HEADER_MAX		65536		/* larger headers are refused as corrupt */
+#define NTP_BLOCK_MAGIC		0x4B4C4250u	/* "PBLK" little-endian */
+#define NTP_BLOCK_HDR_LEN	24
+#define NTP_BLOCK_MAX_PAYLOAD	(16u << 20)	/* a longer block is corrupt */
+#define NTP_BLOCK_RECORDS	4096		/* records per block the writer packs at most */
+#define NTP_RECORD_MAX		65536		/* larger record_size is refused */
+
+enum ntp_block_type {
+	NTP_BLOCK_RECORDS_T = 1,	/* count records of record_size bytes */
+	NTP_BLOCK_TOTALS = 2,		/* cumulative per-group kernel counts as of a time */
+	NTP_BLOCK_END = 3,		/* trailer: end time, records written, final totals */
+};
+
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table version only */
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * join.h - feeding one or more recordings into the model: which files may be
+ * reported together, and streaming their records in a joinable order.
+ *
+ * Any number of host and target files in one call (one target serves many
+ * hosts, each with its own cntlid). Refused, with a one-line reason naming
+ * the files: different -s (the two sides would sample different commands),
+ * different transports, two files of the same role from the same machine,
+ * several files without a target (a host file where a target's is
+ * expected) or without a host.
+ */
+#ifndef NTP_JOIN_H
+#define NTP_JOIN_H
+
+#include <stddef.h>
+#include "model.h"
+#include "ntpfile.h"
+
+struct ntp_join_input {
+	const char *path;
+	const struct ntp_file_info *info;
+};
+
+/* 0 and *cfg filled for the model (role, transport, impls, sampling, join
+ * window), or -1 with the reason in err. */
+int ntp_join_check(const struct ntp_join_input *in, size_t n, struct ntp_model_config *cfg,
+		   char *err, size_t errlen);
+
+/* Index of the file whose clock the report's interval is on: the first with
+ * the host's side (else the first file). */
+size_t ntp_join_primary(const struct ntp_join_input *in, size_t n);
+
+/* Streams every record of the readers into m. One reader: in file order,
+ * flat memory. Several: merged by each record's emission time mapped onto
+ * the wall clock through its file's header (start_real - start_mono), which
+ * only decides the order records are fed in, never a stage time; the join
+ * itself is by key in each side's own order (pending.h). Returns the largest
+ * timestamp seen on the primary file's clock (0 if none). */
+uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, struct ntp_model *m);
+
+#endif

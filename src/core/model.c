@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - the reducer: records -> (join) -> breakdown -> per-group
+ * accumulators -> snapshots. Memory is per group (lazily allocated, at most
+ * NTP_SNAP_MAX_GROUPS) plus the bounded join window: it does not grow with
+ * the number of records.
+ *
+ * Role host: every host record is reported host-only. Role target: every
+ * target record target-only. Role both: a host record enters the statistics
+ * only joined with its target twin; either side may come first (in one
+ * stream a target record usually precedes its host twin, but over RDMA the
+ * target's send completion can come later), so both sides wait in a bounded
+ * pending structure (pending.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hist.h"
+#include "model.h"
+#include "pending.h"
+
+#define MAX_TOTALS 512
+
+struct acc {
+	uint64_t seen, sampled, fallback, incomplete, missed;
+	int64_t e2e_sum;
+	struct ntp_hist e2e;
+	uint64_t st_n[NTP_STAGE_COUNT];
+	int64_t st_sum[NTP_STAGE_COUNT];
+	uint64_t c_n[NTP_COMP_COUNT];
+	int64_t c_sum[NTP_COMP_COUNT];
+	struct ntp_hist st[NTP_STAGE_COUNT];
+	struct ntp_hist c[NTP_COMP_COUNT];
+};
+
+struct group {
+	uint8_t io;
+	uint8_t side;			/* whose totals count its commands */
+	uint32_t len;
+	char dev[NTP_DEV_LEN];
+	uint64_t base_cmds;		/* cumulative exact count at the last close */
+	uint64_t cmds_all;		/* exact commands of every closed interval */
+	int counted;			/* the totals had this group */
+	int counted_all;
+	uint64_t unmatched, unmatched_all;
+	struct acc *cur, *all;
+};
+
+struct ntp_model {
+	struct ntp_model_config cfg;
+	int join;
+	struct ntp_pend *hpend, *tpend;
+	uint64_t start_ns, first_start_ns, last_close_ns;
+	int started;
+	uint64_t index;
+	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
+	uint64_t lost, overflow;
+	unsigned n_groups, last_hit;
+	struct group groups[NTP_SNAP_MAX_GROUPS];
+	struct ntp_total totals[MAX_TOTALS];
+	size_t n_totals;
+};
+
+uint8_t ntp_io_type_of(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x02:
+		return NTP_IO_READ;
+	case 0x01:
+		return NTP_IO_WRITE;
+	default:
+		return NTP_IO_OTHER;
+	}
+}
+
+struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
+{
+	struct ntp_model *m = calloc(1, sizeof(*m));
+	uint32_t win;
+
+	if (!m)
+		return NULL;
+	m->cfg = *cfg;
+	if (!m->cfg.sampling)
+		m->cfg.sampling = 1;
+	m->join = cfg->role == NTP_ROLE_BOTH;
+	if (m->join) {
+		win = cfg->join_window ? cfg->join_window : 16384;
+		m->hpend = ntp_pend_new(win);
+		m->tpend = ntp_pend_new(win);
+		if (!m->hpend || !m->tpend) {
+			ntp_model_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+void ntp_model_free(struct ntp_model *m)
+{
+	if (!m)
+		return;
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		free(m->groups[i].cur);
+		free(m->groups[i].all);
+	}
+	ntp_pend_free(m->hpend);
+	ntp_pend_free(m->tpend);
+	free(m);
+}
+
+void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns)
+{
+	m->start_ns = m->first_start_ns = m->last_close_ns = start_ns;
+	m->started = 1;
+}
+
+static uint64_t first_ts(const struct ntp_record *r)
+{
+	uint32_t v = r->ts_valid & ((1u << NTP_TS_COUNT) - 1);
+
+	return v ? r->ts[__builtin_ctz(v)] : 0;
+}
+
+static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
+{
+	uint8_t io = ntp_io_type_of(r->opcode);
+	struct group *g = &m->groups[m->last_hit];
+
+	if (m->n_groups && g->io == io && g->len == r->len && g->side == side &&
+	    !memcmp(g->dev, r->dev, NTP_DEV_LEN))
+		return g;
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		g = &m->groups[i];
+		if (g->io == io && g->len == r->len && g->side == side &&
+		    !memcmp(g->dev, r->dev, NTP_DEV_LEN)) {
+			m->last_hit = i;
+			return g;
+		}
+	}
+	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
+		return NULL;
+	g = &m->groups[m->n_groups];
+	g->cur = calloc(1, sizeof(*g->cur));
+	if (!g->cur)
+		return NULL;
+	g->io = io;
+	g->side = side;
+	g->len = r->len;
+	memcpy(g->dev, r->dev, NTP_DEV_LEN);
+	g->dev[NTP_DEV_LEN - 1] = '\0';
+	m->last_hit = m->n_groups++;
+	return g;
+}
+
+static void acc_add(struct acc *a, const struct ntp_breakdown *b)
+{
+	uint32_t bits;
+
+	a->sampled++;
+	a->e2e_sum += b->e2e;
+	ntp_hist_add(&a->e2e, b->e2e);
+	for (bits = b->stage_present; bits; bits &= bits - 1) {
+		int s = __builtin_ctz(bits);
+
+		a->st_n[s]++;
+		a->st_sum[s] += b->stage[s];
+		ntp_hist_add(&a->st[s], b->stage[s]);
+	}
+	for (bits = b->comp_present; bits; bits &= bits - 1) {
+		int c = __builtin_ctz(bits);
+
+		a->c_n[c]++;
+		a->c_sum[c] += b->comp[c];
+		ntp_hist_add(&a->c[c], b->comp[c]);
+	}
+}
+
+/* Reduces one command (host and/or target record) into its group. */
+static void account(struct ntp_model *m, struct group *g, const struct ntp_record *h,
+		    const struct ntp_record *t)
+{
+	struct ntp_breakdown b;
+
+	if (!g) {
+		m->overflow++;
+		return;
+	}
+	if ((h && (h->flags & NTP_REC_F_CLOSED_MISSED)) || (t && (t->flags & NTP_REC_F_CLOSED_MISSED)))
+		g->cur->missed++;
+	if (ntp_breakdown_compute(h, t, &b)) {
+		g->cur->incomplete++;
+		return;
+	}
+	if (b.flags & NTP_BD_RSP_FALLBACK)
+		g->cur->fallback++;
+	acc_add(g->cur, &b);
+}
+
+void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
+{
+	const struct ntp_record *twin;
+	struct ntp_record ev;
+	struct group *g;
+
+	if (!m->started)
+		ntp_model_set_start(m, first_ts(r));
+	if (r->side == NTP_SIDE_HOST) {
+		m->host_records++;
+		if (m->cfg.role == NTP_ROLE_TARGET)
+			return;		/* not this model's side */
+		g = group_of(m, r, NTP_SIDE_HOST);
+		if (g)
+			g->cur->seen++;
+		if (!m->join) {
+			account(m, g, r, NULL);
+			return;
+		}
+		twin = ntp_pend_take(m->tpend, r, &m->unmatched_target);
+		if (twin) {
+			uint64_t stale = ntp_pend_drop_key(m->hpend, r);
+
+			/* Older host records of this key lost their target. */
+			m->matched++;
+			m->unmatched_host += stale;
+			if (g)
+				g->unmatched += stale;
+			account(m, g, r, twin);
+		} else if (ntp_pend_put(m->hpend, r, &ev)) {
+			m->unmatched_host++;
+			g = group_of(m, &ev, NTP_SIDE_HOST);
+			if (g)
+				g->unmatched++;
+		}
+	} else if (r->side == NTP_SIDE_TARGET) {
+		m->target_records++;
+		if (m->cfg.role == NTP_ROLE_HOST)
+			return;
+		if (!m->join) {
+			g = group_of(m, r, NTP_SIDE_TARGET);
+			if (g)
+				g->cur->seen++;
+			account(m, g, NULL, r);
+			return;
+		}
+		uint64_t dropped = 0;
+
+		twin = ntp_pend_take(m->hpend, r, &dropped);
+		if (twin) {
+			m->unmatched_target += ntp_pend_drop_key(m->tpend, r);
+			m->matched++;
+			g = group_of(m, twin, NTP_SIDE_HOST);
+			/* Older host records of this key lost their twin:
+			 * counted in the group of the matched one (same queue). */
+			m->unmatched_host += dropped;
+			if (g)
+				g->unmatched += dropped;
+			account(m, g, twin, r);
+		} else if (ntp_pend_put(m->tpend, r, &ev)) {
+			m->unmatched_target++;
+		}
+	}
+}
+
+void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)
+{
+	(void)now_ns;
+	if (n > MAX_TOTALS)
+		n = MAX_TOTALS;
+	memcpy(m->totals, t, n * sizeof(*t));
+	m->n_totals = n;
+}
+
+void ntp_model_add_lost(struct ntp_model *m, uint64_t lost)
+{
+	m->lost += lost;
+}
+
+size_t ntp_model_pending(const struct ntp_model *m)
+{
+	return m->join ? ntp_pend_count(m->hpend) + ntp_pend_count(m->tpend) : 0;
+}
+
+/* Cumulative exact count of a group from the totals, or -1 when absent. */
+static int64_t total_of(const struct ntp_model *m, const struct group *g)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < m->n_totals; i++) {
+		const struct ntp_group_key *k = &m->totals[i].key;
+
+		if (k->side == g->side && k->io == g->io && k->len == g->len &&
+		    !strncmp(k->dev, g->dev, NTP_DEV_LEN))
+			sum = (sum < 0 ? 0 : sum) + (int64_t)m->totals[i].count.commands;
+	}
+	return sum;
+}
+
+static double us(double ns)
+{
+	return ns / 1000.0;
+}
+
+static void fill_group(const struct ntp_model *m, const struct group *g, const struct acc *a,
+		       int counted, uint64_t commands, uint64_t unmatched, double seconds,
+		       struct ntp_snap_group *o)
+{
+	double e2e_mean = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->io = g->io;
+	o->len = g->len;
+	memcpy(o->dev, g->dev, NTP_DEV_LEN);
+	o->host_only = m->cfg.role == NTP_ROLE_HOST;
+	o->target_only = m->cfg.role == NTP_ROLE_TARGET;
+	o->seen = a->seen;
+	o->sampled = a->sampled;
+	o->unmatched = unmatched;
+	o->fallback_records = a->fallback;
+	o->incomplete_records = a->incomplete;
+	o->missed_records = a->missed;
+	o->commands = counted ? commands : 0;
+	if (seconds > 0)
+		o->rate = counted ? (double)commands / seconds
+				  : (double)a->seen * m->cfg.sampling / seconds;
+	o->iops = o->rate;
+	o->mbps = o->rate * g->len / 1e6;
+	if (a->sampled) {
+		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
+		o->e2e_mean_us = us(e2e_mean);
+		o->e2e_p50_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.50));
+		o->e2e_p99_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.99));
+		o->e2e_p999_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.999));
+	}
+	o->largest = -1;
+	for (int s = 0; s < NTP_STAGE_COUNT; s++) {
+		struct ntp_snap_stage *st = &o->stage[s];
+
+		if (!a->st_n[s])
+			continue;
+		st->present = 1;
+		/* Every sampled command has each present stage: divide by the
+		 * sampled count so the stage means add up to the e2e mean. */
+		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
+		st->p50_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.50));
+		st->p99_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.99));
+		st->p999_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.999));
+		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
+		st->avg_qd = st->mean_us * 1e-6 * o->rate;
+		if (o->largest < 0 || st->mean_us > o->stage[o->largest].mean_us)
+			o->largest = s;
+	}
+	if (o->largest < 0)
+		o->largest = NTP_STAGE_NETWORK;
+	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+		struct ntp_snap_comp *sc = &o->comp[c];
+
+		if (!a->c_n[c])
+			continue;
+		sc->n = a->c_n[c];
+		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
+		sc->p50_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.50));
+		sc->p99_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.99));
+		sc->p999_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.999));
+		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
+	}
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct ntp_snap_group *a = pa, *b = pb;
+
+	if (a->io != b->io)
+		return a->io < b->io ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return strncmp(a->dev, b->dev, NTP_DEV_LEN);
+}
+
+static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
+{
+	out->sampling = m->cfg.sampling;
+	out->role = m->cfg.role;
+	out->transport = m->cfg.transport;
+	out->impl_host = m->cfg.impl_host;
+	out->impl_target = m->cfg.impl_target;
+	out->lost_events = m->lost;
+	out->host_records = m->host_records;
+	out->target_records = m->target_records;
+	out->matched = m->matched;
+	out->unmatched_host = m->unmatched_host;
+	out->unmatched_target = m->unmatched_target;
+	out->overflow_records = m->overflow;
+}
+
+static void acc_merge(struct acc *d, const struct acc *s)
+{
+	d->seen += s->seen;
+	d->sampled += s->sampled;
+	d->fallback += s->fallback;
+	d->incomplete += s->incomplete;
+	d->missed += s->missed;
+	d->e2e_sum += s->e2e_sum;
+	ntp_hist_merge(&d->e2e, &s->e2e);
+	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
+		d->st_n[i] += s->st_n[i];
+		d->st_sum[i] += s->st_sum[i];
+		ntp_hist_merge(&d->st[i], &s->st[i]);
+	}
+	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+		d->c_n[i] += s->c_n[i];
+		d->c_sum[i] += s->c_sum[i];
+		ntp_hist_merge(&d->c[i], &s->c[i]);
+	}
+}
+
+static void acc_reset(struct acc *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out)
+{
+	double seconds;
+
+	if (!m->started)
+		ntp_model_set_start(m, now_ns);
+	seconds = now_ns > m->start_ns ? (double)(now_ns - m->start_ns) / 1e9 : 0;
+	memset(out, 0, sizeof(*out));
+	out->index = m->index;
+	out->start_ns = m->start_ns;
+	out->end_ns = now_ns;
+	out->seconds = seconds;
+	fill_header(m, out);
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		struct group *g = &m->groups[i];
+		int64_t cum = total_of(m, g);
+		uint64_t cmds = 0;
+
+		if (cum >= 0) {
+			cmds = (uint64_t)cum >= g->base_cmds ? (uint64_t)cum - g->base_cmds : 0;
+			g->base_cmds = (uint64_t)cum;
+			g->cmds_all += cmds;
+			g->counted_all = 1;
+		}
+		g->counted = cum >= 0;
+		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups++]);
+		/* Fold the interval into the run's accumulators, start afresh. */
+		if (!g->all)
+			g->all = calloc(1, sizeof(*g->all));
+		if (g->all)
+			acc_merge(g->all, g->cur);
+		g->unmatched_all += g->unmatched;
+		g->unmatched = 0;
+		acc_reset(g->cur);
+	}
+	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
+	m->start_ns = now_ns;
+	m->last_close_ns = now_ns;
+	m->index++;
+}
+
+void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
+{
+	double seconds = m->last_close_ns > m->first_start_ns
+			 ? (double)(m->last_close_ns - m->first_start_ns) / 1e9 : 0;
+
+	memset(out, 0, sizeof(*out));
+	out->index = 0;
+	out->start_ns = m->first_start_ns;
+	out->end_ns = m->last_close_ns;
+	out->seconds = seconds;
+	fill_header(m, out);
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		struct group *g = &m->groups[i];
+
+		if (!g->all)
+			continue;
+		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all, seconds,
+			   &out->groups[out->n_groups++]);
+	}
+	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
+}

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntpfile.c - writer and streaming reader of .ntp recordings.
+ * Layout, byte by byte: docs/ntp-format.md.
+ *
+ * The reader is the hot path of `ntprof report`: it reads in large chunks
+ * (never a syscall per record), verifies each block's CRC32C once, and hands
+ * out records in place when the file's record size is ours. Memory is the
+ * read buffer plus one block at most, whatever the file's size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ntpfile.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error ".ntp files are little-endian; a big-endian port needs byte swapping here"
+#endif
+
+_Static_assert(sizeof(struct ntp_record) == 272, "struct ntp_record is 272 bytes on disk");
+_Static_assert(sizeof(struct ntp_total) == 56, "struct ntp_total is 56 bytes on disk");
+_Static_assert(sizeof(NTP_FILE_MAGIC) - 1 == 8, "magic is 8 bytes");
+
+/* header field offsets */
+enum {
+	H_MAGIC = 0, H_MAJOR = 8, H_MINOR = 10, H_HDRLEN = 12, H_RECSIZE = 16,
+	H_ROLE = 20, H_TRANSPORT = 21, H_IMPL_HOST = 22, H_IMPL_TARGET = 23,
+	H_SAMPLING = 24, H_FLAGS = 28, H_START_MONO = 32, H_START_REAL = 40,
+	H_HOSTNAME = 48, H_KERNEL = 112, H_TOOLVER = 176, H_RESERVED = 208,
+};
+/* block header field offsets */
+enum { B_MAGIC = 0, B_TYPE = 4, B_FLAGS = 6, B_LEN = 8, B_COUNT = 12, B_PCRC = 16, B_HCRC = 20 };
+#define TOTALS_HDR 16	/* u64 as_of, u32 entry_size, u32 reserved */
+#define END_HDR 24	/* u64 end_mono, u64 records, u32 entry_size, u32 reserved */
+
+static inline void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+const char *ntp_role_name(uint8_t role)
+{
+	switch (role) {
+	case NTP_ROLE_HOST: return "host";
+	case NTP_ROLE_TARGET: return "target";
+	case NTP_ROLE_BOTH: return "both";
+	default: return "unknown";
+	}
+}
+
+const char *ntp_transport_name(uint8_t t)
+{
+	switch (t) {
+	case NTP_TRANSPORT_TCP: return "tcp";
+	case NTP_TRANSPORT_RDMA: return "rdma";
+	default: return "unknown";
+	}
+}
+
+/* ================================ writer ================================ */
+
+struct ntp_writer {
+	int fd;
+	int err;			/* first write error (-errno), sticky */
+	uint8_t *blk;			/* block header + NTP_BLOCK_RECORDS records */
+	size_t nrec;			/* records pending in blk */
+	uint64_t written;		/* records in blocks written or pending */
+	uint64_t last_flush_ns;
+	struct ntp_total *totals;
+	size_t ntotals, totals_cap;
+	uint64_t totals_as_of;
+	int totals_dirty;
+};
+
+static int write_all(struct ntp_writer *w, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (w->err)
+		return w->err;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return w->err = -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void block_header(uint8_t *h, uint16_t type, uint32_t len, uint32_t count, const void *payload)
+{
+	put32(h + B_MAGIC, NTP_BLOCK_MAGIC);
+	put16(h + B_TYPE, type);
+	put16(h + B_FLAGS, 0);
+	put32(h + B_LEN, len);
+	put32(h + B_COUNT, count);
+	put32(h + B_PCRC, ntp_crc32c(0, payload, len));
+	put32(h + B_HCRC, ntp_crc32c(0, h, B_HCRC));
+}
+
+struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info *info,
+				   char *errbuf, size_t errlen)
+{
+	uint8_t h[NTP_HEADER_LEN] = { 0 };
+	struct ntp_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->blk = malloc(NTP_BLOCK_HDR_LEN + (size_t)NTP_BLOCK_RECORDS * sizeof(struct ntp_record)))) {
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		snprintf(errbuf, errlen, "%s: cannot create: %s", path, strerror(errno));
+		goto fail;
+	}
+	memcpy(h + H_MAGIC, NTP_FILE_MAGIC, 8);
+	put16(h + H_MAJOR, NTP_FORMAT_MAJOR);
+	put16(h + H_MINOR, NTP_FORMAT_MINOR);
+	put32(h + H_HDRLEN, NTP_HEADER_LEN);
+	put32(h + H_RECSIZE, sizeof(struct ntp_record));
+	h[H_ROLE] = info->role;
+	h[H_TRANSPORT] = info->transport;
+	h[H_IMPL_HOST] = info->impl_host;
+	h[H_IMPL_TARGET] = info->impl_target;
+	put32(h + H_SAMPLING, info->sampling);
+	put32(h + H_FLAGS, 0);
+	put64(h + H_START_MONO, info->start_mono_ns);
+	put64(h + H_START_REAL, info->start_real_ns);
+	/* always NUL-terminated on disk */
+	memcpy(h + H_HOSTNAME, info->hostname, strnlen(info->hostname, NTP_HOSTNAME_LEN - 1));
+	memcpy(h + H_KERNEL, info->kernel, strnlen(info->kernel, NTP_KERNEL_LEN - 1));
+	memcpy(h + H_TOOLVER, info->tool_version, strnlen(info->tool_version, NTP_TOOLVER_LEN - 1));
+	put32(h + NTP_HEADER_LEN - 4, ntp_crc32c(0, h, NTP_HEADER_LEN - 4));
+	w->last_flush_ns = info->start_mono_ns;
+	if (write_all(w, h, sizeof(h))) {
+		snprintf(errbuf, errlen, "%s: cannot write: %s", path, strerror(-w->err));
+		close(w->fd);
+		goto fail;
+	}
+	return w;
+fail:
+	if (w)
+		free(w->blk);
+	free(w);
+	return NULL;
+}
+
+static int write_records_block(struct ntp_writer *w)
+{
+	uint32_t len = (uint32_t)(w->nrec * sizeof(struct ntp_record));
+
+	if (!w->nrec)
+		return w->err;
+	block_header(w->blk, NTP_BLOCK_RECORDS_T, len, (uint32_t)w->nrec, w->blk + NTP_BLOCK_HDR_LEN);
+	w->nrec = 0;
+	return write_all(w, w->blk, NTP_BLOCK_HDR_LEN + len);
+}
+
+int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r)
+{
+	memcpy(w->blk + NTP_BLOCK_HDR_LEN + w->nrec * sizeof(*r), r, sizeof(*r));
+	w->written++;
+	if (++w->nrec == NTP_BLOCK_RECORDS)
+		return write_records_block(w);
+	return w->err;
+}
+
+int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_t n, uint64_t mono_ns)
+{
+	if (n > (NTP_BLOCK_MAX_PAYLOAD - END_HDR) / sizeof(*t))
+		return -E2BIG;
+	if (n > w->totals_cap) {
+		struct ntp_total *nt = realloc(w->totals, n * sizeof(*t));
+
+		if (!nt)
+			return -ENOMEM;
+		w->totals = nt;
+		w->totals_cap = n;
+	}
+	if (n)
+		memcpy(w->totals, t, n * sizeof(*t));
+	w->ntotals = n;
+	w->totals_as_of = mono_ns;
+	w->totals_dirty = 1;
+	return 0;
+}
+
+/* totals or end block: a fixed head then the totals array */
+static int write_totals_like(struct ntp_writer *w, uint16_t type, const uint8_t *head, size_t headlen)
+{
+	size_t len = headlen + w->ntotals * sizeof(struct ntp_total);
+	uint8_t *b = malloc(NTP_BLOCK_HDR_LEN + len);
+	int ret;
+
+	if (!b)
+		return w->err = -ENOMEM;
+	memcpy(b + NTP_BLOCK_HDR_LEN, head, headlen);
+	if (w->ntotals)
+		memcpy(b + NTP_BLOCK_HDR_LEN + headlen, w->totals, w->ntotals * sizeof(struct ntp_total));
+	block_header(b, type, (uint32_t)len, (uint32_t)w->ntotals, b + NTP_BLOCK_HDR_LEN);
+	ret = write_all(w, b, NTP_BLOCK_HDR_LEN + len);
+	free(b);
+	return ret;
+}
+
+int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns)
+{
+	write_records_block(w);
+	if (w->totals_dirty) {
+		uint8_t head[TOTALS_HDR] = { 0 };
+
+		put64(head, w->totals_as_of);
+		put32(head + 8, sizeof(struct ntp_total));
+		write_totals_like(w, NTP_BLOCK_TOTALS, head, sizeof(head));
+		w->totals_dirty = 0;
+	}
+	w->last_flush_ns = mono_ns;
+	return w->err;
+}
+
+int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns)
+{
+	if (mono_ns - w->last_flush_ns >= 1000000000ull && mono_ns >= w->last_flush_ns)
+		return ntp_writer_flush(w, mono_ns);
+	return w->err;
+}
+
+int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns)
+{
+	uint8_t head[END_HDR] = { 0 };
+	int ret;
+
+	ntp_writer_flush(w, end_mono_ns);
+	put64(head, end_mono_ns);
+	put64(head + 8, w->written);
+	put32(head + 16, sizeof(struct ntp_total));
+	ret = write_totals_like(w, NTP_BLOCK_END, head, sizeof(head));
+	if (close(w->fd) && !ret)
+		ret = -errno;
+	free(w->blk);
+	free(w->totals);
+	free(w);
+	return ret;
+}
+
+uint64_t ntp_writer_records(const struct ntp_writer *w)
+{
+	return w->written;
+}
+
+/* ================================ reader ================================ */
+
+#define READ_CHUNK (1u << 20)
+
+struct ntp_reader {
+	char *path;
+	int fd;				/* -1 for a memory source */
+	const uint8_t *mem;		/* memory source: the whole file */
+	uint8_t *buf;			/* file source: read buffer */
+	size_t cap;
+	const uint8_t *data;		/* buf or mem */
+	size_t start, end;		/* unread bytes are data[start, end) */
+	uint64_t off;			/* file offset of data[start] */
+	int eof, done, seen_end;
+	struct ntp_file_info info;
+	struct ntp_read_stats st;
+	struct ntp_total *totals;
+	size_t ntotals, totals_cap;
+	uint64_t totals_as_of;
+	struct ntp_record *scratch;	/* copies when records are not usable in place */
+	size_t scratch_cap;
+	/* ntp_reader_next() cursor over the current block */
+	const struct ntp_record *cur;
+	size_t cur_n, cur_i;
+};
+
+/* Makes at least need bytes available at data[start] if the file has them.
+ * Returns the number available (may be less at the end of the file). */
+static size_t fill(struct ntp_reader *r, size_t need)
+{
+	size_t have = r->end - r->start;
+
+	if (have >= need || r->fd < 0 || r->eof)
+		return have;
+	if (need + 8 > r->cap || r->start + need > r->cap) {
+		/* move the unread bytes to the front, keeping their file offset's
+		 * alignment mod 8 so records stay 8-byte aligned in place */
+		size_t lead = r->off & 7;
+		size_t ncap = r->cap;
+
+		while (need + lead > ncap || ncap - lead - have < READ_CHUNK / 2)
+			ncap *= 2;
+		if (ncap != r->cap) {
+			uint8_t *nb = malloc(ncap);
+
+			if (!nb)
+				return have;
+			memcpy(nb + lead, r->buf + r->start, have);
+			free(r->buf);
+			r->buf = nb;
+			r->cap = ncap;
+		} else {
+			memmove(r->buf + lead, r->buf + r->start, have);
+		}
+		r->start = lead;
+		r->end = lead + have;
+		r->data = r->buf;
+	}
+	while (r->end - r->start < need) {
+		ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(r->st.why, sizeof(r->st.why), "read error at offset %llu: %s",
+				 (unsigned long long)(r->off + (r->end - r->start)), strerror(errno));
+			r->eof = 1;
+			break;
+		}
+		if (n == 0) {
+			r->eof = 1;
+			break;
+		}
+		r->end += (size_t)n;
+	}
+	return r->end - r->start;
+}
+
+static void consume(struct ntp_reader *r, size_t n)
+{
+	r->start += n;
+	r->off += n;
+}
+
+static struct ntp_reader *reader_new(const char *name)
+{
+	struct ntp_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->path = strdup(name);
+	r->fd = -1;
+	if (!r->path) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
+{
+	const char *p = r->path;
+	size_t have = fill(r, 16);
+	const uint8_t *h = r->data + r->start;
+	uint16_t major, minor;
+	uint32_t hlen, recsize;
+
+	if (r->st.why[0]) {
+		snprintf(errbuf, errlen, "%s: %s", p, r->st.why);
+		return -1;
+	}
+	if (have == 0) {
+		snprintf(errbuf, errlen, "%s: empty file, not an ntprof recording", p);
+		return -1;
+	}
+	if (memcmp(h, NTP_FILE_MAGIC, have < 8 ? have : 8)) {
+		snprintf(errbuf, errlen, "%s: not an ntprof recording (wrong magic)", p);
+		return -1;
+	}
+	if (have < 16) {
+		snprintf(errbuf, errlen, "%s: truncated header (%zu bytes)", p, have);
+		return -1;
+	}
+	major = get16(h + H_MAJOR);
+	minor = get16(h + H_MINOR);
+	if (major > NTP_FORMAT_MAJOR) {
+		snprintf(errbuf, errlen, "%s: recorded in format %u.%u by a newer ntprof; this ntprof reads format %u.x, upgrade it",
+			 p, major, minor, NTP_FORMAT_MAJOR);
+		return -1;
+	}
+	if (major < 1) {
+		snprintf(errbuf, errlen, "%s: format %u.%u is not supported", p, major, minor);
+		return -1;
+	}
+	hlen = get32(h + H_HDRLEN);
+	if (hlen < NTP_HEADER_LEN || hlen > NTP_HEADER_MAX || hlen % 4) {
+		snprintf(errbuf, errlen, "%s: corrupt header (header length %u)", p, hlen);
+		return -1;
+	}
+	have = fill(r, hlen);
+	h = r->data + r->start;
+	if (have < hlen) {
+		snprintf(errbuf, errlen, "%s: truncated header (%zu of %u bytes)", p, have, hlen);
+		return -1;
+	}
+	if (get32(h + hlen - 4) != ntp_crc32c(0, h, hlen - 4)) {
+		snprintf(errbuf, errlen, "%s: corrupt header (CRC mismatch)", p);
+		return -1;
+	}
+	recsize = get32(h + H_RECSIZE);
+	if (recsize < sizeof(struct ntp_record) || recsize > NTP_RECORD_MAX) {
+		snprintf(errbuf, errlen, "%s: corrupt header (record size %u, expected at least %zu)",
+			 p, recsize, sizeof(struct ntp_record));
+		return -1;
+	}
+	if (h[H_ROLE] < NTP_ROLE_HOST || h[H_ROLE] > NTP_ROLE_BOTH) {
+		snprintf(errbuf, errlen, "%s: corrupt header (role %u)", p, h[H_ROLE]);
+		return -1;
+	}
+	if (get32(h + H_SAMPLING) == 0) {
+		snprintf(errbuf, errlen, "%s: corrupt header (sampling 0)", p);
+		return -1;
+	}
+	r->info.version_major = major;
+	r->info.version_minor = minor;
+	r->info.record_size = recsize;
+	r->info.role = h[H_ROLE];
+	r->info.transport = h[H_TRANSPORT];
+	r->info.impl_host = h[H_IMPL_HOST];
+	r->info.impl_target = h[H_IMPL_TARGET];
+	r->info.sampling = get32(h + H_SAMPLING);
+	r->info.start_mono_ns = get64(h + H_START_MONO);
+	r->info.start_real_ns = get64(h + H_START_REAL);
+	memcpy(r->info.hostname, h + H_HOSTNAME, NTP_HOSTNAME_LEN - 1);
+	memcpy(r->info.kernel, h + H_KERNEL, NTP_KERNEL_LEN - 1);
+	memcpy(r->info.tool_version, h + H_TOOLVER, NTP_TOOLVER_LEN - 1);
+	consume(r, hlen);
+	r->st.end_mono_ns = r->info.start_mono_ns;
+	return 0;
+}
+
+struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen)
+{
+	struct ntp_reader *r = reader_new(path);
+
+	if (!r || !(r->buf = malloc(2 * READ_CHUNK))) {
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	r->cap = 2 * READ_CHUNK;
+	r->data = r->buf;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
+		goto fail;
+	}
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (parse_header(r, errbuf, errlen))
+		goto fail;
+	return r;
+fail:
+	ntp_reader_close(r);
+	return NULL;
+}
+
+struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *name,
+				       char *errbuf, size_t errlen)
+{
+	struct ntp_reader *r = reader_new(name);
+
+	if (!r) {
+		snprintf(errbuf, errlen, "%s: out of memory", name);
+		return NULL;
+	}
+	r->mem = buf;
+	r->data = buf;
+	r->end = len;
+	r->eof = 1;
+	if (parse_header(r, errbuf, errlen)) {
+		ntp_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r) { return &r->info; }
+const char *ntp_reader_path(const struct ntp_reader *r) { return r->path; }
+const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r) { return &r->st; }
+
+const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns)
+{
+	if (n)
+		*n = r->ntotals;
+	if (as_of_mono_ns)
+		*as_of_mono_ns = r->totals_as_of;
+	return r->totals;
+}
+
+static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (corrupt)
+		r->st.corrupt = 1;
+	else
+		r->st.truncated = 1;
+	if (!r->st.why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(r->st.why, sizeof(r->st.why), fmt, ap);
+		va_end(ap);
+	}
+	r->done = 1;
+}
+
+/* Checks the block header at data[start]: 0 ok, -1 bad. */
+static int block_header_ok(const struct ntp_reader *r, const uint8_t *h)
+{
+	uint32_t len = get32(h + B_LEN);
+
+	if (get32(h + B_MAGIC) != NTP_BLOCK_MAGIC || get32(h + B_HCRC) != ntp_crc32c(0, h, B_HCRC))
+		return -1;
+	if (len > NTP_BLOCK_MAX_PAYLOAD)
+		return -1;
+	if (get16(h + B_TYPE) == NTP_BLOCK_RECORDS_T &&
+	    (uint64_t)get32(h + B_COUNT) * r->info.record_size != len)
+		return -1;
+	return 0;
+}
+
+/* After a damaged block with a sound header: count the records of the
+ * blocks that follow (not returned) so the dropped figure is as full as the
+ * file allows. */
+static void count_rest(struct ntp_reader *r)
+{
+	for (;;) {
+		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
+		const uint8_t *h = r->data + r->start;
+		uint32_t len;
+
+		if (have < NTP_BLOCK_HDR_LEN || block_header_ok(r, h))
+			return;
+		len = get32(h + B_LEN);
+		if (get16(h + B_TYPE) == NTP_BLOCK_RECORDS_T)
+			r->st.dropped += get32(h + B_COUNT);
+		if (fill(r, NTP_BLOCK_HDR_LEN + (size_t)len) < NTP_BLOCK_HDR_LEN + (size_t)len)
+			return;
+		consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
+	}
+}
+
+static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
+		       size_t headlen, uint32_t esize, uint64_t as_of)
+{
+	if (esize < sizeof(struct ntp_total) || (uint64_t)count * esize + headlen != len)
+		return -1;
+	if (count > r->totals_cap) {
+		struct ntp_total *nt = realloc(r->totals, count * sizeof(*nt));
+
+		if (!nt)
+			return -1;
+		r->totals = nt;
+		r->totals_cap = count;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		memcpy(&r->totals[i], p + headlen + (size_t)i * esize, sizeof(struct ntp_total));
+		r->totals[i].key.dev[NTP_DEV_LEN - 1] = '\0';
+	}
+	r->ntotals = count;
+	r->totals_as_of = as_of;
+	if (as_of > r->st.end_mono_ns)
+		r->st.end_mono_ns = as_of;
+	return 0;
+}
+
+int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
+{
+	while (!r->done) {
+		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
+		const uint8_t *h = r->data + r->start, *p;
+		uint64_t at = r->off;
+		uint32_t len, count;
+		uint16_t type;
+
+		if (have == 0) {
+			if (!r->seen_end)
+				stop(r, 0, "ends without a trailer after %llu bytes (the writer did not finish)",
+				     (unsigned long long)at);
+			r->done = 1;
+			break;
+		}
+		if (r->seen_end) {
+			/* bytes after the trailer: ignored, the trailer says the file is whole */
+			r->done = 1;
+			break;
+		}
+		if (have < NTP_BLOCK_HDR_LEN) {
+			stop(r, 0, "cut inside a block header at offset %llu", (unsigned long long)at);
+			break;
+		}
+		if (block_header_ok(r, h)) {
+			stop(r, 1, "bad block header at offset %llu", (unsigned long long)at);
+			break;
+		}
+		type = get16(h + B_TYPE);
+		len = get32(h + B_LEN);
+		count = get32(h + B_COUNT);
+		have = fill(r, NTP_BLOCK_HDR_LEN + (size_t)len);
+		h = r->data + r->start;
+		if (have < NTP_BLOCK_HDR_LEN + (size_t)len) {
+			if (type == NTP_BLOCK_RECORDS_T)
+				r->st.dropped += count;
+			stop(r, 0, "cut inside a block at offset %llu", (unsigned long long)at);
+			break;
+		}
+		p = h + NTP_BLOCK_HDR_LEN;
+		if (get32(h + B_PCRC) != ntp_crc32c(0, p, len)) {
+			if (type == NTP_BLOCK_RECORDS_T)
+				r->st.dropped += count;
+			consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
+			stop(r, 1, "block at offset %llu fails its CRC", (unsigned long long)at);
+			count_rest(r);
+			break;
+		}
+		consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
+		switch (type) {
+		case NTP_BLOCK_RECORDS_T:
+			if (!count)
+				continue;
+			r->st.records += count;
+			if (r->info.record_size == sizeof(struct ntp_record) && !((uintptr_t)p & 7)) {
+				*recs = (const struct ntp_record *)p;
+			} else {
+				if (count > r->scratch_cap) {
+					struct ntp_record *ns = realloc(r->scratch, count * sizeof(*ns));
+
+					if (!ns) {
+						stop(r, 0, "out of memory");
+						return 0;
+					}
+					r->scratch = ns;
+					r->scratch_cap = count;
+				}
+				for (uint32_t i = 0; i < count; i++)
+					memcpy(&r->scratch[i], p + (size_t)i * r->info.record_size,
+					       sizeof(struct ntp_record));
+				*recs = r->scratch;
+			}
+			*n = count;
+			return 1;
+		case NTP_BLOCK_TOTALS:
+			if (len < TOTALS_HDR ||
+			    take_totals(r, p, len, count, TOTALS_HDR, get32(p + 8), get64(p))) {
+				stop(r, 1, "bad totals block at offset %llu", (unsigned long long)at);
+				return 0;
+			}
+			break;
+		case NTP_BLOCK_END:
+			if (len < END_HDR ||
+			    take_totals(r, p, len, count, END_HDR, get32(p + 16), get64(p))) {
+				stop(r, 1, "bad trailer at offset %llu", (unsigned long long)at);
+				return 0;
+			}
+			r->st.end_mono_ns = get64(p);
+			r->seen_end = 1;
+			break;
+		default:
+			r->st.skipped_blocks++;	/* a newer minor version's block: skip it */
+			break;
+		}
+	}
+	return 0;
+}
+
+int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
+{
+	if (r->cur_i == r->cur_n) {
+		r->cur_i = r->cur_n = 0;
+		if (!ntp_reader_next_block(r, &r->cur, &r->cur_n))
+			return 0;
+	}
+	memcpy(out, &r->cur[r->cur_i++], sizeof(*out));
+	return 1;
+}
+
+void ntp_reader_close(struct ntp_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r->scratch);
+	free(r->totals);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pending.h - records of one side waiting for their twin from the other side,
+ * in a bounded structure: a ring of `capacity` slots in arrival order, chained
+ * per hash bucket of the join key (cntlid, qid, cid).
+ *
+ * Expiry is by count, never by comparing clocks: when the ring is full the
+ * oldest pending record is evicted (it is then unmatched). A tag is reused
+ * only after its command completed, so within one key both sides see the
+ * commands in the same order: when a record matches the k-th pending record
+ * of its key, the older pending ones of that key can no longer match and are
+ * dropped as unmatched.
+ */
+#ifndef NTP_PENDING_H
+#define NTP_PENDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../../bpf/ntprof_event.h"
+
+struct ntp_pend;
+
+/* capacity is rounded up to a power of two. NULL on allocation failure. */
+struct ntp_pend *ntp_pend_new(uint32_t capacity);
+void ntp_pend_free(struct ntp_pend *p);
+/* Same command on both sides: key (cntlid, qid, cid) and identity (opcode, nsid, slba, len). */
+int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b);
+/* Removes the oldest pending record that is the same command as r and returns
+ * it (valid until the next ntp_pend_put on p), or NULL; older pending records
+ * of r's key are dropped and counted in *dropped. */
+const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
+				       uint64_t *dropped);
+/* Drops every pending record of r's key (its own side's older records, once r
+ * matched: their twins can no longer come). Returns how many. */
+uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);
+/* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
+int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
+size_t ntp_pend_count(const struct ntp_pend *p);
+
+#endif

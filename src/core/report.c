@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - the text report of 001/003 and the per-interval line of 002,
+ * rendered from a snapshot. Layout:
+ *
+ *   recorded on HOST (kernel K), one command in N sampled
+ *   === D s, one command in N sampled ===
+ *   throughput (...): read X kIOPS, Y MB/s
+ *   == read 4KiB nvme0n1: S commands sampled (from about R commands/s), all with the target's side
+ *   latency (us): mean, p50, p99, p99.9
+ *   stage table (mean, share, avg QD by Little's law, a bar of '#': 24 for 100 %)
+ *   largest: ...
+ *   [--detail: the component table]
+ *   records: H host, T target; M matched (P % of the host's)
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include "report.h"
+
+#define BAR_FULL 24	/* '#' for a 100 % share: 001's 82 % is 20 of them */
+
+void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->n_notes >= NTP_REPORT_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->notes[m->n_notes++], sizeof(m->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+const char *ntp_io_name(uint8_t io)
+{
+	switch (io) {
+	case NTP_IO_READ:
+		return "read";
+	case NTP_IO_WRITE:
+		return "write";
+	default:
+		return "other";
+	}
+}
+
+void ntp_size_label(uint32_t bytes, char *buf, size_t len)
+{
+	if (bytes >= (1u << 20) && !(bytes & ((1u << 20) - 1)))
+		snprintf(buf, len, "%uMiB", bytes >> 20);
+	else if (bytes >= 1024 && !(bytes & 1023))
+		snprintf(buf, len, "%uKiB", bytes >> 10);
+	else
+		snprintf(buf, len, "%uB", bytes);
+}
+
+void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len)
+{
+	char sz[16];
+
+	ntp_size_label(g->len, sz, sizeof(sz));
+	snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, g->dev[0] ? g->dev : "?");
+}
+
+void ntp_rate_label(double v, char *buf, size_t len)
+{
+	if (v >= 999.95e3)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (v >= 999.5)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static double pct(double share)
+{
+	return 100.0 * share;
+}
+
+unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+			struct ntp_stage_row *rows, unsigned max)
+{
+	unsigned n = 0;
+	double e2e = g->e2e_mean_us;
+
+	for (int st = 0; st < NTP_STAGE_COUNT && n < max; st++) {
+		const struct ntp_snap_stage *x = &g->stage[st];
+
+		if (!x->present)
+			continue;
+		if (st == NTP_STAGE_NETWORK && g->host_only && n + 1 < max) {
+			/* 003: the host's receive path apart from what it cannot see. */
+			double rest = g->comp[NTP_COMP_NET_AND_TARGET].n
+				      ? g->comp[NTP_COMP_NET_AND_TARGET].mean_us *
+					g->comp[NTP_COMP_NET_AND_TARGET].n / (double)(g->sampled ? g->sampled : 1)
+				      : 0;
+			double recv = x->mean_us - rest;
+
+			rows[n++] = (struct ntp_stage_row){ "host receive path", recv,
+				e2e ? recv / e2e : 0, recv * 1e-6 * g->rate, st };
+			rows[n++] = (struct ntp_stage_row){ "network and target (not recorded)", rest,
+				e2e ? rest / e2e : 0, rest * 1e-6 * g->rate, st };
+			continue;
+		}
+		if (st == NTP_STAGE_NETWORK && g->target_only) {
+			rows[n++] = (struct ntp_stage_row){
+				g->comp[NTP_COMP_DATA_XFER].n ? "target receive path, data transfer"
+							      : "target receive path",
+				x->mean_us, x->share, x->avg_qd, st };
+			continue;
+		}
+		rows[n++] = (struct ntp_stage_row){
+			ntp_stage_name(st, s->transport, s->impl_host, s->impl_target, g->host_only),
+			x->mean_us, x->share, x->avg_qd, st };
+	}
+	return n;
+}
+
+static void bar(FILE *f, double share)
+{
+	long n = lround(share * BAR_FULL);
+
+	if (n > BAR_FULL)
+		n = BAR_FULL;
+	if (n > 0)
+		fputc(' ', f);
+	for (long i = 0; i < n; i++)
+		fputc('#', f);
+}
+
+static void print_throughput(FILE *f, const struct ntp_snapshot *s)
+{
+	double iops[3] = { 0 }, mbps[3] = { 0 };
+	int any[3] = { 0 }, counted = 1, first = 1;
+
+	for (unsigned i = 0; i < s->n_groups; i++) {
+		const struct ntp_snap_group *g = &s->groups[i];
+		unsigned io = g->io < 3 ? g->io : 2;
+
+		iops[io] += g->iops;
+		mbps[io] += g->mbps;
+		any[io] = 1;
+		if (!g->commands)
+			counted = 0;
+	}
+	fprintf(f, "throughput (%s):", counted ? "commands counted in the kernel"
+					       : "estimated from the sampled commands");
+	for (int io = 0; io < 3; io++) {
+		char r[32];
+
+		if (!any[io])
+			continue;
+		if (iops[io] >= 999.95e3)
+			snprintf(r, sizeof(r), "%.2f MIOPS", iops[io] / 1e6);
+		else if (iops[io] >= 999.5)
+			snprintf(r, sizeof(r), "%.1f kIOPS", iops[io] / 1e3);
+		else
+			snprintf(r, sizeof(r), "%.0f IOPS", iops[io]);
+		fprintf(f, "%s %s %s, %.1f MB/s", first ? "" : ";", ntp_io_name((uint8_t)io), r, mbps[io]);
+		first = 0;
+	}
+	if (first)
+		fprintf(f, " none");
+	fputc('\n', f);
+}
+
+static void print_components(FILE *f, const struct ntp_snap_group *g)
+{
+	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
+	fprintf(f, "%-40s %8s %9s %7s %9s %9s  (us)\n", "component", "n", "mean", "L", "p50", "p99");
+	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+		const struct ntp_snap_comp *x = &g->comp[c];
+
+		if (!x->n)
+			continue;
+		fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", ntp_component_name(c),
+			(unsigned long long)x->n, x->mean_us, x->avg_qd, x->p50_us, x->p99_us);
+	}
+	fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", "end to end",
+		(unsigned long long)g->sampled, g->e2e_mean_us, g->e2e_mean_us * 1e-6 * g->rate,
+		g->e2e_p50_us, g->e2e_p99_us);
+}
+
+static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+			const struct ntp_report_meta *m)
+{
+	char label[64], rate[32];
+	struct ntp_stage_row rows[NTP_STAGE_COUNT + 1];
+	unsigned n, largest = 0;
+
+	ntp_group_label(g, label, sizeof(label));
+	ntp_rate_label(g->rate, rate, sizeof(rate));
+	fprintf(f, "== %s: %llu commands sampled (from %s%s commands/s%s), ", label,
+		(unsigned long long)g->seen, g->commands ? "" : "about ", rate,
+		g->commands ? ", counted" : "");
+	if (g->host_only)
+		fprintf(f, "host side only\n");
+	else if (g->target_only)
+		fprintf(f, "target side only\n");
+	else if (g->sampled + g->incomplete_records >= g->seen)
+		fprintf(f, "all with the target's side\n");
+	else
+		fprintf(f, "%llu with the target's side, the stages are of those\n",
+			(unsigned long long)g->sampled);
+	if (!g->sampled) {
+		fprintf(f, "no command to break down\n");
+		return;
+	}
+	fprintf(f, "latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f\n", g->e2e_mean_us,
+		g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us);
+	fprintf(f, "%-36s %8s %6s %7s\n", "stage", "mean us", "share", "avg QD");
+	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
+			pct(rows[i].share), rows[i].avg_qd);
+		bar(f, rows[i].share);
+		fputc('\n', f);
+		if (rows[i].mean_us > rows[largest].mean_us)
+			largest = i;
+	}
+	if (n)
+		fprintf(f, "largest: %s, %.0f %% of the latency\n", rows[largest].name,
+			pct(rows[largest].share));
+	if (g->fallback_records)
+		fprintf(f, "note: %llu records lacked the target's response time; its storage "
+			"completion stands in (a difference under a microsecond when both are seen)\n",
+			(unsigned long long)g->fallback_records);
+	if (g->missed_records)
+		fprintf(f, "note: %llu records were closed after a missed completion\n",
+			(unsigned long long)g->missed_records);
+	if (g->incomplete_records)
+		fprintf(f, "note: %llu records lacked a timestamp the stages need and are left out\n",
+			(unsigned long long)g->incomplete_records);
+	if (m->detail) {
+		fputc('\n', f);
+		print_components(f, g);
+	}
+}
+
+void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
+{
+	int have_host = s->role != NTP_ROLE_TARGET;
+
+	if (m->host_name || m->target_name) {
+		fprintf(f, "recorded on ");
+		if (m->host_name)
+			fprintf(f, "%s (kernel %s)", m->host_name, m->host_kernel ? m->host_kernel : "?");
+		if (m->target_name)
+			fprintf(f, "%s%s (kernel %s)", m->host_name ? " with target " : "",
+				m->target_name, m->target_kernel ? m->target_kernel : "?");
+		fprintf(f, ", one command in %u sampled\n", s->sampling);
+	}
+	for (unsigned i = 0; i < m->n_notes; i++)
+		fprintf(f, "note: %s\n", m->notes[i]);
+	if (!m->no_duration_line)
+		fprintf(f, "=== %.1f s, one command in %u sampled ===\n", s->seconds, s->sampling);
+	print_throughput(f, s);
+	for (unsigned i = 0; i < s->n_groups; i++) {
+		fputc('\n', f);
+		print_group(f, s, &s->groups[i], m);
+	}
+	if (s->lost_events)
+		fprintf(f, "note: %llu events were lost in the ring buffer\n",
+			(unsigned long long)s->lost_events);
+	if (s->overflow_records)
+		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",
+			(unsigned long long)s->overflow_records, NTP_SNAP_MAX_GROUPS);
+	fputc('\n', f);
+	if (s->role == NTP_ROLE_BOTH)
+		fprintf(f, "records: %llu host, %llu target; %llu matched (%.0f %% of the host's)\n",
+			(unsigned long long)s->host_records, (unsigned long long)s->target_records,
+			(unsigned long long)s->matched,
+			s->host_records ? 100.0 * (double)s->matched / (double)s->host_records : 0.0);
+	else if (have_host)
+		fprintf(f, "records: %llu host\n", (unsigned long long)s->host_records);
+	else
+		fprintf(f, "records: %llu target\n", (unsigned long long)s->target_records);
+}
+
+/* ---- the per-interval line of 002 ---- */
+
+void ntp_interval_header(FILE *f)
+{
+	fprintf(f, "%74s%s%19s%s\n", "", "host", "", "target");
+	fprintf(f, "%8s  %-24s%5s %8s %9s %9s %7s %7s %7s %7s %7s\n", "time", "group", "n", "cmds/s",
+		"mean us", "p99 us", "block", "driver", "network", "driver", "storage");
+}
+
+static size_t share_cell(char *buf, size_t len, const struct ntp_snap_group *g, int st, int star)
+{
+	char c[16];
+
+	if (!g->stage[st].present)
+		return (size_t)snprintf(buf, len, "%8s", "");
+	snprintf(c, sizeof(c), "%.0f%%%s", pct(g->stage[st].share), star ? "*" : "");
+	return (size_t)snprintf(buf, len, "%8s", c);
+}
+
+void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s)
+{
+	for (unsigned i = 0; i < s->n_groups; i++) {
+		const struct ntp_snap_group *g = &s->groups[i];
+		char t[16], label[64], rate[32], line[256];
+		size_t n;
+
+		snprintf(t, sizeof(t), "%.1fs", elapsed_s);
+		ntp_group_label(g, label, sizeof(label));
+		ntp_rate_label(g->rate, rate, sizeof(rate));
+		n = (size_t)snprintf(line, sizeof(line), "%8s  %-24s%5llu %8s %9.2f %9.2f", t, label,
+				     (unsigned long long)g->sampled, rate, g->e2e_mean_us, g->e2e_p99_us);
+		for (int st = 0; st < NTP_STAGE_COUNT && n < sizeof(line); st++)
+			n += share_cell(line + n, sizeof(line) - n, g, st,
+					st == NTP_STAGE_NETWORK && g->host_only);
+		/* No trailing blanks where the target's columns stay empty. */
+		while (n > 0 && line[n - 1] == ' ')
+			line[--n] = '\0';
+		fprintf(f, "%s\n", line);
+	}
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report.h - pure renderers of snapshots (model.h) to a FILE *: the report of
+ * 001/003 (`ntprof report`, the final report of `ntprof record`), the
+ * per-interval line of 002 (`ntprof record -i`), `ntprof compare`, and their
+ * JSON (schema in docs/json-schema.md). No clock, no file reading: golden
+ * tests feed them snapshots.
+ */
+#ifndef NTP_REPORT_H
+#define NTP_REPORT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include "model.h"
+
+#define NTP_REPORT_MAX_NOTES 16
+
+/* What the snapshot does not know: where it was recorded, what to remark. */
+struct ntp_report_meta {
+	const char *host_name, *host_kernel;	/* the host's machine (NULL: none recorded) */
+	const char *target_name, *target_kernel; /* the target's, when another machine (else NULL) */
+	int detail;				/* --detail: the component table of 003 */
+	int no_duration_line;			/* leave out "=== D s ... ===" */
+	unsigned n_notes;
+	char notes[NTP_REPORT_MAX_NOTES][256];	/* one line each, e.g. a file cut short */
+};
+
+/* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */
+void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The whole report of one snapshot (usually one interval over the whole run). */
+void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m);
+
+/* The per-interval lines of 002: the two header rows, then one line per group
+ * ('*': the host's network column holds network and target together). */
+void ntp_interval_header(FILE *f);
+void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s);
+
+/* `ntprof compare`: groups of A and B side by side, per stage the change, a verdict. */
+void ntp_compare_print(FILE *f, const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+		       const char *name_a, const char *name_b);
+
+/* JSON documents (docs/json-schema.md). The caller json_object_put()s them. */
+json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_report_meta *m);
+json_object *ntp_compare_json(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+			      const char *name_a, const char *name_b);
+
+/* Labels shared by every front end: "4KiB", "read 4KiB nvme0n1", "13.3k". */
+void ntp_size_label(uint32_t bytes, char *buf, size_t len);
+void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len);
+void ntp_rate_label(double per_s, char *buf, size_t len);
+const char *ntp_io_name(uint8_t io);
+/* The rows of a group's stage table: a host-only group shows its receive path
+ * and "network and target (not recorded)" apart, as 003 does. */
+struct ntp_stage_row {
+	const char *name;
+	double mean_us, share, avg_qd;
+	int stage;				/* enum ntp_stage it belongs to */
+};
+unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+			struct ntp_stage_row *rows, unsigned max);
+
+#endif

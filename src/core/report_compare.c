@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_compare.c - `ntprof compare A B`: each group of A next to the same
+ * group of B (same I/O type, size and device; else same type and size), per
+ * stage the change in microseconds and as a factor, and a verdict line naming
+ * the stage whose mean grew most from A to B: the one that amplifies latency.
+ */
+#include <math.h>
+#include <string.h>
+#include "report.h"
+#include "report_int.h"
+
+const struct ntp_snap_group *ntp_compare_partner(const struct ntp_snapshot *b,
+						 const struct ntp_snap_group *ga)
+{
+	const struct ntp_snap_group *loose = NULL;
+
+	for (unsigned i = 0; i < b->n_groups; i++) {
+		const struct ntp_snap_group *g = &b->groups[i];
+
+		if (g->io != ga->io || g->len != ga->len)
+			continue;
+		if (!strncmp(g->dev, ga->dev, NTP_DEV_LEN))
+			return g;
+		if (!loose)
+			loose = g;
+	}
+	return loose;
+}
+
+/* Is this group of B somebody's partner from A? */
+static int claimed(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+		   const struct ntp_snap_group *gb)
+{
+	for (unsigned i = 0; i < a->n_groups; i++)
+		if (ntp_compare_partner(b, &a->groups[i]) == gb)
+			return 1;
+	return 0;
+}
+
+unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
+			  const struct ntp_snapshot *b, const struct ntp_snap_group *gb,
+			  struct ntp_compare_row *out, unsigned max)
+{
+	struct ntp_stage_row ra[NTP_STAGE_COUNT + 1], rb[NTP_STAGE_COUNT + 1];
+	unsigned na = ntp_stage_rows(a, ga, ra, NTP_STAGE_COUNT + 1);
+	unsigned nb = ntp_stage_rows(b, gb, rb, NTP_STAGE_COUNT + 1);
+	unsigned n = 0, used_b = 0;
+
+	for (unsigned i = 0; i < na && n < max; i++) {
+		struct ntp_compare_row *r = &out[n++];
+
+		memset(r, 0, sizeof(*r));
+		r->name = ra[i].name;
+		r->stage = ra[i].stage;
+		r->in_a = 1;
+		r->a = ra[i];
+		for (unsigned j = 0; j < nb; j++)
+			if (!strcmp(rb[j].name, ra[i].name)) {
+				r->in_b = 1;
+				r->b = rb[j];
+				used_b |= 1u << j;
+			}
+	}
+	for (unsigned j = 0; j < nb && n < max; j++) {
+		struct ntp_compare_row *r;
+
+		if (used_b & (1u << j))
+			continue;
+		r = &out[n++];
+		memset(r, 0, sizeof(*r));
+		r->name = rb[j].name;
+		r->stage = rb[j].stage;
+		r->in_b = 1;
+		r->b = rb[j];
+	}
+	return n;
+}
+
+int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < n; i++) {
+		double d;
+
+		if (!rows[i].in_a || !rows[i].in_b)
+			continue;
+		d = rows[i].b.mean_us - rows[i].a.mean_us;
+		if (best < 0 || d > rows[best].b.mean_us - rows[best].a.mean_us)
+			best = (int)i;
+	}
+	return best;
+}
+
+static void ratio(char *buf, size_t len, double a, double b)
+{
+	if (a > 0 && b >= 0)
+		snprintf(buf, len, "%.2fx", b / a);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_pair(FILE *f, const char *what, double a, double b)
+{
+	char r[32];
+
+	ratio(r, sizeof(r), a, b);
+	fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s\n", what, a, b, b - a, r);
+}
+
+static void print_one_side(FILE *f, const struct ntp_snap_group *g, const char *which)
+{
+	char label[64];
+
+	ntp_group_label(g, label, sizeof(label));
+	fprintf(f, "== %s: only in %s (%llu commands sampled)\n", label, which,
+		(unsigned long long)g->seen);
+}
+
+static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
+			const struct ntp_snapshot *b, const struct ntp_snap_group *gb)
+{
+	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
+	char label[64], rate_a[32], rate_b[32], r[32];
+	unsigned n;
+	int v;
+
+	ntp_group_label(ga, label, sizeof(label));
+	ntp_rate_label(ga->rate, rate_a, sizeof(rate_a));
+	ntp_rate_label(gb->rate, rate_b, sizeof(rate_b));
+	fprintf(f, "== %s: A %llu commands sampled (%s commands/s), B %llu (%s commands/s)\n",
+		label, (unsigned long long)ga->seen, rate_a, (unsigned long long)gb->seen, rate_b);
+	if (strncmp(ga->dev, gb->dev, NTP_DEV_LEN))
+		fprintf(f, "(B's device: %s)\n", gb->dev);
+	if (!ga->sampled || !gb->sampled) {
+		fprintf(f, "no command to break down in %s\n", !ga->sampled ? "A" : "B");
+		return;
+	}
+	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
+	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us);
+	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us);
+	print_pair(f, "p99", ga->e2e_p99_us, gb->e2e_p99_us);
+	print_pair(f, "p99.9", ga->e2e_p999_us, gb->e2e_p999_us);
+	fprintf(f, "%-36s %9s %9s %9s %7s %7s %7s\n", "stage (mean us)", "A", "B", "change", "x",
+		"A QD", "B QD");
+	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
+	for (unsigned i = 0; i < n; i++) {
+		const struct ntp_compare_row *x = &rows[i];
+
+		if (x->in_a && x->in_b) {
+			ratio(r, sizeof(r), x->a.mean_us, x->b.mean_us);
+			fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s %7.2f %7.2f\n", x->name, x->a.mean_us,
+				x->b.mean_us, x->b.mean_us - x->a.mean_us, r, x->a.avg_qd, x->b.avg_qd);
+		} else if (x->in_a) {
+			fprintf(f, "%-36s %9.2f %9s %9s %7s %7.2f %7s\n", x->name, x->a.mean_us, "-",
+				"-", "-", x->a.avg_qd, "-");
+		} else {
+			fprintf(f, "%-36s %9s %9.2f %9s %7s %7s %7.2f\n", x->name, "-", x->b.mean_us,
+				"-", "-", "-", x->b.avg_qd);
+		}
+	}
+	v = ntp_compare_verdict(rows, n);
+	if (v < 0) {
+		fprintf(f, "verdict: A and B have no stage in common\n");
+		return;
+	}
+	double d = rows[v].b.mean_us - rows[v].a.mean_us, de = gb->e2e_mean_us - ga->e2e_mean_us;
+
+	ratio(r, sizeof(r), rows[v].a.mean_us, rows[v].b.mean_us);
+	if (d > 0 && de > 0)
+		fprintf(f, "verdict: %s amplifies latency from A to B: %+.2f us of the %+.2f us "
+			"(%.0f %%), %s\n", rows[v].name, d, de, 100.0 * d / de, r);
+	else if (d > 0)
+		fprintf(f, "verdict: latency does not grow from A to B (mean %+.2f us); "
+			"%s grows most, %+.2f us (%s)\n", de, rows[v].name, d, r);
+	else
+		fprintf(f, "verdict: no stage grows from A to B (mean %+.2f us)\n", de);
+}
+
+void ntp_compare_print(FILE *f, const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+		       const char *name_a, const char *name_b)
+{
+	fprintf(f, "A: %s, %.1f s, one command in %u sampled\n", name_a, a->seconds, a->sampling);
+	fprintf(f, "B: %s, %.1f s, one command in %u sampled\n", name_b, b->seconds, b->sampling);
+	for (unsigned i = 0; i < a->n_groups; i++) {
+		const struct ntp_snap_group *gb = ntp_compare_partner(b, &a->groups[i]);
+
+		fputc('\n', f);
+		if (gb)
+			print_group(f, a, &a->groups[i], b, gb);
+		else
+			print_one_side(f, &a->groups[i], "A");
+	}
+	for (unsigned j = 0; j < b->n_groups; j++) {
+		if (claimed(a, b, &b->groups[j]))
+			continue;
+		fputc('\n', f);
+		print_one_side(f, &b->groups[j], "B");
+	}
+}

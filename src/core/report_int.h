@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* report_int.h - what report_compare.c shares with report_json.c. */
+#ifndef NTP_REPORT_INT_H
+#define NTP_REPORT_INT_H
+
+#include "report.h"
+
+/* One stage row of a compare: present in A, in B, or both. */
+struct ntp_compare_row {
+	const char *name;
+	int stage;
+	int in_a, in_b;
+	struct ntp_stage_row a, b;
+};
+
+const struct ntp_snap_group *ntp_compare_partner(const struct ntp_snapshot *b,
+						 const struct ntp_snap_group *ga);
+unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
+			  const struct ntp_snapshot *b, const struct ntp_snap_group *gb,
+			  struct ntp_compare_row *out, unsigned max);
+/* Index of the row whose mean grew most from A to B (in both), or -1. */
+int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
+
+#endif

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_json.c - the report and the compare as json-c documents, described
+ * in docs/json-schema.md. Numbers carry the same rounding as the text (µs to
+ * 3 decimals, shares to 4), written with an explicit string form so the
+ * output is byte-stable across libc versions.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+#include "report_int.h"
+
+#define NTP_JSON_SCHEMA_VERSION 1
+
+static json_object *num(double v, int decimals)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), "%.*f", decimals, v);
+	if (!strcmp(s, "-0.000") || !strcmp(s, "-0.0000") || !strcmp(s, "-0.00"))
+		memmove(s, s + 1, strlen(s));
+	return json_object_new_double_s(v, s);
+}
+
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static void add(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static const char *const stage_keys[NTP_STAGE_COUNT] = {
+	"host_block", "host_driver", "network", "target_driver", "storage",
+};
+
+static const char *const comp_keys[NTP_COMP_COUNT] = {
+	"host_blk_sub", "host_drv_sub", "wire", "tgt_recv_cmd", "tgt_drv_sub", "data_xfer",
+	"host_recv_r2t", "host_drv_data", "tgt_recv_data", "tgt_drv_data", "storage",
+	"tgt_drv_comp", "host_recv_rsp", "host_drv_comp", "host_blk_comp", "net_and_target",
+};
+
+static const char *side_of(const struct ntp_snap_group *g)
+{
+	return g->host_only ? "host_only" : g->target_only ? "target_only" : "joined";
+}
+
+static json_object *latency(double mean, double p50, double p99, double p999)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "mean", num(mean, 3));
+	add(o, "p50", num(p50, 3));
+	add(o, "p99", num(p99, 3));
+	add(o, "p99_9", num(p999, 3));
+	return o;
+}
+
+static json_object *group_ident(const struct ntp_snap_group *g)
+{
+	json_object *o = json_object_new_object();
+	char label[64];
+
+	ntp_group_label(g, label, sizeof(label));
+	add(o, "label", json_object_new_string(label));
+	add(o, "io", json_object_new_string(ntp_io_name(g->io)));
+	add(o, "size", json_object_new_int64(g->len));
+	add(o, "dev", json_object_new_string(g->dev));
+	return o;
+}
+
+static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_snap_group *g)
+{
+	json_object *o = group_ident(g), *st = json_object_new_array(), *rows = json_object_new_array();
+	json_object *comps = json_object_new_array();
+	struct ntp_stage_row r[NTP_STAGE_COUNT + 1];
+	unsigned n;
+
+	add(o, "side", json_object_new_string(side_of(g)));
+	add(o, "records", u64(g->seen));
+	add(o, "sampled", u64(g->sampled));
+	add(o, "commands", g->commands ? u64(g->commands) : NULL);
+	add(o, "rate_exact", json_object_new_boolean(g->commands != 0));
+	add(o, "rate", num(g->rate, 1));
+	add(o, "iops", num(g->iops, 1));
+	add(o, "mbps", num(g->mbps, 3));
+	add(o, "latency_us", latency(g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us));
+	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
+		const struct ntp_snap_stage *x = &g->stage[i];
+		json_object *e;
+
+		if (!x->present)
+			continue;
+		e = json_object_new_object();
+		add(e, "stage", json_object_new_string(stage_keys[i]));
+		add(e, "name", json_object_new_string(ntp_stage_name(i, s->transport, s->impl_host,
+								      s->impl_target, g->host_only)));
+		add(e, "mean_us", num(x->mean_us, 3));
+		add(e, "p50_us", num(x->p50_us, 3));
+		add(e, "p99_us", num(x->p99_us, 3));
+		add(e, "p99_9_us", num(x->p999_us, 3));
+		add(e, "share", num(x->share, 4));
+		add(e, "avg_qd", num(x->avg_qd, 4));
+		json_object_array_add(st, e);
+	}
+	add(o, "stages", st);
+	n = ntp_stage_rows(s, g, r, NTP_STAGE_COUNT + 1);
+	for (unsigned i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		add(e, "name", json_object_new_string(r[i].name));
+		add(e, "stage", json_object_new_string(stage_keys[r[i].stage]));
+		add(e, "mean_us", num(r[i].mean_us, 3));
+		add(e, "share", num(r[i].share, 4));
+		add(e, "avg_qd", num(r[i].avg_qd, 4));
+		json_object_array_add(rows, e);
+	}
+	add(o, "rows", rows);
+	if (g->sampled && g->largest >= 0 && g->largest < NTP_STAGE_COUNT)
+		add(o, "largest", json_object_new_string(stage_keys[g->largest]));
+	else
+		add(o, "largest", NULL);
+	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+		const struct ntp_snap_comp *x = &g->comp[c];
+		json_object *e;
+
+		if (!x->n)
+			continue;
+		e = json_object_new_object();
+		add(e, "component", json_object_new_string(comp_keys[c]));
+		add(e, "name", json_object_new_string(ntp_component_name(c)));
+		add(e, "stage", json_object_new_string(stage_keys[ntp_component_stage(c)]));
+		add(e, "n", u64(x->n));
+		add(e, "mean_us", num(x->mean_us, 3));
+		add(e, "p50_us", num(x->p50_us, 3));
+		add(e, "p99_us", num(x->p99_us, 3));
+		add(e, "p99_9_us", num(x->p999_us, 3));
+		add(e, "avg_qd", num(x->avg_qd, 4));
+		json_object_array_add(comps, e);
+	}
+	add(o, "components", comps);
+	add(o, "fallback_records", u64(g->fallback_records));
+	add(o, "incomplete_records", u64(g->incomplete_records));
+	add(o, "missed_records", u64(g->missed_records));
+	add(o, "unmatched_records", u64(g->unmatched));
+	return o;
+}
+
+static json_object *machine(const char *name, const char *kernel)
+{
+	json_object *o;
+
+	if (!name)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "hostname", json_object_new_string(name));
+	add(o, "kernel", json_object_new_string(kernel ? kernel : ""));
+	return o;
+}
+
+static json_object *header(const struct ntp_snapshot *s)
+{
+	json_object *o = json_object_new_object(), *rec = json_object_new_object();
+
+	add(o, "seconds", num(s->seconds, 3));
+	add(o, "sampling", json_object_new_int64(s->sampling));
+	add(o, "role", json_object_new_string(s->role == NTP_ROLE_HOST ? "host" :
+					       s->role == NTP_ROLE_TARGET ? "target" : "both"));
+	add(o, "transport", json_object_new_string(s->transport == NTP_TRANSPORT_RDMA ? "rdma" : "tcp"));
+	add(rec, "host", u64(s->host_records));
+	add(rec, "target", u64(s->target_records));
+	add(rec, "matched", u64(s->matched));
+	add(o, "records", rec);
+	add(o, "lost_events", u64(s->lost_events));
+	return o;
+}
+
+json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_report_meta *m)
+{
+	json_object *o = json_object_new_object(), *h = header(s), *notes = json_object_new_array();
+	json_object *groups = json_object_new_array();
+
+	add(o, "schema", json_object_new_string("ntprof-report"));
+	add(o, "version", json_object_new_int(NTP_JSON_SCHEMA_VERSION));
+	add(o, "host", machine(m->host_name, m->host_kernel));
+	add(o, "target", machine(m->target_name, m->target_kernel));
+	/* Flatten the common header into the top level. */
+	json_object_object_foreach(h, key, val)
+		add(o, key, json_object_get(val));
+	json_object_put(h);
+	for (unsigned i = 0; i < m->n_notes; i++)
+		json_object_array_add(notes, json_object_new_string(m->notes[i]));
+	add(o, "notes", notes);
+	for (unsigned i = 0; i < s->n_groups; i++)
+		json_object_array_add(groups, group_json(s, &s->groups[i]));
+	add(o, "groups", groups);
+	return o;
+}
+
+static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
+				  const struct ntp_snapshot *b, const struct ntp_snap_group *gb)
+{
+	json_object *o = group_ident(ga ? ga : gb), *stages = json_object_new_array();
+	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
+	unsigned n;
+	int v;
+
+	add(o, "a", ga ? latency(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us, ga->e2e_p999_us) : NULL);
+	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us) : NULL);
+	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
+	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
+	if (!ga || !gb || !ga->sampled || !gb->sampled) {
+		add(o, "stages", stages);
+		add(o, "verdict", NULL);
+		return o;
+	}
+	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
+	for (unsigned i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		add(e, "name", json_object_new_string(rows[i].name));
+		add(e, "stage", json_object_new_string(stage_keys[rows[i].stage]));
+		add(e, "a_mean_us", rows[i].in_a ? num(rows[i].a.mean_us, 3) : NULL);
+		add(e, "b_mean_us", rows[i].in_b ? num(rows[i].b.mean_us, 3) : NULL);
+		add(e, "a_avg_qd", rows[i].in_a ? num(rows[i].a.avg_qd, 4) : NULL);
+		add(e, "b_avg_qd", rows[i].in_b ? num(rows[i].b.avg_qd, 4) : NULL);
+		if (rows[i].in_a && rows[i].in_b) {
+			add(e, "change_us", num(rows[i].b.mean_us - rows[i].a.mean_us, 3));
+			add(e, "ratio", rows[i].a.mean_us > 0
+				? num(rows[i].b.mean_us / rows[i].a.mean_us, 3) : NULL);
+		}
+		json_object_array_add(stages, e);
+	}
+	add(o, "stages", stages);
+	v = ntp_compare_verdict(rows, n);
+	if (v >= 0) {
+		json_object *e = json_object_new_object();
+		double d = rows[v].b.mean_us - rows[v].a.mean_us;
+
+		add(e, "name", json_object_new_string(rows[v].name));
+		add(e, "stage", json_object_new_string(stage_keys[rows[v].stage]));
+		add(e, "change_us", num(d, 3));
+		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
+		add(e, "amplifies", json_object_new_boolean(d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(o, "verdict", e);
+	} else {
+		add(o, "verdict", NULL);
+	}
+	return o;
+}
+
+static json_object *run(const struct ntp_snapshot *s, const char *name)
+{
+	json_object *o = header(s);
+
+	add(o, "file", json_object_new_string(name));
+	return o;
+}
+
+json_object *ntp_compare_json(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+			      const char *name_a, const char *name_b)
+{
+	json_object *o = json_object_new_object(), *groups = json_object_new_array();
+
+	add(o, "schema", json_object_new_string("ntprof-compare"));
+	add(o, "version", json_object_new_int(NTP_JSON_SCHEMA_VERSION));
+	add(o, "a", run(a, name_a));
+	add(o, "b", run(b, name_b));
+	for (unsigned i = 0; i < a->n_groups; i++)
+		json_object_array_add(groups, compare_group(a, &a->groups[i], b,
+							    ntp_compare_partner(b, &a->groups[i])));
+	for (unsigned j = 0; j < b->n_groups; j++) {
+		int claimed = 0;
+
+		for (unsigned i = 0; i < a->n_groups; i++)
+			if (ntp_compare_partner(b, &a->groups[i]) == &b->groups[j])
+				claimed = 1;
+		if (!claimed)
+			json_object_array_add(groups, compare_group(a, NULL, b, &b->groups[j]));
+	}
+	add(o, "groups", groups);
+	return o;
+}

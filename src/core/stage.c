@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stage.c - one command's components and stages (000, "The stage model").
+ *
+ * Every component is a difference of two timestamps of ONE machine; the only
+ * cross-machine quantity is the wire, defined per round trip as
+ *
+ *	wire = host's wait (message handed to the network -> answer reaches the
+ *	       host stack) - target's residence (message's arrival -> answer
+ *	       handed back to the network),
+ *
+ * so the host's chain of differences and the target's chain add up to the
+ * host's end to end exactly, in integer nanoseconds, whatever the offset
+ * between the two clocks. Flows:
+ *
+ *   read / in-capsule write  one round trip: CMD_SENT -> RSP_ARRIVE against
+ *                            CMD_ARRIVE -> RSP_SENT
+ *   TCP write with R2T       two round trips: CMD_SENT -> R2T_ARRIVE against
+ *                            CMD_ARRIVE -> R2T_SENT, and DATA_SENT ->
+ *                            RSP_ARRIVE against DATA_ARRIVE -> RSP_SENT
+ *   RDMA write (RDMA READ)   one round trip on the host; the target's READ
+ *                            (R2T_SENT = posted, DATA_ARRIVE = completed) is
+ *                            the DATA_XFER component inside its residence
+ *
+ * Host-only records end in "network and target (not recorded)": the host's
+ * wait(s) as a whole. Target-only records have the target's components only,
+ * and their "end to end" is the target's residence (CMD_ARRIVE -> RSP_SENT).
+ */
+#include <string.h>
+#include "stage.h"
+
+static int has(const struct ntp_record *r, int slot)
+{
+	return (r->ts_valid >> slot) & 1u;
+}
+
+static int64_t d(const struct ntp_record *r, int to, int from)
+{
+	return (int64_t)(r->ts[to] - r->ts[from]);
+}
+
+static const uint8_t comp_stage[NTP_COMP_COUNT] = {
+	[NTP_COMP_HOST_BLK_SUB] = NTP_STAGE_HOST_BLOCK,
+	[NTP_COMP_HOST_DRV_SUB] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_WIRE] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_RECV_CMD] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_DRV_SUB] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_DATA_XFER] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_RECV_R2T] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_DRV_DATA] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_TGT_RECV_DATA] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_DRV_DATA] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_STORAGE] = NTP_STAGE_STORAGE,
+	[NTP_COMP_TGT_DRV_COMP] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_HOST_RECV_RSP] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_DRV_COMP] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_HOST_BLK_COMP] = NTP_STAGE_HOST_BLOCK,
+	[NTP_COMP_NET_AND_TARGET] = NTP_STAGE_NETWORK,
+};
+
+/* A component and, at once, its stage: no second pass over the components. */
+static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
+{
+	unsigned s = comp_stage[c];
+
+	b->comp[c] += v;
+	b->comp_present |= 1u << c;
+	b->stage[s] += v;
+	b->stage_present |= 1u << s;
+}
+
+/* The target's view of a command, with the fallback of 000 applied. */
+struct tview {
+	uint64_t rsp_sent;
+	int rfetch;		/* target fetched the data: R2T (TCP) or RDMA READ */
+};
+
+static int target_view(const struct ntp_record *t, struct tview *v, struct ntp_breakdown *b)
+{
+	if (!has(t, NTP_TS_T_CMD_ARRIVE) || !has(t, NTP_TS_T_CMD_RECV) || !has(t, NTP_TS_T_STORAGE_SUBMIT) ||
+	    !has(t, NTP_TS_T_STORAGE_DONE))
+		return -1;
+	if (has(t, NTP_TS_T_RSP_SENT) && !(t->flags & NTP_REC_F_RSP_FALLBACK)) {
+		v->rsp_sent = t->ts[NTP_TS_T_RSP_SENT];
+	} else {
+		/* 000: a kprobe missed the response post; nvmet_req_complete's
+		 * time stands in (under a microsecond apart when both are seen). */
+		v->rsp_sent = t->ts[NTP_TS_T_STORAGE_DONE];
+		b->flags |= NTP_BD_RSP_FALLBACK;
+	}
+	v->rfetch = has(t, NTP_TS_T_R2T_SENT);
+	if (v->rfetch && !has(t, NTP_TS_T_DATA_ARRIVE))
+		return -1;
+	return 0;
+}
+
+/* Target components, CMD_ARRIVE .. rsp_sent, in path order. */
+static void target_components(const struct ntp_record *t, const struct tview *v,
+			      struct ntp_breakdown *b)
+{
+	put(b, NTP_COMP_TGT_RECV_CMD, d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE));
+	if (v->rfetch) {
+		int recv = has(t, NTP_TS_T_DATA_RECV) ? NTP_TS_T_DATA_RECV : NTP_TS_T_DATA_ARRIVE;
+
+		put(b, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_RECV));
+		/* RDMA: the READ itself; TCP target-only: R2T out -> data in
+		 * (host and wire, not separable without the host). In a joined
+		 * TCP record this span is replaced by the second round trip. */
+		if (t->transport == NTP_TRANSPORT_RDMA)
+			put(b, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
+		if (recv == NTP_TS_T_DATA_RECV)
+			put(b, NTP_COMP_TGT_RECV_DATA, d(t, NTP_TS_T_DATA_RECV, NTP_TS_T_DATA_ARRIVE));
+		put(b, NTP_COMP_TGT_DRV_DATA, d(t, NTP_TS_T_STORAGE_SUBMIT, recv));
+	} else {
+		put(b, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV));
+	}
+	put(b, NTP_COMP_STORAGE, d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT));
+	put(b, NTP_COMP_TGT_DRV_COMP, (int64_t)(v->rsp_sent - t->ts[NTP_TS_T_STORAGE_DONE]));
+}
+
+static int incomplete(struct ntp_breakdown *b)
+{
+	uint32_t f = b->flags & (NTP_BD_HOST_ONLY | NTP_BD_TARGET_ONLY);
+
+	memset(b, 0, sizeof(*b));
+	b->flags = f | NTP_BD_INCOMPLETE;
+	return -1;
+}
+
+int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t,
+			  struct ntp_breakdown *b)
+{
+	struct tview tv = { 0 };
+	int blk_sub, blk_comp, r2t;
+
+	memset(b, 0, sizeof(*b));
+	if (!h && !t)
+		return incomplete(b);
+	if (!h)
+		b->flags |= NTP_BD_TARGET_ONLY;
+	if (!t)
+		b->flags |= NTP_BD_HOST_ONLY;
+
+	if (t && target_view(t, &tv, b))
+		return incomplete(b);
+
+	if (!h) {
+		target_components(t, &tv, b);
+		b->e2e = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
+		if (tv.rfetch && t->transport != NTP_TRANSPORT_RDMA)
+			/* TCP R2T, target only: the gap while the host sends its data. */
+			put(b, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
+		return 0;
+	}
+
+	/* Host. An SPDK host has no block layer: its driver times stand in
+	 * (block components 0, block stage absent). */
+	static const int hneed[] = { NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_RSP_ARRIVE,
+				     NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE };
+	for (unsigned i = 0; i < sizeof(hneed) / sizeof(hneed[0]); i++)
+		if (!has(h, hneed[i]))
+			return incomplete(b);
+	blk_sub = has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT : NTP_TS_H_DRV_SUBMIT;
+	blk_comp = has(h, NTP_TS_H_BLK_COMPLETE) ? NTP_TS_H_BLK_COMPLETE : NTP_TS_H_DRV_COMPLETE;
+	r2t = has(h, NTP_TS_H_R2T_ARRIVE);
+	if (r2t && (!has(h, NTP_TS_H_R2T_DRV) || !has(h, NTP_TS_H_DATA_SENT)))
+		return incomplete(b);
+	if (t) {
+		/* Both sides must agree on the flow: a TCP R2T is seen by both. */
+		int t_r2t = tv.rfetch && t->transport != NTP_TRANSPORT_RDMA;
+
+		if (r2t != t_r2t)
+			return incomplete(b);
+	}
+
+	put(b, NTP_COMP_HOST_BLK_SUB, d(h, NTP_TS_H_DRV_SUBMIT, blk_sub));
+	put(b, NTP_COMP_HOST_DRV_SUB, d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT));
+	if (!t) {
+		int64_t wait = r2t ? d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT) +
+				     d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT)
+				   : d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
+
+		put(b, NTP_COMP_NET_AND_TARGET, wait);
+	} else {
+		int64_t wait, res;
+
+		if (r2t) {
+			wait = d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT) +
+			       d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT);
+			res = d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_ARRIVE) +
+			      (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_DATA_ARRIVE]);
+		} else {
+			wait = d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
+			res = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
+		}
+		put(b, NTP_COMP_WIRE, wait - res);
+		target_components(t, &tv, b);
+	}
+	if (r2t) {
+		put(b, NTP_COMP_HOST_RECV_R2T, d(h, NTP_TS_H_R2T_DRV, NTP_TS_H_R2T_ARRIVE));
+		put(b, NTP_COMP_HOST_DRV_DATA, d(h, NTP_TS_H_DATA_SENT, NTP_TS_H_R2T_DRV));
+	}
+	put(b, NTP_COMP_HOST_RECV_RSP, d(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE));
+	put(b, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
+	put(b, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
+	b->e2e = d(h, blk_comp, blk_sub);
+	if (blk_sub != NTP_TS_H_BLK_SUBMIT || blk_comp != NTP_TS_H_BLK_COMPLETE)
+		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
+	return 0;
+}
+
+enum ntp_stage ntp_component_stage(enum ntp_component c)
+{
+	return (unsigned)c < NTP_COMP_COUNT ? (enum ntp_stage)comp_stage[c] : NTP_STAGE_NETWORK;
+}
+
+static const char *const comp_names[NTP_COMP_COUNT] = {
+	[NTP_COMP_HOST_BLK_SUB] = "host block layer, submission",
+	[NTP_COMP_HOST_DRV_SUB] = "host driver, submission",
+	[NTP_COMP_WIRE] = "network: wire and NICs (computed)",
+	[NTP_COMP_TGT_RECV_CMD] = "network: target receive path",
+	[NTP_COMP_TGT_DRV_SUB] = "target driver, submission",
+	[NTP_COMP_DATA_XFER] = "network: data transfer",
+	[NTP_COMP_HOST_RECV_R2T] = "network: host receive path (R2T)",
+	[NTP_COMP_HOST_DRV_DATA] = "host driver, data",
+	[NTP_COMP_TGT_RECV_DATA] = "network: target receive path (data)",
+	[NTP_COMP_TGT_DRV_DATA] = "target driver, data",
+	[NTP_COMP_STORAGE] = "storage: target block layer and drive",
+	[NTP_COMP_TGT_DRV_COMP] = "target driver, completion",
+	[NTP_COMP_HOST_RECV_RSP] = "network: host receive path",
+	[NTP_COMP_HOST_DRV_COMP] = "host driver, completion",
+	[NTP_COMP_HOST_BLK_COMP] = "host block layer, completion",
+	[NTP_COMP_NET_AND_TARGET] = "network and target (not recorded)",
+};
+
+const char *ntp_component_name(enum ntp_component c)
+{
+	return (unsigned)c < NTP_COMP_COUNT ? comp_names[c] : "?";
+}
+
+const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_host,
+			   uint8_t impl_target, int host_only)
+{
+	int rdma = transport == NTP_TRANSPORT_RDMA;
+
+	switch (s) {
+	case NTP_STAGE_HOST_BLOCK:
+		return "host block layer";
+	case NTP_STAGE_HOST_DRIVER:
+		if (impl_host == NTP_IMPL_SPDK)
+			return "host driver (SPDK)";
+		return rdma ? "host driver (nvme-rdma)" : "host driver (nvme-tcp)";
+	case NTP_STAGE_NETWORK:
+		if (host_only)
+			return "network and target (not recorded)";
+		return rdma ? "network (RDMA, NICs, wire)" : "network (TCP/IP, NICs, wire)";
+	case NTP_STAGE_TARGET_DRIVER:
+		if (impl_target == NTP_IMPL_SPDK)
+			return "target driver (SPDK)";
+		return rdma ? "target driver (nvmet-rdma)" : "target driver (nvmet-tcp)";
+	case NTP_STAGE_STORAGE:
+		if (impl_target == NTP_IMPL_SPDK)
+			return "storage (SPDK bdev, drive)";
+		return "storage (target block layer, drive)";
+	default:
+		return "?";
+	}
+}
+
+const char *ntp_stage_short(enum ntp_stage s)
+{
+	static const char *const n[NTP_STAGE_COUNT] = { "block", "driver", "network", "driver", "storage" };
+
+	return (unsigned)s < NTP_STAGE_COUNT ? n[s] : "?";
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Golden outputs of `ntprof report`, `report --detail`, `compare` and their
+# JSON, on recordings from `ntprof generate` with fixed seeds; and the
+# refusals (different -s, same role and machine, wrong roles) with their
+# one-line reasons. UPDATE=1 rewrites the golden files; otherwise any
+# difference fails.
+set -u
+cd "$(dirname "$0")/../.."
+root=$PWD
+NTPROF=${NTPROF:-$root/build/ntprof}
+case $NTPROF in /*) ;; *) NTPROF=$root/$NTPROF ;; esac
+golden=$root/tests/golden
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+
+gen() { "$NTPROF" generate -q "$@" || { echo "generate $* failed"; exit 1; }; }
+
+# name, then the command; stdout (and the exit code when non-zero) is compared
+check() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ $rc -eq 0 ] || out+=$'\n'"exit $rc"
+	if [ "${UPDATE:-0}" = 1 ]; then
+		printf '%s\n' "$out" >"$golden/$name"
+		echo "  updated $name"
+	elif ! diff -u "$golden/$name" <(printf '%s\n' "$out") >diff.txt; then
+		echo "  FAIL $name:"; head -40 diff.txt; fail=1
+	else
+		echo "  ok   $name"
+	fi
+}
+
+# one machine, both sides in one file: NVMe/TCP reads and writes, R2T for 128K writes
+gen -o both.ntp -d 1 --seed 11 --read 60 --sizes 4K,128K --rate 20000
+check report-both.txt "$NTPROF" report both.ntp
+check report-both-detail.txt "$NTPROF" report --detail both.ntp
+check report-both.json "$NTPROF" report -j - both.ntp
+
+# two machines over RDMA (writes fetched with RDMA READ), the target's clock 3 days ahead,
+# files given target first; and the host's file alone
+gen -t rdma -o h.ntp --target-out t.ntp -d 1 --seed 12 --read 50 --sizes 4K,64K \
+	--target-clock-offset 259200000012345
+check report-join-rdma-detail.txt "$NTPROF" report --detail t.ntp h.ntp
+check report-host-only.txt "$NTPROF" report h.ntp
+check report-target-only.txt "$NTPROF" report t.ntp
+
+# one target serving two hosts, some target records lost, some response posts missed (fallback)
+gen -o host%d.ntp --target-out tgt.ntp -d 1 --seed 13 --hosts 2 --drop-target 5 --miss-rsp-sent 10
+check report-two-hosts.txt "$NTPROF" report host1.ntp host2.ntp tgt.ntp
+
+# compare: the same path, then a drive four times slower under more load
+gen -o a.ntp -d 1 --seed 14 --rate 20000
+gen -o b.ntp -d 1 --seed 15 --rate 40000 --delay storage=lognormal:320us:0.4
+check compare.txt "$NTPROF" compare a.ntp b.ntp
+check compare.json "$NTPROF" compare -j - a.ntp b.ntp
+
+# a file cut short: the report is of what was read, and says so
+gen -o long.ntp -d 3 --seed 17 --rate 20000
+head -c $(( $(stat -c %s long.ntp) * 2 / 3 )) long.ntp >cut.ntp
+check report-cut.txt "$NTPROF" report cut.ntp
+
+# refusals, each one line naming the files
+gen -o s1000.ntp -r target -d 0.1 --seed 16 -s 1000
+check refuse-sampling.txt "$NTPROF" report h.ntp s1000.ntp
+check refuse-same-machine.txt "$NTPROF" report host1.ntp host1.ntp
+check refuse-no-target.txt "$NTPROF" report host1.ntp host2.ntp
+check refuse-missing.txt "$NTPROF" report nothere.ntp
+check refuse-json.txt "$NTPROF" report -j - h.ntp s1000.ntp
+
+[ $fail -eq 0 ] && echo "report.sh: all golden outputs match"
+exit $fail

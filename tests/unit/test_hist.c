@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_hist.c - log-linear histogram: buckets, quantiles against a sorted reference, merge. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/hist.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The reference: the value of rank ceil(q n) in sorted order. */
+static int64_t ref_quantile(const int64_t *sorted, size_t n, double q)
+{
+	size_t rank = (size_t)ceil(q * (double)n);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+/* Within 1 % of the reference (values under 128 ns are exact). */
+static void assert_close(double got, int64_t want)
+{
+	double err = fabs(got - (double)want);
+
+	if (llabs(want) < 128) {
+		if (err > 0.5)
+			fail_msg("got %.1f want %lld (exact range)", got, (long long)want);
+		return;
+	}
+	if (err > 0.01 * (double)llabs(want))
+		fail_msg("got %.1f want %lld: %.3f %% off", got, (long long)want,
+			 100 * err / (double)llabs(want));
+}
+
+static struct ntp_hist *new_hist(void)
+{
+	struct ntp_hist *h = calloc(1, sizeof(*h));
+
+	assert_non_null(h);
+	return h;
+}
+
+static void check_distribution(int64_t (*gen)(void), size_t n)
+{
+	static const double qs[] = { 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 0.9999, 1.0 };
+	struct ntp_hist *h = new_hist();
+	int64_t *v = malloc(n * sizeof(*v));
+
+	assert_non_null(v);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = gen();
+		ntp_hist_add(h, v[i]);
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	assert_int_equal(ntp_hist_count(h), n);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		assert_close(ntp_hist_quantile(h, n, qs[i]), ref_quantile(v, n, qs[i]));
+	free(v);
+	free(h);
+}
+
+static int64_t gen_lognormal(void)
+{
+	/* Latency-like: 80 us median, long tail. */
+	double u1 = (random() + 1.0) / 2147483649.0, u2 = random() / 2147483648.0;
+	double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+
+	return (int64_t)(80000 * exp(0.6 * z));
+}
+
+static int64_t gen_uniform_wide(void)
+{
+	return (int64_t)(((uint64_t)random() << 10) % 5000000000ull);
+}
+
+static int64_t gen_small(void)
+{
+	return random() % 300;
+}
+
+static int64_t gen_signed(void)
+{
+	/* A loopback wire: mostly small positive, some negative. */
+	return (int64_t)(random() % 40000) - 8000;
+}
+
+static void test_quantiles_lognormal(void **s) { (void)s; srandom(1); check_distribution(gen_lognormal, 200000); }
+static void test_quantiles_wide(void **s) { (void)s; srandom(2); check_distribution(gen_uniform_wide, 100000); }
+static void test_quantiles_small(void **s) { (void)s; srandom(3); check_distribution(gen_small, 50000); }
+static void test_quantiles_signed(void **s) { (void)s; srandom(4); check_distribution(gen_signed, 100000); }
+
+/* Every bucket's midpoint is within 1/128 of any value in it; indexes are monotonic. */
+static void test_bucket_bound(void **state)
+{
+	unsigned prev = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++) {
+		uint64_t lo = ntp_hist_bucket_low(i), w = ntp_hist_bucket_width(i);
+
+		assert_int_equal(ntp_hist_index(lo), i);
+		assert_int_equal(ntp_hist_index(lo + w - 1), i);
+		if (i + 1 < NTP_HIST_BUCKETS)
+			assert_int_equal(ntp_hist_bucket_low(i + 1), lo + w);
+		if (lo >= 128)
+			assert_true((double)(w - 1) / 2.0 <= (double)lo / 128.0);
+	}
+	srandom(5);
+	for (int k = 0; k < 1000000; k++) {
+		uint64_t v = ((uint64_t)random() << 31 | (uint64_t)random()) >> (random() % 62);
+		unsigned i = ntp_hist_index(v);
+
+		assert_true(i < NTP_HIST_BUCKETS);
+		if (v < (1ull << 41)) {
+			assert_true(v >= ntp_hist_bucket_low(i));
+			assert_true(v < ntp_hist_bucket_low(i) + ntp_hist_bucket_width(i));
+		}
+	}
+	for (uint64_t v = 0; v < 100000; v++) {
+		unsigned i = ntp_hist_index(v);
+
+		assert_true(i >= prev);
+		prev = i;
+	}
+	/* Beyond the range: the last bucket. */
+	assert_int_equal(ntp_hist_index(UINT64_MAX), NTP_HIST_BUCKETS - 1);
+}
+
+static void test_merge_reset_empty(void **state)
+{
+	struct ntp_hist *a = new_hist(), *b = new_hist(), *all = new_hist();
+
+	(void)state;
+	assert_true(ntp_hist_quantile(a, 0, 0.5) == 0);
+	srandom(6);
+	for (int i = 0; i < 50000; i++) {
+		int64_t v = gen_lognormal() - 20000;
+
+		ntp_hist_add(i % 3 ? a : b, v);
+		ntp_hist_add(all, v);
+	}
+	ntp_hist_merge(a, b);
+	assert_int_equal(ntp_hist_count(a), 50000);
+	assert_memory_equal(a->pos, all->pos, sizeof(a->pos));
+	assert_memory_equal(a->neg, all->neg, sizeof(a->neg));
+	ntp_hist_reset(a);
+	assert_int_equal(ntp_hist_count(a), 0);
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++)
+		assert_int_equal(a->pos[i] | a->neg[i], 0);
+	ntp_hist_add(a, -5);
+	assert_true(ntp_hist_quantile(a, 1, 0.5) == -5);
+	assert_true(ntp_hist_quantile(a, 1, 1.0) == -5);
+	free(a);
+	free(b);
+	free(all);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bucket_bound),
+		cmocka_unit_test(test_quantiles_lognormal),
+		cmocka_unit_test(test_quantiles_wide),
+		cmocka_unit_test(test_quantiles_small),
+		cmocka_unit_test(test_quantiles_signed),
+		cmocka_unit_test(test_merge_reset_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

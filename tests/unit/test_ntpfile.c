@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ntpfile.c - the .ntp writer and reader: round trip, a small
+ * multi-block file cut at every byte offset and with a flipped byte at every
+ * offset, empty/wrong/newer files, a newer minor version's larger records and
+ * unknown blocks, the once-a-second flush, and CRC32C.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "core/ntpfile.h"
+
+#define NSEC 1000000000ull
+
+static char tmpdir[] = "/tmp/test_ntpfile.XXXXXX";
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static struct ntp_record mkrec(unsigned i)
+{
+	struct ntp_record r;
+
+	memset(&r, 0, sizeof(r));
+	for (int k = 0; k < NTP_TS_COUNT; k++)
+		r.ts[k] = 1000000ull * i + (uint64_t)k * 1000 + 7;
+	r.ts_valid = (1u << NTP_TS_COUNT) - 1 - (i % 3 ? 0 : 1u << 5);
+	r.slba = 8ull * i;
+	r.seq = i;
+	r.len = 4096;
+	r.nsid = 1;
+	r.cntlid = 1;
+	r.qid = (uint16_t)(1 + i % 4);
+	r.cid = (uint16_t)(i & 0xffff);
+	r.nlb = 7;
+	r.opcode = 2;
+	r.side = NTP_SIDE_HOST;
+	r.transport = NTP_TRANSPORT_TCP;
+	snprintf(r.dev, sizeof(r.dev), "nvme0n%u", i % 10);
+	return r;
+}
+
+static struct ntp_file_info mkinfo(void)
+{
+	struct ntp_file_info info = { 0 };
+
+	info.role = NTP_ROLE_HOST;
+	info.transport = NTP_TRANSPORT_TCP;
+	info.sampling = 100;
+	info.start_mono_ns = 5 * NSEC;
+	info.start_real_ns = 1700000000ull * NSEC;
+	snprintf(info.hostname, sizeof(info.hostname), "testhost");
+	snprintf(info.kernel, sizeof(info.kernel), "6.1.0-test");
+	snprintf(info.tool_version, sizeof(info.tool_version), "9.9.9");
+	return info;
+}
+
+static struct ntp_total mktotal(unsigned io, uint64_t n)
+{
+	struct ntp_total t;
+
+	memset(&t, 0, sizeof(t));
+	t.key.side = NTP_SIDE_HOST;
+	t.key.io = (uint8_t)io;
+	t.key.len = 4096;
+	snprintf(t.key.dev, sizeof(t.key.dev), "nvme0n1");
+	t.count.commands = n;
+	t.count.bytes = n * 4096;
+	return t;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void spew(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+/*
+ * The small file used by the cut and flip tests: 3 record blocks of 3, 1
+ * and 2 records, a totals block after each of the first two, and a trailer.
+ */
+#define SMALL_RECS 6
+static const unsigned small_blocks[] = { 3, 1, 2 };
+
+static void write_small(const char *path)
+{
+	struct ntp_file_info info = mkinfo();
+	char err[256];
+	struct ntp_writer *w = ntp_writer_open(path, &info, err, sizeof(err));
+	unsigned i = 0;
+
+	assert_non_null(w);
+	for (unsigned b = 0; b < 3; b++) {
+		struct ntp_total t[2] = { mktotal(0, 100 * (b + 1)), mktotal(1, 7 * (b + 1)) };
+
+		for (unsigned k = 0; k < small_blocks[b]; k++) {
+			struct ntp_record r = mkrec(i++);
+
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+		}
+		if (b < 2)
+			assert_int_equal(ntp_writer_set_totals(w, t, 2, info.start_mono_ns + (b + 1) * NSEC), 0);
+		assert_int_equal(ntp_writer_flush(w, info.start_mono_ns + (b + 1) * NSEC), 0);
+	}
+	assert_int_equal(ntp_writer_close(w, info.start_mono_ns + 10 * NSEC), 0);
+}
+
+/* Block boundaries of a file, found from the documented layout. */
+struct blk { size_t start, end; uint16_t type; uint32_t count; };
+
+static size_t layout(const uint8_t *buf, size_t len, struct blk *out, size_t max)
+{
+	uint32_t hlen;
+	size_t off, n = 0;
+
+	memcpy(&hlen, buf + 12, 4);
+	for (off = hlen; off + NTP_BLOCK_HDR_LEN <= len && n < max; n++) {
+		uint32_t l;
+
+		memcpy(&out[n].type, buf + off + 4, 2);
+		memcpy(&l, buf + off + 8, 4);
+		memcpy(&out[n].count, buf + off + 12, 4);
+		out[n].start = off;
+		out[n].end = off + NTP_BLOCK_HDR_LEN + l;
+		off = out[n].end;
+	}
+	assert_int_equal(off, len);
+	return n;
+}
+
+/* Reads everything; checks each record is the original of its position. */
+static uint64_t read_all(struct ntp_reader *r)
+{
+	struct ntp_record got, want;
+	uint64_t n = 0;
+
+	while (ntp_reader_next(r, &got)) {
+		want = mkrec((unsigned)n);
+		assert_memory_equal(&got, &want, sizeof(got));
+		n++;
+	}
+	return n;
+}
+
+static void test_crc32c(void **state)
+{
+	static const char check[] = "123456789";
+	uint8_t *buf = malloc(40000);
+
+	(void)state;
+	/* the CRC-32C check value (RFC 3720 / iSCSI) */
+	assert_int_equal(ntp_crc32c(0, check, 9), 0xE3069283u);
+	assert_int_equal(ntp_crc32c_sw(0, check, 9), 0xE3069283u);
+	assert_int_equal(ntp_crc32c(0, "", 0), 0);
+	/* 32 zero bytes: RFC 3720 B.4 */
+	memset(buf, 0, 32);
+	assert_int_equal(ntp_crc32c(0, buf, 32), 0x8A9136AAu);
+	/* hardware (three streams) and table versions agree at every length and alignment */
+	for (size_t i = 0; i < 40000; i++)
+		buf[i] = (uint8_t)(i * 2654435761u >> 13);
+	for (size_t len = 0; len < 40000 - 8; len = len < 64 ? len + 1 : len * 3 / 2 + 7)
+		for (size_t a = 0; a < 8; a++)
+			assert_int_equal(ntp_crc32c(0, buf + a, len), ntp_crc32c_sw(0, buf + a, len));
+	/* continuing a CRC equals one pass */
+	assert_int_equal(ntp_crc32c(ntp_crc32c(0, buf, 12345), buf + 12345, 20000),
+			 ntp_crc32c(0, buf, 32345));
+	free(buf);
+}
+
+static void test_round_trip(void **state)
+{
+	char path[256], err[256];
+	struct ntp_file_info info = mkinfo();
+	struct ntp_writer *w;
+	struct ntp_reader *r;
+	const struct ntp_file_info *ri;
+	const struct ntp_read_stats *st;
+	const struct ntp_total *tot;
+	struct ntp_total t[2] = { mktotal(0, 12345), mktotal(1, 99) };
+	size_t nt;
+	uint64_t as_of;
+	unsigned n = 3 * NTP_BLOCK_RECORDS + 17;	/* several full blocks and a partial one */
+
+	(void)state;
+	tmp_path(path, sizeof(path), "rt.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (unsigned i = 0; i < n; i++) {
+		struct ntp_record rec = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &rec), 0);
+	}
+	assert_int_equal(ntp_writer_records(w), n);
+	assert_int_equal(ntp_writer_set_totals(w, t, 2, 42 * NSEC), 0);
+	assert_int_equal(ntp_writer_close(w, 50 * NSEC), 0);
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	ri = ntp_reader_info(r);
+	assert_int_equal(ri->version_major, NTP_FORMAT_MAJOR);
+	assert_int_equal(ri->version_minor, NTP_FORMAT_MINOR);
+	assert_int_equal(ri->record_size, sizeof(struct ntp_record));
+	assert_int_equal(ri->role, NTP_ROLE_HOST);
+	assert_int_equal(ri->transport, NTP_TRANSPORT_TCP);
+	assert_int_equal(ri->sampling, 100);
+	assert_int_equal(ri->start_mono_ns, 5 * NSEC);
+	assert_int_equal(ri->start_real_ns, 1700000000ull * NSEC);
+	assert_string_equal(ri->hostname, "testhost");
+	assert_string_equal(ri->kernel, "6.1.0-test");
+	assert_string_equal(ri->tool_version, "9.9.9");
+	assert_string_equal(ntp_reader_path(r), path);
+	assert_int_equal(read_all(r), n);
+	st = ntp_reader_stats(r);
+	assert_int_equal(st->records, n);
+	assert_int_equal(st->dropped, 0);
+	assert_int_equal(st->truncated, 0);
+	assert_int_equal(st->corrupt, 0);
+	assert_string_equal(st->why, "");
+	assert_int_equal(st->end_mono_ns, 50 * NSEC);
+	tot = ntp_reader_totals(r, &nt, &as_of);
+	assert_int_equal(nt, 2);
+	assert_memory_equal(tot, t, sizeof(t));
+	assert_int_equal(as_of, 50 * NSEC);	/* the trailer's totals, as of the end */
+	/* the end stays the end */
+	{
+		struct ntp_record x;
+
+		assert_int_equal(ntp_reader_next(r, &x), 0);
+	}
+	ntp_reader_close(r);
+}
+
+/* Cut the small file at every byte offset, through a file and from memory. */
+static void test_truncate_every_offset(void **state)
+{
+	char path[256], cut[256], err[256];
+	struct blk b[16];
+	size_t len, nb;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "small.ntp");
+	tmp_path(cut, sizeof(cut), "cut.ntp");
+	write_small(path);
+	buf = slurp(path, &len);
+	nb = layout(buf, len, b, 16);
+	assert_int_equal(nb, 6);	/* recs, totals, recs, totals, recs, end */
+
+	for (size_t k = 0; k <= len; k++) {
+		for (int src = 0; src < 2; src++) {
+			struct ntp_reader *r;
+			const struct ntp_read_stats *st;
+			uint64_t want = 0, drop = 0, totals_n = 0;
+			size_t nt;
+
+			err[0] = '\0';
+			if (src == 0) {
+				spew(cut, buf, k);
+				r = ntp_reader_open(cut, err, sizeof(err));
+			} else {
+				r = ntp_reader_open_mem(buf, k, "mem.ntp", err, sizeof(err));
+			}
+			if (k < NTP_HEADER_LEN) {
+				assert_null(r);
+				assert_non_null(strstr(err, src ? "mem.ntp: " : cut));
+				continue;
+			}
+			assert_non_null(r);
+			for (size_t i = 0; i < nb; i++) {
+				if (b[i].end <= k) {
+					if (b[i].type == NTP_BLOCK_RECORDS_T)
+						want += b[i].count;
+					else
+						totals_n = b[i].count;
+				} else if (b[i].type == NTP_BLOCK_RECORDS_T && k >= b[i].start + NTP_BLOCK_HDR_LEN) {
+					drop = b[i].count;	/* its header was read: the count is known */
+				}
+			}
+			assert_int_equal(read_all(r), want);
+			st = ntp_reader_stats(r);
+			assert_int_equal(st->records, want);
+			assert_int_equal(st->dropped, drop);
+			assert_int_equal(st->corrupt, 0);
+			assert_int_equal(st->truncated, k < len);
+			assert_true((st->why[0] != '\0') == (k < len));
+			ntp_reader_totals(r, &nt, NULL);
+			assert_int_equal(nt, totals_n);
+			ntp_reader_close(r);
+		}
+	}
+	free(buf);
+}
+
+/* Flip one byte at every offset: never a wrong record, always detected. */
+static void test_flip_every_byte(void **state)
+{
+	char path[256], err[256];
+	struct blk b[16];
+	size_t len, nb;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "small.ntp");
+	write_small(path);
+	buf = slurp(path, &len);
+	nb = layout(buf, len, b, 16);
+	for (size_t k = 0; k < len; k++) {
+		for (int x = 0; x < 2; x++) {
+			uint8_t flip = x ? 0xff : (uint8_t)(1u << (k % 8));
+			struct ntp_reader *r;
+			const struct ntp_read_stats *st;
+			uint64_t before = 0, got;
+
+			buf[k] ^= flip;
+			r = ntp_reader_open_mem(buf, len, "flip.ntp", err, sizeof(err));
+			if (k < NTP_HEADER_LEN) {
+				/* every header byte is under its CRC */
+				assert_null(r);
+				assert_non_null(strstr(err, "flip.ntp: "));
+				buf[k] ^= flip;
+				continue;
+			}
+			assert_non_null(r);
+			for (size_t i = 0; i < nb && b[i].end <= k; i++)
+				if (b[i].type == NTP_BLOCK_RECORDS_T && b[i].end <= k)
+					before += b[i].count;
+			/* the records read are the originals and none of the damaged block */
+			got = read_all(r);
+			st = ntp_reader_stats(r);
+			assert_int_equal(got, before);
+			assert_int_equal(st->corrupt, 1);
+			assert_int_equal(st->records + st->dropped <= SMALL_RECS, 1);
+			ntp_reader_close(r);
+			buf[k] ^= flip;
+		}
+	}
+	free(buf);
+}
+
+static void test_bad_files(void **state)
+{
+	char path[256], err[256];
+	uint8_t *buf;
+	size_t len;
+
+	(void)state;
+	/* missing */
+	tmp_path(path, sizeof(path), "nonexistent.ntp");
+	assert_null(ntp_reader_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, path));
+	/* empty */
+	tmp_path(path, sizeof(path), "empty.ntp");
+	spew(path, "", 0);
+	assert_null(ntp_reader_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "empty"));
+	/* wrong magic: some other file */
+	tmp_path(path, sizeof(path), "text.ntp");
+	spew(path, "hello, this is not a recording at all, but it is long enough ............", 70);
+	assert_null(ntp_reader_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "wrong magic"));
+	assert_null(strchr(err, '\n'));
+	/* newer major version, with a valid CRC: refused by name, one line */
+	tmp_path(path, sizeof(path), "small.ntp");
+	write_small(path);
+	buf = slurp(path, &len);
+	buf[8] = NTP_FORMAT_MAJOR + 1;
+	{
+		uint32_t crc = ntp_crc32c(0, buf, NTP_HEADER_LEN - 4);
+
+		memcpy(buf + NTP_HEADER_LEN - 4, &crc, 4);
+	}
+	tmp_path(path, sizeof(path), "newer.ntp");
+	spew(path, buf, len);
+	assert_null(ntp_reader_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "newer"));
+	assert_non_null(strstr(err, "format 2.0"));
+	assert_null(strchr(err, '\n'));
+	/* even when the newer version changed the rest of the header entirely */
+	memset(buf + 12, 0xAB, NTP_HEADER_LEN - 12);
+	assert_null(ntp_reader_open_mem(buf, len, "newer2.ntp", err, sizeof(err)));
+	assert_non_null(strstr(err, "newer"));
+	free(buf);
+}
+
+static void put_block(FILE *f, uint16_t type, const void *payload, uint32_t len, uint32_t count)
+{
+	uint8_t h[NTP_BLOCK_HDR_LEN] = { 0 };
+	uint32_t magic = NTP_BLOCK_MAGIC, pcrc = ntp_crc32c(0, payload, len), hcrc;
+
+	memcpy(h, &magic, 4);
+	memcpy(h + 4, &type, 2);
+	memcpy(h + 8, &len, 4);
+	memcpy(h + 12, &count, 4);
+	memcpy(h + 16, &pcrc, 4);
+	hcrc = ntp_crc32c(0, h, 20);
+	memcpy(h + 20, &hcrc, 4);
+	fwrite(h, 1, sizeof(h), f);
+	fwrite(payload, 1, len, f);
+}
+
+/* A file from a newer minor version: longer header, longer records with
+ * fields we do not know, a block type we do not know. */
+static void test_newer_minor(void **state)
+{
+	enum { HLEN = NTP_HEADER_LEN + 64, RSIZE = sizeof(struct ntp_record) + 24 };
+	char path[256], err[256];
+	uint8_t h[HLEN] = { 0 }, recs[3 * RSIZE], unknown[40], end[24] = { 0 };
+	struct ntp_reader *r;
+	const struct ntp_read_stats *st;
+	uint16_t major = NTP_FORMAT_MAJOR, minor = NTP_FORMAT_MINOR + 3;
+	uint32_t hlen = HLEN, rsize = RSIZE, samp = 7, crc, esize = sizeof(struct ntp_total);
+	uint64_t three = 3;
+	FILE *f;
+
+	(void)state;
+	memcpy(h, NTP_FILE_MAGIC, 8);
+	memcpy(h + 8, &major, 2);
+	memcpy(h + 10, &minor, 2);
+	memcpy(h + 12, &hlen, 4);
+	memcpy(h + 16, &rsize, 4);
+	h[20] = NTP_ROLE_TARGET;
+	h[21] = NTP_TRANSPORT_RDMA;
+	memcpy(h + 24, &samp, 4);
+	memcpy(h + 48, "newhost", 7);
+	memset(h + NTP_HEADER_LEN, 0x5A, HLEN - NTP_HEADER_LEN - 4);	/* new header fields */
+	crc = ntp_crc32c(0, h, HLEN - 4);
+	memcpy(h + HLEN - 4, &crc, 4);
+	for (unsigned i = 0; i < 3; i++) {
+		struct ntp_record rec = mkrec(i);
+
+		memcpy(recs + i * RSIZE, &rec, sizeof(rec));
+		memset(recs + i * RSIZE + sizeof(rec), 0xEE, RSIZE - sizeof(rec));
+	}
+	memset(unknown, 0x33, sizeof(unknown));
+	memcpy(end + 8, &three, 8);
+	memcpy(end + 16, &esize, 4);
+
+	tmp_path(path, sizeof(path), "minor.ntp");
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(h, 1, sizeof(h), f);
+	put_block(f, NTP_BLOCK_RECORDS_T, recs, 2 * RSIZE, 2);
+	put_block(f, 77, unknown, sizeof(unknown), 5);
+	put_block(f, NTP_BLOCK_RECORDS_T, recs + 2 * RSIZE, RSIZE, 1);
+	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
+	fclose(f);
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_info(r)->version_minor, NTP_FORMAT_MINOR + 3);
+	assert_int_equal(ntp_reader_info(r)->record_size, RSIZE);
+	assert_int_equal(ntp_reader_info(r)->role, NTP_ROLE_TARGET);
+	assert_int_equal(ntp_reader_info(r)->sampling, 7);
+	assert_string_equal(ntp_reader_info(r)->hostname, "newhost");
+	assert_int_equal(read_all(r), 3);
+	st = ntp_reader_stats(r);
+	assert_int_equal(st->skipped_blocks, 1);
+	assert_int_equal(st->truncated, 0);
+	assert_int_equal(st->corrupt, 0);
+	ntp_reader_close(r);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_size;
+}
+
+/* The writer flushes at least once a second of the injected clock, and a
+ * reader of the still-open file sees what was flushed, totals included. */
+static void test_flush_every_second(void **state)
+{
+	char path[256], err[256];
+	struct ntp_file_info info = mkinfo();	/* starts at 5 s */
+	struct ntp_writer *w;
+	struct ntp_reader *r;
+	struct ntp_record rec = mkrec(0);
+	struct ntp_total t = mktotal(0, 555);
+	const struct ntp_total *rt;
+	size_t nt;
+	uint64_t as_of;
+	off_t base, one = NTP_BLOCK_HDR_LEN + sizeof(struct ntp_record);
+
+	(void)state;
+	tmp_path(path, sizeof(path), "flush.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	base = file_size(path);
+	assert_int_equal(base, NTP_HEADER_LEN);
+	assert_int_equal(ntp_writer_add(w, &rec), 0);
+	assert_int_equal(ntp_writer_tick(w, 5 * NSEC + NSEC / 2), 0);
+	assert_int_equal(file_size(path), base);		/* 0.5 s: still buffered */
+	assert_int_equal(ntp_writer_tick(w, 6 * NSEC - 1), 0);
+	assert_int_equal(file_size(path), base);		/* just under a second */
+	assert_int_equal(ntp_writer_tick(w, 6 * NSEC), 0);
+	assert_int_equal(file_size(path), base + one);	/* a second: flushed */
+	/* totals alone are flushed too, a second after the last flush */
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, 6 * NSEC + 100), 0);
+	assert_int_equal(ntp_writer_tick(w, 6 * NSEC + NSEC / 2), 0);
+	assert_int_equal(file_size(path), base + one);
+	assert_int_equal(ntp_writer_tick(w, 7 * NSEC), 0);
+	assert_int_equal(file_size(path), base + one + NTP_BLOCK_HDR_LEN + 16 + sizeof(t));
+	/* nothing new: nothing written */
+	assert_int_equal(ntp_writer_tick(w, 9 * NSEC), 0);
+	assert_int_equal(file_size(path), base + one + NTP_BLOCK_HDR_LEN + 16 + sizeof(t));
+
+	/* a recorder killed now leaves this: records and recent totals survive */
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(read_all(r), 1);
+	assert_int_equal(ntp_reader_stats(r)->truncated, 1);
+	assert_int_equal(ntp_reader_stats(r)->dropped, 0);
+	assert_non_null(strstr(ntp_reader_stats(r)->why, "trailer"));
+	rt = ntp_reader_totals(r, &nt, &as_of);
+	assert_int_equal(nt, 1);
+	assert_int_equal(rt[0].count.commands, 555);
+	assert_int_equal(as_of, 6 * NSEC + 100);
+	assert_int_equal(ntp_reader_stats(r)->end_mono_ns, 6 * NSEC + 100);
+	ntp_reader_close(r);
+	assert_int_equal(ntp_writer_close(w, 10 * NSEC), 0);
+}
+
+/* The block API hands out the same records, in place. */
+static void test_next_block(void **state)
+{
+	char path[256], err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t n, total = 0, blocks = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "small.ntp");
+	write_small(path);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (ntp_reader_next_block(r, &recs, &n)) {
+		assert_int_equal(n, small_blocks[blocks]);
+		assert_int_equal((uintptr_t)recs % 8, 0);
+		for (size_t i = 0; i < n; i++) {
+			struct ntp_record want = mkrec((unsigned)(total + i));
+
+			assert_memory_equal(&recs[i], &want, sizeof(want));
+		}
+		total += n;
+		blocks++;
+	}
+	assert_int_equal(total, SMALL_RECS);
+	ntp_reader_close(r);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncate_every_offset),
+		cmocka_unit_test(test_flip_every_byte),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_newer_minor),
+		cmocka_unit_test(test_flush_every_second),
+		cmocka_unit_test(test_next_block),
+	};
+
+	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
+}

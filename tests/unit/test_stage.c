@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_stage.c - the stage model: exact sums, each flow, host-only, target-only, fallback. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/stage.h"
+
+#define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
+
+/* Timeline of one command: every delay in ns; target clock = host clock + off. */
+struct flow {
+	int write, r2t, rdma;
+	int64_t blk_sub, drv_sub, wire_out, t_recv, t_sub, xfer, h_r2t_recv, h_data,
+		wire_back1, wire_out2, t_recv_data, t_data, storage, t_comp, wire_back,
+		h_recv, h_comp, blk_comp;
+	uint64_t off;
+};
+
+static void build(const struct flow *f, struct ntp_record *h, struct ntp_record *t)
+{
+	uint64_t now = 1000000000ull;
+
+	memset(h, 0, sizeof(*h));
+	memset(t, 0, sizeof(*t));
+	h->side = NTP_SIDE_HOST;
+	t->side = NTP_SIDE_TARGET;
+	h->transport = t->transport = f->rdma ? NTP_TRANSPORT_RDMA : NTP_TRANSPORT_TCP;
+	h->opcode = t->opcode = f->write ? 0x01 : 0x02;
+	h->len = t->len = 4096;
+	SET(h, NTP_TS_H_BLK_SUBMIT, now);
+	SET(h, NTP_TS_H_DRV_SUBMIT, now += f->blk_sub);
+	SET(h, NTP_TS_H_CMD_SENT, now += f->drv_sub);
+	SET(t, NTP_TS_T_CMD_ARRIVE, (now += f->wire_out) + f->off);
+	SET(t, NTP_TS_T_CMD_RECV, (now += f->t_recv) + f->off);
+	if (f->r2t || f->rdma) {
+		SET(t, NTP_TS_T_R2T_SENT, (now += f->t_sub) + f->off);
+		if (f->r2t) {
+			SET(h, NTP_TS_H_R2T_ARRIVE, now += f->wire_back1);
+			SET(h, NTP_TS_H_R2T_DRV, now += f->h_r2t_recv);
+			SET(h, NTP_TS_H_DATA_SENT, now += f->h_data);
+			SET(t, NTP_TS_T_DATA_ARRIVE, (now += f->wire_out2) + f->off);
+		} else {
+			SET(t, NTP_TS_T_DATA_ARRIVE, (now += f->xfer) + f->off);
+		}
+		SET(t, NTP_TS_T_DATA_RECV, (now += f->t_recv_data) + f->off);
+		SET(t, NTP_TS_T_STORAGE_SUBMIT, (now += f->t_data) + f->off);
+	} else {
+		SET(t, NTP_TS_T_STORAGE_SUBMIT, (now += f->t_sub) + f->off);
+	}
+	SET(t, NTP_TS_T_STORAGE_DONE, (now += f->storage) + f->off);
+	SET(t, NTP_TS_T_RSP_QUEUED, now + f->off);
+	SET(t, NTP_TS_T_RSP_SENT, (now += f->t_comp) + f->off);
+	SET(h, NTP_TS_H_RSP_ARRIVE, now += f->wire_back);
+	SET(h, NTP_TS_H_RSP_DRV, now += f->h_recv);
+	SET(h, NTP_TS_H_DRV_COMPLETE, now += f->h_comp);
+	SET(h, NTP_TS_H_BLK_COMPLETE, now += f->blk_comp);
+}
+
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(random() % (hi - lo + 1));
+}
+
+static void random_flow(struct flow *f)
+{
+	int kind = (int)(random() % 4);
+
+	memset(f, 0, sizeof(*f));
+	f->write = kind >= 1;
+	f->r2t = kind == 2;
+	f->rdma = kind == 3;
+	f->blk_sub = rnd(0, 2000);
+	f->drv_sub = rnd(0, 5000);
+	f->wire_out = rnd(-300, 20000);		/* loopback can make it slightly negative */
+	f->t_recv = rnd(0, 5000);
+	f->t_sub = rnd(0, 3000);
+	f->xfer = rnd(100, 30000);
+	f->h_r2t_recv = rnd(0, 4000);
+	f->h_data = rnd(0, 4000);
+	f->wire_back1 = rnd(0, 20000);
+	f->wire_out2 = rnd(0, 20000);
+	f->t_recv_data = rnd(0, 5000);
+	f->t_data = rnd(0, 3000);
+	f->storage = rnd(1000, 10000000);
+	f->t_comp = rnd(0, 3000);
+	f->wire_back = rnd(0, 20000);
+	f->h_recv = rnd(0, 5000);
+	f->h_comp = rnd(0, 2000);
+	f->blk_comp = rnd(0, 2000);
+	f->off = (uint64_t)random() << 20;	/* unrelated clocks */
+}
+
+static int64_t sum_stages(const struct ntp_breakdown *b)
+{
+	int64_t s = 0;
+
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		s += b->stage[i];
+	return s;
+}
+
+static int64_t sum_comps(const struct ntp_breakdown *b)
+{
+	int64_t s = 0;
+
+	for (int i = 0; i < NTP_COMP_COUNT; i++)
+		s += b->comp[i];
+	return s;
+}
+
+static void test_exact_sums_random(void **state)
+{
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+	struct flow f;
+
+	(void)state;
+	srandom(42);
+	for (int i = 0; i < 200000; i++) {
+		random_flow(&f);
+		build(&f, &h, &t);
+		assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+		int64_t e2e = (int64_t)(h.ts[NTP_TS_H_BLK_COMPLETE] - h.ts[NTP_TS_H_BLK_SUBMIT]);
+
+		assert_int_equal(b.e2e, e2e);
+		assert_int_equal(sum_stages(&b), e2e);
+		assert_int_equal(sum_comps(&b), e2e);
+		assert_int_equal(b.flags, 0);
+		/* Host-only and target-only add up too. */
+		assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), 0);
+		assert_int_equal(sum_stages(&b), e2e);
+		assert_true(b.flags & NTP_BD_HOST_ONLY);
+		assert_int_equal(ntp_breakdown_compute(NULL, &t, &b), 0);
+		assert_int_equal(sum_stages(&b),
+				 (int64_t)(t.ts[NTP_TS_T_RSP_SENT] - t.ts[NTP_TS_T_CMD_ARRIVE]));
+		assert_true(b.flags & NTP_BD_TARGET_ONLY);
+	}
+}
+
+static struct flow base_flow(void)
+{
+	struct flow f = {
+		.blk_sub = 500, .drv_sub = 3000, .wire_out = 5000, .t_recv = 4000, .t_sub = 60,
+		.xfer = 7000, .h_r2t_recv = 1500, .h_data = 2500, .wire_back1 = 4500, .wire_out2 = 5500,
+		.t_recv_data = 900, .t_data = 300, .storage = 60000, .t_comp = 600, .wire_back = 5200,
+		.h_recv = 4300, .h_comp = 150, .blk_comp = 70, .off = 123456789012ull,
+	};
+	return f;
+}
+
+static void test_read_components(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_HOST_BLK_SUB], 500);
+	assert_int_equal(b.comp[NTP_COMP_HOST_DRV_SUB], 3000);
+	assert_int_equal(b.comp[NTP_COMP_WIRE], 5000 + 5200);
+	assert_int_equal(b.comp[NTP_COMP_TGT_RECV_CMD], 4000);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_SUB], 60);
+	assert_int_equal(b.comp[NTP_COMP_STORAGE], 60000);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_COMP], 600);
+	assert_int_equal(b.comp[NTP_COMP_HOST_RECV_RSP], 4300);
+	assert_int_equal(b.comp[NTP_COMP_HOST_DRV_COMP], 150);
+	assert_int_equal(b.comp[NTP_COMP_HOST_BLK_COMP], 70);
+	assert_false(b.comp_present & (1u << NTP_COMP_DATA_XFER));
+	assert_false(b.comp_present & (1u << NTP_COMP_NET_AND_TARGET));
+	assert_int_equal(b.stage[NTP_STAGE_HOST_BLOCK], 570);
+	assert_int_equal(b.stage[NTP_STAGE_HOST_DRIVER], 3150);
+	assert_int_equal(b.stage[NTP_STAGE_NETWORK], 10200 + 4000 + 4300);
+	assert_int_equal(b.stage[NTP_STAGE_TARGET_DRIVER], 660);
+	assert_int_equal(b.stage[NTP_STAGE_STORAGE], 60000);
+	assert_int_equal(b.stage_present, (1u << NTP_STAGE_COUNT) - 1);
+}
+
+/* TCP write with R2T: two round trips, each with its own wire. */
+static void test_r2t_write(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	f.write = 1;
+	f.r2t = 1;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_WIRE], 5000 + 4500 + 5500 + 5200);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_SUB], 60);
+	assert_int_equal(b.comp[NTP_COMP_HOST_RECV_R2T], 1500);
+	assert_int_equal(b.comp[NTP_COMP_HOST_DRV_DATA], 2500);
+	assert_int_equal(b.comp[NTP_COMP_TGT_RECV_DATA], 900);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_DATA], 300);
+	assert_false(b.comp_present & (1u << NTP_COMP_DATA_XFER));
+	assert_int_equal(b.stage[NTP_STAGE_HOST_DRIVER], 3000 + 2500 + 150);
+	assert_int_equal(b.stage[NTP_STAGE_NETWORK], 20200 + 4000 + 1500 + 900 + 4300);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	/* The host alone: both waits are "network and target". */
+	assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_NET_AND_TARGET],
+			 5000 + 4000 + 60 + 4500 + 5500 + 900 + 300 + 60000 + 600 + 5200);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	/* A host that saw an R2T against a target that did not: not joinable. */
+	t.ts_valid &= ~(1u << NTP_TS_T_R2T_SENT);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), -1);
+	assert_true(b.flags & NTP_BD_INCOMPLETE);
+}
+
+/* RDMA write: the target's RDMA READ is the data transfer, inside its residence. */
+static void test_rdma_read_write(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	f.write = 1;
+	f.rdma = 1;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_DATA_XFER], 7000);
+	assert_int_equal(b.comp[NTP_COMP_WIRE], 5000 + 5200);
+	assert_int_equal(b.comp[NTP_COMP_TGT_RECV_DATA], 900);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_DATA], 300);
+	assert_false(b.comp_present & (1u << NTP_COMP_HOST_RECV_R2T));
+	assert_int_equal(b.stage[NTP_STAGE_NETWORK], 10200 + 4000 + 7000 + 900 + 4300);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	assert_string_equal(ntp_stage_name(NTP_STAGE_NETWORK, NTP_TRANSPORT_RDMA, 0, 0, 0),
+			    "network (RDMA, NICs, wire)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_TARGET_DRIVER, NTP_TRANSPORT_RDMA, 0, 0, 0),
+			    "target driver (nvmet-rdma)");
+}
+
+static void test_host_only(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), 0);
+	assert_int_equal(b.flags, NTP_BD_HOST_ONLY);
+	assert_int_equal(b.comp[NTP_COMP_NET_AND_TARGET], 5000 + 4000 + 60 + 60000 + 600 + 5200);
+	assert_int_equal(b.comp[NTP_COMP_HOST_RECV_RSP], 4300);
+	assert_false(b.comp_present & (1u << NTP_COMP_WIRE));
+	assert_false(b.stage_present & (1u << NTP_STAGE_TARGET_DRIVER));
+	assert_false(b.stage_present & (1u << NTP_STAGE_STORAGE));
+	assert_int_equal(b.stage[NTP_STAGE_NETWORK], b.comp[NTP_COMP_NET_AND_TARGET] + 4300);
+	assert_string_equal(ntp_stage_name(NTP_STAGE_NETWORK, NTP_TRANSPORT_TCP, 0, 0, 1),
+			    "network and target (not recorded)");
+	/* An SPDK host has no block layer: block components 0, block stage absent. */
+	h.ts_valid &= ~((1u << NTP_TS_H_BLK_SUBMIT) | (1u << NTP_TS_H_BLK_COMPLETE));
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_HOST_BLK_SUB], 0);
+	assert_true(b.comp_present & (1u << NTP_COMP_HOST_BLK_SUB));
+	assert_false(b.stage_present & (1u << NTP_STAGE_HOST_BLOCK));
+	assert_int_equal(b.e2e, (int64_t)(h.ts[NTP_TS_H_DRV_COMPLETE] - h.ts[NTP_TS_H_DRV_SUBMIT]));
+	assert_int_equal(sum_stages(&b), b.e2e);
+	/* A host record without its response time cannot be split. */
+	h.ts_valid &= ~(1u << NTP_TS_H_RSP_ARRIVE);
+	assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), -1);
+	assert_true(b.flags & NTP_BD_INCOMPLETE);
+}
+
+static void test_target_only(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(NULL, &t, &b), 0);
+	assert_int_equal(b.flags, NTP_BD_TARGET_ONLY);
+	assert_int_equal(b.e2e, 4000 + 60 + 60000 + 600);
+	assert_false(b.stage_present & ((1u << NTP_STAGE_HOST_BLOCK) | (1u << NTP_STAGE_HOST_DRIVER)));
+	assert_int_equal(b.stage[NTP_STAGE_STORAGE], 60000);
+	assert_int_equal(b.stage[NTP_STAGE_NETWORK], 4000);
+	assert_int_equal(sum_stages(&b), b.e2e);
+}
+
+/* 000: a missed response post falls back to the storage completion time. */
+static void test_fallback(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	build(&f, &h, &t);
+	t.ts_valid &= ~(1u << NTP_TS_T_RSP_SENT);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_true(b.flags & NTP_BD_RSP_FALLBACK);
+	assert_int_equal(b.comp[NTP_COMP_TGT_DRV_COMP], 0);
+	/* The target's completion time moves into the wire; the sum stays exact. */
+	assert_int_equal(b.comp[NTP_COMP_WIRE], 5000 + 5200 + 600);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	/* The BPF side may flag it too, with RSP_SENT left stale. */
+	build(&f, &h, &t);
+	t.flags |= NTP_REC_F_RSP_FALLBACK;
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_true(b.flags & NTP_BD_RSP_FALLBACK);
+	/* No storage completion either: incomplete. */
+	t.ts_valid &= ~(1u << NTP_TS_T_STORAGE_DONE);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), -1);
+	assert_true(b.flags & NTP_BD_INCOMPLETE);
+}
+
+/* Loopback: the target's residence can exceed the host's wait by a little. */
+static void test_negative_wire(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	f.wire_out = -400;
+	f.wire_back = 100;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_WIRE], -300);
+	assert_int_equal(sum_stages(&b), b.e2e);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(ntp_stage_name(NTP_STAGE_HOST_DRIVER, NTP_TRANSPORT_TCP, 0, 0, 0),
+			    "host driver (nvme-tcp)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_NETWORK, NTP_TRANSPORT_TCP, 0, 0, 0),
+			    "network (TCP/IP, NICs, wire)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_TARGET_DRIVER, NTP_TRANSPORT_TCP, 0, 0, 0),
+			    "target driver (nvmet-tcp)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_STORAGE, NTP_TRANSPORT_TCP, 0, 0, 0),
+			    "storage (target block layer, drive)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_STORAGE, NTP_TRANSPORT_TCP, NTP_IMPL_SPDK,
+					   NTP_IMPL_SPDK, 0), "storage (SPDK bdev, drive)");
+	assert_string_equal(ntp_stage_name(NTP_STAGE_HOST_DRIVER, NTP_TRANSPORT_TCP, NTP_IMPL_SPDK,
+					   0, 0), "host driver (SPDK)");
+	for (int c = 0; c < NTP_COMP_COUNT; c++)
+		assert_string_not_equal(ntp_component_name(c), "?");
+	assert_int_equal(ntp_component_stage(NTP_COMP_HOST_RECV_RSP), NTP_STAGE_NETWORK);
+	assert_int_equal(ntp_component_stage(NTP_COMP_STORAGE), NTP_STAGE_STORAGE);
+	assert_string_equal(ntp_stage_short(NTP_STAGE_TARGET_DRIVER), "driver");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_sums_random),
+		cmocka_unit_test(test_read_components),
+		cmocka_unit_test(test_r2t_write),
+		cmocka_unit_test(test_rdma_read_write),
+		cmocka_unit_test(test_host_only),
+		cmocka_unit_test(test_target_only),
+		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_negative_wire),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
