@@ -95,6 +95,40 @@ static unsigned role_sides(uint8_t role)
 	return s;
 }
 
+int ntp_fentry_selftest(char *why, size_t len)
+{
+	struct ntprof_bpf *skel;
+	struct bpf_program *p;
+	struct bpf_link *l;
+	int err;
+
+	libbpf_set_print(libbpf_quiet);
+	skel = ntprof_bpf__open();
+	if (!skel) {
+		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.ntp_s_sendmsg_fe, true);
+	err = ntprof_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "a test fentry program on tcp_sendmsg does not load: %s", strerror(-err));
+		ntprof_bpf__destroy(skel);
+		return -1;
+	}
+	l = bpf_program__attach(skel->progs.ntp_s_sendmsg_fe);
+	if (!l) {
+		err = -errno;
+		snprintf(why, len, "a test fentry program on tcp_sendmsg does not attach: %s", strerror(-err));
+		ntprof_bpf__destroy(skel);
+		return -1;
+	}
+	bpf_link__destroy(l);
+	ntprof_bpf__destroy(skel);
+	return 0;
+}
+
 /* Is everything the role needs there, before any BPF? errbuf names what is
  * missing; returns 0 when recording can go on. */
 static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_kernel *k,
@@ -125,12 +159,16 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 	}
 	if (n) {
-		snprintf(errbuf, errlen, "kernel module%s not loaded: %s (the %s side needs %s)",
-			 strchr(missing, ',') ? "s" : "", missing,
-			 sides == (NTP_HOOK_HOST | NTP_HOOK_TARGET) ? "host and target" :
-			 sides == NTP_HOOK_HOST ? "host" : "target",
-			 sides == NTP_HOOK_TARGET ? "nvmet and nvmet-tcp" :
-			 sides == NTP_HOOK_HOST ? "nvme-core and nvme-tcp" : "nvme-tcp and nvmet-tcp");
+		char fe[200] = "";
+		size_t m;
+
+		m = snprintf(errbuf, errlen, "kernel module%s not loaded: %s",
+			     strchr(missing, ',') ? "s" : "", missing);
+		/* name everything else that is missing too, so one run tells all */
+		if (ntp_fentry_selftest(fe, sizeof(fe)) && m < errlen)
+			m += snprintf(errbuf + m, errlen - m, "; no fentry (%s)", fe);
+		if (!k->kprobes && m < errlen)
+			snprintf(errbuf + m, errlen - m, "; no kprobes (CONFIG_KPROBES)");
 		return -1;
 	}
 	return 0;
