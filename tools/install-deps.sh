@@ -9,7 +9,7 @@ pkgs=(
 	libjson-c-dev libcmocka-dev libncurses-dev        # JSON, unit tests, the full-screen monitor
 	liburing-dev                                       # the test bed's load generator
 	qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 file  # the QEMU test bed
-	tmux imagemagick fonts-dejavu-core htop            # terminal tests, screenshots, the CPU bench
+	tmux imagemagick fonts-dejavu-core htop python3    # terminal tests, screenshots (python3: tools/ansi2png.py), the CPU bench
 	ca-certificates
 )
 apt-get update -qq
