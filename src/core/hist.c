@@ -6,31 +6,24 @@
 
 void ntp_hist_reset(struct ntp_hist *h)
 {
-	/* Only the used prefix of each array is dirty. */
-	memset(h->pos, 0, h->hi_pos * sizeof(h->pos[0]));
-	memset(h->neg, 0, h->hi_neg * sizeof(h->neg[0]));
-	h->n = 0;
-	h->min = h->max = 0;
-	h->hi_pos = h->hi_neg = 0;
+	memset(h, 0, sizeof(*h));
 }
 
 void ntp_hist_merge(struct ntp_hist *dst, const struct ntp_hist *src)
 {
-	if (!src->n)
-		return;
-	if (!dst->n || src->min < dst->min)
-		dst->min = src->min;
-	if (!dst->n || src->max > dst->max)
-		dst->max = src->max;
-	dst->n += src->n;
-	for (unsigned i = 0; i < src->hi_pos; i++)
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++) {
 		dst->pos[i] += src->pos[i];
-	for (unsigned i = 0; i < src->hi_neg; i++)
 		dst->neg[i] += src->neg[i];
-	if (src->hi_pos > dst->hi_pos)
-		dst->hi_pos = src->hi_pos;
-	if (src->hi_neg > dst->hi_neg)
-		dst->hi_neg = src->hi_neg;
+	}
+}
+
+uint64_t ntp_hist_count(const struct ntp_hist *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++)
+		n += (uint64_t)h->pos[i] + h->neg[i];
+	return n;
 }
 
 uint64_t ntp_hist_bucket_low(unsigned i)
@@ -55,37 +48,27 @@ static double mid(unsigned i)
 	return (double)ntp_hist_bucket_low(i) + (double)(ntp_hist_bucket_width(i) - 1) / 2.0;
 }
 
-double ntp_hist_quantile(const struct ntp_hist *h, double q)
+double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
 {
 	uint64_t rank, seen = 0;
-	double v = 0;
-	int found = 0;
 
-	if (!h->n)
+	if (!n)
 		return 0;
-	rank = (uint64_t)ceil(q * (double)h->n);
+	rank = (uint64_t)ceil(q * (double)n);
 	if (rank < 1)
 		rank = 1;
-	if (rank > h->n)
-		rank = h->n;
+	if (rank > n)
+		rank = n;
 	/* Most negative first, then upwards. */
-	for (unsigned i = h->hi_neg; i-- > 0 && !found;) {
+	for (unsigned i = NTP_HIST_BUCKETS; i-- > 0;) {
 		seen += h->neg[i];
-		if (seen >= rank) {
-			v = -mid(i);
-			found = 1;
-		}
+		if (seen >= rank)
+			return -mid(i);
 	}
-	for (unsigned i = 0; i < h->hi_pos && !found; i++) {
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++) {
 		seen += h->pos[i];
-		if (seen >= rank) {
-			v = mid(i);
-			found = 1;
-		}
+		if (seen >= rank)
+			return mid(i);
 	}
-	if (v < (double)h->min)
-		v = (double)h->min;
-	if (v > (double)h->max)
-		v = (double)h->max;
-	return v;
+	return mid(NTP_HIST_BUCKETS - 1);
 }

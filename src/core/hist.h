@@ -19,10 +19,9 @@
 #define NTP_HIST_MAX_EXP 40
 #define NTP_HIST_BUCKETS (((NTP_HIST_MAX_EXP - 5) << NTP_HIST_SUB_BITS) + 64)	/* 2304 */
 
+/* Only the buckets: the counts (n) live with the caller, and the hot path
+ * touches one cache line per value. */
 struct ntp_hist {
-	uint64_t n;
-	int64_t min, max;
-	uint16_t hi_pos, hi_neg;	/* highest bucket used + 1: bounds reset/merge/quantile */
 	uint32_t pos[NTP_HIST_BUCKETS];
 	uint32_t neg[NTP_HIST_BUCKETS];	/* bucket of -v for v < 0 */
 };
@@ -42,28 +41,10 @@ static inline unsigned ntp_hist_index(uint64_t v)
 
 static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
 {
-	unsigned i;
-
-	if (h->n == 0) {
-		h->min = h->max = v;
-	} else {
-		if (v < h->min)
-			h->min = v;
-		if (v > h->max)
-			h->max = v;
-	}
-	h->n++;
-	if (v >= 0) {
-		i = ntp_hist_index((uint64_t)v);
-		h->pos[i]++;
-		if (i >= h->hi_pos)
-			h->hi_pos = (uint16_t)(i + 1);
-	} else {
-		i = ntp_hist_index((uint64_t)0 - (uint64_t)v);
-		h->neg[i]++;
-		if (i >= h->hi_neg)
-			h->hi_neg = (uint16_t)(i + 1);
-	}
+	if (v >= 0)
+		h->pos[ntp_hist_index((uint64_t)v)]++;
+	else
+		h->neg[ntp_hist_index((uint64_t)0 - (uint64_t)v)]++;
 }
 
 void ntp_hist_reset(struct ntp_hist *h);
@@ -71,7 +52,10 @@ void ntp_hist_merge(struct ntp_hist *dst, const struct ntp_hist *src);
 /* Lowest value and width of bucket i (of magnitudes). */
 uint64_t ntp_hist_bucket_low(unsigned i);
 uint64_t ntp_hist_bucket_width(unsigned i);
-/* The q-quantile (0 < q <= 1): the value of rank ceil(q x n), in ns. 0 when empty. */
-double ntp_hist_quantile(const struct ntp_hist *h, double q);
+/* Values counted (sums the buckets: for tests and snapshots, not the hot path). */
+uint64_t ntp_hist_count(const struct ntp_hist *h);
+/* The q-quantile (0 < q <= 1) of the h's n values: the midpoint of the bucket
+ * holding rank ceil(q x n), in ns. 0 when empty. */
+double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q);
 
 #endif

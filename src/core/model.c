@@ -199,7 +199,8 @@ static void account(struct ntp_model *m, struct group *g, const struct ntp_recor
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
-	struct ntp_record twin, ev;
+	const struct ntp_record *twin;
+	struct ntp_record ev;
 	struct group *g;
 
 	if (!m->started)
@@ -215,7 +216,8 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			account(m, g, r, NULL);
 			return;
 		}
-		if (ntp_pend_take(m->tpend, r, &twin, &m->unmatched_target)) {
+		twin = ntp_pend_take(m->tpend, r, &m->unmatched_target);
+		if (twin) {
 			uint64_t stale = ntp_pend_drop_key(m->hpend, r);
 
 			/* Older host records of this key lost their target. */
@@ -223,7 +225,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			m->unmatched_host += stale;
 			if (g)
 				g->unmatched += stale;
-			account(m, g, r, &twin);
+			account(m, g, r, twin);
 		} else if (ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			g = group_of(m, &ev, NTP_SIDE_HOST);
@@ -243,16 +245,17 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 		}
 		uint64_t dropped = 0;
 
-		if (ntp_pend_take(m->hpend, r, &twin, &dropped)) {
+		twin = ntp_pend_take(m->hpend, r, &dropped);
+		if (twin) {
 			m->unmatched_target += ntp_pend_drop_key(m->tpend, r);
 			m->matched++;
-			g = group_of(m, &twin, NTP_SIDE_HOST);
+			g = group_of(m, twin, NTP_SIDE_HOST);
 			/* Older host records of this key lost their twin:
 			 * counted in the group of the matched one (same queue). */
 			m->unmatched_host += dropped;
 			if (g)
 				g->unmatched += dropped;
-			account(m, g, &twin, r);
+			account(m, g, twin, r);
 		} else if (ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
@@ -325,9 +328,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	if (a->sampled) {
 		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
 		o->e2e_mean_us = us(e2e_mean);
-		o->e2e_p50_us = us(ntp_hist_quantile(&a->e2e, 0.50));
-		o->e2e_p99_us = us(ntp_hist_quantile(&a->e2e, 0.99));
-		o->e2e_p999_us = us(ntp_hist_quantile(&a->e2e, 0.999));
+		o->e2e_p50_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.50));
+		o->e2e_p99_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.99));
+		o->e2e_p999_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.999));
 	}
 	o->largest = -1;
 	for (int s = 0; s < NTP_STAGE_COUNT; s++) {
@@ -339,9 +342,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		/* Every sampled command has each present stage: divide by the
 		 * sampled count so the stage means add up to the e2e mean. */
 		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
-		st->p50_us = us(ntp_hist_quantile(&a->st[s], 0.50));
-		st->p99_us = us(ntp_hist_quantile(&a->st[s], 0.99));
-		st->p999_us = us(ntp_hist_quantile(&a->st[s], 0.999));
+		st->p50_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.50));
+		st->p99_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.99));
+		st->p999_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.999));
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
 		st->avg_qd = st->mean_us * 1e-6 * o->rate;
 		if (o->largest < 0 || st->mean_us > o->stage[o->largest].mean_us)
@@ -356,9 +359,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 			continue;
 		sc->n = a->c_n[c];
 		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
-		sc->p50_us = us(ntp_hist_quantile(&a->c[c], 0.50));
-		sc->p99_us = us(ntp_hist_quantile(&a->c[c], 0.99));
-		sc->p999_us = us(ntp_hist_quantile(&a->c[c], 0.999));
+		sc->p50_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.50));
+		sc->p99_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.99));
+		sc->p999_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.999));
 		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
 	}
 }
@@ -413,17 +416,7 @@ static void acc_merge(struct acc *d, const struct acc *s)
 
 static void acc_reset(struct acc *a)
 {
-	a->seen = a->sampled = a->fallback = a->incomplete = a->missed = 0;
-	a->e2e_sum = 0;
-	ntp_hist_reset(&a->e2e);
-	memset(a->st_n, 0, sizeof(a->st_n));
-	memset(a->st_sum, 0, sizeof(a->st_sum));
-	memset(a->c_n, 0, sizeof(a->c_n));
-	memset(a->c_sum, 0, sizeof(a->c_sum));
-	for (int i = 0; i < NTP_STAGE_COUNT; i++)
-		ntp_hist_reset(&a->st[i]);
-	for (int i = 0; i < NTP_COMP_COUNT; i++)
-		ntp_hist_reset(&a->c[i]);
+	memset(a, 0, sizeof(*a));
 }
 
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out)

@@ -82,8 +82,8 @@ static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
 	p->count--;
 }
 
-int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *twin,
-		  uint64_t *dropped)
+const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
+				       uint64_t *dropped)
 {
 	uint64_t key = key_of(r);
 	uint32_t b = bucket_of(p, key);
@@ -99,8 +99,7 @@ int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_rec
 			older[n_older++] = i;
 	}
 	if (i < 0)
-		return 0;
-	*twin = p->slots[i].r;
+		return NULL;
 	unlink_slot(p, b, prev, i);
 	/* Older pending records of this key can no longer match: drop them. */
 	for (unsigned k = 0; k < n_older; k++) {
@@ -113,7 +112,7 @@ int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_rec
 			(*dropped)++;
 		}
 	}
-	return 1;
+	return &p->slots[i].r;
 }
 
 uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)

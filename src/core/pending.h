@@ -25,10 +25,11 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity);
 void ntp_pend_free(struct ntp_pend *p);
 /* Same command on both sides: key (cntlid, qid, cid) and identity (opcode, nsid, slba, len). */
 int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b);
-/* Removes and copies to *twin the oldest pending record that is the same command as r;
- * older pending records of r's key are dropped and counted in *dropped. 1 found, 0 not. */
-int ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *twin,
-		  uint64_t *dropped);
+/* Removes the oldest pending record that is the same command as r and returns
+ * it (valid until the next ntp_pend_put on p), or NULL; older pending records
+ * of r's key are dropped and counted in *dropped. */
+const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
+				       uint64_t *dropped);
 /* Drops every pending record of r's key (its own side's older records, once r
  * matched: their twins can no longer come). Returns how many. */
 uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);

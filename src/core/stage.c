@@ -39,10 +39,34 @@ static int64_t d(const struct ntp_record *r, int to, int from)
 	return (int64_t)(r->ts[to] - r->ts[from]);
 }
 
-static void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
+static const uint8_t comp_stage[NTP_COMP_COUNT] = {
+	[NTP_COMP_HOST_BLK_SUB] = NTP_STAGE_HOST_BLOCK,
+	[NTP_COMP_HOST_DRV_SUB] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_WIRE] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_RECV_CMD] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_DRV_SUB] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_DATA_XFER] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_RECV_R2T] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_DRV_DATA] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_TGT_RECV_DATA] = NTP_STAGE_NETWORK,
+	[NTP_COMP_TGT_DRV_DATA] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_STORAGE] = NTP_STAGE_STORAGE,
+	[NTP_COMP_TGT_DRV_COMP] = NTP_STAGE_TARGET_DRIVER,
+	[NTP_COMP_HOST_RECV_RSP] = NTP_STAGE_NETWORK,
+	[NTP_COMP_HOST_DRV_COMP] = NTP_STAGE_HOST_DRIVER,
+	[NTP_COMP_HOST_BLK_COMP] = NTP_STAGE_HOST_BLOCK,
+	[NTP_COMP_NET_AND_TARGET] = NTP_STAGE_NETWORK,
+};
+
+/* A component and, at once, its stage: no second pass over the components. */
+static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 {
+	unsigned s = comp_stage[c];
+
 	b->comp[c] += v;
 	b->comp_present |= 1u << c;
+	b->stage[s] += v;
+	b->stage_present |= 1u << s;
 }
 
 /* The target's view of a command, with the fallback of 000 applied. */
@@ -94,18 +118,6 @@ static void target_components(const struct ntp_record *t, const struct tview *v,
 	put(b, NTP_COMP_TGT_DRV_COMP, (int64_t)(v->rsp_sent - t->ts[NTP_TS_T_STORAGE_DONE]));
 }
 
-static void sum_stages(struct ntp_breakdown *b)
-{
-	for (int c = 0; c < NTP_COMP_COUNT; c++) {
-		if (!(b->comp_present & (1u << c)))
-			continue;
-		enum ntp_stage s = ntp_component_stage(c);
-
-		b->stage[s] += b->comp[c];
-		b->stage_present |= 1u << s;
-	}
-}
-
 static int incomplete(struct ntp_breakdown *b)
 {
 	uint32_t f = b->flags & (NTP_BD_HOST_ONLY | NTP_BD_TARGET_ONLY);
@@ -138,7 +150,6 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 		if (tv.rfetch && t->transport != NTP_TRANSPORT_RDMA)
 			/* TCP R2T, target only: the gap while the host sends its data. */
 			put(b, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
-		sum_stages(b);
 		return 0;
 	}
 
@@ -193,30 +204,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	put(b, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
 	put(b, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
 	b->e2e = d(h, blk_comp, blk_sub);
-	sum_stages(b);
 	if (blk_sub != NTP_TS_H_BLK_SUBMIT || blk_comp != NTP_TS_H_BLK_COMPLETE)
 		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
 	return 0;
 }
-
-static const uint8_t comp_stage[NTP_COMP_COUNT] = {
-	[NTP_COMP_HOST_BLK_SUB] = NTP_STAGE_HOST_BLOCK,
-	[NTP_COMP_HOST_DRV_SUB] = NTP_STAGE_HOST_DRIVER,
-	[NTP_COMP_WIRE] = NTP_STAGE_NETWORK,
-	[NTP_COMP_TGT_RECV_CMD] = NTP_STAGE_NETWORK,
-	[NTP_COMP_TGT_DRV_SUB] = NTP_STAGE_TARGET_DRIVER,
-	[NTP_COMP_DATA_XFER] = NTP_STAGE_NETWORK,
-	[NTP_COMP_HOST_RECV_R2T] = NTP_STAGE_NETWORK,
-	[NTP_COMP_HOST_DRV_DATA] = NTP_STAGE_HOST_DRIVER,
-	[NTP_COMP_TGT_RECV_DATA] = NTP_STAGE_NETWORK,
-	[NTP_COMP_TGT_DRV_DATA] = NTP_STAGE_TARGET_DRIVER,
-	[NTP_COMP_STORAGE] = NTP_STAGE_STORAGE,
-	[NTP_COMP_TGT_DRV_COMP] = NTP_STAGE_TARGET_DRIVER,
-	[NTP_COMP_HOST_RECV_RSP] = NTP_STAGE_NETWORK,
-	[NTP_COMP_HOST_DRV_COMP] = NTP_STAGE_HOST_DRIVER,
-	[NTP_COMP_HOST_BLK_COMP] = NTP_STAGE_HOST_BLOCK,
-	[NTP_COMP_NET_AND_TARGET] = NTP_STAGE_NETWORK,
-};
 
 enum ntp_stage ntp_component_stage(enum ntp_component c)
 {

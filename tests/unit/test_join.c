@@ -143,7 +143,8 @@ static void test_unmatched_either_side(void **state)
 	/* Every matched command had exactly these stage times. */
 	assert_true(s->groups[0].stage[NTP_STAGE_STORAGE].mean_us == 60.0);
 	assert_true(s->groups[0].e2e_mean_us == 80.0);
-	assert_true(s->groups[0].e2e_p99_us == 80.0);
+	/* Percentiles: within the histogram's 1 %. */
+	assert_true(s->groups[0].e2e_p99_us > 79.2 && s->groups[0].e2e_p99_us < 80.8);
 	/* The lost targets' hosts wait, their older same-key records were dropped
 	 * when a later target of the key arrived: the pending set stays small. */
 	assert_true(ntp_model_pending(m) <= 8);
