@@ -337,6 +337,9 @@ int cmd_generate(int argc, char **argv)
 	if (role != NTP_ROLE_TARGET && !per_host && c.hosts > 1 && (role == NTP_ROLE_HOST || target_out))
 		return ntp_err("option --hosts: with several hosts, -o needs a %%d (one host file each) or -r target");
 
+	/* the sides no file holds are still drawn (same seed, same commands) but not built */
+	c.want_sides = (role != NTP_ROLE_TARGET ? 1u << NTP_SIDE_HOST : 0) |
+		       (role != NTP_ROLE_HOST ? 1u << NTP_SIDE_TARGET : 0);
 	s = ntp_synth_new(&c, err, sizeof(err));
 	if (!s)
 		return ntp_err("generate: %s", err);
@@ -421,6 +424,8 @@ int cmd_generate(int argc, char **argv)
 			break;
 		}
 	}
+	if (ntp_synth_last_time(s) > t_end)
+		t_end = ntp_synth_last_time(s);
 	if (c.duration_ns > t_end)
 		t_end = c.duration_ns;
 	ret = 0;
