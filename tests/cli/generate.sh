@@ -80,8 +80,11 @@ check_err "option --read" -o "$tmp/x.ntp" --read 101
 check_err "option --target-out" -o "$tmp/x.ntp" -r host --target-out "$tmp/y.ntp"
 check_err "option --hosts" -o "$tmp/x.ntp" -r host --hosts 2
 check_err "'--frobnicate'" -o "$tmp/x.ntp" --frobnicate
-check_err "size 1000" -o "$tmp/x.ntp" --sizes 1000
+check_err "option --sizes: 1000" -o "$tmp/x.ntp" --sizes 1000
+check_err "option --ns-size" -o "$tmp/x.ntp" --ns-size 1Q
 check_err "$tmp/nodir/x.ntp" -o "$tmp/nodir/x.ntp"
 [ ! -e "$tmp/x.ntp" ] || fail "a failed generate left $tmp/x.ntp"
+check_err "$tmp/nodir/t.ntp" -o "$tmp/x.ntp" --target-out "$tmp/nodir/t.ntp"
+[ ! -e "$tmp/x.ntp" ] || fail "a failed generate left the host file $tmp/x.ntp"
 "$NTPROF" generate --help | grep -q "^usage: ntprof generate -o FILE" || fail "--help"
 exit 0

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/stage.h"
 #include "core/synth.h"
 #include "ntprof_hash.h"
 
@@ -386,6 +387,88 @@ static void test_gaps_hosts_seconds(void **state)
 	run_free(&r);
 }
 
+/*
+ * The generator and the stage model agree: with fixed delays, every
+ * component ntp_breakdown_compute() finds on a joined pair is exactly the
+ * delay configured for its segments, for each flow and transport, and the
+ * components add up to end to end. Clocks 777 s apart.
+ */
+static void check_sums_back(uint8_t transport)
+{
+	struct ntp_synth_config c;
+	struct run r;
+	int64_t D[NTP_SEG_COUNT], w;
+	size_t flows[3] = { 0 };
+
+	ntp_synth_defaults(&c);
+	fixed_delays(&c, 1);	/* segment i: (i + 1) us */
+	for (int i = 0; i < NTP_SEG_COUNT; i++)
+		D[i] = (int64_t)c.delay[i].mean_ns;
+	w = D[NTP_SEG_WIRE];
+	c.transport = transport;
+	c.link_gbps = 0;
+	c.count = 3000;
+	c.duration_ns = 0;
+	c.sampling = 1;
+	c.read_pct = 40;
+	c.sizes[0] = 4096;
+	c.sizes[1] = 131072;
+	c.nsizes = 2;
+	c.target_clock_offset = -777 * (int64_t)NSEC;
+	run(&c, &r);
+	assert_int_equal(r.nh, r.nt);
+	for (size_t i = 0; i < r.nh; i++) {
+		const struct ntp_record *h = &r.h[i], *t = NULL;
+		struct ntp_breakdown b;
+		int write = h->opcode == 0x01, fetch = write && h->len > c.inline_max;
+		int64_t sum = 0;
+
+		for (size_t j = 0; j < r.nt && !t; j++)
+			if (r.t[j].seq == h->seq)
+				t = &r.t[j];
+		assert_non_null(t);
+		assert_int_equal(ntp_breakdown_compute(h, t, &b), 0);
+		assert_int_equal(b.flags, 0);
+		assert_int_equal(b.comp[NTP_COMP_HOST_BLK_SUB], D[NTP_SEG_HOST_BLOCK_SUB]);
+		assert_int_equal(b.comp[NTP_COMP_HOST_DRV_SUB], D[NTP_SEG_HOST_DRIVER_SUB]);
+		/* one round trip, or two for a TCP R2T write */
+		assert_int_equal(b.comp[NTP_COMP_WIRE],
+				 fetch && transport == NTP_TRANSPORT_TCP ? 4 * w : 2 * w);
+		assert_int_equal(b.comp[NTP_COMP_TGT_RECV_CMD], D[NTP_SEG_TARGET_RECV]);
+		assert_int_equal(b.comp[NTP_COMP_TGT_DRV_SUB], D[NTP_SEG_TARGET_DRIVER_SUB]);
+		assert_int_equal(b.comp[NTP_COMP_STORAGE], D[NTP_SEG_STORAGE]);
+		assert_int_equal(b.comp[NTP_COMP_TGT_DRV_COMP],
+				 D[NTP_SEG_TARGET_DRIVER_COMP] + D[NTP_SEG_TARGET_SEND]);
+		assert_int_equal(b.comp[NTP_COMP_HOST_RECV_RSP], D[NTP_SEG_HOST_RECV]);
+		assert_int_equal(b.comp[NTP_COMP_HOST_DRV_COMP], D[NTP_SEG_HOST_DRIVER_COMP]);
+		assert_int_equal(b.comp[NTP_COMP_HOST_BLK_COMP], D[NTP_SEG_HOST_BLOCK_COMP]);
+		if (fetch) {
+			if (transport == NTP_TRANSPORT_TCP) {
+				assert_int_equal(b.comp[NTP_COMP_HOST_RECV_R2T], D[NTP_SEG_HOST_RECV]);
+				assert_int_equal(b.comp[NTP_COMP_HOST_DRV_DATA], D[NTP_SEG_HOST_DRIVER_DATA]);
+			} else {
+				assert_int_equal(b.comp[NTP_COMP_DATA_XFER], 2 * w);	/* the RDMA READ */
+			}
+			assert_int_equal(b.comp[NTP_COMP_TGT_RECV_DATA], D[NTP_SEG_TARGET_RECV]);
+			assert_int_equal(b.comp[NTP_COMP_TGT_DRV_DATA], D[NTP_SEG_TARGET_DRIVER_DATA]);
+		}
+		for (int k = 0; k < NTP_COMP_COUNT; k++)
+			if (b.comp_present & (1u << k))
+				sum += b.comp[k];
+		assert_int_equal(sum, b.e2e);
+		flows[fetch ? 2 : write]++;
+	}
+	assert_true(flows[0] > 500 && flows[1] > 300 && flows[2] > 300);
+	run_free(&r);
+}
+
+static void test_stage_model_sums_back(void **state)
+{
+	(void)state;
+	check_sums_back(NTP_TRANSPORT_TCP);
+	check_sums_back(NTP_TRANSPORT_RDMA);
+}
+
 static void test_bad_config(void **state)
 {
 	struct ntp_synth_config c;
@@ -416,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_distributions),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_gaps_hosts_seconds),
+		cmocka_unit_test(test_stage_model_sums_back),
 		cmocka_unit_test(test_bad_config),
 	};
 
