@@ -391,10 +391,8 @@ int main(int argc, char **argv)
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return top_err("the full screen needs a terminal; -b prints plain text");
 	install_signals();
-	top_logcap_install();
 	if (top_source_open(&src, &o.src, err, sizeof(err))) {
 		top_source_close(&src);
-		top_logcap_flush();
 		return top_err("%s", err);
 	}
 	if (top_source_start(&src)) {
@@ -403,6 +401,5 @@ int main(int argc, char **argv)
 	}
 	ret = o.batch ? run_batch(&o, &src, glyphs) : run_interactive(&o, &src, &theme, glyphs);
 	top_source_close(&src);
-	top_logcap_flush();
 	return ret;
 }
