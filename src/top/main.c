@@ -270,8 +270,15 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 				break;
 			if (r & NTP_REACT_INTERVAL)
 				atomic_store(&src->interval_ms, v.interval_ms);
-			if (r & NTP_REACT_SAMPLING)
-				atomic_store(&src->sampling_req, v.sampling);
+			if (r & NTP_REACT_SAMPLING) {
+				/* A .ntp file has one sampling rate in its header. */
+				if (top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records)) {
+					v.sampling = src->info.sampling;
+					ntp_view_msg(&v, "stop recording (w) before changing the sampling");
+				} else {
+					atomic_store(&src->sampling_req, v.sampling);
+				}
+			}
 			if (r & NTP_REACT_RECORD)
 				toggle_recording(&v, src, o->dir);
 			if (r & NTP_REACT_SNAPSHOT)

@@ -209,10 +209,15 @@ static void run_live(struct top_source *s)
 		int n;
 
 		if (req) {
-			if (ntp_collector_set_sampling(s->coll, req) < 0)
+			if (ntp_collector_set_sampling(s->coll, req) < 0) {
 				top_source_say(s, "cannot change the sampling to 1 in %u", req);
-			else
+			} else {
+				ntp_model_set_sampling(s->model, req);
+				pthread_mutex_lock(&s->lock);
+				s->info.sampling = req;	/* the next recording's header */
+				pthread_mutex_unlock(&s->lock);
 				top_source_say(s, "sampling one command in %u (from now on)", req);
+			}
 		}
 		n = ntp_collector_poll(s->coll, 100, live_record_cb, s);
 		if (n < 0 && n != -EINTR) {
