@@ -362,6 +362,9 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 			if (++printed == o->iterations)
 				break;
 		}
+		/* The source's notes (hooks chosen, replay ended) as they come. */
+		while (top_source_message(src, msg, sizeof(msg)))
+			fprintf(stderr, "ntprof-top: %s\n", msg);
 		if (!got && done)
 			break;
 		if (!got)
