@@ -2,7 +2,7 @@
 /*
  * ntprof_hash.h - the coordinated-sampling hash, shared bit for bit by the BPF
  * programs, user space and the SPDK patch. Defined in docs/sampling-hash.md,
- * with test vectors in tests/test_hash.c.
+ * with test vectors in tests/unit/test_hash.c.
  *
  * Inputs are what both machines see in the command capsule on the wire: the
  * 16-bit command id, the 64-bit starting LBA and the 16-bit 0-based number of

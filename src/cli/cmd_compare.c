@@ -43,7 +43,7 @@ int cmd_compare(int argc, char **argv)
 		{ 0 }
 	};
 	const char *json = NULL;
-	struct ntp_report_meta meta;
+	struct ntp_report_meta meta[2];
 	struct ntp_snapshot *snap[2] = { NULL, NULL };
 	struct ntp_loaded *keep[2] = { NULL, NULL };
 	char *files[2][16], *arg[2] = { NULL, NULL };
@@ -76,11 +76,21 @@ int cmd_compare(int argc, char **argv)
 			ret = ntp_err("'%s' names no recording", argv[optind + k]);
 			goto out;
 		}
-		if (ntp_load(files[k], nf[k], snap[k], &meta, &keep[k]))
+		if (ntp_load(files[k], nf[k], snap[k], &meta[k], &keep[k]))
 			goto out;
 	}
 	if (json) {
 		json_object *o = ntp_compare_json(snap[0], snap[1], argv[optind], argv[optind + 1]);
+		json_object *notes = json_object_new_array();
+
+		for (int k = 0; k < 2; k++)
+			for (unsigned i = 0; i < meta[k].n_notes; i++) {
+				char line[300];
+
+				snprintf(line, sizeof(line), "%s: %s", k ? "B" : "A", meta[k].notes[i]);
+				json_object_array_add(notes, json_object_new_string(line));
+			}
+		json_object_object_add(o, "notes", notes);
 		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
 
 		if (!f) {
@@ -100,6 +110,10 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* A run read only in part says so, as in the report. */
+	for (int k = 0; k < 2; k++)
+		for (unsigned i = 0; i < meta[k].n_notes; i++)
+			printf("note (%s): %s\n", k ? "B" : "A", meta[k].notes[i]);
 	ntp_compare_print(stdout, snap[0], snap[1], argv[optind], argv[optind + 1]);
 	ret = fflush(stdout) ? ntp_err("cannot write the comparison to stdout") : 0;
 out:

@@ -32,19 +32,63 @@ static void usage(FILE *f)
 "(exit 1).\n");
 }
 
-static void csv_field(FILE *f, const char *s)
+/* Appends s as one CSV field, quoted when it holds a comma, quote or line break. */
+static char *put_field(char *p, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
+		size_t n = strlen(s);
+
+		memcpy(p, s, n);
+		return p + n;
 	}
-	fputc('"', f);
+	*p++ = '"';
 	for (; *s; s++) {
 		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
+			*p++ = '"';
+		*p++ = *s;
 	}
-	fputc('"', f);
+	*p++ = '"';
+	return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* Decimal without printf: dump of millions of rows is bound by formatting. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_hex(char *p, uint32_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[8];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
 }
 
 static const char *side_name(uint8_t side)
@@ -52,25 +96,58 @@ static const char *side_name(uint8_t side)
 	return side == NTP_SIDE_HOST ? "host" : side == NTP_SIDE_TARGET ? "target" : "unknown";
 }
 
-static void row(FILE *f, const struct ntp_record *r)
+static const char *impl_name(uint8_t impl)
 {
-	char dev[NTP_DEV_LEN + 1];
+	return impl == NTP_IMPL_SPDK ? "spdk" : impl == NTP_IMPL_LINUX ? "linux" : "unknown";
+}
+
+/* One row; buf holds at least ROW_MAX bytes. Returns its length. */
+#define ROW_MAX 1024
+static size_t row(char *buf, const struct ntp_record *r)
+{
+	char dev[NTP_DEV_LEN + 1], *p = buf;
 
 	memcpy(dev, r->dev, NTP_DEV_LEN);
 	dev[NTP_DEV_LEN] = '\0';
-	fprintf(f, "%s,%u,%u,%u,%u,%u,%llu,%u,%u,", side_name(r->side), r->cntlid, r->qid, r->cid,
-		r->opcode, r->nsid, (unsigned long long)r->slba, r->nlb, r->len);
-	csv_field(f, dev);
-	fprintf(f, ",%s,%s,%u,%llu,0x%x,0x%x", ntp_transport_name(r->transport),
-		r->impl == NTP_IMPL_SPDK ? "spdk" : r->impl == NTP_IMPL_LINUX ? "linux" : "unknown",
-		r->cpu, (unsigned long long)r->seq, r->flags, r->ts_valid);
+	p = put_str(p, side_name(r->side));
+	*p++ = ',';
+	p = put_u64(p, r->cntlid);
+	*p++ = ',';
+	p = put_u64(p, r->qid);
+	*p++ = ',';
+	p = put_u64(p, r->cid);
+	*p++ = ',';
+	p = put_u64(p, r->opcode);
+	*p++ = ',';
+	p = put_u64(p, r->nsid);
+	*p++ = ',';
+	p = put_u64(p, r->slba);
+	*p++ = ',';
+	p = put_u64(p, r->nlb);
+	*p++ = ',';
+	p = put_u64(p, r->len);
+	*p++ = ',';
+	p = put_field(p, dev);		/* at most 2 * 32 + 2 bytes */
+	*p++ = ',';
+	p = put_str(p, ntp_transport_name(r->transport));
+	*p++ = ',';
+	p = put_str(p, impl_name(r->impl));
+	*p++ = ',';
+	p = put_u64(p, r->cpu);
+	*p++ = ',';
+	p = put_u64(p, r->seq);
+	*p++ = ',';
+	p = put_hex(p, r->flags);
+	*p++ = ',';
+	p = put_hex(p, r->ts_valid);
 	for (int i = 0; i < NTP_TS_COUNT; i++) {
+		*p++ = ',';
 		if (r->ts_valid & (1u << i))
-			fprintf(f, ",%llu", (unsigned long long)r->ts[i]);
-		else
-			fputc(',', f);
+			p = put_u64(p, r->ts[i]);
 	}
-	fputs("\r\n", f);
+	*p++ = '\r';
+	*p++ = '\n';
+	return (size_t)(p - buf);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -107,8 +184,11 @@ int cmd_dump(int argc, char **argv)
 		printf(",%s", ts_names[i]);
 	fputs("\r\n", stdout);
 	while (ntp_reader_next_block(r, &recs, &n))
-		for (size_t i = 0; i < n; i++)
-			row(stdout, &recs[i]);
+		for (size_t i = 0; i < n; i++) {
+			char line[ROW_MAX];
+
+			fwrite(line, 1, row(line, &recs[i]), stdout);
+		}
 	if (fflush(stdout)) {
 		ntp_reader_close(r);
 		return ntp_err("dump: writing the output failed");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "core/ntpfile.h"
 #include "core/synth.h"
@@ -114,6 +115,27 @@ static int parse_duration_ns(const char *opt, const char *val, double *out)
 			return 0;
 		}
 	return ntp_err("option %s: '%s' needs a unit: ns, us, ms or s", opt, val), -1;
+}
+
+/* "1G", "512M", "4T", "1048576" -> bytes (namespace sizes beyond ntp_parse_size's 1 GiB) */
+static int parse_bytes64(const char *opt, const char *val, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (errno || end == val || *end || val[0] == '-' || !v || v > (1ull << 56) >> shift)
+		return ntp_err("option %s: '%s' is not a size such as 1G or 4T", opt, val), -1;
+	*out = (uint64_t)v << shift;
+	return 0;
 }
 
 static int parse_delay(const char *val, struct ntp_synth_config *c)
@@ -242,7 +264,6 @@ int cmd_generate(int argc, char **argv)
 	size_t nouts = 0;
 	struct ntp_synth *s = NULL;
 	char err[512];
-	unsigned u;
 	double dv;
 	uint64_t t_end = 0;
 
@@ -281,7 +302,7 @@ int cmd_generate(int argc, char **argv)
 			else if (ntp_parse_size("--inline-max", optarg, &c.inline_max)) return 1;
 			break;
 		case O_LBA: if (ntp_parse_u32("--lba-size", optarg, 512, 65536, &c.lba_size)) return 1; break;
-		case O_NSSIZE: if (ntp_parse_size("--ns-size", optarg, &u)) return 1; c.ns_bytes = u; break;
+		case O_NSSIZE: if (parse_bytes64("--ns-size", optarg, &c.ns_bytes)) return 1; break;
 		case O_NSID: if (ntp_parse_u32("--nsid", optarg, 1, 0xfffffffe, &c.nsid)) return 1; break;
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
 		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
@@ -326,6 +347,10 @@ int cmd_generate(int argc, char **argv)
 		return ntp_err("option --target-out: only with -r both");
 	if (!c.count && !c.duration_ns)
 		c.duration_ns = NSEC;
+	for (uint32_t i = 0; i < c.nsizes; i++)
+		if (c.sizes[i] % c.lba_size || c.sizes[i] / c.lba_size > 65536 || c.sizes[i] > c.ns_bytes)
+			return ntp_err("option --sizes: %u is not a multiple of the LBA size %u of at most 65536 LBAs within --ns-size",
+				       c.sizes[i], c.lba_size);
 	/* one file holding both sides is one machine: a single clock */
 	if (role == NTP_ROLE_BOTH && !target_out && !offset_set)
 		c.target_clock_offset = 0;
@@ -337,6 +362,9 @@ int cmd_generate(int argc, char **argv)
 	if (role != NTP_ROLE_TARGET && !per_host && c.hosts > 1 && (role == NTP_ROLE_HOST || target_out))
 		return ntp_err("option --hosts: with several hosts, -o needs a %%d (one host file each) or -r target");
 
+	/* the sides no file holds are still drawn (same seed, same commands) but not built */
+	c.want_sides = (role != NTP_ROLE_TARGET ? 1u << NTP_SIDE_HOST : 0) |
+		       (role != NTP_ROLE_HOST ? 1u << NTP_SIDE_TARGET : 0);
 	s = ntp_synth_new(&c, err, sizeof(err));
 	if (!s)
 		return ntp_err("generate: %s", err);
@@ -421,6 +449,8 @@ int cmd_generate(int argc, char **argv)
 			break;
 		}
 	}
+	if (ntp_synth_last_time(s) > t_end)
+		t_end = ntp_synth_last_time(s);
 	if (c.duration_ns > t_end)
 		t_end = c.duration_ns;
 	ret = 0;
@@ -439,6 +469,10 @@ done:
 		else if (!ret && !quiet)
 			ntp_note("%llu records written to %s", (unsigned long long)n, o->path);
 	}
+	/* no half-written recording is left behind to be read as a whole one */
+	for (size_t i = 0; ret && outs && i < nouts; i++)
+		if (outs[i].w)
+			unlink(outs[i].path);
 	if (!ret && !quiet)
 		ntp_note("%llu commands issued, %llu sampled (one in %u)",
 			 (unsigned long long)ntp_synth_issued(s), (unsigned long long)ntp_synth_sampled(s),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "ntpfile.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -272,6 +273,7 @@ struct ntp_reader {
 	const uint8_t *data;		/* buf or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
 	uint64_t off;			/* file offset of data[start] */
+	uint64_t size;			/* regular file's size at open; 0 if unknown */
 	int eof, done, seen_end;
 	struct ntp_file_info info;
 	struct ntp_read_stats st;
@@ -285,21 +287,32 @@ struct ntp_reader {
 	size_t cur_n, cur_i;
 };
 
-/* Makes at least need bytes available at data[start] if the file has them.
- * Returns the number available (may be less at the end of the file). */
+/*
+ * Makes at least need bytes available at data[start] if the file has them.
+ * Returns the number available (less only at the end of the file).
+ *
+ * Reads what the next block needs plus READ_AHEAD (so the following block
+ * header and small blocks come along), not "as much as fits": what is left
+ * over has to be moved to the buffer's front before the next large block,
+ * and moving a megabyte per block would cost as much as the CRC.
+ */
+#define READ_AHEAD (64u << 10)
+
 static size_t fill(struct ntp_reader *r, size_t need)
 {
 	size_t have = r->end - r->start;
 
 	if (have >= need || r->fd < 0 || r->eof)
 		return have;
-	if (need + 8 > r->cap || r->start + need > r->cap) {
+	/* a damaged length must not grow the buffer past what the file holds */
+	if (r->size && r->off + need > r->size && r->size > r->off)
+		need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
+	if (r->start + need > r->cap) {
 		/* move the unread bytes to the front, keeping their file offset's
 		 * alignment mod 8 so records stay 8-byte aligned in place */
-		size_t lead = r->off & 7;
-		size_t ncap = r->cap;
+		size_t lead = r->off & 7, ncap = r->cap;
 
-		while (need + lead > ncap || ncap - lead - have < READ_CHUNK / 2)
+		while (need + lead > ncap)
 			ncap *= 2;
 		if (ncap != r->cap) {
 			uint8_t *nb = malloc(ncap);
@@ -318,8 +331,12 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		r->data = r->buf;
 	}
 	while (r->end - r->start < need) {
-		ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+		size_t want = need - (r->end - r->start) + READ_AHEAD;
+		ssize_t n;
 
+		if (want > r->cap - r->end)
+			want = r->cap - r->end;	/* >= the bytes still needed */
+		n = read(r->fd, r->buf + r->end, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -443,18 +460,34 @@ static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen)
 {
 	struct ntp_reader *r = reader_new(path);
+	struct stat sb;
 
-	if (!r || !(r->buf = malloc(2 * READ_CHUNK))) {
+	if (!r) {
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	r->cap = 2 * READ_CHUNK;
-	r->data = r->buf;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (fstat(r->fd, &sb))
+		memset(&sb, 0, sizeof(sb));
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(errbuf, errlen, "%s: is a directory", path);
+		goto fail;
+	}
+	/* 2 MiB: a full records block and the next read fit; less for a small file */
+	r->cap = 2 * READ_CHUNK;
+	if (S_ISREG(sb.st_mode))
+		r->size = (uint64_t)sb.st_size;
+	if (r->size && r->size + 64 < r->cap)
+		r->cap = (size_t)r->size + 64;
+	if (!(r->buf = malloc(r->cap))) {
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	r->data = r->buf;
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (parse_header(r, errbuf, errlen))
 		goto fail;

@@ -7,16 +7,26 @@
 struct slot {
 	struct ntp_record r;
 	uint64_t key;
+	uint64_t seq;		/* arrival number */
 	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
 	int32_t live;
 };
 
+struct order {
+	int32_t slot;
+	uint64_t seq;
+};
+
 struct ntp_pend {
-	uint32_t mask;		/* capacity - 1 */
-	uint64_t seq;		/* arrivals so far: slot of the next one is seq & mask */
+	uint32_t cap, bmask;
+	uint64_t seq;		/* arrivals so far */
 	size_t count;
 	struct slot *slots;
-	int32_t *head, *tail;	/* per bucket; as many buckets as slots */
+	int32_t *free;		/* stack of free slots */
+	uint32_t nfree;
+	struct order *ring;	/* arrivals, oldest at head; entries of freed slots are stale */
+	uint64_t rhead, rtail;
+	int32_t *head, *tail;	/* per bucket */
 };
 
 static uint64_t key_of(const struct ntp_record *r)
@@ -27,7 +37,7 @@ static uint64_t key_of(const struct ntp_record *r)
 static uint32_t bucket_of(const struct ntp_pend *p, uint64_t key)
 {
 	key *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(key >> 32) & p->mask;
+	return (uint32_t)(key >> 32) & p->bmask;
 }
 
 struct ntp_pend *ntp_pend_new(uint32_t capacity)
@@ -39,16 +49,22 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 		return NULL;
 	while (cap < capacity && cap < (1u << 24))
 		cap <<= 1;
-	p->mask = cap - 1;
+	p->cap = cap;
+	p->bmask = cap / 2 - 1;
 	p->slots = calloc(cap, sizeof(*p->slots));
-	p->head = malloc(cap * sizeof(*p->head));
-	p->tail = malloc(cap * sizeof(*p->tail));
-	if (!p->slots || !p->head || !p->tail) {
+	p->free = malloc(cap * sizeof(*p->free));
+	p->ring = malloc(cap * sizeof(*p->ring));
+	p->head = malloc(cap / 2 * sizeof(*p->head));
+	p->tail = malloc(cap / 2 * sizeof(*p->tail));
+	if (!p->slots || !p->free || !p->ring || !p->head || !p->tail) {
 		ntp_pend_free(p);
 		return NULL;
 	}
-	memset(p->head, 0xff, cap * sizeof(*p->head));
-	memset(p->tail, 0xff, cap * sizeof(*p->tail));
+	for (uint32_t i = 0; i < cap; i++)
+		p->free[i] = (int32_t)(cap - 1 - i);
+	p->nfree = cap;
+	memset(p->head, 0xff, cap / 2 * sizeof(*p->head));
+	memset(p->tail, 0xff, cap / 2 * sizeof(*p->tail));
 	return p;
 }
 
@@ -57,6 +73,8 @@ void ntp_pend_free(struct ntp_pend *p)
 	if (!p)
 		return;
 	free(p->slots);
+	free(p->free);
+	free(p->ring);
 	free(p->head);
 	free(p->tail);
 	free(p);
@@ -69,7 +87,7 @@ int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b)
 	       a->len == b->len;
 }
 
-/* Unlinks slot i (whose predecessor in its bucket is prev, or -1). */
+/* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it. */
 static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
 {
 	if (prev < 0)
@@ -79,7 +97,19 @@ static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
 	if (p->tail[b] == i)
 		p->tail[b] = prev;
 	p->slots[i].live = 0;
+	p->free[p->nfree++] = i;
 	p->count--;
+}
+
+static void unlink_any(struct ntp_pend *p, int32_t i)
+{
+	uint32_t b = bucket_of(p, p->slots[i].key);
+	int32_t prev = -1, j;
+
+	for (j = p->head[b]; j >= 0 && j != i; prev = j, j = p->slots[j].next)
+		;
+	if (j >= 0)
+		unlink_slot(p, b, prev, i);
 }
 
 const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
@@ -103,15 +133,10 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 	unlink_slot(p, b, prev, i);
 	/* Older pending records of this key can no longer match: drop them. */
 	for (unsigned k = 0; k < n_older; k++) {
-		int32_t pv = -1, j;
-
-		for (j = p->head[b]; j >= 0 && j != older[k]; pv = j, j = p->slots[j].next)
-			;
-		if (j >= 0) {
-			unlink_slot(p, b, pv, j);
-			(*dropped)++;
-		}
+		unlink_any(p, older[k]);
+		(*dropped)++;
 	}
+	/* The slot is free but untouched until the next put. */
 	return &p->slots[i].r;
 }
 
@@ -135,29 +160,39 @@ uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
 	return n;
 }
 
+/* Pops the oldest arrival; 1 and *evicted filled if it was still pending. */
+static int pop_oldest(struct ntp_pend *p, struct ntp_record *evicted)
+{
+	struct order o = p->ring[p->rhead++ & (p->cap - 1)];
+	struct slot *s = &p->slots[o.slot];
+
+	if (!s->live || s->seq != o.seq)
+		return 0;	/* taken or dropped since */
+	*evicted = s->r;
+	unlink_any(p, o.slot);
+	return 1;
+}
+
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
 {
-	int32_t i = (int32_t)(p->seq & p->mask);
-	struct slot *s = &p->slots[i];
 	int ev = 0;
+	int32_t i;
+	struct slot *s;
 	uint32_t b;
 
-	if (s->live) {
-		/* The oldest arrival still pending: it heads its bucket's chain,
-		 * since every older one was taken or evicted before it. */
-		int32_t pv = -1, j;
-
-		b = bucket_of(p, s->key);
-		for (j = p->head[b]; j >= 0 && j != i; pv = j, j = p->slots[j].next)
-			;
-		*evicted = s->r;
-		unlink_slot(p, b, pv, i);
-		ev = 1;
-	}
+	/* Expire by count: what is still pending cap arrivals later goes. */
+	if (p->rtail - p->rhead == p->cap)
+		ev = pop_oldest(p, evicted);
+	while (!p->nfree)
+		ev |= pop_oldest(p, evicted);
+	i = p->free[--p->nfree];
+	s = &p->slots[i];
 	s->r = *r;
 	s->key = key_of(r);
+	s->seq = p->seq++;
 	s->next = -1;
 	s->live = 1;
+	p->ring[p->rtail++ & (p->cap - 1)] = (struct order){ i, s->seq };
 	b = bucket_of(p, s->key);
 	if (p->tail[b] < 0)
 		p->head[b] = i;
@@ -165,7 +200,6 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 		p->slots[p->tail[b]].next = i;
 	p->tail[b] = i;
 	p->count++;
-	p->seq++;
 	return ev;
 }
 

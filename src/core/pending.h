@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pending.h - records of one side waiting for their twin from the other side,
- * in a bounded structure: a ring of `capacity` slots in arrival order, chained
- * per hash bucket of the join key (cntlid, qid, cid).
+ * in a bounded structure: `capacity` slots, chained per hash bucket of the
+ * join key (cntlid, qid, cid), reused last-freed-first so the few slots of a
+ * stream whose twins come soon stay in cache; an arrival-order ring of slot
+ * numbers gives the oldest.
  *
- * Expiry is by count, never by comparing clocks: when the ring is full the
- * oldest pending record is evicted (it is then unmatched). A tag is reused
+ * Expiry is by count, never by comparing clocks: a record still pending
+ * `capacity` arrivals later, or the oldest when every slot is taken, is
+ * evicted (it is then unmatched). A tag is reused
  * only after its command completed, so within one key both sides see the
  * commands in the same order: when a record matches the k-th pending record
  * of its key, the older pending ones of that key can no longer match and are

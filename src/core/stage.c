@@ -63,7 +63,7 @@ static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 {
 	unsigned s = comp_stage[c];
 
-	b->comp[c] += v;
+	b->comp[c] = v;		/* each component is put once per command */
 	b->comp_present |= 1u << c;
 	b->stage[s] += v;
 	b->stage_present |= 1u << s;
@@ -133,7 +133,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	struct tview tv = { 0 };
 	int blk_sub, blk_comp, r2t;
 
-	memset(b, 0, sizeof(*b));
+	/* comp[] is only read where comp_present says so: not cleared (hot path). */
+	b->comp_present = b->stage_present = b->flags = 0;
+	memset(b->stage, 0, sizeof(b->stage));
+	b->e2e = 0;
 	if (!h && !t)
 		return incomplete(b);
 	if (!h)

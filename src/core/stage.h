@@ -50,7 +50,7 @@ enum ntp_component {
 #define NTP_BD_INCOMPLETE	(1u << 3)	/* a needed timestamp missing, no fallback: not usable */
 
 struct ntp_breakdown {
-	int64_t comp[NTP_COMP_COUNT];	/* ns; may be negative (loopback wire) */
+	int64_t comp[NTP_COMP_COUNT];	/* ns; may be negative (loopback wire); valid where comp_present */
 	uint32_t comp_present;		/* bit per component */
 	int64_t stage[NTP_STAGE_COUNT];	/* ns */
 	uint32_t stage_present;

@@ -122,7 +122,9 @@ double ntp_delay_draw(struct ntp_rng *r, const struct ntp_delay *d)
 	case NTP_DIST_EXP:
 		return -d->mean_ns * log(1.0 - ntp_rng_unit(r));
 	case NTP_DIST_LOGNORMAL:
-		/* Box-Muller; mu chosen so that the mean is mean_ns */
+		/* Box-Muller (one of the pair: the sequence of draws is part of
+		 * what a seed means, and goldens elsewhere depend on it); mu is
+		 * chosen so that the mean is mean_ns */
 		u = 1.0 - ntp_rng_unit(r);
 		v = ntp_rng_unit(r);
 		return d->mean_ns * exp(d->spread * sqrt(-2.0 * log(u)) * cos(2 * M_PI * v) -
@@ -168,6 +170,7 @@ void ntp_synth_defaults(struct ntp_synth_config *c)
 	c->nsid = 1;
 	c->transport = NTP_TRANSPORT_TCP;
 	c->link_gbps = 25;
+	c->want_sides = 1u << NTP_SIDE_HOST | 1u << NTP_SIDE_TARGET;
 	for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
 		c->delay[def[i].seg] = (struct ntp_delay){ def[i].dist, def[i].us * 1000.0, 0.3 };
 	c->host_clock0 = 1000 * NSEC + 123;
@@ -176,47 +179,59 @@ void ntp_synth_defaults(struct ntp_synth_config *c)
 	snprintf(c->target_dev, sizeof(c->target_dev), "nullb0");
 }
 
-/* ---- pending records: a min-heap on the time they leave their side ---- */
-struct pending {
+/* ---- pending records: a min-heap on the time they leave their side ----
+ * The heap moves 16-byte entries; records stay put in a slab of slots. */
+struct hent {
 	uint64_t t;			/* simulated leave time */
-	struct ntp_record rec;
+	uint32_t slot;
 };
 
 struct heap {
-	struct pending *a;
+	struct hent *a;
 	size_t n, cap;
+	struct ntp_record *recs;	/* slots */
+	uint32_t *free_slots;
+	size_t nfree, nslots;
 };
 
-static int heap_push(struct heap *h, uint64_t t, const struct ntp_record *rec)
+/* Pushes an entry at time t; returns its zeroed record slot to fill, NULL on ENOMEM. */
+static struct ntp_record *heap_push(struct heap *h, uint64_t t)
 {
+	uint32_t slot;
 	size_t i;
 
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? 2 * h->cap : 256;
-		struct pending *na = realloc(h->a, nc * sizeof(*na));
+		struct hent *na = realloc(h->a, nc * sizeof(*na));
+		struct ntp_record *nr = realloc(h->recs, nc * sizeof(*nr));
+		uint32_t *nf = realloc(h->free_slots, nc * sizeof(*nf));
 
-		if (!na)
-			return -1;
-		h->a = na;
+		if (na)
+			h->a = na;
+		if (nr)
+			h->recs = nr;
+		if (nf)
+			h->free_slots = nf;
+		if (!na || !nr || !nf)
+			return NULL;
 		h->cap = nc;
 	}
+	slot = h->nfree ? h->free_slots[--h->nfree] : (uint32_t)h->nslots++;
 	i = h->n++;
 	while (i && h->a[(i - 1) / 2].t > t) {
 		h->a[i] = h->a[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	h->a[i].t = t;
-	h->a[i].rec = *rec;
-	return 0;
+	h->a[i] = (struct hent){ t, slot };
+	memset(&h->recs[slot], 0, sizeof(h->recs[slot]));
+	return &h->recs[slot];
 }
 
-static void heap_pop(struct heap *h, struct pending *out)
+static void heap_pop(struct heap *h, struct ntp_record *out)
 {
-	struct pending last;
+	struct hent top = h->a[0], last = h->a[--h->n];
 	size_t i = 0;
 
-	*out = h->a[0];
-	last = h->a[--h->n];
 	for (;;) {
 		size_t c = 2 * i + 1;
 
@@ -231,6 +246,8 @@ static void heap_pop(struct heap *h, struct pending *out)
 	}
 	if (h->n)
 		h->a[i] = last;
+	*out = h->recs[top.slot];
+	h->free_slots[h->nfree++] = top.slot;
 }
 
 /* ---- tag pools: one per (controller, queue) ---- */
@@ -291,6 +308,8 @@ struct ntp_synth {
 	struct heap hq, tq;		/* host and target records waiting to leave */
 	uint64_t arrival;		/* simulated ns of the current arrival */
 	uint64_t issued, sampled;
+	uint64_t last_t;		/* latest leave time of a sampled command's records,
+					 * built or not: ends and seconds do not depend on want_sides */
 	uint64_t next_second;
 	uint64_t *host_seq;		/* per controller */
 	uint64_t target_seq;
@@ -381,7 +400,11 @@ void ntp_synth_free(struct ntp_synth *s)
 	free(s->pools);
 	free(s->host_seq);
 	free(s->hq.a);
+	free(s->hq.recs);
+	free(s->hq.free_slots);
 	free(s->tq.a);
+	free(s->tq.recs);
+	free(s->tq.free_slots);
 	free(s->groups);
 	free(s);
 }
@@ -454,6 +477,7 @@ size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid
 }
 
 uint64_t ntp_synth_issued(const struct ntp_synth *s) { return s->issued; }
+uint64_t ntp_synth_last_time(const struct ntp_synth *s) { return s->last_t; }
 uint64_t ntp_synth_sampled(const struct ntp_synth *s) { return s->sampled; }
 
 static inline uint64_t d(struct ntp_synth *s, enum ntp_seg seg)
@@ -466,6 +490,28 @@ static inline uint64_t d(struct ntp_synth *s, enum ntp_seg seg)
 static inline uint64_t ser(const struct ntp_synth *s, uint32_t bytes)
 {
 	return s->c.link_gbps > 0 ? (uint64_t)llround(bytes * 8.0 / s->c.link_gbps) : 0;
+}
+
+static void fill_identity(const struct ntp_synth *s, struct ntp_record *r, uint8_t side, uint16_t cntlid,
+			  uint16_t qid, uint16_t cid, uint64_t slba, uint16_t nlb, uint32_t len, int is_read)
+{
+	const struct ntp_synth_config *c = &s->c;
+
+	r->slba = slba;
+	r->len = len;
+	r->nsid = c->nsid;
+	r->flags = c->sampling == 1 ? NTP_REC_F_SAMPLED_EXACT : 0;
+	r->cntlid = cntlid;
+	r->qid = qid;
+	r->cid = cid;
+	r->nlb = nlb;
+	r->opcode = is_read ? 0x02 : 0x01;
+	r->side = side;
+	r->transport = c->transport;
+	r->impl = NTP_IMPL_LINUX;
+	r->cpu = qid - 1u;
+	memcpy(r->dev, side == NTP_SIDE_HOST ? c->host_dev : c->target_dev, NTP_DEV_LEN);
+	r->dev[NTP_DEV_LEN - 1] = '\0';
 }
 
 #define SET(rec, id, v) do { (rec)->ts[id] = (v); (rec)->ts_valid |= 1u << (id); } while (0)
@@ -483,8 +529,8 @@ static int issue(struct ntp_synth *s)
 	uint64_t nblk = len / c->lba_size, slots = (c->ns_bytes / c->lba_size) / nblk;
 	uint64_t slba = rng_below(&s->rng, slots) * nblk;
 	uint16_t nlb = (uint16_t)(nblk - 1), tag, cid;
-	struct ntp_record hr, tr;
 	struct tag_busy tb;
+	uint64_t leave;
 
 	/* tags freed by now join the free set; none free: wait for the first */
 	while (pl->nbusy && pl->busy[0].free_at <= start)
@@ -549,44 +595,43 @@ static int issue(struct ntp_synth *s)
 		return 0;
 	s->sampled++;
 
-	memset(&hr, 0, sizeof(hr));
-	hr.slba = slba;
-	hr.len = len;
-	hr.nsid = c->nsid;
-	hr.flags = c->sampling == 1 ? NTP_REC_F_SAMPLED_EXACT : 0;
-	hr.cntlid = cntlid;
-	hr.qid = qid;
-	hr.cid = cid;
-	hr.nlb = nlb;
-	hr.opcode = is_read ? 0x02 : 0x01;
-	hr.transport = c->transport;
-	hr.impl = NTP_IMPL_LINUX;
-	hr.cpu = qid - 1;
-	tr = hr;
-	hr.side = NTP_SIDE_HOST;
-	hr.seq = s->host_seq[cntlid]++;
-	snprintf(hr.dev, sizeof(hr.dev), "%s", c->host_dev);
-	for (int i = 0; i < NTP_TS_COUNT; i++)
-		if (hv & (1u << i))
-			SET(&hr, i, ntp_synth_clock(s, NTP_SIDE_HOST, cntlid, h[i]));
-	if (heap_push(&s->hq, h[NTP_TS_H_BLK_COMPLETE], &hr))
-		return -1;
+	if (h[NTP_TS_H_BLK_COMPLETE] > s->last_t)
+		s->last_t = h[NTP_TS_H_BLK_COMPLETE];
+	if (c->want_sides & (1u << NTP_SIDE_HOST)) {
+		struct ntp_record *hr = heap_push(&s->hq, h[NTP_TS_H_BLK_COMPLETE]);
+
+		if (!hr)
+			return -1;
+		fill_identity(s, hr, NTP_SIDE_HOST, cntlid, qid, cid, slba, nlb, len, is_read);
+		hr->seq = s->host_seq[cntlid]++;
+		for (int i = 0; i < NTP_TS_COUNT; i++)
+			if (hv & (1u << i))
+				SET(hr, i, ntp_synth_clock(s, NTP_SIDE_HOST, cntlid, h[i]));
+	}
 
 	/* the target's draws of these two come last so the host's records do
 	 * not depend on them */
 	if (c->drop_target > 0 && ntp_rng_unit(&s->rng) < c->drop_target)
 		return 0;
-	tr.side = NTP_SIDE_TARGET;
-	tr.seq = s->target_seq++;
-	snprintf(tr.dev, sizeof(tr.dev), "%s", c->target_dev);
 	if (c->miss_rsp_sent > 0 && ntp_rng_unit(&s->rng) < c->miss_rsp_sent)
 		tv &= ~(1u << NTP_TS_T_RSP_SENT);
-	for (int i = 0; i < NTP_TS_COUNT; i++)
-		if (tv & (1u << i))
-			SET(&tr, i, ntp_synth_clock(s, NTP_SIDE_TARGET, cntlid, tg[i]));
 	/* a target record leaves when its response is sent (or last seen) */
-	return heap_push(&s->tq, (tv & (1u << NTP_TS_T_RSP_SENT)) ? tg[NTP_TS_T_RSP_SENT] : tg[NTP_TS_T_RSP_QUEUED],
-			 &tr);
+	leave = (tv & (1u << NTP_TS_T_RSP_SENT)) ? tg[NTP_TS_T_RSP_SENT] : tg[NTP_TS_T_RSP_QUEUED];
+	if (leave > s->last_t)
+		s->last_t = leave;
+	if (c->want_sides & (1u << NTP_SIDE_TARGET)) {
+		struct ntp_record *tr = heap_push(&s->tq, leave);
+
+		if (!tr)
+			return -1;
+		fill_identity(s, tr, NTP_SIDE_TARGET, cntlid, qid, cid, slba, nlb, len, is_read);
+		tr->seq = s->target_seq;
+		for (int i = 0; i < NTP_TS_COUNT; i++)
+			if (tv & (1u << i))
+				SET(tr, i, ntp_synth_clock(s, NTP_SIDE_TARGET, cntlid, tg[i]));
+	}
+	s->target_seq++;
+	return 0;
 }
 
 /* No command issued later can leave either side before this time. */
@@ -613,7 +658,6 @@ enum ntp_synth_event ntp_synth_next(struct ntp_synth *s, struct ntp_record *rec,
 	for (;;) {
 		uint64_t wm = watermark(s);
 		struct heap *q = NULL;
-		struct pending out;
 
 		if (s->hq.n && s->hq.a[0].t <= wm)
 			q = &s->hq;
@@ -622,13 +666,17 @@ enum ntp_synth_event ntp_synth_next(struct ntp_synth *s, struct ntp_record *rec,
 		if (q) {
 			if (q->a[0].t >= s->next_second)
 				goto second;
-			heap_pop(q, &out);
-			*rec = out.rec;
-			*t_ns = out.t;
+			*t_ns = q->a[0].t;
+			heap_pop(q, rec);
 			return NTP_SYNTH_RECORD;
 		}
-		if (s->issuing_done)
-			return NTP_SYNTH_END;	/* wm is then infinite: the heaps are empty */
+		if (s->issuing_done) {
+			/* the heaps are empty; seconds up to the last record of
+			 * either side, built or not */
+			if (s->next_second <= s->last_t)
+				goto second;
+			return NTP_SYNTH_END;
+		}
 		if (wm >= s->next_second)
 			goto second;
 		if ((s->c.count && s->issued >= s->c.count) ||

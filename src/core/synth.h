@@ -78,6 +78,8 @@ struct ntp_synth_config {
 	double drop_target;		/* fraction of sampled commands without a target record */
 	char host_dev[NTP_DEV_LEN];
 	char target_dev[NTP_DEV_LEN];
+	uint32_t want_sides;		/* bit (1 << enum ntp_side): which sides' records to produce;
+					 * the others are drawn all the same (same seed, same commands) */
 };
 
 /* Defaults: NVMe/TCP 4 KiB reads, QD 32, 50k commands/s, 1 s, -s 100. */
@@ -108,6 +110,9 @@ size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid
 /* Commands issued and sampled so far. */
 uint64_t ntp_synth_issued(const struct ntp_synth *s);
 uint64_t ntp_synth_sampled(const struct ntp_synth *s);
+/* Latest time a sampled command left either side (whether or not that
+ * side's records are built): where a recording of this run ends. */
+uint64_t ntp_synth_last_time(const struct ntp_synth *s);
 
 /* Names used by --delay (e.g. "storage", "wire"); -1 if unknown. */
 int ntp_seg_by_name(const char *name);

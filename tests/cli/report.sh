@@ -58,10 +58,15 @@ gen -o b.ntp -d 1 --seed 15 --rate 40000 --delay storage=lognormal:320us:0.4
 check compare.txt "$NTPROF" compare a.ntp b.ntp
 check compare.json "$NTPROF" compare -j - a.ntp b.ntp
 
+# joined runs on either side of a compare: HOST.ntp,TARGET.ntp
+gen -o a2h.ntp --target-out a2t.ntp -d 1 --seed 18 --rate 20000
+check compare-joined.txt "$NTPROF" compare a2h.ntp,a2t.ntp b.ntp
+
 # a file cut short: the report is of what was read, and says so
 gen -o long.ntp -d 3 --seed 17 --rate 20000
 head -c $(( $(stat -c %s long.ntp) * 2 / 3 )) long.ntp >cut.ntp
 check report-cut.txt "$NTPROF" report cut.ntp
+check compare-cut.txt "$NTPROF" compare cut.ntp long.ntp
 
 # refusals, each one line naming the files
 gen -o s1000.ntp -r target -d 0.1 --seed 16 -s 1000
@@ -70,6 +75,15 @@ check refuse-same-machine.txt "$NTPROF" report host1.ntp host1.ntp
 check refuse-no-target.txt "$NTPROF" report host1.ntp host2.ntp
 check refuse-missing.txt "$NTPROF" report nothere.ntp
 check refuse-json.txt "$NTPROF" report -j - h.ntp s1000.ntp
+check refuse-option.txt "$NTPROF" report --bogus h.ntp
+check refuse-compare-one.txt "$NTPROF" compare a.ntp
+printf 'not a recording\n' >text.ntp
+check refuse-not-ntp.txt "$NTPROF" report text.ntp
+
+# --help: usage on stdout, exit 0
+for c in report compare; do
+	if ! "$NTPROF" $c --help | grep -q "^usage: ntprof $c"; then echo "  FAIL $c --help"; fail=1; fi
+done
 
 [ $fail -eq 0 ] && echo "report.sh: all golden outputs match"
 exit $fail

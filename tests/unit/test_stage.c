@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "core/pending.h"
 #include "core/stage.h"
+#include "core/synth.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 
@@ -108,7 +110,8 @@ static int64_t sum_comps(const struct ntp_breakdown *b)
 	int64_t s = 0;
 
 	for (int i = 0; i < NTP_COMP_COUNT; i++)
-		s += b->comp[i];
+		if (b->comp_present & (1u << i))
+			s += b->comp[i];
 	return s;
 }
 
@@ -353,6 +356,81 @@ static void test_names(void **state)
 	assert_string_equal(ntp_stage_short(NTP_STAGE_TARGET_DRIVER), "driver");
 }
 
+/* Every record of generated recordings: each flow, both transports, several
+ * hosts, missed response posts. Joined, host-only and target-only sums exact. */
+static void check_generated(uint8_t transport, uint32_t hosts, double miss)
+{
+	struct ntp_synth_config c;
+	struct ntp_synth *s;
+	struct ntp_pend *tp = ntp_pend_new(1 << 16);
+	struct ntp_record r;
+	struct ntp_breakdown b;
+	uint64_t t, dropped = 0, joined = 0, fallback = 0, hostrecs = 0;
+	char err[256];
+	enum ntp_synth_event ev;
+
+	ntp_synth_defaults(&c);
+	c.seed = 99;
+	c.count = 40000;
+	c.duration_ns = 0;
+	c.sampling = 1;
+	c.transport = transport;
+	c.hosts = hosts;
+	c.read_pct = 50;
+	c.sizes[0] = 4096;
+	c.sizes[1] = 131072;
+	c.nsizes = 2;
+	c.miss_rsp_sent = miss;
+	c.target_clock_offset = 123456789;
+	s = ntp_synth_new(&c, err, sizeof(err));
+	assert_non_null(s);
+	assert_non_null(tp);
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
+		const struct ntp_record *twin;
+		struct ntp_record ev_rec;
+
+		if (ev != NTP_SYNTH_RECORD)
+			continue;
+		if (r.side == NTP_SIDE_TARGET) {
+			assert_int_equal(ntp_breakdown_compute(NULL, &r, &b), 0);
+			assert_int_equal(sum_stages(&b), b.e2e);
+			assert_int_equal(sum_comps(&b), b.e2e);
+			ntp_pend_put(tp, &r, &ev_rec);
+			continue;
+		}
+		hostrecs++;
+		int64_t e2e = (int64_t)(r.ts[NTP_TS_H_BLK_COMPLETE] - r.ts[NTP_TS_H_BLK_SUBMIT]);
+
+		assert_int_equal(ntp_breakdown_compute(&r, NULL, &b), 0);
+		assert_int_equal(sum_stages(&b), e2e);
+		twin = ntp_pend_take(tp, &r, &dropped);
+		assert_non_null(twin);
+		assert_int_equal(ntp_breakdown_compute(&r, twin, &b), 0);
+		assert_int_equal(b.e2e, e2e);
+		assert_int_equal(sum_stages(&b), e2e);
+		assert_int_equal(sum_comps(&b), e2e);
+		assert_int_equal(b.stage_present, (1u << NTP_STAGE_COUNT) - 1);
+		fallback += !!(b.flags & NTP_BD_RSP_FALLBACK);
+		if (r.opcode == 0x01 && r.len > c.inline_max)
+			assert_true(b.comp_present & (1u << (transport == NTP_TRANSPORT_RDMA
+							     ? NTP_COMP_DATA_XFER : NTP_COMP_HOST_RECV_R2T)));
+		joined++;
+	}
+	assert_int_equal(joined, hostrecs);
+	assert_int_equal(joined, c.count);
+	assert_int_equal(dropped, 0);
+	if (miss > 0)
+		assert_true(fallback > 0);
+	else
+		assert_int_equal(fallback, 0);
+	ntp_synth_free(s);
+	ntp_pend_free(tp);
+}
+
+static void test_generated_tcp(void **state) { (void)state; check_generated(NTP_TRANSPORT_TCP, 1, 0); }
+static void test_generated_rdma_hosts(void **state) { (void)state; check_generated(NTP_TRANSPORT_RDMA, 3, 0); }
+static void test_generated_fallback(void **state) { (void)state; check_generated(NTP_TRANSPORT_TCP, 2, 0.1); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +443,9 @@ int main(void)
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_negative_wire),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_generated_tcp),
+		cmocka_unit_test(test_generated_rdma_hosts),
+		cmocka_unit_test(test_generated_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

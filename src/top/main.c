@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - ntprof-top: the UI thread. Copies the background thread's
+ * snapshots into its own history, renders the view into a cell buffer and
+ * blits it; blocks on the keyboard with a timeout tied to the interval, so
+ * an idle monitor costs a few wakeups a second. Batch mode (-b) prints the
+ * same screens, or JSON, without touching the terminal.
+ */
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "logcap.h"
+#include "opts.h"
+#include "source.h"
+#include "ui/blit.h"
+#include "ui/render.h"
+#include "ui/snapjson.h"
+#include "ui/theme.h"
+
+#define HIST_CAP 120	/* intervals kept for the sparklines and for stepping back */
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* SIGINT/TERM/HUP/QUIT only set a flag: the loop leaves through its one
+ * exit path, which restores the terminal. Installed before newterm() so
+ * ncurses keeps its hands off them. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+}
+
+/* The UI's own history: copies, so the background thread never waits for it. */
+struct hist {
+	struct ntp_snapshot *buf;
+	const struct ntp_snapshot **ptrs;
+	int n, head;
+};
+
+static int hist_init(struct hist *h)
+{
+	h->buf = calloc(HIST_CAP, sizeof(*h->buf));
+	h->ptrs = calloc(HIST_CAP, sizeof(*h->ptrs));
+	h->n = h->head = 0;
+	return h->buf && h->ptrs ? 0 : -1;
+}
+
+static void hist_free(struct hist *h)
+{
+	free(h->buf);
+	free(h->ptrs);
+}
+
+static int hist_pull(struct hist *h, struct top_source *src, uint64_t *seen)
+{
+	struct ntp_snapshot tmp[4];
+	int got, total = 0;
+
+	while ((got = top_source_take(src, seen, tmp, 4)) > 0) {
+		for (int i = 0; i < got; i++) {
+			h->buf[(h->head + h->n) % HIST_CAP] = tmp[i];
+			if (h->n < HIST_CAP)
+				h->n++;
+			else
+				h->head = (h->head + 1) % HIST_CAP;
+		}
+		total += got;
+	}
+	return total;
+}
+
+static struct ntp_history hist_view(struct hist *h)
+{
+	for (int i = 0; i < h->n; i++)
+		h->ptrs[i] = &h->buf[(h->head + i) % HIST_CAP];
+	return (struct ntp_history){ h->ptrs, h->n };
+}
+
+static void now_stamp(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
+}
+
+/* The shown interval as a full screen of text (every group, 100 columns). */
+static char *screen_text(const struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
+			 int cols)
+{
+	struct ntp_view flat = *v;
+	struct ntp_top_info in = *info;
+	struct ntp_screen s;
+	char *text;
+
+	flat.mode = NTP_MODE_MAIN;
+	flat.msg[0] = 0;
+	in.hint = "";
+	if (ntp_screen_init(&s, ntp_render_rows_needed(&flat, h), cols))
+		return NULL;
+	ntp_render(&s, &flat, h, &in);
+	text = ntp_screen_to_text(&s);
+	ntp_screen_free(&s);
+	return text;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json. */
+static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
+			  const char *dir)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	char stamp[32], base[600], path[640];
+	struct json_object *j;
+	char *text;
+	int err = 0;
+
+	if (!s) {
+		ntp_view_msg(v, "nothing to save yet");
+		return;
+	}
+	now_stamp(stamp, sizeof(stamp));
+	snprintf(base, sizeof(base), "%s/ntprof-top-%s-i%llu", dir, stamp, (unsigned long long)s->index);
+	text = screen_text(v, h, info, 100);
+	snprintf(path, sizeof(path), "%s.txt", base);
+	err |= !text || write_file(path, text);
+	free(text);
+	j = ntp_snapshot_json(s, info->host);
+	snprintf(path, sizeof(path), "%s.json", base);
+	err |= !j || write_file(path, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+	json_object_put(j);
+	if (err)
+		ntp_view_msg(v, "cannot save %s.txt/.json: %s", base, strerror(errno));
+	else
+		ntp_view_msg(v, "saved %s.txt and .json", base);
+}
+
+static void toggle_recording(struct ntp_view *v, struct top_source *src, const char *dir)
+{
+	char path[600], stamp[32], err[256];
+	uint64_t n;
+
+	if (top_source_recording(src, path, sizeof(path), &n)) {
+		int64_t written = top_source_record_stop(src);
+
+		if (written < 0)
+			ntp_view_msg(v, "recording to %s failed while closing", path);
+		else
+			ntp_view_msg(v, "recorded %lld records to %s (ntprof report reads it)",
+				 (long long)written, path);
+		return;
+	}
+	now_stamp(stamp, sizeof(stamp));
+	snprintf(path, sizeof(path), "%s/ntprof-top-%s.ntp", dir, stamp);
+	if (top_source_record_start(src, path, err, sizeof(err)))
+		ntp_view_msg(v, "cannot record: %s", err);
+	else
+		ntp_view_msg(v, "recording to %s (w stops)", path);
+}
+
+/* What dispatch may know: namespaces and groups of what is shown, the history's span. */
+static void view_ctx(const struct ntp_view *v, const struct ntp_history *h, char (*ns)[NTP_DEV_LEN],
+		     struct ntp_view_ctx *ctx)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	int idx[NTP_SNAP_MAX_GROUPS];
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->ns = (const char (*)[NTP_DEV_LEN])ns;
+	ctx->n_ns = ntp_snapshot_namespaces(h->n ? h->snap[h->n - 1] : NULL, ns, NTP_SNAP_MAX_GROUPS);
+	ctx->n_visible = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	ctx->n_hist = h->n;
+	if (h->n) {
+		ctx->oldest = h->snap[0]->index;
+		ctx->newest = h->snap[h->n - 1]->index;
+	}
+}
+
+static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
+{
+	char ns[NTP_SNAP_MAX_GROUPS][NTP_DEV_LEN], err[256], rec_path[600], source[300], msg[TOP_MSG_LEN];
+	struct ntp_top_info info = { 0 };
+	struct ntp_screen scr = { 0 };
+	struct ntp_view_ctx ctx;
+	struct ntp_view v;
+	struct hist hist;
+	uint64_t seen = 0;
+	int dirty = 1, clear = 0, done_said = 0, ret = 0;
+
+	if (hist_init(&hist))
+		return top_err("out of memory");
+	ntp_view_init(&v, o->src.interval_ms, src->info.sampling);
+	v.sampling_fixed = o->src.replay != NULL;
+	if (o->src.replay)
+		snprintf(source, sizeof(source), "replay %s%s", o->src.replay,
+			 o->src.speed == 1 ? "" : o->src.speed == 0 ? " (fast)" : " (faster)");
+	else
+		snprintf(source, sizeof(source), "live");
+	info.host = src->info.hostname[0] ? src->info.hostname : "?";
+	info.source = source;
+	info.rec_path = rec_path;
+
+	top_logcap_hold(1);
+	if (ntp_term_open(theme, !o->no_color, err, sizeof(err))) {
+		top_logcap_hold(0);
+		hist_free(&hist);
+		return top_err("%s", err);
+	}
+	/* Without colours the stages are told apart by shade. */
+	info.glyphs = glyphs == NTP_GLYPHS_UTF8 && !ntp_term_colours() ? NTP_GLYPHS_MONO : glyphs;
+
+	while (!got_signal) {
+		/* Wake at least four times an interval (the snapshot shows up
+		 * within a quarter of it), at most 20 times a second. */
+		unsigned tmo = v.interval_ms / 4;
+		int key = ntp_term_getkey(tmo < 50 ? 50 : tmo > 250 ? 250 : (int)tmo);
+		struct ntp_history h;
+
+		if (hist_pull(&hist, src, &seen))
+			dirty = 1;
+		while (top_source_message(src, msg, sizeof(msg))) {
+			ntp_view_msg(&v, "%s", msg);
+			dirty = 1;
+		}
+		if (atomic_load(&src->done) && !done_said && !o->src.replay) {
+			ntp_view_msg(&v, "the live source stopped; q quits");
+			done_said = dirty = 1;
+		}
+		h = hist_view(&hist);
+		if (key == NTP_KEY_RESIZE) {
+			dirty = 1;
+		} else if (key != NTP_KEY_NONE) {
+			enum ntp_action a;
+			unsigned r;
+
+			v.msg[0] = 0;
+			a = ntp_key_action(&v, key);
+			view_ctx(&v, &h, ns, &ctx);
+			r = ntp_view_apply(&v, a, &ctx);
+			if (r & NTP_REACT_QUIT)
+				break;
+			if (r & NTP_REACT_INTERVAL)
+				atomic_store(&src->interval_ms, v.interval_ms);
+			if (r & NTP_REACT_SAMPLING) {
+				/* A .ntp file has one sampling rate in its header. */
+				if (top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records)) {
+					v.sampling = src->info.sampling;
+					ntp_view_msg(&v, "stop recording (w) before changing the sampling");
+				} else {
+					atomic_store(&src->sampling_req, v.sampling);
+				}
+			}
+			if (r & NTP_REACT_RECORD)
+				toggle_recording(&v, src, o->dir);
+			if (r & NTP_REACT_SNAPSHOT)
+				save_snapshot(&v, &h, &info, o->dir);
+			clear |= !!(r & NTP_REACT_CLEAR);
+			dirty = 1;
+		}
+		if (!dirty)
+			continue;
+		view_ctx(&v, &h, ns, &ctx);
+		if (v.selected >= ctx.n_visible)
+			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
+		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
+		int rows, cols;
+
+		ntp_term_size(&rows, &cols);
+		if (rows != scr.rows || cols != scr.cols) {
+			ntp_screen_free(&scr);
+			if (ntp_screen_init(&scr, rows, cols)) {
+				ret = top_err("out of memory");
+				break;
+			}
+			clear = 1;
+		}
+		ntp_render(&scr, &v, &h, &info);
+		ntp_term_blit(&scr, clear);
+		dirty = clear = 0;
+	}
+	ntp_term_close();
+	top_logcap_hold(0);
+	if (got_signal)
+		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
+	ntp_screen_free(&scr);
+	hist_free(&hist);
+	return ret;
+}
+
+static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
+{
+	struct ntp_top_info info = { 0 };
+	struct ntp_view v;
+	struct hist hist;
+	uint64_t seen = 0;
+	int printed = 0;
+	char msg[TOP_MSG_LEN];
+
+	if (hist_init(&hist))
+		return top_err("out of memory");
+	ntp_view_init(&v, o->src.interval_ms, src->info.sampling);
+	info.host = src->info.hostname[0] ? src->info.hostname : "?";
+	info.source = o->src.replay ? o->src.replay : "live";
+	info.glyphs = glyphs;
+	info.hint = "";
+	v.selected = -1;	/* nothing is selected on paper */
+	while (!got_signal && (!o->iterations || printed < o->iterations)) {
+		int done = atomic_load(&src->done);	/* before taking, so nothing is missed */
+		int got = hist_pull(&hist, src, &seen);
+
+		for (int i = hist.n - got; i < hist.n; i++) {
+			struct ntp_history h = hist_view(&hist);
+
+			/* Show interval i as if it were the newest. */
+			h.n = i + 1;
+			if (o->json) {
+				struct json_object *j = ntp_snapshot_json(h.snap[i], info.host);
+
+				puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+				json_object_put(j);
+			} else {
+				char *text = screen_text(&v, &h, &info, o->width);
+				size_t len = text ? strlen(text) : 0;
+
+				/* One blank line between screens, not the unused rows. */
+				while (len && text[len - 1] == '\n')
+					len--;
+				fwrite(text ? text : "", 1, len, stdout);
+				fputs("\n\n", stdout);
+				free(text);
+			}
+			fflush(stdout);
+			if (++printed == o->iterations)
+				break;
+		}
+		/* The source's notes (hooks chosen, replay ended) as they come. */
+		while (top_source_message(src, msg, sizeof(msg)))
+			fprintf(stderr, "ntprof-top: %s\n", msg);
+		if (!got && done)
+			break;
+		if (!got)
+			usleep(20000);
+	}
+	while (top_source_message(src, msg, sizeof(msg)))
+		fprintf(stderr, "ntprof-top: %s\n", msg);
+	hist_free(&hist);
+	if (got_signal)
+		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
+	if (!printed)
+		return top_err("no interval was completed%s", o->src.replay ? " (is the recording empty?)" : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ntp_theme theme;
+	struct top_source src;
+	struct top_opts o;
+	char err[512];
+	const char *cs;
+	int ret, glyphs;
+
+	ret = top_parse_opts(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	glyphs = o.ascii || !cs || strcmp(cs, "UTF-8") ? NTP_GLYPHS_ASCII
+	       : o.no_color ? NTP_GLYPHS_MONO : NTP_GLYPHS_UTF8;
+	if (ntp_theme_load(o.no_color && !strcmp(o.theme, "default") ? "mono" : o.theme, &theme, err, sizeof(err)))
+		return top_err("%s", err);
+	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return top_err("the full screen needs a terminal; -b prints plain text");
+	install_signals();
+	if (top_source_open(&src, &o.src, err, sizeof(err))) {
+		top_source_close(&src);
+		return top_err("%s", err);
+	}
+	if (top_source_start(&src)) {
+		top_source_close(&src);
+		return top_err("cannot start the collection thread");
+	}
+	ret = o.batch ? run_batch(&o, &src, glyphs) : run_interactive(&o, &src, &theme, glyphs);
+	top_source_close(&src);
+	return ret;
+}

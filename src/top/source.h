@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * source.h - ntprof-top's background thread: drains the live collector or
+ * replays a .ntp file (at its own pace or faster), feeds the model, closes
+ * intervals on the data's clock and publishes each snapshot into a small
+ * outbox the UI copies from; writes the recording when it is on. Only this
+ * thread touches the model, the reader and the collector; it never touches
+ * the terminal, and the UI never waits for it (the outbox lock is held only
+ * for a copy).
+ */
+#ifndef NTP_TOP_SOURCE_H
+#define NTP_TOP_SOURCE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include "collector/collector.h"
+#include "core/model.h"
+#include "core/ntpfile.h"
+
+#define TOP_OUTBOX 16
+#define TOP_MSG_LEN 200
+#define TOP_MSGS 8
+
+struct top_source_opts {
+	const char *replay;		/* NULL: live */
+	double speed;			/* replay: 1 = own pace, 0 = as fast as possible */
+	struct ntp_collector_opts live;
+	unsigned interval_ms;
+	int stop_after;			/* 0: run until stopped or the replay ends; else intervals */
+};
+
+struct top_source {
+	struct top_source_opts o;
+	pthread_t thread;
+	int started;
+	atomic_int stop;
+	atomic_uint interval_ms;	/* set by the UI, used from the next interval */
+	atomic_uint sampling_req;	/* 0: none; else apply -s N to the running programs */
+	atomic_int done;		/* no more snapshots will come (replay ended, -n reached, error) */
+
+	struct ntp_file_info info;	/* of the replayed file, or built for the live run */
+	struct ntp_model *model;
+	struct ntp_reader *reader;
+	struct ntp_collector *coll;
+	uint64_t lost_seen;
+
+	pthread_mutex_t lock;		/* outbox, messages, recording */
+	struct ntp_snapshot *outbox;	/* TOP_OUTBOX entries, a ring */
+	uint64_t published;		/* snapshots published so far */
+	char msgs[TOP_MSGS][TOP_MSG_LEN];
+	unsigned msg_head, msg_tail;
+	struct ntp_writer *writer;
+	char rec_path[512];
+	uint64_t data_now_ns;		/* the data clock, as of the last record or tick */
+};
+
+/* Opens the source (the replay file, or loads and attaches the collector).
+ * 0, or -1 with a one-line reason. */
+int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen);
+int top_source_start(struct top_source *s);
+/* Stops the thread, closes the recording, frees everything. */
+void top_source_close(struct top_source *s);
+
+/* Copies snapshots published after *seen (at most max, oldest first) and
+ * advances *seen. Returns the number copied. Never blocks for long. */
+int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *out, int max);
+/* Pops one queued message for the status line; 0 when none. */
+int top_source_message(struct top_source *s, char *buf, size_t len);
+void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Starts recording to path (0, or -1 with a reason), stops it (records written, or -1). */
+int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen);
+int64_t top_source_record_stop(struct top_source *s);
+/* Recording state for the header. */
+int top_source_recording(struct top_source *s, char *path, size_t len, uint64_t *records);
+
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* keys.c - the key table and the pure dispatch of ntprof-top. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "keys.h"
+
+#define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL)
+
+const struct ntp_binding ntp_bindings[] = {
+	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY },
+	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
+	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
+	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP },
+	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL },
+	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL },
+	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL },
+	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL },
+	{ 'N',                NTP_ACT_NS_PREV,       NULL,      NULL, MAIN_DETAIL },
+	{ 't',                NTP_ACT_IO_CYCLE,      "t",       "I/O type: all, read, write", MAIN_DETAIL },
+	{ 's',                NTP_ACT_SAMPLING,      "s",       "sampling: one command in 1, 10, 100, 1000 (live)", MAIN_DETAIL },
+	{ '+',                NTP_ACT_INTERVAL_UP,   "+ -",     "longer / shorter interval", MAIN_DETAIL },
+	{ '-',                NTP_ACT_INTERVAL_DOWN, NULL,      NULL, MAIN_DETAIL },
+	{ ' ',                NTP_ACT_PAUSE,         "Space",   "pause / resume the screen (collection goes on)", MAIN_DETAIL },
+	{ NTP_KEY_LEFT,       NTP_ACT_STEP_BACK,     "Left Right", "older / newer interval while paused", MAIN_DETAIL },
+	{ NTP_KEY_RIGHT,      NTP_ACT_STEP_FORWARD,  NULL,      NULL, MAIN_DETAIL },
+	{ 'w',                NTP_ACT_RECORD,        "w",       "start / stop recording to a .ntp file", MAIN_DETAIL },
+	{ 'S',                NTP_ACT_SNAPSHOT,      "S",       "save the shown interval as text and JSON", MAIN_DETAIL },
+	{ NTP_KEY_CTRL_L,     NTP_ACT_REDRAW,        "Ctrl-L",  "redraw the terminal", NTP_MODE_ANY },
+	{ 'q',                NTP_ACT_QUIT,          "q",       "quit", NTP_MODE_ANY },
+};
+const int ntp_n_bindings = sizeof(ntp_bindings) / sizeof(ntp_bindings[0]);
+
+static const unsigned interval_steps[] = { 250, 500, 1000, 2000, 5000, 10000, 30000 };
+static const unsigned sampling_steps[] = { 1, 10, 100, 1000 };
+#define N_INTERVAL_STEPS (sizeof(interval_steps) / sizeof(interval_steps[0]))
+#define N_SAMPLING_STEPS (sizeof(sampling_steps) / sizeof(sampling_steps[0]))
+
+void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling)
+{
+	memset(v, 0, sizeof(*v));
+	v->mode = NTP_MODE_MAIN;
+	v->back_mode = NTP_MODE_MAIN;
+	v->io = -1;
+	v->interval_ms = interval_ms;
+	v->sampling = sampling;
+}
+
+void ntp_view_msg(struct ntp_view *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+	va_end(ap);
+}
+
+enum ntp_action ntp_key_action(const struct ntp_view *v, int key)
+{
+	for (int i = 0; i < ntp_n_bindings; i++)
+		if (ntp_bindings[i].key == key && (ntp_bindings[i].modes & v->mode))
+			return ntp_bindings[i].act;
+	return NTP_ACT_NONE;
+}
+
+unsigned ntp_interval_step(unsigned ms, int dir)
+{
+	if (dir > 0) {
+		for (size_t i = 0; i < N_INTERVAL_STEPS; i++)
+			if (interval_steps[i] > ms)
+				return interval_steps[i];
+		return interval_steps[N_INTERVAL_STEPS - 1] > ms ? interval_steps[N_INTERVAL_STEPS - 1] : ms;
+	}
+	for (size_t i = N_INTERVAL_STEPS; i-- > 0;)
+		if (interval_steps[i] < ms)
+			return interval_steps[i];
+	return interval_steps[0] < ms ? interval_steps[0] : ms;
+}
+
+unsigned ntp_sampling_next(unsigned n)
+{
+	for (size_t i = 0; i < N_SAMPLING_STEPS; i++)
+		if (sampling_steps[i] > n)
+			return sampling_steps[i];
+	return sampling_steps[0];
+}
+
+/* Index of the view's namespace in the known list, -1 for "all" or unknown. */
+static int ns_index(const struct ntp_view *v, const struct ntp_view_ctx *ctx)
+{
+	for (int i = 0; i < ctx->n_ns; i++)
+		if (!strcmp(ctx->ns[i], v->ns))
+			return i;
+	return -1;
+}
+
+/* all -> first -> ... -> last -> all (dir > 0), or backwards. */
+static void ns_cycle(struct ntp_view *v, const struct ntp_view_ctx *ctx, int dir)
+{
+	int i = v->ns[0] ? ns_index(v, ctx) : -1;
+
+	if (!ctx->n_ns) {
+		v->ns[0] = 0;
+		snprintf(v->msg, sizeof(v->msg), "no namespace seen yet");
+		return;
+	}
+	if (dir > 0)
+		i = i + 1 >= ctx->n_ns ? -1 : i + 1;
+	else
+		i = i < 0 ? ctx->n_ns - 1 : i - 1;
+	if (i < 0)
+		v->ns[0] = 0;
+	else
+		snprintf(v->ns, sizeof(v->ns), "%s", ctx->ns[i]);
+	v->selected = 0;
+	snprintf(v->msg, sizeof(v->msg), "namespace: %s", v->ns[0] ? v->ns : "all");
+}
+
+static const char *io_name(int io)
+{
+	return io == NTP_IO_READ ? "read" : io == NTP_IO_WRITE ? "write" : "all";
+}
+
+unsigned ntp_view_apply(struct ntp_view *v, enum ntp_action a, const struct ntp_view_ctx *ctx)
+{
+	unsigned ms;
+
+	switch (a) {
+	case NTP_ACT_NONE:
+		return 0;
+	case NTP_ACT_HELP:
+		if (v->mode == NTP_MODE_HELP) {
+			v->mode = v->back_mode;
+		} else {
+			v->back_mode = v->mode;
+			v->mode = NTP_MODE_HELP;
+		}
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_BACK:
+		v->mode = v->mode == NTP_MODE_HELP ? v->back_mode : NTP_MODE_MAIN;
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_DETAIL:
+		v->mode = v->mode == NTP_MODE_DETAIL ? NTP_MODE_MAIN : NTP_MODE_DETAIL;
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_NS_NEXT:
+	case NTP_ACT_NS_PREV:
+		ns_cycle(v, ctx, a == NTP_ACT_NS_NEXT ? 1 : -1);
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_IO_CYCLE:
+		v->io = v->io < 0 ? NTP_IO_READ : v->io == NTP_IO_READ ? NTP_IO_WRITE : -1;
+		v->selected = 0;
+		snprintf(v->msg, sizeof(v->msg), "I/O type: %s", io_name(v->io));
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_SAMPLING:
+		if (v->sampling_fixed) {
+			snprintf(v->msg, sizeof(v->msg), "sampling is fixed by the recording (1 in %u)", v->sampling);
+			return NTP_REACT_REDRAW;
+		}
+		v->sampling = ntp_sampling_next(v->sampling);
+		snprintf(v->msg, sizeof(v->msg), "sampling: one command in %u", v->sampling);
+		return NTP_REACT_REDRAW | NTP_REACT_SAMPLING;
+	case NTP_ACT_INTERVAL_UP:
+	case NTP_ACT_INTERVAL_DOWN:
+		ms = ntp_interval_step(v->interval_ms, a == NTP_ACT_INTERVAL_UP ? 1 : -1);
+		if (ms == v->interval_ms) {
+			snprintf(v->msg, sizeof(v->msg), "interval stays %g s (the %s)", ms / 1000.0,
+				 a == NTP_ACT_INTERVAL_UP ? "longest" : "shortest");
+			return NTP_REACT_REDRAW;
+		}
+		v->interval_ms = ms;
+		snprintf(v->msg, sizeof(v->msg), "interval: %g s (from the next one)", ms / 1000.0);
+		return NTP_REACT_REDRAW | NTP_REACT_INTERVAL;
+	case NTP_ACT_PAUSE:
+		if (v->paused) {
+			v->paused = 0;
+			snprintf(v->msg, sizeof(v->msg), "resumed");
+		} else if (!ctx->n_hist) {
+			snprintf(v->msg, sizeof(v->msg), "nothing to pause yet");
+		} else {
+			v->paused = 1;
+			v->shown = ctx->newest;
+			snprintf(v->msg, sizeof(v->msg), "paused at interval %llu; Left/Right step, Space resumes",
+				 (unsigned long long)v->shown);
+		}
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_STEP_BACK:
+	case NTP_ACT_STEP_FORWARD:
+		if (!v->paused) {
+			snprintf(v->msg, sizeof(v->msg), "pause first (Space) to step through intervals");
+			return NTP_REACT_REDRAW;
+		}
+		/* Older intervals may have left the history while paused. */
+		if (v->shown < ctx->oldest)
+			v->shown = ctx->oldest;
+		if (a == NTP_ACT_STEP_BACK) {
+			if (v->shown > ctx->oldest)
+				v->shown--;
+			else
+				snprintf(v->msg, sizeof(v->msg), "interval %llu is the oldest kept",
+					 (unsigned long long)v->shown);
+		} else {
+			if (v->shown < ctx->newest)
+				v->shown++;
+			else
+				snprintf(v->msg, sizeof(v->msg), "interval %llu is the newest",
+					 (unsigned long long)v->shown);
+		}
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_RECORD:
+		return NTP_REACT_REDRAW | NTP_REACT_RECORD;
+	case NTP_ACT_SNAPSHOT:
+		return NTP_REACT_REDRAW | NTP_REACT_SNAPSHOT;
+	case NTP_ACT_REDRAW:
+		return NTP_REACT_REDRAW | NTP_REACT_CLEAR;
+	case NTP_ACT_SELECT_UP:
+		if (v->selected > 0)
+			v->selected--;
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_SELECT_DOWN:
+		if (v->selected + 1 < ctx->n_visible)
+			v->selected++;
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_QUIT:
+		return NTP_REACT_QUIT;
+	}
+	return 0;
+}

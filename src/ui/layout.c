@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/* layout.c - where things go on ntprof-top's screen, which groups and which
+ * interval the view shows, and the small text formats every screen shares. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "render.h"
+
+#define HEADER_ROWS 3	/* title, rates and recording, column headings */
+#define NAME_W 15	/* "net+target*", "target driver" */
+#define NUM_W 35	/* " 100%* " + mean, p99 (9 each) + avg QD (7) with spaces */
+
+int ntp_layout(int rows, int cols, struct ntp_layout *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->need_rows = NTP_MIN_ROWS;
+	out->need_cols = NTP_MIN_COLS;
+	if (rows < NTP_MIN_ROWS || cols < NTP_MIN_COLS) {
+		out->too_small = 1;
+		return -1;
+	}
+	out->body_top = HEADER_ROWS;
+	out->status_row = rows - 1;
+	out->body_rows = out->status_row - out->body_top;
+	out->name_x = 2;
+	out->name_w = NAME_W;
+	out->bar_x = out->name_x + NAME_W + 1;
+	out->num_x = cols - NUM_W;
+	out->bar_w = out->num_x - out->bar_x - 1;
+	/* The sparkline shares the title line with the name and e2e figures. */
+	out->spark_w = cols >= 100 ? 30 : cols >= 80 ? 12 : 0;
+	return 0;
+}
+
+const struct ntp_snapshot *ntp_history_shown(const struct ntp_history *h, const struct ntp_view *v)
+{
+	if (!h || h->n <= 0)
+		return NULL;
+	if (!v->paused)
+		return h->snap[h->n - 1];
+	/* Indices are consecutive; the paused one may have left the ring. */
+	for (int i = 0; i < h->n; i++)
+		if (h->snap[i]->index >= v->shown)
+			return h->snap[i];
+	return h->snap[h->n - 1];
+}
+
+int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max)
+{
+	int n = 0;
+
+	if (!s)
+		return 0;
+	for (uint32_t i = 0; i < s->n_groups && i < NTP_SNAP_MAX_GROUPS && n < max; i++) {
+		const struct ntp_snap_group *g = &s->groups[i];
+
+		if (v->ns[0] && strcmp(g->dev, v->ns))
+			continue;
+		if (v->io >= 0 && g->io != v->io)
+			continue;
+		idx[n++] = (int)i;
+	}
+	return n;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int ntp_snapshot_namespaces(const struct ntp_snapshot *s, char (*out)[NTP_DEV_LEN], int max)
+{
+	int n = 0;
+
+	if (!s)
+		return 0;
+	for (uint32_t i = 0; i < s->n_groups && i < NTP_SNAP_MAX_GROUPS; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < n && !seen; j++)
+			seen = !strncmp(out[j], s->groups[i].dev, NTP_DEV_LEN);
+		if (!seen && n < max) {
+			snprintf(out[n], NTP_DEV_LEN, "%.*s", NTP_DEV_LEN - 1, s->groups[i].dev);
+			n++;
+		}
+	}
+	qsort(out, n, NTP_DEV_LEN, cmp_dev);
+	return n;
+}
+
+const char *ntp_ui_io_name(int io)
+{
+	switch (io) {
+	case NTP_IO_READ:
+		return "read";
+	case NTP_IO_WRITE:
+		return "write";
+	default:
+		return "other";
+	}
+}
+
+void ntp_ui_size(char *buf, size_t len, uint32_t bytes)
+{
+	if (bytes && !(bytes % (1024 * 1024)))
+		snprintf(buf, len, "%uMiB", bytes / (1024 * 1024));
+	else if (bytes && !(bytes % 1024))
+		snprintf(buf, len, "%uKiB", bytes / 1024);
+	else
+		snprintf(buf, len, "%uB", bytes);
+}
+
+void ntp_ui_rate(char *buf, size_t len, double r)
+{
+	if (r < 999.5)
+		snprintf(buf, len, "%.0f", r);
+	else if (r < 999.5e3)
+		snprintf(buf, len, "%.1fk", r / 1e3);
+	else
+		snprintf(buf, len, "%.2fM", r / 1e6);
+}
+
+const char *ntp_ui_stage_label(int stage, int host_only)
+{
+	static const char *const labels[NTP_STAGE_COUNT] = {
+		"host block", "host driver", "network", "target driver", "storage",
+	};
+
+	if (stage == NTP_STAGE_NETWORK && host_only)
+		return "net+target*";
+	return stage >= 0 && stage < NTP_STAGE_COUNT ? labels[stage] : "?";
+}

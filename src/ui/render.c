@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* render.c - ntprof-top's main screen: header, one block per group with the
+ * five stage bars and a sparkline of the group's e2e p99, the status line;
+ * and the dispatch to the detail, help and too-small screens. Pure. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "render.h"
+
+/* Per glyph set: full bar cell per stage, eighths (colour only), sparkline levels. */
+static const char *const bar_mono[NTP_STAGE_COUNT] = { "█", "▓", "▒", "░", "▚" };
+static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", "~", "+", "%" };
+static const char *const eighths[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+static const char *const spark_utf8[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+static const char *const spark_ascii[8] = { "_", ".", ",", ":", "-", "=", "+", "#" };
+
+static const char *transport_label(uint8_t t)
+{
+	return t == NTP_TRANSPORT_RDMA ? "NVMe/RDMA" : t == NTP_TRANSPORT_TCP ? "NVMe/TCP" : "NVMe-oF";
+}
+
+static const char *role_label(uint8_t r)
+{
+	return r == NTP_ROLE_TARGET ? "target" : r == NTP_ROLE_BOTH ? "host+target" : "host";
+}
+
+/* Writes text right-aligned so that it ends at column end (exclusive). */
+static void put_right(struct ntp_screen *scr, int row, int end, uint8_t role, const char *text)
+{
+	int w = ntp_utf8_width(text);
+
+	ntp_screen_put(scr, row, end - w < 0 ? 0 : end - w, -1, role, text);
+}
+
+void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const struct ntp_snapshot *s,
+		       const struct ntp_top_info *info)
+{
+	char buf[256], rate[32], right[128];
+	double total = 0;
+	int x;
+
+	ntp_screen_fill(scr, 0, 0, scr->cols, NTP_ROLE_TITLE, " ");
+	snprintf(buf, sizeof(buf), " ntprof-top  %s  %s %s  1 in %u sampled", info->host ? info->host : "?",
+		 role_label(s ? s->role : 0), transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
+	ntp_screen_put(scr, 0, 0, -1, NTP_ROLE_TITLE, buf);
+	if (s)
+		snprintf(right, sizeof(right), " %s#%llu ", v->paused ? "PAUSED " : "", (unsigned long long)s->index);
+	else
+		snprintf(right, sizeof(right), " waiting ");
+	put_right(scr, 0, scr->cols, v->paused ? NTP_ROLE_WARN : NTP_ROLE_TITLE, right);
+
+	for (uint32_t i = 0; s && i < s->n_groups && i < NTP_SNAP_MAX_GROUPS; i++)
+		total += s->groups[i].rate;
+	ntp_ui_rate(rate, sizeof(rate), total);
+	x = ntp_screen_printf(scr, 1, 1, -1, NTP_ROLE_VALUE, "%s", rate);
+	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s  lost ");
+	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
+			      s ? (unsigned long long)s->lost_events : 0ULL);
+	x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s  ", v->interval_ms / 1000.0);
+	if (info->recording)
+		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_RECORDING, "%s rec %s (%llu records)",
+				      info->glyphs == NTP_GLYPHS_ASCII ? "*" : "●",
+				      info->rec_path ? info->rec_path : "?", (unsigned long long)info->rec_records);
+	else
+		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "rec off");
+	/* The source only when it fits beside the rest. */
+	snprintf(right, sizeof(right), "%s ", info->source ? info->source : "");
+	if (x + 2 + ntp_utf8_width(right) <= scr->cols)
+		put_right(scr, 1, scr->cols, NTP_ROLE_LABEL, right);
+}
+
+void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v, const struct ntp_top_info *info)
+{
+	const char *text = v->msg[0] ? v->msg
+			 : info->hint ? info->hint
+			 : "h help  d detail  n/t filter  s rate  Space pause  w rec  S save  q quit";
+
+	ntp_screen_fill(scr, row, 0, scr->cols, NTP_ROLE_STATUS, " ");
+	ntp_screen_printf(scr, row, 0, -1, NTP_ROLE_STATUS, " %s", text);
+}
+
+static int same_group(const struct ntp_snap_group *a, const struct ntp_snap_group *b)
+{
+	return a->io == b->io && a->len == b->len && !strncmp(a->dev, b->dev, NTP_DEV_LEN);
+}
+
+/* The group's e2e p99 over the last w intervals up to the shown one. */
+static void sparkline(struct ntp_screen *scr, int row, int x, int w, const struct ntp_history *h,
+		      const struct ntp_snapshot *shown, const struct ntp_snap_group *g, int glyphs, uint8_t role)
+{
+	double val[64], lo = INFINITY, hi = -INFINITY;
+	int end = -1;
+
+	if (w > 64)
+		w = 64;
+	for (int i = 0; i < h->n; i++)
+		if (h->snap[i] == shown)
+			end = i;
+	if (end < 0)
+		return;
+	for (int k = 0; k < w; k++) {
+		int i = end - (w - 1 - k);
+
+		val[k] = NAN;
+		if (i < 0)
+			continue;
+		for (uint32_t j = 0; j < h->snap[i]->n_groups && j < NTP_SNAP_MAX_GROUPS; j++) {
+			const struct ntp_snap_group *o = &h->snap[i]->groups[j];
+
+			if (same_group(o, g) && o->sampled) {
+				val[k] = o->e2e_p99_us;
+				break;
+			}
+		}
+		if (!isnan(val[k])) {
+			lo = fmin(lo, val[k]);
+			hi = fmax(hi, val[k]);
+		}
+	}
+	for (int k = 0; k < w; k++) {
+		int lvl;
+
+		if (isnan(val[k]))
+			continue;
+		lvl = hi > lo ? (int)lround((val[k] - lo) / (hi - lo) * 7) : 3;
+		ntp_screen_put(scr, row, x + k, 1, role,
+			       glyphs == NTP_GLYPHS_ASCII ? spark_ascii[lvl] : spark_utf8[lvl]);
+	}
+}
+
+static void stage_bar(struct ntp_screen *scr, int row, const struct ntp_layout *l, int stage, double share,
+		      int glyphs)
+{
+	uint8_t role = NTP_ROLE_BAR_HOST_BLOCK + stage;
+	double cells = fmax(0, fmin(1, share)) * l->bar_w;
+
+	if (glyphs == NTP_GLYPHS_UTF8) {
+		int eighths_total = (int)lround(cells * 8);
+
+		ntp_screen_fill(scr, row, l->bar_x, eighths_total / 8, role, "█");
+		if (eighths_total % 8)
+			ntp_screen_put(scr, row, l->bar_x + eighths_total / 8, 1, role, eighths[eighths_total % 8]);
+	} else {
+		ntp_screen_fill(scr, row, l->bar_x, (int)lround(cells), role,
+				glyphs == NTP_GLYPHS_ASCII ? bar_ascii[stage] : bar_mono[stage]);
+	}
+}
+
+static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout *l, const struct ntp_history *h,
+			const struct ntp_snapshot *s, const struct ntp_snap_group *g, int selected,
+			const struct ntp_top_info *info)
+{
+	uint8_t role = selected ? NTP_ROLE_SELECTED : NTP_ROLE_GROUP;
+	char size[16], rate[32];
+	int x;
+
+	ntp_ui_size(size, sizeof(size), g->len);
+	ntp_ui_rate(rate, sizeof(rate), g->rate);
+	ntp_screen_fill(scr, row, 0, scr->cols, role, " ");
+	x = ntp_screen_printf(scr, row, 0, -1, role, "%s %s %s %s",
+			      selected ? (info->glyphs == NTP_GLYPHS_ASCII ? ">" : "▶") : " ",
+			      ntp_ui_io_name(g->io), size, g->dev);
+	x = x + 2 > 24 ? x + 2 : 24;
+	ntp_screen_printf(scr, row, x, l->spark_w ? scr->cols - l->spark_w - 6 - x : -1, role,
+			  "mean %.2f  p99 %.2f us  %s/s", g->e2e_mean_us, g->e2e_p99_us, rate);
+	if (l->spark_w) {
+		ntp_screen_put(scr, row, scr->cols - l->spark_w - 5, -1, role, "p99");
+		/* On the selected line's background the spark colour could vanish. */
+		sparkline(scr, row, scr->cols - l->spark_w - 1, l->spark_w, h, s, g, info->glyphs,
+			  selected ? NTP_ROLE_SELECTED : NTP_ROLE_SPARK);
+	}
+	for (int st = 0; st < NTP_STAGE_COUNT; st++) {
+		const struct ntp_snap_stage *sg = &g->stage[st];
+		int r = row + 1 + st;
+		char pct[16];
+
+		if (r >= l->status_row)
+			break;
+		ntp_screen_put(scr, r, l->name_x, l->name_w, NTP_ROLE_LABEL, ntp_ui_stage_label(st, g->host_only));
+		if (!sg->present) {
+			ntp_screen_put(scr, r, l->bar_x, -1, NTP_ROLE_DIM, "-");
+			ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_DIM, " %5s  %9s %9s %7s", "-", "-", "-", "-");
+			continue;
+		}
+		stage_bar(scr, r, l, st, sg->share, info->glyphs);
+		snprintf(pct, sizeof(pct), "%.0f%%%s", sg->share * 100,
+			 st == NTP_STAGE_NETWORK && g->host_only ? "*" : " ");
+		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %9.2f %9.2f %7.2f", pct, sg->mean_us,
+				  sg->p99_us, sg->avg_qd);
+	}
+}
+
+static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
+			const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info)
+{
+	int idx[NTP_SNAP_MAX_GROUPS], n, fit, first, row, host_only = 0, x;
+	char buf[64];
+
+	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
+	x = ntp_screen_printf(scr, 2, l->bar_x, l->num_x - l->bar_x, NTP_ROLE_LABEL, "ns %s  io %s",
+			      v->ns[0] ? v->ns : "all", v->io < 0 ? "all" : ntp_ui_io_name(v->io));
+	ntp_screen_printf(scr, 2, l->num_x, -1, NTP_ROLE_LABEL, " %6s %9s %9s %7s", "share", "mean us", "p99 us",
+			  "avg QD");
+	if (!s) {
+		ntp_screen_printf(scr, l->body_top + 1, 2, -1, NTP_ROLE_DIM,
+				  "waiting for the first interval (%g s)...", v->interval_ms / 1000.0);
+		return;
+	}
+	n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	if (!n) {
+		ntp_screen_printf(scr, l->body_top + 1, 2, -1, NTP_ROLE_DIM, "no commands in this interval%s",
+				  v->ns[0] || v->io >= 0 ? " for this namespace and I/O type (n, t change them)" : "");
+		return;
+	}
+	fit = (l->body_rows + 1) / NTP_GROUP_ROWS;
+	if (fit < 1)
+		fit = 1;
+	first = v->selected >= fit ? v->selected - fit + 1 : 0;
+	if (first + fit > n)
+		fit = n - first;
+	if (n > fit) {
+		snprintf(buf, sizeof(buf), "  groups %d-%d of %d", first + 1, first + fit, n);
+		ntp_screen_put(scr, 2, x, l->num_x - x, NTP_ROLE_DIM, buf);
+	}
+	row = l->body_top;
+	for (int i = first; i < first + fit; i++, row += NTP_GROUP_ROWS) {
+		const struct ntp_snap_group *g = &s->groups[idx[i]];
+
+		host_only |= g->host_only;
+		group_block(scr, row, l, h, s, g, i == v->selected, info);
+	}
+	/* 002's legend for '*', on the last body row if the blocks left it free. */
+	if (host_only && row - 1 < l->status_row - 1)
+		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,
+			       "* network and target together: the target's side is not recorded");
+}
+
+static int centre(const struct ntp_screen *scr, const char *text)
+{
+	int x = (scr->cols - ntp_utf8_width(text)) / 2;
+
+	return x < 0 ? 0 : x;
+}
+
+static void render_too_small(struct ntp_screen *scr, const struct ntp_layout *l)
+{
+	char line1[96], line2[96];
+	int r = scr->rows / 2 - 1;
+
+	snprintf(line1, sizeof(line1), "terminal too small: need %dx%d", l->need_cols, l->need_rows);
+	snprintf(line2, sizeof(line2), "now %dx%d; q quits", scr->cols, scr->rows);
+	if (r < 0)
+		r = 0;
+	ntp_screen_put(scr, r, centre(scr, line1), -1, NTP_ROLE_WARN, line1);
+	ntp_screen_put(scr, r + 1, centre(scr, line2), -1, NTP_ROLE_DIM, line2);
+}
+
+void ntp_render(struct ntp_screen *scr, const struct ntp_view *v, const struct ntp_history *h,
+		const struct ntp_top_info *info)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	struct ntp_layout l;
+
+	ntp_screen_clear(scr);
+	if (ntp_layout(scr->rows, scr->cols, &l)) {
+		render_too_small(scr, &l);
+		return;
+	}
+	ntp_render_header(scr, v, s, info);
+	if (v->mode == NTP_MODE_HELP)
+		ntp_render_help(scr, &l, info);
+	else if (v->mode == NTP_MODE_DETAIL)
+		ntp_render_detail(scr, &l, v, s, info);
+	else
+		render_main(scr, &l, v, h, s, info);
+	ntp_render_status(scr, l.status_row, v, info);
+}
+
+int ntp_render_rows_needed(const struct ntp_view *v, const struct ntp_history *h)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	int idx[NTP_SNAP_MAX_GROUPS];
+	int n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	/* header, the groups, the legend, the status line */
+	int rows = 3 + (n ? n : 1) * NTP_GROUP_ROWS + 1 + 1;
+
+	return rows < NTP_MIN_ROWS ? NTP_MIN_ROWS : rows;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * render.h - ntprof-top's screens, rendered purely from snapshots and the
+ * view state into a struct ntp_screen: the main screen (header, one block
+ * per group with the five stage bars, a sparkline of its e2e p99, a status
+ * line), the detail view (003's component table), the help screen (from
+ * the key table) and the "terminal too small" screen.
+ */
+#ifndef NTP_UI_RENDER_H
+#define NTP_UI_RENDER_H
+
+#include <stdint.h>
+#include "../core/model.h"
+#include "keys.h"
+#include "screen.h"
+
+enum ntp_glyphs {
+	NTP_GLYPHS_UTF8 = 0,	/* colour: stages differ by colour, bars with eighths */
+	NTP_GLYPHS_MONO,	/* UTF-8, no colour: stages differ by shade */
+	NTP_GLYPHS_ASCII,	/* not a UTF-8 terminal, or --ascii */
+};
+
+/* What the header and status line say beyond the snapshot. */
+struct ntp_top_info {
+	const char *host;
+	const char *source;		/* "live", "replay run.ntp at 4x" */
+	int recording;
+	const char *rec_path;
+	uint64_t rec_records;
+	int glyphs;			/* enum ntp_glyphs */
+	const char *hint;		/* status line when the view has no message; NULL: the key hint */
+};
+
+/* The intervals kept, oldest first. */
+struct ntp_history {
+	const struct ntp_snapshot *const *snap;
+	int n;
+};
+
+#define NTP_MIN_COLS 64
+#define NTP_MIN_ROWS 12
+#define NTP_GROUP_ROWS 7	/* title, five stages, a blank line */
+
+struct ntp_layout {
+	int too_small;
+	int need_rows, need_cols;
+	int body_top, body_rows;	/* between the header and the status line */
+	int status_row;
+	int name_x, name_w;		/* stage rows: name, bar, numbers */
+	int bar_x, bar_w;
+	int num_x;
+	int spark_w;
+};
+
+/* 0 and *out filled, or -1 with out->too_small and need_* set. Never fails on tiny sizes. */
+int ntp_layout(int rows, int cols, struct ntp_layout *out);
+
+/* The snapshot the view shows: the newest, or the paused one (nearest kept). NULL if none. */
+const struct ntp_snapshot *ntp_history_shown(const struct ntp_history *h, const struct ntp_view *v);
+/* Indices of the groups the view's filters leave, in snapshot order. */
+int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max);
+/* Distinct namespaces of a snapshot, sorted. */
+int ntp_snapshot_namespaces(const struct ntp_snapshot *s, char (*out)[NTP_DEV_LEN], int max);
+
+/* Renders the view's screen at the screen's size (too-small screen included). */
+void ntp_render(struct ntp_screen *scr, const struct ntp_view *v, const struct ntp_history *h,
+		const struct ntp_top_info *info);
+/* Rows the main screen needs to show every visible group (batch mode). */
+int ntp_render_rows_needed(const struct ntp_view *v, const struct ntp_history *h);
+
+/* Text helpers shared with batch mode and the JSON snapshot. */
+const char *ntp_ui_io_name(int io);
+void ntp_ui_size(char *buf, size_t len, uint32_t bytes);		/* "4KiB" */
+void ntp_ui_rate(char *buf, size_t len, double per_s);		/* "15.5k" */
+const char *ntp_ui_stage_label(int stage, int host_only);	/* "host block", "net+target*" */
+
+/* Internal: the pieces render.c assembles. */
+void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const struct ntp_snapshot *s,
+		       const struct ntp_top_info *info);
+void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v, const struct ntp_top_info *info);
+void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
+		       const struct ntp_snapshot *s, const struct ntp_top_info *info);
+void ntp_render_help(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_top_info *info);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* snapjson.h - one interval as a JSON object (ntprof-top --json and S). */
+#ifndef NTP_UI_SNAPJSON_H
+#define NTP_UI_SNAPJSON_H
+
+#include <json-c/json.h>
+#include "../core/model.h"
+
+/* A new JSON object for the snapshot; host may be NULL. NULL on ENOMEM. */
+struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *host);
+
+#endif

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# ntprof dump: golden CSV of a small generated recording (UPDATE=1 rewrites
+# tests/golden/dump.csv), a file cut short (rows up to the last whole block,
+# a note on stderr, exit 0), bad files (one-line error naming the file).
+# Environment: NTPROF (the binary under test).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+tmp=$(mktemp -d /tmp/ntprof-dump.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "dump.sh: $*" >&2; exit 1; }
+
+# A small recording with every flow: reads, in-capsule and R2T writes, a
+# missed T_RSP_SENT and target records left out (empty cells). Delays are
+# fixed or uniform so the numbers are the same on every machine.
+"$NTPROF" generate -q -o "$tmp/small.ntp" -r both -n 16 -s 1 --qd 4 --queues 2 \
+	--sizes 4K,64K --read 50 --seed 7 --rate 100000 --target-clock-offset 5000000000 \
+	--delay host-block-sub=fixed:1us --delay host-driver-sub=uniform:3us:0.5 \
+	--delay wire=uniform:6us:0.2 --delay target-recv=fixed:4us \
+	--delay target-driver-sub=uniform:3us:0.3 --delay host-recv=fixed:4us \
+	--delay host-driver-data=fixed:2us --delay target-driver-data=fixed:2us \
+	--delay storage=uniform:80us:0.9 --delay target-driver-comp=fixed:1500ns \
+	--delay target-send=fixed:3us --delay host-driver-comp=fixed:2us \
+	--delay host-block-comp=fixed:1us --miss-rsp-sent 20 --drop-target 15
+"$NTPROF" dump "$tmp/small.ntp" >"$tmp/small.csv" 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || fail "unexpected stderr: $(cat "$tmp/err")"
+if [ "${UPDATE:-0}" = 1 ]; then
+	cp "$tmp/small.csv" tests/golden/dump.csv
+	echo "dump.sh: tests/golden/dump.csv updated"
+fi
+if ! cmp -s "$tmp/small.csv" tests/golden/dump.csv; then
+	diff -u tests/golden/dump.csv "$tmp/small.csv" | head -20 >&2 || true
+	fail "output differs from tests/golden/dump.csv (UPDATE=1 to accept)"
+fi
+# RFC 4180: CRLF line ends, same number of fields on every line, a header row
+lines=$(wc -l <"$tmp/small.csv")
+[ "$(grep -c $'\r$' "$tmp/small.csv")" = "$lines" ] || fail "lines not CRLF-terminated"
+[ "$(awk -F, '{print NF}' "$tmp/small.csv" | sort -u)" = 37 ] || fail "rows do not all have 37 fields"
+head -1 "$tmp/small.csv" | grep -q '^side,cntlid,qid,cid,' || fail "no header row"
+
+# Cut short: a 3-second recording flushed every second, cut mid-block
+"$NTPROF" generate -q -o "$tmp/long.ntp" -r host -d 3.5 --rate 200 -s 1 --seed 3
+"$NTPROF" dump "$tmp/long.ntp" >"$tmp/long.csv"
+size=$(stat -c %s "$tmp/long.ntp")
+head -c $((size * 2 / 3)) "$tmp/long.ntp" >"$tmp/cut.ntp"
+"$NTPROF" dump "$tmp/cut.ntp" >"$tmp/cut.csv" 2>"$tmp/err" || fail "dump of a cut file must exit 0"
+rows=$(($(wc -l <"$tmp/cut.csv") - 1))
+[ "$rows" -gt 0 ] && [ "$rows" -lt $(($(wc -l <"$tmp/long.csv") - 1)) ] || fail "cut file: $rows rows"
+cmp -s "$tmp/cut.csv" <(head -n $((rows + 1)) "$tmp/long.csv") || fail "cut file rows are not a prefix of the whole file's"
+[ "$(wc -l <"$tmp/err")" = 1 ] || fail "cut file: expected one line on stderr, got: $(cat "$tmp/err")"
+grep -q "^ntprof: $tmp/cut.ntp: cut inside a block at offset [0-9]*; $rows records read, [1-9][0-9]* dropped$" "$tmp/err" ||
+	fail "cut file: unexpected note: $(cat "$tmp/err")"
+
+# Bad files: one line naming the file, non-zero exit, nothing on stdout
+check_bad() {
+	local f=$1 want=$2 rc=0
+	"$NTPROF" dump "$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$f: exit 0"
+	[ ! -s "$tmp/out" ] || fail "$f: printed output"
+	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "$f: not one line: $(cat "$tmp/err")"
+	grep -q "^ntprof: $f: .*$want" "$tmp/err" || fail "$f: unexpected error: $(cat "$tmp/err")"
+}
+: >"$tmp/empty.ntp"
+check_bad "$tmp/empty.ntp" "empty"
+echo "not a recording, just some text that is long enough to be a header" >"$tmp/text.ntp"
+check_bad "$tmp/text.ntp" "wrong magic"
+check_bad "$tmp/missing.ntp" "cannot open"
+# a flipped byte in a block: the rows before it, then a one-line error, exit 1
+cp "$tmp/long.ntp" "$tmp/flip.ntp"
+printf '\xff' | dd of="$tmp/flip.ntp" bs=1 seek=$((size / 2)) conv=notrunc status=none
+rc=0; "$NTPROF" dump "$tmp/flip.ntp" >"$tmp/flip.csv" 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] || fail "corrupt file: exit $rc"
+grep -q "^ntprof: $tmp/flip.ntp: block at offset [0-9]* fails its CRC; [0-9]* records read, [1-9][0-9]* dropped$" "$tmp/err" ||
+	fail "corrupt file: unexpected error: $(cat "$tmp/err")"
+# usage errors
+rc=0; "$NTPROF" dump >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q "FILE" "$tmp/err" || fail "no FILE: exit $rc, $(cat "$tmp/err")"
+rc=0; "$NTPROF" dump --bogus x >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q "'--bogus'" "$tmp/err" || fail "bad option: exit $rc, $(cat "$tmp/err")"
+"$NTPROF" dump --help | grep -q "^usage: ntprof dump FILE" || fail "--help"
+exit 0

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# ntprof-top without a terminal: batch screens and JSON from a replay, the
+# stages adding up, the refusals (bad options, no terminal, no live source).
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+TOP=${NTPROF_TOP:-build/ntprof-top}
+work=$(mktemp -d /tmp/ntprof-top-batch.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect_err WANT_TEXT CMD...: exits non-zero with WANT_TEXT on stderr, nothing on stdout.
+expect_err() {
+	local want=$1 out err rc
+	shift
+	out=$("$@" 2>"$work/err" </dev/null); rc=$?
+	err=$(cat "$work/err")
+	[ $rc -ne 0 ] || fail "'$*' exited 0"
+	[ -z "$out" ] || fail "'$*' printed on stdout: $out"
+	grep -qF -- "$want" <<<"$err" || fail "'$*': stderr '$err' lacks '$want'"
+	[ "$(wc -l <<<"$err")" -eq 1 ] || fail "'$*': more than one line of error: $err"
+}
+
+"$NTPROF" generate -q -o "$work/run.ntp" -d 5 --rate 20000 --sizes 4K,128K --read 70 -s 100 || exit 1
+
+# Three screens of text, each with every group; as fast as the file reads.
+LANG=C.UTF-8 "$TOP" -b -n 3 --speed 0 --width 100 --replay "$work/run.ntp" >"$work/b.txt" || fail "batch failed"
+[ "$(grep -c '^ ntprof-top ' "$work/b.txt")" -eq 3 ] || fail "batch -n 3 did not print 3 screens"
+for i in 0 1 2; do grep -q "sampled  *#$i\$" "$work/b.txt" || fail "no screen for interval $i"; done
+[ "$(grep -c 'write 128KiB nvme1n1' "$work/b.txt")" -eq 3 ] || fail "a screen lacks write 128KiB"
+grep -q $'\e' "$work/b.txt" && fail "batch output has escape sequences"
+# ASCII without a UTF-8 locale.
+LANG=C LC_ALL=C "$TOP" -b -n 1 --speed 0 --replay "$work/run.ntp" >"$work/a.txt" || fail "batch in C locale failed"
+LC_ALL=C grep -q '[^ -~]' "$work/a.txt" && fail "C locale output is not ASCII"
+grep -q '%%%%' "$work/a.txt" || fail "ASCII storage bars missing"
+
+# JSON: one object per interval; every group's stage means add up to its e2e mean.
+"$TOP" -b --json --speed 0 --replay "$work/run.ntp" >"$work/j.txt" || fail "batch --json failed"
+n=$(wc -l <"$work/j.txt")
+[ "$n" -ge 5 ] && [ "$n" -le 6 ] || fail "5 s of recording gave $n intervals"
+if command -v python3 >/dev/null; then
+	python3 - "$work/j.txt" <<'PY' || fail "JSON check failed"
+import json, sys
+for i, line in enumerate(open(sys.argv[1])):
+    o = json.loads(line)
+    assert o["interval"] == i, (o["interval"], i)
+    assert o["groups"], "no groups"
+    for g in o["groups"]:
+        s = sum(st["mean_us"] for st in g["stages"])
+        assert abs(s - g["e2e"]["mean_us"]) < 0.01, (g["io"], g["size"], s, g["e2e"]["mean_us"])
+        assert abs(sum(st["share"] for st in g["stages"]) - 1) < 0.001
+PY
+else
+	echo "note: python3 absent, JSON contents not checked"
+fi
+
+# Refusals: one line naming the option or file, non-zero.
+expect_err "-n is for batch mode" "$TOP" -n 3 --replay "$work/run.ntp"
+expect_err "--json is for batch mode" "$TOP" --json
+expect_err "-s: 'x' is not a number" "$TOP" -b -s x
+expect_err "-r: 'middle' is not host, target or both" "$TOP" -b -r middle
+expect_err "--size: '3Q' is not a size" "$TOP" -b --size 4K,3Q
+expect_err "--speed: '-1'" "$TOP" -b --speed -1 --replay "$work/run.ntp"
+expect_err "unknown option '--frobnicate'" "$TOP" --frobnicate
+expect_err "theme 'nosuch'" "$TOP" -b --theme nosuch --replay "$work/run.ntp"
+expect_err "the full screen needs a terminal" "$TOP" --replay "$work/run.ntp"
+expect_err "$work/missing.ntp" "$TOP" -b --replay "$work/missing.ntp"
+printf 'not a recording' >"$work/bad.ntp"
+expect_err "$work/bad.ntp" "$TOP" -b --replay "$work/bad.ntp"
+# Live mode on a machine without NVMe-oF (or without the collector): says what is missing.
+out=$("$TOP" -b -n 1 2>"$work/err" </dev/null); rc=$?
+if [ $rc -eq 0 ]; then
+	echo "note: live mode worked here (NVMe-oF present): $(head -2 <<<"$out")"
+else
+	[ -s "$work/err" ] || fail "live mode failed silently"
+	echo "live mode here: $(cat "$work/err")"
+fi
+[ "$fails" -eq 0 ]

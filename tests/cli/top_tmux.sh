@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# ntprof-top in a real terminal: starts `ntprof-top --replay` on a generated
+# recording inside tmux, presses keys (help, detail, namespace, I/O type,
+# pause, step, record, snapshot, resize, Ctrl-L, quit), checks the captured
+# panes and the files written (the recording is read back by ntprof report).
+# The panes are kept in $O/top-panes/ for people to look at.
+# Environment: NTPROF, NTPROF_TOP (set by tests/run-tests.sh), O.
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=$(realpath "${NTPROF:-build/ntprof}")
+TOP=$(realpath "${NTPROF_TOP:-build/ntprof-top}")
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "SKIP: top_tmux.sh: tmux is not installed (apt-get install tmux)"
+	exit 77
+fi
+work=$(mktemp -d /tmp/ntprof-top-test.XXXXXX)
+panes=${O:-build}/top-panes
+mkdir -p "$panes"
+sock=ntprof-top-test-$$
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pane() { tm capture-pane -p -t top; }
+# wait_for TEXT [SECONDS]: until the pane shows TEXT (fixed string).
+wait_for() {
+	local end=$((SECONDS + ${2:-10}))
+	while [ $SECONDS -lt "$end" ]; do
+		pane | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	fail "pane never showed '$1'; it shows:"
+	pane | sed 's/^/    | /'
+	return 1
+}
+key() { tm send-keys -t top "$@"; }
+
+"$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 20000 --sizes 4K,128K --read 70 -s 100 ||
+	{ echo "FAIL: ntprof generate"; exit 1; }
+tm new-session -d -s top -x 100 -y 30 \
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp --dir '$work' 2>'$work/stderr'; echo \$? >'$work/exit'; sleep 30"
+tm set-option -g window-size manual >/dev/null
+
+# The main screen: header, groups with their five stages, a second interval.
+wait_for "#1" 15
+wait_for "read 4KiB nvme1n1"
+for t in "ntprof-top  synth-loopback  host+target NVMe/TCP  1 in 100 sampled" "lost 0" "rec off" \
+	 "host block" "host driver" "network" "target driver" "storage" "avg QD" "h help"; do
+	pane | grep -qF -- "$t" || fail "main screen lacks '$t'"
+done
+pane >"$panes/main.txt"
+
+# Help, generated from the key table; any help key goes back.
+key h
+wait_for "keys (h, ? or F1 again: back)"
+for t in "h ? F1" "Up Down" "n N" "Space" "Left Right" "Ctrl-L" "Little's law"; do
+	pane | grep -qF -- "$t" || fail "help lacks '$t'"
+done
+pane >"$panes/help.txt"
+key '?'
+wait_for "avg QD"
+
+# Detail: 003's component table of the selected group (the second one).
+key Down
+key d
+wait_for "components, in path order"
+wait_for "== read 128KiB nvme1n1"
+for t in "host driver, submission" "storage: target block layer and drive" "end to end"; do
+	pane | grep -qF -- "$t" || fail "detail lacks '$t'"
+done
+pane >"$panes/detail.txt"
+key Escape
+wait_for "avg QD"
+
+# Namespace and I/O type filters.
+key n
+wait_for "namespace: nvme1n1"
+wait_for "ns nvme1n1"
+key n
+wait_for "namespace: all"
+key t
+wait_for "I/O type: read"
+sleep 1.2
+pane | grep -qF "write 4KiB" && fail "I/O type read still shows writes"
+key t
+wait_for "I/O type: write"
+key t
+wait_for "I/O type: all"
+
+# Pause: the shown interval stays while collection goes on; step back and forth.
+key Space
+wait_for "paused at interval"
+k=$(pane | sed -n 's/.*PAUSED #\([0-9]*\).*/\1/p' | head -1)
+[ -n "$k" ] || fail "no PAUSED #N in the header"
+key Left
+wait_for "PAUSED #$((k - 1))"
+sleep 2
+pane | grep -qF "PAUSED #$((k - 1))" || fail "the paused screen moved"
+key Right
+wait_for "PAUSED #$k"
+key Space
+wait_for "resumed"
+sleep 1.2
+now=$(pane | sed -n '1s/.* #\([0-9]*\) *$/\1/p')
+[ "${now:-0}" -gt "$k" ] || fail "resumed, yet the header shows interval '${now:-?}', not one after $k"
+
+# Record for a few intervals; ntprof report reads the file.
+key w
+wait_for "recording to $work/ntprof-top-"
+wait_for "● rec $work/ntprof-top-"
+sleep 3
+key w
+wait_for "recorded "
+rec=$(ls "$work"/ntprof-top-*.ntp 2>/dev/null | head -1)
+if [ -z "$rec" ]; then
+	fail "no recording written"
+else
+	n=$(pane | sed -n 's/.*recorded \([0-9]*\) records to.*/\1/p' | head -1)
+	[ "${n:-0}" -gt 100 ] || fail "only '${n:-?}' records recorded in 3 s of 20k commands/s at 1 in 100"
+	"$NTPROF" report "$rec" >"$work/report.txt" 2>&1 || fail "ntprof report $rec failed: $(cat "$work/report.txt")"
+	grep -qF "read 4KiB nvme1n1" "$work/report.txt" || fail "the report of the recording lacks read 4KiB"
+fi
+
+# Snapshot of the shown interval: the screen as text, and JSON.
+key S
+wait_for "saved $work/ntprof-top-"
+txt=$(ls "$work"/ntprof-top-*-i*.txt 2>/dev/null | head -1)
+json=${txt%.txt}.json
+[ -s "$txt" ] && grep -qF "read 4KiB nvme1n1" "$txt" || fail "snapshot text missing or without the groups"
+[ -s "$json" ] && grep -qF '"groups"' "$json" && grep -qF '"e2e"' "$json" || fail "snapshot JSON missing or incomplete"
+
+# Resize below the minimum and back; Ctrl-L; q works on the too-small screen.
+tm resize-window -t top -x 50 -y 10
+wait_for "terminal too small: need 64x12"
+pane >"$panes/too-small.txt"
+tm resize-window -t top -x 120 -y 40
+wait_for "avg QD"
+key C-l
+wait_for "avg QD"
+tm resize-window -t top -x 40 -y 8
+wait_for "terminal too small"
+key q
+for _ in $(seq 50); do [ -s "$work/exit" ] && break; sleep 0.1; done
+[ "$(cat "$work/exit" 2>/dev/null)" = 0 ] || fail "ntprof-top exited with '$(cat "$work/exit" 2>/dev/null)': $(cat "$work/stderr")"
+
+[ -s "$work/stderr" ] && fail "ntprof-top wrote to stderr: $(cat "$work/stderr")"
+[ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after q the terminal is still in curses' alternate screen"
+
+# A signal: the loop leaves through its one exit path and gives the terminal back.
+tm kill-session -t top
+rm -f "$work/exit"
+tm new-session -d -s top -x 100 -y 30 \
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp 2>'$work/stderr2'"
+tm set-option -t top remain-on-exit on >/dev/null
+wait_for "#0" 15
+[ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "ntprof-top does not use the alternate screen"
+kill -TERM "$(tm display -p -t top '#{pane_pid}')"
+for _ in $(seq 50); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && break; sleep 0.1; done
+[ "$(tm display -p -t top '#{pane_dead}')" = 1 ] || fail "SIGTERM did not stop ntprof-top"
+[ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after SIGTERM the terminal is still in the alternate screen"
+grep -qF "ntprof-top: Terminated, stopping" "$work/stderr2" || fail "no note of the signal: $(cat "$work/stderr2")"
+echo "top_tmux: panes in $panes/ (main, help, detail, too-small); $fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_render.c - ntprof-top's screens rendered from hand-built snapshots
+ * into the cell buffer and compared with golden files in tests/golden/top/
+ * (text, and the role layer for colours). UPDATE=1 rewrites the files.
+ * Also: the layout's minimum-size contract over many sizes, themes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ui/render.h"
+#include "ui/theme.h"
+#include "top_fixture.h"
+
+#define N_HIST 40
+static struct ntp_snapshot snaps[N_HIST];
+static const struct ntp_snapshot *ptrs[N_HIST];
+static struct ntp_history hist = { ptrs, N_HIST };
+static struct ntp_top_info info = {
+	.host = "tb-host", .source = "replay run.ntp", .recording = 0, .glyphs = NTP_GLYPHS_UTF8,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_HIST; i++) {
+		fixture_snapshot(&snaps[i], 100 + i);
+		ptrs[i] = &snaps[i];
+	}
+	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Compares text with the golden file, or writes it when UPDATE=1. */
+static void golden(const char *name, const char *text)
+{
+	const char *dir = getenv("NTP_GOLDEN_DIR") ? getenv("NTP_GOLDEN_DIR") : "tests/golden/top";
+	char path[512];
+	char *want;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (getenv("UPDATE") && !strcmp(getenv("UPDATE"), "1")) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+		return;
+	}
+	want = slurp(path);
+	if (!want)
+		fail_msg("%s: missing (UPDATE=1 writes it): %s", path, strerror(errno));
+	if (strcmp(want, text)) {
+		fprintf(stderr, "--- %s (golden)\n%s--- rendered\n%s", path, want, text);
+		fail_msg("%s differs from the rendered screen", path);
+	}
+	free(want);
+}
+
+static void render_golden(const char *name, int rows, int cols, const struct ntp_view *v,
+			  const struct ntp_top_info *in, int roles)
+{
+	struct ntp_screen s;
+	char file[128], *text;
+
+	assert_int_equal(ntp_screen_init(&s, rows, cols), 0);
+	ntp_render(&s, v, &hist, in);
+	text = ntp_screen_to_text(&s);
+	snprintf(file, sizeof(file), "%s.txt", name);
+	golden(file, text);
+	free(text);
+	if (roles) {
+		text = ntp_screen_roles_to_text(&s);
+		snprintf(file, sizeof(file), "%s.roles", name);
+		golden(file, text);
+		free(text);
+	}
+	ntp_screen_free(&s);
+}
+
+static void test_main_80x24(void **state)
+{
+	struct ntp_view v;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	render_golden("main_80x24", 24, 80, &v, &info, 1);
+}
+
+static void test_main_120x40(void **state)
+{
+	struct ntp_view v;
+	struct ntp_top_info rec = info;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	v.selected = 2;
+	rec.recording = 1;
+	rec.rec_path = "ntprof-top-20261129-091500.ntp";
+	rec.rec_records = 4242;
+	render_golden("main_120x40", 40, 120, &v, &rec, 1);
+}
+
+static void test_minimum_size(void **state)
+{
+	struct ntp_view v;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	render_golden("main_min", NTP_MIN_ROWS, NTP_MIN_COLS, &v, &info, 0);
+	render_golden("too_small", NTP_MIN_ROWS - 1, NTP_MIN_COLS + 10, &v, &info, 0);
+}
+
+static void test_mono_and_ascii(void **state)
+{
+	struct ntp_view v;
+	struct ntp_top_info mono = info, ascii = info;
+
+	(void)state;
+	mono.glyphs = NTP_GLYPHS_MONO;
+	ascii.glyphs = NTP_GLYPHS_ASCII;
+	ntp_view_init(&v, 1000, 100);
+	render_golden("mono_80x24", 24, 80, &v, &mono, 0);
+	render_golden("ascii_80x24", 24, 80, &v, &ascii, 0);
+}
+
+static void test_detail_and_help(void **state)
+{
+	struct ntp_view v;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	v.mode = NTP_MODE_DETAIL;
+	render_golden("detail_80x24", 24, 80, &v, &info, 0);
+	v.selected = 2;
+	render_golden("detail_hostonly_80x24", 24, 80, &v, &info, 0);
+	v.mode = NTP_MODE_HELP;
+	render_golden("help_80x24", 24, 80, &v, &info, 1);
+}
+
+static void test_filters_and_pause(void **state)
+{
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	strcpy(v.ns, "nvme6n1");
+	v.paused = 1;
+	v.shown = 110;
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &hist, &info);
+	text = ntp_screen_to_text(&s);
+	/* Only the host-only group, the paused interval, the '*' legend. */
+	assert_non_null(strstr(text, "read 4KiB nvme6n1"));
+	assert_null(strstr(text, "nvme1n1"));
+	assert_non_null(strstr(text, "PAUSED #110"));
+	assert_non_null(strstr(text, "net+target*"));
+	assert_non_null(strstr(text, "97%*"));
+	assert_non_null(strstr(text, "* network and target together"));
+	free(text);
+	v.ns[0] = 0;
+	v.io = NTP_IO_WRITE;
+	ntp_render(&s, &v, &hist, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "write 128KiB nvme1n1"));
+	assert_null(strstr(text, "read 4KiB"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
+/* The layout contract: any size renders without writing outside the screen;
+ * below the minimum the too-small screen names the minimum. */
+static void test_every_size(void **state)
+{
+	struct ntp_view v;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	for (int rows = 0; rows <= 50; rows += (rows < 14 ? 1 : 7)) {
+		for (int cols = 0; cols <= 160; cols += (cols < 70 ? 1 : 9)) {
+			struct ntp_layout l;
+			struct ntp_screen s;
+			char *text;
+
+			for (unsigned mode = NTP_MODE_MAIN; mode <= NTP_MODE_HELP; mode <<= 1) {
+				v.mode = mode;
+				assert_int_equal(ntp_screen_init(&s, rows, cols), 0);
+				ntp_render(&s, &v, &hist, &info);
+				text = ntp_screen_to_text(&s);
+				int small = ntp_layout(rows, cols, &l) != 0;
+
+				assert_int_equal(small, rows < NTP_MIN_ROWS || cols < NTP_MIN_COLS);
+				if (small && rows >= 2 && cols >= 40)
+					assert_non_null(strstr(text, "terminal too small: need 64x12"));
+				if (!small) {
+					assert_true(l.bar_w >= 10);
+					assert_true(l.num_x + 35 <= cols);
+					/* The status line is the last row. */
+					assert_int_equal(s.cells[(rows - 1) * cols].role, NTP_ROLE_STATUS);
+				}
+				/* No line longer than the screen (cells are one column each). */
+				for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+					*nl = 0;
+					assert_true(ntp_utf8_width(line) <= cols);
+				}
+				free(text);
+				ntp_screen_free(&s);
+			}
+		}
+	}
+}
+
+static void test_waiting_and_empty(void **state)
+{
+	struct ntp_history none = { NULL, 0 };
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	ntp_view_init(&v, 2000, 100);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &none, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "waiting for the first interval (2 s)"));
+	free(text);
+	strcpy(v.ns, "nvme9n9");
+	ntp_render(&s, &v, &hist, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "no commands in this interval for this namespace"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
+static void test_screen_put_clips_and_replaces(void **state)
+{
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	assert_int_equal(ntp_screen_init(&s, 2, 5), 0);
+	assert_int_equal(ntp_screen_put(&s, 0, 3, -1, NTP_ROLE_TEXT, "µs▁xyz"), 5);
+	ntp_screen_put(&s, 1, 0, -1, NTP_ROLE_WARN, "a\xff" "b");
+	text = ntp_screen_to_text(&s);
+	assert_string_equal(text, "   µs\na?b\n");
+	free(text);
+	text = ntp_screen_roles_to_text(&s);
+	assert_string_equal(text, "\nnnn\n");
+	free(text);
+	ntp_screen_free(&s);
+}
+
+static void test_builtin_themes_are_the_files(void **state)
+{
+	(void)state;
+	for (int i = 0; i < ntp_n_builtin_themes; i++) {
+		char path[256], err[256], *text;
+		struct ntp_theme t;
+
+		snprintf(path, sizeof(path), "themes/%s.theme", ntp_builtin_themes[i].name);
+		text = slurp(path);
+		assert_non_null(text);
+		assert_string_equal(text, ntp_builtin_themes[i].text);
+		free(text);
+		assert_int_equal(ntp_theme_load(ntp_builtin_themes[i].name, &t, err, sizeof(err)), 0);
+		assert_int_equal(ntp_theme_load(path, &t, err, sizeof(err)), 0);
+	}
+}
+
+static void test_theme_fallbacks_and_errors(void **state)
+{
+	struct ntp_theme t;
+	char err[256];
+	short fg, bg;
+	unsigned a;
+
+	(void)state;
+	assert_int_equal(ntp_theme_parse("bar-network 214,bright-yellow,yellow default bold,dim\n", "x", &t, err,
+					 sizeof(err)), 0);
+	ntp_theme_resolve(&t, NTP_ROLE_BAR_NETWORK, 256, &fg, &bg, &a);
+	assert_int_equal(fg, 214);
+	assert_int_equal(bg, -1);
+	assert_int_equal(a, NTP_ATTR_BOLD | NTP_ATTR_DIM);
+	ntp_theme_resolve(&t, NTP_ROLE_BAR_NETWORK, 16, &fg, &bg, &a);
+	assert_int_equal(fg, 11);
+	ntp_theme_resolve(&t, NTP_ROLE_BAR_NETWORK, 8, &fg, &bg, &a);
+	assert_int_equal(fg, 3);
+	ntp_theme_resolve(&t, NTP_ROLE_BAR_NETWORK, 0, &fg, &bg, &a);
+	assert_int_equal(fg, -1);
+	ntp_theme_resolve(&t, NTP_ROLE_TITLE, 256, &fg, &bg, &a);	/* not named: defaults */
+	assert_int_equal(fg, -1);
+	assert_int_equal(a, 0);
+
+	assert_int_equal(ntp_theme_parse("# ok\n\nbogus red blue -\n", "my.theme", &t, err, sizeof(err)), -1);
+	assert_string_equal(err, "my.theme:3: unknown role 'bogus' (themes/README.md lists them)");
+	assert_int_equal(ntp_theme_parse("title pink blue -\n", "my.theme", &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "my.theme:1: foreground colour 'pink'"));
+	assert_int_equal(ntp_theme_parse("title red 256 -\n", "t", &t, err, sizeof(err)), -1);
+	assert_int_equal(ntp_theme_parse("title red blue blink\n", "t", &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "attribute 'blink'"));
+	assert_int_equal(ntp_theme_parse("title red\n", "t", &t, err, sizeof(err)), -1);
+	assert_int_equal(ntp_theme_load("/nonexistent/x.theme", &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "theme '/nonexistent/x.theme'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_main_80x24),
+		cmocka_unit_test(test_main_120x40),
+		cmocka_unit_test(test_minimum_size),
+		cmocka_unit_test(test_mono_and_ascii),
+		cmocka_unit_test(test_detail_and_help),
+		cmocka_unit_test(test_filters_and_pause),
+		cmocka_unit_test(test_every_size),
+		cmocka_unit_test(test_waiting_and_empty),
+		cmocka_unit_test(test_screen_put_clips_and_replaces),
+		cmocka_unit_test(test_builtin_themes_are_the_files),
+		cmocka_unit_test(test_theme_fallbacks_and_errors),
+	};
+
+	return cmocka_run_group_tests_name("render", tests, setup, NULL);
+}

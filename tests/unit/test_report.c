@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_report.c - the renderers on hand-built snapshots: 002's interval line to the
+ * column, 003's host-only rows, the largest line, labels, compare's verdict. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/report.h"
+
+static char *render(void (*fn)(FILE *, const void *), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static struct ntp_snapshot *snap_new(void)
+{
+	struct ntp_snapshot *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	s->sampling = 100;
+	s->transport = NTP_TRANSPORT_TCP;
+	s->seconds = 3.0;
+	return s;
+}
+
+/* The host's line of 002, byte for byte. */
+static struct ntp_snapshot *host_only_snap(void)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_snap_group *g = &s->groups[0];
+
+	s->role = NTP_ROLE_HOST;
+	s->n_groups = 1;
+	g->io = NTP_IO_READ;
+	g->len = 4096;
+	strcpy(g->dev, "nvme6n1");
+	g->host_only = 1;
+	g->seen = g->sampled = 154;
+	g->rate = 15500;
+	g->e2e_mean_us = 73.40;
+	g->e2e_p99_us = 80.73;
+	g->stage[NTP_STAGE_HOST_BLOCK] = (struct ntp_snap_stage){ .present = 1, .mean_us = 0.73, .share = 0.01 };
+	g->stage[NTP_STAGE_HOST_DRIVER] = (struct ntp_snap_stage){ .present = 1, .mean_us = 1.47, .share = 0.02 };
+	g->stage[NTP_STAGE_NETWORK] = (struct ntp_snap_stage){ .present = 1, .mean_us = 71.2, .share = 0.97 };
+	g->comp[NTP_COMP_HOST_RECV_RSP] = (struct ntp_snap_comp){ .n = 154, .mean_us = 4.2 };
+	g->comp[NTP_COMP_NET_AND_TARGET] = (struct ntp_snap_comp){ .n = 154, .mean_us = 67.0 };
+	return s;
+}
+
+static void interval(FILE *f, const void *s)
+{
+	ntp_interval_header(f);
+	ntp_interval_lines(f, s, 3.0);
+}
+
+static void test_interval_line_002(void **state)
+{
+	struct ntp_snapshot *s = host_only_snap();
+	char *out;
+
+	(void)state;
+	s->groups[0].stage[NTP_STAGE_NETWORK].share = 0.98;
+	out = render(interval, s);
+	assert_string_equal(out,
+"                                                                          host                   target\n"
+"    time  group                       n   cmds/s   mean us    p99 us   block  driver network  driver storage\n"
+"    3.0s  read 4KiB nvme6n1         154    15.5k     73.40     80.73      1%      2%    98%*\n");
+	free(out);
+	/* Joined: every column, no star. */
+	s->groups[0].host_only = 0;
+	s->groups[0].stage[NTP_STAGE_NETWORK].share = 0.14;
+	s->groups[0].stage[NTP_STAGE_TARGET_DRIVER] = (struct ntp_snap_stage){ .present = 1, .share = 0.01 };
+	s->groups[0].stage[NTP_STAGE_STORAGE] = (struct ntp_snap_stage){ .present = 1, .share = 0.82 };
+	out = render(interval, s);
+	assert_non_null(strstr(out, "      1%      2%     14%      1%     82%\n"));
+	free(out);
+	free(s);
+}
+
+static void report(FILE *f, const void *s)
+{
+	struct ntp_report_meta m = { .host_name = "h", .host_kernel = "6.1" };
+
+	ntp_report_print(f, s, &m);
+}
+
+/* 003's host-only table: the receive path apart from "network and target". */
+static void test_host_only_rows(void **state)
+{
+	struct ntp_snapshot *s = host_only_snap();
+	char *out;
+
+	(void)state;
+	out = render(report, s);
+	assert_non_null(strstr(out, "recorded on h (kernel 6.1), one command in 100 sampled\n"));
+	assert_non_null(strstr(out, "=== 3.0 s, one command in 100 sampled ===\n"));
+	assert_non_null(strstr(out, "== read 4KiB nvme6n1: 154 commands sampled (from about 15.5k commands/s), host side only\n"));
+	assert_non_null(strstr(out, "latency (us): mean 73.40, p50 0.00, p99 80.73, p99.9 0.00\n"));
+	assert_non_null(strstr(out, "host receive path                        4.20"));
+	assert_non_null(strstr(out, "network and target (not recorded)       67.00"));
+	assert_non_null(strstr(out, "largest: network and target (not recorded), 91 % of the latency\n"));
+	assert_non_null(strstr(out, "records: 0 host\n"));
+	assert_null(strstr(out, " \n"));	/* no trailing blanks */
+	free(out);
+	free(s);
+}
+
+static void test_labels(void **state)
+{
+	char b[32];
+
+	(void)state;
+	ntp_size_label(4096, b, sizeof(b));
+	assert_string_equal(b, "4KiB");
+	ntp_size_label(1 << 20, b, sizeof(b));
+	assert_string_equal(b, "1MiB");
+	ntp_size_label(512, b, sizeof(b));
+	assert_string_equal(b, "512B");
+	ntp_size_label(6000, b, sizeof(b));
+	assert_string_equal(b, "6000B");
+	ntp_rate_label(13300, b, sizeof(b));
+	assert_string_equal(b, "13.3k");
+	ntp_rate_label(999, b, sizeof(b));
+	assert_string_equal(b, "999");
+	ntp_rate_label(2.5e6, b, sizeof(b));
+	assert_string_equal(b, "2.50M");
+}
+
+struct pair { const struct ntp_snapshot *a, *b; };
+
+static void compare(FILE *f, const void *arg)
+{
+	const struct pair *p = arg;
+
+	ntp_compare_print(f, p->a, p->b, "a.ntp", "b.ntp");
+}
+
+static void joined(struct ntp_snapshot *s, double storage)
+{
+	struct ntp_snap_group *g = &s->groups[0];
+	double st[NTP_STAGE_COUNT] = { 0.5, 1.3, 10.0, 1.0, storage };
+
+	s->role = NTP_ROLE_BOTH;
+	s->n_groups = 1;
+	g->io = NTP_IO_READ;
+	g->len = 4096;
+	strcpy(g->dev, "nvme0n1");
+	g->seen = g->sampled = 1000;
+	g->rate = 10000;
+	g->e2e_mean_us = 0;
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		g->e2e_mean_us += st[i];
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		g->stage[i] = (struct ntp_snap_stage){ .present = 1, .mean_us = st[i],
+						       .share = st[i] / g->e2e_mean_us };
+}
+
+/* The verdict names the stage whose mean grew most. */
+static void test_compare_verdict(void **state)
+{
+	struct ntp_snapshot *a = snap_new(), *b = snap_new();
+	struct pair p = { a, b };
+	char *out;
+
+	(void)state;
+	joined(a, 60.0);
+	joined(b, 180.0);
+	b->groups[0].stage[NTP_STAGE_NETWORK].mean_us = 15.0;
+	b->groups[0].e2e_mean_us += 5.0;
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "verdict: storage (target block layer, drive) amplifies latency from A to B: "
+				     "+120.00 us of the +125.00 us (96 %), 3.00x\n"));
+	assert_non_null(strstr(out, "network (TCP/IP, NICs, wire)             10.00     15.00     +5.00   1.50x"));
+	free(out);
+	/* B faster: no amplification claimed. */
+	p.a = b;
+	p.b = a;
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "verdict: no stage grows from A to B"));
+	free(out);
+	/* A group only in B is listed as such. */
+	b->groups[0].len = 8192;
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "== read 4KiB nvme0n1: only in B (1000 commands sampled)\n"));
+	assert_non_null(strstr(out, "== read 8KiB nvme0n1: only in A (1000 commands sampled)\n"));
+	free(out);
+	free(a);
+	free(b);
+}
+
+static void test_json(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_report_meta m = { .host_name = "h", .host_kernel = "6.1" };
+	json_object *o, *g, *v;
+
+	(void)state;
+	joined(s, 60.0);
+	ntp_report_note(&m, "x.ntp was cut short: %d records read", 5);
+	o = ntp_report_json(s, &m);
+	assert_true(json_object_object_get_ex(o, "groups", &g));
+	assert_int_equal(json_object_array_length(g), 1);
+	g = json_object_array_get_idx(g, 0);
+	assert_true(json_object_object_get_ex(g, "stages", &v));
+	assert_int_equal(json_object_array_length(v), NTP_STAGE_COUNT);
+	assert_true(json_object_object_get_ex(g, "commands", &v));
+	assert_null(v);		/* not counted: null, not 0 */
+	assert_true(json_object_object_get_ex(o, "notes", &v));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)),
+			    "x.ntp was cut short: 5 records read");
+	json_object_put(o);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval_line_002),
+		cmocka_unit_test(test_host_only_rows),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_compare_verdict),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
