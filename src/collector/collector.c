@@ -552,7 +552,12 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	c->cb = cb;
 	c->cb_ctx = ctx;
 	c->seen = 0;
+	/* The programs do not wake us per record (BPF_RB_NO_WAKEUP, a cost on
+	 * the I/O path), so the wait usually runs to its timeout: consume then. */
 	err = ring_buffer__poll(c->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = ring_buffer__consume(c->rb);
 	if (err < 0 && err != -EINTR)
 		return err;
 	return c->seen;
