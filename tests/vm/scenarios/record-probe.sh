@@ -14,6 +14,16 @@ tb_setup_tcp || { tb_result record-probe FAIL "NVMe/TCP setup failed"; exit 0; }
 ntprof probe -r both -t tcp > $TB_OUT/probe.txt 2>&1
 rc=$?
 cat $TB_OUT/probe.txt
+if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
+	# 5.10: no module BTF, so the NVMe structures cannot be relocated; probe and
+	# record must say exactly that (recording there is not supported)
+	ntprof record -r both -d 1 > $TB_OUT/record-nobtf.txt 2>&1
+	rc2=$?
+	tb_check record-probe-no-module-btf "$rc != 0 && $rc2 != 0 && $(grep -c 'no module BTF for nvme_core, nvme_tcp, nvmet, nvmet_tcp' $TB_OUT/record-nobtf.txt) == 1" \
+		"$TB_KVER: $(tail -1 $TB_OUT/record-nobtf.txt)"
+	tb_result record-probe-${TB_KERNEL}-record SKIP "recording on a kernel without module BTF is not supported"
+	exit 0
+fi
 missing=$(grep -c '^missing' $TB_OUT/probe.txt)
 ntp_no_progs && left=0 || left=1
 tb_check record-probe "$rc == 0 && $(grep -c '^load: ok$' $TB_OUT/probe.txt) == 1 && $left == 0" \
