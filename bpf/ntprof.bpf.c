@@ -139,6 +139,10 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(ntp_h_setup_tb, struct request *rq, struct nvme_command___ntp *cmd)
 {
+	/* 6.12's verifier types tracepoint arguments "trusted or NULL": no
+	 * pointer arithmetic (CO-RE field offsets) before a NULL check */
+	if (!rq || !cmd)
+		return 0;
 	return host_setup_cmd(rq, cmd);
 }
 
@@ -161,6 +165,8 @@ static __always_inline int host_stamp(struct request *rq, int slot)
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(ntp_h_comp_tb, struct request *rq)
 {
+	if (!rq)
+		return 0;
 	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
 }
 
@@ -188,6 +194,8 @@ static __always_inline int host_blk_complete(struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(ntp_h_blkdone_tb, struct request *rq)
 {
+	if (!rq)
+		return 0;
 	return host_blk_complete(rq);
 }
 
@@ -523,6 +531,8 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 SEC("tp_btf/nvmet_req_init")
 int BPF_PROG(ntp_t_init_tb, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
+	if (!req || !cmd)
+		return 0;
 	return target_req_init(req, cmd);
 }
 
@@ -617,6 +627,8 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 SEC("tp_btf/nvmet_req_complete")
 int BPF_PROG(ntp_t_done_tb, struct nvmet_req___ntp *req)
 {
+	if (!req)
+		return 0;
 	return target_req_complete(req);
 }
 
