@@ -5,20 +5,19 @@
 #    end-to-end mean (to the rounding of the printed figures);
 #  top-batch-rate: the group's command rate is within 20 % of the load
 #    generator's IOPS (the screens are taken while the load runs).
-# tb-timeout: 300
+# tb-timeout: 420
 tb_setup_tcp || { tb_result top-batch FAIL "NVMe/TCP setup failed"; exit 0; }
 dev=${TB_DEV#/dev/}
-ntprof probe -r both > "$TB_OUT/probe.txt" 2>&1
-tb_log "probe: $(tail -1 "$TB_OUT/probe.txt")"
 # ntprof-top first: loading and attaching under TCG takes a while, and a
 # running load slows it further. The load starts once the hooks are in;
 # the first interval (load starting up) is not checked.
 tb_log "ntprof-top -b -n 4 -r both -s 10 -i 2 --session $dev"
-( LANG=C exec timeout -k 5 200 ntprof-top -b -n 4 -r both -s 10 -i 2 --width 100 --session "$dev" \
+( LANG=C exec timeout -k 5 360 ntprof-top -b -n 4 -r both -s 10 -i 2 --width 100 --session "$dev" \
 	> "$TB_OUT/top.txt" 2> "$TB_OUT/top.err" ) &
 top_pid=$!
+: >> "$TB_OUT/top.err"
 i=0
-while ! grep -q "hooks:" "$TB_OUT/top.err" && kill -0 $top_pid 2>/dev/null && [ $i -lt 1500 ]; do
+while ! grep -q "hooks:" "$TB_OUT/top.err" && kill -0 $top_pid 2>/dev/null && [ $i -lt 3000 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 tb_log "after $((i / 10)) s: $(head -c 300 "$TB_OUT/top.err")"
