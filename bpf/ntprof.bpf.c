@@ -54,31 +54,15 @@ static __always_inline struct gendisk *rq_disk(struct request *rq)
 	return BPF_CORE_READ(rq, q, disk);
 }
 
-/* The namespace's name as the user knows it. With native multipath the
- * request runs on the hidden path disk nvme<S>c<C>n<N>; its head, the
- * /dev node, is nvme<S>n<N>: drop the "c<C>" part. */
+/* The disk the request runs on. With native multipath that is the hidden
+ * path nvme<S>c<C>n<N>; user space names the group by its head nvme<S>n<N>
+ * (a loop here multiplies the verifier's work under TCG). */
 static __always_inline void host_dev(struct request *rq, char *out)
 {
-	char name[NTP_DEV_LEN] = {};
 	struct gendisk *disk = rq_disk(rq);
-	int skip = 0;
-	__u32 j = 0;
 
-	if (!disk)
-		return;
-	BPF_CORE_READ_STR_INTO(&name, disk, disk_name);
-	for (int i = 0; i < NTP_DEV_LEN - 1; i++) {
-		char c = name[i];
-
-		if (!c)
-			break;
-		if (i >= 5 && c == 'c' && name[0] == 'n' && name[1] == 'v' && name[2] == 'm' && name[3] == 'e')
-			skip = 1;
-		else if (skip && c == 'n')
-			skip = 0;
-		if (!skip)
-			out[j++ & (NTP_DEV_LEN - 1)] = c;
-	}
+	if (disk)
+		BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
 }
 
 static __always_inline __u64 rq_of_tcp_req(void *req)
@@ -89,7 +73,8 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 
 static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd)
 {
-	char dev[NTP_DEV_LEN] = {};
+	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
+	char *dev = (char *)devw;
 	struct nvme_request___ntp *nreq;
 	struct ntp_record *r;
 	__u64 key = (__u64)rq, now, start;

@@ -44,3 +44,6 @@ vm-shell:
 	$(Q)tests/vm/deps.sh
 	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
 	$(Q)O=$(O) KERNEL=$(KERNEL) tests/vm/run.sh shell
+
+# make check also runs tests/cli/ntp-load.sh against the load generator
+check: $(O)/ntp-load

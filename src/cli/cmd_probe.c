@@ -36,10 +36,10 @@ static int parse_role(const char *v, uint8_t *role)
 	return 0;
 }
 
-static void quiet(void *ctx, const char *line)
+static void say_line(void *ctx, const char *line)
 {
 	(void)ctx;
-	(void)line;
+	printf("  %s\n", line);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -134,7 +134,7 @@ int cmd_probe(int argc, char **argv)
 	ntp_hooks_cleanup();
 
 	/* The real test: load and attach as `record` would, then detach. */
-	co.say = quiet;
+	co.say = say_line;
 	c = ntp_collector_open(&co, err, sizeof(err));
 	if (!c) {
 		printf("function hooks: %s\n",

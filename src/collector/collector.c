@@ -10,6 +10,7 @@
  * (attach_timeout_s, 10 s); when fentry cannot load or attach, or misses the
  * deadline, the collector says why and loads the kprobe flavour instead.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -45,8 +46,48 @@ struct ntp_collector {
 	ntp_record_cb cb;
 	void *cb_ctx;
 	int seen;
-	double attach_s;
+	double attach_s, load_s;
+	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
+	int n_devs;
 };
+
+/* nvme<S>c<C>n<N> (a hidden multipath path) -> nvme<S>n<N> (its head, the
+ * name the user knows); any other name is left alone. */
+void ntp_dev_normalize(char *dev)
+{
+	unsigned s, ctl, n;
+	int len = 0;
+
+	if (sscanf(dev, "nvme%uc%un%u%n", &s, &ctl, &n, &len) == 3 && len > 0 && !dev[len])
+		snprintf(dev, NTP_DEV_LEN, "nvme%un%u", s, n);
+}
+
+/* --session nvmeXnY: the head and, with native multipath, every path of it
+ * (/sys/block/nvmeXnY/multipath/nvmeXcZnY). */
+static int resolve_session(struct ntp_collector *c, const char *session, char *errbuf, size_t errlen)
+{
+	char p[128];
+	struct dirent *de;
+	DIR *d;
+
+	if (!session[0])
+		return 0;
+	snprintf(p, sizeof(p), "/sys/block/%s", session);
+	if (access(p, F_OK)) {
+		snprintf(errbuf, errlen, "--session %s: no such block device (/sys/block/%s)", session, session);
+		return -1;
+	}
+	snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", session);
+	snprintf(p, sizeof(p), "/sys/block/%s/multipath", session);
+	d = opendir(p);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && c->n_devs < 8)
+		if (de->d_name[0] != '.' && strlen(de->d_name) < NTP_DEV_LEN)
+			snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", de->d_name);
+	closedir(d);
+	return 0;
+}
 
 static void say(const struct ntp_collector_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -200,6 +241,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	const struct ntp_collector_opts *o = &c->o;
 	struct ntprof_bpf *skel;
 	struct bpf_program *p;
+	double t0;
 	int err;
 
 	skel = ntprof_bpf__open();
@@ -211,7 +253,9 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	skel->rodata->filter_n_sizes = o->n_sizes;
 	for (int i = 0; i < o->n_sizes && i < NTP_MAX_SIZES; i++)
 		skel->rodata->filter_sizes[i] = o->sizes[i];
-	memcpy((char *)skel->rodata->filter_dev, o->session, NTP_DEV_LEN);
+	for (int i = 0; i < c->n_devs; i++)
+		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
+	skel->rodata->filter_n_devs = c->n_devs;
 	skel->rodata->exact_queues = o->exact_queues;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
@@ -233,7 +277,9 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		bpf_program__set_autoload(p, true);
 		c->hook_state[i] = 2;	/* to load */
 	}
+	t0 = mono_s();
 	err = ntprof_bpf__load(skel);
+	c->load_s = mono_s() - t0;
 	if (err) {
 		snprintf(errbuf, errlen, "loading the %s programs failed: %s%s", fentry ? "fentry" : "kprobe",
 			 strerror(-err), getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
@@ -414,8 +460,13 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct ntp_record))
 		return 0;
-	if (c->cb)
-		c->cb(c->cb_ctx, data);
+	if (c->cb) {
+		struct ntp_record r;
+
+		memcpy(&r, data, sizeof(r));
+		ntp_dev_normalize(r.dev);
+		c->cb(c->cb_ctx, &r);
+	}
 	c->seen++;
 	return 0;
 }
@@ -438,6 +489,10 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 		return NULL;
 	}
 	c->o = *o;
+	if (resolve_session(c, o->session, errbuf, errlen)) {
+		free(c);
+		return NULL;
+	}
 
 	missing_hooks(sides, true, miss_fe, sizeof(miss_fe));
 	missing_hooks(sides, false, miss_kp, sizeof(miss_kp));
@@ -481,11 +536,8 @@ attached:
 		unload(c, false);
 		goto fail;
 	}
-	if (o->flavour == NTP_FLAVOUR_AUTO && c->fentry)
-		say(o, "hooks: fentry/fexit (%d attached in %.1f s)", c->n_links, c->attach_s);
-	else
-		say(o, "hooks: %s (%d attached in %.1f s)", c->fentry ? "fentry/fexit" : "kprobe/kretprobe",
-		    c->n_links, c->attach_s);
+	say(o, "hooks: %s (%d programs loaded in %.1f s, attached in %.1f s)",
+	    c->fentry ? "fentry/fexit" : "kprobe/kretprobe", c->n_links, c->load_s, c->attach_s);
 	return c;
 fail:
 	ntp_hooks_cleanup();
@@ -523,13 +575,23 @@ int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, vals))
 			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].key = key;
-		for (int i = 0; i < ncpu; i++) {
-			out[n].count.commands += vals[i].commands;
-			out[n].count.bytes += vals[i].bytes;
+		struct ntp_group_key k = key;
+		size_t j;
+
+		/* the paths of one namespace are one group */
+		ntp_dev_normalize(k.dev);
+		for (j = 0; j < n; j++)
+			if (!memcmp(&out[j].key, &k, sizeof(k)))
+				break;
+		if (j == n) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].key = k;
+			n++;
 		}
-		n++;
+		for (int i = 0; i < ncpu; i++) {
+			out[j].count.commands += vals[i].commands;
+			out[j].count.bytes += vals[i].bytes;
+		}
 	}
 	free(vals);
 	return (int)n;

@@ -62,6 +62,8 @@ void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counte
 /* Loads and attaches one fentry program (on tcp_sendmsg) and detaches it:
  * 0, or -1 with why it cannot. Needs no NVMe module. */
 int ntp_fentry_selftest(char *why, size_t len);
+/* nvme<S>c<C>n<N> (hidden multipath path) -> nvme<S>n<N>, in place. */
+void ntp_dev_normalize(char *dev);
 /* Which flavour is attached: true fentry/fexit + tp_btf, false kprobe/kretprobe + raw_tp. */
 bool ntp_collector_uses_fentry(const struct ntp_collector *c);
 /* Per entry i of ntp_hooks[] (hooks.h): 1 attached, 0 not used, <0 -errno. */

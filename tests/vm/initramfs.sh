@@ -88,6 +88,7 @@ done
 
 cp "$HERE/guest/init" "$R/init"
 cp "$HERE/guest/lib.sh" "$R/tb/lib.sh"
+cp "$HERE/guest/ntprof-checks.sh" "$R/tb/ntprof-checks.sh"   # helpers of the record-* scenarios
 cp "$HERE"/scenarios/*.sh "$R/tb/scenarios/"
 chmod +x "$R/init"
 echo "$KVER" > "$R/etc/tb/kver"

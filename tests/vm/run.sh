@@ -92,28 +92,28 @@ t_end=${EPOCHREALTIME/./}
 
 # verdicts: the guest's results.txt (9p), one line per check; a scenario that
 # never finished gets a FAIL of its own
-fail=0
-declare -A seen=()
+fail=0 npass=0 nfail=0 nskip=0
+verdict() { # STATUS NAME DETAILS
+	echo "vm-test: $1 $2 $3"
+	case $1 in PASS) npass=$((npass + 1)) ;; SKIP) nskip=$((nskip + 1)) ;; *) nfail=$((nfail + 1)); fail=1 ;; esac
+}
 if [ -f "$OUT/results.txt" ]; then
 	while read -r status name details; do
-		[ -n "$name" ] || continue
-		echo "vm-test: $status $name $details"
-		[ "$status" = FAIL ] && fail=1
-		seen[$name]=1
+		[ -n "$name" ] && verdict "$status" "$name" "$details"
 	done < "$OUT/results.txt"
 fi
 for s in "${list[@]}"; do
 	grep -q "TB_SCENARIO_END $s " "$OUT/console.log" && continue
 	why="did not finish"
 	[ "$qrc" = 124 ] && why="did not finish: qemu killed after $timeout s"
-	echo "vm-test: FAIL $s $why"
-	fail=1
+	verdict FAIL "$s" "$why"
 done
-grep -q '^\[[^]]*\] TB_DONE' "$OUT/console.log" || { echo "vm-test: FAIL boot guest did not reach TB_DONE (qemu status $qrc)"; fail=1; }
+grep -q '^\[[^]]*\] TB_DONE' "$OUT/console.log" || verdict FAIL boot "guest did not reach TB_DONE (qemu status $qrc)"
 printf 'vm-test: kernel %s: build %d.%d s, qemu %d.%d s, total %d.%d s\n' "$KERNEL" \
 	$(( (t_built - t_start) / 1000000 )) $(( (t_built - t_start) / 100000 % 10 )) \
 	$(( (t_end - t_boot) / 1000000 )) $(( (t_end - t_boot) / 100000 % 10 )) \
 	$(( (t_end - t_start) / 1000000 )) $(( (t_end - t_start) / 100000 % 10 ))
+echo "vm-test: $npass passed, $nfail failed, $nskip skipped"
 if [ $fail = 1 ]; then
 	echo "vm-test: FAILED; console log $OUT/console.log, dmesg $OUT/dmesg.txt, per-scenario logs $OUT/<scenario>/log.txt"
 	exit 1

@@ -15,6 +15,10 @@ TB_RDMA_ADDR=${TB_RDMA_ADDR:-10.99.0.1}   # on dummy0; the guest has no NIC, not
 TB_OUT=${TB_OUT:-/out}
 TB_SECS=${TB_SECS:-5}
 NVMET=/sys/kernel/config/nvmet
+# Debian's busybox-static runs its own applets before searching PATH (shell
+# "standalone" mode), so iproute2's ip and tc must be named by path: busybox tc
+# knows no "replace" and no netem.
+TB_IP=/usr/sbin/ip TB_TC=/usr/sbin/tc
 
 tb_ts() { cut -d' ' -f1 /proc/uptime; }
 tb_log() { echo "[$(tb_ts)] ${TB_SCENARIO:-init}: $*"; }
@@ -143,9 +147,9 @@ tb_setup_rdma() {
 	tb_modules rdma
 	[ -n "$1" ] && TB_BACKDEV=$1
 	tb_default_backdev || { tb_log "no backing device"; return 1; }
-	ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy
-	ip addr add "$TB_RDMA_ADDR/24" dev dummy0 2>/dev/null
-	ip link set dummy0 up
+	$TB_IP link show dummy0 >/dev/null 2>&1 || $TB_IP link add dummy0 type dummy
+	$TB_IP addr add "$TB_RDMA_ADDR/24" dev dummy0 2>/dev/null
+	$TB_IP link set dummy0 up
 	[ -d /sys/class/infiniband/rxe0 ] || rdma link add rxe0 type rxe netdev dummy0 ||
 		{ tb_log "rdma link add failed"; dmesg | tail -10; return 1; }
 	tb_target rdma "$TB_RDMA_ADDR" "$TB_BACKDEV" || { tb_log "nvmet rdma port setup failed"; dmesg | tail -20; return 1; }
@@ -158,7 +162,7 @@ tb_setup_rdma() {
 # are local destinations, so their packets cross lo.
 tb_netem() {
 	tb_modules netem
-	tc qdisc replace dev "${2:-lo}" root netem delay "$1"
+	$TB_TC qdisc replace dev "${2:-lo}" root netem delay "$1"
 }
 
 # tb_load [ntp-load options] [DEVICE]: run the load generator (default device
@@ -242,8 +246,8 @@ tb_teardown() {
 		rmdir "$s"
 	done
 	[ -d /sys/class/infiniband/rxe0 ] && rdma link delete rxe0 2>/dev/null
-	ip addr flush dev dummy0 2>/dev/null
-	tc qdisc del dev lo root 2>/dev/null
+	$TB_IP addr flush dev dummy0 2>/dev/null
+	$TB_TC qdisc del dev lo root 2>/dev/null
 	for s in /sys/kernel/config/nullb/*; do
 		[ -d "$s" ] || continue
 		echo 0 > "$s/power"; rmdir "$s"
