@@ -59,9 +59,13 @@ done
 timeout=${NTP_VM_TIMEOUT:-$timeout}
 
 OUT=${NTP_VM_OUT:-$O/vm/runs/$KERNEL-$MODE-$(date +%Y%m%d-%H%M%S)}
-rm -rf "$OUT"; mkdir -p "$OUT"
+[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || die "results directory $OUT is not empty"
+mkdir -p "$OUT"
 scen_csv=$(IFS=,; echo "${list[*]}")
-APPEND="console=ttyS0 panic=-1 quiet tb.mode=$MODE tb.kernel=$KERNEL tb.secs=$SECS tb.scenarios=$scen_csv"
+# tsc=reliable: under TCG every vCPU reads one virtual TSC, but 5.10 and 6.1
+# judge it "unsynchronized" at boot and fall back to the HPET, an emulated MMIO
+# read per clock read (ktime_get, bpf_ktime_get_ns). NTP_VM_APPEND replaces it.
+APPEND="console=ttyS0 panic=-1 quiet ${NTP_VM_APPEND-tsc=reliable} tb.mode=$MODE tb.kernel=$KERNEL tb.secs=$SECS tb.scenarios=$scen_csv"
 if [ "$MODE" != test ]; then
 	size=$(stty size 2>/dev/null || echo "24 80")
 	APPEND+=" tb.rows=${size% *} tb.cols=${size#* } tb.term=${TERM:-linux}"
