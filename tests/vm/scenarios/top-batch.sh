@@ -11,8 +11,8 @@ dev=${TB_DEV#/dev/}
 # ntprof-top first: loading and attaching under TCG takes a while, and a
 # running load slows it further. The load starts once the hooks are in;
 # the first interval (load starting up) is not checked.
-tb_log "ntprof-top -b -n 4 -r both -s 10 -i 2 --session $dev"
-( LANG=C exec timeout -k 5 360 ntprof-top -b -n 4 -r both -s 10 -i 2 --width 100 --session "$dev" \
+tb_log "ntprof-top -b -n 4 -r both -s 10 -i 2"
+( LANG=C exec timeout -k 5 360 ntprof-top -b -n 4 -r both -s 10 -i 2 --width 100 \
 	> "$TB_OUT/top.txt" 2> "$TB_OUT/top.err" ) &
 top_pid=$!
 : >> "$TB_OUT/top.err"
