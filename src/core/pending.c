@@ -29,6 +29,23 @@ struct ntp_pend {
 	int32_t *head, *tail;	/* per bucket */
 };
 
+/*
+ * A record into a slot: 272 bytes as 16-byte vector moves. GCC copies a
+ * struct this size with `rep movsq`, whose start-up cost made the copy the
+ * largest part of a put (perf annotate: ~60 % of ntp_pend_put).
+ */
+typedef uint64_t ntp_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+_Static_assert(sizeof(struct ntp_record) % sizeof(ntp_v16) == 0, "record is whole vectors");
+
+static inline void record_copy(struct ntp_record *dst, const struct ntp_record *src)
+{
+	ntp_v16 *d = (ntp_v16 *)dst;
+	const ntp_v16 *s = (const ntp_v16 *)src;
+
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(*d); i++)
+		d[i] = s[i];
+}
+
 static uint64_t key_of(const struct ntp_record *r)
 {
 	return ((uint64_t)r->cntlid << 32) | ((uint64_t)r->qid << 16) | r->cid;
@@ -168,7 +185,7 @@ static int pop_oldest(struct ntp_pend *p, struct ntp_record *evicted)
 
 	if (!s->live || s->seq != o.seq)
 		return 0;	/* taken or dropped since */
-	*evicted = s->r;
+	record_copy(evicted, &s->r);
 	unlink_any(p, o.slot);
 	return 1;
 }
@@ -187,7 +204,7 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 		ev |= pop_oldest(p, evicted);
 	i = p->free[--p->nfree];
 	s = &p->slots[i];
-	s->r = *r;
+	record_copy(&s->r, r);
 	s->key = key_of(r);
 	s->seq = p->seq++;
 	s->next = -1;
