@@ -26,17 +26,19 @@ struct ntp_hist {
 	uint32_t neg[NTP_HIST_BUCKETS];	/* bucket of -v for v < 0 */
 };
 
-/* Bucket of a non-negative value: the exponent comes from clz, no division. */
+/*
+ * Bucket of a non-negative value: the exponent comes from clz, no division,
+ * and no branch (it runs ~16 times per command in `ntprof report`). Below
+ * 128 the exponent is taken as 6, which makes the formula give v itself;
+ * above 2^41 the formula overshoots the last bucket and is clamped to it.
+ */
 static inline unsigned ntp_hist_index(uint64_t v)
 {
-	unsigned e;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v | 1), i;
 
-	if (v < 128)
-		return (unsigned)v;
-	e = 63u - (unsigned)__builtin_clzll(v);
-	if (e > NTP_HIST_MAX_EXP)
-		return NTP_HIST_BUCKETS - 1;
-	return ((e - 5) << NTP_HIST_SUB_BITS) + (unsigned)(v >> (e - NTP_HIST_SUB_BITS)) - 64;
+	e = e < NTP_HIST_SUB_BITS ? NTP_HIST_SUB_BITS : e;
+	i = ((e - 5) << NTP_HIST_SUB_BITS) + (unsigned)(v >> (e - NTP_HIST_SUB_BITS)) - 64;
+	return i < NTP_HIST_BUCKETS - 1 ? i : NTP_HIST_BUCKETS - 1;
 }
 
 static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)

@@ -160,8 +160,16 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 
 		/* The hot path: straight from the reader's block to the model. */
 		while (ntp_reader_next_block(r[0], &recs, &k) == 1) {
-			for (size_t i = 0; i < k; i++)
+			for (size_t i = 0; i < k; i++) {
+				/* the record after next into L1: its lines come from L2,
+				 * where the CRC pass left them */
+				const char *nx = (const char *)&recs[i + 2];
+
+				if (i + 2 < k)
+					for (size_t l = 0; l < sizeof(*recs); l += 64)
+						__builtin_prefetch(nx + l);
 				ntp_model_ingest(m, &recs[i]);
+			}
 			if (k) {
 				uint64_t t = last_ts(&recs[k - 1]);
 

@@ -46,6 +46,7 @@ static inline void record_copy(struct ntp_record *dst, const struct ntp_record *
 	ntp_v16 *d = (ntp_v16 *)dst;
 	const ntp_v16 *s = (const ntp_v16 *)src;
 
+#pragma GCC unroll 17
 	for (size_t i = 0; i < sizeof(*dst) / sizeof(*d); i++)
 		d[i] = s[i];
 }

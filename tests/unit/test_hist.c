@@ -126,6 +126,8 @@ static void test_bucket_bound(void **state)
 		if (v < (1ull << 41)) {
 			assert_true(v >= ntp_hist_bucket_low(i));
 			assert_true(v < ntp_hist_bucket_low(i) + ntp_hist_bucket_width(i));
+		} else {
+			assert_int_equal(i, NTP_HIST_BUCKETS - 1);	/* 36 min and more */
 		}
 	}
 	for (uint64_t v = 0; v < 100000; v++) {
