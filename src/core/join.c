@@ -165,9 +165,14 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 				 * where the CRC pass left them */
 				const char *nx = (const char *)&recs[i + 2];
 
-				if (i + 2 < k)
-					for (size_t l = 0; l < sizeof(*recs); l += 64)
-						__builtin_prefetch(nx + l);
+				_Static_assert(sizeof(*recs) <= 4 * 64 + 64, "a record spans at most 5 lines");
+				if (i + 2 < k) {
+					__builtin_prefetch(nx);
+					__builtin_prefetch(nx + 64);
+					__builtin_prefetch(nx + 128);
+					__builtin_prefetch(nx + 192);
+					__builtin_prefetch(nx + sizeof(*recs) - 1);
+				}
 				ntp_model_ingest(m, &recs[i]);
 			}
 			if (k) {

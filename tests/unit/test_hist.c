@@ -138,6 +138,10 @@ static void test_bucket_bound(void **state)
 	}
 	/* Beyond the range: the last bucket. */
 	assert_int_equal(ntp_hist_index(UINT64_MAX), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index(1ull << 63), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index((1ull << 53) + 1), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index(1ull << 41), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index((1ull << 40) - 1), NTP_HIST_BUCKETS - 65);	/* top of 2^39 */
 }
 
 static void test_merge_reset_empty(void **state)
