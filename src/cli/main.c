@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "core/ntpfile.h"
 
 struct ntp_cmd {
 	const char *name;
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
 	const struct ntp_cmd *hit = NULL;
 	size_t len;
 
+	/* recordings are mapped: a file truncated under us is a one-line error */
+	ntp_reader_catch_sigbus("ntprof");
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

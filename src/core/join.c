@@ -160,8 +160,21 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 
 		/* The hot path: straight from the reader's block to the model. */
 		while (ntp_reader_next_block(r[0], &recs, &k) == 1) {
-			for (size_t i = 0; i < k; i++)
+			for (size_t i = 0; i < k; i++) {
+				/* the record after next into L1: its lines come from L2,
+				 * where the CRC pass left them */
+				const char *nx = (const char *)&recs[i + 2];
+
+				_Static_assert(sizeof(*recs) <= 4 * 64 + 64, "a record spans at most 5 lines");
+				if (i + 2 < k) {
+					__builtin_prefetch(nx);
+					__builtin_prefetch(nx + 64);
+					__builtin_prefetch(nx + 128);
+					__builtin_prefetch(nx + 192);
+					__builtin_prefetch(nx + sizeof(*recs) - 1);
+				}
 				ntp_model_ingest(m, &recs[i]);
+			}
 			if (k) {
 				uint64_t t = last_ts(&recs[k - 1]);
 

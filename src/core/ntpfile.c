@@ -3,10 +3,13 @@
  * ntpfile.c - writer and streaming reader of .ntp recordings.
  * Layout, byte by byte: docs/ntp-format.md.
  *
- * The reader is the hot path of `ntprof report`: it reads in large chunks
- * (never a syscall per record), verifies each block's CRC32C once, and hands
- * out records in place when the file's record size is ours. Memory is the
- * read buffer plus one block at most, whatever the file's size.
+ * The reader is the hot path of `ntprof report`: it verifies each block's
+ * CRC32C once and hands out records in place when the file's record size is
+ * ours. A regular file is read through a sliding window of mmap (no copy out
+ * of the page cache: the copy of read() cost as much as the rest of the
+ * reader); a pipe, a device or a failed mmap is read with read() in large
+ * chunks. Memory is the window (or the read buffer) plus one block at most,
+ * whatever the file's size. See "mmap window" below for the limits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include "ntpfile.h"
 
@@ -270,7 +275,11 @@ struct ntp_reader {
 	const uint8_t *mem;		/* memory source: the whole file */
 	uint8_t *buf;			/* file source: read buffer */
 	size_t cap;
-	const uint8_t *data;		/* buf or mem */
+	uint8_t *map;			/* mmap source: the current window, or NULL */
+	size_t map_len;
+	size_t window;			/* mmap source: bytes per window; 0 reads with read() */
+	int map_slot;			/* in the SIGBUS table, or -1 */
+	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
 	uint64_t off;			/* file offset of data[start] */
 	uint64_t size;			/* regular file's size at open; 0 if unknown */
@@ -298,12 +307,16 @@ struct ntp_reader {
  */
 #define READ_AHEAD (64u << 10)
 
+static size_t fill_map(struct ntp_reader *r, size_t need);
+
 static size_t fill(struct ntp_reader *r, size_t need)
 {
 	size_t have = r->end - r->start;
 
 	if (have >= need || r->fd < 0 || r->eof)
 		return have;
+	if (r->window)
+		return fill_map(r, need);
 	/* a damaged length must not grow the buffer past what the file holds */
 	if (r->size && r->off + need > r->size && r->size > r->off)
 		need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
@@ -354,6 +367,184 @@ static size_t fill(struct ntp_reader *r, size_t need)
 	return r->end - r->start;
 }
 
+/*
+ * ---- mmap window ----
+ *
+ * A regular file is mapped window by window (NTP_MAP_WINDOW bytes, more when
+ * one block needs it), each window with MAP_POPULATE so its pages are mapped
+ * from the page cache in one go instead of one fault per 16 pages; the
+ * previous window is unmapped first, so the resident size stays one window
+ * whatever the file's size (mapped file pages count in RSS).
+ *
+ * The file's size is taken again (fstat) before each window is mapped, and a
+ * window never reaches past it: a file that grows while it is read (a
+ * recording still being written) is read on as with read(), and one that was
+ * truncated before a window is mapped simply ends there (reported as a cut
+ * tail, as with read()).
+ *
+ * The one case mmap cannot turn into an error return: the file is truncated
+ * by another process *while* a window is mapped and the reader or its caller
+ * then touches a page past the new end. The kernel raises SIGBUS; there is no
+ * return value to report it through, since the records are read in place by
+ * the caller. ntp_reader_catch_sigbus() installs a handler that recognises a
+ * fault inside a reader's window, prints one line naming the file and exits
+ * with status 1 (nothing of a report has been printed yet: reports are
+ * printed after the last record). Programs that do not install it get the
+ * default action (killed by SIGBUS). .ntp files are written by appending and
+ * never shrunk by ntprof, so this takes a second program truncating a
+ * recording under the reader; the speed (no copy of every byte) is worth that
+ * limit. Set NTPROF_NO_MMAP=1 in the environment to read with read() instead.
+ */
+#define NTP_MAP_SLOTS 64
+
+static const uint8_t no_bytes[8];	/* data before the first window */
+
+static struct map_slot {
+	const uint8_t *volatile addr;	/* NULL: free */
+	volatile size_t len;
+	const char *volatile path;
+} map_slots[NTP_MAP_SLOTS];
+
+static int map_slot_take(const char *path)
+{
+	for (int i = 0; i < NTP_MAP_SLOTS; i++) {
+		const char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&map_slots[i].path, &none, path, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;	/* more than 64 readers mapped at once: still works, not recognised */
+}
+
+static void map_slot_set(int i, const uint8_t *addr, size_t len)
+{
+	if (i < 0)
+		return;
+	map_slots[i].addr = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	map_slots[i].len = len;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	map_slots[i].addr = addr;
+}
+
+static void map_slot_free(int i)
+{
+	if (i < 0)
+		return;
+	map_slot_set(i, NULL, 0);
+	__atomic_store_n(&map_slots[i].path, NULL, __ATOMIC_RELEASE);
+}
+
+static const char *sigbus_prog = "ntprof";
+
+static void put_str(char *buf, size_t *n, size_t cap, const char *s)
+{
+	while (*s && *n < cap)
+		buf[(*n)++] = *s++;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const uint8_t *a = si->si_addr;
+
+	(void)uc;
+	for (int i = 0; i < NTP_MAP_SLOTS; i++) {
+		const uint8_t *base = map_slots[i].addr;
+		const char *path = map_slots[i].path;
+
+		if (base && path && a >= base && a < base + map_slots[i].len) {
+			char msg[512];
+			size_t n = 0;
+
+			/* async-signal-safe: no stdio */
+			put_str(msg, &n, sizeof(msg) - 1, sigbus_prog);
+			put_str(msg, &n, sizeof(msg) - 1, ": ");
+			put_str(msg, &n, sizeof(msg) - 1, path);
+			put_str(msg, &n, sizeof(msg) - 1,
+				": the file was truncated while being read (SIGBUS on its mapping); no report\n");
+			if (write(STDERR_FILENO, msg, n) < 0)
+				_exit(1);
+			_exit(1);
+		}
+	}
+	/* not ours: the default action, on return the access faults again */
+	signal(sig, SIG_DFL);
+}
+
+int ntp_reader_catch_sigbus(const char *prog)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (prog)
+		sigbus_prog = prog;
+	return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
+}
+
+static void unmap_window(struct ntp_reader *r)
+{
+	if (!r->map)
+		return;
+	map_slot_set(r->map_slot, NULL, 0);
+	munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = 0;
+}
+
+/* fill() for a mapped file: maps a window starting at the page of the read
+ * offset, holding at least need bytes if the file has them. */
+static size_t fill_map(struct ntp_reader *r, size_t need)
+{
+	static size_t page;
+	size_t have = r->end - r->start, lead, len;
+	uint64_t base;
+	struct stat sb;
+	void *p;
+
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	/* the size now: grown while recording, or truncated since the last window */
+	if (!fstat(r->fd, &sb))
+		r->size = (uint64_t)sb.st_size;
+	base = r->off & ~(uint64_t)(page - 1);
+	lead = (size_t)(r->off - base);
+	if (r->off >= r->size) {
+		r->eof = 1;	/* at the end, or the file shrank below the offset */
+		return have;
+	}
+	len = lead + need > r->window ? lead + need : r->window;
+	if (len > r->size - base)
+		len = (size_t)(r->size - base);
+	if (len <= lead + have) {
+		r->eof = 1;	/* nothing past what is mapped */
+		return have;
+	}
+	unmap_window(r);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)base);
+	if (p == MAP_FAILED) {
+		snprintf(r->st.why, sizeof(r->st.why), "cannot map offset %llu: %s",
+			 (unsigned long long)base, strerror(errno));
+		r->eof = 1;
+		r->start = r->end = 0;
+		r->data = no_bytes;
+		return 0;
+	}
+	madvise(p, len, MADV_SEQUENTIAL);
+	r->map = p;
+	r->map_len = len;
+	map_slot_set(r->map_slot, p, len);
+	r->data = p;
+	r->start = lead;
+	r->end = len;
+	if (len < lead + need)
+		r->eof = 1;
+	return r->end - r->start;
+}
+
 static void consume(struct ntp_reader *r, size_t n)
 {
 	r->start += n;
@@ -368,6 +559,7 @@ static struct ntp_reader *reader_new(const char *name)
 		return NULL;
 	r->path = strdup(name);
 	r->fd = -1;
+	r->map_slot = -1;
 	if (!r->path) {
 		free(r);
 		return NULL;
@@ -459,6 +651,17 @@ static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 
 struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen)
 {
+	const char *no_mmap = getenv("NTPROF_NO_MMAP");
+	struct ntp_reader_opts o = { 0 };
+
+	if (no_mmap && *no_mmap && strcmp(no_mmap, "0"))
+		o.no_mmap = 1;
+	return ntp_reader_open_opts(path, &o, errbuf, errlen);
+}
+
+struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
+					char *errbuf, size_t errlen)
+{
 	struct ntp_reader *r = reader_new(path);
 	struct stat sb;
 
@@ -477,10 +680,22 @@ struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen
 		snprintf(errbuf, errlen, "%s: is a directory", path);
 		goto fail;
 	}
-	/* 2 MiB: a full records block and the next read fit; less for a small file */
-	r->cap = 2 * READ_CHUNK;
 	if (S_ISREG(sb.st_mode))
 		r->size = (uint64_t)sb.st_size;
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (S_ISREG(sb.st_mode) && !o->no_mmap) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		r->window = o->map_window ? o->map_window : NTP_MAP_WINDOW;
+		r->window = (r->window + page - 1) / page * page;
+		r->map_slot = map_slot_take(r->path);
+		r->data = no_bytes;
+		if (parse_header(r, errbuf, errlen))
+			goto fail;
+		return r;
+	}
+	/* 2 MiB: a full records block and the next read fit; less for a small file */
+	r->cap = 2 * READ_CHUNK;
 	if (r->size && r->size + 64 < r->cap)
 		r->cap = (size_t)r->size + 64;
 	if (!(r->buf = malloc(r->cap))) {
@@ -488,7 +703,6 @@ struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen
 		goto fail;
 	}
 	r->data = r->buf;
-	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (parse_header(r, errbuf, errlen))
 		goto fail;
 	return r;
@@ -722,6 +936,8 @@ void ntp_reader_close(struct ntp_reader *r)
 {
 	if (!r)
 		return;
+	unmap_window(r);
+	map_slot_free(r->map_slot);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);

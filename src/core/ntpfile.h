@@ -79,6 +79,21 @@ struct ntp_read_stats {
 /* Opens and checks the header. NULL with a one-line reason naming the file on error
  * (missing, empty, wrong magic, newer major version, bad header). */
 struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen);
+/* Extension (perf): how a file is read. ntp_reader_open() maps regular files
+ * (NTPROF_NO_MMAP=1 in the environment reads them with read()). */
+struct ntp_reader_opts {
+	int no_mmap;			/* read with read() even a regular file */
+	size_t map_window;		/* bytes per mmap window; 0: NTP_MAP_WINDOW */
+};
+#define NTP_MAP_WINDOW (16u << 20)
+struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
+					char *errbuf, size_t errlen);
+/* Installs a SIGBUS handler for the one failure a mapped file cannot report
+ * by return value: truncated by another process while mapped. A fault inside
+ * a reader's window prints "PROG: FILE: the file was truncated while being
+ * read ..." and exits with status 1; other SIGBUS keep the default action.
+ * 0 or -errno. */
+int ntp_reader_catch_sigbus(const char *prog);
 const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r);
 const char *ntp_reader_path(const struct ntp_reader *r);
 /* 1 and *out filled; 0 at the end (clean or at a damaged tail: see stats). */

@@ -68,6 +68,12 @@ head -c $(( $(stat -c %s long.ntp) * 2 / 3 )) long.ntp >cut.ntp
 check report-cut.txt "$NTPROF" report cut.ntp
 check compare-cut.txt "$NTPROF" compare cut.ntp long.ntp
 
+# regular files are mapped window by window; read() (NTPROF_NO_MMAP=1, and
+# for pipes) must give the very same reports, whole or cut
+check report-both-detail.txt env NTPROF_NO_MMAP=1 "$NTPROF" report --detail both.ntp
+check report-cut.txt env NTPROF_NO_MMAP=1 "$NTPROF" report cut.ntp
+check report-both-detail.txt "$NTPROF" report --detail <(cat both.ntp)
+
 # refusals, each one line naming the files
 gen -o s1000.ntp -r target -d 0.1 --seed 16 -s 1000
 check refuse-sampling.txt "$NTPROF" report h.ntp s1000.ntp

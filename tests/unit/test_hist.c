@@ -126,6 +126,8 @@ static void test_bucket_bound(void **state)
 		if (v < (1ull << 41)) {
 			assert_true(v >= ntp_hist_bucket_low(i));
 			assert_true(v < ntp_hist_bucket_low(i) + ntp_hist_bucket_width(i));
+		} else {
+			assert_int_equal(i, NTP_HIST_BUCKETS - 1);	/* 36 min and more */
 		}
 	}
 	for (uint64_t v = 0; v < 100000; v++) {
@@ -136,6 +138,10 @@ static void test_bucket_bound(void **state)
 	}
 	/* Beyond the range: the last bucket. */
 	assert_int_equal(ntp_hist_index(UINT64_MAX), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index(1ull << 63), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index((1ull << 53) + 1), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index(1ull << 41), NTP_HIST_BUCKETS - 1);
+	assert_int_equal(ntp_hist_index((1ull << 40) - 1), NTP_HIST_BUCKETS - 65);	/* top of 2^39 */
 }
 
 static void test_merge_reset_empty(void **state)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "core/ntpfile.h"
 
@@ -260,7 +261,7 @@ static void test_round_trip(void **state)
 	ntp_reader_close(r);
 }
 
-/* Cut the small file at every byte offset, through a file and from memory. */
+/* Cut the small file at every byte offset: mapped, with read(), from memory. */
 static void test_truncate_every_offset(void **state)
 {
 	char path[256], cut[256], err[256];
@@ -277,22 +278,25 @@ static void test_truncate_every_offset(void **state)
 	assert_int_equal(nb, 6);	/* recs, totals, recs, totals, recs, end */
 
 	for (size_t k = 0; k <= len; k++) {
-		for (int src = 0; src < 2; src++) {
+		for (int src = 0; src < 3; src++) {
 			struct ntp_reader *r;
 			const struct ntp_read_stats *st;
 			uint64_t want = 0, drop = 0, totals_n = 0;
 			size_t nt;
+			struct ntp_reader_opts rd = { .no_mmap = 1 };
 
 			err[0] = '\0';
 			if (src == 0) {
 				spew(cut, buf, k);
-				r = ntp_reader_open(cut, err, sizeof(err));
+				r = ntp_reader_open(cut, err, sizeof(err));	/* mapped */
+			} else if (src == 2) {
+				r = ntp_reader_open_opts(cut, &rd, err, sizeof(err));	/* read() */
 			} else {
 				r = ntp_reader_open_mem(buf, k, "mem.ntp", err, sizeof(err));
 			}
 			if (k < NTP_HEADER_LEN) {
 				assert_null(r);
-				assert_non_null(strstr(err, src ? "mem.ntp: " : cut));
+				assert_non_null(strstr(err, src == 1 ? "mem.ntp: " : cut));
 				continue;
 			}
 			assert_non_null(r);
@@ -596,6 +600,235 @@ static void test_next_block(void **state)
 	ntp_reader_close(r);
 }
 
+/* ---- the mmap window against read() and memory ---- */
+
+struct outcome {
+	uint64_t records, dropped, skipped;
+	int truncated, corrupt, opened;
+	uint32_t crc;			/* of every record returned, in order */
+	size_t ntotals;
+	char why[160];
+	char err[256];
+};
+
+static void outcome_of(struct ntp_reader *r, const char *err, struct outcome *o)
+{
+	const struct ntp_record *recs;
+	const struct ntp_read_stats *st;
+	size_t n;
+
+	memset(o, 0, sizeof(*o));
+	if (!r) {
+		/* the name differs by source: compare from the first ": " on */
+		const char *c = strstr(err, ": ");
+
+		snprintf(o->err, sizeof(o->err), "%s", c ? c : err);
+		return;
+	}
+	o->opened = 1;
+	while (ntp_reader_next_block(r, &recs, &n)) {
+		assert_int_equal((uintptr_t)recs % 8, 0);
+		o->crc = ntp_crc32c(o->crc, recs, n * sizeof(*recs));
+	}
+	st = ntp_reader_stats(r);
+	o->records = st->records;
+	o->dropped = st->dropped;
+	o->skipped = st->skipped_blocks;
+	o->truncated = st->truncated;
+	o->corrupt = st->corrupt;
+	snprintf(o->why, sizeof(o->why), "%s", st->why);
+	ntp_reader_totals(r, &o->ntotals, NULL);
+	ntp_reader_close(r);
+}
+
+static void assert_same_outcome(const struct outcome *a, const struct outcome *b)
+{
+	assert_int_equal(a->opened, b->opened);
+	assert_string_equal(a->err, b->err);
+	assert_int_equal(a->records, b->records);
+	assert_int_equal(a->dropped, b->dropped);
+	assert_int_equal(a->skipped, b->skipped);
+	assert_int_equal(a->truncated, b->truncated);
+	assert_int_equal(a->corrupt, b->corrupt);
+	assert_int_equal(a->crc, b->crc);
+	assert_int_equal(a->ntotals, b->ntotals);
+	assert_string_equal(a->why, b->why);
+}
+
+/* Blocks of 1..61 records (up to 16.6 KB, more than a 4 KiB window) and a
+ * totals block now and then: about 140 KB, so one-page windows slide over
+ * block boundaries and blocks larger than the window. */
+static size_t write_medium(const char *path)
+{
+	struct ntp_file_info info = mkinfo();
+	char err[256];
+	struct ntp_writer *w = ntp_writer_open(path, &info, err, sizeof(err));
+	unsigned i = 0;
+
+	assert_non_null(w);
+	for (unsigned b = 0; b < 16; b++) {
+		unsigned n = 1 + (b * 37) % 61;
+
+		for (unsigned k = 0; k < n; k++) {
+			struct ntp_record r = mkrec(i++);
+
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+		}
+		if (b % 3 == 0) {
+			struct ntp_total t[1] = { mktotal(0, 10 * b) };
+
+			assert_int_equal(ntp_writer_set_totals(w, t, 1, info.start_mono_ns + b * NSEC), 0);
+		}
+		assert_int_equal(ntp_writer_flush(w, info.start_mono_ns + b * NSEC), 0);
+	}
+	assert_int_equal(ntp_writer_close(w, info.start_mono_ns + 20 * NSEC), 0);
+	return i;
+}
+
+/* Near a page or block boundary, or on a stride: the cuts worth trying. */
+static int interesting_cut(size_t k, const struct blk *b, size_t nb)
+{
+	if (k % 97 == 0 || k % 4096 < 3 || k % 4096 > 4093)
+		return 1;
+	for (size_t i = 0; i < nb; i++)
+		if (k + 2 >= b[i].start && k <= b[i].start + NTP_BLOCK_HDR_LEN + 1)
+			return 1;
+	return 0;
+}
+
+/* The same bytes give the same records, counts and message whether read
+ * from memory, with read(), mapped in one window or in one-page windows;
+ * cut anywhere interesting and with a flipped byte. */
+static void test_map_matches_read(void **state)
+{
+	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
+	char path[256], cut[256], err[256];
+	struct blk b[64];
+	size_t len, nb, nrec, tried = 0;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "medium.ntp");
+	tmp_path(cut, sizeof(cut), "medium-cut.ntp");
+	nrec = write_medium(path);
+	buf = slurp(path, &len);
+	nb = layout(buf, len, b, 64);
+	assert_true(len > 8 * 4096);
+	for (size_t k = 0; k <= len; k++) {
+		for (int flip = 0; flip < 2; flip++) {
+			struct outcome mem, rdo, map, map1;
+
+			if (!interesting_cut(k, b, nb) || (flip && k == len))
+				continue;
+			if (flip)
+				buf[k] ^= 0x10;
+			spew(cut, buf, flip ? len : k);
+			outcome_of(ntp_reader_open_mem(buf, flip ? len : k, "m", err, sizeof(err)), err, &mem);
+			outcome_of(ntp_reader_open_opts(cut, &rd, err, sizeof(err)), err, &rdo);
+			outcome_of(ntp_reader_open(cut, err, sizeof(err)), err, &map);
+			outcome_of(ntp_reader_open_opts(cut, &page, err, sizeof(err)), err, &map1);
+			if (flip)
+				buf[k] ^= 0x10;
+			assert_same_outcome(&mem, &rdo);
+			assert_same_outcome(&mem, &map);
+			assert_same_outcome(&mem, &map1);
+			if (k == len) {
+				assert_int_equal(mem.records, nrec);
+				assert_string_equal(mem.why, "");
+			}
+			tried++;
+		}
+	}
+	assert_true(tried > 1000);
+	free(buf);
+}
+
+/* A file that grows after the reader reached its end of the moment is read
+ * on as with read(): a recording still being written. */
+static void test_map_growing_file(void **state)
+{
+	struct ntp_reader_opts page = { .map_window = 1 };
+	char path[256], err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t len, half, n, got = 0;
+	uint8_t *buf;
+	int fd;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "grow-src.ntp");
+	write_medium(path);
+	buf = slurp(path, &len);
+	tmp_path(path, sizeof(path), "grow.ntp");
+	half = len / 2;
+	spew(path, buf, half);
+	r = ntp_reader_open_opts(path, &page, err, sizeof(err));
+	assert_non_null(r);
+	/* read the first block, then the rest of the file arrives */
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	got += n;
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf + half, len - half), (ssize_t)(len - half));
+	close(fd);
+	while (ntp_reader_next_block(r, &recs, &n))
+		got += n;
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	assert_int_equal(got, ntp_reader_stats(r)->records);
+	ntp_reader_close(r);
+	{
+		struct outcome whole;
+
+		outcome_of(ntp_reader_open_mem(buf, len, "m", err, sizeof(err)), err, &whole);
+		assert_int_equal(got, whole.records);
+	}
+	free(buf);
+}
+
+/* Truncated by another process while mapped: with ntp_reader_catch_sigbus()
+ * the process says which file and exits 1 instead of dying of SIGBUS. */
+static void test_map_truncated_under_reader(void **state)
+{
+	char path[256], err[256], msg[512] = "";
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "shrink.ntp");
+	write_medium(path);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const struct ntp_record *recs;
+		struct ntp_reader *r;
+		size_t k;
+
+		dup2(pipefd[1], STDERR_FILENO);
+		close(pipefd[0]);
+		if (ntp_reader_catch_sigbus("test_ntpfile"))
+			_exit(3);
+		r = ntp_reader_open(path, err, sizeof(err));	/* one window holds the file */
+		if (!r)
+			_exit(4);
+		if (truncate(path, 4096))
+			_exit(5);
+		while (ntp_reader_next_block(r, &recs, &k))
+			;
+		_exit(0);	/* not reached: the pages past 4096 are gone */
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	assert_non_null(strstr(msg, "test_ntpfile: "));
+	assert_non_null(strstr(msg, "shrink.ntp: the file was truncated while being read"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -622,6 +855,9 @@ int main(void)
 		cmocka_unit_test(test_newer_minor),
 		cmocka_unit_test(test_flush_every_second),
 		cmocka_unit_test(test_next_block),
+		cmocka_unit_test(test_map_matches_read),
+		cmocka_unit_test(test_map_growing_file),
+		cmocka_unit_test(test_map_truncated_under_reader),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
