@@ -3,9 +3,13 @@
 # the hooks are in, so screens 2-6 (2 s to 12 s) lie inside it. Checks:
 #  top-batch-stages: on each of them the five stage means of the read group
 #    add up to its end-to-end mean (to the rounding of the printed figures);
-#  top-batch-rate: their mean command rate is within 15 % of the load
-#    generator's IOPS (per screen it varies more under TCG). ntprof-top
-#    outlives the load, so the load runs traced all along, as it is measured.
+#  top-batch-rate: the commands of all screens (rate x 2 s, summed) are
+#    within 10 % of the load generator's I/O count. ntprof-top starts before
+#    the load and outlives it, so every I/O falls in some screen; comparing
+#    whole runs, not a window of screens against the load's average, keeps
+#    TCG's swings of the per-second rate out of the check (a window of screens
+#    2-6 against the load's mean IOPS once missed by 13 %). The printed
+#    rate's rounding ("1.1k/s") is the remaining error.
 # tb-timeout: 420
 tb_setup_tcp || { tb_result top-batch FAIL "NVMe/TCP setup failed"; exit 0; }
 dev=${TB_DEV#/dev/}
@@ -32,10 +36,11 @@ if [ $rc -ne 0 ] || ! grep -q "read 4KiB $dev" "$TB_OUT/top.txt"; then
 	exit 0
 fi
 # Per screen: the read group's title (mean, rate) and its five stage rows.
-awk -v dev="$dev" -v iops="$TB_LOAD_IOPS" '
+awk -v dev="$dev" -v iops="$TB_LOAD_IOPS" -v ios="$TB_LOAD_IOS" '
 function num(s) { return s ~ /k$/ ? substr(s, 1, length(s) - 1) * 1000 : (s ~ /M$/ ? substr(s, 1, length(s) - 1) * 1e6 : s + 0) }
 $0 ~ "read 4KiB " dev "  " { screens++; in_g = screens >= 2 && screens <= 6; stages = 0; sum = 0
 	for (i = 1; i <= NF; i++) { if ($i == "mean") mean = $(i + 1); if ($i ~ /\/s$/) rate = num(substr($i, 1, length($i) - 2)) }
+	seen += rate * 2
 	next }
 in_g && /^  (host block|host driver|network|target driver|storage)/ {
 	if ($(NF - 2) != "-") { sum += $(NF - 2); stages++ }
@@ -45,12 +50,12 @@ in_g && /^  (host block|host driver|network|target driver|storage)/ {
 		rates += rate; n_rates++
 		printf "screen %d: stages %d sum %.2f e2e %.2f rate %.0f/s load %.0f IOPS\n", screens, stages, sum, mean, rate, iops } }
 END { avg = n_rates ? rates / n_rates : 0
-	if (avg < 0.85 * iops || avg > 1.15 * iops) bad_rate++
-	printf "mean rate of screens 2-6: %.0f/s, load %.0f IOPS\n", avg, iops
+	if (seen < 0.9 * ios || seen > 1.1 * ios) bad_rate++
+	printf "commands over all %d screens: %.0f, load generator I/Os: %d; mean rate of screens 2-6: %.0f/s, load %.0f IOPS\n", screens, seen, ios, avg, iops
 	printf "screens=%d bad_stages=%d bad_rate=%d\n", n_rates, bad_stages, bad_rate }' "$TB_OUT/top.txt" > "$TB_OUT/check.txt"
 cat "$TB_OUT/check.txt"
 tb_figure top-batch $(tail -1 "$TB_OUT/check.txt") load_iops=$TB_LOAD_IOPS
 tb_check top-batch-stages "$(tail -1 "$TB_OUT/check.txt" | sed 's/.*screens=\([0-9]*\) bad_stages=\([0-9]*\).*/\1 == 5 \&\& \2 == 0/')" \
 	"$(grep '^screen' "$TB_OUT/check.txt" | head -5 | sed 's/ rate.*//' | tr '\n' ';')"
 tb_check top-batch-rate "$(tail -1 "$TB_OUT/check.txt" | sed 's/.*screens=\([0-9]*\).*bad_rate=\([0-9]*\).*/\1 == 5 \&\& \2 == 0/')" \
-	"$(grep '^mean rate' "$TB_OUT/check.txt")"
+	"$(grep '^commands over' "$TB_OUT/check.txt")"
