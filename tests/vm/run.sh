@@ -5,7 +5,8 @@
 # globs of tests/vm/scenarios/*.sh; default all), O=build (the binaries),
 # NTP_VM_CACHE, NTP_VM_SECS (workload seconds per load, default 5),
 # NTP_VM_VERBOSE=1 (console on stdout), NTP_VM_SKIP_DEPS=1 (no apt-get),
-# NTP_VM_MEM (MiB, default 2048), NTP_VM_OUT (results dir).
+# NTP_VM_MEM (MiB, default 2048), NTP_VM_OUT (results dir), NTP_VM_TOP_ARGS
+# (more ntprof-top options for vm-top, e.g. "-s 10").
 # Prints "vm-test: PASS|FAIL|SKIP NAME details" per verdict; exits 1 if any failed.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -74,6 +75,7 @@ APPEND="console=ttyS0 panic=-1 quiet ${NTP_VM_APPEND-tsc=reliable} tb.mode=$MODE
 if [ "$MODE" != test ]; then
 	size=$(stty size 2>/dev/null || echo "24 80")
 	APPEND+=" tb.rows=${size% *} tb.cols=${size#* } tb.term=${TERM:-linux}"
+	[ -n "${NTP_VM_TOP_ARGS:-}" ] && APPEND+=" tb.topargs=$(echo $NTP_VM_TOP_ARGS | tr ' ' ,)"
 fi
 QEMU=(timeout --foreground -k 10 "$timeout" qemu-system-x86_64
 	-machine pc,accel=tcg -cpu max -smp 2 -m "${NTP_VM_MEM:-2048}"
