@@ -7,9 +7,9 @@ pkgs=(
 	build-essential clang llvm pkg-config             # C and BPF compilers (clang -target bpf, libFuzzer)
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev  # libbpf CO-RE, skeletons
 	libjson-c-dev libcmocka-dev libncurses-dev        # JSON, unit tests, the full-screen monitor
-	liburing-dev                                       # the test bed's load generator
-	qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 file  # the QEMU test bed
-	tmux imagemagick fonts-dejavu-core htop            # terminal tests, screenshots, the CPU bench
+	liburing-dev                                       # the test bed's load generator (linked statically)
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 file  # the QEMU test bed (tests/vm)
+	tmux imagemagick fonts-dejavu-core htop python3    # terminal tests, screenshots (python3: tools/ansi2png.py), the CPU bench
 	libclang-rt-14-dev                                 # libFuzzer runtime (make fuzz)
 	ca-certificates
 )

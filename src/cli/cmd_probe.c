@@ -1,10 +1,167 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER until its owner lands it: replaced by the real subcommand. */
+/*
+ * cmd_probe.c - `ntprof probe -r host|target|both -t tcp [--kprobes|--fentry]`:
+ * what this kernel offers ntprof right now, in the layout of 003: kernel BTF,
+ * the flavour of the function hooks, module BTF per module, each hook in
+ * both flavours, and "load: ok" after a real test load and attach.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "collector/collector.h"
+#include "collector/hooks.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof probe [-r host|target|both] [-t tcp] [--kprobes|--fentry]\n"
+"Checks what this kernel offers ntprof: kernel BTF, the NVMe modules and\n"
+"their BTF, every hook in both flavours (fentry/fexit and kprobe), then loads\n"
+"and attaches the programs for real and detaches them. Exits non-zero and\n"
+"names what is missing when recording could not work. Needs root.\n");
+}
+
+static int parse_role(const char *v, uint8_t *role)
+{
+	if (!strcmp(v, "host"))
+		*role = NTP_ROLE_HOST;
+	else if (!strcmp(v, "target"))
+		*role = NTP_ROLE_TARGET;
+	else if (!strcmp(v, "both"))
+		*role = NTP_ROLE_BOTH;
+	else
+		return ntp_err("option -r: '%s' is not host, target or both", v);
+	return 0;
+}
+
+static void say_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("  %s\n", line);
+}
 
 int cmd_probe(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return ntp_err("'probe' is not built yet");
+	static const struct option opts[] = {
+		{ "role", required_argument, NULL, 'r' },
+		{ "transport", required_argument, NULL, 't' },
+		{ "kprobes", no_argument, NULL, 'K' },
+		{ "fentry", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ntp_collector_opts co = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP,
+					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10 };
+	struct ntp_collector *c;
+	struct ntp_kernel k;
+	char err[512], *tbuf = NULL;
+	size_t tlen = 0;
+	unsigned sides;
+	FILE *t;
+	bool fe_all = true, kp_all = true, fentry_ok = false;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":r:t:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			if (parse_role(optarg, &co.role))
+				return 1;
+			break;
+		case 't':
+			if (!strcmp(optarg, "rdma"))
+				return ntp_err("-t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp");
+			if (strcmp(optarg, "tcp"))
+				return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
+			break;
+		case 'K': co.flavour = NTP_FLAVOUR_KPROBE; break;
+		case 'F': co.flavour = NTP_FLAVOUR_FENTRY; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		default: return ntp_err("unknown option '%s' (ntprof probe --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return ntp_err("unexpected argument '%s' (ntprof probe --help)", argv[optind]);
+
+	ntp_kernel_probe(&k);
+	if (!k.privileged)
+		return ntp_err("probe needs root, or CAP_BPF and CAP_PERFMON, to load BPF programs");
+	sides = (co.role == NTP_ROLE_HOST ? NTP_HOOK_HOST : co.role == NTP_ROLE_TARGET ? NTP_HOOK_TARGET :
+		 NTP_HOOK_HOST | NTP_HOOK_TARGET);
+
+	printf("kernel: %s\n", k.release);
+	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (CONFIG_DEBUG_INFO_BTF)");
+	printf("kprobes: %s\n", k.kprobes ? "yes" : "no (CONFIG_KPROBES)");
+	if (k.kernel_btf) {
+		char why[256];
+
+		fentry_ok = ntp_fentry_selftest(why, sizeof(why)) == 0;
+		if (!fentry_ok)
+			printf("fentry: no (%s)\n", why);
+		else
+			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
+	}
+	/* The module and hook table goes after the verdict on the function
+	 * hooks (003's layout), which needs the real test load first. */
+	t = open_memstream(&tbuf, &tlen);
+	if (!t)
+		return ntp_err("out of memory");
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		if (!(sides & side))
+			continue;
+		fprintf(t, "linux_tcp_%s (", side == NTP_HOOK_HOST ? "host" : "target");
+		for (const char *const *m = ntp_side_modules(side); *m; m++)
+			fprintf(t, "%s%s: %s", m == ntp_side_modules(side) ? "" : ", ", *m,
+			       !ntp_module_loaded(*m) ? "not loaded" :
+			       ntp_module_btf(*m) ? "module BTF present" : "loaded, no module BTF");
+		fprintf(t, ")\n");
+	}
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		const struct ntp_hook *h = &ntp_hooks[i];
+		/* tp_btf needs no trampoline; fentry/fexit do */
+		bool fe = k.kernel_btf && (fentry_ok || h->kind == NTP_HOOK_TP) && ntp_hook_present_fentry(h);
+		/* raw_tp needs no kprobes; kprobe/kretprobe do */
+		bool kp = (k.kprobes || h->kind == NTP_HOOK_TP) && ntp_hook_present_kprobe(h);
+		const char *mod = h->module ? h->module : "vmlinux";
+
+		if (!(h->sides & sides))
+			continue;
+		if (!h->optional) {
+			fe_all &= fe;
+			kp_all &= kp;
+		}
+		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", fe ? "ok" : "missing", h->prog_fentry,
+		       ntp_hook_flavour_name(h, true), h->target, mod,
+		       h->optional ? " (optional)" : !fentry_ok && h->kind != NTP_HOOK_TP ? " (no fentry)" : "");
+		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", kp ? "ok" : "missing", h->prog_kprobe,
+		       ntp_hook_flavour_name(h, false), h->target, mod,
+		       h->optional ? " (optional)" : !k.kprobes && h->kind != NTP_HOOK_TP ? " (no kprobes)" : "");
+	}
+	fclose(t);
+	ntp_hooks_cleanup();
+
+	/* The real test: load and attach as `record` would, then detach. */
+	co.say = say_line;
+	c = ntp_collector_open(&co, err, sizeof(err));
+	if (!c) {
+		printf("function hooks: %s\n%s",
+		       fe_all ? "fentry/fexit present, but the test load failed" :
+		       kp_all ? "kprobe/kretprobe present, but the test load failed" : "neither flavour has every hook",
+		       tbuf);
+		free(tbuf);
+		printf("load: failed\n");
+		fflush(stdout);
+		return ntp_err("%s", err);
+	}
+	printf("function hooks: %s (%s)\n%s", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",
+	       ntp_collector_uses_fentry(c) ? "they can attach now" :
+	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" : "fentry cannot attach now", tbuf);
+	free(tbuf);
+	ntp_collector_close(c);
+	printf("load: ok\n");
+	return 0;
 }

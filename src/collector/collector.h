@@ -8,6 +8,7 @@
 #ifndef NTP_COLLECTOR_H
 #define NTP_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "../../bpf/ntprof_event.h"
@@ -50,6 +51,23 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 /* Sums the per-CPU counters. Returns the number of groups written (<= max). */
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max);
 uint64_t ntp_collector_lost(struct ntp_collector *c);
+/* The kernel side's own counters. */
+struct ntp_collector_counters {
+	uint64_t lost;			/* records the ring buffer had no room for */
+	uint64_t missed_host;		/* host records closed when their request was reused */
+	uint64_t missed_target;		/* same on the target */
+	uint64_t table_full;		/* sampled commands not tracked: in-flight table full */
+};
+void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out);
+/* Loads and attaches one fentry program (on tcp_sendmsg) and detaches it:
+ * 0, or -1 with why it cannot. Needs no NVMe module. */
+int ntp_fentry_selftest(char *why, size_t len);
+/* nvme<S>c<C>n<N> (hidden multipath path) -> nvme<S>n<N>, in place. */
+void ntp_dev_normalize(char *dev);
+/* Which flavour is attached: true fentry/fexit + tp_btf, false kprobe/kretprobe + raw_tp. */
+bool ntp_collector_uses_fentry(const struct ntp_collector *c);
+/* Per entry i of ntp_hooks[] (hooks.h): 1 attached, 0 not used, <0 -errno. */
+int ntp_collector_hook_state(const struct ntp_collector *c, size_t i);
 /* Changes -s N in the running programs. */
 int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n);
 /* Detaches every link and frees. */

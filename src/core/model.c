@@ -486,3 +486,8 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 	}
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 }
+
+void ntp_model_set_sampling(struct ntp_model *m, uint32_t n)
+{
+	m->cfg.sampling = n ? n : 1;
+}

@@ -89,6 +89,9 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);
 /* Cumulative exact counters (from the kernel or a file's totals block) as of now_ns. */
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns);
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);
+/* -s N changed in the running programs (ntprof-top's s key): rates
+ * estimated from sampled commands use N from now on. */
+void ntp_model_set_sampling(struct ntp_model *m, uint32_t n);
 /* Ends the current interval at now_ns, fills *out, and starts the next. */
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out);
 

@@ -1,68 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
-/* logcap.c - libbpf's messages, captured while the screen is ncurses'. */
-#include <bpf/libbpf.h>
-#include <pthread.h>
-#include <stdarg.h>
+/* logcap.c - stderr kept in memory while the screen is ncurses'. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "logcap.h"
 
-#define LOGCAP_MAX (256 * 1024)	/* enough for a verifier log; more is dropped and counted */
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static char *buf;
-static size_t len, dropped;
-static int holding;
-
-static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[4096];
-	int n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	pthread_mutex_lock(&lock);
-	if (!holding) {
-		pthread_mutex_unlock(&lock);
-		return vfprintf(stderr, fmt, ap);
-	}
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	if (n > 0 && !buf)
-		buf = malloc(LOGCAP_MAX);
-	if (n > 0 && buf && len + n <= LOGCAP_MAX) {
-		memcpy(buf + len, line, n);
-		len += n;
-	} else if (n > 0) {
-		dropped += n;
-	}
-	pthread_mutex_unlock(&lock);
-	return n;
-}
-
-void top_logcap_install(void)
-{
-	libbpf_set_print(capture);
-}
+static int saved_fd = -1, mem_fd = -1;
 
 void top_logcap_hold(int on)
 {
-	pthread_mutex_lock(&lock);
-	holding = on;
-	pthread_mutex_unlock(&lock);
-}
+	char buf[4096];
+	ssize_t n;
 
-void top_logcap_flush(void)
-{
-	pthread_mutex_lock(&lock);
-	if (len)
-		fwrite(buf, 1, len, stderr);
-	if (dropped)
-		fprintf(stderr, "ntprof-top: %zu more bytes of libbpf messages dropped\n", dropped);
-	free(buf);
-	buf = NULL;
-	len = dropped = 0;
-	pthread_mutex_unlock(&lock);
+	fflush(stderr);
+	if (on && saved_fd < 0) {
+		mem_fd = memfd_create("ntprof-top-stderr", MFD_CLOEXEC);
+		saved_fd = dup(STDERR_FILENO);
+		if (mem_fd < 0 || saved_fd < 0 || dup2(mem_fd, STDERR_FILENO) < 0) {
+			/* No capture possible: messages may smear the screen, Ctrl-L repaints. */
+			if (mem_fd >= 0)
+				close(mem_fd);
+			if (saved_fd >= 0)
+				close(saved_fd);
+			mem_fd = saved_fd = -1;
+		}
+		return;
+	}
+	if (!on && saved_fd >= 0) {
+		dup2(saved_fd, STDERR_FILENO);
+		close(saved_fd);
+		saved_fd = -1;
+		if (lseek(mem_fd, 0, SEEK_SET) == 0)
+			while ((n = read(mem_fd, buf, sizeof(buf))) > 0)
+				if (write(STDERR_FILENO, buf, n) != n)
+					break;
+		close(mem_fd);
+		mem_fd = -1;
+	}
 }

@@ -270,8 +270,15 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 				break;
 			if (r & NTP_REACT_INTERVAL)
 				atomic_store(&src->interval_ms, v.interval_ms);
-			if (r & NTP_REACT_SAMPLING)
-				atomic_store(&src->sampling_req, v.sampling);
+			if (r & NTP_REACT_SAMPLING) {
+				/* A .ntp file has one sampling rate in its header. */
+				if (top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records)) {
+					v.sampling = src->info.sampling;
+					ntp_view_msg(&v, "stop recording (w) before changing the sampling");
+				} else {
+					atomic_store(&src->sampling_req, v.sampling);
+				}
+			}
 			if (r & NTP_REACT_RECORD)
 				toggle_recording(&v, src, o->dir);
 			if (r & NTP_REACT_SNAPSHOT)
@@ -355,6 +362,9 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 			if (++printed == o->iterations)
 				break;
 		}
+		/* The source's notes (hooks chosen, replay ended) as they come. */
+		while (top_source_message(src, msg, sizeof(msg)))
+			fprintf(stderr, "ntprof-top: %s\n", msg);
 		if (!got && done)
 			break;
 		if (!got)
@@ -391,10 +401,8 @@ int main(int argc, char **argv)
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return top_err("the full screen needs a terminal; -b prints plain text");
 	install_signals();
-	top_logcap_install();
 	if (top_source_open(&src, &o.src, err, sizeof(err))) {
 		top_source_close(&src);
-		top_logcap_flush();
 		return top_err("%s", err);
 	}
 	if (top_source_start(&src)) {
@@ -403,6 +411,5 @@ int main(int argc, char **argv)
 	}
 	ret = o.batch ? run_batch(&o, &src, glyphs) : run_interactive(&o, &src, &theme, glyphs);
 	top_source_close(&src);
-	top_logcap_flush();
 	return ret;
 }

@@ -80,6 +80,7 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	s->o = *o;
 	atomic_init(&s->interval_ms, o->interval_ms);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->taken_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
 	if (!s->outbox) {
 		snprintf(err, errlen, "out of memory");
@@ -177,6 +178,19 @@ static int publish(struct top_source *s, uint64_t end_ns)
 	struct ntp_snapshot *slot;
 
 	pthread_mutex_lock(&s->lock);
+	/* Batch mode prints every interval: a replay read as fast as it
+	 * goes waits here for the printer instead of overwriting. */
+	while (s->o.lossless && s->published - s->taken >= TOP_OUTBOX - 1 && !atomic_load(&s->stop)) {
+		struct timespec dl;
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 100000000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->taken_cond, &s->lock, &dl);
+	}
 	slot = &s->outbox[s->published % TOP_OUTBOX];
 	pthread_mutex_unlock(&s->lock);
 	/* The slot being filled is the oldest; the UI copies under the lock and
@@ -209,10 +223,15 @@ static void run_live(struct top_source *s)
 		int n;
 
 		if (req) {
-			if (ntp_collector_set_sampling(s->coll, req) < 0)
+			if (ntp_collector_set_sampling(s->coll, req) < 0) {
 				top_source_say(s, "cannot change the sampling to 1 in %u", req);
-			else
+			} else {
+				ntp_model_set_sampling(s->model, req);
+				pthread_mutex_lock(&s->lock);
+				s->info.sampling = req;	/* the next recording's header */
+				pthread_mutex_unlock(&s->lock);
 				top_source_say(s, "sampling one command in %u (from now on)", req);
+			}
 		}
 		n = ntp_collector_poll(s->coll, 100, live_record_cb, s);
 		if (n < 0 && n != -EINTR) {
@@ -236,6 +255,14 @@ static void run_live(struct top_source *s)
 			break;
 		boundary = now + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
 	}
+}
+
+/* Sleeps for data_ns of the replay's clock, at most 100 ms. */
+static void wait_boundary(const struct top_source *s, uint64_t data_ns)
+{
+	uint64_t ms = (uint64_t)(data_ns / s->o.speed) / 1000000ull + 1;
+
+	sleep_ms(ms > 100 ? 100 : (unsigned)ms);
 }
 
 static void run_replay(struct top_source *s)
@@ -279,7 +306,7 @@ static void run_replay(struct top_source *s)
 			end_t = st->end_mono_ns > s->data_now_ns ? st->end_mono_ns : s->data_now_ns;
 			if (boundary < end_t) {
 				if (now < boundary) {
-					sleep_ms(20);
+					wait_boundary(s, boundary - now);
 					continue;
 				}
 			} else {
@@ -291,11 +318,12 @@ static void run_replay(struct top_source *s)
 				break;
 			}
 		} else if (now < boundary) {
-			/* Not yet time for the next record or boundary: wait a little. */
-			uint64_t next = rec_t < boundary ? rec_t : boundary;
-			uint64_t wait_ns = s->o.speed > 0 ? (uint64_t)((next - now) / s->o.speed) : 0;
-
-			sleep_ms(wait_ns > 50000000ull ? 50 : (unsigned)(wait_ns / 1000000ull) + 1);
+			/* The next record is due later (else it was taken above):
+			 * nothing shows before the boundary, so sleep towards it in
+			 * steps of at most 100 ms (stop and -/+ are seen). Records
+			 * are then taken in a burst: 10 wakeups a second, not one
+			 * per record. */
+			wait_boundary(s, boundary - now);
 			continue;
 		}
 		s->data_now_ns = boundary;
@@ -347,6 +375,7 @@ void top_source_close(struct top_source *s)
 	s->model = NULL;
 	s->outbox = NULL;
 	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->taken_cond);
 }
 
 int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *out, int max)
@@ -361,6 +390,8 @@ int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *o
 		out[n++] = s->outbox[*seen % TOP_OUTBOX];
 		(*seen)++;
 	}
+	s->taken = *seen;
+	pthread_cond_signal(&s->taken_cond);
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }

@@ -28,6 +28,7 @@ struct top_source_opts {
 	struct ntp_collector_opts live;
 	unsigned interval_ms;
 	int stop_after;			/* 0: run until stopped or the replay ends; else intervals */
+	int lossless;			/* batch: wait for the reader rather than drop intervals */
 };
 
 struct top_source {
@@ -48,6 +49,8 @@ struct top_source {
 	pthread_mutex_t lock;		/* outbox, messages, recording */
 	struct ntp_snapshot *outbox;	/* TOP_OUTBOX entries, a ring */
 	uint64_t published;		/* snapshots published so far */
+	uint64_t taken;			/* ... and taken by the reader (lossless mode) */
+	pthread_cond_t taken_cond;
 	char msgs[TOP_MSGS][TOP_MSG_LEN];
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;

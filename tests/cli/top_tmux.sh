@@ -144,7 +144,21 @@ key q
 for _ in $(seq 50); do [ -s "$work/exit" ] && break; sleep 0.1; done
 [ "$(cat "$work/exit" 2>/dev/null)" = 0 ] || fail "ntprof-top exited with '$(cat "$work/exit" 2>/dev/null)': $(cat "$work/stderr")"
 
-# The terminal is given back: after the exit the pane is the shell's, not curses'.
 [ -s "$work/stderr" ] && fail "ntprof-top wrote to stderr: $(cat "$work/stderr")"
+[ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after q the terminal is still in curses' alternate screen"
+
+# A signal: the loop leaves through its one exit path and gives the terminal back.
+tm kill-session -t top
+rm -f "$work/exit"
+tm new-session -d -s top -x 100 -y 30 \
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp 2>'$work/stderr2'"
+tm set-option -t top remain-on-exit on >/dev/null
+wait_for "#0" 15
+[ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "ntprof-top does not use the alternate screen"
+kill -TERM "$(tm display -p -t top '#{pane_pid}')"
+for _ in $(seq 50); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && break; sleep 0.1; done
+[ "$(tm display -p -t top '#{pane_dead}')" = 1 ] || fail "SIGTERM did not stop ntprof-top"
+[ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after SIGTERM the terminal is still in the alternate screen"
+grep -qF "ntprof-top: Terminated, stopping" "$work/stderr2" || fail "no note of the signal: $(cat "$work/stderr2")"
 echo "top_tmux: panes in $panes/ (main, help, detail, too-small); $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof.bpf.c - ntprof's kernel side for Linux NVMe/TCP, host and target.
+ *
+ * One object holds every hook; user space picks, before load, the programs of
+ * the role(s) it records and of one flavour (fentry/fexit + tp_btf, or
+ * kprobe/kretprobe + raw_tp) with bpf_program__set_autoload(). One object
+ * means one BTF load: under TCG each skeleton instance costs ~0.3 s.
+ *
+ * docs/hooks.md lists every hook, the timestamp slot it fills and why.
+ *
+ * Host (keyed by struct request *):
+ *   nvme_setup_cmd tp        sample pick, DRV_SUBMIT, BLK_SUBMIT=rq->start_time_ns
+ *   nvme_tcp_try_send        which queue this thread sends on (context only)
+ *   tcp_sendpage/tcp_sendmsg CMD_SENT / DATA_SENT (6.1 inlined the PDU senders
+ *                            into nvme_tcp_try_send; we see their socket sends)
+ *   nvme_tcp_data_ready      packet arrival per socket
+ *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only)
+ *   nvme_tcp_setup_h2c_data_pdu  R2T_DRV, R2T_ARRIVE (called by handle_r2t)
+ *   blk_mq_complete_request_remote  RSP_DRV, RSP_ARRIVE (6.1 inlined
+ *                            nvme_tcp_process_nvme_cqe; this is its hand-off)
+ *   nvme_complete_rq tp      DRV_COMPLETE
+ *   block_rq_complete tp     BLK_COMPLETE; the record leaves the host
+ * Target (keyed by struct nvmet_req *):
+ *   nvmet_tcp_io_work        which queue this thread works on (context only)
+ *   nvmet_tcp_data_ready     packet arrival per socket
+ *   nvmet_req_init tp        sample pick, CMD_RECV, CMD_ARRIVE
+ *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
+ *                            the send helpers are inlined into io_work); the
+ *                            record leaves the target at RSP_SENT
+ *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T)
+ *   nvmet_req_complete tp    STORAGE_DONE, exact per-group counter
+ *   nvmet_tcp_queue_response RSP_QUEUED
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "ntprof_event.h"
+#include "ntprof_hash.h"
+#include "nvme_types.bpf.h"
+#include "ntprof_common.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* ================================ host ================================ */
+
+static __always_inline struct gendisk *rq_disk(struct request *rq)
+{
+	struct request___old *old = (void *)rq;
+
+	if (bpf_core_field_exists(old->rq_disk))
+		return BPF_CORE_READ(old, rq_disk);
+	return BPF_CORE_READ(rq, q, disk);
+}
+
+/* The disk the request runs on. With native multipath that is the hidden
+ * path nvme<S>c<C>n<N>; user space names the group by its head nvme<S>n<N>
+ * (a loop here multiplies the verifier's work under TCG). */
+static __always_inline void host_dev(struct request *rq, char *out)
+{
+	struct gendisk *disk = rq_disk(rq);
+
+	if (disk)
+		BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
+}
+
+static __always_inline __u64 rq_of_tcp_req(void *req)
+{
+	/* blk_mq_rq_to_pdu(rq) == rq + 1: the driver's pdu follows struct request */
+	return (__u64)req - bpf_core_type_size(struct request);
+}
+
+static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd)
+{
+	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
+	char *dev = (char *)devw;
+	struct nvme_request___ntp *nreq;
+	struct ntp_record *r;
+	__u64 key = (__u64)rq, now, start;
+	__u16 cid, nlb;
+	__u64 slba;
+	__u32 len;
+	int io;
+
+	io = io_of(BPF_CORE_READ(cmd, common.opcode));
+	if (!BPF_CORE_READ(rq, q, queuedata))	/* admin and fabrics commands */
+		return 0;
+	/* whatever happens next, a stale record on this request must not absorb it */
+	close_missed(&host_cmds, key, NTP_STAT_MISSED_HOST);
+	if (!io_wanted(io))
+		return 0;
+	len = BPF_CORE_READ(rq, __data_len);
+	if (!size_wanted(len))
+		return 0;
+	host_dev(rq, dev);
+	if (!dev_wanted(dev))
+		return 0;
+	count_group(NTP_SIDE_HOST, io, len, dev);
+
+	cid = BPF_CORE_READ(cmd, common.command_id);
+	slba = BPF_CORE_READ(cmd, rw.slba);
+	nlb = BPF_CORE_READ(cmd, rw.length);
+	if (!ntp_sample_pick(cid, slba, nlb, sampling_n))
+		return 0;
+
+	r = scratch_record();
+	if (!r)
+		return 0;
+	now = bpf_ktime_get_ns();
+	nreq = (void *)rq + bpf_core_type_size(struct request);
+	r->side = NTP_SIDE_HOST;
+	r->transport = NTP_TRANSPORT_TCP;
+	r->impl = NTP_IMPL_LINUX;
+	r->cid = cid;
+	r->slba = slba;
+	r->nlb = nlb;
+	r->len = len;
+	r->opcode = BPF_CORE_READ(cmd, common.opcode);
+	r->nsid = BPF_CORE_READ(cmd, common.nsid);
+	r->qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	r->cntlid = BPF_CORE_READ(nreq, ctrl, cntlid);
+	if (sampling_n <= 1)
+		r->flags |= NTP_REC_F_SAMPLED_EXACT;
+	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
+	r->seq = __sync_fetch_and_add(&seq_host, 1);
+	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
+	 * bpf_ktime_get_ns) when it allocates the request for the bio, if I/O
+	 * accounting is on; nvme_setup_cmd runs later inside ->queue_rq. */
+	start = BPF_CORE_READ(rq, start_time_ns);
+	if (start && start <= now)
+		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
+	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
+	if (bpf_map_update_elem(&host_cmds, &key, r, BPF_ANY))
+		stat_inc(NTP_STAT_TABLE_FULL);
+	return 0;
+}
+
+SEC("tp_btf/nvme_setup_cmd")
+int BPF_PROG(ntp_h_setup_tb, struct request *rq, struct nvme_command___ntp *cmd)
+{
+	/* 6.12's verifier types tracepoint arguments "trusted or NULL": no
+	 * pointer arithmetic (CO-RE field offsets) before a NULL check */
+	if (!rq || !cmd)
+		return 0;
+	return host_setup_cmd(rq, cmd);
+}
+
+SEC("raw_tp/nvme_setup_cmd")
+int BPF_PROG(ntp_h_setup_rt, struct request *rq, struct nvme_command___ntp *cmd)
+{
+	return host_setup_cmd(rq, cmd);
+}
+
+static __always_inline int host_stamp(struct request *rq, int slot)
+{
+	__u64 key = (__u64)rq;
+	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+
+	if (r)
+		set_ts_once(r, slot, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/nvme_complete_rq")
+int BPF_PROG(ntp_h_comp_tb, struct request *rq)
+{
+	if (!rq)
+		return 0;
+	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
+}
+
+SEC("raw_tp/nvme_complete_rq")
+int BPF_PROG(ntp_h_comp_rt, struct request *rq)
+{
+	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
+}
+
+/* The command leaves the host: block_rq_complete fires in blk_update_request,
+ * after nvme_complete_rq, for every block device (most lookups miss). */
+static __always_inline int host_blk_complete(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+
+	if (!r)
+		return 0;
+	set_ts(r, NTP_TS_H_BLK_COMPLETE, bpf_ktime_get_ns());
+	emit(r);
+	bpf_map_delete_elem(&host_cmds, &key);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(ntp_h_blkdone_tb, struct request *rq)
+{
+	if (!rq)
+		return 0;
+	return host_blk_complete(rq);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(ntp_h_blkdone_rt, struct request *rq)
+{
+	return host_blk_complete(rq);
+}
+
+/* -- nvme_tcp_try_send: remember the queue so the socket send hooks can tell
+ * which request (queue->request) and which phase (req->state) they carry. -- */
+static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
+{
+	struct ntp_thread_ctx c = { .queue = queue, .side = side }, *e;
+	__u32 t = tid();
+
+	e = bpf_map_lookup_elem(map, &t);
+	if (e) {
+		e->queue = queue;
+		e->side = side;
+		e->arrival_ns = 0;
+		e->send_ns = 0;
+	} else {
+		bpf_map_update_elem(map, &t, &c, BPF_ANY);
+	}
+	return 0;
+}
+
+/* An entry with queue 0 is "not inside": lookups treat it as absent. */
+static __always_inline int ctx_leave(void *map)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *e = bpf_map_lookup_elem(map, &t);
+
+	if (e)
+		e->queue = 0;
+	return 0;
+}
+
+SEC("fentry/nvme_tcp_try_send")
+int BPF_PROG(ntp_h_send_fe, void *queue)
+{
+	return ctx_enter(&send_ctx, (__u64)queue, NTP_SIDE_HOST);
+}
+
+SEC("fexit/nvme_tcp_try_send")
+int BPF_PROG(ntp_h_send_fx, void *queue, int ret)
+{
+	return ctx_leave(&send_ctx);
+}
+
+SEC("kprobe/nvme_tcp_try_send")
+int BPF_KPROBE(ntp_h_send_kp, void *queue)
+{
+	return ctx_enter(&send_ctx, (__u64)queue, NTP_SIDE_HOST);
+}
+
+SEC("kretprobe/nvme_tcp_try_send")
+int BPF_KRETPROBE(ntp_h_send_kr)
+{
+	return ctx_leave(&send_ctx);
+}
+
+/* A socket send on the host's queue: the entry time is when the driver hands
+ * the PDU to the network ("handed to the network"); what TCP/IP then does on
+ * the way out belongs to the network stage. */
+static __always_inline void host_sock_send(__u64 queue, __u64 now)
+{
+	struct nvme_tcp_queue___ntp *q = (void *)queue;
+	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
+	struct ntp_record *r;
+	__u64 key;
+	int state;
+
+	if (!req)
+		return;
+	key = rq_of_tcp_req(req);
+	r = bpf_map_lookup_elem(&host_cmds, &key);
+	if (!r)
+		return;
+	state = BPF_CORE_READ(req, state);
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
+		set_ts_once(r, NTP_TS_H_CMD_SENT, now);
+	else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+		 has_ts(r, NTP_TS_H_R2T_DRV))
+		set_ts_once(r, NTP_TS_H_DATA_SENT, now);
+	/* DATA without an R2T is in-capsule data: part of the command capsule */
+}
+
+/* -- receive: packet arrival per socket, then the chunk being parsed -- */
+static __always_inline int sk_ready(struct sock *sk)
+{
+	arrival_note(sk);
+	return 0;
+}
+
+SEC("fentry/nvme_tcp_data_ready")
+int BPF_PROG(ntp_h_ready_fe, struct sock *sk)
+{
+	return sk_ready(sk);
+}
+
+SEC("kprobe/nvme_tcp_data_ready")
+int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
+{
+	return sk_ready(sk);
+}
+
+/* nvme_tcp_recv_skb(desc, skb, offset, len) parses [offset, offset+len) of
+ * skb; the responses it completes arrived at the latest with the chunk's last
+ * byte. With one command in flight that byte is the response's own. */
+static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
+					   __u32 offset, __u64 len)
+{
+	struct nvme_tcp_queue___ntp *q = BPF_CORE_READ(desc, arg.data);
+	struct ntp_thread_ctx c = { .queue = (__u64)q, .side = NTP_SIDE_HOST };
+	__u64 sk = (__u64)BPF_CORE_READ(q, sock, sk);
+	__u32 seq = 0, t = tid();
+
+	/* TCP_SKB_CB(skb)->seq: the first field of the control block */
+	bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
+	struct ntp_thread_ctx *e;
+
+	if (len)
+		c.arrival_ns = arrival_of(sk, seq + offset + (__u32)len - 1);
+	e = bpf_map_lookup_elem(&recv_ctx, &t);
+	if (e)
+		*e = c;
+	else
+		bpf_map_update_elem(&recv_ctx, &t, &c, BPF_ANY);
+	return 0;
+}
+
+SEC("fentry/nvme_tcp_recv_skb")
+int BPF_PROG(ntp_h_recv_fe, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
+{
+	return host_recv_enter(desc, skb, offset, len);
+}
+
+SEC("fexit/nvme_tcp_recv_skb")
+int BPF_PROG(ntp_h_recv_fx, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len,
+	     int ret)
+{
+	return ctx_leave(&recv_ctx);
+}
+
+SEC("kprobe/nvme_tcp_recv_skb")
+int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
+{
+	return host_recv_enter(desc, skb, offset, len);
+}
+
+SEC("kretprobe/nvme_tcp_recv_skb")
+int BPF_KRETPROBE(ntp_h_recv_kr)
+{
+	return ctx_leave(&recv_ctx);
+}
+
+/* Response parsed: 6.1 inlines nvme_tcp_process_nvme_cqe, which ends in
+ * nvme_try_complete_req() -> blk_mq_complete_request_remote(rq) (exported,
+ * never inlined), before nvme_complete_rq. Called for every blk-mq driver:
+ * a lookup that misses for anything but our sampled host requests. */
+static __always_inline int host_cqe(struct request *rq)
+{
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_thread_ctx *c;
+	__u32 t;
+
+	if (!r || has_ts(r, NTP_TS_H_RSP_DRV))
+		return 0;
+	set_ts(r, NTP_TS_H_RSP_DRV, now);
+	t = tid();
+	c = bpf_map_lookup_elem(&recv_ctx, &t);
+	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
+		set_ts(r, NTP_TS_H_RSP_ARRIVE, c->arrival_ns);
+	return 0;
+}
+
+SEC("fentry/blk_mq_complete_request_remote")
+int BPF_PROG(ntp_h_cqe_fe, struct request *rq)
+{
+	return host_cqe(rq);
+}
+
+SEC("kprobe/blk_mq_complete_request_remote")
+int BPF_KPROBE(ntp_h_cqe_kp, struct request *rq)
+{
+	return host_cqe(rq);
+}
+
+/* R2T handled: nvme_tcp_handle_r2t (inlined into the receive path) calls
+ * nvme_tcp_setup_h2c_data_pdu(req) for the first H2C data PDU; the send path
+ * calls it again for follow-on PDUs, which set_ts_once ignores. */
+static __always_inline int host_r2t(void *req)
+{
+	__u64 key = rq_of_tcp_req(req), now = bpf_ktime_get_ns();
+	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_thread_ctx *c;
+	__u32 t;
+
+	if (!r || has_ts(r, NTP_TS_H_R2T_DRV))
+		return 0;
+	set_ts(r, NTP_TS_H_R2T_DRV, now);
+	t = tid();
+	c = bpf_map_lookup_elem(&recv_ctx, &t);
+	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
+		set_ts(r, NTP_TS_H_R2T_ARRIVE, c->arrival_ns);
+	return 0;
+}
+
+SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
+int BPF_PROG(ntp_h_r2t_fe, void *req)
+{
+	return host_r2t(req);
+}
+
+SEC("kprobe/nvme_tcp_setup_h2c_data_pdu")
+int BPF_KPROBE(ntp_h_r2t_kp, void *req)
+{
+	return host_r2t(req);
+}
+
+/* =============================== target =============================== */
+
+static __always_inline __u64 target_queue_of_work(void *work)
+{
+	return (__u64)work - bpf_core_field_offset(struct nvmet_tcp_queue___ntp, io_work);
+}
+
+SEC("fentry/nvmet_tcp_io_work")
+int BPF_PROG(ntp_t_work_fe, struct work_struct *w)
+{
+	return ctx_enter(&send_ctx, target_queue_of_work(w), NTP_SIDE_TARGET);
+}
+
+SEC("fexit/nvmet_tcp_io_work")
+int BPF_PROG(ntp_t_work_fx, struct work_struct *w)
+{
+	return ctx_leave(&send_ctx);
+}
+
+SEC("kprobe/nvmet_tcp_io_work")
+int BPF_KPROBE(ntp_t_work_kp, struct work_struct *w)
+{
+	return ctx_enter(&send_ctx, target_queue_of_work(w), NTP_SIDE_TARGET);
+}
+
+SEC("kretprobe/nvmet_tcp_io_work")
+int BPF_KRETPROBE(ntp_t_work_kr)
+{
+	return ctx_leave(&send_ctx);
+}
+
+SEC("fentry/nvmet_tcp_data_ready")
+int BPF_PROG(ntp_t_ready_fe, struct sock *sk)
+{
+	return sk_ready(sk);
+}
+
+SEC("kprobe/nvmet_tcp_data_ready")
+int BPF_KPROBE(ntp_t_ready_kp, struct sock *sk)
+{
+	return sk_ready(sk);
+}
+
+static __always_inline struct ntp_thread_ctx *target_ctx(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
+
+	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
+}
+
+static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)c->queue;
+
+	return (__u64)BPF_CORE_READ(q, sock, sk);
+}
+
+/* nvmet_req_init fires in nvmet_tcp_done_recv_pdu (inlined into
+ * nvmet_tcp_try_recv_pdu, inside io_work) once the command PDU's header is
+ * read: the socket's copied_seq is just past the capsule. */
+static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
+{
+	struct ntp_thread_ctx *c = target_ctx();
+	__u64 key = (__u64)req, now, arrive;
+	struct nvmet_sq___ntp *sq;
+	struct ntp_record *r;
+	__u16 cid, nlb;
+	__u64 slba;
+	__u8 opcode;
+
+	if (!c)		/* not nvmet-tcp (or not in its io_work) */
+		return 0;
+	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
+	opcode = BPF_CORE_READ(cmd, common.opcode);
+	sq = BPF_CORE_READ(req, sq);
+	if (!io_wanted(io_of(opcode)) || !BPF_CORE_READ(sq, qid))
+		return 0;
+	cid = BPF_CORE_READ(cmd, common.command_id);
+	slba = BPF_CORE_READ(cmd, rw.slba);
+	nlb = BPF_CORE_READ(cmd, rw.length);
+	if (!ntp_sample_pick(cid, slba, nlb, sampling_n))
+		return 0;
+	r = scratch_record();
+	if (!r)
+		return 0;
+	now = bpf_ktime_get_ns();
+	r->side = NTP_SIDE_TARGET;
+	r->transport = NTP_TRANSPORT_TCP;
+	r->impl = NTP_IMPL_LINUX;
+	r->cid = cid;
+	r->slba = slba;
+	r->nlb = nlb;
+	r->opcode = opcode;
+	r->nsid = BPF_CORE_READ(cmd, common.nsid);
+	r->qid = BPF_CORE_READ(sq, qid);
+	r->cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
+	if (sampling_n <= 1)
+		r->flags |= NTP_REC_F_SAMPLED_EXACT;
+	r->seq = __sync_fetch_and_add(&seq_target, 1);
+	set_ts(r, NTP_TS_T_CMD_RECV, now);
+	arrive = arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
+	if (arrive && arrive <= now)
+		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
+	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
+		stat_inc(NTP_STAT_TABLE_FULL);
+	return 0;
+}
+
+SEC("tp_btf/nvmet_req_init")
+int BPF_PROG(ntp_t_init_tb, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
+{
+	if (!req || !cmd)
+		return 0;
+	return target_req_init(req, cmd);
+}
+
+SEC("raw_tp/nvmet_req_init")
+int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
+{
+	return target_req_init(req, cmd);
+}
+
+/* Submission to the backing block device (req->execute for a bdev
+ * namespace). After an R2T, it runs when the last data byte was read: the
+ * data's first byte sits transfer_len bytes before copied_seq. */
+static __always_inline int target_exec(struct nvmet_req___ntp *req)
+{
+	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), arrive, sk;
+	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_thread_ctx *c;
+
+	if (!r)
+		return 0;
+	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
+	if (!has_ts(r, NTP_TS_T_R2T_SENT))
+		return 0;
+	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
+	c = target_ctx();
+	if (!c)
+		return 0;
+	sk = target_sk(c);
+	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len));
+	if (arrive && arrive <= now)
+		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
+	return 0;
+}
+
+SEC("fentry/nvmet_bdev_execute_rw")
+int BPF_PROG(ntp_t_exec_fe, struct nvmet_req___ntp *req)
+{
+	return target_exec(req);
+}
+
+SEC("kprobe/nvmet_bdev_execute_rw")
+int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
+{
+	return target_exec(req);
+}
+
+/* "/dev/nullb0" -> "nullb0" */
+static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
+{
+	char path[NTP_DEV_LEN + 5] = {};
+	const char *p = BPF_CORE_READ(req, ns, device_path);
+	int off = 0;
+
+	if (!p)
+		return;
+	bpf_probe_read_kernel_str(path, sizeof(path), p);
+	if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
+		off = 5;
+	bpf_probe_read_kernel_str(out, NTP_DEV_LEN, p + off);
+}
+
+/* Storage done (__nvmet_req_complete, before ->queue_response). Every
+ * command is counted here, where its namespace and length are known. */
+static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
+{
+	__u64 key = (__u64)req;
+	char dev[NTP_DEV_LEN] = {};
+	struct ntp_record *r;
+	__u32 len;
+	int io;
+
+	io = io_of(BPF_CORE_READ(req, cmd, common.opcode));
+	r = bpf_map_lookup_elem(&target_cmds, &key);
+	if (!io_wanted(io) || !BPF_CORE_READ(req, sq, qid))
+		return 0;
+	len = BPF_CORE_READ(req, transfer_len);
+	if (!size_wanted(len)) {
+		if (r)
+			bpf_map_delete_elem(&target_cmds, &key);
+		return 0;
+	}
+	target_dev(req, dev);
+	count_group(NTP_SIDE_TARGET, io, len, dev);
+	if (!r)
+		return 0;
+	set_ts_once(r, NTP_TS_T_STORAGE_DONE, bpf_ktime_get_ns());
+	r->len = len;
+	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
+	return 0;
+}
+
+SEC("tp_btf/nvmet_req_complete")
+int BPF_PROG(ntp_t_done_tb, struct nvmet_req___ntp *req)
+{
+	if (!req)
+		return 0;
+	return target_req_complete(req);
+}
+
+SEC("raw_tp/nvmet_req_complete")
+int BPF_PROG(ntp_t_done_rt, struct nvmet_req___ntp *req)
+{
+	return target_req_complete(req);
+}
+
+/* ->queue_response also queues the R2T of a write before storage: only the
+ * call after STORAGE_DONE is the response. */
+static __always_inline int target_queue_response(struct nvmet_req___ntp *req)
+{
+	__u64 key = (__u64)req;
+	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+
+	if (r && has_ts(r, NTP_TS_T_STORAGE_DONE))
+		set_ts_once(r, NTP_TS_T_RSP_QUEUED, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("fentry/nvmet_tcp_queue_response")
+int BPF_PROG(ntp_t_qresp_fe, struct nvmet_req___ntp *req)
+{
+	return target_queue_response(req);
+}
+
+SEC("kprobe/nvmet_tcp_queue_response")
+int BPF_KPROBE(ntp_t_qresp_kp, struct nvmet_req___ntp *req)
+{
+	return target_queue_response(req);
+}
+
+/* A socket send inside the target's io_work: queue->snd_cmd is the command
+ * being sent, cmd->state the PDU. The response's send is where the command
+ * leaves the target: the record goes out. */
+static __always_inline void target_sock_send(__u64 queue, __u64 now)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+	struct nvmet_tcp_cmd___ntp *cmd = BPF_CORE_READ(q, snd_cmd);
+	struct ntp_record *r;
+	__u64 key;
+	int state;
+
+	if (!cmd)
+		return;
+	key = (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
+	r = bpf_map_lookup_elem(&target_cmds, &key);
+	if (!r)
+		return;
+	state = BPF_CORE_READ(cmd, state);
+	if (state == NTP_NVMET_TCP_SEND_R2T) {
+		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
+	} else if (state == NTP_NVMET_TCP_SEND_RESPONSE) {
+		set_ts(r, NTP_TS_T_RSP_SENT, now);
+		emit(r);
+		bpf_map_delete_elem(&target_cmds, &key);
+	}
+}
+
+/* =============================== sockets ============================== */
+
+/*
+ * A socket send inside nvme_tcp_try_send (host) or nvmet_tcp_io_work
+ * (target). The entry remembers its time; the exit, when the call accepted
+ * bytes (ret > 0), stamps that entry time on the PDU's slot. A call that
+ * returned -EAGAIN (send buffer full) put nothing on the wire: its retry is
+ * the send. The PDU is still the one being sent at the exit: the drivers move
+ * on (queue->request = NULL, queue->snd_cmd = NULL) only after it returns.
+ */
+static __always_inline int sock_send_enter(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
+
+	if (c && c->queue)	/* else not an NVMe/TCP sender: the common case, one lookup */
+		c->send_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int sock_send_exit(long ret)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
+
+	if (!c || !c->queue || !c->send_ns)
+		return 0;
+	if (ret <= 0) {
+		c->send_ns = 0;
+		return 0;
+	}
+	if (c->side == NTP_SIDE_HOST)
+		host_sock_send(c->queue, c->send_ns);
+	else
+		target_sock_send(c->queue, c->send_ns);
+	c->send_ns = 0;
+	return 0;
+}
+
+/* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
+ * send as pages with kernel_sendmsg -> tcp_sendmsg; from 6.5 on everything
+ * goes through tcp_sendmsg (MSG_SPLICE_PAGES) and tcp_sendpage is gone. */
+SEC("fentry/tcp_sendpage")
+int BPF_PROG(ntp_s_sendpage_fe, struct sock *sk)
+{
+	return sock_send_enter();
+}
+
+SEC("fexit/tcp_sendpage")
+int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, size_t size, int flags,
+	     int ret)
+{
+	return sock_send_exit(ret);
+}
+
+SEC("kprobe/tcp_sendpage")
+int BPF_KPROBE(ntp_s_sendpage_kp, struct sock *sk)
+{
+	return sock_send_enter();
+}
+
+SEC("kretprobe/tcp_sendpage")
+int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
+{
+	return sock_send_exit(ret);
+}
+
+SEC("fentry/tcp_sendmsg")
+int BPF_PROG(ntp_s_sendmsg_fe, struct sock *sk)
+{
+	return sock_send_enter();
+}
+
+SEC("fexit/tcp_sendmsg")
+int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size, int ret)
+{
+	return sock_send_exit(ret);
+}
+
+SEC("kprobe/tcp_sendmsg")
+int BPF_KPROBE(ntp_s_sendmsg_kp, struct sock *sk)
+{
+	return sock_send_enter();
+}
+
+SEC("kretprobe/tcp_sendmsg")
+int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
+{
+	return sock_send_exit(ret);
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ntprof_common.bpf.h - maps, knobs and helpers shared by the host and target
+ * hooks of ntprof.bpf.c.
+ */
+#ifndef NTP_COMMON_BPF_H
+#define NTP_COMMON_BPF_H
+
+#define NTP_MAX_SIZES_BPF 16
+#define NTP_MAX_INFLIGHT 16384	/* sampled commands in flight per side */
+#define NTP_ARRIVALS 16		/* data_ready events remembered per socket */
+
+/* ---- set before load (const volatile: the verifier prunes what they disable) ---- */
+const volatile int filter_io = -1;		/* -1 all, else enum ntp_io_type */
+const volatile __u32 filter_n_sizes = 0;
+const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
+/* --session: the disk names its commands run on (the namespace's head and,
+ * with native multipath, its hidden paths nvmeXcYnZ), resolved in user space;
+ * filter_n_devs == 0: all. Compared as 8-byte words, without a byte loop. */
+#define NTP_MAX_DEVS 8
+const volatile __u32 filter_n_devs = 0;
+const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
+const volatile int exact_queues = 0;
+
+/* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
+volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
+volatile __u64 seq_host = 0;
+volatile __u64 seq_target = 0;
+
+/* ---- output ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events SEC(".maps");
+
+/* Every command, sampled or not, per group: exact rates. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct ntp_group_key);
+	__type(value, struct ntp_group_count);
+} group_counts SEC(".maps");
+
+enum ntp_stat {
+	NTP_STAT_LOST = 0,		/* ring buffer full: record dropped */
+	NTP_STAT_MISSED_HOST,		/* closed when its request was reused */
+	NTP_STAT_MISSED_TARGET,
+	NTP_STAT_TABLE_FULL,		/* no room to track a sampled command */
+	NTP_STAT_COUNT,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NTP_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Sampled commands in flight, keyed by struct request * (host) and by
+ * struct nvmet_req * (target). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NTP_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct ntp_record);
+} host_cmds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NTP_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct ntp_record);
+} target_cmds SEC(".maps");
+
+/* Scratch for building a record (272 bytes is too big for the BPF stack budget
+ * next to the rest). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_record);
+} scratch SEC(".maps");
+
+/*
+ * Per-thread context: which NVMe/TCP queue the current thread is sending on
+ * (host: inside nvme_tcp_try_send; target: inside nvmet_tcp_io_work), and the
+ * arrival time of the data the host's receive callback is parsing. Keyed by
+ * thread id, not CPU: the send path can sleep on the socket lock and migrate.
+ */
+struct ntp_thread_ctx {
+	__u64 queue;		/* struct nvme_tcp_queue * or struct nvmet_tcp_queue * */
+	__u64 arrival_ns;	/* host receive: arrival of the chunk being parsed */
+	__u64 send_ns;		/* entry of the socket send in progress */
+	__u8 side;		/* enum ntp_side of queue */
+};
+
+/* LRU: an entry per thread that ever sent or received on an NVMe/TCP queue
+ * stays (cleared, not deleted: an in-place write is cheaper than the delete
+ * and re-insert of every call); threads that come and go age out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ntp_thread_ctx);
+} send_ctx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ntp_thread_ctx);
+} recv_ctx SEC(".maps");
+
+/*
+ * Packet arrival, per socket: each time the TCP stack queues data on an
+ * NVMe/TCP socket it calls the driver's sk_data_ready callback
+ * (nvme_tcp_data_ready / nvmet_tcp_data_ready) from the receive softirq. We
+ * remember (rcv_nxt, time) for the last NTP_ARRIVALS calls; the arrival time of
+ * byte S of the stream is the time of the oldest call whose rcv_nxt is past S.
+ * That is "the packet reached the host's stack and was queued on the socket"
+ * (after IP/TCP processing, before the driver's work item runs), the same on
+ * every kernel, without socket timestamping (skb->tstamp is only set when
+ * something enabled SO_TIMESTAMP).
+ */
+struct ntp_arrivals {
+	__u32 seq[NTP_ARRIVALS];
+	__u64 ts[NTP_ARRIVALS];
+	__u32 head;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct ntp_arrivals);
+} arrivals SEC(".maps");
+
+/* ---- helpers ---- */
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline __u32 tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline void set_ts(struct ntp_record *r, int slot, __u64 t)
+{
+	if (slot < 0 || slot >= NTP_TS_SLOTS)
+		return;
+	r->ts[slot] = t;
+	r->ts_valid |= 1u << slot;
+}
+
+/* First time wins: a phase that takes several calls keeps its first one. */
+static __always_inline void set_ts_once(struct ntp_record *r, int slot, __u64 t)
+{
+	if (slot < 0 || slot >= NTP_TS_SLOTS)
+		return;
+	if (!(r->ts_valid & (1u << slot)))
+		set_ts(r, slot, t);
+}
+
+static __always_inline int has_ts(const struct ntp_record *r, int slot)
+{
+	return (r->ts_valid >> slot) & 1;
+}
+
+static __always_inline int io_of(__u8 opcode)
+{
+	if (opcode == 0x02)
+		return NTP_IO_READ;
+	if (opcode == 0x01)
+		return NTP_IO_WRITE;
+	return NTP_IO_OTHER;
+}
+
+static __always_inline int io_wanted(int io)
+{
+	if (io == NTP_IO_OTHER)
+		return 0;
+	return filter_io < 0 || filter_io == io;
+}
+
+static __always_inline int size_wanted(__u32 len)
+{
+	if (!filter_n_sizes)
+		return 1;
+	for (int i = 0; i < NTP_MAX_SIZES_BPF; i++) {
+		if (i >= filter_n_sizes)
+			break;
+		if (filter_sizes[i] == len)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline int dev_wanted(const char *dev)
+{
+	const __u64 *d = (const __u64 *)dev;
+
+	if (!filter_n_devs)
+		return 1;
+	for (__u32 i = 0; i < NTP_MAX_DEVS; i++) {
+		if (i >= filter_n_devs)
+			break;
+		if (d[0] == filter_devs[i][0] && d[1] == filter_devs[i][1] &&
+		    d[2] == filter_devs[i][2] && d[3] == filter_devs[i][3])
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const char *dev)
+{
+	struct ntp_group_key k = {};
+	struct ntp_group_count zero = {}, *c;
+
+	k.side = side;
+	k.io = io;
+	k.len = len;
+	__builtin_memcpy(k.dev, dev, NTP_DEV_LEN);
+	c = bpf_map_lookup_elem(&group_counts, &k);
+	if (!c) {
+		bpf_map_update_elem(&group_counts, &k, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&group_counts, &k);
+		if (!c)
+			return;
+	}
+	c->commands += 1;
+	c->bytes += len;
+}
+
+/* No wake-up per record: a wake-up is an irq_work (a self-IPI) and a
+ * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
+ * Only a ring filling up wakes the reader at once. */
+static __always_inline void emit(struct ntp_record *r)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	r->cpu = bpf_get_smp_processor_id();
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, r, sizeof(*r), flags))
+		stat_inc(NTP_STAT_LOST);
+}
+
+/* The previous sampled command on this request never showed its end (a
+ * missed kprobe, an aborted command): close it, emit it, count it, so the next
+ * command on the same request cannot write into it. */
+static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
+{
+	struct ntp_record *old = bpf_map_lookup_elem(map, &key);
+
+	if (!old)
+		return;
+	old->flags |= NTP_REC_F_CLOSED_MISSED;
+	if (old->side == NTP_SIDE_TARGET && !has_ts(old, NTP_TS_T_RSP_SENT) &&
+	    has_ts(old, NTP_TS_T_STORAGE_DONE))
+		old->flags |= NTP_REC_F_RSP_FALLBACK;
+	emit(old);
+	bpf_map_delete_elem(map, &key);
+	stat_inc(stat);
+}
+
+static __always_inline struct ntp_record *scratch_record(void)
+{
+	__u32 zero = 0;
+	struct ntp_record *r = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (r)
+		__builtin_memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* ---- packet arrival (see struct ntp_arrivals) ---- */
+
+static __always_inline void arrival_note(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
+	struct ntp_arrivals *a, zero = {};
+	__u32 i;
+
+	a = bpf_map_lookup_elem(&arrivals, &key);
+	if (!a) {
+		bpf_map_update_elem(&arrivals, &key, &zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&arrivals, &key);
+		if (!a)
+			return;
+	}
+	i = a->head % NTP_ARRIVALS;
+	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
+	a->ts[i] = now;
+	a->head += 1;
+}
+
+/* When did byte `seq` of sk's receive stream reach the stack? 0: unknown. */
+static __always_inline __u64 arrival_of(__u64 sk, __u32 seq)
+{
+	struct ntp_arrivals *a = bpf_map_lookup_elem(&arrivals, &sk);
+	__u32 head, n;
+
+	if (!a)
+		return 0;
+	head = a->head;
+	n = head < NTP_ARRIVALS ? head : NTP_ARRIVALS;
+	/* oldest first: the first data_ready whose rcv_nxt went past seq */
+	for (__u32 k = 0; k < NTP_ARRIVALS; k++) {
+		__u32 i;
+
+		if (k >= n)
+			break;
+		i = (head - n + k) % NTP_ARRIVALS;
+		if ((__s32)(a->seq[i] - seq) > 0)
+			return a->ts[i];
+	}
+	return 0;
+}
+
+static __always_inline __u32 sk_copied_seq(__u64 sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	return BPF_CORE_READ(tp, copied_seq);
+}
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nvme_types.bpf.h - the few NVMe structures and fields ntprof reads.
+ *
+ * The NVMe types live only in the nvme_core / nvme_tcp / nvmet / nvmet_tcp
+ * module BTF, never in vmlinux BTF, so vmlinux.h cannot provide them and the
+ * build must not need an NVMe module. libbpf-tools style: declare just the
+ * fields we read, with preserve_access_index, and let CO-RE relocate every
+ * access against the module BTF at load time. The "___ntp" flavour suffix
+ * keeps these declarations from clashing with a vmlinux.h that happens to
+ * carry a type of the same name; libbpf ignores the suffix when matching.
+ */
+#ifndef NTP_NVME_TYPES_BPF_H
+#define NTP_NVME_TYPES_BPF_H
+
+#define __ntp_core __attribute__((preserve_access_index))
+
+/* include/linux/nvme.h */
+struct nvme_common_command___ntp {
+	__u8 opcode;
+	__u8 flags;
+	__u16 command_id;
+	__u32 nsid;
+} __ntp_core;
+
+struct nvme_rw_command___ntp {
+	__u8 opcode;
+	__u16 command_id;
+	__u32 nsid;
+	__u64 slba;
+	__u16 length;		/* 0-based number of logical blocks */
+} __ntp_core;
+
+struct nvme_command___ntp {
+	union {
+		struct nvme_common_command___ntp common;
+		struct nvme_rw_command___ntp rw;
+	};
+} __ntp_core;
+
+/* drivers/nvme/host/nvme.h: nvme_req(rq) is the start of the driver's pdu,
+ * right after struct request (blk_mq_rq_to_pdu). */
+struct nvme_ctrl___ntp {
+	int instance;
+	__u16 cntlid;
+} __ntp_core;
+
+struct nvme_request___ntp {
+	struct nvme_command___ntp *cmd;
+	struct nvme_ctrl___ntp *ctrl;
+} __ntp_core;
+
+/* drivers/nvme/host/tcp.c */
+struct nvme_tcp_queue___ntp;
+
+/* CO-RE matches an enum field only with an enum of the same (essential) name */
+enum nvme_tcp_send_state___ntp { NTP_NVME_TCP_SEND_STATE_ANY };
+
+struct nvme_tcp_request___ntp {
+	struct nvme_request___ntp req;
+	struct nvme_tcp_queue___ntp *queue;
+	enum nvme_tcp_send_state___ntp state;
+} __ntp_core;
+
+struct nvme_tcp_queue___ntp {
+	struct socket *sock;
+	struct nvme_tcp_request___ntp *request;	/* the request nvme_tcp_try_send is sending */
+} __ntp_core;
+
+/* enum nvme_tcp_send_state: unchanged from 5.10 to 6.12 */
+#define NTP_NVME_TCP_SEND_CMD_PDU	0
+#define NTP_NVME_TCP_SEND_H2C_PDU	1
+#define NTP_NVME_TCP_SEND_DATA		2
+#define NTP_NVME_TCP_SEND_DDGST		3
+
+/* drivers/nvme/target/nvmet.h */
+struct nvmet_ctrl___ntp {
+	__u16 cntlid;
+} __ntp_core;
+
+struct nvmet_sq___ntp {
+	struct nvmet_ctrl___ntp *ctrl;
+	__u16 qid;
+} __ntp_core;
+
+struct nvmet_ns___ntp {
+	const char *device_path;
+} __ntp_core;
+
+struct nvmet_req___ntp {
+	struct nvme_command___ntp *cmd;
+	struct nvmet_sq___ntp *sq;
+	struct nvmet_ns___ntp *ns;
+	__u64 transfer_len;		/* size_t */
+} __ntp_core;
+
+/* drivers/nvme/target/tcp.c */
+struct nvmet_tcp_queue___ntp;
+
+enum nvmet_tcp_send_state___ntp { NTP_NVMET_TCP_SEND_STATE_ANY };
+
+struct nvmet_tcp_cmd___ntp {
+	struct nvmet_tcp_queue___ntp *queue;
+	struct nvmet_req___ntp req;
+	enum nvmet_tcp_send_state___ntp state;
+} __ntp_core;
+
+struct nvmet_tcp_queue___ntp {
+	struct socket *sock;
+	struct work_struct io_work;
+	struct nvmet_tcp_cmd___ntp *snd_cmd;	/* the command being sent */
+} __ntp_core;
+
+/* enum nvmet_tcp_send_state: unchanged from 5.10 to 6.12 */
+#define NTP_NVMET_TCP_SEND_DATA_PDU	0
+#define NTP_NVMET_TCP_SEND_DATA		1
+#define NTP_NVMET_TCP_SEND_R2T		2
+#define NTP_NVMET_TCP_SEND_DDGST	3
+#define NTP_NVMET_TCP_SEND_RESPONSE	4
+
+/* Before "block: remove the ->rq_disk field in struct request" (5.16) the
+ * disk hung off the request itself; later it is req->q->disk. */
+struct request___old {
+	struct gendisk *rq_disk;
+} __ntp_core;
+
+#endif

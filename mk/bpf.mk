@@ -1,0 +1,47 @@
+# mk/bpf.mk - ntprof's BPF object and its libbpf skeleton.
+#
+#   VMLINUX_H=path   use this vmlinux.h instead of generating one from the
+#                    running kernel's /sys/kernel/btf/vmlinux
+#   VMLINUX_BTF=path generate vmlinux.h from this BTF (or vmlinux ELF) instead
+#
+# The NVMe types are not in vmlinux BTF (they live in module BTF); the program
+# declares the few it reads itself (bpf/nvme_types.bpf.h), so building needs
+# no NVMe module. CO-RE relocates everything at load time.
+
+BPF_ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_BTF  ?= /sys/kernel/btf/vmlinux
+BPF_CFLAGS   := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		-I$(O)/bpf -Ibpf
+BPF_HDRS     := $(wildcard bpf/*.h)
+
+ifdef VMLINUX_H
+$(O)/bpf/vmlinux.h: $(VMLINUX_H)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+else
+$(O)/bpf/vmlinux.h:
+	$(MSG) BTF $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+endif
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/bpf/vmlinux.h
+	$(MSG) BPF $<
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(MSG) SKEL $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(wildcard bpf/*.bpf.c))
+
+# Every collector object (both builds) includes the skeletons.
+$(call objs,rel,$(COLLECTOR_SRCS)) $(call objs,san,$(COLLECTOR_SRCS)): $(BPF_SKELS)
+
+bpf: $(BPF_SKELS)
+.PHONY: bpf
+
+# The hooks' cost per I/O in the QEMU test bed (bench/hook_cost.sh).
+.PHONY: bench-hooks
+bench-hooks: $(O)/ntprof
+	bench/hook_cost.sh

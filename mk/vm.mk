@@ -1,0 +1,49 @@
+# The QEMU test bed (tests/vm, README in tests/vm/README.md).
+#
+#   make vm-kernel  [KERNEL=6.1|5.10|6.12]   download+unpack Debian's kernel into the cache, print its paths
+#   make vm-test    [KERNEL=..] [SCENARIOS="tcp-read rdma-read"]   boot, run scenarios, one verdict line each
+#   make vm-top     [KERNEL=..]              ntprof-top -r both live on the guest console
+#   make vm-shell   [KERNEL=..]              a shell in the guest (NVMe/TCP loop-back set up)
+#   make ntp-load                            the load generator, build/ntp-load (static)
+# Cache: $(NTP_VM_CACHE) (default /var/cache/ntprof-vm).
+
+KERNEL      ?= 6.1
+SCENARIOS   ?=
+NTP_VM_CACHE ?= /var/cache/ntprof-vm
+export NTP_VM_CACHE
+
+.PHONY: vm-kernel vm-test vm-top vm-shell ntp-load
+
+vm-kernel:
+	$(Q)tests/vm/kernel.sh $(KERNEL)
+
+# The load generator is linked statically (liburing.a) so the guest needs no
+# libraries for it.
+ntp-load: $(O)/ntp-load
+$(O)/ntp-load: tests/tools/ntp-load.c
+	$(MSG) CC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static -luring -lm
+
+# ntprof-top is built once its sources exist (src/top)
+VM_BINS := $(O)/ntprof $(O)/ntp-load $(if $(TOP_SRCS),$(O)/ntprof-top)
+
+# Each target first makes sure the packages are installed (tests/vm/deps.sh),
+# then builds the binaries the guest runs, then boots.
+vm-test:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
+	$(Q)O=$(O) KERNEL=$(KERNEL) SCENARIOS="$(SCENARIOS)" tests/vm/run.sh test
+
+vm-top:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
+	$(Q)O=$(O) KERNEL=$(KERNEL) tests/vm/run.sh top
+
+vm-shell:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
+	$(Q)O=$(O) KERNEL=$(KERNEL) tests/vm/run.sh shell
+
+# make check also runs tests/cli/ntp-load.sh against the load generator
+check: $(O)/ntp-load

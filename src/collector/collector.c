@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collector.c - loads ntprof.bpf.o through its skeleton, attaches the hooks of
+ * the role(s) recorded in one flavour, drains the ring buffer and reads the
+ * exact per-group counters.
+ *
+ * Attach policy (002, "Busy CPUs"): fentry/fexit is preferred. Attaching a
+ * trampoline can wait for every runnable thread to switch out voluntarily, so
+ * the programs are attached in parallel threads under a deadline
+ * (attach_timeout_s, 10 s); when fentry cannot load or attach, or misses the
+ * deadline, the collector says why and loads the kprobe flavour instead.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "collector.h"
+#include "hooks.h"
+#include "ntprof.skel.h"
+
+struct attach_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int pending;
+	int abandoned;
+	struct bpf_link **links;
+	int *errs;
+	int refs;		/* threads still running + the owner */
+};
+
+struct ntp_collector {
+	struct ntp_collector_opts o;
+	struct ntprof_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int n_links;
+	bool fentry;
+	int hook_state[64];	/* per ntp_hooks[i]: 1 attached, 0 not used, -errno failed */
+	ntp_record_cb cb;
+	void *cb_ctx;
+	int seen;
+	double attach_s, load_s;
+	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
+	int n_devs;
+};
+
+/* nvme<S>c<C>n<N> (a hidden multipath path) -> nvme<S>n<N> (its head, the
+ * name the user knows); any other name is left alone. */
+void ntp_dev_normalize(char *dev)
+{
+	unsigned s, ctl, n;
+	int len = 0;
+
+	if (sscanf(dev, "nvme%uc%un%u%n", &s, &ctl, &n, &len) == 3 && len > 0 && !dev[len])
+		snprintf(dev, NTP_DEV_LEN, "nvme%un%u", s, n);
+}
+
+/* --session nvmeXnY: the head and, with native multipath, every path of it
+ * (/sys/block/nvmeXnY/multipath/nvmeXcZnY). */
+static int resolve_session(struct ntp_collector *c, const char *session, char *errbuf, size_t errlen)
+{
+	char p[128];
+	struct dirent *de;
+	DIR *d;
+
+	if (!session[0])
+		return 0;
+	snprintf(p, sizeof(p), "/sys/block/%s", session);
+	if (access(p, F_OK)) {
+		snprintf(errbuf, errlen, "--session %s: no such block device (/sys/block/%s)", session, session);
+		return -1;
+	}
+	snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", session);
+	snprintf(p, sizeof(p), "/sys/block/%s/multipath", session);
+	d = opendir(p);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && c->n_devs < 8)
+		if (de->d_name[0] != '.' && strlen(de->d_name) < NTP_DEV_LEN)
+			snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", de->d_name);
+	closedir(d);
+	return 0;
+}
+
+static void say(const struct ntp_collector_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(const struct ntp_collector_opts *o, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (o->say)
+		o->say(o->say_ctx, line);
+	else
+		fprintf(stderr, "ntprof: %s\n", line);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("NTPROF_DEBUG"))
+		return 0;
+	if (level == LIBBPF_INFO && !getenv("NTPROF_DEBUG"))
+		return 0;
+	if (!getenv("NTPROF_DEBUG") && !getenv("NTPROF_LIBBPF_WARN"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static unsigned role_sides(uint8_t role)
+{
+	unsigned s = 0;
+
+	if (role == NTP_ROLE_HOST || role == NTP_ROLE_BOTH)
+		s |= NTP_HOOK_HOST;
+	if (role == NTP_ROLE_TARGET || role == NTP_ROLE_BOTH)
+		s |= NTP_HOOK_TARGET;
+	return s;
+}
+
+int ntp_fentry_selftest(char *why, size_t len)
+{
+	struct ntprof_bpf *skel;
+	struct bpf_program *p;
+	struct bpf_link *l;
+	int err;
+
+	libbpf_set_print(libbpf_quiet);
+	skel = ntprof_bpf__open();
+	if (!skel) {
+		snprintf(why, len, "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(skel->progs.ntp_s_sendmsg_fe, true);
+	err = ntprof_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "a test fentry program on tcp_sendmsg does not load: %s", strerror(-err));
+		ntprof_bpf__destroy(skel);
+		return -1;
+	}
+	l = bpf_program__attach(skel->progs.ntp_s_sendmsg_fe);
+	if (!l) {
+		err = -errno;
+		snprintf(why, len, "a test fentry program on tcp_sendmsg does not attach: %s", strerror(-err));
+		ntprof_bpf__destroy(skel);
+		return -1;
+	}
+	bpf_link__destroy(l);
+	ntprof_bpf__destroy(skel);
+	return 0;
+}
+
+/* Is everything the role needs there, before any BPF? errbuf names what is
+ * missing; returns 0 when recording can go on. */
+static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_kernel *k,
+			 char *errbuf, size_t errlen)
+{
+	unsigned sides = role_sides(o->role);
+	char missing[256] = "";
+	size_t n = 0;
+
+	if (o->transport != NTP_TRANSPORT_TCP) {
+		snprintf(errbuf, errlen, "-t rdma is not supported yet by the Linux collector; use -t tcp");
+		return -1;
+	}
+	if (!k->privileged) {
+		snprintf(errbuf, errlen, "needs root, or CAP_BPF and CAP_PERFMON, to load BPF programs");
+		return -1;
+	}
+	if (!k->kernel_btf) {
+		snprintf(errbuf, errlen,
+			 "kernel BTF missing (/sys/kernel/btf/vmlinux): this kernel was built without CONFIG_DEBUG_INFO_BTF");
+		return -1;
+	}
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		if (!(sides & side))
+			continue;
+		for (const char *const *m = ntp_side_modules(side); *m; m++)
+			if (!ntp_module_loaded(*m))
+				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
+	}
+	if (!n) {
+		/* The NVMe structures exist only in the modules' own BTF (5.11+):
+		 * without it CO-RE cannot place a single field. */
+		for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+			if (!(sides & side))
+				continue;
+			for (const char *const *m = ntp_side_modules(side); *m; m++)
+				if (!ntp_module_btf(*m))
+					n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
+		}
+		if (n) {
+			snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
+				 "have none): the NVMe structures cannot be located", missing);
+			return -1;
+		}
+	}
+	if (n) {
+		char fe[200] = "";
+		size_t m;
+
+		m = snprintf(errbuf, errlen, "kernel module%s not loaded: %s",
+			     strchr(missing, ',') ? "s" : "", missing);
+		/* name everything else that is missing too, so one run tells all */
+		if (ntp_fentry_selftest(fe, sizeof(fe)) && m < errlen)
+			m += snprintf(errbuf + m, errlen - m, "; no fentry (%s)", fe);
+		if (!k->kprobes && m < errlen)
+			snprintf(errbuf + m, errlen - m, "; no kprobes (CONFIG_KPROBES)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Which hooks of the role cannot be had in this flavour: a list for the
+ * message, or "" when every required one is there. */
+static void missing_hooks(unsigned sides, bool fentry, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		const struct ntp_hook *h = &ntp_hooks[i];
+		bool there;
+
+		if (!(h->sides & sides) || h->optional)
+			continue;
+		there = fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h);
+		if (!there && n < len)
+			n += snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "",
+				      ntp_hook_flavour_name(h, fentry), h->target);
+	}
+}
+
+static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t errlen)
+{
+	unsigned sides = role_sides(c->o.role);
+	const struct ntp_collector_opts *o = &c->o;
+	struct ntprof_bpf *skel;
+	struct bpf_program *p;
+	double t0;
+	int err;
+
+	skel = ntprof_bpf__open();
+	if (!skel) {
+		snprintf(errbuf, errlen, "cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	skel->rodata->filter_io = o->io_type;
+	skel->rodata->filter_n_sizes = o->n_sizes;
+	for (int i = 0; i < o->n_sizes && i < NTP_MAX_SIZES; i++)
+		skel->rodata->filter_sizes[i] = o->sizes[i];
+	for (int i = 0; i < c->n_devs; i++)
+		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
+	skel->rodata->filter_n_devs = c->n_devs;
+	skel->rodata->exact_queues = o->exact_queues;
+	skel->data->sampling_n = o->sampling ? o->sampling : 1;
+
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		const struct ntp_hook *h = &ntp_hooks[i];
+		bool there;
+
+		c->hook_state[i] = 0;
+		if (!(h->sides & sides))
+			continue;
+		there = fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h);
+		if (!there)
+			continue;	/* optional ones only: required were checked */
+		p = bpf_object__find_program_by_name(skel->obj, ntp_hook_prog(h, fentry));
+		if (!p)
+			continue;
+		bpf_program__set_autoload(p, true);
+		c->hook_state[i] = 2;	/* to load */
+	}
+	t0 = mono_s();
+	err = ntprof_bpf__load(skel);
+	c->load_s = mono_s() - t0;
+	if (err) {
+		snprintf(errbuf, errlen, "loading the %s programs failed: %s%s", fentry ? "fentry" : "kprobe",
+			 strerror(-err), getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
+		ntprof_bpf__destroy(skel);
+		return -1;
+	}
+	c->skel = skel;
+	c->fentry = fentry;
+	return 0;
+}
+
+static void state_put(struct attach_state *st)
+{
+	int left;
+
+	pthread_mutex_lock(&st->lock);
+	left = --st->refs;
+	pthread_mutex_unlock(&st->lock);
+	if (left)
+		return;
+	free(st->links);
+	free(st->errs);
+	pthread_mutex_destroy(&st->lock);
+	pthread_cond_destroy(&st->cond);
+	free(st);
+}
+
+struct attach_arg {
+	struct attach_state *st;
+	struct bpf_program *prog;
+	int idx;
+};
+
+static void *attach_thread(void *arg)
+{
+	struct attach_arg *a = arg;
+	struct attach_state *st = a->st;
+	struct bpf_link *l = bpf_program__attach(a->prog);
+	int err = l ? 0 : -errno;
+
+	pthread_mutex_lock(&st->lock);
+	if (st->abandoned) {
+		/* the owner gave up on this flavour: leave nothing attached */
+		bpf_link__destroy(l);
+	} else {
+		st->links[a->idx] = l;
+		st->errs[a->idx] = err;
+	}
+	st->pending--;
+	pthread_cond_signal(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+	free(a);
+	state_put(st);
+	return NULL;
+}
+
+/* Attaches every loaded program in parallel. 0, -ETIMEDOUT (the skeleton must
+ * then be left alone: a thread may still be inside the kernel with it), or
+ * -errno of the first program that failed (errbuf names it). */
+static int attach_all(struct ntp_collector *c, int timeout_s, char *errbuf, size_t errlen)
+{
+	struct attach_state *st = calloc(1, sizeof(*st));
+	int idx_of[64], n = 0, ret = 0;
+	struct timespec dl;
+	double t0 = mono_s();
+
+	if (!st)
+		return -ENOMEM;
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->cond, NULL);
+	st->links = calloc(ntp_n_hooks, sizeof(*st->links));
+	st->errs = calloc(ntp_n_hooks, sizeof(*st->errs));
+	st->refs = 1;
+	if (!st->links || !st->errs) {
+		state_put(st);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&st->lock);
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		struct attach_arg *a;
+		pthread_t th;
+
+		if (c->hook_state[i] != 2)
+			continue;
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			break;
+		a->st = st;
+		a->idx = n;
+		a->prog = bpf_object__find_program_by_name(c->skel->obj, ntp_hook_prog(&ntp_hooks[i], c->fentry));
+		idx_of[n++] = i;
+		st->pending++;
+		st->refs++;
+		if (pthread_create(&th, NULL, attach_thread, a)) {
+			st->pending--;
+			st->refs--;
+			st->errs[a->idx] = -EAGAIN;
+			free(a);
+			continue;
+		}
+		pthread_detach(th);
+	}
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += timeout_s;
+	while (st->pending > 0) {
+		if (pthread_cond_timedwait(&st->cond, &st->lock, &dl) == ETIMEDOUT)
+			break;
+	}
+	if (st->pending > 0) {
+		st->abandoned = 1;
+		for (int k = 0; k < n; k++)
+			bpf_link__destroy(st->links[k]);
+		pthread_mutex_unlock(&st->lock);
+		state_put(st);
+		return -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&st->lock);
+	c->attach_s = mono_s() - t0;
+	c->links = calloc(n ? n : 1, sizeof(*c->links));
+	for (int k = 0; k < n; k++) {
+		int i = idx_of[k];
+
+		if (st->errs[k] && !ret) {
+			ret = st->errs[k];
+			snprintf(errbuf, errlen, "attaching %s %s (%s) failed: %s",
+				 ntp_hook_flavour_name(&ntp_hooks[i], c->fentry), ntp_hooks[i].target,
+				 ntp_hook_prog(&ntp_hooks[i], c->fentry), strerror(-st->errs[k]));
+		}
+		c->hook_state[i] = st->errs[k] ? st->errs[k] : 1;
+		if (st->links[k] && c->links)
+			c->links[c->n_links++] = st->links[k];
+	}
+	state_put(st);
+	if (ret) {
+		for (int k = 0; k < c->n_links; k++)
+			bpf_link__destroy(c->links[k]);
+		c->n_links = 0;
+	}
+	return ret;
+}
+
+static void unload(struct ntp_collector *c, bool leak_skel)
+{
+	for (int k = 0; k < c->n_links; k++)
+		bpf_link__destroy(c->links[k]);
+	free(c->links);
+	c->links = NULL;
+	c->n_links = 0;
+	if (!leak_skel)
+		ntprof_bpf__destroy(c->skel);
+	c->skel = NULL;
+}
+
+static int try_flavour(struct ntp_collector *c, bool fentry, int timeout_s, char *why, size_t whylen)
+{
+	int err;
+
+	if (open_skel(c, fentry, why, whylen))
+		return -1;
+	err = attach_all(c, timeout_s, why, whylen);
+	if (err == -ETIMEDOUT) {
+		snprintf(why, whylen, "attaching took more than %d s (a thread that never yields, such as a "
+			 "polling loop, holds up the trampoline update)", timeout_s);
+		/* a thread may still use the object inside the kernel: never free it */
+		unload(c, true);
+		return -1;
+	}
+	if (err) {
+		unload(c, false);
+		return -1;
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct ntp_collector *c = ctx;
+
+	if (size < sizeof(struct ntp_record))
+		return 0;
+	if (c->cb) {
+		struct ntp_record r;
+
+		memcpy(&r, data, sizeof(r));
+		ntp_dev_normalize(r.dev);
+		c->cb(c->cb_ctx, &r);
+	}
+	c->seen++;
+	return 0;
+}
+
+struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen)
+{
+	unsigned sides = role_sides(o->role);
+	char why_fe[512] = "", miss_fe[384], miss_kp[384];
+	struct ntp_collector *c;
+	struct ntp_kernel k;
+	int timeout = o->attach_timeout_s > 0 ? o->attach_timeout_s : 10;
+
+	libbpf_set_print(libbpf_quiet);
+	ntp_kernel_probe(&k);
+	if (check_prereqs(o, &k, errbuf, errlen))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	c->o = *o;
+	if (resolve_session(c, o->session, errbuf, errlen)) {
+		free(c);
+		return NULL;
+	}
+
+	missing_hooks(sides, true, miss_fe, sizeof(miss_fe));
+	missing_hooks(sides, false, miss_kp, sizeof(miss_kp));
+	if (!k.kprobes)
+		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (CONFIG_KPROBES)");
+
+	if (o->flavour != NTP_FLAVOUR_KPROBE) {
+		if (miss_fe[0])
+			snprintf(why_fe, sizeof(why_fe), "no BTF for %s", miss_fe);
+		else if (try_flavour(c, true, timeout, why_fe, sizeof(why_fe)) == 0)
+			goto attached;
+		if (o->flavour == NTP_FLAVOUR_FENTRY) {
+			snprintf(errbuf, errlen, "--fentry: fentry/fexit cannot attach: %s", why_fe);
+			goto fail;
+		}
+		if (miss_kp[0]) {
+			snprintf(errbuf, errlen, "fentry/fexit cannot attach (%s), and kprobes cannot either (%s)",
+				 why_fe, !k.kprobes ? miss_kp : "missing symbols");
+			if (k.kprobes)
+				snprintf(errbuf, errlen, "fentry/fexit cannot attach (%s); kprobes: missing %s", why_fe,
+					 miss_kp);
+			goto fail;
+		}
+		say(o, "fentry/fexit cannot attach now: %s; using kprobes", why_fe);
+	} else if (miss_kp[0]) {
+		snprintf(errbuf, errlen, "--kprobes: %s%s", k.kprobes ? "missing " : "", miss_kp);
+		goto fail;
+	}
+	{
+		char why_kp[512] = "";
+
+		if (try_flavour(c, false, timeout, why_kp, sizeof(why_kp))) {
+			snprintf(errbuf, errlen, "kprobes: %s", why_kp);
+			goto fail;
+		}
+	}
+attached:
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_sample, c, NULL);
+	if (!c->rb) {
+		snprintf(errbuf, errlen, "cannot open the BPF ring buffer: %s", strerror(errno));
+		unload(c, false);
+		goto fail;
+	}
+	say(o, "hooks: %s (%d programs loaded in %.1f s, attached in %.1f s)",
+	    c->fentry ? "fentry/fexit" : "kprobe/kretprobe", c->n_links, c->load_s, c->attach_s);
+	return c;
+fail:
+	ntp_hooks_cleanup();
+	free(c);
+	return NULL;
+}
+
+int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb, void *ctx)
+{
+	int err;
+
+	c->cb = cb;
+	c->cb_ctx = ctx;
+	c->seen = 0;
+	/* The programs do not wake us per record (BPF_RB_NO_WAKEUP, a cost on
+	 * the I/O path), so the wait usually runs to its timeout: consume then. */
+	err = ring_buffer__poll(c->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = ring_buffer__consume(c->rb);
+	if (err < 0 && err != -EINTR)
+		return err;
+	return c->seen;
+}
+
+int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_counts);
+	struct ntp_group_key key, next, *prev = NULL;
+	struct ntp_group_count *vals;
+	size_t n = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return 0;
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		struct ntp_group_key k = key;
+		size_t j;
+
+		/* the paths of one namespace are one group */
+		ntp_dev_normalize(k.dev);
+		for (j = 0; j < n; j++)
+			if (!memcmp(&out[j].key, &k, sizeof(k)))
+				break;
+		if (j == n) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].key = k;
+			n++;
+		}
+		for (int i = 0; i < ncpu; i++) {
+			out[j].count.commands += vals[i].commands;
+			out[j].count.bytes += vals[i].bytes;
+		}
+	}
+	free(vals);
+	return (int)n;
+}
+
+static uint64_t stat_sum(struct ntp_collector *c, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stats), &idx, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+uint64_t ntp_collector_lost(struct ntp_collector *c)
+{
+	return stat_sum(c, 0);
+}
+
+void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->lost = stat_sum(c, 0);
+	out->missed_host = stat_sum(c, 1);
+	out->missed_target = stat_sum(c, 2);
+	out->table_full = stat_sum(c, 3);
+}
+
+int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n)
+{
+	if (!c || !c->skel || !c->skel->data)
+		return -EINVAL;
+	/* .data is mmapped: the running programs read the new value at once */
+	__atomic_store_n(&c->skel->data->sampling_n, n ? n : 1, __ATOMIC_RELAXED);
+	c->o.sampling = n;
+	return 0;
+}
+
+bool ntp_collector_uses_fentry(const struct ntp_collector *c)
+{
+	return c->fentry;
+}
+
+int ntp_collector_hook_state(const struct ntp_collector *c, size_t i)
+{
+	return i < ntp_n_hooks ? c->hook_state[i] : 0;
+}
+
+void ntp_collector_close(struct ntp_collector *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	unload(c, false);
+	ntp_hooks_cleanup();
+	free(c);
+}

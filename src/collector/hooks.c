@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hooks.c - the hook table and the run-time checks of what the kernel has.
+ * Nothing here assumes a kernel version: symbols come from /proc/kallsyms,
+ * types and functions from the BTF the kernel exposes in /sys/kernel/btf.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <bpf/btf.h>
+#include "hooks.h"
+
+#define H NTP_HOOK_HOST
+#define T NTP_HOOK_TARGET
+
+/* docs/hooks.md says what each fills and why. */
+const struct ntp_hook ntp_hooks[] = {
+	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false },
+	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false },
+	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, false },
+	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false },
+	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false },
+	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false },
+	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false },
+	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false },
+	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true },
+	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false },
+	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false },
+	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false },
+};
+const size_t ntp_n_hooks = sizeof(ntp_hooks) / sizeof(ntp_hooks[0]);
+
+const char *const *ntp_side_modules(unsigned side)
+{
+	static const char *const host[] = { "nvme_core", "nvme_tcp", NULL };
+	static const char *const target[] = { "nvmet", "nvmet_tcp", NULL };
+
+	return side == NTP_HOOK_TARGET ? target : host;
+}
+
+static bool path_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+bool ntp_module_loaded(const char *mod)
+{
+	char p[300];
+
+	snprintf(p, sizeof(p), "/sys/module/%s/initstate", mod);
+	return path_exists(p);
+}
+
+bool ntp_module_btf(const char *mod)
+{
+	char p[300];
+
+	snprintf(p, sizeof(p), "/sys/kernel/btf/%s", mod);
+	return path_exists(p);
+}
+
+static bool have_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	const int cap_perfmon = 38, cap_bpf = 39;
+
+	if (geteuid() == 0)
+		return true;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return (data[cap_perfmon / 32].effective & (1u << (cap_perfmon % 32))) &&
+	       (data[cap_bpf / 32].effective & (1u << (cap_bpf % 32)));
+}
+
+void ntp_kernel_probe(struct ntp_kernel *k)
+{
+	struct utsname u;
+
+	memset(k, 0, sizeof(*k));
+	k->kernel_btf = path_exists("/sys/kernel/btf/vmlinux");
+	/* The kprobe PMU (4.17+) or the tracefs interface, when CONFIG_KPROBES=y */
+	k->kprobes = path_exists("/sys/bus/event_source/devices/kprobe/type") ||
+		     path_exists("/sys/kernel/tracing/kprobe_events") ||
+		     path_exists("/sys/kernel/debug/tracing/kprobe_events");
+	k->privileged = have_caps();
+	if (uname(&u) == 0)
+		snprintf(k->release, sizeof(k->release), "%s", u.release);
+}
+
+/* ---- BTF, loaded once ---- */
+static struct btf *vmlinux_btf;
+static struct {
+	char name[32];
+	struct btf *btf;
+} mod_btf[8];
+
+static struct btf *btf_of(const char *module)
+{
+	if (!vmlinux_btf) {
+		vmlinux_btf = btf__load_vmlinux_btf();
+		if (!vmlinux_btf)
+			return NULL;
+	}
+	if (!module)
+		return vmlinux_btf;
+	for (size_t i = 0; i < sizeof(mod_btf) / sizeof(mod_btf[0]); i++) {
+		if (mod_btf[i].btf && !strcmp(mod_btf[i].name, module))
+			return mod_btf[i].btf;
+		if (!mod_btf[i].btf) {
+			if (!ntp_module_btf(module))
+				return NULL;
+			mod_btf[i].btf = btf__load_module_btf(module, vmlinux_btf);
+			if (!mod_btf[i].btf)
+				return NULL;
+			snprintf(mod_btf[i].name, sizeof(mod_btf[i].name), "%s", module);
+			return mod_btf[i].btf;
+		}
+	}
+	return NULL;
+}
+
+bool ntp_hook_present_fentry(const struct ntp_hook *h)
+{
+	struct btf *b = btf_of(h->module);
+	char name[128];
+
+	if (!b)
+		return false;
+	if (h->kind == NTP_HOOK_TP) {
+		snprintf(name, sizeof(name), "btf_trace_%s", h->target);
+		return btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF) > 0;
+	}
+	return btf__find_by_name_kind(b, h->target, BTF_KIND_FUNC) > 0;
+}
+
+/* ---- /proc/kallsyms, read once into the few names we ask about ---- */
+static char *ksyms_found;	/* "\nname\n" entries found */
+
+static void ksyms_load(void)
+{
+	size_t cap = 4096, len = 1;
+	char line[512];
+	FILE *f;
+
+	ksyms_found = calloc(1, cap);
+	if (!ksyms_found)
+		return;
+	ksyms_found[0] = '\n';
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, ' '), *end;
+		bool want = false;
+
+		if (!name || !(name = strchr(name + 1, ' ')))
+			continue;
+		name++;
+		end = strpbrk(name, " \t\n");
+		if (end)
+			*end = 0;
+		if (!strncmp(name, "__tracepoint_", 13))
+			name += 13, want = true;
+		for (size_t i = 0; !want && i < ntp_n_hooks; i++)
+			want = !strcmp(name, ntp_hooks[i].target);
+		if (!want)
+			continue;
+		if (len + strlen(name) + 2 > cap) {
+			char *n = realloc(ksyms_found, cap * 2);
+
+			if (!n)
+				break;
+			ksyms_found = n;
+			cap *= 2;
+		}
+		len += sprintf(ksyms_found + len, "%s\n", name);
+	}
+	fclose(f);
+}
+
+bool ntp_hook_present_kprobe(const struct ntp_hook *h)
+{
+	char key[140];
+
+	if (!ksyms_found)
+		ksyms_load();
+	if (!ksyms_found)
+		return false;
+	snprintf(key, sizeof(key), "\n%s\n", h->target);
+	return strstr(ksyms_found, key) != NULL;
+}
+
+const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry)
+{
+	return fentry ? h->prog_fentry : h->prog_kprobe;
+}
+
+const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry)
+{
+	switch (h->kind) {
+	case NTP_HOOK_TP:
+		return fentry ? "tp_btf" : "raw_tp";
+	case NTP_HOOK_ENTRY:
+		return fentry ? "fentry" : "kprobe";
+	case NTP_HOOK_EXIT:
+		return fentry ? "fexit" : "kretprobe";
+	}
+	return "?";
+}
+
+void ntp_hooks_cleanup(void)
+{
+	for (size_t i = 0; i < sizeof(mod_btf) / sizeof(mod_btf[0]); i++) {
+		btf__free(mod_btf[i].btf);
+		mod_btf[i].btf = NULL;
+	}
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+	free(ksyms_found);
+	ksyms_found = NULL;
+}

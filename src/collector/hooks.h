@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hooks.h - ntprof's NVMe/TCP hooks as data (which program, which kernel
+ * function or tracepoint, which module, which side), and the checks of what
+ * this kernel offers right now. Shared by the collector and `ntprof probe`.
+ */
+#ifndef NTP_HOOKS_H
+#define NTP_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NTP_HOOK_HOST	1
+#define NTP_HOOK_TARGET	2
+
+enum ntp_hook_kind {
+	NTP_HOOK_TP,		/* tp_btf / raw_tp */
+	NTP_HOOK_ENTRY,		/* fentry / kprobe */
+	NTP_HOOK_EXIT,		/* fexit / kretprobe */
+};
+
+struct ntp_hook {
+	const char *target;	/* kernel function or tracepoint name */
+	const char *module;	/* module that defines it, NULL: vmlinux */
+	const char *prog_fentry;	/* program of the fentry flavour (fentry/fexit/tp_btf) */
+	const char *prog_kprobe;	/* program of the kprobe flavour (kprobe/kretprobe/raw_tp) */
+	enum ntp_hook_kind kind;
+	unsigned sides;		/* NTP_HOOK_HOST | NTP_HOOK_TARGET */
+	bool optional;		/* absent on some kernels, recording works without it */
+};
+
+extern const struct ntp_hook ntp_hooks[];
+extern const size_t ntp_n_hooks;
+
+/* What this kernel offers, found at run time. */
+struct ntp_kernel {
+	bool kernel_btf;	/* /sys/kernel/btf/vmlinux */
+	bool kprobes;		/* kprobe PMU or tracefs kprobe_events */
+	bool privileged;	/* root, or CAP_BPF and CAP_PERFMON */
+	char release[72];
+};
+
+void ntp_kernel_probe(struct ntp_kernel *k);
+bool ntp_module_loaded(const char *mod);
+bool ntp_module_btf(const char *mod);
+/* Modules a side needs: NULL-terminated. */
+const char *const *ntp_side_modules(unsigned side);
+
+/* Is the hook's target there? fentry flavour: a BTF FUNC (or the tracepoint's
+ * btf_trace_ typedef) in vmlinux or the module's BTF; kprobe flavour: the
+ * symbol in /proc/kallsyms (a tracepoint: __tracepoint_<name>). */
+bool ntp_hook_present_fentry(const struct ntp_hook *h);
+bool ntp_hook_present_kprobe(const struct ntp_hook *h);
+const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry);
+const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry);
+
+/* Frees the cached BTF and kallsyms. */
+void ntp_hooks_cleanup(void);
+
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `ntprof record` and `ntprof probe` outside the test bed: option errors are one
+# line naming the option and exit non-zero; -t rdma is refused with its
+# reason; on a machine without the NVMe modules (or without root) record and
+# probe name what is missing and exit non-zero, never printing a report.
+# The real recordings are checked in the QEMU test bed (tests/vm/scenarios/record-*.sh).
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+fail=0
+
+# expect NAME RC-NONZERO(1|0) PATTERN command...: output (stdout+stderr) must match PATTERN
+expect() {
+	local name=$1 nonzero=$2 pat=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if { [ "$nonzero" = 1 ] && [ $rc -eq 0 ]; } || ! grep -qE -- "$pat" <<<"$out"; then
+		echo "  FAIL $name (exit $rc): $out" | head -5
+		fail=1
+	else
+		echo "  ok   $name"
+	fi
+}
+
+expect record-rdma 1 '^ntprof: -t rdma: recording Linux NVMe/RDMA is not supported yet; use -t tcp$' "$NTPROF" record -t rdma
+expect record-bad-role 1 "^ntprof: option -r: 'middle' is not host, target or both$" "$NTPROF" record -r middle
+expect record-bad-s 1 "^ntprof: option -s: '0' is not a whole number" "$NTPROF" record -s 0
+expect record-bad-size 1 "^ntprof: option --size: '4X' is not a size" "$NTPROF" record --size 4K,4X
+expect record-bad-io 1 "^ntprof: option --io-type: 'trim' is not read or write$" "$NTPROF" record --io-type trim
+expect record-bad-session 1 "^ntprof: option --session: 'sda' is not a namespace name" "$NTPROF" record --session sda
+expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other$" "$NTPROF" record --kprobes --fentry
+expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
+expect probe-rdma 1 '^ntprof: -t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp$' "$NTPROF" probe -t rdma
+
+if [ "$(id -u)" != 0 ]; then
+	expect record-unprivileged 1 '^ntprof: needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" record -d 1
+	expect probe-unprivileged 1 '^ntprof: probe needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" probe
+elif [ ! -d /sys/module/nvme_tcp ] && [ ! -d /sys/module/nvmet_tcp ]; then
+	# this machine has no NVMe/TCP: both name the missing modules (and what else lacks)
+	expect record-no-modules 1 '^ntprof: kernel modules not loaded: nvme_core, nvme_tcp' "$NTPROF" record -d 1
+	expect record-both-no-modules 1 'not loaded: nvme_core, nvme_tcp, nvmet, nvmet_tcp' "$NTPROF" record -r both -d 1
+	expect probe-no-modules 1 'nvme_tcp: not loaded' "$NTPROF" probe -r host
+	expect probe-no-modules-load 1 '^load: failed$' "$NTPROF" probe -r target
+	out=$("$NTPROF" record -d 1 2>/dev/null)
+	if [ -n "$out" ]; then echo "  FAIL record-no-report: printed '$out'"; fail=1; else echo "  ok   record-no-report"; fi
+fi
+exit $fail

@@ -1,0 +1,27 @@
+# record-flavours: `ntprof record --fentry` and `--kprobes` each record a QD1
+# 4 KiB read run: the flavour is the one asked for, every host record joined
+# and complete, stages summing to end to end, mean not above the load's.
+# tb-timeout: 300
+. /tb/ntprof-checks.sh
+tb_setup_tcp || { tb_result record-flavours FAIL "NVMe/TCP setup failed"; exit 0; }
+for fl in fentry kprobes; do
+	name=record-flavours-$fl
+	want=$([ $fl = fentry ] && echo "hooks: fentry/fexit" || echo "hooks: kprobe/kretprobe")
+	ntp_rec_start $name -r both -s 1 --offline --$fl -o $TB_OUT/$name.ntp ||
+		{ tb_result $name FAIL "ntprof record --$fl did not start: $(tail -1 $TB_OUT/$name.err)"; continue; }
+	tb_load --rw randread --bs 4k --qd 1 --secs 5
+	ntp_rec_stop INT
+	rc=$?
+	ntprof report -j $TB_OUT/$name.json $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
+	ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
+	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
+$(grep -v '^records ' $TB_OUT/$name.groups | head -1)
+EOT
+	set -- $(grep '^records ' $TB_OUT/$name.groups)
+	inc=$(ntp_host_incomplete $TB_OUT/$name.ntp "$NTP_READ_TS")
+	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
+	grep -q "$want" $TB_OUT/$name.err && fl_ok=1 || fl_ok=0
+	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e host=$2 matched=$4 hooks="$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //')"
+	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $4 == $2 && $2 >= $TB_LOAD_IOS && $inc == 0 && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
+		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete; e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
+done
