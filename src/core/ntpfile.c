@@ -277,7 +277,8 @@ struct ntp_reader {
 	size_t cap;
 	uint8_t *map;			/* mmap source: the current window, or NULL */
 	size_t map_len;
-	size_t window;			/* mmap source: bytes per window; 0 reads with read() */
+	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
+	int mapped;			/* reads through mmap windows */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -315,7 +316,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 
 	if (have >= need || r->fd < 0 || r->eof)
 		return have;
-	if (r->window)
+	if (r->mapped)
 		return fill_map(r, need);
 	/* a damaged length must not grow the buffer past what the file holds */
 	if (r->size && r->off + need > r->size && r->size > r->off)
@@ -370,9 +371,10 @@ static size_t fill(struct ntp_reader *r, size_t need)
 /*
  * ---- mmap window ----
  *
- * A regular file is mapped window by window (NTP_MAP_WINDOW bytes, more when
- * one block needs it), each window with MAP_POPULATE so its pages are mapped
- * from the page cache in one go instead of one fault per 16 pages; the
+ * A regular file is mapped window by window (NTP_MAP_WINDOW bytes shared by
+ * the readers open at once, more when one block needs it), each window
+ * with MAP_POPULATE so its pages are mapped from the page cache in one go
+ * instead of one fault per 16 pages; the
  * previous window is unmapped first, so the resident size stays one window
  * whatever the file's size (mapped file pages count in RSS).
  *
@@ -434,6 +436,23 @@ static void map_slot_free(int i)
 		return;
 	map_slot_set(i, NULL, 0);
 	__atomic_store_n(&map_slots[i].path, NULL, __ATOMIC_RELEASE);
+}
+
+/*
+ * Readers open at once share NTP_MAP_WINDOW (a join of several files maps
+ * NTP_MAP_WINDOW / n of each, at least 1 MiB), so the resident size stays
+ * about the same whatever the number of files.
+ */
+static int map_readers;
+
+static size_t shared_window(size_t page)
+{
+	int n = __atomic_load_n(&map_readers, __ATOMIC_RELAXED);
+	size_t w = NTP_MAP_WINDOW / (size_t)(n > 1 ? n : 1);
+
+	if (w < (1u << 20))
+		w = 1u << 20;
+	return (w + page - 1) / page * page;
 }
 
 static const char *sigbus_prog = "ntprof";
@@ -500,7 +519,7 @@ static void unmap_window(struct ntp_reader *r)
 static size_t fill_map(struct ntp_reader *r, size_t need)
 {
 	static size_t page;
-	size_t have = r->end - r->start, lead, len;
+	size_t have = r->end - r->start, lead, len, window;
 	uint64_t base;
 	struct stat sb;
 	void *p;
@@ -516,7 +535,12 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		r->eof = 1;	/* at the end, or the file shrank below the offset */
 		return have;
 	}
-	len = lead + need > r->window ? lead + need : r->window;
+	window = r->window ? r->window : shared_window(page);
+	/* The header's window is small: the files of a join are opened one
+	 * after the other, and the first must not keep a whole share. */
+	if (!r->off && window > (1u << 20))
+		window = 1u << 20;
+	len = lead + need > window ? lead + need : window;
 	if (len > r->size - base)
 		len = (size_t)(r->size - base);
 	if (len <= lead + have) {
@@ -686,8 +710,9 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 	if (S_ISREG(sb.st_mode) && !o->no_mmap) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-		r->window = o->map_window ? o->map_window : NTP_MAP_WINDOW;
-		r->window = (r->window + page - 1) / page * page;
+		r->mapped = 1;
+		__atomic_add_fetch(&map_readers, 1, __ATOMIC_RELAXED);
+		r->window = (o->map_window + page - 1) / page * page;	/* 0: shared */
 		r->map_slot = map_slot_take(r->path);
 		r->data = no_bytes;
 		if (parse_header(r, errbuf, errlen))
@@ -938,6 +963,8 @@ void ntp_reader_close(struct ntp_reader *r)
 		return;
 	unmap_window(r);
 	map_slot_free(r->map_slot);
+	if (r->mapped)
+		__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
