@@ -279,6 +279,7 @@ struct ntp_reader {
 	size_t map_len;
 	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
 	int mapped;			/* reads through mmap windows */
+	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -514,18 +515,40 @@ static void unmap_window(struct ntp_reader *r)
 	r->map_len = 0;
 }
 
+/*
+ * A file system that cannot map the file (ENODEV), or no address space left:
+ * read it on with read() from the current offset, as if it had never been
+ * mapped. The unmapped window's bytes are read again.
+ */
+static size_t map_failed(struct ntp_reader *r, size_t need)
+{
+	r->mapped = 0;
+	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
+	r->cap = 2 * READ_CHUNK;
+	r->buf = malloc(r->cap);
+	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
+		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
+			 (unsigned long long)r->off, r->buf ? strerror(errno) : "out of memory");
+		r->eof = 1;
+		r->start = r->end = 0;
+		r->data = no_bytes;
+		return 0;
+	}
+	r->data = r->buf;
+	r->start = r->end = (size_t)(r->off & 7);	/* records stay 8-byte aligned */
+	return fill(r, need);
+}
+
 /* fill() for a mapped file: maps a window starting at the page of the read
  * offset, holding at least need bytes if the file has them. */
 static size_t fill_map(struct ntp_reader *r, size_t need)
 {
-	static size_t page;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t have = r->end - r->start, lead, len, window;
 	uint64_t base;
 	struct stat sb;
 	void *p;
 
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
 	/* the size now: grown while recording, or truncated since the last window */
 	if (!fstat(r->fd, &sb))
 		r->size = (uint64_t)sb.st_size;
@@ -548,15 +571,11 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		return have;
 	}
 	unmap_window(r);
+	if (r->map_fail_from && r->off >= r->map_fail_from)
+		return map_failed(r, need);	/* tests: as if this mmap failed */
 	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)base);
-	if (p == MAP_FAILED) {
-		snprintf(r->st.why, sizeof(r->st.why), "cannot map offset %llu: %s",
-			 (unsigned long long)base, strerror(errno));
-		r->eof = 1;
-		r->start = r->end = 0;
-		r->data = no_bytes;
-		return 0;
-	}
+	if (p == MAP_FAILED)
+		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
 	r->map = p;
 	r->map_len = len;
@@ -713,6 +732,7 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 		r->mapped = 1;
 		__atomic_add_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 		r->window = (o->map_window + page - 1) / page * page;	/* 0: shared */
+		r->map_fail_from = o->map_fail_from;
 		r->map_slot = map_slot_take(r->path);
 		r->data = no_bytes;
 		if (parse_header(r, errbuf, errlen))

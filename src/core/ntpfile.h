@@ -85,6 +85,8 @@ struct ntp_reader_opts {
 	int no_mmap;			/* read with read() even a regular file */
 	size_t map_window;		/* bytes per mmap window; 0: NTP_MAP_WINDOW shared by
 					 * the readers open at once (at least 1 MiB each) */
+	uint64_t map_fail_from;		/* tests: windows from this offset on fail to map,
+					 * so the switch to read() is exercised; 0: never */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
