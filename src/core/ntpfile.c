@@ -277,7 +277,9 @@ struct ntp_reader {
 	size_t cap;
 	uint8_t *map;			/* mmap source: the current window, or NULL */
 	size_t map_len;
-	size_t window;			/* mmap source: bytes per window; 0 reads with read() */
+	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
+	int mapped;			/* reads through mmap windows */
+	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -315,7 +317,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 
 	if (have >= need || r->fd < 0 || r->eof)
 		return have;
-	if (r->window)
+	if (r->mapped)
 		return fill_map(r, need);
 	/* a damaged length must not grow the buffer past what the file holds */
 	if (r->size && r->off + need > r->size && r->size > r->off)
@@ -370,9 +372,10 @@ static size_t fill(struct ntp_reader *r, size_t need)
 /*
  * ---- mmap window ----
  *
- * A regular file is mapped window by window (NTP_MAP_WINDOW bytes, more when
- * one block needs it), each window with MAP_POPULATE so its pages are mapped
- * from the page cache in one go instead of one fault per 16 pages; the
+ * A regular file is mapped window by window (NTP_MAP_WINDOW bytes shared by
+ * the readers open at once, more when one block needs it), each window
+ * with MAP_POPULATE so its pages are mapped from the page cache in one go
+ * instead of one fault per 16 pages; the
  * previous window is unmapped first, so the resident size stays one window
  * whatever the file's size (mapped file pages count in RSS).
  *
@@ -436,6 +439,23 @@ static void map_slot_free(int i)
 	__atomic_store_n(&map_slots[i].path, NULL, __ATOMIC_RELEASE);
 }
 
+/*
+ * Readers open at once share NTP_MAP_WINDOW (a join of several files maps
+ * NTP_MAP_WINDOW / n of each, at least 1 MiB), so the resident size stays
+ * about the same whatever the number of files.
+ */
+static int map_readers;
+
+static size_t shared_window(size_t page)
+{
+	int n = __atomic_load_n(&map_readers, __ATOMIC_RELAXED);
+	size_t w = NTP_MAP_WINDOW / (size_t)(n > 1 ? n : 1);
+
+	if (w < (1u << 20))
+		w = 1u << 20;
+	return (w + page - 1) / page * page;
+}
+
 static const char *sigbus_prog = "ntprof";
 
 static void put_str(char *buf, size_t *n, size_t cap, const char *s)
@@ -495,18 +515,40 @@ static void unmap_window(struct ntp_reader *r)
 	r->map_len = 0;
 }
 
+/*
+ * A file system that cannot map the file (ENODEV), or no address space left:
+ * read it on with read() from the current offset, as if it had never been
+ * mapped. The unmapped window's bytes are read again.
+ */
+static size_t map_failed(struct ntp_reader *r, size_t need)
+{
+	r->mapped = 0;
+	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
+	r->cap = 2 * READ_CHUNK;
+	r->buf = malloc(r->cap);
+	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
+		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
+			 (unsigned long long)r->off, r->buf ? strerror(errno) : "out of memory");
+		r->eof = 1;
+		r->start = r->end = 0;
+		r->data = no_bytes;
+		return 0;
+	}
+	r->data = r->buf;
+	r->start = r->end = (size_t)(r->off & 7);	/* records stay 8-byte aligned */
+	return fill(r, need);
+}
+
 /* fill() for a mapped file: maps a window starting at the page of the read
  * offset, holding at least need bytes if the file has them. */
 static size_t fill_map(struct ntp_reader *r, size_t need)
 {
-	static size_t page;
-	size_t have = r->end - r->start, lead, len;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t have = r->end - r->start, lead, len, window;
 	uint64_t base;
 	struct stat sb;
 	void *p;
 
-	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
 	/* the size now: grown while recording, or truncated since the last window */
 	if (!fstat(r->fd, &sb))
 		r->size = (uint64_t)sb.st_size;
@@ -516,7 +558,12 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		r->eof = 1;	/* at the end, or the file shrank below the offset */
 		return have;
 	}
-	len = lead + need > r->window ? lead + need : r->window;
+	window = r->window ? r->window : shared_window(page);
+	/* The header's window is small: the files of a join are opened one
+	 * after the other, and the first must not keep a whole share. */
+	if (!r->off && window > (1u << 20))
+		window = 1u << 20;
+	len = lead + need > window ? lead + need : window;
 	if (len > r->size - base)
 		len = (size_t)(r->size - base);
 	if (len <= lead + have) {
@@ -524,15 +571,11 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		return have;
 	}
 	unmap_window(r);
+	if (r->map_fail_from && r->off >= r->map_fail_from)
+		return map_failed(r, need);	/* tests: as if this mmap failed */
 	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)base);
-	if (p == MAP_FAILED) {
-		snprintf(r->st.why, sizeof(r->st.why), "cannot map offset %llu: %s",
-			 (unsigned long long)base, strerror(errno));
-		r->eof = 1;
-		r->start = r->end = 0;
-		r->data = no_bytes;
-		return 0;
-	}
+	if (p == MAP_FAILED)
+		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
 	r->map = p;
 	r->map_len = len;
@@ -686,8 +729,10 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 	if (S_ISREG(sb.st_mode) && !o->no_mmap) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-		r->window = o->map_window ? o->map_window : NTP_MAP_WINDOW;
-		r->window = (r->window + page - 1) / page * page;
+		r->mapped = 1;
+		__atomic_add_fetch(&map_readers, 1, __ATOMIC_RELAXED);
+		r->window = (o->map_window + page - 1) / page * page;	/* 0: shared */
+		r->map_fail_from = o->map_fail_from;
 		r->map_slot = map_slot_take(r->path);
 		r->data = no_bytes;
 		if (parse_header(r, errbuf, errlen))
@@ -938,6 +983,8 @@ void ntp_reader_close(struct ntp_reader *r)
 		return;
 	unmap_window(r);
 	map_slot_free(r->map_slot);
+	if (r->mapped)
+		__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);

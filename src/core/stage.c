@@ -77,8 +77,10 @@ struct tview {
 
 static int target_view(const struct ntp_record *t, struct tview *v, struct ntp_breakdown *b)
 {
-	if (!has(t, NTP_TS_T_CMD_ARRIVE) || !has(t, NTP_TS_T_CMD_RECV) || !has(t, NTP_TS_T_STORAGE_SUBMIT) ||
-	    !has(t, NTP_TS_T_STORAGE_DONE))
+	const uint32_t need = 1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV |
+			      1u << NTP_TS_T_STORAGE_SUBMIT | 1u << NTP_TS_T_STORAGE_DONE;
+
+	if ((t->ts_valid & need) != need)
 		return -1;
 	if (has(t, NTP_TS_T_RSP_SENT) && !(t->flags & NTP_REC_F_RSP_FALLBACK)) {
 		v->rsp_sent = t->ts[NTP_TS_T_RSP_SENT];
@@ -158,11 +160,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 
 	/* Host. An SPDK host has no block layer: its driver times stand in
 	 * (block components 0, block stage absent). */
-	static const int hneed[] = { NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_RSP_ARRIVE,
-				     NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE };
-	for (unsigned i = 0; i < sizeof(hneed) / sizeof(hneed[0]); i++)
-		if (!has(h, hneed[i]))
-			return incomplete(b);
+	const uint32_t hneed = 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT | 1u << NTP_TS_H_RSP_ARRIVE |
+			       1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE;
+	if ((h->ts_valid & hneed) != hneed)
+		return incomplete(b);
 	blk_sub = has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT : NTP_TS_H_DRV_SUBMIT;
 	blk_comp = has(h, NTP_TS_H_BLK_COMPLETE) ? NTP_TS_H_BLK_COMPLETE : NTP_TS_H_DRV_COMPLETE;
 	r2t = has(h, NTP_TS_H_R2T_ARRIVE);

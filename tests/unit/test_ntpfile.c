@@ -697,8 +697,9 @@ static int interesting_cut(size_t k, const struct blk *b, size_t nb)
 }
 
 /* The same bytes give the same records, counts and message whether read
- * from memory, with read(), mapped in one window or in one-page windows;
- * cut anywhere interesting and with a flipped byte. */
+ * from memory, with read(), mapped in one window, in one-page windows, or
+ * mapped until mmap fails and read() takes over; cut anywhere interesting
+ * and with a flipped byte. */
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -716,7 +717,8 @@ static void test_map_matches_read(void **state)
 	assert_true(len > 8 * 4096);
 	for (size_t k = 0; k <= len; k++) {
 		for (int flip = 0; flip < 2; flip++) {
-			struct outcome mem, rdo, map, map1;
+			struct outcome mem, rdo, map, map1, fail;
+			struct ntp_reader_opts late = { .map_window = 1, .map_fail_from = 3 * 4096 + 100 };
 
 			if (!interesting_cut(k, b, nb) || (flip && k == len))
 				continue;
@@ -727,11 +729,14 @@ static void test_map_matches_read(void **state)
 			outcome_of(ntp_reader_open_opts(cut, &rd, err, sizeof(err)), err, &rdo);
 			outcome_of(ntp_reader_open(cut, err, sizeof(err)), err, &map);
 			outcome_of(ntp_reader_open_opts(cut, &page, err, sizeof(err)), err, &map1);
+			/* mapped, then mmap fails midway: read() takes over */
+			outcome_of(ntp_reader_open_opts(cut, &late, err, sizeof(err)), err, &fail);
 			if (flip)
 				buf[k] ^= 0x10;
 			assert_same_outcome(&mem, &rdo);
 			assert_same_outcome(&mem, &map);
 			assert_same_outcome(&mem, &map1);
+			assert_same_outcome(&mem, &fail);
 			if (k == len) {
 				assert_int_equal(mem.records, nrec);
 				assert_string_equal(mem.why, "");
