@@ -64,7 +64,7 @@ fi
 # Refusals: one line naming the option or file, non-zero.
 expect_err "-n is for batch mode" "$TOP" -n 3 --replay "$work/run.ntp"
 expect_err "--json is for batch mode" "$TOP" --json
-expect_err "-s: 'x' is not a number" "$TOP" -b -s x
+expect_err "-s: 'x' is not a whole number" "$TOP" -b -s x
 expect_err "-r: 'middle' is not host, target or both" "$TOP" -b -r middle
 expect_err "--size: '3Q' is not a size" "$TOP" -b --size 4K,3Q
 expect_err "--speed: '-1'" "$TOP" -b --speed -1 --replay "$work/run.ntp"
