@@ -270,9 +270,23 @@ const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_hos
 	}
 }
 
-const char *ntp_stage_short(enum ntp_stage s)
+/* Keys of the JSON documents (docs/json-schema.md): stable, unlike the names. */
+const char *ntp_stage_key(enum ntp_stage s)
 {
-	static const char *const n[NTP_STAGE_COUNT] = { "block", "driver", "network", "driver", "storage" };
+	static const char *const k[NTP_STAGE_COUNT] = {
+		"host_block", "host_driver", "network", "target_driver", "storage",
+	};
 
-	return (unsigned)s < NTP_STAGE_COUNT ? n[s] : "?";
+	return (unsigned)s < NTP_STAGE_COUNT ? k[s] : "?";
+}
+
+const char *ntp_component_key(enum ntp_component c)
+{
+	static const char *const k[NTP_COMP_COUNT] = {
+		"host_blk_sub", "host_drv_sub", "wire", "tgt_recv_cmd", "tgt_drv_sub", "data_xfer",
+		"host_recv_r2t", "host_drv_data", "tgt_recv_data", "tgt_drv_data", "storage",
+		"tgt_drv_comp", "host_recv_rsp", "host_drv_comp", "host_blk_comp", "net_and_target",
+	};
+
+	return (unsigned)c < NTP_COMP_COUNT ? k[c] : "?";
 }

@@ -24,11 +24,8 @@ static struct json_object *group_json(const struct ntp_snap_group *g, const stru
 {
 	struct json_object *o = json_object_new_object(), *e2e = json_object_new_object();
 	struct json_object *stages = json_object_new_array(), *comps = json_object_new_array();
-	static const char *const stage_keys[NTP_STAGE_COUNT] = {
-		"host_block", "host_driver", "network", "target_driver", "storage",
-	};
 
-	add_s(o, "io", ntp_ui_io_name(g->io));
+	add_s(o, "io", ntp_io_name(g->io));
 	add_u(o, "size", g->len);
 	add_s(o, "dev", g->dev);
 	json_object_object_add(o, "host_only", json_object_new_boolean(g->host_only));
@@ -50,7 +47,7 @@ static struct json_object *group_json(const struct ntp_snap_group *g, const stru
 		if (!st->present)
 			continue;
 		j = json_object_new_object();
-		add_s(j, "stage", stage_keys[i]);
+		add_s(j, "stage", ntp_stage_key(i));
 		add_s(j, "name", ntp_stage_name(i, s->transport, s->impl_host, s->impl_target, g->host_only));
 		add_d(j, "mean_us", st->mean_us);
 		add_d(j, "p50_us", st->p50_us);

@@ -353,7 +353,10 @@ static void test_names(void **state)
 		assert_string_not_equal(ntp_component_name(c), "?");
 	assert_int_equal(ntp_component_stage(NTP_COMP_HOST_RECV_RSP), NTP_STAGE_NETWORK);
 	assert_int_equal(ntp_component_stage(NTP_COMP_STORAGE), NTP_STAGE_STORAGE);
-	assert_string_equal(ntp_stage_short(NTP_STAGE_TARGET_DRIVER), "driver");
+	assert_string_equal(ntp_stage_key(NTP_STAGE_TARGET_DRIVER), "target_driver");
+	assert_string_equal(ntp_component_key(NTP_COMP_NET_AND_TARGET), "net_and_target");
+	for (int c = 0; c < NTP_COMP_COUNT; c++)
+		assert_string_not_equal(ntp_component_key(c), "?");
 }
 
 /* Every record of generated recordings: each flow, both transports, several
