@@ -207,7 +207,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	put(b, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
 	put(b, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
 	b->e2e = d(h, blk_comp, blk_sub);
-	if (blk_sub != NTP_TS_H_BLK_SUBMIT || blk_comp != NTP_TS_H_BLK_COMPLETE)
+	/* No block layer at all (SPDK host): no block stage. With one of its two
+	 * times seen, the stage keeps that half, or the stages would not add up
+	 * to an end to end that starts or ends at that time. */
+	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE)
 		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
 	return 0;
 }

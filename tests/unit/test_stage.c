@@ -274,6 +274,43 @@ static void test_host_only(void **state)
 	assert_true(b.flags & NTP_BD_INCOMPLETE);
 }
 
+/* Sum of the stages a report shows: only those present. */
+static int64_t sum_present_stages(const struct ntp_breakdown *b)
+{
+	int64_t s = 0;
+
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		if (b->stage_present & (1u << i))
+			s += b->stage[i];
+	return s;
+}
+
+static void test_one_block_time(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b;
+
+	(void)state;
+	f.blk_sub = 3000;
+	f.blk_comp = 2000;
+	/* block_rq_complete missed: end to end ends at the driver's completion,
+	 * the block stage is the submission half, and the shown stages add up. */
+	build(&f, &h, &t);
+	h.ts_valid &= ~(1u << NTP_TS_H_BLK_COMPLETE);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.e2e, (int64_t)(h.ts[NTP_TS_H_DRV_COMPLETE] - h.ts[NTP_TS_H_BLK_SUBMIT]));
+	assert_true(b.stage_present & (1u << NTP_STAGE_HOST_BLOCK));
+	assert_int_equal(b.stage[NTP_STAGE_HOST_BLOCK], 3000);
+	assert_int_equal(sum_present_stages(&b), b.e2e);
+	/* The submission time missed instead. */
+	build(&f, &h, &t);
+	h.ts_valid &= ~(1u << NTP_TS_H_BLK_SUBMIT);
+	assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), 0);
+	assert_int_equal(b.stage[NTP_STAGE_HOST_BLOCK], 2000);
+	assert_int_equal(sum_present_stages(&b), b.e2e);
+}
+
 static void test_target_only(void **state)
 {
 	struct flow f = base_flow();
@@ -442,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_r2t_write),
 		cmocka_unit_test(test_rdma_read_write),
 		cmocka_unit_test(test_host_only),
+		cmocka_unit_test(test_one_block_time),
 		cmocka_unit_test(test_target_only),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_negative_wire),
