@@ -43,11 +43,12 @@ if command -v python3 >/dev/null; then
 import json, sys
 for i, line in enumerate(open(sys.argv[1])):
     o = json.loads(line)
+    assert o["schema"] == "ntprof-top", o["schema"]
     assert o["interval"] == i, (o["interval"], i)
     assert o["groups"], "no groups"
     for g in o["groups"]:
         s = sum(st["mean_us"] for st in g["stages"])
-        assert abs(s - g["e2e"]["mean_us"]) < 0.01, (g["io"], g["size"], s, g["e2e"]["mean_us"])
+        assert abs(s - g["latency_us"]["mean"]) < 0.01, (g["io"], g["size"], s, g["latency_us"]["mean"])
         assert abs(sum(st["share"] for st in g["stages"]) - 1) < 0.001
 PY
 else
