@@ -253,23 +253,18 @@ json_object *ntp_compare_json(const struct ntp_snapshot *a, const struct ntp_sna
 			      const char *name_a, const char *name_b)
 {
 	json_object *o = json_object_new_object(), *groups = json_object_new_array();
+	const struct ntp_snap_group *partner[NTP_SNAP_MAX_GROUPS];
 
+	ntp_compare_pairs(a, b, partner);
 	add(o, "schema", json_object_new_string("ntprof-compare"));
 	add(o, "version", json_object_new_int(NTP_JSON_SCHEMA_VERSION));
 	add(o, "a", run(a, name_a));
 	add(o, "b", run(b, name_b));
 	for (unsigned i = 0; i < a->n_groups; i++)
-		json_object_array_add(groups, compare_group(a, &a->groups[i], b,
-							    ntp_compare_partner(b, &a->groups[i])));
-	for (unsigned j = 0; j < b->n_groups; j++) {
-		int claimed = 0;
-
-		for (unsigned i = 0; i < a->n_groups; i++)
-			if (ntp_compare_partner(b, &a->groups[i]) == &b->groups[j])
-				claimed = 1;
-		if (!claimed)
+		json_object_array_add(groups, compare_group(a, &a->groups[i], b, partner[i]));
+	for (unsigned j = 0; j < b->n_groups; j++)
+		if (!ntp_compare_claimed(a, partner, &b->groups[j]))
 			json_object_array_add(groups, compare_group(a, NULL, b, &b->groups[j]));
-	}
 	add(o, "groups", groups);
 	return o;
 }
