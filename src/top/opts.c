@@ -22,17 +22,7 @@ int top_err(const char *fmt, ...)
 }
 
 /* A usage error: the message, and -1 for top_parse_opts' caller. */
-static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ntprof-top: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
+#define bad(...) (top_err(__VA_ARGS__), -1)
 
 static void usage(FILE *f)
 {
