@@ -146,11 +146,15 @@ static uint64_t record_time(const struct ntp_record *r)
 static void ingest(struct top_source *s, const struct ntp_record *r)
 {
 	ntp_model_ingest(s->model, r);
+	/* Not recording (the usual case): no lock per record. */
+	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
+		return;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
 	if (s->writer && ntp_writer_add(s->writer, r) < 0) {
 		ntp_writer_close(s->writer, s->data_now_ns);
 		s->writer = NULL;
+		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
 		top_source_say(s, "recording stopped: cannot write %s", s->rec_path);
 		return;
@@ -416,6 +420,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
+	atomic_store(&s->recording, 1);
 	snprintf(s->rec_path, sizeof(s->rec_path), "%s", path);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
@@ -431,6 +436,7 @@ int64_t top_source_record_stop(struct top_source *s)
 		if (ntp_writer_close(s->writer, s->data_now_ns) < 0)
 			n = -1;
 		s->writer = NULL;
+		atomic_store(&s->recording, 0);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n;

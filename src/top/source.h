@@ -54,6 +54,7 @@ struct top_source {
 	char msgs[TOP_MSGS][TOP_MSG_LEN];
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
+	atomic_int recording;		/* writer != NULL, read without the lock per record */
 	char rec_path[512];
 	uint64_t data_now_ns;		/* the data clock, as of the last record or tick */
 };
