@@ -14,9 +14,8 @@ int ntp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line "ntprof: <message>" on stderr, not an error. */
 void ntp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parses a positive integer option value; on failure prints the error naming the option. */
+/* core/opt.h's ntp_opt_u32() and ntp_opt_size(), printing their error with ntp_err(). */
 int ntp_parse_u32(const char *opt, const char *val, unsigned min, unsigned max, unsigned *out);
-/* Parses "4K", "128k", "1M", "512" into bytes. */
 int ntp_parse_size(const char *opt, const char *val, unsigned *out);
 
 int cmd_record(int argc, char **argv);

@@ -25,13 +25,18 @@ static void usage(FILE *f)
 "  -h, --help\n");
 }
 
-/* "h.ntp,t.ntp" -> argv-like list (modifies s). */
+#define MAX_FILES 16	/* per run: hosts and their target */
+
+/* "h.ntp,t.ntp" -> argv-like list (modifies s); more than max gives max + 1. */
 static size_t split(char *s, char **out, size_t max)
 {
 	size_t n = 0;
 
-	for (char *save = NULL, *t = strtok_r(s, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+	for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return max + 1;
 		out[n++] = t;
+	}
 	return n;
 }
 
@@ -46,7 +51,7 @@ int cmd_compare(int argc, char **argv)
 	struct ntp_report_meta meta[2];
 	struct ntp_snapshot *snap[2] = { NULL, NULL };
 	struct ntp_loaded *keep[2] = { NULL, NULL };
-	char *files[2][16], *arg[2] = { NULL, NULL };
+	char *files[2][MAX_FILES], *arg[2] = { NULL, NULL };
 	size_t nf[2];
 	int opt, ret = 1;
 
@@ -71,9 +76,13 @@ int cmd_compare(int argc, char **argv)
 			ret = ntp_err("out of memory");
 			goto out;
 		}
-		nf[k] = split(arg[k], files[k], 16);
+		nf[k] = split(arg[k], files[k], MAX_FILES);
 		if (!nf[k]) {
 			ret = ntp_err("'%s' names no recording", argv[optind + k]);
+			goto out;
+		}
+		if (nf[k] > MAX_FILES) {
+			ret = ntp_err("'%s' names more than %d recordings", argv[optind + k], MAX_FILES);
 			goto out;
 		}
 		if (ntp_load(files[k], nf[k], snap[k], &meta[k], &keep[k]))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "core/opt.h"
 #include "core/ntpfile.h"
 #include "core/synth.h"
 
@@ -71,15 +72,9 @@ static void usage(FILE *f)
 
 static int parse_double(const char *opt, const char *val, double min, double max, double *out)
 {
-	char *end;
-	double v;
+	char err[NTP_OPT_ERR_LEN];
 
-	errno = 0;
-	v = strtod(val, &end);
-	if (errno || end == val || *end || !(v >= min && v <= max))
-		return ntp_err("option %s: '%s' is not a number from %g to %g", opt, val, min, max), -1;
-	*out = v;
-	return 0;
+	return ntp_opt_double(opt, val, min, max, out, err) ? ntp_err("%s", err), -1 : 0;
 }
 
 static int parse_u64(const char *opt, const char *val, uint64_t min, uint64_t *out)
@@ -179,19 +174,12 @@ static int parse_delay(const char *val, struct ntp_synth_config *c)
 
 static int parse_sizes(const char *val, struct ntp_synth_config *c)
 {
-	char buf[256], *save = NULL, *tok;
+	char err[NTP_OPT_ERR_LEN];
+	unsigned n = 0;
 
-	snprintf(buf, sizeof(buf), "%s", val);
-	c->nsizes = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (c->nsizes == NTP_SYNTH_MAX_SIZES)
-			return ntp_err("option --sizes: at most %d sizes", NTP_SYNTH_MAX_SIZES), -1;
-		if (ntp_parse_size("--sizes", tok, &c->sizes[c->nsizes]))
-			return -1;
-		c->nsizes++;
-	}
-	if (!c->nsizes)
-		return ntp_err("option --sizes: needs at least one size"), -1;
+	if (ntp_opt_sizes("--sizes", val, c->sizes, NTP_SYNTH_MAX_SIZES, &n, err))
+		return ntp_err("%s", err), -1;
+	c->nsizes = n;
 	return 0;
 }
 
@@ -276,15 +264,10 @@ int cmd_generate(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case O_TARGET_OUT: target_out = optarg; break;
 		case 'r':
-			if (!strcmp(optarg, "host")) role = NTP_ROLE_HOST;
-			else if (!strcmp(optarg, "target")) role = NTP_ROLE_TARGET;
-			else if (!strcmp(optarg, "both")) role = NTP_ROLE_BOTH;
-			else return ntp_err("option -r: '%s' is not host, target or both", optarg);
+			if (ntp_opt_role("-r", optarg, &role, err)) return ntp_err("%s", err);
 			break;
 		case 't':
-			if (!strcmp(optarg, "tcp")) c.transport = NTP_TRANSPORT_TCP;
-			else if (!strcmp(optarg, "rdma")) c.transport = NTP_TRANSPORT_RDMA;
-			else return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
+			if (ntp_opt_transport("-t", optarg, &c.transport, err)) return ntp_err("%s", err);
 			break;
 		case 'n': if (parse_u64("-n", optarg, 1, &c.count)) return 1; break;
 		case 'd':

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* err.c - one error helper that also speaks JSON (bpftool's p_err), and option parsing. */
-#include <errno.h>
+/* err.c - one error helper that also speaks JSON (bpftool's p_err); option values
+ * are parsed by core/opt.c and reported through it. */
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cli.h"
+#include "core/opt.h"
 
 bool ntp_json_errors;
 
@@ -43,46 +42,14 @@ void ntp_note(const char *fmt, ...)
 
 int ntp_parse_u32(const char *opt, const char *val, unsigned min, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	char err[NTP_OPT_ERR_LEN];
 
-	if (!val || !*val) {
-		ntp_err("option %s needs a value", opt);
-		return -1;
-	}
-	errno = 0;
-	v = strtoul(val, &end, 10);
-	if (errno || *end || val[0] == '-' || v < min || v > max) {
-		ntp_err("option %s: '%s' is not a whole number from %u to %u", opt, val, min, max);
-		return -1;
-	}
-	*out = (unsigned)v;
-	return 0;
+	return ntp_opt_u32(opt, val, min, max, out, err) ? ntp_err("%s", err), -1 : 0;
 }
 
 int ntp_parse_size(const char *opt, const char *val, unsigned *out)
 {
-	char *end;
-	unsigned long v, mul = 1;
+	char err[NTP_OPT_ERR_LEN];
 
-	if (!val || !*val) {
-		ntp_err("option %s needs a value", opt);
-		return -1;
-	}
-	errno = 0;
-	v = strtoul(val, &end, 10);
-	if (*end == 'k' || *end == 'K')
-		mul = 1024, end++;
-	else if (*end == 'm' || *end == 'M')
-		mul = 1024 * 1024, end++;
-	if (*end == 'i' && (end[1] == 'B' || end[1] == 'b'))
-		end += 2;
-	else if (*end == 'B' || *end == 'b')
-		end++;
-	if (errno || *end || val[0] == '-' || v == 0 || v * mul > (1ul << 30)) {
-		ntp_err("option %s: '%s' is not a size such as 512, 4K or 1M", opt, val);
-		return -1;
-	}
-	*out = (unsigned)(v * mul);
-	return 0;
+	return ntp_opt_size(opt, val, out, err) ? ntp_err("%s", err), -1 : 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report_compare.c - `ntprof compare A B`: each group of A next to the same
- * group of B (same I/O type, size and device; else same type and size), per
+ * group of B (same I/O type, size and device; else one left of the same type
+ * and size), per
  * stage the change in microseconds and as a factor, and a verdict line naming
  * the stage whose mean grew most from A to B: the one that amplifies latency.
  */
@@ -10,30 +11,46 @@
 #include "report.h"
 #include "report_int.h"
 
-const struct ntp_snap_group *ntp_compare_partner(const struct ntp_snapshot *b,
-						 const struct ntp_snap_group *ga)
+static int same_kind(const struct ntp_snap_group *x, const struct ntp_snap_group *y)
 {
-	const struct ntp_snap_group *loose = NULL;
-
-	for (unsigned i = 0; i < b->n_groups; i++) {
-		const struct ntp_snap_group *g = &b->groups[i];
-
-		if (g->io != ga->io || g->len != ga->len)
-			continue;
-		if (!strncmp(g->dev, ga->dev, NTP_DEV_LEN))
-			return g;
-		if (!loose)
-			loose = g;
-	}
-	return loose;
+	return x->io == y->io && x->len == y->len;
 }
 
-/* Is this group of B somebody's partner from A? */
-static int claimed(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
-		   const struct ntp_snap_group *gb)
+static int same_dev(const struct ntp_snap_group *x, const struct ntp_snap_group *y)
+{
+	return !strncmp(x->dev, y->dev, NTP_DEV_LEN);
+}
+
+void ntp_compare_pairs(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+		       const struct ntp_snap_group **partner)
+{
+	int taken[NTP_SNAP_MAX_GROUPS] = { 0 };
+
+	/* Same I/O type, size and device first ... */
+	for (unsigned i = 0; i < a->n_groups; i++) {
+		partner[i] = NULL;
+		for (unsigned j = 0; j < b->n_groups && !partner[i]; j++)
+			if (!taken[j] && same_kind(&a->groups[i], &b->groups[j]) &&
+			    same_dev(&a->groups[i], &b->groups[j])) {
+				partner[i] = &b->groups[j];
+				taken[j] = 1;
+			}
+	}
+	/* ... then what is left of the same type and size (runs on machines
+	 * whose devices are named differently), each B group at most once. */
+	for (unsigned i = 0; i < a->n_groups; i++)
+		for (unsigned j = 0; j < b->n_groups && !partner[i]; j++)
+			if (!taken[j] && same_kind(&a->groups[i], &b->groups[j])) {
+				partner[i] = &b->groups[j];
+				taken[j] = 1;
+			}
+}
+
+int ntp_compare_claimed(const struct ntp_snapshot *a, const struct ntp_snap_group *const *partner,
+			const struct ntp_snap_group *gb)
 {
 	for (unsigned i = 0; i < a->n_groups; i++)
-		if (ntp_compare_partner(b, &a->groups[i]) == gb)
+		if (partner[i] == gb)
 			return 1;
 	return 0;
 }
@@ -181,19 +198,20 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 void ntp_compare_print(FILE *f, const struct ntp_snapshot *a, const struct ntp_snapshot *b,
 		       const char *name_a, const char *name_b)
 {
+	const struct ntp_snap_group *partner[NTP_SNAP_MAX_GROUPS];
+
+	ntp_compare_pairs(a, b, partner);
 	fprintf(f, "A: %s, %.1f s, one command in %u sampled\n", name_a, a->seconds, a->sampling);
 	fprintf(f, "B: %s, %.1f s, one command in %u sampled\n", name_b, b->seconds, b->sampling);
 	for (unsigned i = 0; i < a->n_groups; i++) {
-		const struct ntp_snap_group *gb = ntp_compare_partner(b, &a->groups[i]);
-
 		fputc('\n', f);
-		if (gb)
-			print_group(f, a, &a->groups[i], b, gb);
+		if (partner[i])
+			print_group(f, a, &a->groups[i], b, partner[i]);
 		else
 			print_one_side(f, &a->groups[i], "A");
 	}
 	for (unsigned j = 0; j < b->n_groups; j++) {
-		if (claimed(a, b, &b->groups[j]))
+		if (ntp_compare_claimed(a, partner, &b->groups[j]))
 			continue;
 		fputc('\n', f);
 		print_one_side(f, &b->groups[j], "B");

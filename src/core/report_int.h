@@ -13,8 +13,13 @@ struct ntp_compare_row {
 	struct ntp_stage_row a, b;
 };
 
-const struct ntp_snap_group *ntp_compare_partner(const struct ntp_snapshot *b,
-						 const struct ntp_snap_group *ga);
+/* partner[i]: the group of B compared with A's group i, or NULL (only in A).
+ * Each group of B is the partner of one group of A at most. */
+void ntp_compare_pairs(const struct ntp_snapshot *a, const struct ntp_snapshot *b,
+		       const struct ntp_snap_group **partner);
+/* Is gb some group's partner (else it is only in B)? */
+int ntp_compare_claimed(const struct ntp_snapshot *a, const struct ntp_snap_group *const *partner,
+			const struct ntp_snap_group *gb);
 unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
 			  const struct ntp_snapshot *b, const struct ntp_snap_group *gb,
 			  struct ntp_compare_row *out, unsigned max);

@@ -32,16 +32,6 @@ static void add(json_object *o, const char *k, json_object *v)
 	json_object_object_add(o, k, v);
 }
 
-static const char *const stage_keys[NTP_STAGE_COUNT] = {
-	"host_block", "host_driver", "network", "target_driver", "storage",
-};
-
-static const char *const comp_keys[NTP_COMP_COUNT] = {
-	"host_blk_sub", "host_drv_sub", "wire", "tgt_recv_cmd", "tgt_drv_sub", "data_xfer",
-	"host_recv_r2t", "host_drv_data", "tgt_recv_data", "tgt_drv_data", "storage",
-	"tgt_drv_comp", "host_recv_rsp", "host_drv_comp", "host_blk_comp", "net_and_target",
-};
-
 static const char *side_of(const struct ntp_snap_group *g)
 {
 	return g->host_only ? "host_only" : g->target_only ? "target_only" : "joined";
@@ -94,7 +84,7 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		if (!x->present)
 			continue;
 		e = json_object_new_object();
-		add(e, "stage", json_object_new_string(stage_keys[i]));
+		add(e, "stage", json_object_new_string(ntp_stage_key(i)));
 		add(e, "name", json_object_new_string(ntp_stage_name(i, s->transport, s->impl_host,
 								      s->impl_target, g->host_only)));
 		add(e, "mean_us", num(x->mean_us, 3));
@@ -111,7 +101,7 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		json_object *e = json_object_new_object();
 
 		add(e, "name", json_object_new_string(r[i].name));
-		add(e, "stage", json_object_new_string(stage_keys[r[i].stage]));
+		add(e, "stage", json_object_new_string(ntp_stage_key(r[i].stage)));
 		add(e, "mean_us", num(r[i].mean_us, 3));
 		add(e, "share", num(r[i].share, 4));
 		add(e, "avg_qd", num(r[i].avg_qd, 4));
@@ -119,7 +109,7 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 	}
 	add(o, "rows", rows);
 	if (g->sampled && g->largest >= 0 && g->largest < NTP_STAGE_COUNT)
-		add(o, "largest", json_object_new_string(stage_keys[g->largest]));
+		add(o, "largest", json_object_new_string(ntp_stage_key(g->largest)));
 	else
 		add(o, "largest", NULL);
 	for (int c = 0; c < NTP_COMP_COUNT; c++) {
@@ -129,9 +119,9 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		if (!x->n)
 			continue;
 		e = json_object_new_object();
-		add(e, "component", json_object_new_string(comp_keys[c]));
+		add(e, "component", json_object_new_string(ntp_component_key(c)));
 		add(e, "name", json_object_new_string(ntp_component_name(c)));
-		add(e, "stage", json_object_new_string(stage_keys[ntp_component_stage(c)]));
+		add(e, "stage", json_object_new_string(ntp_stage_key(ntp_component_stage(c))));
 		add(e, "n", u64(x->n));
 		add(e, "mean_us", num(x->mean_us, 3));
 		add(e, "p50_us", num(x->p50_us, 3));
@@ -221,7 +211,7 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		json_object *e = json_object_new_object();
 
 		add(e, "name", json_object_new_string(rows[i].name));
-		add(e, "stage", json_object_new_string(stage_keys[rows[i].stage]));
+		add(e, "stage", json_object_new_string(ntp_stage_key(rows[i].stage)));
 		add(e, "a_mean_us", rows[i].in_a ? num(rows[i].a.mean_us, 3) : NULL);
 		add(e, "b_mean_us", rows[i].in_b ? num(rows[i].b.mean_us, 3) : NULL);
 		add(e, "a_avg_qd", rows[i].in_a ? num(rows[i].a.avg_qd, 4) : NULL);
@@ -240,7 +230,7 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		double d = rows[v].b.mean_us - rows[v].a.mean_us;
 
 		add(e, "name", json_object_new_string(rows[v].name));
-		add(e, "stage", json_object_new_string(stage_keys[rows[v].stage]));
+		add(e, "stage", json_object_new_string(ntp_stage_key(rows[v].stage)));
 		add(e, "change_us", num(d, 3));
 		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
 		add(e, "amplifies", json_object_new_boolean(d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
@@ -263,23 +253,18 @@ json_object *ntp_compare_json(const struct ntp_snapshot *a, const struct ntp_sna
 			      const char *name_a, const char *name_b)
 {
 	json_object *o = json_object_new_object(), *groups = json_object_new_array();
+	const struct ntp_snap_group *partner[NTP_SNAP_MAX_GROUPS];
 
+	ntp_compare_pairs(a, b, partner);
 	add(o, "schema", json_object_new_string("ntprof-compare"));
 	add(o, "version", json_object_new_int(NTP_JSON_SCHEMA_VERSION));
 	add(o, "a", run(a, name_a));
 	add(o, "b", run(b, name_b));
 	for (unsigned i = 0; i < a->n_groups; i++)
-		json_object_array_add(groups, compare_group(a, &a->groups[i], b,
-							    ntp_compare_partner(b, &a->groups[i])));
-	for (unsigned j = 0; j < b->n_groups; j++) {
-		int claimed = 0;
-
-		for (unsigned i = 0; i < a->n_groups; i++)
-			if (ntp_compare_partner(b, &a->groups[i]) == &b->groups[j])
-				claimed = 1;
-		if (!claimed)
+		json_object_array_add(groups, compare_group(a, &a->groups[i], b, partner[i]));
+	for (unsigned j = 0; j < b->n_groups; j++)
+		if (!ntp_compare_claimed(a, partner, &b->groups[j]))
 			json_object_array_add(groups, compare_group(a, NULL, b, &b->groups[j]));
-	}
 	add(o, "groups", groups);
 	return o;
 }

@@ -208,7 +208,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	put(b, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
 	put(b, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
 	b->e2e = d(h, blk_comp, blk_sub);
-	if (blk_sub != NTP_TS_H_BLK_SUBMIT || blk_comp != NTP_TS_H_BLK_COMPLETE)
+	/* No block layer at all (SPDK host): no block stage. With one of its two
+	 * times seen, the stage keeps that half, or the stages would not add up
+	 * to an end to end that starts or ends at that time. */
+	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE)
 		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
 	return 0;
 }
@@ -271,9 +274,23 @@ const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_hos
 	}
 }
 
-const char *ntp_stage_short(enum ntp_stage s)
+/* Keys of the JSON documents (docs/json-schema.md): stable, unlike the names. */
+const char *ntp_stage_key(enum ntp_stage s)
 {
-	static const char *const n[NTP_STAGE_COUNT] = { "block", "driver", "network", "driver", "storage" };
+	static const char *const k[NTP_STAGE_COUNT] = {
+		"host_block", "host_driver", "network", "target_driver", "storage",
+	};
 
-	return (unsigned)s < NTP_STAGE_COUNT ? n[s] : "?";
+	return (unsigned)s < NTP_STAGE_COUNT ? k[s] : "?";
+}
+
+const char *ntp_component_key(enum ntp_component c)
+{
+	static const char *const k[NTP_COMP_COUNT] = {
+		"host_blk_sub", "host_drv_sub", "wire", "tgt_recv_cmd", "tgt_drv_sub", "data_xfer",
+		"host_recv_r2t", "host_drv_data", "tgt_recv_data", "tgt_drv_data", "storage",
+		"tgt_drv_comp", "host_recv_rsp", "host_drv_comp", "host_blk_comp", "net_and_target",
+	};
+
+	return (unsigned)c < NTP_COMP_COUNT ? k[c] : "?";
 }

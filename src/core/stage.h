@@ -69,6 +69,7 @@ const char *ntp_component_name(enum ntp_component c);	/* as in 003's component t
  * "host driver (nvme-tcp)", "network (TCP/IP, NICs, wire)", "storage (SPDK bdev, drive)". */
 const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_host,
 			   uint8_t impl_target, int host_only);
-const char *ntp_stage_short(enum ntp_stage s);	/* "block", "driver", "network", "driver", "storage" */
+const char *ntp_stage_key(enum ntp_stage s);		/* JSON: "host_block", ..., "storage" */
+const char *ntp_component_key(enum ntp_component c);	/* JSON: "host_blk_sub", ... */
 
 #endif

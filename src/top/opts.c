@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* opts.c - ntprof-top's options: the live source's as in `ntprof record`,
  * --replay, batch mode and the look. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "core/opt.h"
 
 int top_err(const char *fmt, ...)
 {
@@ -22,17 +22,7 @@ int top_err(const char *fmt, ...)
 }
 
 /* A usage error: the message, and -1 for top_parse_opts' caller. */
-static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ntprof-top: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
+#define bad(...) (top_err(__VA_ARGS__), -1)
 
 static void usage(FILE *f)
 {
@@ -66,43 +56,6 @@ static void usage(FILE *f)
 		"In the monitor, h, ? or F1 lists the keys.\n");
 }
 
-static int parse_uint(const char *opt, const char *val, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(val, &end, 10);
-	if (errno || end == val || *end || val[0] == '-' || v < min || v > max)
-		return bad("%s: '%s' is not a number from %lu to %lu", opt, val, min, max);
-	*out = v;
-	return 0;
-}
-
-static int parse_sizes(const char *val, struct ntp_collector_opts *c)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", val);
-	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(w, &end, 10);
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		if (errno || end == w || *end || !v || v > (1ul << 30))
-			return bad("--size: '%s' is not a size like 4K, 128K or 1M", w);
-		if (c->n_sizes == NTP_MAX_SIZES)
-			return bad("--size: more than %d sizes", NTP_MAX_SIZES);
-		c->sizes[c->n_sizes++] = (uint32_t)v;
-	}
-	return 0;
-}
-
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { O_SESSION = 256, O_IO, O_SIZE, O_REPLAY, O_SPEED, O_JSON, O_THEME, O_NOCOLOR, O_ASCII, O_DIR,
@@ -125,8 +78,8 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
-	unsigned long v;
-	char *end;
+	char err[NTP_OPT_ERR_LEN];
+	unsigned v, n_sizes;
 	double d;
 	int c;
 
@@ -146,70 +99,50 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	while ((c = getopt_long(argc, argv, ":r:t:s:i:bn:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			if (!strcmp(optarg, "host"))
-				o->src.live.role = NTP_ROLE_HOST;
-			else if (!strcmp(optarg, "target"))
-				o->src.live.role = NTP_ROLE_TARGET;
-			else if (!strcmp(optarg, "both"))
-				o->src.live.role = NTP_ROLE_BOTH;
-			else
-				return bad("-r: '%s' is not host, target or both", optarg);
+			if (ntp_opt_role("-r", optarg, &o->src.live.role, err))
+				return bad("%s", err);
 			break;
 		case 't':
-			if (!strcmp(optarg, "tcp"))
-				o->src.live.transport = NTP_TRANSPORT_TCP;
-			else if (!strcmp(optarg, "rdma"))
-				o->src.live.transport = NTP_TRANSPORT_RDMA;
-			else
-				return bad("-t: '%s' is not tcp or rdma", optarg);
+			if (ntp_opt_transport("-t", optarg, &o->src.live.transport, err))
+				return bad("%s", err);
 			break;
 		case 's':
-			if (parse_uint("-s", optarg, 1, 1u << 30, &v))
-				return -1;
-			o->src.live.sampling = (uint32_t)v;
+			if (ntp_opt_u32("-s", optarg, 1, 1u << 30, &o->src.live.sampling, err))
+				return bad("%s", err);
 			break;
 		case 'i':
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || d < 0.1 || d > 3600)
-				return bad("-i: '%s' is not a number of seconds from 0.1 to 3600", optarg);
+			if (ntp_opt_double("-i", optarg, 0.1, 3600, &d, err))
+				return bad("%s", err);
 			o->src.interval_ms = (unsigned)(d * 1000 + 0.5);
 			break;
 		case 'b':
 			o->batch = 1;
 			break;
 		case 'n':
-			if (parse_uint("-n", optarg, 1, 1000000000, &v))
-				return -1;
+			if (ntp_opt_u32("-n", optarg, 1, 1000000000, &v, err))
+				return bad("%s", err);
 			o->iterations = (int)v;
 			break;
 		case O_SESSION:
-			if (strlen(optarg) >= NTP_DEV_LEN)
-				return bad("--session: '%s' is longer than a namespace name", optarg);
-			snprintf(o->src.live.session, sizeof(o->src.live.session), "%s", optarg);
+			if (ntp_opt_session("--session", optarg, o->src.live.session, err))
+				return bad("%s", err);
 			break;
 		case O_IO:
-			if (!strcmp(optarg, "read"))
-				o->src.live.io_type = NTP_IO_READ;
-			else if (!strcmp(optarg, "write"))
-				o->src.live.io_type = NTP_IO_WRITE;
-			else
-				return bad("--io-type: '%s' is not read or write", optarg);
+			if (ntp_opt_io_type("--io-type", optarg, &o->src.live.io_type, err))
+				return bad("%s", err);
 			break;
 		case O_SIZE:
-			if (parse_sizes(optarg, &o->src.live))
-				return -1;
+			n_sizes = (unsigned)o->src.live.n_sizes;
+			if (ntp_opt_sizes("--size", optarg, o->src.live.sizes, NTP_MAX_SIZES, &n_sizes, err))
+				return bad("%s", err);
+			o->src.live.n_sizes = (int)n_sizes;
 			break;
 		case O_REPLAY:
 			o->src.replay = optarg;
 			break;
 		case O_SPEED:
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || d < 0 || d > 10000)
-				return bad("--speed: '%s' is not a factor from 0 (as fast as possible) to 10000",
-					       optarg);
-			o->src.speed = d;
+			if (ntp_opt_double("--speed", optarg, 0, 10000, &o->src.speed, err))
+				return bad("%s", err);
 			break;
 		case O_JSON:
 			o->json = 1;
@@ -227,8 +160,8 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 			o->dir = optarg;
 			break;
 		case O_WIDTH:
-			if (parse_uint("--width", optarg, 20, 1000, &v))
-				return -1;
+			if (ntp_opt_u32("--width", optarg, 20, 1000, &v, err))
+				return bad("%s", err);
 			o->width = (int)v;
 			break;
 		case 'h':

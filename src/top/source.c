@@ -132,6 +132,13 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	return 0;
 }
 
+/* Only this thread writes it: relaxed, no fence per record (the UI reads it
+ * under the lock only to date a recording it starts or stops). */
+static void set_data_now(struct top_source *s, uint64_t t)
+{
+	atomic_store_explicit(&s->data_now_ns, t, memory_order_relaxed);
+}
+
 /* When a record's command left its side: its latest timestamp. */
 static uint64_t record_time(const struct ntp_record *r)
 {
@@ -146,11 +153,15 @@ static uint64_t record_time(const struct ntp_record *r)
 static void ingest(struct top_source *s, const struct ntp_record *r)
 {
 	ntp_model_ingest(s->model, r);
+	/* Not recording (the usual case): no lock per record. */
+	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
+		return;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
 	if (s->writer && ntp_writer_add(s->writer, r) < 0) {
 		ntp_writer_close(s->writer, s->data_now_ns);
 		s->writer = NULL;
+		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
 		top_source_say(s, "recording stopped: cannot write %s", s->rec_path);
 		return;
@@ -239,7 +250,7 @@ static void run_live(struct top_source *s)
 			break;
 		}
 		now = mono_ns();
-		s->data_now_ns = now;
+		set_data_now(s, now);
 		if (now < boundary)
 			continue;
 		n = ntp_collector_totals(s->coll, totals, sizeof(totals) / sizeof(totals[0]));
@@ -278,7 +289,7 @@ static void run_replay(struct top_source *s)
 		if (!t0 || rec_t < t0)
 			t0 = rec_t;
 	}
-	s->data_now_ns = t0;
+	set_data_now(s, t0);
 	boundary = t0 + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
 	while (!atomic_load(&s->stop)) {
 		/* Where the replay's clock stands: wall time scaled, or as far as the data goes. */
@@ -289,7 +300,8 @@ static void run_replay(struct top_source *s)
 		size_t nt;
 
 		if (have && rec_t <= now && rec_t < boundary) {
-			s->data_now_ns = rec_t > s->data_now_ns ? rec_t : s->data_now_ns;
+			if (rec_t > s->data_now_ns)
+				set_data_now(s, rec_t);
 			ingest(s, &rec);
 			have = ntp_reader_next(s->reader, &rec) == 1;
 			if (have)
@@ -326,7 +338,7 @@ static void run_replay(struct top_source *s)
 			wait_boundary(s, boundary - now);
 			continue;
 		}
-		s->data_now_ns = boundary;
+		set_data_now(s, boundary);
 		if (publish(s, boundary))
 			break;
 		boundary += (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
@@ -398,15 +410,16 @@ int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *o
 
 int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen)
 {
+	uint64_t now = s->data_now_ns;	/* one reading: the source thread moves it */
 	struct ntp_file_info info;
 	struct ntp_writer *w;
 
 	pthread_mutex_lock(&s->lock);
 	info = s->info;
 	/* The recording starts now on the data's clock (the replayed file's, or this machine's). */
-	if (s->data_now_ns > info.start_mono_ns) {
-		info.start_real_ns += s->data_now_ns - info.start_mono_ns;
-		info.start_mono_ns = s->data_now_ns;
+	if (now > info.start_mono_ns) {
+		info.start_real_ns += now - info.start_mono_ns;
+		info.start_mono_ns = now;
 	}
 	pthread_mutex_unlock(&s->lock);
 	info.record_size = sizeof(struct ntp_record);
@@ -416,6 +429,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
+	atomic_store(&s->recording, 1);
 	snprintf(s->rec_path, sizeof(s->rec_path), "%s", path);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
@@ -431,6 +445,7 @@ int64_t top_source_record_stop(struct top_source *s)
 		if (ntp_writer_close(s->writer, s->data_now_ns) < 0)
 			n = -1;
 		s->writer = NULL;
+		atomic_store(&s->recording, 0);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n;

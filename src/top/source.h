@@ -54,8 +54,10 @@ struct top_source {
 	char msgs[TOP_MSGS][TOP_MSG_LEN];
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
+	atomic_int recording;		/* writer != NULL, read without the lock per record */
 	char rec_path[512];
-	uint64_t data_now_ns;		/* the data clock, as of the last record or tick */
+	_Atomic uint64_t data_now_ns;	/* the data clock, as of the last record or tick;
+					 * written by the source thread, read by the UI's w */
 };
 
 /* Opens the source (the replay file, or loads and attaches the collector).

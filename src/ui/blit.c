@@ -60,11 +60,6 @@ void ntp_term_close(void)
 	term = NULL;
 }
 
-int ntp_term_is_open(void)
-{
-	return term != NULL;
-}
-
 int ntp_term_colours(void)
 {
 	return n_colours;

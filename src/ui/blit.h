@@ -16,7 +16,6 @@
 int ntp_term_open(const struct ntp_theme *t, int use_colour, char *err, size_t errlen);
 /* Restores the terminal; safe to call more than once and when not open. */
 void ntp_term_close(void);
-int ntp_term_is_open(void);
 int ntp_term_colours(void);		/* 0 when drawing without colour */
 void ntp_term_size(int *rows, int *cols);
 /* Draws the screen; clear_first repaints every cell (Ctrl-L). */

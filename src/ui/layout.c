@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* layout.c - where things go on ntprof-top's screen, which groups and which
- * interval the view shows, and the small text formats every screen shares. */
+ * interval the view shows, and the stage labels every screen shares (the other
+ * labels are the report's: core/report.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,38 +87,6 @@ int ntp_snapshot_namespaces(const struct ntp_snapshot *s, char (*out)[NTP_DEV_LE
 	}
 	qsort(out, n, NTP_DEV_LEN, cmp_dev);
 	return n;
-}
-
-const char *ntp_ui_io_name(int io)
-{
-	switch (io) {
-	case NTP_IO_READ:
-		return "read";
-	case NTP_IO_WRITE:
-		return "write";
-	default:
-		return "other";
-	}
-}
-
-void ntp_ui_size(char *buf, size_t len, uint32_t bytes)
-{
-	if (bytes && !(bytes % (1024 * 1024)))
-		snprintf(buf, len, "%uMiB", bytes / (1024 * 1024));
-	else if (bytes && !(bytes % 1024))
-		snprintf(buf, len, "%uKiB", bytes / 1024);
-	else
-		snprintf(buf, len, "%uB", bytes);
-}
-
-void ntp_ui_rate(char *buf, size_t len, double r)
-{
-	if (r < 999.5)
-		snprintf(buf, len, "%.0f", r);
-	else if (r < 999.5e3)
-		snprintf(buf, len, "%.1fk", r / 1e3);
-	else
-		snprintf(buf, len, "%.2fM", r / 1e6);
 }
 
 const char *ntp_ui_stage_label(int stage, int host_only)

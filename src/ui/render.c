@@ -51,7 +51,7 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 
 	for (uint32_t i = 0; s && i < s->n_groups && i < NTP_SNAP_MAX_GROUPS; i++)
 		total += s->groups[i].rate;
-	ntp_ui_rate(rate, sizeof(rate), total);
+	ntp_rate_label(total, rate, sizeof(rate));
 	x = ntp_screen_printf(scr, 1, 1, -1, NTP_ROLE_VALUE, "%s", rate);
 	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s  lost ");
 	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
@@ -151,15 +151,14 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 			const struct ntp_top_info *info)
 {
 	uint8_t role = selected ? NTP_ROLE_SELECTED : NTP_ROLE_GROUP;
-	char size[16], rate[32];
+	char label[64], rate[32];
 	int x;
 
-	ntp_ui_size(size, sizeof(size), g->len);
-	ntp_ui_rate(rate, sizeof(rate), g->rate);
+	ntp_group_label(g, label, sizeof(label));
+	ntp_rate_label(g->rate, rate, sizeof(rate));
 	ntp_screen_fill(scr, row, 0, scr->cols, role, " ");
-	x = ntp_screen_printf(scr, row, 0, -1, role, "%s %s %s %s",
-			      selected ? (info->glyphs == NTP_GLYPHS_ASCII ? ">" : "▶") : " ",
-			      ntp_ui_io_name(g->io), size, g->dev);
+	x = ntp_screen_printf(scr, row, 0, -1, role, "%s %s",
+			      selected ? (info->glyphs == NTP_GLYPHS_ASCII ? ">" : "▶") : " ", label);
 	x = x + 2 > 24 ? x + 2 : 24;
 	ntp_screen_printf(scr, row, x, l->spark_w ? scr->cols - l->spark_w - 6 - x : -1, role,
 			  "mean %.2f  p99 %.2f us  %s/s", g->e2e_mean_us, g->e2e_p99_us, rate);
@@ -198,7 +197,7 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 
 	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
 	x = ntp_screen_printf(scr, 2, l->bar_x, l->num_x - l->bar_x, NTP_ROLE_LABEL, "ns %s  io %s",
-			      v->ns[0] ? v->ns : "all", v->io < 0 ? "all" : ntp_ui_io_name(v->io));
+			      v->ns[0] ? v->ns : "all", v->io < 0 ? "all" : ntp_io_name((uint8_t)v->io));
 	ntp_screen_printf(scr, 2, l->num_x, -1, NTP_ROLE_LABEL, " %6s %9s %9s %7s", "share", "mean us", "p99 us",
 			  "avg QD");
 	if (!s) {

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "../core/model.h"
+#include "../core/report.h"
 #include "keys.h"
 #include "screen.h"
 
@@ -69,9 +70,6 @@ void ntp_render(struct ntp_screen *scr, const struct ntp_view *v, const struct n
 int ntp_render_rows_needed(const struct ntp_view *v, const struct ntp_history *h);
 
 /* Text helpers shared with batch mode and the JSON snapshot. */
-const char *ntp_ui_io_name(int io);
-void ntp_ui_size(char *buf, size_t len, uint32_t bytes);		/* "4KiB" */
-void ntp_ui_rate(char *buf, size_t len, double per_s);		/* "15.5k" */
 const char *ntp_ui_stage_label(int stage, int host_only);	/* "host block", "net+target*" */
 
 /* Internal: the pieces render.c assembles. */

@@ -27,7 +27,7 @@ void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const
 {
 	int idx[NTP_SNAP_MAX_GROUPS], n, row = 2, name_w = scr->cols - 43;
 	const struct ntp_snap_group *g;
-	char size[16], rate[32];
+	char label[64], rate[32];
 
 	(void)info;
 	if (name_w > 38)
@@ -39,10 +39,10 @@ void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const
 		return;
 	}
 	g = &s->groups[idx[v->selected < n ? v->selected : n - 1]];
-	ntp_ui_size(size, sizeof(size), g->len);
-	ntp_ui_rate(rate, sizeof(rate), g->rate);
-	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s %s %s: %llu sampled of about %s commands/s%s",
-			  ntp_ui_io_name(g->io), size, g->dev, (unsigned long long)g->sampled, rate,
+	ntp_group_label(g, label, sizeof(label));
+	ntp_rate_label(g->rate, rate, sizeof(rate));
+	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s: %llu sampled of about %s commands/s%s",
+			  label, (unsigned long long)g->sampled, rate,
 			  g->host_only ? ", host side only" : g->target_only ? ", target side only" : "");
 	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f",
 			  g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us);

@@ -28,11 +28,6 @@ static const char *const role_names[NTP_ROLE_COUNT] = {
 	[NTP_ROLE_KEY] = "key",
 };
 
-const char *ntp_ui_role_name(enum ntp_ui_role r)
-{
-	return (unsigned)r < NTP_ROLE_COUNT ? role_names[r] : "?";
-}
-
 int ntp_ui_role_from_name(const char *name)
 {
 	for (int i = 0; i < NTP_ROLE_COUNT; i++)
@@ -155,16 +150,6 @@ void ntp_screen_fill(struct ntp_screen *s, int row, int col, int n, uint8_t role
 {
 	for (int i = 0; i < n; i++)
 		ntp_screen_put(s, row, col + i, 1, role, glyph);
-}
-
-void ntp_screen_paint(struct ntp_screen *s, int row, int col, int n, uint8_t role)
-{
-	for (int i = 0; i < n; i++) {
-		struct ntp_cell *c = ntp_screen_cell(s, row, col + i);
-
-		if (c)
-			c->role = role;
-	}
 }
 
 /* Appends rows of per-cell strings given by cell_text, trimming trailing

@@ -34,7 +34,6 @@ enum ntp_ui_role {
 	NTP_ROLE_COUNT,
 };
 
-const char *ntp_ui_role_name(enum ntp_ui_role r);	/* "title", "bar-storage"... */
 int ntp_ui_role_from_name(const char *name);		/* -1 if unknown */
 
 struct ntp_cell {
@@ -61,9 +60,6 @@ int ntp_screen_printf(struct ntp_screen *s, int row, int col, int maxcols, uint8
 		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Fills n cells with one glyph. */
 void ntp_screen_fill(struct ntp_screen *s, int row, int col, int n, uint8_t role, const char *glyph);
-/* Sets the role of n cells, keeping their glyphs. */
-void ntp_screen_paint(struct ntp_screen *s, int row, int col, int n, uint8_t role);
-
 /* The screen as text: one line per row, trailing blanks dropped, '\n' after
  * each. Malloc'd; NULL on ENOMEM. */
 char *ntp_screen_to_text(const struct ntp_screen *s);

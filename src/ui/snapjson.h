@@ -6,7 +6,9 @@
 #include <json-c/json.h>
 #include "../core/model.h"
 
-/* A new JSON object for the snapshot; host may be NULL. NULL on ENOMEM. */
+/* A new JSON object for the snapshot: the report's document of that interval
+ * with "schema": "ntprof-top", "interval", "start_ns" and "end_ns"
+ * (docs/json-schema.md); host may be NULL. NULL on ENOMEM. */
 struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *host);
 
 #endif

@@ -158,6 +158,13 @@ int ntp_theme_load(const char *name, struct ntp_theme *t, char *err, size_t errl
 		len += got;
 	} while (got && len < (1u << 20));
 	text[len] = 0;
+	/* A directory opens but does not read: not an empty theme. */
+	if (ferror(f) || (got && !feof(f) && fgetc(f) != EOF)) {
+		snprintf(err, errlen, "theme '%s': %s", name, ferror(f) ? strerror(errno) : "larger than 1 MiB");
+		free(text);
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
 	ret = ntp_theme_parse(text, name, t, err, errlen);
 	free(text);

@@ -83,6 +83,8 @@ check refuse-missing.txt "$NTPROF" report nothere.ntp
 check refuse-json.txt "$NTPROF" report -j - h.ntp s1000.ntp
 check refuse-option.txt "$NTPROF" report --bogus h.ntp
 check refuse-compare-one.txt "$NTPROF" compare a.ntp
+# more files in a run than compare holds: refused, not compared on the first 16
+check refuse-compare-many.txt "$NTPROF" compare "$(printf 'a.ntp,%.0s' {1..16})a.ntp" b.ntp
 printf 'not a recording\n' >text.ntp
 check refuse-not-ntp.txt "$NTPROF" report text.ntp
 

@@ -43,11 +43,12 @@ if command -v python3 >/dev/null; then
 import json, sys
 for i, line in enumerate(open(sys.argv[1])):
     o = json.loads(line)
+    assert o["schema"] == "ntprof-top", o["schema"]
     assert o["interval"] == i, (o["interval"], i)
     assert o["groups"], "no groups"
     for g in o["groups"]:
         s = sum(st["mean_us"] for st in g["stages"])
-        assert abs(s - g["e2e"]["mean_us"]) < 0.01, (g["io"], g["size"], s, g["e2e"]["mean_us"])
+        assert abs(s - g["latency_us"]["mean"]) < 0.01, (g["io"], g["size"], s, g["latency_us"]["mean"])
         assert abs(sum(st["share"] for st in g["stages"]) - 1) < 0.001
 PY
 else
@@ -64,12 +65,13 @@ fi
 # Refusals: one line naming the option or file, non-zero.
 expect_err "-n is for batch mode" "$TOP" -n 3 --replay "$work/run.ntp"
 expect_err "--json is for batch mode" "$TOP" --json
-expect_err "-s: 'x' is not a number" "$TOP" -b -s x
+expect_err "-s: 'x' is not a whole number" "$TOP" -b -s x
 expect_err "-r: 'middle' is not host, target or both" "$TOP" -b -r middle
 expect_err "--size: '3Q' is not a size" "$TOP" -b --size 4K,3Q
 expect_err "--speed: '-1'" "$TOP" -b --speed -1 --replay "$work/run.ntp"
 expect_err "unknown option '--frobnicate'" "$TOP" --frobnicate
 expect_err "theme 'nosuch'" "$TOP" -b --theme nosuch --replay "$work/run.ntp"
+expect_err "theme '$work': Is a directory" "$TOP" -b --theme "$work" --replay "$work/run.ntp"
 expect_err "the full screen needs a terminal" "$TOP" --replay "$work/run.ntp"
 expect_err "$work/missing.ntp" "$TOP" -b --replay "$work/missing.ntp"
 printf 'not a recording' >"$work/bad.ntp"

@@ -128,7 +128,7 @@ wait_for "saved $work/ntprof-top-"
 txt=$(ls "$work"/ntprof-top-*-i*.txt 2>/dev/null | head -1)
 json=${txt%.txt}.json
 [ -s "$txt" ] && grep -qF "read 4KiB nvme1n1" "$txt" || fail "snapshot text missing or without the groups"
-[ -s "$json" ] && grep -qF '"groups"' "$json" && grep -qF '"e2e"' "$json" || fail "snapshot JSON missing or incomplete"
+[ -s "$json" ] && grep -qF '"groups"' "$json" && grep -qF '"latency_us"' "$json" || fail "snapshot JSON missing or incomplete"
 
 # Resize below the minimum and back; Ctrl-L; q works on the too-small screen.
 tm resize-window -t top -x 50 -y 10

@@ -199,6 +199,36 @@ static void test_compare_verdict(void **state)
 	free(b);
 }
 
+/* Each group of B is compared once: A's second device of the same kind is
+ * only in A, not compared again with the B group its first device matched. */
+static void test_compare_pairs_once(void **state)
+{
+	struct ntp_snapshot *a = snap_new(), *b = snap_new();
+	struct pair p = { a, b };
+	char *out;
+
+	(void)state;
+	joined(a, 60.0);
+	a->groups[1] = a->groups[0];
+	strcpy(a->groups[1].dev, "nvme1n1");
+	a->n_groups = 2;
+	joined(b, 180.0);
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "== read 4KiB nvme0n1: A 1000 commands sampled"));
+	assert_non_null(strstr(out, "== read 4KiB nvme1n1: only in A (1000 commands sampled)\n"));
+	assert_null(strstr(out, "(B's device: nvme0n1)"));
+	free(out);
+	/* Devices named differently on the two machines still pair up. */
+	strcpy(b->groups[0].dev, "nvme4n1");
+	a->n_groups = 1;
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "(B's device: nvme4n1)\n"));
+	assert_null(strstr(out, "only in"));
+	free(out);
+	free(a);
+	free(b);
+}
+
 static void test_json(void **state)
 {
 	struct ntp_snapshot *s = snap_new();
@@ -230,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_host_only_rows),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_compare_verdict),
+		cmocka_unit_test(test_compare_pairs_once),
 		cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
