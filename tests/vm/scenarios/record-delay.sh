@@ -30,13 +30,15 @@ run() { # NAME: a QD1 read run recorded -r both, stage p50s in $TB_OUT/NAME.p50
 		$TB_OUT/$1.json > $TB_OUT/$1.p50
 }
 
-# verdict NAME BASE DELAYED STAGE-INDEX INJECTED-US ("e2e": the change of the end-to-end p50)
+# verdict NAME BASE DELAYED STAGE-INDEX INJECTED-US [UPPER]: the stage moved by
+# INJECTED within 10 % (UPPER=0: by at least 90 % of it), every other stage by
+# less than 10 % of it. INJECTED "e2e": the change of the end-to-end p50.
 verdict() {
 	local name=$1 base=$2 del=$3 k=$4 inj=$5 res
-	res=$(awk -v k=$k -v inj=$inj 'NR == 1 { for (i = 1; i <= 6; i++) b[i] = $i; next }
+	res=$(awk -v k=$k -v inj=$inj -v upper=${6:-1} 'NR == 1 { for (i = 1; i <= 6; i++) b[i] = $i; next }
 		{ bad = 0; if (inj == "e2e") inj = $6 - b[6]
 		  for (i = 1; i <= 5; i++) { d[i] = $i - b[i]; if (i != k && (d[i] > 0.1 * inj || -d[i] > 0.1 * inj)) bad = 1 }
-		  if (d[k] < 0.9 * inj || d[k] > 1.1 * inj) bad = 1
+		  if (d[k] < 0.9 * inj || (upper && d[k] > 1.1 * inj)) bad = 1
 		  printf "%d %.1f block %+.1f driver %+.1f network %+.1f tdriver %+.1f storage %+.1f us (end to end p50 %+.1f us)", !bad, inj, d[1], d[2], d[3], d[4], d[5], $6 - b[6] }' \
 		$TB_OUT/$base.p50 $TB_OUT/$del.p50)
 	set -- $res
@@ -92,7 +94,11 @@ grep "^${TB_DEV#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns1.p50
 grep "^${dev2#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns2.p50
 echo 0 > $S/namespaces/2/enable; rmdir $S/namespaces/2
 if [ -s $TB_OUT/ns1.p50 ] && [ -s $TB_OUT/ns2.p50 ]; then
-	verdict record-delay-storage ns1 ns2 5 1000
+	# Lower bound only: under TCG null_blk's 1 ms hrtimer fires late, never
+	# early, by 0-800 us depending on the host's load (the p50 difference
+	# measured on the devices themselves was 1245-1275 us); that lateness is
+	# storage time too. "Nowhere else" keeps its 10 % bound.
+	verdict record-delay-storage ns1 ns2 5 1000 0
 else
 	tb_result record-delay-storage FAIL "no groups for both namespaces in the report: $(cat $TB_OUT/twons.p50)"
 fi
