@@ -62,7 +62,18 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 	}
 	primary = ntp_join_primary(in, n);
 	ntp_model_set_start(m, in[primary].info->start_mono_ns);
-	last = ntp_join_feed(r, n, primary, m);
+	{
+		int64_t *adj = calloc(n, sizeof(*adj));
+
+		if (!adj) {
+			ntp_err("out of memory");
+			goto out;
+		}
+		if (n > 1)
+			ntp_join_align(in, n, primary, adj);
+		last = ntp_join_feed(r, n, primary, adj, m);
+		free(adj);
+	}
 
 	/* Exact command counts: every file's latest totals (each row says its side). */
 	for (size_t i = 0; i < n; i++) {

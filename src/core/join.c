@@ -4,12 +4,13 @@
  *
  * Memory with several files: each reader holds one block; the model holds
  * the pending records of both sides in a bounded window (pending.h). Files
- * are merged by emission time on the wall clock, so a record's twin arrives
- * within the window when the machines' wall clocks agree to within the time
- * the window covers (2^16 records per side: at 100k sampled commands/s about
- * 0.6 s; NTP keeps servers within milliseconds). If they do not, records go
- * unmatched and the records line says how many matched: the stage times of
- * the matched ones stay exact, since no stage time uses the wall clock.
+ * are merged by emission time on the wall clock, corrected by the offset
+ * join_align.c estimates from the files' first records, so a record's twin
+ * arrives within the window (2^16 records per side: at 100k sampled
+ * commands/s about 0.6 s of skew). If the files share no command at their
+ * start and the wall clocks disagree by more than that, records go unmatched
+ * and the records line says how many matched: the stage times of the matched
+ * ones stay exact, since no stage time uses the wall clock.
  */
 #include <stdio.h>
 #include <string.h>
@@ -147,7 +148,8 @@ static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 	return !c->done;
 }
 
-uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, struct ntp_model *m)
+uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const int64_t *adj,
+		       struct ntp_model *m)
 {
 	struct cursor cur[n ? n : 1];
 	uint64_t last = 0;
@@ -173,7 +175,7 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, struct n
 	for (size_t i = 0; i < n; i++) {
 		const struct ntp_file_info *fi = ntp_reader_info(r[i]);
 
-		cur[i].to_wall = (int64_t)(fi->start_real_ns - fi->start_mono_ns);
+		cur[i].to_wall = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0);
 		cursor_fill(r[i], &cur[i]);
 	}
 	for (;;) {

@@ -31,12 +31,20 @@ int ntp_join_check(const struct ntp_join_input *in, size_t n, struct ntp_model_c
  * the host's side (else the first file). */
 size_t ntp_join_primary(const struct ntp_join_input *in, size_t n);
 
+/* For several files: adj[i], ns to add to file i's wall-mapped times so the
+ * same commands line up with the primary file's, estimated from the first
+ * records of each file (join_align.c); 0 where nothing could be estimated.
+ * Reads the files' starts through readers of its own. */
+void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj);
+
 /* Streams every record of the readers into m. One reader: in file order,
  * flat memory. Several: merged by each record's emission time mapped onto
- * the wall clock through its file's header (start_real - start_mono), which
- * only decides the order records are fed in, never a stage time; the join
- * itself is by key in each side's own order (pending.h). Returns the largest
- * timestamp seen on the primary file's clock (0 if none). */
-uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, struct ntp_model *m);
+ * the wall clock through its file's header (start_real - start_mono), plus
+ * adj[i] (may be NULL), which only decides the order records are fed in,
+ * never a stage time; the join itself is by key in each side's own order
+ * (pending.h). Returns the largest timestamp seen on the primary file's
+ * clock (0 if none). */
+uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const int64_t *adj,
+		       struct ntp_model *m);
 
 #endif

@@ -23,6 +23,7 @@
 
 struct acc {
 	uint64_t seen, sampled, fallback, incomplete, missed;
+	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
 	struct ntp_hist e2e;
 	uint64_t st_n[NTP_STAGE_COUNT];
@@ -210,8 +211,10 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 		if (m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
 		g = group_of(m, r, NTP_SIDE_HOST);
-		if (g)
+		if (g) {
 			g->cur->seen++;
+			g->cur->est_cmds += m->cfg.sampling;
+		}
 		if (!m->join) {
 			account(m, g, r, NULL);
 			return;
@@ -238,8 +241,10 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			return;
 		if (!m->join) {
 			g = group_of(m, r, NTP_SIDE_TARGET);
-			if (g)
+			if (g) {
 				g->cur->seen++;
+				g->cur->est_cmds += m->cfg.sampling;
+			}
 			account(m, g, NULL, r);
 			return;
 		}
@@ -321,8 +326,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->missed_records = a->missed;
 	o->commands = counted ? commands : 0;
 	if (seconds > 0)
-		o->rate = counted ? (double)commands / seconds
-				  : (double)a->seen * m->cfg.sampling / seconds;
+		o->rate = counted ? (double)commands / seconds : (double)a->est_cmds / seconds;
 	o->iops = o->rate;
 	o->mbps = o->rate * g->len / 1e6;
 	if (a->sampled) {
@@ -396,6 +400,7 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 static void acc_merge(struct acc *d, const struct acc *s)
 {
 	d->seen += s->seen;
+	d->est_cmds += s->est_cmds;
 	d->sampled += s->sampled;
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;

@@ -302,6 +302,9 @@ void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s)
 		char t[16], label[64], rate[32], line[256];
 		size_t n;
 
+		if (!g->seen)
+			continue;	/* a group idle in this interval */
+
 		snprintf(t, sizeof(t), "%.1fs", elapsed_s);
 		ntp_group_label(g, label, sizeof(label));
 		ntp_rate_label(g->rate, rate, sizeof(rate));

@@ -33,7 +33,8 @@ void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m);
 
 /* The per-interval lines of 002: the two header rows, then one line per group
- * ('*': the host's network column holds network and target together). */
+ * with records in the interval ('*': the host's network column holds network
+ * and target together). */
 void ntp_interval_header(FILE *f);
 void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s);
 

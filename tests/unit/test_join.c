@@ -320,7 +320,7 @@ static void test_two_files_shifted_clock(void **state)
 	m = ntp_model_new(&cfg);
 	assert_non_null(m);
 	ntp_model_set_start(m, hi.start_mono_ns);
-	uint64_t last = ntp_join_feed(rd, 2, 1, m);
+	uint64_t last = ntp_join_feed(rd, 2, 1, NULL, m);
 
 	assert_true(last < off);	/* on the host's clock */
 	s = close_all(m, last);
@@ -337,6 +337,61 @@ static void test_two_files_shifted_clock(void **state)
 	free(r);
 }
 
+/* Wall clocks 30 s apart and a small window: the alignment pre-pass lines
+ * the files up again; without it most twins would be evicted before they met. */
+static void test_two_files_unsynced_wall_clocks(void **state)
+{
+	const uint64_t off = 5000000000000ull, n = 20000;
+	struct ntp_record *r = calloc(2 * n, sizeof(*r));
+	struct ntp_file_info hi = info(NTP_ROLE_HOST, "h", 1), ti = info(NTP_ROLE_TARGET, "t", 1);
+	char hp[] = "/tmp/ntp-join-h-XXXXXX", tp[] = "/tmp/ntp-join-t-XXXXXX", err[256];
+	struct ntp_join_input in[2];
+	struct ntp_model_config cfg;
+	int64_t adj[2];
+
+	(void)state;
+	assert_non_null(r);
+	close(mkstemp(hp));
+	close(mkstemp(tp));
+	hi.start_mono_ns = 1000;
+	hi.start_real_ns = 1796000000000000000ull;
+	ti.start_mono_ns = 1000 + off;
+	ti.start_real_ns = hi.start_real_ns + 30000000000ull;	/* its wall clock 30 s ahead */
+	for (uint64_t i = 0; i < n; i++)
+		make_cmd(1, (uint16_t)(i % 32), i * 8, 1000 + i * 3000, 40000, off, &r[2 * i], &r[2 * i + 1]);
+	write_file(hp, &hi, r, 2 * n, NTP_SIDE_HOST);
+	write_file(tp, &ti, r, 2 * n, NTP_SIDE_TARGET);
+	in[0] = (struct ntp_join_input){ hp, &hi };
+	in[1] = (struct ntp_join_input){ tp, &ti };
+	assert_int_equal(ntp_join_check(in, 2, &cfg, err, sizeof(err)), 0);
+	ntp_join_align(in, 2, 0, adj);
+	assert_int_equal(adj[0], 0);
+	/* -30 s, plus the one-way trip CMD_SENT -> CMD_ARRIVE (5 us) */
+	assert_int_equal(adj[1], -30000000000ll - 5000);
+	cfg.join_window = 1024;
+	for (int aligned = 0; aligned < 2; aligned++) {
+		struct ntp_reader *rd[2] = { ntp_reader_open(hp, err, sizeof(err)),
+					     ntp_reader_open(tp, err, sizeof(err)) };
+		struct ntp_model *m = ntp_model_new(&cfg);
+		struct ntp_snapshot *s;
+
+		assert_non_null(m);
+		ntp_model_set_start(m, hi.start_mono_ns);
+		s = close_all(m, ntp_join_feed(rd, 2, 0, aligned ? adj : NULL, m));
+		if (aligned)
+			assert_int_equal(s->matched, n);
+		else
+			assert_true(s->matched < n / 2);
+		free(s);
+		ntp_model_free(m);
+		ntp_reader_close(rd[0]);
+		ntp_reader_close(rd[1]);
+	}
+	unlink(hp);
+	unlink(tp);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_pending),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_two_files_shifted_clock),
+		cmocka_unit_test(test_two_files_unsynced_wall_clocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * join_align.c - how to interleave several recordings before the join.
+ *
+ * The merge of ntp_join_feed() orders records by their time mapped onto the
+ * wall clock through each file's header. Machines whose wall clocks disagree
+ * by more than the join window covers would then feed twins too far apart.
+ * This pre-pass looks at the first records of each file (a bounded sample),
+ * finds commands present in a host-side file and a target-side file (same
+ * key, LBA, length, opcode), and takes the median of the host's "command
+ * sent" minus the target's "command arrived" on the mapped clocks: the wall
+ * clocks' disagreement plus a one-way trip of the wire. That offset only
+ * orders the input; no stage time uses it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "join.h"
+
+#define ALIGN_SAMPLE 32768	/* records read from the start of each file */
+#define ALIGN_MIN_PAIRS 8
+
+struct mark {
+	uint64_t key, slba;
+	uint32_t len;
+	uint8_t opcode, side;
+	int64_t t;		/* host: CMD_SENT, target: CMD_ARRIVE, on the mapped clock */
+};
+
+static int cmp_mark(const void *pa, const void *pb)
+{
+	const struct mark *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->slba != b->slba)
+		return a->slba < b->slba ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	if (a->opcode != b->opcode)
+		return a->opcode < b->opcode ? -1 : 1;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The first records of one file, one side's marks, sorted by command. */
+static size_t sample(const char *path, uint8_t side, struct mark *out)
+{
+	char err[256];
+	struct ntp_reader *r = ntp_reader_open(path, err, sizeof(err));
+	const struct ntp_record *recs;
+	size_t n = 0, k, seen = 0;
+	int slot = side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
+	int64_t to_wall;
+
+	if (!r)
+		return 0;
+	to_wall = (int64_t)(ntp_reader_info(r)->start_real_ns - ntp_reader_info(r)->start_mono_ns);
+	while (seen < ALIGN_SAMPLE && ntp_reader_next_block(r, &recs, &k) == 1) {
+		for (size_t i = 0; i < k && seen < ALIGN_SAMPLE; i++, seen++) {
+			const struct ntp_record *x = &recs[i];
+
+			if (x->side != side || !(x->ts_valid & (1u << slot)))
+				continue;
+			out[n++] = (struct mark){
+				((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
+				x->slba, x->len, x->opcode, side, (int64_t)x->ts[slot] + to_wall };
+		}
+	}
+	ntp_reader_close(r);
+	qsort(out, n, sizeof(*out), cmp_mark);
+	return n;
+}
+
+static int same_cmd(const struct mark *a, const struct mark *b)
+{
+	return a->key == b->key && a->slba == b->slba && a->len == b->len && a->opcode == b->opcode;
+}
+
+/* Median of host.t - target.t over commands both samples hold; 0 if too few. */
+static int median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
+			 int64_t *d, int64_t *out)
+{
+	size_t i = 0, j = 0, nd = 0;
+
+	while (i < nh && j < nt) {
+		if (same_cmd(&h[i], &t[j])) {
+			/* reused tags with the same LBA: pair in order */
+			d[nd++] = h[i].t - t[j].t;
+			i++;
+			j++;
+		} else if (cmp_mark(&h[i], &t[j]) < 0) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	if (nd < ALIGN_MIN_PAIRS)
+		return 0;
+	qsort(d, nd, sizeof(*d), cmp_i64);
+	*out = d[nd / 2];
+	return 1;
+}
+
+static int has_side(uint8_t role, uint8_t side)
+{
+	return side == NTP_SIDE_HOST ? role != NTP_ROLE_TARGET : role != NTP_ROLE_HOST;
+}
+
+void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
+{
+	struct mark *hm = NULL, *tm = NULL;
+	size_t *nh = calloc(n, sizeof(*nh)), *nt = calloc(n, sizeof(*nt));
+	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d));
+	char *done = calloc(n, 1);
+	int progress = 1;
+
+	memset(adj, 0, n * sizeof(*adj));
+	if (n < 2 || !nh || !nt || !d || !done)
+		goto out;
+	hm = malloc(n * ALIGN_SAMPLE * sizeof(*hm));
+	tm = malloc(n * ALIGN_SAMPLE * sizeof(*tm));
+	if (!hm || !tm)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (has_side(in[i].info->role, NTP_SIDE_HOST))
+			nh[i] = sample(in[i].path, NTP_SIDE_HOST, hm + i * ALIGN_SAMPLE);
+		if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+			nt[i] = sample(in[i].path, NTP_SIDE_TARGET, tm + i * ALIGN_SAMPLE);
+	}
+	/* Spread from the primary file: a target aligned on a host, then the
+	 * other hosts of that target on it, and so on. */
+	done[primary] = 1;
+	while (progress) {
+		progress = 0;
+		for (size_t a = 0; a < n; a++) {
+			for (size_t b = 0; b < n; b++) {
+				int64_t off;
+
+				if (a == b || !done[a] || done[b])
+					continue;
+				/* a's hosts against b's targets: b's times + off match a's */
+				if (median_offset(hm + a * ALIGN_SAMPLE, nh[a], tm + b * ALIGN_SAMPLE,
+						  nt[b], d, &off)) {
+					adj[b] = adj[a] + off;
+					done[b] = progress = 1;
+				} else if (median_offset(hm + b * ALIGN_SAMPLE, nh[b],
+							 tm + a * ALIGN_SAMPLE, nt[a], d, &off)) {
+					adj[b] = adj[a] - off;
+					done[b] = progress = 1;
+				}
+			}
+		}
+	}
+out:
+	free(hm);
+	free(tm);
+	free(nh);
+	free(nt);
+	free(d);
+	free(done);
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_model.c - the reducer over intervals: per-interval counts and exact totals,
+ * rates and Little's law, the whole-run snapshot, groups and their order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/model.h"
+
+#define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
+#define SEC 1000000000ull
+
+/* A host record: e2e = 100 us, of which 80 us "network and target". */
+static void host_rec(struct ntp_record *h, uint8_t opcode, uint32_t len, const char *dev, uint64_t t0)
+{
+	memset(h, 0, sizeof(*h));
+	h->side = NTP_SIDE_HOST;
+	h->opcode = opcode;
+	h->len = len;
+	snprintf(h->dev, sizeof(h->dev), "%s", dev);
+	SET(h, NTP_TS_H_BLK_SUBMIT, t0);
+	SET(h, NTP_TS_H_DRV_SUBMIT, t0 + 2000);
+	SET(h, NTP_TS_H_CMD_SENT, t0 + 7000);
+	SET(h, NTP_TS_H_RSP_ARRIVE, t0 + 87000);
+	SET(h, NTP_TS_H_RSP_DRV, t0 + 91000);
+	SET(h, NTP_TS_H_DRV_COMPLETE, t0 + 99000);
+	SET(h, NTP_TS_H_BLK_COMPLETE, t0 + 100000);
+}
+
+static struct ntp_total total(uint8_t io, uint32_t len, const char *dev, uint64_t commands)
+{
+	struct ntp_total t;
+
+	memset(&t, 0, sizeof(t));
+	t.key.side = NTP_SIDE_HOST;
+	t.key.io = io;
+	t.key.len = len;
+	snprintf(t.key.dev, sizeof(t.key.dev), "%s", dev);
+	t.count.commands = commands;
+	t.count.bytes = commands * len;
+	return t;
+}
+
+static void test_intervals_and_totals(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 10 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+	uint64_t cum = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	for (int sec = 0; sec < 3; sec++) {
+		int n = 100 * (sec + 1);	/* 100, 200, 300 sampled */
+
+		for (int i = 0; i < n; i++) {
+			host_rec(&r, 0x02, 4096, "nvme0n1", (10 + sec) * SEC + (uint64_t)i * 1000);
+			ntp_model_ingest(m, &r);
+		}
+		cum += (uint64_t)n * 10 + 7;	/* the kernel counted a few more */
+		struct ntp_total t = total(NTP_IO_READ, 4096, "nvme0n1", cum);
+
+		ntp_model_set_totals(m, &t, 1, (11 + sec) * SEC);
+		ntp_model_close_interval(m, (11 + sec) * SEC, s);
+		assert_int_equal(s->index, sec);
+		assert_true(s->seconds == 1.0);
+		assert_int_equal(s->n_groups, 1);
+		assert_int_equal(s->groups[0].sampled, n);
+		assert_int_equal(s->groups[0].commands, n * 10 + 7);
+		assert_true(s->groups[0].rate == n * 10 + 7);
+		assert_true(s->groups[0].host_only);
+		assert_true(s->groups[0].e2e_mean_us == 100.0);
+		/* Little's law: 100 us x rate; the stage QDs add up to it. */
+		double qd = 0;
+
+		for (int st = 0; st < NTP_STAGE_COUNT; st++)
+			qd += s->groups[0].stage[st].avg_qd;
+		assert_true(qd > 100e-6 * (n * 10 + 7) * 0.999 && qd < 100e-6 * (n * 10 + 7) * 1.001);
+		assert_true(s->groups[0].stage[NTP_STAGE_NETWORK].mean_us == 84.0);	/* 80 + receive 4 */
+	}
+	ntp_model_total(m, s);
+	assert_true(s->seconds == 3.0);
+	assert_int_equal(s->groups[0].sampled, 600);
+	assert_int_equal(s->groups[0].commands, cum);
+	assert_true(s->groups[0].rate == cum / 3.0);
+	assert_int_equal(s->host_records, 600);
+	free(s);
+	ntp_model_free(m);
+}
+
+/* Without totals the rate is sampled x N / seconds; groups sort reads first, then size. */
+static void test_estimated_rate_and_order(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 100 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+
+	(void)state;
+	ntp_model_set_start(m, 0);
+	for (int i = 0; i < 50; i++) {
+		host_rec(&r, 0x01, 4096, "nvme0n1", (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+		host_rec(&r, 0x02, 131072, "nvme0n1", (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+		host_rec(&r, 0x02, 4096, "nvme1n1", (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+		host_rec(&r, 0x02, 4096, "nvme0n1", (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+	}
+	/* one incomplete record: counted, left out */
+	host_rec(&r, 0x02, 4096, "nvme0n1", 0);
+	r.ts_valid &= ~(1u << NTP_TS_H_RSP_DRV);
+	ntp_model_ingest(m, &r);
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_int_equal(s->n_groups, 4);
+	assert_int_equal(s->groups[0].io, NTP_IO_READ);
+	assert_int_equal(s->groups[0].len, 4096);
+	assert_string_equal(s->groups[0].dev, "nvme0n1");
+	assert_string_equal(s->groups[1].dev, "nvme1n1");
+	assert_int_equal(s->groups[2].len, 131072);
+	assert_int_equal(s->groups[3].io, NTP_IO_WRITE);
+	assert_int_equal(s->groups[0].commands, 0);
+	assert_int_equal(s->groups[0].incomplete_records, 1);
+	assert_int_equal(s->groups[0].sampled, 50);
+	assert_int_equal(s->groups[0].seen, 51);
+	assert_true(s->groups[1].rate == 50 * 100 / 2.0);
+	assert_true(s->groups[2].mbps == 2500 * 131072 / 1e6);
+	/* The next interval starts empty. */
+	ntp_model_close_interval(m, 3 * SEC, s);
+	assert_int_equal(s->groups[0].sampled, 0);
+	assert_true(s->groups[0].e2e_mean_us == 0);
+	free(s);
+	ntp_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intervals_and_totals),
+		cmocka_unit_test(test_estimated_rate_and_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
