@@ -139,6 +139,10 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(ntp_h_setup_tb, struct request *rq, struct nvme_command___ntp *cmd)
 {
+	/* 6.12's verifier types tracepoint arguments "trusted or NULL": no
+	 * pointer arithmetic (CO-RE field offsets) before a NULL check */
+	if (!rq || !cmd)
+		return 0;
 	return host_setup_cmd(rq, cmd);
 }
 
@@ -161,6 +165,8 @@ static __always_inline int host_stamp(struct request *rq, int slot)
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(ntp_h_comp_tb, struct request *rq)
 {
+	if (!rq)
+		return 0;
 	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
 }
 
@@ -188,6 +194,8 @@ static __always_inline int host_blk_complete(struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(ntp_h_blkdone_tb, struct request *rq)
 {
+	if (!rq)
+		return 0;
 	return host_blk_complete(rq);
 }
 
@@ -201,18 +209,29 @@ int BPF_PROG(ntp_h_blkdone_rt, struct request *rq)
  * which request (queue->request) and which phase (req->state) they carry. -- */
 static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 {
-	struct ntp_thread_ctx c = { .queue = queue, .side = side };
+	struct ntp_thread_ctx c = { .queue = queue, .side = side }, *e;
 	__u32 t = tid();
 
-	bpf_map_update_elem(map, &t, &c, BPF_ANY);
+	e = bpf_map_lookup_elem(map, &t);
+	if (e) {
+		e->queue = queue;
+		e->side = side;
+		e->arrival_ns = 0;
+		e->send_ns = 0;
+	} else {
+		bpf_map_update_elem(map, &t, &c, BPF_ANY);
+	}
 	return 0;
 }
 
+/* An entry with queue 0 is "not inside": lookups treat it as absent. */
 static __always_inline int ctx_leave(void *map)
 {
 	__u32 t = tid();
+	struct ntp_thread_ctx *e = bpf_map_lookup_elem(map, &t);
 
-	bpf_map_delete_elem(map, &t);
+	if (e)
+		e->queue = 0;
 	return 0;
 }
 
@@ -298,9 +317,15 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 
 	/* TCP_SKB_CB(skb)->seq: the first field of the control block */
 	bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
+	struct ntp_thread_ctx *e;
+
 	if (len)
 		c.arrival_ns = arrival_of(sk, seq + offset + (__u32)len - 1);
-	bpf_map_update_elem(&recv_ctx, &t, &c, BPF_ANY);
+	e = bpf_map_lookup_elem(&recv_ctx, &t);
+	if (e)
+		*e = c;
+	else
+		bpf_map_update_elem(&recv_ctx, &t, &c, BPF_ANY);
 	return 0;
 }
 
@@ -345,7 +370,7 @@ static __always_inline int host_cqe(struct request *rq)
 	set_ts(r, NTP_TS_H_RSP_DRV, now);
 	t = tid();
 	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (c && c->arrival_ns && c->arrival_ns <= now)
+	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
 		set_ts(r, NTP_TS_H_RSP_ARRIVE, c->arrival_ns);
 	return 0;
 }
@@ -377,7 +402,7 @@ static __always_inline int host_r2t(void *req)
 	set_ts(r, NTP_TS_H_R2T_DRV, now);
 	t = tid();
 	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (c && c->arrival_ns && c->arrival_ns <= now)
+	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
 		set_ts(r, NTP_TS_H_R2T_ARRIVE, c->arrival_ns);
 	return 0;
 }
@@ -442,7 +467,7 @@ static __always_inline struct ntp_thread_ctx *target_ctx(void)
 	__u32 t = tid();
 	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
 
-	return c && c->side == NTP_SIDE_TARGET ? c : NULL;
+	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
 static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
@@ -506,6 +531,8 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 SEC("tp_btf/nvmet_req_init")
 int BPF_PROG(ntp_t_init_tb, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
+	if (!req || !cmd)
+		return 0;
 	return target_req_init(req, cmd);
 }
 
@@ -600,6 +627,8 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 SEC("tp_btf/nvmet_req_complete")
 int BPF_PROG(ntp_t_done_tb, struct nvmet_req___ntp *req)
 {
+	if (!req)
+		return 0;
 	return target_req_complete(req);
 }
 
@@ -662,19 +691,40 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
 
 /* =============================== sockets ============================== */
 
-static __always_inline int sock_send(void)
+/*
+ * A socket send inside nvme_tcp_try_send (host) or nvmet_tcp_io_work
+ * (target). The entry remembers its time; the exit, when the call accepted
+ * bytes (ret > 0), stamps that entry time on the PDU's slot. A call that
+ * returned -EAGAIN (send buffer full) put nothing on the wire: its retry is
+ * the send. The PDU is still the one being sent at the exit: the drivers move
+ * on (queue->request = NULL, queue->snd_cmd = NULL) only after it returns.
+ */
+static __always_inline int sock_send_enter(void)
 {
 	__u32 t = tid();
 	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
-	__u64 now;
 
-	if (!c)		/* not an NVMe/TCP sender: the common case, one lookup */
+	if (c && c->queue)	/* else not an NVMe/TCP sender: the common case, one lookup */
+		c->send_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int sock_send_exit(long ret)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
+
+	if (!c || !c->queue || !c->send_ns)
 		return 0;
-	now = bpf_ktime_get_ns();
+	if (ret <= 0) {
+		c->send_ns = 0;
+		return 0;
+	}
 	if (c->side == NTP_SIDE_HOST)
-		host_sock_send(c->queue, now);
+		host_sock_send(c->queue, c->send_ns);
 	else
-		target_sock_send(c->queue, now);
+		target_sock_send(c->queue, c->send_ns);
+	c->send_ns = 0;
 	return 0;
 }
 
@@ -684,23 +734,48 @@ static __always_inline int sock_send(void)
 SEC("fentry/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fe, struct sock *sk)
 {
-	return sock_send();
+	return sock_send_enter();
+}
+
+SEC("fexit/tcp_sendpage")
+int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, size_t size, int flags,
+	     int ret)
+{
+	return sock_send_exit(ret);
 }
 
 SEC("kprobe/tcp_sendpage")
 int BPF_KPROBE(ntp_s_sendpage_kp, struct sock *sk)
 {
-	return sock_send();
+	return sock_send_enter();
+}
+
+SEC("kretprobe/tcp_sendpage")
+int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
+{
+	return sock_send_exit(ret);
 }
 
 SEC("fentry/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fe, struct sock *sk)
 {
-	return sock_send();
+	return sock_send_enter();
+}
+
+SEC("fexit/tcp_sendmsg")
+int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size, int ret)
+{
+	return sock_send_exit(ret);
 }
 
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(ntp_s_sendmsg_kp, struct sock *sk)
 {
-	return sock_send();
+	return sock_send_enter();
+}
+
+SEC("kretprobe/tcp_sendmsg")
+int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
+{
+	return sock_send_exit(ret);
 }

@@ -90,18 +90,22 @@ struct {
 struct ntp_thread_ctx {
 	__u64 queue;		/* struct nvme_tcp_queue * or struct nvmet_tcp_queue * */
 	__u64 arrival_ns;	/* host receive: arrival of the chunk being parsed */
+	__u64 send_ns;		/* entry of the socket send in progress */
 	__u8 side;		/* enum ntp_side of queue */
 };
 
+/* LRU: an entry per thread that ever sent or received on an NVMe/TCP queue
+ * stays (cleared, not deleted: an in-place write is cheaper than the delete
+ * and re-insert of every call); threads that come and go age out. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct ntp_thread_ctx);
 } send_ctx SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct ntp_thread_ctx);
@@ -233,10 +237,17 @@ static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const cha
 	c->bytes += len;
 }
 
+/* No wake-up per record: a wake-up is an irq_work (a self-IPI) and a
+ * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
+ * Only a ring filling up wakes the reader at once. */
 static __always_inline void emit(struct ntp_record *r)
 {
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
 	r->cpu = bpf_get_smp_processor_id();
-	if (bpf_ringbuf_output(&events, r, sizeof(*r), 0))
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, r, sizeof(*r), flags))
 		stat_inc(NTP_STAT_LOST);
 }
 

@@ -40,3 +40,8 @@ $(call objs,rel,$(COLLECTOR_SRCS)) $(call objs,san,$(COLLECTOR_SRCS)): $(BPF_SKE
 
 bpf: $(BPF_SKELS)
 .PHONY: bpf
+
+# The hooks' cost per I/O in the QEMU test bed (bench/hook_cost.sh).
+.PHONY: bench-hooks
+bench-hooks: $(O)/ntprof
+	bench/hook_cost.sh

@@ -56,9 +56,11 @@ int cmd_probe(int argc, char **argv)
 					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10 };
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	char err[512];
+	char err[512], *tbuf = NULL;
+	size_t tlen = 0;
 	unsigned sides;
-	bool fe_all = true, kp_all = true;
+	FILE *t;
+	bool fe_all = true, kp_all = true, fentry_ok = false;
 	int opt;
 
 	optind = 1;
@@ -97,24 +99,31 @@ int cmd_probe(int argc, char **argv)
 	if (k.kernel_btf) {
 		char why[256];
 
-		if (ntp_fentry_selftest(why, sizeof(why)))
+		fentry_ok = ntp_fentry_selftest(why, sizeof(why)) == 0;
+		if (!fentry_ok)
 			printf("fentry: no (%s)\n", why);
 		else
 			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
 	}
+	/* The module and hook table goes after the verdict on the function
+	 * hooks (003's layout), which needs the real test load first. */
+	t = open_memstream(&tbuf, &tlen);
+	if (!t)
+		return ntp_err("out of memory");
 	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
 		if (!(sides & side))
 			continue;
-		printf("linux_tcp_%s (", side == NTP_HOOK_HOST ? "host" : "target");
+		fprintf(t, "linux_tcp_%s (", side == NTP_HOOK_HOST ? "host" : "target");
 		for (const char *const *m = ntp_side_modules(side); *m; m++)
-			printf("%s%s: %s", m == ntp_side_modules(side) ? "" : ", ", *m,
+			fprintf(t, "%s%s: %s", m == ntp_side_modules(side) ? "" : ", ", *m,
 			       !ntp_module_loaded(*m) ? "not loaded" :
 			       ntp_module_btf(*m) ? "module BTF present" : "loaded, no module BTF");
-		printf(")\n");
+		fprintf(t, ")\n");
 	}
 	for (size_t i = 0; i < ntp_n_hooks; i++) {
 		const struct ntp_hook *h = &ntp_hooks[i];
-		bool fe = k.kernel_btf && ntp_hook_present_fentry(h);
+		/* tp_btf needs no trampoline; fentry/fexit do */
+		bool fe = k.kernel_btf && (fentry_ok || h->kind == NTP_HOOK_TP) && ntp_hook_present_fentry(h);
 		/* raw_tp needs no kprobes; kprobe/kretprobe do */
 		bool kp = (k.kprobes || h->kind == NTP_HOOK_TP) && ntp_hook_present_kprobe(h);
 		const char *mod = h->module ? h->module : "vmlinux";
@@ -125,27 +134,33 @@ int cmd_probe(int argc, char **argv)
 			fe_all &= fe;
 			kp_all &= kp;
 		}
-		printf("%-7s %-18s %-9s %s [%s]%s\n", fe ? "ok" : "missing", h->prog_fentry,
-		       ntp_hook_flavour_name(h, true), h->target, mod, h->optional ? " (optional)" : "");
-		printf("%-7s %-18s %-9s %s [%s]%s\n", kp ? "ok" : "missing", h->prog_kprobe,
+		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", fe ? "ok" : "missing", h->prog_fentry,
+		       ntp_hook_flavour_name(h, true), h->target, mod,
+		       h->optional ? " (optional)" : !fentry_ok && h->kind != NTP_HOOK_TP ? " (no fentry)" : "");
+		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", kp ? "ok" : "missing", h->prog_kprobe,
 		       ntp_hook_flavour_name(h, false), h->target, mod,
 		       h->optional ? " (optional)" : !k.kprobes && h->kind != NTP_HOOK_TP ? " (no kprobes)" : "");
 	}
+	fclose(t);
 	ntp_hooks_cleanup();
 
 	/* The real test: load and attach as `record` would, then detach. */
 	co.say = say_line;
 	c = ntp_collector_open(&co, err, sizeof(err));
 	if (!c) {
-		printf("function hooks: %s\n",
-		       fe_all ? "fentry/fexit present, but see below" :
-		       kp_all ? "kprobes present, but see below" : "neither flavour has every hook");
+		printf("function hooks: %s\n%s",
+		       fe_all ? "fentry/fexit present, but the test load failed" :
+		       kp_all ? "kprobe/kretprobe present, but the test load failed" : "neither flavour has every hook",
+		       tbuf);
+		free(tbuf);
 		printf("load: failed\n");
+		fflush(stdout);
 		return ntp_err("%s", err);
 	}
-	printf("function hooks: %s (%s)\n", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",
+	printf("function hooks: %s (%s)\n%s", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",
 	       ntp_collector_uses_fentry(c) ? "they can attach now" :
-	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" : "fentry cannot attach now");
+	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" : "fentry cannot attach now", tbuf);
+	free(tbuf);
 	ntp_collector_close(c);
 	printf("load: ok\n");
 	return 0;

@@ -228,8 +228,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		return ntp_err("unexpected argument '%s' (ntprof record --help)", argv[optind]);
-	if (json && !strcmp(json, "-"))
+	if (json && !strcmp(json, "-")) {
 		ntp_json_errors = true;
+		offline = 1;	/* stdout carries the JSON document only */
+	}
 
 	snap = calloc(1, sizeof(*snap));
 	tot = calloc(MAX_TOTALS, sizeof(*tot));

@@ -199,6 +199,22 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 			if (!ntp_module_loaded(*m))
 				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 	}
+	if (!n) {
+		/* The NVMe structures exist only in the modules' own BTF (5.11+):
+		 * without it CO-RE cannot place a single field. */
+		for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+			if (!(sides & side))
+				continue;
+			for (const char *const *m = ntp_side_modules(side); *m; m++)
+				if (!ntp_module_btf(*m))
+					n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
+		}
+		if (n) {
+			snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
+				 "have none): the NVMe structures cannot be located", missing);
+			return -1;
+		}
+	}
 	if (n) {
 		char fe[200] = "";
 		size_t m;
@@ -552,7 +568,12 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	c->cb = cb;
 	c->cb_ctx = ctx;
 	c->seen = 0;
+	/* The programs do not wake us per record (BPF_RB_NO_WAKEUP, a cost on
+	 * the I/O path), so the wait usually runs to its timeout: consume then. */
 	err = ring_buffer__poll(c->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = ring_buffer__consume(c->rb);
 	if (err < 0 && err != -EINTR)
 		return err;
 	return c->seen;

@@ -44,7 +44,7 @@ ntp_json_groups() {
 	inlat && /^"mean":/ { e2e = num($0) }
 	inlat && /^"p50":/ { p50 = num($0); inlat = 0 }
 	!incomp && /^"stage":"/ { cur = $0; sub(/^"stage":"/, "", cur); sub(/",?$/, "", cur) }
-	cur != "" && /^"mean_us":/ { st[cur] = num($0); cur = "" }
+	cur != "" && /^"mean_us":/ { if (!(cur in st)) st[cur] = num($0); cur = "" }	# the first table of a group
 	END { flush(); printf "records %d %d %d\n", rh, rt, rm }
 	' "$1"
 }
