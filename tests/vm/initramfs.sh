@@ -93,6 +93,8 @@ cp "$HERE"/scenarios/*.sh "$R/tb/scenarios/"
 chmod +x "$R/init"
 echo "$KVER" > "$R/etc/tb/kver"
 echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
+# every shared helper file of tests/vm/guest (lib.sh and any other *.sh) is in /tb
+for f in "$HERE"/guest/*.sh; do cp "$f" "$R/tb/"; done
 
 mkdir -p "$(dirname "$OUTPUT")"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUTPUT.tmp"

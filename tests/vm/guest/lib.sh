@@ -208,11 +208,30 @@ tb_parse_load() {
 	done
 }
 
+# tb_wait_file FILE PATTERN SECS [PID]: wait until FILE has a line matching
+# the grep -E PATTERN (e.g. a recorder's "attached" line); fails after SECS
+# seconds, or at once when PID (the writer) has exited without it. Loading BPF
+# programs takes seconds to minutes under TCG: wait for the writer to say it is
+# ready instead of sleeping a guessed time.
+tb_wait_file() {
+	local end
+	end=$(awk -v t=$(tb_ts) -v s=$3 'BEGIN { print t + s }')
+	while ! grep -qE "$2" "$1" 2>/dev/null; do
+		tb_fcmp "$(tb_ts) < $end" || return 1
+		if [ -n "$4" ] && ! kill -0 "$4" 2>/dev/null; then
+			grep -qE "$2" "$1" 2>/dev/null; return
+		fi
+		sleep 0.2
+	done
+}
+
 # tb_inflight_max DEV SECS: the largest number of requests seen in flight on
 # DEV's NVMe path over SECS seconds (sampled every 0.1 s). The multipath head
 # (nvme0n1) is bio-based and its hidden path (nvme0c0n1) keeps iostats off, so
 # /sys/block/*/inflight says nothing; the blk-mq tags in use (debugfs
 # block/<disk>/hctx*/tags, "busy=" of bitmap_tags) are the requests in flight.
+# The hctx files are read one after the other, so a request completed on one
+# queue and replaced on another in between counts twice: a ceiling, not exact.
 tb_inflight_max() {
 	local b=${1#/dev/} d max=0 n end
 	d=$(ls -d /sys/kernel/debug/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
@@ -280,6 +299,8 @@ tb_run_scenario() {
 	elif [ "$n1" = "$n0" ]; then
 		tb_result "$s" FAIL "scenario reported no result"
 	fi
+	# a failed scenario keeps the kernel log of the moment
+	tail -n +$((n0 + 1)) /out/results.txt | grep -q '^FAIL ' && dmesg > "/out/$s/dmesg.txt"
 	timeout 60 sh -c '. /tb/lib.sh; tb_teardown' > "/out/$s/teardown.txt" 2>&1
 	echo "TB_SCENARIO_END $s rc=$rc secs=$(awk -v a=$t0 -v b=$(tb_ts) 'BEGIN{printf "%.1f", b-a}')"
 }
