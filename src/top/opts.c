@@ -250,5 +250,6 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	if (o->iterations && !o->batch)
 		return bad("-n is for batch mode: add -b");
 	o->src.stop_after = o->iterations;
+	o->src.lossless = o->batch;
 	return 0;
 }

@@ -80,6 +80,7 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	s->o = *o;
 	atomic_init(&s->interval_ms, o->interval_ms);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->taken_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
 	if (!s->outbox) {
 		snprintf(err, errlen, "out of memory");
@@ -177,6 +178,19 @@ static int publish(struct top_source *s, uint64_t end_ns)
 	struct ntp_snapshot *slot;
 
 	pthread_mutex_lock(&s->lock);
+	/* Batch mode prints every interval: a replay read as fast as it
+	 * goes waits here for the printer instead of overwriting. */
+	while (s->o.lossless && s->published - s->taken >= TOP_OUTBOX - 1 && !atomic_load(&s->stop)) {
+		struct timespec dl;
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 100000000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&s->taken_cond, &s->lock, &dl);
+	}
 	slot = &s->outbox[s->published % TOP_OUTBOX];
 	pthread_mutex_unlock(&s->lock);
 	/* The slot being filled is the oldest; the UI copies under the lock and
@@ -361,6 +375,7 @@ void top_source_close(struct top_source *s)
 	s->model = NULL;
 	s->outbox = NULL;
 	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->taken_cond);
 }
 
 int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *out, int max)
@@ -375,6 +390,8 @@ int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *o
 		out[n++] = s->outbox[*seen % TOP_OUTBOX];
 		(*seen)++;
 	}
+	s->taken = *seen;
+	pthread_cond_signal(&s->taken_cond);
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
@@ -415,6 +432,16 @@ int64_t top_source_record_stop(struct top_source *s)
 			n = -1;
 		s->writer = NULL;
 	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+uint32_t top_source_sampling(struct top_source *s)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->info.sampling;
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }

@@ -28,6 +28,7 @@ struct top_source_opts {
 	struct ntp_collector_opts live;
 	unsigned interval_ms;
 	int stop_after;			/* 0: run until stopped or the replay ends; else intervals */
+	int lossless;			/* batch: wait for the reader rather than drop intervals */
 };
 
 struct top_source {
@@ -48,6 +49,8 @@ struct top_source {
 	pthread_mutex_t lock;		/* outbox, messages, recording */
 	struct ntp_snapshot *outbox;	/* TOP_OUTBOX entries, a ring */
 	uint64_t published;		/* snapshots published so far */
+	uint64_t taken;			/* ... and taken by the reader (lossless mode) */
+	pthread_cond_t taken_cond;
 	char msgs[TOP_MSGS][TOP_MSG_LEN];
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
@@ -72,6 +75,8 @@ void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((f
 /* Starts recording to path (0, or -1 with a reason), stops it (records written, or -1). */
 int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen);
 int64_t top_source_record_stop(struct top_source *s);
+/* The sampling rate in force (changes with s in live mode). */
+uint32_t top_source_sampling(struct top_source *s);
 /* Recording state for the header. */
 int top_source_recording(struct top_source *s, char *path, size_t len, uint64_t *records);
 

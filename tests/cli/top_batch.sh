@@ -54,6 +54,13 @@ else
 	echo "note: python3 absent, JSON contents not checked"
 fi
 
+# Read as fast as it goes, batch mode still prints every interval, in order
+# (the background thread waits for the printer instead of dropping).
+"$NTPROF" generate -q -o "$work/long.ntp" -d 100 --rate 2000 -s 10 || exit 1
+"$TOP" -b --json --speed 0 -i 0.5 --replay "$work/long.ntp" 2>/dev/null |
+	awk -F'"interval":' '{ split($2, a, ","); if (a[1] != NR - 1) bad++ } END { exit !(NR == 200 && !bad) }' ||
+	fail "100 s at 0.5 s intervals did not give intervals 0..199 in order"
+
 # Refusals: one line naming the option or file, non-zero.
 expect_err "-n is for batch mode" "$TOP" -n 3 --replay "$work/run.ntp"
 expect_err "--json is for batch mode" "$TOP" --json
