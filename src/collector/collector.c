@@ -62,12 +62,16 @@ void ntp_dev_normalize(char *dev)
 		snprintf(dev, NTP_DEV_LEN, "nvme%un%u", s, n);
 }
 
-/* --session nvmeXnY: the head and, with native multipath, every path of it
- * (/sys/block/nvmeXnY/multipath/nvmeXcZnY). */
+/* --session nvmeXnY: the head and, with native multipath, every path of it.
+ * The paths are the hidden disks nvme<S>c<C>n<N> of the same subsystem
+ * instance S and namespace N (/sys/block/nvmeXnY/multipath/ lists them only
+ * from 6.14 on, so the names are matched instead). */
 static int resolve_session(struct ntp_collector *c, const char *session, char *errbuf, size_t errlen)
 {
+	unsigned s, n, ps, pc, pn;
 	char p[128];
 	struct dirent *de;
+	int len = 0;
 	DIR *d;
 
 	if (!session[0])
@@ -78,13 +82,17 @@ static int resolve_session(struct ntp_collector *c, const char *session, char *e
 		return -1;
 	}
 	snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", session);
-	snprintf(p, sizeof(p), "/sys/block/%s/multipath", session);
-	d = opendir(p);
+	if (sscanf(session, "nvme%un%u%n", &s, &n, &len) != 2 || session[len])
+		return 0;
+	d = opendir("/sys/block");
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && c->n_devs < 8)
-		if (de->d_name[0] != '.' && strlen(de->d_name) < NTP_DEV_LEN)
+	while ((de = readdir(d)) && c->n_devs < 8) {
+		len = 0;
+		if (sscanf(de->d_name, "nvme%uc%un%u%n", &ps, &pc, &pn, &len) == 3 && !de->d_name[len] &&
+		    ps == s && pn == n && strlen(de->d_name) < NTP_DEV_LEN)
 			snprintf(c->devs[c->n_devs++], NTP_DEV_LEN, "%s", de->d_name);
+	}
 	closedir(d);
 	return 0;
 }

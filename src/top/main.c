@@ -273,7 +273,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			if (r & NTP_REACT_SAMPLING) {
 				/* A .ntp file has one sampling rate in its header. */
 				if (top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records)) {
-					v.sampling = src->info.sampling;
+					v.sampling = top_source_sampling(src);
 					ntp_view_msg(&v, "stop recording (w) before changing the sampling");
 				} else {
 					atomic_store(&src->sampling_req, v.sampling);

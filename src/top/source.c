@@ -451,6 +451,16 @@ int64_t top_source_record_stop(struct top_source *s)
 	return n;
 }
 
+uint32_t top_source_sampling(struct top_source *s)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->info.sampling;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 int top_source_recording(struct top_source *s, char *path, size_t len, uint64_t *records)
 {
 	int on;

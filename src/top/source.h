@@ -77,6 +77,8 @@ void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((f
 /* Starts recording to path (0, or -1 with a reason), stops it (records written, or -1). */
 int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen);
 int64_t top_source_record_stop(struct top_source *s);
+/* The sampling rate in force (changes with s in live mode). */
+uint32_t top_source_sampling(struct top_source *s);
 /* Recording state for the header. */
 int top_source_recording(struct top_source *s, char *path, size_t len, uint64_t *records);
 

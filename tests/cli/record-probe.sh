@@ -33,6 +33,19 @@ expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
 expect probe-rdma 1 '^ntprof: -t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp$' "$NTPROF" probe -t rdma
 
+# Every program in the BPF object is in the hook table (so some role and flavour
+# loads it), and the table names no program the object lacks.
+obj=${O:-build}/bpf/ntprof.bpf.o
+if [ "$(id -u)" = 0 ] && [ -f "$obj" ] && command -v bpftool >/dev/null; then
+	progs=$(bpftool btf dump file "$obj" format raw | grep -o "FUNC 'ntp_[a-z0-9_]*'" | sed "s/FUNC '//;s/'//" | sort)
+	table=$("$NTPROF" probe -r both 2>/dev/null | awk '$1 == "ok" || $1 == "missing" { print $2 }' | sort)
+	if [ -n "$progs" ] && [ "$progs" = "$table" ]; then
+		echo "  ok   hook-table ($(echo "$progs" | wc -l) programs, all in the table)"
+	else
+		echo "  FAIL hook-table: object and table differ:"; diff <(echo "$progs") <(echo "$table") | head; fail=1
+	fi
+fi
+
 if [ "$(id -u)" != 0 ]; then
 	expect record-unprivileged 1 '^ntprof: needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" record -d 1
 	expect probe-unprivileged 1 '^ntprof: probe needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" probe

@@ -3,7 +3,9 @@
 # R2T path). -s 1 samples every command, so ntprof's mean covers the same I/Os
 # as the load generator's. For each:
 #   NAME-join     every host record joined with its target record (100 %), and
-#                 at least as many host records as the load generator's I/Os
+#                 the host records cover every byte the load generator moved (the
+#                 block layer may merge two adjacent random writes into one
+#                 request: one record of twice the size)
 #   NAME-slots    every host record has every timestamp of its flow
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean; the gap
@@ -12,9 +14,9 @@
 . /tb/ntprof-checks.sh
 tb_setup_tcp || { tb_result record-tcp FAIL "NVMe/TCP setup failed"; exit 0; }
 
-run_one() { # NAME TS-COLUMNS ntp-load options...
-	local name=$1 cols=$2 rc line recs e2e hb hd net td st sum gap inc
-	shift 2
+run_one() { # NAME TS-COLUMNS BYTES-PER-IO ntp-load options...
+	local name=$1 cols=$2 bs=$3 rc line recs e2e hb hd net td st sum gap inc hbytes
+	shift 3
 	ntp_rec_start $name -r both -s 1 --offline -o $TB_OUT/$name.ntp ||
 		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return; }
 	tb_load "$@" --secs 8
@@ -31,10 +33,11 @@ EOT
 	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
 	gap=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_MEAN_US-$e2e}")
 	inc=$(ntp_host_incomplete $TB_OUT/$name.ntp "$cols")
+	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
-	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $rh >= $TB_LOAD_IOS" \
-		"$label: $rh host records, $rm joined; load generator $TB_LOAD_IOS I/Os"
+	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= $TB_LOAD_IOS * $bs" \
+		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes"
 	tb_check $name-slots "$inc == 0 && $rh > 0" "$inc of $rh host records lack one of: $cols"
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
@@ -42,6 +45,6 @@ EOT
 		"ntprof mean $e2e us, load generator mean $TB_LOAD_MEAN_US us: gap $gap us"
 }
 
-run_one record-tcp-read-qd1 "$NTP_READ_TS" --rw randread --bs 4k --qd 1
-run_one record-tcp-read-qd8 "$NTP_READ_TS" --rw randread --bs 4k --qd 8
-run_one record-tcp-write128k-qd4 "$NTP_R2T_TS" --rw randwrite --bs 128k --qd 4
+run_one record-tcp-read-qd1 "$NTP_READ_TS" 4096 --rw randread --bs 4k --qd 1
+run_one record-tcp-read-qd8 "$NTP_READ_TS" 4096 --rw randread --bs 4k --qd 8
+run_one record-tcp-write128k-qd4 "$NTP_R2T_TS" 131072 --rw randwrite --bs 128k --qd 4
