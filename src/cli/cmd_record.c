@@ -15,8 +15,10 @@
 #include <sys/utsname.h>
 #include "cli.h"
 #include "collector/collector.h"
+#include "core/clock.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
+#include "core/opt.h"
 #include "core/report.h"
 
 #define MAX_TOTALS 1024
@@ -28,20 +30,10 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t mono_ns(void)
+/* An option parser of core/opt.h returned rc: report its message. */
+static int opt_failed(int rc, const char *err)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return rc ? ntp_err("%s", err) : 0;
 }
 
 static void usage(FILE *f)
@@ -81,31 +73,6 @@ static void on_record(void *ctx, const struct ntp_record *r)
 	ntp_model_ingest(rc->m, r);
 }
 
-static int parse_sizes(const char *v, struct ntp_collector_opts *o)
-{
-	char *dup = strdup(v), *save = NULL, *tok;
-	int ret = 0;
-
-	if (!dup)
-		return -1;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned b;
-
-		if (o->n_sizes >= NTP_MAX_SIZES) {
-			ntp_err("option --size: at most %d sizes", NTP_MAX_SIZES);
-			ret = -1;
-			break;
-		}
-		if (ntp_parse_size("--size", tok, &b)) {
-			ret = -1;
-			break;
-		}
-		o->sizes[o->n_sizes++] = b;
-	}
-	free(dup);
-	return ret;
-}
-
 static void say_stderr(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -121,6 +88,16 @@ static void push_totals(struct ntp_collector *c, struct rec_ctx *rc, struct ntp_
 	ntp_model_set_totals(rc->m, tot, (size_t)n, now);
 	if (rc->w)
 		ntp_writer_set_totals(rc->w, tot, (size_t)n, now);
+}
+
+/* The report; after an error, marked partial on its first line (and in a
+ * note, which the JSON report carries too). */
+static void print_report(const struct ntp_snapshot *snap, const struct ntp_report_meta *meta,
+			 const char *partial)
+{
+	if (partial[0])
+		printf("PARTIAL REPORT (the recording stopped at an error: %s)\n", partial);
+	ntp_report_print(stdout, snap, meta);
 }
 
 int cmd_record(int argc, char **argv)
@@ -155,7 +132,10 @@ int cmd_record(int argc, char **argv)
 	struct rec_ctx rc = { 0 };
 	struct sigaction sa;
 	struct utsname u;
-	char err[512], host[NTP_HOSTNAME_LEN] = "";
+	char err[512], oerr[NTP_OPT_ERR_LEN], host[NTP_HOSTNAME_LEN] = "";
+	/* Why the recording stopped early (a ring buffer read or a file write
+	 * failed): the report then covers only what came before, and says so. */
+	char partial[600] = "";
 	uint64_t start, next_tick, end_at = 0, now, lost_seen = 0;
 
 	optind = 1;
@@ -163,42 +143,36 @@ int cmd_record(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":r:t:s:d:i:o:j:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			if (!strcmp(optarg, "host"))
-				co.role = NTP_ROLE_HOST;
-			else if (!strcmp(optarg, "target"))
-				co.role = NTP_ROLE_TARGET;
-			else if (!strcmp(optarg, "both"))
-				co.role = NTP_ROLE_BOTH;
-			else
-				return ntp_err("option -r: '%s' is not host, target or both", optarg);
+			if (opt_failed(ntp_opt_role("-r", optarg, &co.role, oerr), oerr))
+				return 1;
 			break;
 		case 't':
-			if (!strcmp(optarg, "rdma"))
+			if (opt_failed(ntp_opt_transport("-t", optarg, &co.transport, oerr), oerr))
+				return 1;
+			if (co.transport == NTP_TRANSPORT_RDMA)
 				return ntp_err("-t rdma: recording Linux NVMe/RDMA is not supported yet; use -t tcp");
-			if (strcmp(optarg, "tcp"))
-				return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
 			break;
 		case 's':
 			if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &co.sampling))
 				return 1;
 			break;
 		case O_SESSION:
-			if (strncmp(optarg, "nvme", 4) || strlen(optarg) >= NTP_DEV_LEN || strchr(optarg, '/'))
-				return ntp_err("option --session: '%s' is not a namespace name such as nvme0n1", optarg);
-			snprintf(co.session, sizeof(co.session), "%s", optarg);
-			break;
-		case O_IOTYPE:
-			if (!strcmp(optarg, "read"))
-				co.io_type = NTP_IO_READ;
-			else if (!strcmp(optarg, "write"))
-				co.io_type = NTP_IO_WRITE;
-			else
-				return ntp_err("option --io-type: '%s' is not read or write", optarg);
-			break;
-		case O_SIZE:
-			if (parse_sizes(optarg, &co))
+			if (opt_failed(ntp_opt_session("--session", optarg, co.session, oerr), oerr))
 				return 1;
 			break;
+		case O_IOTYPE:
+			if (opt_failed(ntp_opt_io_type("--io-type", optarg, &co.io_type, oerr), oerr))
+				return 1;
+			break;
+		case O_SIZE: {
+			unsigned n = (unsigned)co.n_sizes;
+			int rc = ntp_opt_sizes("--size", optarg, co.sizes, NTP_MAX_SIZES, &n, oerr);
+
+			co.n_sizes = (int)n;
+			if (opt_failed(rc, oerr))
+				return 1;
+			break;
+		}
 		case 'd':
 			if (ntp_parse_u32("-d", optarg, 1, 86400 * 365, &duration))
 				return 1;
@@ -254,7 +228,7 @@ int cmd_record(int argc, char **argv)
 		ret = ntp_err("%s", err);
 		goto out;
 	}
-	start = mono_ns();
+	start = ntp_mono_ns();
 	if (out) {
 		memset(&fi, 0, sizeof(fi));
 		fi.role = co.role;
@@ -263,7 +237,7 @@ int cmd_record(int argc, char **argv)
 		fi.sampling = co.sampling;
 		fi.record_size = sizeof(struct ntp_record);
 		fi.start_mono_ns = start;
-		fi.start_real_ns = real_ns();
+		fi.start_real_ns = ntp_real_ns();
 		snprintf(fi.hostname, sizeof(fi.hostname), "%s", host);
 		snprintf(fi.kernel, sizeof(fi.kernel), "%.*s", (int)sizeof(fi.kernel) - 1, u.release);
 		snprintf(fi.tool_version, sizeof(fi.tool_version), "%s", NTP_VERSION);
@@ -307,16 +281,17 @@ int cmd_record(int argc, char **argv)
 		int n = ntp_collector_poll(c, 100, on_record, &rc);
 
 		if (n < 0) {
-			ret = ntp_err("reading the BPF ring buffer failed: %s", strerror(-n));
+			snprintf(partial, sizeof(partial), "reading the BPF ring buffer failed: %s", strerror(-n));
 			break;
 		}
+		now = ntp_mono_ns();
+		if (rc.w && !rc.write_err)
+			rc.write_err = ntp_writer_tick(rc.w, now);	/* it flushes: a write may fail */
 		if (rc.write_err) {
-			ret = ntp_err("%s: writing records failed: %s", out, strerror(-rc.write_err));
+			snprintf(partial, sizeof(partial), "%s: writing records failed: %s", out,
+				 strerror(-rc.write_err));
 			break;
 		}
-		now = mono_ns();
-		if (rc.w)
-			ntp_writer_tick(rc.w, now);
 		if (end_at && now >= end_at)
 			now = end_at;
 		if (now >= next_tick || (end_at && now >= end_at)) {
@@ -338,10 +313,14 @@ int cmd_record(int argc, char **argv)
 			break;
 	}
 
-	/* Stop: take what is left in the ring buffer, then detach every link. */
-	while (ntp_collector_poll(c, 0, on_record, &rc) > 0)
-		;
-	now = mono_ns();
+	/* Stop: take what is left in the ring buffer (unless reading it just
+	 * failed), then detach every link. */
+	if (partial[0])
+		ret = ntp_err("%s", partial);
+	else
+		while (ntp_collector_poll(c, 0, on_record, &rc) > 0)
+			;
+	now = ntp_mono_ns();
 	if (end_at && now > end_at)
 		now = end_at;
 	push_totals(c, &rc, tot, now);
@@ -356,8 +335,16 @@ int cmd_record(int argc, char **argv)
 		int e = ntp_writer_close(rc.w, now);
 
 		rc.w = NULL;
-		if (e && !ret)
+		/* a failed close leaves a file the reader may refuse; the report
+		 * itself (from memory) is whole unless partial[] says otherwise */
+		if (e && !rc.write_err)	/* a write error is sticky: close reports it again */
 			ret = ntp_err("%s: closing the recording failed: %s", out, strerror(-e));
+		else if (rc.write_err)
+			fprintf(stderr, "ntprof: %s is incomplete: records after the write error are missing\n",
+				out);
+		else if (partial[0])
+			fprintf(stderr, "ntprof: %llu records written to %s before the error; it lacks the rest\n",
+				(unsigned long long)nrec, out);
 		else
 			fprintf(stderr, "ntprof: %llu records written to %s\n", (unsigned long long)nrec, out);
 	}
@@ -380,10 +367,18 @@ int cmd_record(int argc, char **argv)
 	if (cnt.missed_host || cnt.missed_target)
 		ntp_report_note(&meta, "%llu records were closed after a missed completion (kprobe misses)",
 				(unsigned long long)(cnt.missed_host + cnt.missed_target));
-	if (json) {
+	if (partial[0])
+		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
+				(now - start) / 1e9, partial);
+	if (json && ntp_json_errors && partial[0]) {
+		/* stdout already carries the error document: one document only */
+	} else if (json) {
 		json_object *o = ntp_report_json(snap, &meta);
-		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+		FILE *f;
 
+		if (partial[0])
+			json_object_object_add(o, "partial", json_object_new_string(partial));
+		f = strcmp(json, "-") ? fopen(json, "w") : stdout;
 		if (!f) {
 			ret = ntp_err("%s: cannot write the JSON report: %s", json, strerror(errno));
 		} else {
@@ -394,9 +389,9 @@ int cmd_record(int argc, char **argv)
 		}
 		json_object_put(o);
 		if (strcmp(json, "-"))
-			ntp_report_print(stdout, snap, &meta);
+			print_report(snap, &meta, partial);
 	} else {
-		ntp_report_print(stdout, snap, &meta);
+		print_report(snap, &meta, partial);
 	}
 	ntp_model_free(rc.m);
 out:

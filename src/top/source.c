@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "source.h"
+#include "core/clock.h"
 
 /*
  * The live collector comes from src/collector (the BPF programs). A build
@@ -21,22 +22,6 @@
 #pragma weak ntp_collector_lost
 #pragma weak ntp_collector_set_sampling
 #pragma weak ntp_collector_close
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 void top_source_say(struct top_source *s, const char *fmt, ...)
 {
@@ -109,8 +94,8 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		s->info.transport = co.transport;
 		s->info.sampling = co.sampling;
 		s->info.record_size = sizeof(struct ntp_record);
-		s->info.start_mono_ns = mono_ns();
-		s->info.start_real_ns = real_ns();
+		s->info.start_mono_ns = ntp_mono_ns();
+		s->info.start_real_ns = ntp_real_ns();
 		if (!uname(&u)) {
 			snprintf(s->info.hostname, sizeof(s->info.hostname), "%.63s", u.nodename);
 			snprintf(s->info.kernel, sizeof(s->info.kernel), "%.63s", u.release);
@@ -249,7 +234,7 @@ static void run_live(struct top_source *s)
 			top_source_say(s, "collector: %s; stopped", strerror(-n));
 			break;
 		}
-		now = mono_ns();
+		now = ntp_mono_ns();
 		set_data_now(s, now);
 		if (now < boundary)
 			continue;
@@ -280,7 +265,7 @@ static void run_replay(struct top_source *s)
 {
 	const struct ntp_read_stats *st;
 	struct ntp_record rec;
-	uint64_t t0 = s->info.start_mono_ns, wall0 = mono_ns(), boundary, rec_t = 0, last_totals = 0, end_t;
+	uint64_t t0 = s->info.start_mono_ns, wall0 = ntp_mono_ns(), boundary, rec_t = 0, last_totals = 0, end_t;
 	int have;
 
 	have = ntp_reader_next(s->reader, &rec) == 1;
@@ -293,7 +278,7 @@ static void run_replay(struct top_source *s)
 	boundary = t0 + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
 	while (!atomic_load(&s->stop)) {
 		/* Where the replay's clock stands: wall time scaled, or as far as the data goes. */
-		uint64_t now = s->o.speed > 0 ? t0 + (uint64_t)((mono_ns() - wall0) * s->o.speed)
+		uint64_t now = s->o.speed > 0 ? t0 + (uint64_t)((ntp_mono_ns() - wall0) * s->o.speed)
 					      : (have ? rec_t : UINT64_MAX);
 		const struct ntp_total *tot;
 		uint64_t as_of;
