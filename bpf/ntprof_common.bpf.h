@@ -20,10 +20,6 @@ const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
 #define NTP_MAX_DEVS 8
 const volatile __u32 filter_n_devs = 0;
 const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
-/* --exact-queues: set, but not used yet: counting the commands in each queue
- * on every I/O (rather than Little's law over the sampled ones) is not
- * implemented in the kernel side (docs/hooks.md). */
-const volatile int exact_queues = 0;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */

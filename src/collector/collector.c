@@ -280,7 +280,6 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	for (int i = 0; i < c->n_devs; i++)
 		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
 	skel->rodata->filter_n_devs = c->n_devs;
-	skel->rodata->exact_queues = o->exact_queues;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)

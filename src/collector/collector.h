@@ -30,7 +30,6 @@ struct ntp_collector_opts {
 	int io_type;			/* -1 all, else enum ntp_io_type */
 	uint32_t sizes[NTP_MAX_SIZES];	/* --size, bytes */
 	int n_sizes;
-	int exact_queues;
 	enum ntp_flavour flavour;
 	int attach_timeout_s;		/* fall back to kprobes after this (10) */
 	/* Messages meant for the user ("fentry cannot attach now: ...; using kprobes").

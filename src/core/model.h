@@ -23,7 +23,6 @@ struct ntp_model_config {
 	uint8_t transport;
 	uint8_t impl_host, impl_target;
 	uint32_t sampling;		/* -s N */
-	int exact_queues;		/* queue depths counted, not from Little's law */
 	/* Extension (model): records of each side kept waiting for their twin
 	 * when role is both (see pending.h); 0 means 16384. */
 	uint32_t join_window;

@@ -108,7 +108,6 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	mc.impl_host = s->info.impl_host;
 	mc.impl_target = s->info.impl_target;
 	mc.sampling = s->info.sampling;
-	mc.exact_queues = o->live.exact_queues;
 	s->model = ntp_model_new(&mc);
 	if (!s->model) {
 		snprintf(err, errlen, "out of memory");
