@@ -77,7 +77,9 @@ if [ "$MODE" != test ]; then
 	APPEND+=" tb.rows=${size% *} tb.cols=${size#* } tb.term=${TERM:-linux}"
 	[ -n "${NTP_VM_TOP_ARGS:-}" ] && APPEND+=" tb.topargs=$(echo $NTP_VM_TOP_ARGS | tr ' ' ,)"
 fi
-QEMU=(timeout --foreground -k 10 "$timeout" qemu-system-x86_64
+# One guest at a time on this machine (NTP_VM_LOCK): TCG guests that share two
+# cores slow each other down enough to fail the timing checks.
+QEMU=(flock "${NTP_VM_LOCK:-/tmp/ntprof-vm.lock}" timeout --foreground -k 10 "$timeout" qemu-system-x86_64
 	-machine pc,accel=tcg -cpu max -smp 2 -m "${NTP_VM_MEM:-2048}"
 	-nographic -no-reboot -nic none
 	-kernel "$NTP_VM_VMLINUZ" -initrd "$INITRD" -append "$APPEND"
