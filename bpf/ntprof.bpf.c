@@ -31,6 +31,11 @@
  *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T)
  *   nvmet_req_complete tp    STORAGE_DONE, exact per-group counter
  *   nvmet_tcp_queue_response RSP_QUEUED
+ *
+ * --exact-queues (knob exact_queues): every command is tracked as a sampled
+ * one is, marked NTP_REC_F_UNSAMPLED when the hash did not pick it; where a
+ * record leaves its side (or is closed missed) its stage times are added to
+ * group_occ, and only sampled records go to the ring buffer.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -38,6 +43,7 @@
 #include <bpf/bpf_core_read.h>
 #include "ntprof_event.h"
 #include "ntprof_hash.h"
+#include "ntprof_occ.h"
 #include "nvme_types.bpf.h"
 #include "ntprof_common.bpf.h"
 
@@ -81,7 +87,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u16 cid, nlb;
 	__u64 slba;
 	__u32 len;
-	int io;
+	int io, picked;
 
 	io = io_of(BPF_CORE_READ(cmd, common.opcode));
 	if (!BPF_CORE_READ(rq, q, queuedata))	/* admin and fabrics commands */
@@ -101,7 +107,8 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb = BPF_CORE_READ(cmd, rw.length);
-	if (!ntp_sample_pick(cid, slba, nlb, sampling_n))
+	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
+	if (!picked && !exact_queues)
 		return 0;
 
 	r = scratch_record();
@@ -123,7 +130,10 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
-	r->seq = __sync_fetch_and_add(&seq_host, 1);
+	if (picked)
+		r->seq = __sync_fetch_and_add(&seq_host, 1);
+	else
+		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
 	 * bpf_ktime_get_ns) when it allocates the request for the bio, if I/O
 	 * accounting is on; nvme_setup_cmd runs later inside ->queue_rq. */
@@ -186,8 +196,7 @@ static __always_inline int host_blk_complete(struct request *rq)
 	if (!r)
 		return 0;
 	set_ts(r, NTP_TS_H_BLK_COMPLETE, bpf_ktime_get_ns());
-	emit(r);
-	bpf_map_delete_elem(&host_cmds, &key);
+	leave_side(&host_cmds, key, r);
 	return 0;
 }
 
@@ -489,6 +498,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u16 cid, nlb;
 	__u64 slba;
 	__u8 opcode;
+	int picked;
 
 	if (!c)		/* not nvmet-tcp (or not in its io_work) */
 		return 0;
@@ -500,7 +510,8 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb = BPF_CORE_READ(cmd, rw.length);
-	if (!ntp_sample_pick(cid, slba, nlb, sampling_n))
+	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
+	if (!picked && !exact_queues)
 		return 0;
 	r = scratch_record();
 	if (!r)
@@ -518,7 +529,10 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	r->cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
-	r->seq = __sync_fetch_and_add(&seq_target, 1);
+	if (picked)
+		r->seq = __sync_fetch_and_add(&seq_target, 1);
+	else
+		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
 	arrive = arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
 	if (arrive && arrive <= now)
@@ -684,8 +698,7 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
 	} else if (state == NTP_NVMET_TCP_SEND_RESPONSE) {
 		set_ts(r, NTP_TS_T_RSP_SENT, now);
-		emit(r);
-		bpf_map_delete_elem(&target_cmds, &key);
+		leave_side(&target_cmds, key, r);
 	}
 }
 

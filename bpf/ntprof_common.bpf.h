@@ -20,6 +20,10 @@ const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
 #define NTP_MAX_DEVS 8
 const volatile __u32 filter_n_devs = 0;
 const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
+/* --exact-queues: track every command, not only the sampled ones, and sum
+ * its stage times into group_occ when it leaves its side. Unsampled commands
+ * never reach the ring buffer. Off: the verifier prunes all of it. */
+const volatile bool exact_queues = false;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
@@ -39,6 +43,14 @@ struct {
 	__type(key, struct ntp_group_key);
 	__type(value, struct ntp_group_count);
 } group_counts SEC(".maps");
+
+/* --exact-queues: every command's stage times, per group (ntprof_occ.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct ntp_group_key);
+	__type(value, struct ntp_group_occ);
+} group_occ SEC(".maps");
 
 enum ntp_stat {
 	NTP_STAT_LOST = 0,		/* ring buffer full: record dropped */
@@ -236,6 +248,27 @@ static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const cha
 	c->bytes += len;
 }
 
+/* --exact-queues: the command leaves its side; add its stage times to its
+ * group (per CPU: no lock, user space sums the CPUs). */
+static __always_inline void occ_account(const struct ntp_record *r)
+{
+	struct ntp_group_key k = {};
+	struct ntp_group_occ zero = {}, *o;
+
+	k.side = r->side;
+	k.io = io_of(r->opcode);
+	k.len = r->len;
+	__builtin_memcpy(k.dev, r->dev, NTP_DEV_LEN);
+	o = bpf_map_lookup_elem(&group_occ, &k);
+	if (!o) {
+		bpf_map_update_elem(&group_occ, &k, &zero, BPF_NOEXIST);
+		o = bpf_map_lookup_elem(&group_occ, &k);
+		if (!o)
+			return;
+	}
+	ntp_occ_add(o, r);
+}
+
 /* No wake-up per record: a wake-up is an irq_work (a self-IPI) and a
  * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
  * Only a ring filling up wakes the reader at once. */
@@ -263,9 +296,25 @@ static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
 	if (old->side == NTP_SIDE_TARGET && !has_ts(old, NTP_TS_T_RSP_SENT) &&
 	    has_ts(old, NTP_TS_T_STORAGE_DONE))
 		old->flags |= NTP_REC_F_RSP_FALLBACK;
-	emit(old);
+	/* --exact-queues: summed with the fallback, as the model does with a
+	 * sampled one, or counted incomplete; an unsampled one is not emitted */
+	if (exact_queues)
+		occ_account(old);
+	if (!(old->flags & NTP_REC_F_UNSAMPLED)) {
+		emit(old);
+		stat_inc(stat);
+	}
 	bpf_map_delete_elem(map, &key);
-	stat_inc(stat);
+}
+
+/* The command leaves its side: its record goes out if it was sampled. */
+static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *r)
+{
+	if (exact_queues)
+		occ_account(r);
+	if (!(r->flags & NTP_REC_F_UNSAMPLED))
+		emit(r);
+	bpf_map_delete_elem(map, &key);
 }
 
 static __always_inline struct ntp_record *scratch_record(void)

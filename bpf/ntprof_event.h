@@ -113,6 +113,9 @@ enum ntp_ts_id {
 #define NTP_REC_F_CLOSED_MISSED  (1u << 0) /* completion never seen: closed by the next command on the same request */
 #define NTP_REC_F_RSP_FALLBACK   (1u << 1) /* RSP_SENT missing, STORAGE_DONE used instead (000) */
 #define NTP_REC_F_SAMPLED_EXACT  (1u << 2) /* recorded with -s 1 */
+/* Kernel-internal, never in an emitted record: with --exact-queues every
+ * command is tracked for its stage times, and this one was not sampled. */
+#define NTP_REC_F_UNSAMPLED      (1u << 3)
 
 /*
  * One record per sampled command and side, written when the command leaves
@@ -153,6 +156,46 @@ struct ntp_group_key {
 struct ntp_group_count {
 	__u64 commands;		/* every command seen, sampled or not */
 	__u64 bytes;
+};
+
+/*
+ * --exact-queues: per group, the stage residence times of EVERY command,
+ * summed when the command leaves its side (per-CPU hash map group_occ, same
+ * key as group_counts; the .ntp totals rows carry it after the counts).
+ * The time integral of a queue's occupancy equals the sum of its commands'
+ * residence times in it, so a sum's growth over an interval divided by the
+ * interval's length is the stage's average occupancy, counted, not
+ * estimated. One side's slots only (ntprof_occ.h computes them from a record
+ * exactly as src/core/stage.c does):
+ *   host   ns[0] block layer   (submission + completion)
+ *          ns[1] driver        (submission [+ R2T to data] + completion)
+ *          ns[2] receive paths (packet arrival -> driver: response [+ R2T])
+ *          ns[3] wait          (handed to the network -> answer arrived), per round trip
+ *   target ns[0] receive paths (command [+ data])
+ *          ns[1] driver        (submission [+ data] + completion)
+ *          ns[2] storage       (target block layer and drive)
+ *          ns[3] data transfer (TCP R2T handed out -> data arrived; only
+ *                              target-only reports use it)
+ * A command lacking a timestamp the stages need (or closed after a missed
+ * completion without a fallback) is counted in `incomplete`, not summed.
+ * 48 bytes.
+ */
+#define NTP_OCC_SLOTS 4
+enum ntp_occ_slot {
+	NTP_OCC_H_BLOCK = 0,
+	NTP_OCC_H_DRIVER = 1,
+	NTP_OCC_H_RECV = 2,
+	NTP_OCC_H_WAIT = 3,
+	NTP_OCC_T_RECV = 0,
+	NTP_OCC_T_DRIVER = 1,
+	NTP_OCC_T_STORAGE = 2,
+	NTP_OCC_T_XFER = 3,
+};
+
+struct ntp_group_occ {
+	__u64 summed;			/* commands whose times are in ns[] */
+	__u64 incomplete;		/* commands left out of ns[] */
+	__u64 ns[NTP_OCC_SLOTS];	/* summed residence, ns (see above) */
 };
 
 #endif /* NTPROF_EVENT_H */

@@ -48,6 +48,8 @@ static void usage(FILE *f)
 "      --ns-size SIZE       namespace size; LBAs are drawn below it (default 1G)\n"
 "      --nsid N             namespace id (default 1)\n"
 "  -s, --sampling N         record one command in N, by the shared hash (default 100)\n"
+"      --exact-queues       the totals carry every command's stage sums, as\n"
+"                           ntprof record --exact-queues writes them\n"
 "Path:\n"
 "      --delay SEG=DIST:MEAN[:SPREAD]  (repeatable) a segment's delay; DIST is fixed,\n"
 "                           uniform (mean*(1+-SPREAD)), exp or lognormal (sigma SPREAD);\n"
@@ -213,7 +215,7 @@ int cmd_generate(int argc, char **argv)
 {
 	enum { O_TARGET_OUT = 256, O_RATE, O_QD, O_QUEUES, O_HOSTS, O_SIZES, O_READ, O_INLINE,
 	       O_LBA, O_NSSIZE, O_NSID, O_DELAY, O_LINK, O_OFFSET, O_HOSTDEV, O_TGTDEV,
-	       O_MISS, O_DROP, O_SEED };
+	       O_MISS, O_DROP, O_SEED, O_EXACT };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "target-out", required_argument, NULL, O_TARGET_OUT },
@@ -240,6 +242,7 @@ int cmd_generate(int argc, char **argv)
 		{ "miss-rsp-sent", required_argument, NULL, O_MISS },
 		{ "drop-target", required_argument, NULL, O_DROP },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "exact-queues", no_argument, NULL, O_EXACT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -289,6 +292,7 @@ int cmd_generate(int argc, char **argv)
 		case O_NSID: if (ntp_parse_u32("--nsid", optarg, 1, 0xfffffffe, &c.nsid)) return 1; break;
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
 		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
+		case O_EXACT: c.exact_queues = 1; break;
 		case O_LINK: if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1; break;
 		case O_OFFSET: {
 			char *end;

@@ -55,8 +55,9 @@ static void usage(FILE *f)
 "  -o FILE                       save every record (.ntp)\n"
 "  -j FILE                       write the final report as JSON ('-': stdout)\n"
 "      --kprobes, --fentry       force a flavour of function hooks\n"
-"      --exact-queues            (not implemented yet: refused; queue depths come from\n"
-"                                Little's law, mean x exact command rate)\n");
+"      --exact-queues            count each stage's queue depth from every command's\n"
+"                                times (map operations on every I/O) instead of\n"
+"                                Little's law (sampled mean x exact command rate)\n");
 }
 
 struct rec_ctx {
@@ -195,12 +196,7 @@ int cmd_record(int argc, char **argv)
 				return ntp_err("--kprobes and --fentry exclude each other");
 			co.flavour = NTP_FLAVOUR_FENTRY;
 			break;
-		case O_EXACT:
-			/* Refused rather than accepted and ignored: counting every queue on
-			 * every I/O needs per-command state for unsampled commands too,
-			 * which the BPF side does not keep (docs/hooks.md). */
-			return ntp_err("--exact-queues is not implemented yet: queue depths come from "
-				       "Little's law (mean x the kernel's exact command rate)");
+		case O_EXACT: co.exact_queues = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
 		default: return ntp_err("unknown option '%s' (ntprof record --help)", argv[optind - 1]);
@@ -267,15 +263,19 @@ int cmd_record(int argc, char **argv)
 	}
 	ntp_model_set_start(rc.m, start);
 
-	fprintf(stderr, "ntprof: profiling as %s, sampling 1 of %u commands%s; %s\n",
-		ntp_role_name(co.role), co.sampling, out ? ", saving records" : "",
+	fprintf(stderr, "ntprof: profiling as %s, sampling 1 of %u commands%s%s; %s\n",
+		ntp_role_name(co.role), co.sampling,
+		co.exact_queues ? ", queue depths counted on every command" : "",
+		out ? ", saving records" : "",
 		duration ? "stops after -d" : "Ctrl-C to stop");
 	if (!offline) {
 		printf("every %u s, per group: sampled commands, rate, latency, and each stage's share of the mean\n",
 		       interval);
 		if (co.role == NTP_ROLE_HOST)
 			printf("(*: network and target together; the target's side is not recorded)\n");
-		ntp_interval_header(stdout);
+		if (co.exact_queues)
+			printf("(QD (counted): commands in the group's stages on average, counted in the kernel)\n");
+		ntp_interval_header_qd(stdout, co.exact_queues);
 		fflush(stdout);
 	}
 	next_tick = start + (uint64_t)interval * 1000000000ull;

@@ -280,6 +280,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	for (int i = 0; i < c->n_devs; i++)
 		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
 	skel->rodata->filter_n_devs = c->n_devs;
+	skel->rodata->exact_queues = o->exact_queues;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)
@@ -586,6 +587,49 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	return c->seen;
 }
 
+/* --exact-queues: adds the per-CPU stage sums of group_occ to the rows of
+ * the same (normalized) key; a key without a count gets its own row. */
+static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_occ);
+	struct ntp_group_key key, next, *prev = NULL;
+	struct ntp_group_occ *vals;
+
+	if (ncpu <= 0)
+		return n;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return n;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct ntp_group_key k;
+		size_t j;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		k = key;
+		ntp_dev_normalize(k.dev);
+		for (j = 0; j < n; j++)
+			if (!memcmp(&out[j].key, &k, sizeof(k)))
+				break;
+		if (j == n) {
+			if (n == max)
+				continue;
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n++].key = k;
+		}
+		for (int i = 0; i < ncpu; i++) {
+			out[j].occ.summed += vals[i].summed;
+			out[j].occ.incomplete += vals[i].incomplete;
+			for (int s = 0; s < NTP_OCC_SLOTS; s++)
+				out[j].occ.ns[s] += vals[i].ns[s];
+		}
+	}
+	free(vals);
+	return n;
+}
+
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_counts);
@@ -622,6 +666,8 @@ int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 		}
 	}
 	free(vals);
+	if (c->o.exact_queues)
+		n = occ_totals(c, out, n, max);
 	return (int)n;
 }
 

@@ -32,6 +32,8 @@ struct ntp_collector_opts {
 	int n_sizes;
 	enum ntp_flavour flavour;
 	int attach_timeout_s;		/* fall back to kprobes after this (10) */
+	bool exact_queues;		/* --exact-queues: every command's stage times summed
+					 * in the kernel (ntp_total.occ) */
 	/* Messages meant for the user ("fentry cannot attach now: ...; using kprobes").
 	 * NULL: printed to stderr. ntprof-top passes a sink that queues them. */
 	void (*say)(void *ctx, const char *line);
@@ -47,7 +49,8 @@ typedef void (*ntp_record_cb)(void *ctx, const struct ntp_record *r);
 struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen);
 /* Drains the ring buffer, calling cb per record; waits up to timeout_ms. Records seen or -errno. */
 int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb, void *ctx);
-/* Sums the per-CPU counters. Returns the number of groups written (<= max). */
+/* Sums the per-CPU counters (and, with exact_queues, the stage sums into
+ * .occ). Returns the number of groups written (<= max). */
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max);
 uint64_t ntp_collector_lost(struct ntp_collector *c);
 /* The kernel side's own counters. */

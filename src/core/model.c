@@ -17,6 +17,7 @@
 #include <string.h>
 #include "hist.h"
 #include "model.h"
+#include "occ.h"
 #include "pending.h"
 
 #define MAX_TOTALS 512
@@ -45,6 +46,12 @@ struct group {
 	int counted_all;
 	uint64_t unmatched, unmatched_all;
 	struct acc *cur, *all;
+	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
+	 * and over the closed intervals; role both: the target's group is the
+	 * backing device its matched records name */
+	char tdev[NTP_DEV_LEN];
+	struct ntp_group_occ base_h, base_t, all_h, all_t;
+	int occ_all;
 };
 
 struct ntp_model {
@@ -189,6 +196,10 @@ static void account(struct ntp_model *m, struct group *g, const struct ntp_recor
 	}
 	if ((h && (h->flags & NTP_REC_F_CLOSED_MISSED)) || (t && (t->flags & NTP_REC_F_CLOSED_MISSED)))
 		g->cur->missed++;
+	if (h && t && !g->tdev[0]) {
+		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
+		g->tdev[NTP_DEV_LEN - 1] = '\0';
+	}
 	if (ntp_breakdown_compute(h, t, &b)) {
 		g->cur->incomplete++;
 		return;
@@ -301,6 +312,45 @@ static int64_t total_of(const struct ntp_model *m, const struct group *g)
 	return sum;
 }
 
+/* Cumulative stage sums of a group's key from the totals: 1 when a row has
+ * any (recorded with --exact-queues), else 0. */
+static int occ_of(const struct ntp_model *m, uint8_t side, uint8_t io, uint32_t len, const char *dev,
+		  struct ntp_group_occ *out)
+{
+	int any = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!dev[0])
+		return 0;
+	for (size_t i = 0; i < m->n_totals; i++) {
+		const struct ntp_group_key *k = &m->totals[i].key;
+
+		if (k->side == side && k->io == io && k->len == len && !strncmp(k->dev, dev, NTP_DEV_LEN) &&
+		    ntp_occ_any(&m->totals[i].occ)) {
+			ntp_occ_add_to(out, &m->totals[i].occ);
+			any = 1;
+		}
+	}
+	return any;
+}
+
+/* Counted QDs (occ.h) in place of Little's law, for the stages present. */
+static void fill_counted(struct ntp_snap_group *o, const struct ntp_group_occ *h,
+			 const struct ntp_group_occ *t, double seconds)
+{
+	struct ntp_occ_qd q;
+
+	if (ntp_occ_stage_qd(h, t, seconds, &q))
+		return;
+	o->qd_counted = 1;
+	o->qd_host_recv = q.host_recv;
+	o->qd_summed = q.summed;
+	o->qd_incomplete = q.incomplete;
+	for (int s = 0; s < NTP_STAGE_COUNT; s++)
+		if (o->stage[s].present)
+			o->stage[s].avg_qd = q.stage[s];
+}
+
 static double us(double ns)
 {
 	return ns / 1000.0;
@@ -350,7 +400,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		st->p99_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.99));
 		st->p999_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.999));
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
-		st->avg_qd = st->mean_us * 1e-6 * o->rate;
+		st->avg_qd = st->avg_qd_little = st->mean_us * 1e-6 * o->rate;
 		if (o->largest < 0 || st->mean_us > o->stage[o->largest].mean_us)
 			o->largest = s;
 	}
@@ -424,6 +474,42 @@ static void acc_reset(struct acc *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/* The growth of a group's stage sums since the last close, for the sides
+ * its role records (host group: the host's key, and with role both the
+ * target's key of its matched records; target group: its own). 1 when every
+ * side needed has sums (counted QDs), else 0. */
+static int occ_interval(struct ntp_model *m, struct group *g, struct ntp_group_occ *dh,
+			struct ntp_group_occ *dt)
+{
+	int need_h = m->cfg.role != NTP_ROLE_TARGET, need_t = m->cfg.role != NTP_ROLE_HOST;
+	const char *tdev = m->cfg.role == NTP_ROLE_TARGET ? g->dev : g->tdev;
+	struct ntp_group_occ ch, ct;
+	int have_h = 0, have_t = 0;
+
+	memset(dh, 0, sizeof(*dh));
+	memset(dt, 0, sizeof(*dt));
+	if (need_h)
+		have_h = occ_of(m, NTP_SIDE_HOST, g->io, g->len, g->dev, &ch);
+	if (need_t)
+		have_t = occ_of(m, NTP_SIDE_TARGET, g->io, g->len, tdev, &ct);
+	/* a side still missing (role both before the first join names the
+	 * target's device): the sums carry over to the next interval */
+	if ((need_h && !have_h) || (need_t && !have_t))
+		return 0;
+	if (need_h) {
+		ntp_occ_delta(&ch, &g->base_h, dh);
+		g->base_h = ch;
+	}
+	if (need_t) {
+		ntp_occ_delta(&ct, &g->base_t, dt);
+		g->base_t = ct;
+	}
+	ntp_occ_add_to(&g->all_h, dh);
+	ntp_occ_add_to(&g->all_t, dt);
+	g->occ_all = 1;
+	return 1;
+}
+
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out)
 {
 	double seconds;
@@ -441,6 +527,8 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		struct group *g = &m->groups[i];
 		int64_t cum = total_of(m, g);
 		uint64_t cmds = 0;
+		struct ntp_group_occ dh, dt;
+		int counted_qd = occ_interval(m, g, &dh, &dt);
 
 		if (cum >= 0) {
 			cmds = (uint64_t)cum >= g->base_cmds ? (uint64_t)cum - g->base_cmds : 0;
@@ -449,7 +537,11 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			g->counted_all = 1;
 		}
 		g->counted = cum >= 0;
-		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups++]);
+		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
+		if (counted_qd)
+			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
+				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, seconds);
+		out->n_groups++;
 		/* Fold the interval into the run's accumulators, start afresh. */
 		if (!g->all)
 			g->all = calloc(1, sizeof(*g->all));
@@ -482,7 +574,11 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 		if (!g->all)
 			continue;
 		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all, seconds,
-			   &out->groups[out->n_groups++]);
+			   &out->groups[out->n_groups]);
+		if (g->occ_all)
+			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &g->all_h,
+				     m->cfg.role == NTP_ROLE_HOST ? NULL : &g->all_t, seconds);
+		out->n_groups++;
 	}
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 }

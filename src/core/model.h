@@ -32,7 +32,10 @@ struct ntp_snap_stage {
 	int present;
 	double mean_us, p50_us, p99_us, p999_us;
 	double share;			/* of the end-to-end mean, 0..1 */
-	double avg_qd;			/* Little's law: mean x command rate */
+	double avg_qd;			/* average commands in the stage: counted when the
+					 * group's qd_counted (--exact-queues), else Little's law */
+	/* Extension (exactq): */
+	double avg_qd_little;		/* Little's law: mean x command rate, always */
 };
 
 struct ntp_snap_comp {
@@ -62,6 +65,11 @@ struct ntp_snap_group {
 	uint64_t seen;			/* records of the group's side (host; target if target-only),
 					 * matched or not: the base of the estimated rate */
 	uint64_t unmatched;		/* role both: host records whose target twin never came */
+	/* Extension (exactq): --exact-queues */
+	int qd_counted;			/* stage avg_qd counted from every command's times (occ.h) */
+	double qd_host_recv;		/* counted, host-only: the host's receive paths (in NETWORK) */
+	uint64_t qd_summed;		/* commands behind the counted QDs in the interval */
+	uint64_t qd_incomplete;		/* commands left out of them (a timestamp missing) */
 };
 
 struct ntp_snapshot {

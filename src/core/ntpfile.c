@@ -28,7 +28,8 @@
 #endif
 
 _Static_assert(sizeof(struct ntp_record) == 272, "struct ntp_record is 272 bytes on disk");
-_Static_assert(sizeof(struct ntp_total) == 56, "struct ntp_total is 56 bytes on disk");
+_Static_assert(sizeof(struct ntp_total) == 104, "struct ntp_total is 104 bytes on disk (1.1)");
+_Static_assert(offsetof(struct ntp_total, occ) == NTP_TOTAL_V10_SIZE, "1.1 appends to the 1.0 row");
 _Static_assert(sizeof(NTP_FILE_MAGIC) - 1 == 8, "magic is 8 bytes");
 
 /* header field offsets */
@@ -846,7 +847,10 @@ static void count_rest(struct ntp_reader *r)
 static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
 		       size_t headlen, uint32_t esize, uint64_t as_of)
 {
-	if (esize < sizeof(struct ntp_total) || (uint64_t)count * esize + headlen != len)
+	/* rows of any minor: 1.0's end at the counts, a newer one may be longer */
+	size_t take = esize < sizeof(struct ntp_total) ? esize : sizeof(struct ntp_total);
+
+	if (esize < NTP_TOTAL_V10_SIZE || (uint64_t)count * esize + headlen != len)
 		return -1;
 	if (count > r->totals_cap) {
 		struct ntp_total *nt = realloc(r->totals, count * sizeof(*nt));
@@ -857,7 +861,8 @@ static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uin
 		r->totals_cap = count;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		memcpy(&r->totals[i], p + headlen + (size_t)i * esize, sizeof(struct ntp_total));
+		memset(&r->totals[i], 0, sizeof(struct ntp_total));
+		memcpy(&r->totals[i], p + headlen + (size_t)i * esize, take);
 		r->totals[i].key.dev[NTP_DEV_LEN - 1] = '\0';
 	}
 	r->ntotals = count;

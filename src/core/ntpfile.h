@@ -16,7 +16,7 @@
 #include "../../bpf/ntprof_event.h"
 
 #define NTP_FORMAT_MAJOR 1
-#define NTP_FORMAT_MINOR 0
+#define NTP_FORMAT_MINOR 1	/* 1.1: totals rows carry struct ntp_group_occ */
 
 #define NTP_HOSTNAME_LEN 64
 #define NTP_KERNEL_LEN 64
@@ -43,7 +43,11 @@ struct ntp_file_info {
 struct ntp_total {
 	struct ntp_group_key key;
 	struct ntp_group_count count;
+	/* Extension (format 1.1): --exact-queues stage sums, cumulative; all
+	 * zero without the option and in rows read from a 1.0 file. */
+	struct ntp_group_occ occ;
 };
+#define NTP_TOTAL_V10_SIZE 56	/* a 1.0 row: key and count */
 
 /* ---- writer ---- */
 struct ntp_writer;

@@ -8,7 +8,8 @@
  *   throughput (...): read X kIOPS, Y MB/s
  *   == read 4KiB nvme0n1: S commands sampled (from about R commands/s), all with the target's side
  *   latency (us): mean, p50, p99, p99.9
- *   stage table (mean, share, avg QD by Little's law, a bar of '#': 24 for 100 %)
+ *   stage table (mean, share, avg QD by Little's law, or counted with
+ *   --exact-queues, a bar of '#': 24 for 100 %)
  *   largest: ...
  *   [--detail: the component table]
  *   records: H host, T target; M matched (P % of the host's)
@@ -94,11 +95,14 @@ unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_grou
 					g->comp[NTP_COMP_NET_AND_TARGET].n / (double)(g->sampled ? g->sampled : 1)
 				      : 0;
 			double recv = x->mean_us - rest;
+			/* --exact-queues: the kernel summed the receive paths apart */
+			double qd_recv = g->qd_counted ? g->qd_host_recv : recv * 1e-6 * g->rate;
+			double qd_rest = g->qd_counted ? x->avg_qd - g->qd_host_recv : rest * 1e-6 * g->rate;
 
 			rows[n++] = (struct ntp_stage_row){ "host receive path", recv,
-				e2e ? recv / e2e : 0, recv * 1e-6 * g->rate, st };
+				e2e ? recv / e2e : 0, qd_recv, st };
 			rows[n++] = (struct ntp_stage_row){ "network and target (not recorded)", rest,
-				e2e ? rest / e2e : 0, rest * 1e-6 * g->rate, st };
+				e2e ? rest / e2e : 0, qd_rest, st };
 			continue;
 		}
 		if (st == NTP_STAGE_NETWORK && g->target_only) {
@@ -207,7 +211,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	}
 	fprintf(f, "latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f\n", g->e2e_mean_us,
 		g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us);
-	fprintf(f, "%-36s %8s %6s %7s\n", "stage", "mean us", "share", "avg QD");
+	fprintf(f, "%-36s %8s %6s %7s%s\n", "stage", "mean us", "share", "avg QD",
+		g->qd_counted ? " (counted)" : "");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
@@ -220,6 +225,20 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	if (n)
 		fprintf(f, "largest: %s, %.0f %% of the latency\n", rows[largest].name,
 			pct(rows[largest].share));
+	if (g->qd_counted) {
+		double little = 0, counted = 0;
+
+		for (int st = 0; st < NTP_STAGE_COUNT; st++) {
+			little += g->stage[st].avg_qd_little;
+			counted += g->stage[st].avg_qd;
+		}
+		fprintf(f, "avg QD counted in the kernel from every command's stage times (%llu commands",
+			(unsigned long long)g->qd_summed);
+		if (g->qd_incomplete)
+			fprintf(f, "; %llu lacked a timestamp and are left out",
+				(unsigned long long)g->qd_incomplete);
+		fprintf(f, "): %.2f in all; by Little's law %.2f\n", counted, little);
+	}
 	if (g->fallback_records)
 		fprintf(f, "note: %llu records lacked the target's response time; its storage "
 			"completion stands in (a difference under a microsecond when both are seen)\n",
@@ -280,9 +299,15 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 
 void ntp_interval_header(FILE *f)
 {
+	ntp_interval_header_qd(f, 0);
+}
+
+void ntp_interval_header_qd(FILE *f, int counted_qd)
+{
 	fprintf(f, "%74s%s%19s%s\n", "", "host", "", "target");
-	fprintf(f, "%8s  %-24s%5s %8s %9s %9s %7s %7s %7s %7s %7s\n", "time", "group", "n", "cmds/s",
-		"mean us", "p99 us", "block", "driver", "network", "driver", "storage");
+	fprintf(f, "%8s  %-24s%5s %8s %9s %9s %7s %7s %7s %7s %7s%s\n", "time", "group", "n", "cmds/s",
+		"mean us", "p99 us", "block", "driver", "network", "driver", "storage",
+		counted_qd ? "  QD (counted)" : "");
 }
 
 static size_t share_cell(char *buf, size_t len, const struct ntp_snap_group *g, int st, int star)
@@ -313,6 +338,13 @@ void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s)
 		for (int st = 0; st < NTP_STAGE_COUNT && n < sizeof(line); st++)
 			n += share_cell(line + n, sizeof(line) - n, g, st,
 					st == NTP_STAGE_NETWORK && g->host_only);
+		if (g->qd_counted && n < sizeof(line)) {
+			double qd = 0;
+
+			for (int st = 0; st < NTP_STAGE_COUNT; st++)
+				qd += g->stage[st].present ? g->stage[st].avg_qd : 0;
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%15.2f", qd);
+		}
 		/* No trailing blanks where the target's columns stay empty. */
 		while (n > 0 && line[n - 1] == ' ')
 			line[--n] = '\0';

@@ -36,6 +36,9 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
  * with records in the interval ('*': the host's network column holds network
  * and target together). */
 void ntp_interval_header(FILE *f);
+/* Extension (exactq): with counted_qd, a last column "QD (counted)": the
+ * group's counted occupancy, all stages together (--exact-queues). */
+void ntp_interval_header_qd(FILE *f, int counted_qd);
 void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s);
 
 /* `ntprof compare`: groups of A and B side by side, per stage the change, a verdict. */

@@ -76,6 +76,9 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 	add(o, "rate", num(g->rate, 1));
 	add(o, "iops", num(g->iops, 1));
 	add(o, "mbps", num(g->mbps, 3));
+	add(o, "qd_counted", json_object_new_boolean(g->qd_counted));
+	add(o, "qd_commands", g->qd_counted ? u64(g->qd_summed) : NULL);
+	add(o, "qd_incomplete", g->qd_counted ? u64(g->qd_incomplete) : NULL);
 	add(o, "latency_us", latency(g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us));
 	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
 		const struct ntp_snap_stage *x = &g->stage[i];
@@ -93,6 +96,7 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		add(e, "p99_9_us", num(x->p999_us, 3));
 		add(e, "share", num(x->share, 4));
 		add(e, "avg_qd", num(x->avg_qd, 4));
+		add(e, "avg_qd_little", num(x->avg_qd_little, 4));
 		json_object_array_add(st, e);
 	}
 	add(o, "stages", st);

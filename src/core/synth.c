@@ -41,6 +41,8 @@
 #include <string.h>
 #include "synth.h"
 #include "../../bpf/ntprof_hash.h"
+#include "../../bpf/ntprof_occ.h"
+#include "occ.h"
 
 #define NSEC 1000000000ull
 #define HOST_CLOCK_STEP (3600 * NSEC + 7777)	/* controller k's machine: + k hours */
@@ -416,7 +418,7 @@ uint64_t ntp_synth_clock(const struct ntp_synth *s, uint8_t side, uint16_t cntli
 	return s->c.host_clock0 + (uint64_t)(cntlid ? cntlid - 1 : 0) * HOST_CLOCK_STEP + t_ns;
 }
 
-static void count_group(struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint8_t io, uint32_t len)
+static struct group *count_group(struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint8_t io, uint32_t len)
 {
 	const char *dev = side == NTP_SIDE_HOST ? s->c.host_dev : s->c.target_dev;
 	struct group *g;
@@ -428,7 +430,7 @@ static void count_group(struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint
 		if (g->t.key.side == side && g->cntlid == cntlid && g->t.key.io == io && g->t.key.len == len) {
 			g->t.count.commands++;
 			g->t.count.bytes += len;
-			return;
+			return g;
 		}
 	}
 	if (s->ngroups == s->groups_cap) {
@@ -436,7 +438,7 @@ static void count_group(struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint
 		struct group *ng = realloc(s->groups, nc * sizeof(*ng));
 
 		if (!ng)
-			return;	/* totals then undercount; only under memory exhaustion */
+			return NULL;	/* totals then undercount; only under memory exhaustion */
 		s->groups = ng;
 		s->groups_cap = nc;
 	}
@@ -449,6 +451,23 @@ static void count_group(struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint
 	snprintf(g->t.key.dev, sizeof(g->t.key.dev), "%s", dev);
 	g->t.count.commands = 1;
 	g->t.count.bytes = len;
+	return g;
+}
+
+/* --exact-queues: one command's stage times into its group's sums, computed
+ * by the kernel's own code (ntprof_occ.h) from its full timestamps. */
+static void occ_group(struct group *g, uint8_t side, const uint64_t *ts, uint32_t valid, uint8_t transport)
+{
+	struct ntp_record r;
+
+	if (!g)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.side = side;
+	r.transport = transport;
+	r.ts_valid = valid;
+	memcpy(r.ts, ts, NTP_TS_COUNT * sizeof(ts[0]));
+	ntp_occ_add(&g->t.occ, &r);
 }
 
 size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid,
@@ -469,6 +488,7 @@ size_t ntp_synth_totals(const struct ntp_synth *s, uint8_t side, uint16_t cntlid
 		if (j < n) {
 			out[j].count.commands += g->t.count.commands;
 			out[j].count.bytes += g->t.count.bytes;
+			ntp_occ_add_to(&out[j].occ, &g->t.occ);
 		} else {
 			out[n++] = g->t;
 		}
@@ -530,6 +550,7 @@ static int issue(struct ntp_synth *s)
 	uint64_t slba = rng_below(&s->rng, slots) * nblk;
 	uint16_t nlb = (uint16_t)(nblk - 1), tag, cid;
 	struct tag_busy tb;
+	struct group *hg, *tgg;
 	uint64_t leave;
 
 	/* tags freed by now join the free set; none free: wait for the first */
@@ -589,8 +610,12 @@ static int issue(struct ntp_synth *s)
 #undef T
 	busy_push(pl, t, tag);
 	s->issued++;
-	count_group(s, NTP_SIDE_HOST, cntlid, is_read ? NTP_IO_READ : NTP_IO_WRITE, len);
-	count_group(s, NTP_SIDE_TARGET, cntlid, is_read ? NTP_IO_READ : NTP_IO_WRITE, len);
+	hg = count_group(s, NTP_SIDE_HOST, cntlid, is_read ? NTP_IO_READ : NTP_IO_WRITE, len);
+	tgg = count_group(s, NTP_SIDE_TARGET, cntlid, is_read ? NTP_IO_READ : NTP_IO_WRITE, len);
+	if (c->exact_queues) {
+		occ_group(hg, NTP_SIDE_HOST, h, hv, c->transport);
+		occ_group(tgg, NTP_SIDE_TARGET, tg, tv, c->transport);
+	}
 	if (!ntp_sample_pick(cid, slba, nlb, c->sampling))
 		return 0;
 	s->sampled++;

@@ -80,6 +80,9 @@ struct ntp_synth_config {
 	char target_dev[NTP_DEV_LEN];
 	uint32_t want_sides;		/* bit (1 << enum ntp_side): which sides' records to produce;
 					 * the others are drawn all the same (same seed, same commands) */
+	/* Extension (exactq): --exact-queues: the totals carry every command's
+	 * stage sums (ntp_total.occ), as the kernel keeps them */
+	int exact_queues;
 };
 
 /* Defaults: NVMe/TCP 4 KiB reads, QD 32, 50k commands/s, 1 s, -s 100. */
