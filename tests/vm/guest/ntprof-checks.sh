@@ -72,3 +72,29 @@ ntp_no_progs() {
 
 NTP_READ_TS="h_blk_submit h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complete h_blk_complete"
 NTP_R2T_TS="$NTP_READ_TS h_r2t_arrive h_r2t_drv h_data_sent"
+
+# ntp_json_qd FILE.json: the first group's queue depths from a report's JSON:
+#   "seconds commands qd_commands qd_incomplete qd_counted" on the first line
+#   (qd_counted 1/0), then one line per stage "KEY COUNTED LITTLE" (avg_qd and
+#   avg_qd_little of the "stages" array; COUNTED is Little's when not counted).
+ntp_json_qd() {
+	awk '
+	function num(s) { sub(/^[^:]*:/, "", s); gsub(/[^0-9.eE+-]/, "", s); return s + 0 }
+	{ gsub(/^[ \t]+/, "") }
+	/^"seconds":/ && secs == "" { secs = num($0) }
+	/^"label":/ { ng++ }
+	ng != 1 { next }
+	/^"commands":/ { cmds = num($0) }
+	/^"qd_counted":true/ { counted = 1 }
+	/^"qd_commands":/ { qdc = num($0) }
+	/^"qd_incomplete":/ { qdi = num($0) }
+	/^"stages":/ { inst = 1; next }
+	/^"rows":/ { inst = 0 }
+	inst && /^"stage":"/ { cur = $0; sub(/^"stage":"/, "", cur); sub(/",?$/, "", cur); order[++n] = cur }
+	inst && /^"avg_qd":/ { qd[cur] = num($0) }
+	inst && /^"avg_qd_little":/ { lit[cur] = num($0) }
+	END {
+		printf "%s %d %d %d %d\n", secs, cmds, qdc, qdi, counted
+		for (i = 1; i <= n; i++) printf "%s %.4f %.4f\n", order[i], qd[order[i]], lit[order[i]]
+	}' "$1"
+}

@@ -1,0 +1,68 @@
+# record-exactq: `ntprof record -r both -s 10 --exact-queues` on real NVMe/TCP
+# while the load generator keeps 8 4 KiB random reads in flight. Checks:
+#   record-exactq-total    the counted occupancy of the five stages together,
+#                          over the load's seconds, is the depth the load
+#                          generator keeps: at most 8 (+0.1 for the edges) and
+#                          above 6. It is below 8 by the part of each I/O
+#                          ntprof does not see: io_uring submission and
+#                          completion, the bio before blk-mq allocates its
+#                          request (start_time_ns) and after block_rq_complete;
+#                          so it must also match 8 x ntprof's e2e mean / the
+#                          load generator's mean latency within 5 %.
+#   record-exactq-little   each stage's counted QD agrees with the Little's-law
+#                          estimate (sampled mean x exact command rate) within
+#                          0.05 + 15 % (the sampled means of 1 in 10 commands)
+#   record-exactq-count    the kernel's command totals equal the load's I/O
+#                          count (+ a handful), every counted command was summed
+#                          (qd_commands + qd_incomplete == commands), and the
+#                          sampled host records are one in 10 (5 sd) and joined
+#   record-exactq-interval the per-interval line carries "QD (counted)" and a
+#                          value on the lines of the load's full seconds
+# tb-timeout: 240
+. /tb/ntprof-checks.sh
+name=record-exactq
+tb_setup_tcp || { tb_result $name FAIL "NVMe/TCP setup failed"; exit 0; }
+ntp_rec_start $name -r both -s 10 --exact-queues -o $TB_OUT/$name.ntp -j $TB_OUT/$name.json ||
+	{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; exit 0; }
+tb_load --rw randread --bs 4k --qd 8 --secs 10
+ntp_rec_stop INT
+rc=$?
+tb_log "ntprof record exited $rc: $(tr '\n' ' ' < $TB_OUT/$name.err)"
+ntprof report $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
+ntp_json_qd $TB_OUT/$name.json > $TB_OUT/$name.qd
+ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
+set -- $(head -1 $TB_OUT/$name.qd)
+secs=$1 cmds=$2 qdc=$3 qdi=$4 counted=$5
+# the load's own seconds (its I/Os over its IOPS): the recording is longer
+lsecs=$(awk "BEGIN{printf \"%.3f\", $TB_LOAD_IOS / ($TB_LOAD_IOPS > 0 ? $TB_LOAD_IOPS : 1)}")
+total=$(awk 'NR > 1 { c += $2; l += $3 } END { printf "%.4f %.4f\n", c, l }' $TB_OUT/$name.qd)
+set -- $total
+qd_c=$1 qd_l=$2
+# occupancy while the load ran: the counted integral (QD x recording seconds) over the load's seconds
+occ=$(awk "BEGIN{printf \"%.3f\", $qd_c * $secs / $lsecs}")
+set -- $(grep -v '^records ' $TB_OUT/$name.groups | head -1 | tr '|' ' ')
+e2e=$3
+set -- $(grep '^records ' $TB_OUT/$name.groups)
+rh=$2 rt=$3 rm=$4
+expect=$(awk "BEGIN{printf \"%.3f\", 8 * $e2e / $TB_LOAD_MEAN_US}")
+worst=$(awk 'NR > 1 { d = $2 - $3; if (d < 0) d = -d; b = 0.05 + 0.15 * ($2 > $3 ? $2 : $3); r = d / b; if (r > w) { w = r; k = $1 " " $2 " vs " $3 } } END { printf "%.2f %s\n", w, k }' $TB_OUT/$name.qd)
+stages=$(awk 'NR > 1 { printf "%s%s %s/%s", s, $1, $2, $3; s = ", " }' $TB_OUT/$name.qd)
+tb_figure $name ios=$TB_LOAD_IOS commands=$cmds qd_commands=$qdc qd_incomplete=$qdi rec_secs=$secs \
+	load_secs=$lsecs qd_counted=$qd_c qd_little=$qd_l occupancy_during_load=$occ expect_8xe2e_over_load=$expect \
+	e2e_us=$e2e load_mean_us=$TB_LOAD_MEAN_US host=$rh target=$rt matched=$rm
+tb_log "$name stages counted/little: $stages"
+tb_check $name-total "$rc == 0 && $counted == 1 && $occ > 6 && $occ <= 8.1 && ($occ - $expect) * ($occ - $expect) <= 0.0025 * $expect * $expect" \
+	"counted occupancy $occ during the load's $lsecs s (QD $qd_c over $secs s recorded); load keeps 8; 8 x e2e $e2e / load mean $TB_LOAD_MEAN_US us = $expect"
+tb_check $name-little "$counted == 1 && $(echo $worst | cut -d' ' -f1) <= 1" \
+	"counted/Little per stage: $stages (worst at $(echo $worst | cut -d' ' -f1) of the bound: $(echo $worst | cut -d' ' -f2-))"
+var=$(awk "BEGIN{printf \"%.3f\", $TB_LOAD_IOS * 0.09}")
+exp10=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_IOS / 10}")
+tb_check $name-count "$cmds >= $TB_LOAD_IOS && $cmds <= $TB_LOAD_IOS + 8 && $qdc + $qdi == $cmds && ($rh - $exp10) * ($rh - $exp10) <= 25 * $var && $rm == $rh" \
+	"kernel counted $cmds commands, load $TB_LOAD_IOS I/Os; $qdc summed + $qdi incomplete; $rh sampled host records (expected $exp10), $rm joined"
+# per-interval lines: the last column is the counted QD; the lines of full load seconds
+lines=$(grep -c 'read 4KiB' $TB_OUT/$name.out)
+qdline=$(grep 'read 4KiB' $TB_OUT/$name.out | awk '$NF !~ /%/ { v = $NF + 0; if (v > m) m = v } END { printf "%.2f", m }')
+tb_check $name-interval "$(grep -c 'QD (counted)' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline > 6 && $qdline <= 8.5" \
+	"$lines interval lines, largest counted QD $qdline"
+tb_check $name-report "$(grep -c 'avg QD (counted)' $TB_OUT/$name.report) == 1" \
+	"ntprof report of the file: $(grep 'in all; by Little' $TB_OUT/$name.report)"
