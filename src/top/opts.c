@@ -39,6 +39,8 @@ static void usage(FILE *f)
 		"  --io-type read|write    only reads or only writes\n"
 		"  --size 4K,128K          only these I/O sizes\n"
 		"  -i SEC                  interval (default 1; keys + and -)\n"
+		"  --exact-queues          count each stage's avg QD from every command's times\n"
+		"                          (map operations on every I/O) instead of Little's law\n"
 		"replay:\n"
 		"  --replay FILE.ntp       play a recording instead of the live source\n"
 		"  --speed X               X times its own pace (default 1; 0: as fast as possible)\n"
@@ -59,7 +61,7 @@ static void usage(FILE *f)
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { O_SESSION = 256, O_IO, O_SIZE, O_REPLAY, O_SPEED, O_JSON, O_THEME, O_NOCOLOR, O_ASCII, O_DIR,
-	       O_WIDTH };
+	       O_WIDTH, O_EXACT };
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, O_SESSION },
 		{ "io-type", required_argument, NULL, O_IO },
@@ -73,6 +75,7 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "ascii", no_argument, NULL, O_ASCII },
 		{ "dir", required_argument, NULL, O_DIR },
 		{ "width", required_argument, NULL, O_WIDTH },
+		{ "exact-queues", no_argument, NULL, O_EXACT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -136,6 +139,9 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 			if (ntp_opt_sizes("--size", optarg, o->src.live.sizes, NTP_MAX_SIZES, &n_sizes, err))
 				return bad("%s", err);
 			o->src.live.n_sizes = (int)n_sizes;
+			break;
+		case O_EXACT:
+			o->src.live.exact_queues = true;
 			break;
 		case O_REPLAY:
 			o->src.replay = optarg;

@@ -198,8 +198,9 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
 	x = ntp_screen_printf(scr, 2, l->bar_x, l->num_x - l->bar_x, NTP_ROLE_LABEL, "ns %s  io %s",
 			      v->ns[0] ? v->ns : "all", v->io < 0 ? "all" : ntp_io_name((uint8_t)v->io));
+	/* --exact-queues: "cnt QD", counted in the kernel, not Little's law */
 	ntp_screen_printf(scr, 2, l->num_x, -1, NTP_ROLE_LABEL, " %6s %9s %9s %7s", "share", "mean us", "p99 us",
-			  "avg QD");
+			  s && s->n_groups && s->groups[0].qd_counted ? "cnt QD" : "avg QD");
 	if (!s) {
 		ntp_screen_printf(scr, l->body_top + 1, 2, -1, NTP_ROLE_DIM,
 				  "waiting for the first interval (%g s)...", v->interval_ms / 1000.0);

@@ -85,8 +85,9 @@ void ntp_render_help(struct ntp_screen *scr, const struct ntp_layout *l, const s
 		"",
 		"bars: each stage's share of the mean end-to-end latency of its group;",
 		"mean and p99 in microseconds; avg QD: commands in the stage on average",
-		"(Little's law: mean x rate); '*': network and target together, the",
-		"target's side not recorded; p99 sparkline: the group's recent intervals",
+		"(Little's law: mean x rate; cnt QD: counted on every I/O, --exact-queues);",
+		"'*': network and target together, the target's side not recorded;",
+		"p99 sparkline: the group's recent intervals",
 	};
 	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]) && row < l->status_row; i++)
 		ntp_screen_put(scr, row++, 3, -1, NTP_ROLE_DIM, legend[i]);
