@@ -29,7 +29,8 @@ $(O)/fuzz/seeds.stamp: $(O)/rel/ntprof
 	$(Q)rm -rf $(O)/fuzz/seeds && mkdir -p $(O)/fuzz/seeds
 	$(Q)set -e; n=0; for args in "-r both -n 6 -s 1" "-r host -n 4 -s 1 --sizes 4K,128K --read 50" \
 		"-r target -t rdma -n 5 -s 1 --read 0 --sizes 64K" "-r both -d 2.5 --rate 3 -s 1" \
-		"-r both -n 8 -s 1 --miss-rsp-sent 50 --drop-target 30 --queues 2"; do \
+		"-r both -n 8 -s 1 --miss-rsp-sent 50 --drop-target 30 --queues 2" \
+		"-r both -n 6 -s 2 --exact-queues --read 50 --sizes 4K,128K"; do \
 		n=$$((n + 1)); $(O)/rel/ntprof generate -q -o $(O)/fuzz/f.ntp $$args --seed $$n; \
 		for m in 0 1 2 3; do { printf "\\$$(printf %o $$m)"; cat $(O)/fuzz/f.ntp; } \
 			> $(O)/fuzz/seeds/s$$n-m$$m; done; \

@@ -58,6 +58,15 @@ gen -o b.ntp -d 1 --seed 15 --rate 40000 --delay storage=lognormal:320us:0.4
 check compare.txt "$NTPROF" compare a.ntp b.ntp
 check compare.json "$NTPROF" compare -j - a.ntp b.ntp
 
+# --exact-queues: the totals carry every command's stage sums; the reports show
+# counted QDs (two files joined, each side alone), and the JSON marks them
+gen -o eqh.ntp --target-out eqt.ntp -d 1 --seed 19 --exact-queues -s 10 --qd 8 --rate 20000 \
+	--read 60 --sizes 4K,128K --delay storage=exp:300us
+check report-exactq.txt "$NTPROF" report eqh.ntp eqt.ntp
+check report-exactq-host.txt "$NTPROF" report eqh.ntp
+check report-exactq-target.txt "$NTPROF" report eqt.ntp
+check report-exactq.json "$NTPROF" report -j - eqh.ntp eqt.ntp
+
 # joined runs on either side of a compare: HOST.ntp,TARGET.ntp
 gen -o a2h.ntp --target-out a2t.ntp -d 1 --seed 18 --rate 20000
 check compare-joined.txt "$NTPROF" compare a2h.ntp,a2t.ntp b.ntp
