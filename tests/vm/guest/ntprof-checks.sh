@@ -98,3 +98,22 @@ ntp_json_qd() {
 		for (i = 1; i <= n; i++) printf "%s %.4f %.4f\n", order[i], qd[order[i]], lit[order[i]]
 	}' "$1"
 }
+
+# ntp_inflight_mean DEV SECS: the requests in flight on DEV's blk-mq path (the
+# busy tags of every hctx, as tb_inflight_max reads them), sampled about every
+# 0.1 s for SECS: "MEAN SAMPLES". A tag is held from the request's allocation
+# to its free after block_rq_complete: the span of ntprof's host side.
+ntp_inflight_mean() {
+	local b=${1#/dev/} d end n sum=0 cnt=0
+	d=$(ls -d /sys/kernel/debug/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
+	[ -n "$d" ] || d=/sys/kernel/debug/block/$b
+	end=$(awk -v t=$(tb_ts) -v s=$2 'BEGIN { print t + s }')
+	while tb_fcmp "$(tb_ts) < $end"; do
+		n=$(cat "$d"/hctx*/tags 2>/dev/null | awk '/^bitmap_tags:/ { b = 1 } /^breserved_tags:/ { b = 0 }
+			b && /^busy=/ { n += substr($0, 6) } END { print n + 0 }')
+		sum=$((sum + n))
+		cnt=$((cnt + 1))
+		sleep 0.1
+	done
+	awk -v s=$sum -v c=$cnt 'BEGIN { printf "%.3f %d\n", c ? s / c : 0, c }'
+}

@@ -1,14 +1,20 @@
 # record-exactq: `ntprof record -r both -s 10 --exact-queues` on real NVMe/TCP
 # while the load generator keeps 8 4 KiB random reads in flight. Checks:
 #   record-exactq-total    the counted occupancy of the five stages together,
-#                          over the load's seconds, is the depth the load
-#                          generator keeps: at most 8 (+0.1 for the edges) and
-#                          above 6. It is below 8 by the part of each I/O
-#                          ntprof does not see: io_uring submission and
-#                          completion, the bio before blk-mq allocates its
-#                          request (start_time_ns) and after block_rq_complete;
-#                          so it must also match 8 x ntprof's e2e mean / the
-#                          load generator's mean latency within 5 %.
+#                          over the load's seconds, is at most the 8 the load
+#                          keeps (+0.1 for the edges), and is what two
+#                          independent measures say ntprof's span holds:
+#                          - Little's law on the load's side: 8 x ntprof's e2e
+#                            mean / the load generator's mean latency (5 %);
+#                          - the busy blk-mq tags sampled every ~0.1 s in
+#                            debugfs during the load (15 %: ~60 samples).
+#                          Under TCG it is well below 8 (~4.7 of 8 measured):
+#                          the load generator's latency also holds io_uring
+#                          submission before blk-mq allocates the request and
+#                          the completion's way back to its thread, which
+#                          competes for the two emulated CPUs with the
+#                          NVMe/TCP work of both sides; ntprof's e2e is ~60 %
+#                          of the load's mean (README, "Recording").
 #   record-exactq-little   each stage's counted QD agrees with the Little's-law
 #                          estimate (sampled mean x exact command rate) within
 #                          0.05 + 15 % (the sampled means of 1 in 10 commands)
@@ -16,15 +22,20 @@
 #                          count (+ a handful), every counted command was summed
 #                          (qd_commands + qd_incomplete == commands), and the
 #                          sampled host records are one in 10 (5 sd) and joined
-#   record-exactq-interval the per-interval line carries "QD (counted)" and a
-#                          value on the lines of the load's full seconds
+#   record-exactq-interval the per-interval line's header ends in "QD (counted)"
+#                          and the lines' counted QD reach the run's occupancy
+#   record-exactq-report   `ntprof report` of the file shows the counted QDs
 # tb-timeout: 240
 . /tb/ntprof-checks.sh
 name=record-exactq
 tb_setup_tcp || { tb_result $name FAIL "NVMe/TCP setup failed"; exit 0; }
 ntp_rec_start $name -r both -s 10 --exact-queues -o $TB_OUT/$name.ntp -j $TB_OUT/$name.json ||
 	{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; exit 0; }
-tb_load --rw randread --bs 4k --qd 8 --secs 10
+tb_load_bg --rw randread --bs 4k --qd 8 --secs 10
+sleep 1.5
+set -- $(ntp_inflight_mean $TB_DEV 7)
+tags=$1 tag_samples=$2
+tb_load_wait > /dev/null
 ntp_rec_stop INT
 rc=$?
 tb_log "ntprof record exited $rc: $(tr '\n' ' ' < $TB_OUT/$name.err)"
@@ -40,8 +51,7 @@ set -- $total
 qd_c=$1 qd_l=$2
 # occupancy while the load ran: the counted integral (QD x recording seconds) over the load's seconds
 occ=$(awk "BEGIN{printf \"%.3f\", $qd_c * $secs / $lsecs}")
-set -- $(grep -v '^records ' $TB_OUT/$name.groups | head -1 | tr '|' ' ')
-e2e=$3
+e2e=$(grep -v '^records ' $TB_OUT/$name.groups | head -1 | cut -d'|' -f3)
 set -- $(grep '^records ' $TB_OUT/$name.groups)
 rh=$2 rt=$3 rm=$4
 expect=$(awk "BEGIN{printf \"%.3f\", 8 * $e2e / $TB_LOAD_MEAN_US}")
@@ -49,10 +59,11 @@ worst=$(awk 'NR > 1 { d = $2 - $3; if (d < 0) d = -d; b = 0.05 + 0.15 * ($2 > $3
 stages=$(awk 'NR > 1 { printf "%s%s %s/%s", s, $1, $2, $3; s = ", " }' $TB_OUT/$name.qd)
 tb_figure $name ios=$TB_LOAD_IOS commands=$cmds qd_commands=$qdc qd_incomplete=$qdi rec_secs=$secs \
 	load_secs=$lsecs qd_counted=$qd_c qd_little=$qd_l occupancy_during_load=$occ expect_8xe2e_over_load=$expect \
-	e2e_us=$e2e load_mean_us=$TB_LOAD_MEAN_US host=$rh target=$rt matched=$rm
+	blk_mq_tags_mean=$tags tag_samples=$tag_samples e2e_us=$e2e load_mean_us=$TB_LOAD_MEAN_US \
+	host=$rh target=$rt matched=$rm
 tb_log "$name stages counted/little: $stages"
-tb_check $name-total "$rc == 0 && $counted == 1 && $occ > 6 && $occ <= 8.1 && ($occ - $expect) * ($occ - $expect) <= 0.0025 * $expect * $expect" \
-	"counted occupancy $occ during the load's $lsecs s (QD $qd_c over $secs s recorded); load keeps 8; 8 x e2e $e2e / load mean $TB_LOAD_MEAN_US us = $expect"
+tb_check $name-total "$rc == 0 && $counted == 1 && $occ > 0 && $occ <= 8.1 && ($occ - $expect) * ($occ - $expect) <= 0.0025 * $expect * $expect && $tag_samples >= 20 && ($occ - $tags) * ($occ - $tags) <= 0.0225 * $tags * $tags" \
+	"counted occupancy $occ during the load's $lsecs s (QD $qd_c over $secs s recorded); the load keeps 8; 8 x e2e $e2e / load mean $TB_LOAD_MEAN_US us = $expect; busy blk-mq tags $tags (mean of $tag_samples samples)"
 tb_check $name-little "$counted == 1 && $(echo $worst | cut -d' ' -f1) <= 1" \
 	"counted/Little per stage: $stages (worst at $(echo $worst | cut -d' ' -f1) of the bound: $(echo $worst | cut -d' ' -f2-))"
 var=$(awk "BEGIN{printf \"%.3f\", $TB_LOAD_IOS * 0.09}")
@@ -62,7 +73,7 @@ tb_check $name-count "$cmds >= $TB_LOAD_IOS && $cmds <= $TB_LOAD_IOS + 8 && $qdc
 # per-interval lines: the last column is the counted QD; the lines of full load seconds
 lines=$(grep -c 'read 4KiB' $TB_OUT/$name.out)
 qdline=$(grep 'read 4KiB' $TB_OUT/$name.out | awk '$NF !~ /%/ { v = $NF + 0; if (v > m) m = v } END { printf "%.2f", m }')
-tb_check $name-interval "$(grep -c 'QD (counted)' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline > 6 && $qdline <= 8.5" \
-	"$lines interval lines, largest counted QD $qdline"
+tb_check $name-interval "$(grep -c 'QD (counted)$' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline >= 0.9 * $occ && $qdline <= 8.5" \
+	"$lines interval lines, largest counted QD $qdline (the run's $occ)"
 tb_check $name-report "$(grep -c 'avg QD (counted)' $TB_OUT/$name.report) == 1" \
 	"ntprof report of the file: $(grep 'in all; by Little' $TB_OUT/$name.report)"
