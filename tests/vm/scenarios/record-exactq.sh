@@ -73,7 +73,7 @@ tb_check $name-count "$cmds >= $TB_LOAD_IOS && $cmds <= $TB_LOAD_IOS + 8 && $qdc
 # per-interval lines: the last column is the counted QD; the lines of full load seconds
 lines=$(grep -c 'read 4KiB' $TB_OUT/$name.out)
 qdline=$(grep 'read 4KiB' $TB_OUT/$name.out | awk '$NF !~ /%/ { v = $NF + 0; if (v > m) m = v } END { printf "%.2f", m }')
-tb_check $name-interval "$(grep -c 'QD (counted)$' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline >= 0.9 * $occ && $qdline <= 8.5" \
+tb_check $name-interval "$(grep -c 'storage  QD (counted)$' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline >= 0.9 * $occ && $qdline <= 8.5" \
 	"$lines interval lines, largest counted QD $qdline (the run's $occ)"
 tb_check $name-report "$(grep -c 'avg QD (counted)' $TB_OUT/$name.report) == 1" \
 	"ntprof report of the file: $(grep 'in all; by Little' $TB_OUT/$name.report)"
