@@ -33,6 +33,7 @@ expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other
 # accepted: what stops it here is the missing NVMe modules (or root), not the option
 expect record-exact-queues 1 "^ntprof: (kernel modules not loaded|.*root)" "$NTPROF" record --exact-queues -d 1
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
+expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
 expect probe-rdma 1 '^ntprof: -t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp$' "$NTPROF" probe -t rdma
 
 # Every program in the BPF object is in the hook table (so some role and flavour
