@@ -51,6 +51,7 @@ struct group {
 	 * backing device its matched records name */
 	char tdev[NTP_DEV_LEN];
 	struct ntp_group_occ base_h, base_t, all_h, all_t;
+	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
 };
 
@@ -67,6 +68,7 @@ struct ntp_model {
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	struct ntp_total totals[MAX_TOTALS];
 	size_t n_totals;
+	uint64_t totals_as_of;		/* when the kernel's counters were read */
 };
 
 uint8_t ntp_io_type_of(uint8_t opcode)
@@ -280,7 +282,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)
 {
-	(void)now_ns;
+	m->totals_as_of = now_ns;
 	if (n > MAX_TOTALS)
 		n = MAX_TOTALS;
 	memcpy(m->totals, t, n * sizeof(*t));
@@ -476,11 +478,16 @@ static void acc_reset(struct acc *a)
 
 /* The growth of a group's stage sums since the last close, for the sides
  * its role records (host group: the host's key, and with role both the
- * target's key of its matched records; target group: its own). 1 when every
- * side needed has sums (counted QDs), else 0. */
-static int occ_interval(struct ntp_model *m, struct group *g, struct ntp_group_occ *dh,
-			struct ntp_group_occ *dt)
+ * target's key of its matched records; target group: its own), and in *secs
+ * the time it spans: from the totals' as_of at the last close to theirs now
+ * (live, that is the interval; a replay applies totals blocks when it reaches
+ * them, not at each boundary). 1 when every side needed has sums (counted
+ * QDs), else 0: the sums then carry over to the next interval. */
+static int occ_interval(struct ntp_model *m, struct group *g, uint64_t now_ns, struct ntp_group_occ *dh,
+			struct ntp_group_occ *dt, double *secs)
 {
+	uint64_t base = g->occ_base_ns ? g->occ_base_ns : m->first_start_ns;
+	uint64_t upto = m->totals_as_of && m->totals_as_of <= now_ns ? m->totals_as_of : now_ns;
 	int need_h = m->cfg.role != NTP_ROLE_TARGET, need_t = m->cfg.role != NTP_ROLE_HOST;
 	const char *tdev = m->cfg.role == NTP_ROLE_TARGET ? g->dev : g->tdev;
 	struct ntp_group_occ ch, ct;
@@ -494,8 +501,10 @@ static int occ_interval(struct ntp_model *m, struct group *g, struct ntp_group_o
 		have_t = occ_of(m, NTP_SIDE_TARGET, g->io, g->len, tdev, &ct);
 	/* a side still missing (role both before the first join names the
 	 * target's device): the sums carry over to the next interval */
-	if ((need_h && !have_h) || (need_t && !have_t))
+	if ((need_h && !have_h) || (need_t && !have_t) || upto <= base)
 		return 0;
+	*secs = (double)(upto - base) / 1e9;
+	g->occ_base_ns = upto;
 	if (need_h) {
 		ntp_occ_delta(&ch, &g->base_h, dh);
 		g->base_h = ch;
@@ -528,7 +537,8 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		int64_t cum = total_of(m, g);
 		uint64_t cmds = 0;
 		struct ntp_group_occ dh, dt;
-		int counted_qd = occ_interval(m, g, &dh, &dt);
+		double occ_secs = 0;
+		int counted_qd = occ_interval(m, g, now_ns, &dh, &dt, &occ_secs);
 
 		if (cum >= 0) {
 			cmds = (uint64_t)cum >= g->base_cmds ? (uint64_t)cum - g->base_cmds : 0;
@@ -540,7 +550,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
-				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, seconds);
+				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
 		out->n_groups++;
 		/* Fold the interval into the run's accumulators, start afresh. */
 		if (!g->all)

@@ -329,6 +329,63 @@ static void test_model_counted(void **state)
 	free(tenth);
 }
 
+/* Per interval the sums' growth is divided by the time it spans, from one
+ * totals' as_of to the next (a replay applies totals blocks late); the whole
+ * run by its length. Host only: QD 2 in "network and target". */
+static void test_model_as_of(void **state)
+{
+	struct ntp_model_config mc = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&mc);
+	struct ntp_snapshot *snap = malloc(sizeof(*snap));
+	struct ntp_record h, t;
+	struct ntp_total tot;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(snap);
+	read_pair(&h, &t);
+	h.opcode = 0x02;
+	h.len = 4096;
+	snprintf(h.dev, sizeof(h.dev), "nvme0n1");
+	ntp_model_set_start(m, 4 * SEC);
+	ntp_model_ingest(m, &h);
+	memset(&tot, 0, sizeof(tot));
+	tot.key.side = NTP_SIDE_HOST;
+	tot.key.io = NTP_IO_READ;
+	tot.key.len = 4096;
+	snprintf(tot.key.dev, sizeof(tot.key.dev), "nvme0n1");
+	tot.count.commands = 1;
+	/* read at 5.5 s: 1.5 s of QD 2 in the host's wait */
+	tot.occ.summed = 1;
+	tot.occ.ns[NTP_OCC_H_WAIT] = 3 * SEC;
+	ntp_model_set_totals(m, &tot, 1, 5 * SEC + SEC / 2);
+	ntp_model_close_interval(m, 6 * SEC, snap);
+	assert_int_equal(snap->n_groups, 1);
+	assert_true(snap->groups[0].qd_counted);
+	assert_true(snap->groups[0].stage[NTP_STAGE_NETWORK].avg_qd == 2.0);
+	/* no newer totals by the next close: Little's law for that interval */
+	ntp_model_ingest(m, &h);
+	ntp_model_close_interval(m, 7 * SEC, snap);
+	assert_false(snap->groups[0].qd_counted);
+	/* then 2.5 s more of QD 4 (with the receive path's 1 s of QD 0.4) */
+	tot.occ.ns[NTP_OCC_H_WAIT] += 10 * SEC;
+	tot.occ.ns[NTP_OCC_H_RECV] += SEC;
+	ntp_model_set_totals(m, &tot, 1, 8 * SEC);
+	ntp_model_ingest(m, &h);	/* the stages shown are those of sampled records */
+	ntp_model_close_interval(m, 8 * SEC, snap);
+	assert_true(snap->groups[0].qd_counted);
+	assert_true(snap->groups[0].stage[NTP_STAGE_NETWORK].avg_qd > 4.4 - 1e-9 &&
+		    snap->groups[0].stage[NTP_STAGE_NETWORK].avg_qd < 4.4 + 1e-9);
+	assert_true(snap->groups[0].qd_host_recv > 0.4 - 1e-9 && snap->groups[0].qd_host_recv < 0.4 + 1e-9);
+	/* the whole run, 4 s: (3 + 10 + 1) s of command time */
+	ntp_model_total(m, snap);
+	assert_true(snap->groups[0].qd_counted);
+	assert_true(snap->groups[0].stage[NTP_STAGE_NETWORK].avg_qd > 3.5 - 1e-9 &&
+		    snap->groups[0].stage[NTP_STAGE_NETWORK].avg_qd < 3.5 + 1e-9);
+	free(snap);
+	ntp_model_free(m);
+}
+
 /* Totals rows of format 1.1 carry the sums; a 1.0 file's 56-byte rows read
  * with zero sums (and no counted QD). */
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -434,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_stage_qd_numbers),
 		cmocka_unit_test(test_same_spans_as_stage_c),
 		cmocka_unit_test(test_model_counted),
+		cmocka_unit_test(test_model_as_of),
 		cmocka_unit_test(test_file_rows),
 	};
 
