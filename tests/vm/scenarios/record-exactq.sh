@@ -25,7 +25,9 @@
 #   record-exactq-interval the per-interval line's header ends in "QD (counted)"
 #                          and the lines' counted QD reach the run's occupancy
 #   record-exactq-report   `ntprof report` of the file shows the counted QDs
-# tb-timeout: 240
+#   record-exactq-top      ntprof-top -b --exact-queues heads the column "cnt QD"
+#                          and its counted QDs agree with the recording
+# tb-timeout: 300
 . /tb/ntprof-checks.sh
 name=record-exactq
 tb_setup_tcp || { tb_result $name FAIL "NVMe/TCP setup failed"; exit 0; }
@@ -77,3 +79,27 @@ tb_check $name-interval "$(grep -c 'storage  QD (counted)$' $TB_OUT/$name.out) =
 	"$lines interval lines, largest counted QD $qdline (the run's $occ)"
 tb_check $name-report "$(grep -c 'avg QD (counted)' $TB_OUT/$name.report) == 1" \
 	"ntprof report of the file: $(grep 'in all; by Little' $TB_OUT/$name.report)"
+
+# ntprof-top -b --exact-queues, live: the column is headed "cnt QD" and the
+# five stages' counted QDs of the screens inside the load (3-5 of 6 screens of
+# 2 s; the load starts once the hooks are in) add up to about the occupancy
+# recorded above (same load: within 20 %, TCG's rate swings between runs).
+( LANG=C exec timeout -k 5 200 ntprof-top -b -n 6 -i 2 -r both -s 10 --exact-queues --width 100 \
+	> "$TB_OUT/top.txt" 2> "$TB_OUT/top.err" ) &
+top_pid=$!
+: >> "$TB_OUT/top.err"
+i=0
+while ! grep -q "hooks:" "$TB_OUT/top.err" && kill -0 $top_pid 2>/dev/null && [ $i -lt 1500 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+tb_load --rw randread --bs 4k --qd 8 --secs 12
+wait $top_pid
+rc=$?
+set -- $(awk '/^  read 4KiB / { s++; next }
+	s >= 3 && s <= 5 && /^  (host block|host driver|network|target driver|storage) / { q[s] += $NF }
+	END { for (k = 3; k <= 5; k++) printf "%.2f ", q[k] }' "$TB_OUT/top.txt")
+tq3=${1:-0} tq4=${2:-0} tq5=${3:-0}
+heads=$(grep -c ' cnt QD$' "$TB_OUT/top.txt")
+tb_figure $name top_qd_screens_3_5="$tq3/$tq4/$tq5" cnt_qd_headers=$heads
+tb_check $name-top "$rc == 0 && $heads >= 3 && $tq3 >= 0.8 * $occ && $tq3 <= 1.2 * $occ && $tq4 >= 0.8 * $occ && $tq4 <= 1.2 * $occ && $tq5 >= 0.8 * $occ && $tq5 <= 1.2 * $occ" \
+	"ntprof-top --exact-queues: $heads screens headed cnt QD; counted QD of screens 3-5: $tq3, $tq4, $tq5 (record: $occ)"
