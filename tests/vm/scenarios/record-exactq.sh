@@ -7,7 +7,10 @@
 #                          - Little's law on the load's side: 8 x ntprof's e2e
 #                            mean / the load generator's mean latency (5 %);
 #                          - the busy blk-mq tags sampled every ~0.1 s in
-#                            debugfs during the load (15 %: ~60 samples).
+#                            debugfs during the load (25 %: ~45 samples by a
+#                            shell loop that runs only when it gets one of the
+#                            two emulated CPUs; three runs read 0.9, 3.4 and
+#                            14.4 % below the counted value).
 #                          Under TCG it is well below 8 (~4.7 of 8 measured):
 #                          the load generator's latency also holds io_uring
 #                          submission before blk-mq allocates the request and
@@ -64,7 +67,7 @@ tb_figure $name ios=$TB_LOAD_IOS commands=$cmds qd_commands=$qdc qd_incomplete=$
 	blk_mq_tags_mean=$tags tag_samples=$tag_samples e2e_us=$e2e load_mean_us=$TB_LOAD_MEAN_US \
 	host=$rh target=$rt matched=$rm
 tb_log "$name stages counted/little: $stages"
-tb_check $name-total "$rc == 0 && $counted == 1 && $occ > 0 && $occ <= 8.1 && ($occ - $expect) * ($occ - $expect) <= 0.0025 * $expect * $expect && $tag_samples >= 20 && ($occ - $tags) * ($occ - $tags) <= 0.0225 * $tags * $tags" \
+tb_check $name-total "$rc == 0 && $counted == 1 && $occ > 0 && $occ <= 8.1 && ($occ - $expect) * ($occ - $expect) <= 0.0025 * $expect * $expect && $tag_samples >= 20 && ($occ - $tags) * ($occ - $tags) <= 0.0625 * $tags * $tags" \
 	"counted occupancy $occ during the load's $lsecs s (QD $qd_c over $secs s recorded); the load keeps 8; 8 x e2e $e2e / load mean $TB_LOAD_MEAN_US us = $expect; busy blk-mq tags $tags (mean of $tag_samples samples)"
 tb_check $name-little "$counted == 1 && $(echo $worst | cut -d' ' -f1) <= 1" \
 	"counted/Little per stage: $stages (worst at $(echo $worst | cut -d' ' -f1) of the bound: $(echo $worst | cut -d' ' -f2-))"
