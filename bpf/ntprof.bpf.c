@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof.bpf.c - ntprof's kernel side for Linux NVMe/TCP, host and target.
+ * NVMe/RDMA's own hooks are in ntprof_rdma.bpf.h (included at the end); the
+ * tracepoint hooks below serve both transports.
  *
  * One object holds every hook; user space picks, before load, the programs of
  * the role(s) it records and of one flavour (fentry/fexit + tp_btf, or
@@ -110,7 +112,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	now = bpf_ktime_get_ns();
 	nreq = (void *)rq + bpf_core_type_size(struct request);
 	r->side = NTP_SIDE_HOST;
-	r->transport = NTP_TRANSPORT_TCP;
+	r->transport = ntp_transport;
 	r->impl = NTP_IMPL_LINUX;
 	r->cid = cid;
 	r->slba = slba;
@@ -470,6 +472,16 @@ static __always_inline struct ntp_thread_ctx *target_ctx(void)
 	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
+/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.h), with the
+ * completion event's time as the command's arrival. */
+static __always_inline struct ntp_thread_ctx *target_rdma_ctx(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+
+	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
+}
+
 static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)c->queue;
@@ -482,7 +494,8 @@ static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
  * read: the socket's copied_seq is just past the capsule. */
 static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
-	struct ntp_thread_ctx *c = target_ctx();
+	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
+	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
 	__u64 key = (__u64)req, now, arrive;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
@@ -490,7 +503,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u64 slba;
 	__u8 opcode;
 
-	if (!c)		/* not nvmet-tcp (or not in its io_work) */
+	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
 		return 0;
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = BPF_CORE_READ(cmd, common.opcode);
@@ -507,7 +520,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		return 0;
 	now = bpf_ktime_get_ns();
 	r->side = NTP_SIDE_TARGET;
-	r->transport = NTP_TRANSPORT_TCP;
+	r->transport = ntp_transport;
 	r->impl = NTP_IMPL_LINUX;
 	r->cid = cid;
 	r->slba = slba;
@@ -520,7 +533,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	r->seq = __sync_fetch_and_add(&seq_target, 1);
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
-	arrive = arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
+	arrive = rdma ? c->arrival_ns : arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
 	if (arrive && arrive <= now)
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
 	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
@@ -779,3 +792,5 @@ int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
 {
 	return sock_send_exit(ret);
 }
+
+#include "ntprof_rdma.bpf.h"

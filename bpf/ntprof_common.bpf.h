@@ -20,6 +20,9 @@ const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
 #define NTP_MAX_DEVS 8
 const volatile __u32 filter_n_devs = 0;
 const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
+/* -t: the transport whose hooks are loaded (enum ntp_transport); the shared
+ * tracepoint hooks stamp it on the record and pick the transport's context. */
+const volatile __u8 ntp_transport = NTP_TRANSPORT_TCP;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */

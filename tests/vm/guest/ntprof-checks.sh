@@ -58,6 +58,15 @@ ntp_host_incomplete() {
 	END { print bad + 0 }'
 }
 
+# ntp_side_incomplete host|target FILE.ntp COLUMNS: that side's records with an
+# empty value in one of the named timestamp columns.
+ntp_side_incomplete() {
+	ntprof dump "$2" | awk -F, -v side="$1" -v want="$3" '
+	NR == 1 { n = split(want, w, " "); for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == side { for (k = 1; k <= n; k++) if ($(col[w[k]]) == "") { bad++; break } }
+	END { print bad + 0 }'
+}
+
 # ntp_no_progs: true when bpftool lists no ntprof program (names ntp_*); waits
 # up to 5 s for the kernel to free programs whose last fd just closed.
 ntp_no_progs() {
