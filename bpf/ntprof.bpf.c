@@ -570,6 +570,11 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
 	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
+	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h); and
+	 * without nvmet_tcp loaded, target_sk()'s CO-RE reads have no target:
+	 * the verifier must see them unreachable. */
+	if (ntp_transport != NTP_TRANSPORT_TCP)
+		return 0;
 	c = target_ctx();
 	if (!c)
 		return 0;
