@@ -10,7 +10,11 @@
 #                 host records cover every byte the load generator moved
 #   NAME-slots    every host record has every timestamp of its flow; for the
 #                 writes every target record has the RDMA READ's (posted,
-#                 completed, handled)
+#                 completed, handled). With --kprobes a kprobe can miss (000: a
+#                 kprobe program does not run while another runs on that CPU,
+#                 and nvme-rdma's completions run in softirq): up to 1 % of the
+#                 records may lack a timestamp, and the report must leave out (and
+#                 count in its note) at least every host record that does
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean (the gap:
 #                 system call, io_uring, wake-up, outside the block layer)
@@ -37,7 +41,7 @@ probe_one() { # NAME probe-options...
 NTP_RDMA_READ_TS="t_cmd_arrive t_cmd_recv t_rsp_sent t_rsp_send_done"
 
 run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options...
-	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left
+	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left noted
 	shift 6
 	ntp_rec_start $name -r both -t rdma -s 1 $flavour --offline -o $TB_OUT/$name.ntp ||
 		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return; }
@@ -63,8 +67,14 @@ EOT
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
 	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= $TB_LOAD_IOS * $bs" \
 		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes"
-	tb_check $name-slots "$inc == 0 && $tinc == 0 && $rh > 0" \
-		"$inc of $rh host records lack one of: $hcols; $tinc target records lack one of: $tcols"
+	noted=$(sed -n 's/^note: \([0-9]*\) records lacked a timestamp.*/\1/p' $TB_OUT/$name.txt | head -1)
+	if [ "$flavour" = --kprobes ]; then
+		tb_check $name-slots "$rh > 0 && ($inc + $tinc) * 100 <= $rh && ${noted:-0} >= $inc && ${noted:-0} <= $inc + $tinc" \
+			"$inc of $rh host records lack one of: $hcols; $tinc target records lack one of: $tcols; the report left out ${noted:-0}"
+	else
+		tb_check $name-slots "$inc == 0 && $tinc == 0 && $rh > 0" \
+			"$inc of $rh host records lack one of: $hcols; $tinc target records lack one of: $tcols"
+	fi
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
 	tb_check $name-e2e "$e2e > 0 && $e2e <= $TB_LOAD_MEAN_US" \
