@@ -11,16 +11,17 @@
 #   NAME-slots    every host record has every timestamp of its flow; for the
 #                 writes every target record has the RDMA READ's (posted,
 #                 completed, handled). With --kprobes a kprobe can miss (000: a
-#                 kprobe program does not run while another runs on that CPU,
-#                 and nvme-rdma's completions run in softirq): up to 1 % of the
-#                 records may lack a timestamp, and the report must leave out (and
-#                 count in its note) at least every host record that does
+#                 kprobe program is skipped while another kprobe program runs
+#                 on that CPU, and nvme-rdma's completions run in softirq,
+#                 interrupting them): up to 1 % of the records may lack a
+#                 timestamp, and the report must leave out (and count in its
+#                 note) at least every host record that does
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean (the gap:
 #                 system call, io_uring, wake-up, outside the block layer)
 #   NAME-cleanup  no ntprof program left once record has exited
-# rxe sends to a local address through lo, but netem cannot delay it here
-# (rxe's loop-back skips the qdisc): no injected-delay check.
+# rxe loops a local destination back without lo's qdisc, so netem cannot delay
+# NVMe/RDMA here: no injected-delay check.
 # tb-timeout: 420
 . /tb/ntprof-checks.sh
 tb_setup_rdma || { tb_result record-rdma FAIL "NVMe/RDMA setup failed"; exit 0; }
