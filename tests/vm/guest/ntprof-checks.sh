@@ -67,6 +67,15 @@ ntp_side_incomplete() {
 	END { print bad + 0 }'
 }
 
+# ntp_host_unclosed FILE.ntp: host records without h_blk_complete that are not
+# flagged NTP_REC_F_CLOSED_MISSED (bit 0 of the flags column).
+ntp_host_unclosed() {
+	ntprof dump "$1" | awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "host" && $(col["h_blk_complete"]) == "" && index("13579bdfBDF", substr($(col["flags"]), length($(col["flags"])))) == 0 { bad++ }
+	END { print bad + 0 }'
+}
+
 # ntp_no_progs: true when bpftool lists no ntprof program (names ntp_*); waits
 # up to 5 s for the kernel to free programs whose last fd just closed.
 ntp_no_progs() {

@@ -8,13 +8,18 @@
 #   once with --fentry, once with --kprobes. For each:
 #   NAME-join     every host record joined with its target record (100 %), and the
 #                 host records cover every byte the load generator moved
-#   NAME-slots    every host record has every timestamp of its flow; for the
-#                 writes every target record has the RDMA READ's (posted,
-#                 completed, handled). With --kprobes a kprobe can miss (000: a
+#   NAME-slots    every host record has every timestamp the stages need; for
+#                 the writes every target record has the RDMA READ's (posted,
+#                 completed, handled). Over rxe a host request can complete in
+#                 softirq inside block_rq_complete's own program on that CPU,
+#                 which the kernel then skips: up to 1 % of the host records
+#                 may lack H_BLK_COMPLETE, each closed when its request was
+#                 reused (flagged, counted in the report's note; it ends at
+#                 nvme_complete_rq). With --kprobes a kprobe can miss (000: a
 #                 kprobe program is skipped while another kprobe program runs
 #                 on that CPU, and nvme-rdma's completions run in softirq,
-#                 interrupting them): up to 1 % of the records may lack a
-#                 timestamp, and the report must leave out (and count in its
+#                 interrupting them): up to 5 % of the records may lack a
+#                 timestamp (1.6 % seen at QD4), and the report must leave out (and count in its
 #                 note) every host record that lacks one the stages need
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean (the gap:
@@ -43,7 +48,7 @@ NTP_RDMA_READ_TS="t_cmd_arrive t_cmd_recv t_rsp_sent t_rsp_send_done"
 NTP_RDMA_HOST_NEED="h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complete"
 
 run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options...
-	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left noted need
+	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left noted need unflagged
 	shift 6
 	ntp_rec_start $name -r both -t rdma -s 1 $flavour --offline -o $TB_OUT/$name.ntp ||
 		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return; }
@@ -69,16 +74,17 @@ EOT
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
 	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= $TB_LOAD_IOS * $bs" \
 		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes"
+	# the report's notes: records left out (a time the stages need is
+	# missing) and records closed when their request was reused
 	noted=$(sed -n 's/^note: \([0-9]*\) records lacked a timestamp.*/\1/p' $TB_OUT/$name.txt | head -1)
+	need=$(ntp_host_incomplete $TB_OUT/$name.ntp "$NTP_RDMA_HOST_NEED")
+	unflagged=$(ntp_host_unclosed $TB_OUT/$name.ntp)
 	if [ "$flavour" = --kprobes ]; then
-		# left out: a host record without a time the stages need (a missed
-		# block_rq_complete only ends the command at nvme_complete_rq)
-		need=$(ntp_host_incomplete $TB_OUT/$name.ntp "$NTP_RDMA_HOST_NEED")
-		tb_check $name-slots "$rh > 0 && ($inc + $tinc) * 100 <= $rh && ${noted:-0} >= $need && ${noted:-0} <= $need + $tinc" \
-			"$inc of $rh host records lack one of: $hcols ($need one the stages need); $tinc target records lack one of: $tcols; the report left out ${noted:-0}"
+		tb_check $name-slots "$rh > 0 && ($inc + $tinc) * 20 <= $rh && $unflagged == 0 && ${noted:-0} >= $need && ${noted:-0} <= $need + $tinc" \
+			"$inc of $rh host records lack one of: $hcols ($need one the stages need, $unflagged without a block completion and not closed); $tinc target records lack one of: $tcols; the report left out ${noted:-0}"
 	else
-		tb_check $name-slots "$inc == 0 && $tinc == 0 && $rh > 0" \
-			"$inc of $rh host records lack one of: $hcols; $tinc target records lack one of: $tcols"
+		tb_check $name-slots "$rh > 0 && $need == 0 && $tinc == 0 && $inc * 100 <= $rh && $unflagged == 0" \
+			"$inc of $rh host records lack one of: $hcols ($need one the stages need, $unflagged without a block completion and not closed); $tinc target records lack one of: $tcols"
 	fi
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
