@@ -55,6 +55,8 @@ static void usage(FILE *f)
 "  -o FILE                       save every record (.ntp)\n"
 "  -j FILE                       write the final report as JSON ('-': stdout)\n"
 "      --kprobes, --fentry       force a flavour of function hooks\n"
+"      --attach-timeout SEC      fall back from fentry to kprobes when attaching\n"
+"                                takes longer than SEC seconds (default 10)\n"
 "      --exact-queues            (not implemented yet: refused; queue depths come from\n"
 "                                Little's law, mean x exact command rate)\n");
 }
@@ -103,7 +105,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -114,6 +116,7 @@ int cmd_record(int argc, char **argv)
 		{ "kprobes", no_argument, NULL, O_KPROBES },
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "attach-timeout", required_argument, NULL, O_ATTACH_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -192,6 +195,11 @@ int cmd_record(int argc, char **argv)
 			if (co.flavour == NTP_FLAVOUR_KPROBE)
 				return ntp_err("--kprobes and --fentry exclude each other");
 			co.flavour = NTP_FLAVOUR_FENTRY;
+			break;
+		case O_ATTACH_TIMEOUT:
+			if (opt_failed(ntp_opt_double("--attach-timeout", optarg, 0.001, 3600,
+						      &co.attach_timeout_s, oerr), oerr))
+				return 1;
 			break;
 		case O_EXACT:
 			/* Refused rather than accepted and ignored: counting every queue on

@@ -31,7 +31,7 @@ struct ntp_collector_opts {
 	uint32_t sizes[NTP_MAX_SIZES];	/* --size, bytes */
 	int n_sizes;
 	enum ntp_flavour flavour;
-	int attach_timeout_s;		/* fall back to kprobes after this (10) */
+	double attach_timeout_s;	/* fall back to kprobes after this (10) */
 	/* Messages meant for the user ("fentry cannot attach now: ...; using kprobes").
 	 * NULL: printed to stderr. ntprof-top passes a sink that queues them. */
 	void (*say)(void *ctx, const char *line);

@@ -32,6 +32,7 @@ expect record-bad-session 1 "^ntprof: option --session: 'sda' is not a namespace
 expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other$" "$NTPROF" record --kprobes --fentry
 expect record-exact-queues 1 "^ntprof: --exact-queues is not implemented yet: queue depths come from Little's law" "$NTPROF" record --exact-queues
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
+expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
 expect probe-bad-transport 1 "^ntprof: option -t: 'udp' is not tcp or rdma$" "$NTPROF" probe -t udp
 
 # Every program in the BPF object is in the hook table (so some role and flavour
