@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof.bpf.c - ntprof's kernel side for Linux NVMe/TCP, host and target.
+ * NVMe/RDMA's own hooks are in ntprof_rdma.bpf.h (included at the end); the
+ * tracepoint hooks below serve both transports.
  *
  * One object holds every hook; user space picks, before load, the programs of
  * the role(s) it records and of one flavour (fentry/fexit + tp_btf, or
@@ -117,7 +119,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	now = bpf_ktime_get_ns();
 	nreq = (void *)rq + bpf_core_type_size(struct request);
 	r->side = NTP_SIDE_HOST;
-	r->transport = NTP_TRANSPORT_TCP;
+	r->transport = ntp_transport;
 	r->impl = NTP_IMPL_LINUX;
 	r->cid = cid;
 	r->slba = slba;
@@ -479,6 +481,16 @@ static __always_inline struct ntp_thread_ctx *target_ctx(void)
 	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
+/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.h), with the
+ * completion event's time as the command's arrival. */
+static __always_inline struct ntp_thread_ctx *target_rdma_ctx(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+
+	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
+}
+
 static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)c->queue;
@@ -491,7 +503,8 @@ static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
  * read: the socket's copied_seq is just past the capsule. */
 static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
-	struct ntp_thread_ctx *c = target_ctx();
+	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
+	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
 	__u64 key = (__u64)req, now, arrive;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
@@ -500,7 +513,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u8 opcode;
 	int picked;
 
-	if (!c)		/* not nvmet-tcp (or not in its io_work) */
+	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
 		return 0;
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = BPF_CORE_READ(cmd, common.opcode);
@@ -518,7 +531,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		return 0;
 	now = bpf_ktime_get_ns();
 	r->side = NTP_SIDE_TARGET;
-	r->transport = NTP_TRANSPORT_TCP;
+	r->transport = ntp_transport;
 	r->impl = NTP_IMPL_LINUX;
 	r->cid = cid;
 	r->slba = slba;
@@ -534,7 +547,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
-	arrive = arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
+	arrive = rdma ? c->arrival_ns : arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
 	if (arrive && arrive <= now)
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
 	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
@@ -571,6 +584,11 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
 	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
+	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h); and
+	 * without nvmet_tcp loaded, target_sk()'s CO-RE reads have no target:
+	 * the verifier must see them unreachable. */
+	if (ntp_transport != NTP_TRANSPORT_TCP)
+		return 0;
 	c = target_ctx();
 	if (!c)
 		return 0;
@@ -792,3 +810,5 @@ int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
 {
 	return sock_send_exit(ret);
 }
+
+#include "ntprof_rdma.bpf.h"

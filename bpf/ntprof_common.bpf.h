@@ -24,6 +24,9 @@ const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
  * its stage times into group_occ when it leaves its side. Unsampled commands
  * never reach the ring buffer. Off: the verifier prunes all of it. */
 const volatile bool exact_queues = false;
+/* -t: the transport whose hooks are loaded (enum ntp_transport); the shared
+ * tracepoint hooks stamp it on the record and pick the transport's context. */
+const volatile __u8 ntp_transport = NTP_TRANSPORT_TCP;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */

@@ -118,6 +118,54 @@ struct nvmet_tcp_queue___ntp {
 #define NTP_NVMET_TCP_SEND_DDGST	3
 #define NTP_NVMET_TCP_SEND_RESPONSE	4
 
+/* ---- NVMe/RDMA (ib_core, nvme_rdma, nvmet_rdma module BTF) ---- */
+
+/* include/rdma/ib_verbs.h: a work completion names its request by the
+ * struct ib_cqe embedded in the ULP's own structure (container_of). */
+struct ib_cqe___ntp {
+	void *done;
+} __ntp_core;
+
+struct ib_qp___ntp {
+	void *qp_context;	/* nvme_rdma_queue * / nvmet_rdma_queue * */
+} __ntp_core;
+
+enum ib_wc_status___ntp { NTP_IB_WC_SUCCESS = 0 };
+
+struct ib_wc___ntp {
+	union {
+		__u64 wr_id;
+		struct ib_cqe___ntp *wr_cqe;
+	};
+	enum ib_wc_status___ntp status;
+	struct ib_qp___ntp *qp;
+} __ntp_core;
+
+/* include/linux/nvme.h */
+struct nvme_completion___ntp {
+	__u16 command_id;
+} __ntp_core;
+
+/* drivers/nvme/host/rdma.c: the command capsule's send queue entry sits in
+ * the request's pdu; the response's receive entry holds the CQE in data. */
+struct nvme_rdma_qe___ntp {
+	struct ib_cqe___ntp cqe;
+	void *data;
+} __ntp_core;
+
+struct nvme_rdma_request___ntp {
+	struct nvme_request___ntp req;
+	struct nvme_rdma_qe___ntp sqe;
+} __ntp_core;
+
+/* drivers/nvme/target/rdma.c: one rsp per command in flight; its cqes are
+ * the response's SEND and the RDMA READ of a write's data. */
+struct nvmet_rdma_rsp___ntp {
+	struct ib_cqe___ntp send_cqe;
+	struct ib_cqe___ntp read_cqe;
+	struct nvmet_req___ntp req;
+} __ntp_core;
+
 /* Before "block: remove the ->rq_disk field in struct request" (5.16) the
  * disk hung off the request itself; later it is req->q->disk. */
 struct request___old {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_probe.c - `ntprof probe -r host|target|both -t tcp [--kprobes|--fentry]`:
+ * cmd_probe.c - `ntprof probe -r host|target|both -t tcp|rdma [--kprobes|--fentry]`:
  * what this kernel offers ntprof right now, in the layout of 003: kernel BTF,
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
@@ -16,7 +16,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ntprof probe [-r host|target|both] [-t tcp] [--kprobes|--fentry]\n"
+"usage: ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry]\n"
 "Checks what this kernel offers ntprof: kernel BTF, the NVMe modules and\n"
 "their BTF, every hook in both flavours (fentry/fexit and kprobe), then loads\n"
 "and attaches the programs for real and detaches them. Exits non-zero and\n"
@@ -73,8 +73,10 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 't':
 			if (!strcmp(optarg, "rdma"))
-				return ntp_err("-t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp");
-			if (strcmp(optarg, "tcp"))
+				co.transport = NTP_TRANSPORT_RDMA;
+			else if (!strcmp(optarg, "tcp"))
+				co.transport = NTP_TRANSPORT_TCP;
+			else
 				return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
 			break;
 		case 'K': co.flavour = NTP_FLAVOUR_KPROBE; break;
@@ -113,9 +115,12 @@ int cmd_probe(int argc, char **argv)
 	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
 		if (!(sides & side))
 			continue;
-		fprintf(t, "linux_tcp_%s (", side == NTP_HOOK_HOST ? "host" : "target");
-		for (const char *const *m = ntp_side_modules(side); *m; m++)
-			fprintf(t, "%s%s: %s", m == ntp_side_modules(side) ? "" : ", ", *m,
+		const char *const *mods = ntp_side_modules(side, co.transport);
+
+		fprintf(t, "linux_%s_%s (", co.transport == NTP_TRANSPORT_RDMA ? "rdma" : "tcp",
+			side == NTP_HOOK_HOST ? "host" : "target");
+		for (const char *const *m = mods; *m; m++)
+			fprintf(t, "%s%s: %s", m == mods ? "" : ", ", *m,
 			       !ntp_module_loaded(*m) ? "not loaded" :
 			       ntp_module_btf(*m) ? "module BTF present" : "loaded, no module BTF");
 		fprintf(t, ")\n");
@@ -128,7 +133,7 @@ int cmd_probe(int argc, char **argv)
 		bool kp = (k.kprobes || h->kind == NTP_HOOK_TP) && ntp_hook_present_kprobe(h);
 		const char *mod = h->module ? h->module : "vmlinux";
 
-		if (!(h->sides & sides))
+		if (!ntp_hook_used(h, sides, co.transport))
 			continue;
 		if (!h->optional) {
 			fe_all &= fe;

@@ -154,8 +154,6 @@ int cmd_record(int argc, char **argv)
 		case 't':
 			if (opt_failed(ntp_opt_transport("-t", optarg, &co.transport, oerr), oerr))
 				return 1;
-			if (co.transport == NTP_TRANSPORT_RDMA)
-				return ntp_err("-t rdma: recording Linux NVMe/RDMA is not supported yet; use -t tcp");
 			break;
 		case 's':
 			if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &co.sampling))

@@ -187,8 +187,8 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	char missing[256] = "";
 	size_t n = 0;
 
-	if (o->transport != NTP_TRANSPORT_TCP) {
-		snprintf(errbuf, errlen, "-t rdma is not supported yet by the Linux collector; use -t tcp");
+	if (o->transport != NTP_TRANSPORT_TCP && o->transport != NTP_TRANSPORT_RDMA) {
+		snprintf(errbuf, errlen, "transport %u unknown", o->transport);
 		return -1;
 	}
 	if (!k->privileged) {
@@ -203,7 +203,7 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
 		if (!(sides & side))
 			continue;
-		for (const char *const *m = ntp_side_modules(side); *m; m++)
+		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
 			if (!ntp_module_loaded(*m))
 				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 	}
@@ -213,7 +213,7 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 		for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
 			if (!(sides & side))
 				continue;
-			for (const char *const *m = ntp_side_modules(side); *m; m++)
+			for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
 				if (!ntp_module_btf(*m))
 					n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 		}
@@ -241,7 +241,7 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 
 /* Which hooks of the role cannot be had in this flavour: a list for the
  * message, or "" when every required one is there. */
-static void missing_hooks(unsigned sides, bool fentry, char *buf, size_t len)
+static void missing_hooks(unsigned sides, unsigned transport, bool fentry, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -250,7 +250,7 @@ static void missing_hooks(unsigned sides, bool fentry, char *buf, size_t len)
 		const struct ntp_hook *h = &ntp_hooks[i];
 		bool there;
 
-		if (!(h->sides & sides) || h->optional)
+		if (!ntp_hook_used(h, sides, transport) || h->optional)
 			continue;
 		there = fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h);
 		if (!there && n < len)
@@ -281,6 +281,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
 	skel->rodata->filter_n_devs = c->n_devs;
 	skel->rodata->exact_queues = o->exact_queues;
+	skel->rodata->ntp_transport = o->transport;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)
@@ -290,7 +291,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		bool there;
 
 		c->hook_state[i] = 0;
-		if (!(h->sides & sides))
+		if (!ntp_hook_used(h, sides, o->transport))
 			continue;
 		there = fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h);
 		if (!there)
@@ -523,8 +524,8 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 		return NULL;
 	}
 
-	missing_hooks(sides, true, miss_fe, sizeof(miss_fe));
-	missing_hooks(sides, false, miss_kp, sizeof(miss_kp));
+	missing_hooks(sides, o->transport, true, miss_fe, sizeof(miss_fe));
+	missing_hooks(sides, o->transport, false, miss_kp, sizeof(miss_kp));
 	if (!k.kprobes)
 		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (CONFIG_KPROBES)");
 

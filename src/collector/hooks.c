@@ -15,43 +15,69 @@
 #include <sys/syscall.h>
 #include <bpf/btf.h>
 #include "hooks.h"
+#include "../../bpf/ntprof_event.h"
 
 #define H NTP_HOOK_HOST
 #define T NTP_HOOK_TARGET
 
 /* docs/hooks.md says what each fills and why. */
 const struct ntp_hook ntp_hooks[] = {
-	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false },
-	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false },
-	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, false },
-	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false },
-	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false },
-	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false },
-	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false },
-	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true },
-	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false },
-	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false },
+	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NTP_HOOK_TCP },
+	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false, NTP_HOOK_TCP },
+	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
+	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
+	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
+	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false, NTP_HOOK_TCP },
+	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
+	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NTP_HOOK_ANY },
+	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NTP_HOOK_ANY },
+	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NTP_HOOK_ANY },
+	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true },
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NTP_HOOK_TCP },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NTP_HOOK_TCP },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NTP_HOOK_TCP },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NTP_HOOK_TCP },
+	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.h) */
+	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NTP_HOOK_RDMA },
+	{ "nvme_rdma_post_send", "nvme_rdma", "ntp_h_rpost_fe", "ntp_h_rpost_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_RDMA },
+	{ "nvme_rdma_recv_done", "nvme_rdma", "ntp_h_rrecv_fe", "ntp_h_rrecv_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_RDMA },
+	{ "nvme_rdma_send_done", "nvme_rdma", "ntp_h_rsdone_fe", "ntp_h_rsdone_kp", NTP_HOOK_ENTRY, H, true, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fe", "ntp_t_rrecv_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fx", "ntp_t_rrecv_kr", NTP_HOOK_EXIT, T, false, NTP_HOOK_RDMA },
+	{ "rdma_rw_ctx_post", "ib_core", "ntp_t_rread_fe", "ntp_t_rread_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_read_data_done", "nvmet_rdma", "ntp_t_rrdone_fe", "ntp_t_rrdone_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_queue_response", "nvmet_rdma", "ntp_t_rqresp_fe", "ntp_t_rqresp_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_send_done", "nvmet_rdma", "ntp_t_rsdone_fe", "ntp_t_rsdone_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
 };
 const size_t ntp_n_hooks = sizeof(ntp_hooks) / sizeof(ntp_hooks[0]);
 
-const char *const *ntp_side_modules(unsigned side)
+const char *const *ntp_side_modules(unsigned side, unsigned transport)
 {
 	static const char *const host[] = { "nvme_core", "nvme_tcp", NULL };
 	static const char *const target[] = { "nvmet", "nvmet_tcp", NULL };
+	/* ib_core: the completion-event tracepoint and rdma_rw_ctx_post */
+	static const char *const rdma_host[] = { "nvme_core", "nvme_rdma", "ib_core", NULL };
+	static const char *const rdma_target[] = { "nvmet", "nvmet_rdma", "ib_core", NULL };
 
+	if (transport == NTP_TRANSPORT_RDMA)
+		return side == NTP_HOOK_TARGET ? rdma_target : rdma_host;
 	return side == NTP_HOOK_TARGET ? target : host;
+}
+
+bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport)
+{
+	if (!(h->sides & sides))
+		return false;
+	if (h->transports == NTP_HOOK_ANY)
+		return true;
+	return h->transports == (transport == NTP_TRANSPORT_RDMA ? NTP_HOOK_RDMA : NTP_HOOK_TCP);
 }
 
 static bool path_exists(const char *p)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hooks.h - ntprof's NVMe/TCP hooks as data (which program, which kernel
+ * hooks.h - ntprof's NVMe/TCP and NVMe/RDMA hooks as data (which program, which kernel
  * function or tracepoint, which module, which side), and the checks of what
  * this kernel offers right now. Shared by the collector and `ntprof probe`.
  */
@@ -12,6 +12,11 @@
 
 #define NTP_HOOK_HOST	1
 #define NTP_HOOK_TARGET	2
+
+/* Which transport's recording loads a hook (ntp_hook.transports). */
+#define NTP_HOOK_TCP	0
+#define NTP_HOOK_ANY	1	/* the transport-independent tracepoints */
+#define NTP_HOOK_RDMA	2
 
 enum ntp_hook_kind {
 	NTP_HOOK_TP,		/* tp_btf / raw_tp */
@@ -27,6 +32,7 @@ struct ntp_hook {
 	enum ntp_hook_kind kind;
 	unsigned sides;		/* NTP_HOOK_HOST | NTP_HOOK_TARGET */
 	bool optional;		/* absent on some kernels, recording works without it */
+	unsigned char transports;	/* NTP_HOOK_TCP, _ANY or _RDMA */
 };
 
 extern const struct ntp_hook ntp_hooks[];
@@ -43,8 +49,10 @@ struct ntp_kernel {
 void ntp_kernel_probe(struct ntp_kernel *k);
 bool ntp_module_loaded(const char *mod);
 bool ntp_module_btf(const char *mod);
-/* Modules a side needs: NULL-terminated. */
-const char *const *ntp_side_modules(unsigned side);
+/* Modules a side needs over a transport (enum ntp_transport): NULL-terminated. */
+const char *const *ntp_side_modules(unsigned side, unsigned transport);
+/* Does a recording of these sides over this transport load the hook? */
+bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport);
 
 /* Is the hook's target there? fentry flavour: a BTF FUNC (or the tracepoint's
  * btf_trace_ typedef) in vmlinux or the module's BTF; kprobe flavour: the

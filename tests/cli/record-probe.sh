@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `ntprof record` and `ntprof probe` outside the test bed: option errors are one
-# line naming the option and exit non-zero; -t rdma is refused with its
-# reason; on a machine without the NVMe modules (or without root) record and
-# probe name what is missing and exit non-zero, never printing a report.
+# line naming the option and exit non-zero; on a machine without the NVMe
+# modules (or without root) record and probe name what is missing, for TCP and
+# for RDMA, and exit non-zero, never printing a report.
 # The real recordings are checked in the QEMU test bed (tests/vm/scenarios/record-*.sh).
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,7 +23,7 @@ expect() {
 	fi
 }
 
-expect record-rdma 1 '^ntprof: -t rdma: recording Linux NVMe/RDMA is not supported yet; use -t tcp$' "$NTPROF" record -t rdma
+expect record-bad-transport 1 "^ntprof: option -t: 'udp' is not tcp or rdma$" "$NTPROF" record -t udp
 expect record-bad-role 1 "^ntprof: option -r: 'middle' is not host, target or both$" "$NTPROF" record -r middle
 expect record-bad-s 1 "^ntprof: option -s: '0' is not a whole number" "$NTPROF" record -s 0
 expect record-bad-size 1 "^ntprof: option --size: '4X' is not a size" "$NTPROF" record --size 4K,4X
@@ -34,14 +34,15 @@ expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other
 expect record-exact-queues 1 "^ntprof: (kernel modules not loaded|.*root)" "$NTPROF" record --exact-queues -d 1
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
 expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
-expect probe-rdma 1 '^ntprof: -t rdma: the Linux NVMe/RDMA collector is not supported yet; use -t tcp$' "$NTPROF" probe -t rdma
+expect probe-bad-transport 1 "^ntprof: option -t: 'udp' is not tcp or rdma$" "$NTPROF" probe -t udp
 
 # Every program in the BPF object is in the hook table (so some role and flavour
 # loads it), and the table names no program the object lacks.
 obj=${O:-build}/bpf/ntprof.bpf.o
 if [ "$(id -u)" = 0 ] && [ -f "$obj" ] && command -v bpftool >/dev/null; then
 	progs=$(bpftool btf dump file "$obj" format raw | grep -o "FUNC 'ntp_[a-z0-9_]*'" | sed "s/FUNC '//;s/'//" | sort)
-	table=$("$NTPROF" probe -r both 2>/dev/null | awk '$1 == "ok" || $1 == "missing" { print $2 }' | sort)
+	table=$({ "$NTPROF" probe -r both -t tcp; "$NTPROF" probe -r both -t rdma; } 2>/dev/null |
+		awk '$1 == "ok" || $1 == "missing" { print $2 }' | sort -u)
 	if [ -n "$progs" ] && [ "$progs" = "$table" ]; then
 		echo "  ok   hook-table ($(echo "$progs" | wc -l) programs, all in the table)"
 	else
@@ -58,6 +59,14 @@ elif [ ! -d /sys/module/nvme_tcp ] && [ ! -d /sys/module/nvmet_tcp ]; then
 	expect record-both-no-modules 1 'not loaded: nvme_core, nvme_tcp, nvmet, nvmet_tcp' "$NTPROF" record -r both -d 1
 	expect probe-no-modules 1 'nvme_tcp: not loaded' "$NTPROF" probe -r host
 	expect probe-no-modules-load 1 '^load: failed$' "$NTPROF" probe -r target
+fi
+if [ "$(id -u)" = 0 ] && [ ! -d /sys/module/nvme_rdma ] && [ ! -d /sys/module/nvmet_rdma ]; then
+	expect record-rdma-no-modules 1 '^ntprof: kernel modules not loaded: .*nvme_rdma' "$NTPROF" record -t rdma -d 1
+	expect record-rdma-both-no-modules 1 'not loaded: .*nvme_rdma.*nvmet_rdma' "$NTPROF" record -t rdma -r both -d 1
+	expect probe-rdma-no-modules 1 'nvme_rdma: not loaded' "$NTPROF" probe -r host -t rdma
+	expect probe-rdma-table 1 'linux_rdma_target \(nvmet: .*nvmet_rdma: ' "$NTPROF" probe -r target -t rdma
+fi
+if [ "$(id -u)" = 0 ] && [ ! -d /sys/module/nvme_tcp ] && [ ! -d /sys/module/nvmet_tcp ]; then
 	out=$("$NTPROF" record -d 1 2>/dev/null)
 	if [ -n "$out" ]; then echo "  FAIL record-no-report: printed '$out'"; fail=1; else echo "  ok   record-no-report"; fi
 fi

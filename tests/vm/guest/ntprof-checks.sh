@@ -58,6 +58,24 @@ ntp_host_incomplete() {
 	END { print bad + 0 }'
 }
 
+# ntp_side_incomplete host|target FILE.ntp COLUMNS: that side's records with an
+# empty value in one of the named timestamp columns.
+ntp_side_incomplete() {
+	ntprof dump "$2" | awk -F, -v side="$1" -v want="$3" '
+	NR == 1 { n = split(want, w, " "); for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == side { for (k = 1; k <= n; k++) if ($(col[w[k]]) == "") { bad++; break } }
+	END { print bad + 0 }'
+}
+
+# ntp_host_unclosed FILE.ntp: host records without h_blk_complete that are not
+# flagged NTP_REC_F_CLOSED_MISSED (bit 0 of the flags column).
+ntp_host_unclosed() {
+	ntprof dump "$1" | awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "host" && $(col["h_blk_complete"]) == "" && index("13579bdfBDF", substr($(col["flags"]), length($(col["flags"])))) == 0 { bad++ }
+	END { print bad + 0 }'
+}
+
 # ntp_no_progs: true when bpftool lists no ntprof program (names ntp_*); waits
 # up to 5 s for the kernel to free programs whose last fd just closed.
 ntp_no_progs() {
