@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include "cli.h"
 #include "collector/collector.h"
+#include "collector/hooks.h"
 #include "core/clock.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
@@ -55,6 +56,9 @@ static void usage(FILE *f)
 "  -o FILE                       save every record (.ntp)\n"
 "  -j FILE                       write the final report as JSON ('-': stdout)\n"
 "      --kprobes, --fentry       force a flavour of function hooks\n"
+"      --btf FILE                the NVMe modules' types, for a kernel whose modules\n"
+"                                have no BTF (before 5.11; tools/ntprof-btf.sh makes it);\n"
+"                                default: " NTP_BTF_DIR "/$(uname -r).btf if it exists\n"
 "      --exact-queues            (not implemented yet: refused; queue depths come from\n"
 "                                Little's law, mean x exact command rate)\n");
 }
@@ -103,7 +107,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_BTF };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -114,6 +118,7 @@ int cmd_record(int argc, char **argv)
 		{ "kprobes", no_argument, NULL, O_KPROBES },
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "btf", required_argument, NULL, O_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -195,6 +200,7 @@ int cmd_record(int argc, char **argv)
 				return ntp_err("--kprobes and --fentry exclude each other");
 			co.flavour = NTP_FLAVOUR_FENTRY;
 			break;
+		case O_BTF: co.btf_path = optarg; break;
 		case O_EXACT:
 			/* Refused rather than accepted and ignored: counting every queue on
 			 * every I/O needs per-command state for unsampled commands too,

@@ -21,28 +21,30 @@
 
 /* docs/hooks.md says what each fills and why. */
 const struct ntp_hook ntp_hooks[] = {
-	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false },
-	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false },
-	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, false },
-	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false },
-	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false },
-	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false },
-	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false },
-	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false },
-	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true },
-	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false },
-	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false },
+	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false, NULL },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false, NULL },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NULL },
+	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NULL },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NULL },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false, NULL },
+	/* 5.10 inlines it into nvme_tcp_handle_r2t (no symbol, no BTF FUNC) */
+	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, true,
+	  "writes that wait for an R2T lack the R2T and data-sent times" },
+	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NULL },
+	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NULL },
+	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NULL },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false, NULL },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false, NULL },
+	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NULL },
+	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NULL },
+	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NULL },
+	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL },
+	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true },
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NULL },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NULL },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NULL },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NULL },
 };
 const size_t ntp_n_hooks = sizeof(ntp_hooks) / sizeof(ntp_hooks[0]);
 
@@ -228,8 +230,97 @@ const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry)
 	return "?";
 }
 
+/* ---- the BTF file of kernels without module BTF (--btf) ---- */
+const char *const *ntp_module_types(const char *mod)
+{
+	/* what bpf/nvme_types.bpf.h declares, by the module that defines it */
+	static const char *const core[] = { "nvme_request", "nvme_ctrl", NULL };
+	static const char *const tcp[] = { "nvme_tcp_request", "nvme_tcp_queue", NULL };
+	static const char *const tgt[] = { "nvmet_req", "nvmet_sq", "nvmet_ctrl", "nvmet_ns", NULL };
+	static const char *const tgt_tcp[] = { "nvmet_tcp_cmd", "nvmet_tcp_queue", NULL };
+
+	if (!strcmp(mod, "nvme_core"))
+		return core;
+	if (!strcmp(mod, "nvme_tcp"))
+		return tcp;
+	if (!strcmp(mod, "nvmet"))
+		return tgt;
+	if (!strcmp(mod, "nvmet_tcp"))
+		return tgt_tcp;
+	return NULL;
+}
+
+const char *ntp_btf_file(const char *opt, char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (opt && opt[0])
+		return opt;
+	if (uname(&u))
+		return NULL;
+	snprintf(buf, len, "%s/%s.btf", NTP_BTF_DIR, u.release);
+	return path_exists(buf) ? buf : NULL;
+}
+
+static struct btf *file_btf;
+static char file_btf_path[4096];
+static int file_btf_err;
+
+static struct btf *btf_of_file(const char *path)
+{
+	if (file_btf_path[0] && !strcmp(file_btf_path, path))
+		return file_btf;
+	btf__free(file_btf);
+	snprintf(file_btf_path, sizeof(file_btf_path), "%s", path);
+	/* raw BTF or an ELF file with a .BTF section */
+	file_btf = btf__parse(path, NULL);
+	file_btf_err = file_btf ? 0 : errno;
+	return file_btf;
+}
+
+int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len)
+{
+	/* vmlinux structures the programs read: their size tells a file made for
+	 * another kernel build (another release, another config) */
+	static const char *const kstructs[] = { "request", "request_queue", "gendisk", "sock", "tcp_sock",
+						"sk_buff", "socket", NULL };
+	const char *const *types = ntp_module_types(mod);
+	struct btf *f = btf_of_file(path), *k = btf_of(NULL);
+
+	if (!f) {
+		snprintf(why, len, "--btf %s: %s", path, file_btf_err == EINVAL || file_btf_err == EPROTO ?
+			 "not a BTF file (nor an ELF file with a .BTF section)" : strerror(file_btf_err));
+		return -1;
+	}
+	for (const char *const *t = types; t && *t; t++)
+		if (btf__find_by_name_kind(f, *t, BTF_KIND_STRUCT) <= 0) {
+			snprintf(why, len, "--btf %s has no struct %s, so not the types of %s "
+				 "(tools/ntprof-btf.sh makes the file)", path, *t, mod);
+			return -1;
+		}
+	for (const char *const *s = kstructs; k && *s; s++) {
+		__s32 fi = btf__find_by_name_kind(f, *s, BTF_KIND_STRUCT);
+		__s32 ki = btf__find_by_name_kind(k, *s, BTF_KIND_STRUCT);
+		__u32 fsz, ksz;
+
+		if (fi <= 0 || ki <= 0)
+			continue;
+		fsz = btf__type_by_id(f, fi)->size;
+		ksz = btf__type_by_id(k, ki)->size;
+		if (fsz != ksz) {
+			snprintf(why, len, "--btf %s was made for another kernel: struct %s is %u bytes there, "
+				 "%u in this kernel's BTF", path, *s, fsz, ksz);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void ntp_hooks_cleanup(void)
 {
+	btf__free(file_btf);
+	file_btf = NULL;
+	file_btf_path[0] = 0;
 	for (size_t i = 0; i < sizeof(mod_btf) / sizeof(mod_btf[0]); i++) {
 		btf__free(mod_btf[i].btf);
 		mod_btf[i].btf = NULL;
