@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "cli.h"
 #include "collector/hooks.h"
 
@@ -159,6 +160,8 @@ int cmd_btf(int argc, char **argv)
 	if (optind + 2 > argc)
 		return ntp_err("btf: needs the kernel's BTF and at least one module's (ntprof btf --help)");
 
+	if (!getenv("NTPROF_DEBUG"))
+		libbpf_set_print(NULL);	/* our one-line errors say it */
 	merged = btf__new_empty();
 	if (!merged)
 		return ntp_err("out of memory");
@@ -168,7 +171,8 @@ int cmd_btf(int argc, char **argv)
 		int err;
 
 		if (!in) {
-			ntp_err("%s: %s", argv[i], errno == EINVAL || errno == EPROTO || errno == ENOENT ?
+			/* libbpf's own codes (LIBBPF_ERRNO__FORMAT...) start at 4000 */
+			ntp_err("%s: %s", argv[i], errno == EINVAL || errno == EPROTO || errno >= 4000 ?
 				"no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(errno));
 			goto out;
 		}
