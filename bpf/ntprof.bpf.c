@@ -123,7 +123,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
-	r->seq = __sync_fetch_and_add(&seq_host, 1);
+	r->seq = next_seq(&seq_host);
 	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
 	 * bpf_ktime_get_ns) when it allocates the request for the bio, if I/O
 	 * accounting is on; nvme_setup_cmd runs later inside ->queue_rq. */
@@ -518,7 +518,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	r->cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
-	r->seq = __sync_fetch_and_add(&seq_target, 1);
+	r->seq = next_seq(&seq_target);
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
 	arrive = arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
 	if (arrive && arrive <= now)

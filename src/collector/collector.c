@@ -48,6 +48,7 @@ struct ntp_collector {
 	int seen;
 	double attach_s, load_s;
 	char btf[4096];		/* the --btf file in use, "" with module BTF */
+	bool atomic_fetch;	/* the kernel's verifier takes atomic_fetch_add */
 	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
 	int n_devs;
 };
@@ -300,6 +301,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		snprintf(errbuf, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
 	}
+	skel->rodata->has_atomic_fetch = c->atomic_fetch;
 	skel->rodata->filter_io = o->io_type;
 	skel->rodata->filter_n_sizes = o->n_sizes;
 	for (int i = 0; i < o->n_sizes && i < NTP_MAX_SIZES; i++)
@@ -542,6 +544,7 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 	}
 	c->o = *o;
 	snprintf(c->btf, sizeof(c->btf), "%s", btf);
+	c->atomic_fetch = k.atomic_fetch;
 	if (resolve_session(c, o->session, errbuf, errlen)) {
 		free(c);
 		return NULL;
@@ -552,6 +555,8 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 	if (!k.kprobes)
 		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (CONFIG_KPROBES)");
 
+	if (o->btf_path && !nobtf[0])
+		say(o, "--btf %s not used: every module has BTF of its own", o->btf_path);
 	if (nobtf[0]) {
 		/* fentry/fexit and tp_btf name their target by its BTF id in the
 		 * kernel's own BTF: a file serves CO-RE, never attaching */

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "hooks.h"
 
@@ -94,6 +95,26 @@ static bool have_caps(void)
 	       (data[cap_bpf / 32].effective & (1u << (cap_bpf % 32)));
 }
 
+/* Does the verifier take atomic_fetch_add (BPF_FETCH came with 5.12)? A
+ * five-instruction socket filter that adds to its stack tells. */
+static bool probe_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8,
+		  .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns, 5, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 void ntp_kernel_probe(struct ntp_kernel *k)
 {
 	struct utsname u;
@@ -105,6 +126,7 @@ void ntp_kernel_probe(struct ntp_kernel *k)
 		     path_exists("/sys/kernel/tracing/kprobe_events") ||
 		     path_exists("/sys/kernel/debug/tracing/kprobe_events");
 	k->privileged = have_caps();
+	k->atomic_fetch = k->privileged && probe_atomic_fetch();
 	if (uname(&u) == 0)
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
 }

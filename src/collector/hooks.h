@@ -38,6 +38,7 @@ struct ntp_kernel {
 	bool kernel_btf;	/* /sys/kernel/btf/vmlinux */
 	bool kprobes;		/* kprobe PMU or tracefs kprobe_events */
 	bool privileged;	/* root, or CAP_BPF and CAP_PERFMON */
+	bool atomic_fetch;	/* BPF atomic_fetch_add (BPF_FETCH, 5.12); 5.10 lacks it */
 	char release[72];
 };
 

@@ -29,6 +29,8 @@ if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
 	tb_check record-probe-no-module-btf "$rc1 != 0 && $rc2 != 0 && $(grep -c 'no module BTF for nvme_core, nvme_tcp, nvmet, nvmet_tcp.*tools/ntprof-btf.sh' $TB_OUT/record-nobtf.txt) == 1" \
 		"$TB_KVER without $btf: $(tail -1 $TB_OUT/record-nobtf.txt)"
 	[ -f $btf ] || { tb_result record-probe FAIL "$btf missing from the initramfs (tests/vm/btf.sh)"; exit 0; }
+	# a failed load: keep libbpf's and the verifier's words for the log
+	[ $rc = 0 ] || NTPROF_DEBUG=1 ntprof probe -r both -t tcp > $TB_OUT/probe-debug.txt 2>&1
 	tb_check record-probe-custom-btf "$rc == 0 && $(grep -c "nvme_tcp: loaded, no module BTF, types from $btf" $TB_OUT/probe.txt) == 1 && $(grep -c "nvmet_tcp: loaded, no module BTF, types from $btf" $TB_OUT/probe.txt) == 1 && $(grep -c 'using kprobes and raw_tp' $TB_OUT/probe.txt) == 1" \
 		"$(grep -m1 'types from' $TB_OUT/probe.txt | cut -c1-110); $(grep -m1 'no module BTF for' $TB_OUT/probe.txt | cut -c1-100)"
 	# what this kernel lacks, found in kallsyms: every missing row must be optional
