@@ -283,6 +283,32 @@ static void missing_hooks(unsigned sides, bool fentry, char *buf, size_t len)
 	}
 }
 
+/* Before 5.12 (BPF_FETCH) the verifier refuses atomic_fetch_add in a pre-pass
+ * over every instruction ("BPF_STX uses reserved fields"), dead or not. The
+ * programs take it only when has_atomic_fetch (rodata) is set; when the kernel
+ * lacks it, that branch is pruned, and its instruction becomes the plain
+ * atomic add that every kernel takes, so the pre-pass passes. Same count of
+ * instructions: the relocations still point where they did. */
+static int drop_atomic_fetch(struct bpf_program *p)
+{
+	const struct bpf_insn *in = bpf_program__insns(p);
+	size_t n = bpf_program__insn_cnt(p), changed = 0;
+	struct bpf_insn *out = malloc(n * sizeof(*out));
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	memcpy(out, in, n * sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) && out[i].imm == (BPF_ADD | BPF_FETCH)) {
+			out[i].imm = BPF_ADD;
+			changed++;
+		}
+	err = changed ? bpf_program__set_insns(p, out, n) : 0;
+	free(out);
+	return err;
+}
+
 static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(c->o.role);
@@ -327,6 +353,12 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		if (!p)
 			continue;
 		bpf_program__set_autoload(p, true);
+		if (!c->atomic_fetch && (err = drop_atomic_fetch(p))) {
+			snprintf(errbuf, errlen, "cannot prepare %s for this kernel: %s", bpf_program__name(p),
+				 strerror(-err));
+			ntprof_bpf__destroy(skel);
+			return -1;
+		}
 		c->hook_state[i] = 2;	/* to load */
 	}
 	t0 = mono_s();

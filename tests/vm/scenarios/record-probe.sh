@@ -32,7 +32,7 @@ if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
 	# a failed load: keep libbpf's and the verifier's words for the log
 	[ $rc = 0 ] || NTPROF_DEBUG=1 ntprof probe -r both -t tcp > $TB_OUT/probe-debug.txt 2>&1
 	tb_check record-probe-custom-btf "$rc == 0 && $(grep -c "nvme_tcp: loaded, no module BTF, types from $btf" $TB_OUT/probe.txt) == 1 && $(grep -c "nvmet_tcp: loaded, no module BTF, types from $btf" $TB_OUT/probe.txt) == 1 && $(grep -c 'using kprobes and raw_tp' $TB_OUT/probe.txt) == 1" \
-		"$(grep -m1 'types from' $TB_OUT/probe.txt | cut -c1-110); $(grep -m1 'no module BTF for' $TB_OUT/probe.txt | cut -c1-100)"
+		"$(grep -m1 '^linux_tcp_target' $TB_OUT/probe.txt | cut -c1-120); $(grep -m1 '^function hooks' $TB_OUT/probe.txt)"
 	# what this kernel lacks, found in kallsyms: every missing row must be optional
 	tb_log "missing hooks on $TB_KVER: $(grep '^missing' $TB_OUT/probe.txt | grep -c .) ($(grep '^missing.*kprobe' $TB_OUT/probe.txt | awk '{print $4}' | sort -u | tr '\n' ' '))"
 fi
