@@ -56,6 +56,8 @@ static void usage(FILE *f)
 "  -o FILE                       save every record (.ntp)\n"
 "  -j FILE                       write the final report as JSON ('-': stdout)\n"
 "      --kprobes, --fentry       force a flavour of function hooks\n"
+"      --attach-timeout SEC      fall back from fentry to kprobes when attaching\n"
+"                                takes longer than SEC seconds (default 10)\n"
 "      --btf FILE                the NVMe modules' types, for a kernel whose modules\n"
 "                                have no BTF (before 5.11; tools/ntprof-btf.sh makes it);\n"
 "                                default: " NTP_BTF_DIR "/$(uname -r).btf if it exists\n"
@@ -107,7 +109,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_BTF };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -118,6 +120,7 @@ int cmd_record(int argc, char **argv)
 		{ "kprobes", no_argument, NULL, O_KPROBES },
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "attach-timeout", required_argument, NULL, O_ATTACH_TIMEOUT },
 		{ "btf", required_argument, NULL, O_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -199,6 +202,11 @@ int cmd_record(int argc, char **argv)
 			if (co.flavour == NTP_FLAVOUR_KPROBE)
 				return ntp_err("--kprobes and --fentry exclude each other");
 			co.flavour = NTP_FLAVOUR_FENTRY;
+			break;
+		case O_ATTACH_TIMEOUT:
+			if (opt_failed(ntp_opt_double("--attach-timeout", optarg, 0.001, 3600,
+						      &co.attach_timeout_s, oerr), oerr))
+				return 1;
 			break;
 		case O_BTF: co.btf_path = optarg; break;
 		case O_EXACT:

@@ -423,7 +423,7 @@ static void *attach_thread(void *arg)
 /* Attaches every loaded program in parallel. 0, -ETIMEDOUT (the skeleton must
  * then be left alone: a thread may still be inside the kernel with it), or
  * -errno of the first program that failed (errbuf names it). */
-static int attach_all(struct ntp_collector *c, int timeout_s, char *errbuf, size_t errlen)
+static int attach_all(struct ntp_collector *c, double timeout_s, char *errbuf, size_t errlen)
 {
 	struct attach_state *st = calloc(1, sizeof(*st));
 	int idx_of[64], n = 0, ret = 0;
@@ -467,7 +467,12 @@ static int attach_all(struct ntp_collector *c, int timeout_s, char *errbuf, size
 		pthread_detach(th);
 	}
 	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += timeout_s;
+	{
+		long long ns = dl.tv_nsec + (long long)(timeout_s * 1e9);
+
+		dl.tv_sec += ns / 1000000000;
+		dl.tv_nsec = ns % 1000000000;
+	}
 	while (st->pending > 0) {
 		if (pthread_cond_timedwait(&st->cond, &st->lock, &dl) == ETIMEDOUT)
 			break;
@@ -517,7 +522,7 @@ static void unload(struct ntp_collector *c, bool leak_skel)
 	c->skel = NULL;
 }
 
-static int try_flavour(struct ntp_collector *c, bool fentry, int timeout_s, char *why, size_t whylen)
+static int try_flavour(struct ntp_collector *c, bool fentry, double timeout_s, char *why, size_t whylen)
 {
 	int err;
 
@@ -525,8 +530,8 @@ static int try_flavour(struct ntp_collector *c, bool fentry, int timeout_s, char
 		return -1;
 	err = attach_all(c, timeout_s, why, whylen);
 	if (err == -ETIMEDOUT) {
-		snprintf(why, whylen, "attaching took more than %d s (a thread that never yields, such as a "
-			 "polling loop, holds up the trampoline update)", timeout_s);
+		snprintf(why, whylen, "attaching took more than %g s (a thread that never yields, such as a "
+			 "polling loop, can hold up the trampoline update)", timeout_s);
 		/* a thread may still use the object inside the kernel: never free it */
 		unload(c, true);
 		return -1;
@@ -561,7 +566,7 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 	char why_fe[512] = "", miss_fe[384], miss_kp[384], nobtf[128], btf[4096];
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	int timeout = o->attach_timeout_s > 0 ? o->attach_timeout_s : 10;
+	double timeout = o->attach_timeout_s > 0 ? o->attach_timeout_s : 10;
 
 	libbpf_set_print(libbpf_quiet);
 	ntp_kernel_probe(&k);
@@ -629,7 +634,9 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 	{
 		char why_kp[512] = "";
 
-		if (try_flavour(c, false, timeout, why_kp, sizeof(why_kp))) {
+		/* The timeout is the fentry policy's; kprobes are the last resort,
+		 * so they get at least a minute before giving up. */
+		if (try_flavour(c, false, timeout > 60 ? timeout : 60, why_kp, sizeof(why_kp))) {
 			snprintf(errbuf, errlen, "kprobes: %s", why_kp);
 			goto fail;
 		}

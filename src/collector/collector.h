@@ -31,7 +31,7 @@ struct ntp_collector_opts {
 	uint32_t sizes[NTP_MAX_SIZES];	/* --size, bytes */
 	int n_sizes;
 	enum ntp_flavour flavour;
-	int attach_timeout_s;		/* fall back to kprobes after this (10) */
+	double attach_timeout_s;	/* fall back to kprobes after this (10) */
 	/* --btf FILE: the NVMe types for a kernel whose modules have no BTF
 	 * (tools/ntprof-btf.sh). NULL: NTP_BTF_DIR/<release>.btf (hooks.h) if it
 	 * exists. Used only when a module the role needs has no BTF of its own. */

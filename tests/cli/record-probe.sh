@@ -32,6 +32,7 @@ expect record-bad-session 1 "^ntprof: option --session: 'sda' is not a namespace
 expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other$" "$NTPROF" record --kprobes --fentry
 expect record-exact-queues 1 "^ntprof: --exact-queues is not implemented yet: queue depths come from Little's law" "$NTPROF" record --exact-queues
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
+expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
 expect record-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" record --btf
 expect probe-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" probe --btf
 expect probe-help-btf 0 "default /var/lib/ntprof/btf/\\\$\\(uname -r\\)\\.btf" "$NTPROF" probe --help
