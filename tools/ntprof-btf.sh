@@ -21,7 +21,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 die() { echo "ntprof-btf: error: $*" >&2; exit 1; }
 log() { echo "ntprof-btf: $*" >&2; }
-usage() { sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '7,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 OUT=
 while getopts "o:h" o; do
