@@ -133,7 +133,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
 	if (picked)
-		r->seq = __sync_fetch_and_add(&seq_host, 1);
+		r->seq = next_seq(&seq_host);
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
@@ -543,7 +543,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	if (picked)
-		r->seq = __sync_fetch_and_add(&seq_target, 1);
+		r->seq = next_seq(&seq_target);
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);

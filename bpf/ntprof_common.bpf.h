@@ -27,11 +27,29 @@ const volatile bool exact_queues = false;
 /* -t: the transport whose hooks are loaded (enum ntp_transport); the shared
  * tracepoint hooks stamp it on the record and pick the transport's context. */
 const volatile __u8 ntp_transport = NTP_TRANSPORT_TCP;
+/* The kernel takes atomic_fetch_add (BPF_FETCH, 5.12); user space probes it.
+ * Without it (5.10) the verifier rejects the instruction, and only pruning by
+ * this constant keeps it out of what the verifier visits. */
+const volatile bool has_atomic_fetch = true;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
 volatile __u64 seq_host = 0;
 volatile __u64 seq_target = 0;
+
+/* The next per-side sequence number. Before 5.12 the add cannot return the
+ * old value: add (a plain XADD), then read, so two CPUs that sample in the
+ * same instant may read the same number (seq only orders records for people;
+ * nothing joins or counts by it). */
+static __always_inline __u64 next_seq(volatile __u64 *ctr)
+{
+	if (has_atomic_fetch)
+		return __sync_fetch_and_add(ctr, 1);
+	/* the barrier keeps clang from merging the two adds into one fetching add */
+	asm volatile("" ::: "memory");
+	__sync_fetch_and_add(ctr, 1);
+	return *ctr - 1;
+}
 
 /* ---- output ---- */
 struct {

@@ -9,6 +9,7 @@ pkgs=(
 	libjson-c-dev libcmocka-dev libncurses-dev        # JSON, unit tests, the full-screen monitor
 	liburing-dev                                       # the test bed's load generator (linked statically)
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 file  # the QEMU test bed (tests/vm)
+	dwarves                                            # pahole: DWARF to BTF for kernels without module BTF (tools/ntprof-btf.sh)
 	tmux imagemagick fonts-dejavu-core htop python3    # terminal tests, screenshots (python3: tools/ansi2png.py), the CPU bench
 	libclang-rt-14-dev                                 # libFuzzer runtime (make fuzz)
 	ca-certificates

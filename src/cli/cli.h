@@ -24,5 +24,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_btf(int argc, char **argv);
 
 #endif

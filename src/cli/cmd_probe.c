@@ -16,11 +16,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry]\n"
+"usage: ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE]\n"
 "Checks what this kernel offers ntprof: kernel BTF, the NVMe modules and\n"
 "their BTF, every hook in both flavours (fentry/fexit and kprobe), then loads\n"
 "and attaches the programs for real and detaches them. Exits non-zero and\n"
-"names what is missing when recording could not work. Needs root.\n");
+"names what is missing when recording could not work. Needs root.\n"
+"A module without BTF of its own (kernels before 5.11) takes its types from\n"
+"--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n");
 }
 
 static int parse_role(const char *v, uint8_t *role)
@@ -49,6 +51,7 @@ int cmd_probe(int argc, char **argv)
 		{ "transport", required_argument, NULL, 't' },
 		{ "kprobes", no_argument, NULL, 'K' },
 		{ "fentry", no_argument, NULL, 'F' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -56,7 +59,8 @@ int cmd_probe(int argc, char **argv)
 					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10 };
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	char err[512], *tbuf = NULL;
+	char err[512], defbtf[300], *tbuf = NULL;
+	const char *btf_file;
 	size_t tlen = 0;
 	unsigned sides;
 	FILE *t;
@@ -81,6 +85,7 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case 'K': co.flavour = NTP_FLAVOUR_KPROBE; break;
 		case 'F': co.flavour = NTP_FLAVOUR_FENTRY; break;
+		case 'B': co.btf_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
 		default: return ntp_err("unknown option '%s' (ntprof probe --help)", argv[optind - 1]);
@@ -109,6 +114,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	/* The module and hook table goes after the verdict on the function
 	 * hooks (003's layout), which needs the real test load first. */
+	btf_file = ntp_btf_file(co.btf_path, defbtf, sizeof(defbtf));
 	t = open_memstream(&tbuf, &tlen);
 	if (!t)
 		return ntp_err("out of memory");
@@ -119,10 +125,21 @@ int cmd_probe(int argc, char **argv)
 
 		fprintf(t, "linux_%s_%s (", co.transport == NTP_TRANSPORT_RDMA ? "rdma" : "tcp",
 			side == NTP_HOOK_HOST ? "host" : "target");
-		for (const char *const *m = mods; *m; m++)
-			fprintf(t, "%s%s: %s", m == mods ? "" : ", ", *m,
-			       !ntp_module_loaded(*m) ? "not loaded" :
-			       ntp_module_btf(*m) ? "module BTF present" : "loaded, no module BTF");
+		for (const char *const *m = mods; *m; m++) {
+			char why[512];
+
+			fprintf(t, "%s%s: ", m == mods ? "" : ", ", *m);
+			if (!ntp_module_loaded(*m))
+				fprintf(t, "not loaded");
+			else if (ntp_module_btf(*m))
+				fprintf(t, "module BTF present");
+			else if (!btf_file)
+				fprintf(t, "loaded, no module BTF, no --btf file");
+			else if (ntp_btf_file_check(btf_file, *m, why, sizeof(why)))
+				fprintf(t, "loaded, no module BTF, not in %s", btf_file);
+			else
+				fprintf(t, "loaded, no module BTF, types from %s", btf_file);
+		}
 		fprintf(t, ")\n");
 	}
 	for (size_t i = 0; i < ntp_n_hooks; i++) {
@@ -164,7 +181,8 @@ int cmd_probe(int argc, char **argv)
 	}
 	printf("function hooks: %s (%s)\n%s", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",
 	       ntp_collector_uses_fentry(c) ? "they can attach now" :
-	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" : "fentry cannot attach now", tbuf);
+	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" :
+	       ntp_collector_btf_file(c)[0] ? "modules without BTF of their own" : "fentry cannot attach now", tbuf);
 	free(tbuf);
 	ntp_collector_close(c);
 	printf("load: ok\n");

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include "cli.h"
 #include "collector/collector.h"
+#include "collector/hooks.h"
 #include "core/clock.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
 "      --kprobes, --fentry       force a flavour of function hooks\n"
 "      --attach-timeout SEC      fall back from fentry to kprobes when attaching\n"
 "                                takes longer than SEC seconds (default 10)\n"
+"      --btf FILE                the NVMe modules' types, for a kernel whose modules\n"
+"                                have no BTF (before 5.11; tools/ntprof-btf.sh makes it);\n"
+"                                default: " NTP_BTF_DIR "/$(uname -r).btf if it exists\n"
 "      --exact-queues            count each stage's queue depth from every command's\n"
 "                                times (map operations on every I/O) instead of\n"
 "                                Little's law (sampled mean x exact command rate)\n");
@@ -106,7 +110,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -118,6 +122,7 @@ int cmd_record(int argc, char **argv)
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
 		{ "attach-timeout", required_argument, NULL, O_ATTACH_TIMEOUT },
+		{ "btf", required_argument, NULL, O_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -202,6 +207,7 @@ int cmd_record(int argc, char **argv)
 						      &co.attach_timeout_s, oerr), oerr))
 				return 1;
 			break;
+		case O_BTF: co.btf_path = optarg; break;
 		case O_EXACT: co.exact_queues = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);

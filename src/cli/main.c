@@ -18,6 +18,7 @@ static const struct ntp_cmd cmds[] = {
 	{ "dump",     cmd_dump,     "print a recording's records as CSV" },
 	{ "probe",    cmd_probe,    "show which hooks this kernel offers and test-load them" },
 	{ "generate", cmd_generate, "write a synthetic recording from a model of the path" },
+	{ "btf",      cmd_btf,      "merge vmlinux and NVMe module BTF for kernels without module BTF" },
 };
 
 static void usage(FILE *f)

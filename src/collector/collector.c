@@ -47,6 +47,8 @@ struct ntp_collector {
 	void *cb_ctx;
 	int seen;
 	double attach_s, load_s;
+	char btf[4096];		/* the --btf file in use, "" with module BTF */
+	bool atomic_fetch;	/* the kernel's verifier takes atomic_fetch_add */
 	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
 	int n_devs;
 };
@@ -179,14 +181,19 @@ int ntp_fentry_selftest(char *why, size_t len)
 }
 
 /* Is everything the role needs there, before any BPF? errbuf names what is
- * missing; returns 0 when recording can go on. */
+ * missing; returns 0 when recording can go on. Modules without BTF of their
+ * own (before 5.11) are listed in nobtf; their types then come from a BTF
+ * file (--btf or NTP_BTF_DIR), whose path goes to btf. */
 static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_kernel *k,
+			 char *nobtf, size_t nobtf_len, char *btf, size_t btf_len,
 			 char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(o->role);
-	char missing[256] = "";
+	char missing[256] = "", defpath[300];
+	const char *file;
 	size_t n = 0;
 
+	nobtf[0] = btf[0] = 0;
 	if (o->transport != NTP_TRANSPORT_TCP && o->transport != NTP_TRANSPORT_RDMA) {
 		snprintf(errbuf, errlen, "transport %u unknown", o->transport);
 		return -1;
@@ -207,22 +214,6 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 			if (!ntp_module_loaded(*m))
 				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 	}
-	if (!n) {
-		/* The NVMe structures exist only in the modules' own BTF (5.11+):
-		 * without it CO-RE cannot place a single field. */
-		for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-			if (!(sides & side))
-				continue;
-			for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-				if (!ntp_module_btf(*m))
-					n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
-		}
-		if (n) {
-			snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
-				 "have none): the NVMe structures cannot be located", missing);
-			return -1;
-		}
-	}
 	if (n) {
 		char fe[200] = "";
 		size_t m;
@@ -236,6 +227,39 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 			snprintf(errbuf + m, errlen - m, "; no kprobes (CONFIG_KPROBES)");
 		return -1;
 	}
+	/* The NVMe structures exist only in the modules' own BTF (5.11+):
+	 * without it, or a file that carries them, CO-RE cannot place a field. */
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		if (!(sides & side))
+			continue;
+		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
+			if (!ntp_module_btf(*m))
+				n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", *m);
+	}
+	if (!n)
+		return 0;
+	file = ntp_btf_file(o->btf_path, defpath, sizeof(defpath));
+	if (!file) {
+		snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
+			 "have none): the NVMe structures cannot be located; make their BTF with "
+			 "tools/ntprof-btf.sh from the kernel's -dbg package and pass --btf FILE or install it "
+			 "as %s", nobtf, defpath);
+		return -1;
+	}
+	if (access(file, R_OK)) {
+		snprintf(errbuf, errlen, "--btf %s: %s", file, strerror(errno));
+		return -1;
+	}
+	/* libbpf takes this one file instead of vmlinux BTF for every CO-RE
+	 * relocation (btf_custom_path): it must carry the types of every module */
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		if (!(sides & side))
+			continue;
+		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
+			if (ntp_btf_file_check(file, *m, errbuf, errlen))
+				return -1;
+	}
+	snprintf(btf, btf_len, "%s", file);
 	return 0;
 }
 
@@ -259,6 +283,32 @@ static void missing_hooks(unsigned sides, unsigned transport, bool fentry, char 
 	}
 }
 
+/* Before 5.12 (BPF_FETCH) the verifier refuses atomic_fetch_add in a pre-pass
+ * over every instruction ("BPF_STX uses reserved fields"), dead or not. The
+ * programs take it only when has_atomic_fetch (rodata) is set; when the kernel
+ * lacks it, that branch is pruned, and its instruction becomes the plain
+ * atomic add that every kernel takes, so the pre-pass passes. Same count of
+ * instructions: the relocations still point where they did. */
+static int drop_atomic_fetch(struct bpf_program *p)
+{
+	const struct bpf_insn *in = bpf_program__insns(p);
+	size_t n = bpf_program__insn_cnt(p), changed = 0;
+	struct bpf_insn *out = malloc(n * sizeof(*out));
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	memcpy(out, in, n * sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) && out[i].imm == (BPF_ADD | BPF_FETCH)) {
+			out[i].imm = BPF_ADD;
+			changed++;
+		}
+	err = changed ? bpf_program__set_insns(p, out, n) : 0;
+	free(out);
+	return err;
+}
+
 static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(c->o.role);
@@ -268,11 +318,16 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	double t0;
 	int err;
 
-	skel = ntprof_bpf__open();
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = c->btf[0] ? c->btf : NULL);
+
+		skel = ntprof_bpf__open_opts(&oo);
+	}
 	if (!skel) {
 		snprintf(errbuf, errlen, "cannot open the BPF object: %s", strerror(errno));
 		return -1;
 	}
+	skel->rodata->has_atomic_fetch = c->atomic_fetch;
 	skel->rodata->filter_io = o->io_type;
 	skel->rodata->filter_n_sizes = o->n_sizes;
 	for (int i = 0; i < o->n_sizes && i < NTP_MAX_SIZES; i++)
@@ -300,6 +355,12 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		if (!p)
 			continue;
 		bpf_program__set_autoload(p, true);
+		if (!c->atomic_fetch && (err = drop_atomic_fetch(p))) {
+			snprintf(errbuf, errlen, "cannot prepare %s for this kernel: %s", bpf_program__name(p),
+				 strerror(-err));
+			ntprof_bpf__destroy(skel);
+			return -1;
+		}
 		c->hook_state[i] = 2;	/* to load */
 	}
 	t0 = mono_s();
@@ -504,21 +565,25 @@ static int on_sample(void *ctx, void *data, size_t size)
 struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(o->role);
-	char why_fe[512] = "", miss_fe[384], miss_kp[384];
+	char why_fe[512] = "", miss_fe[384], miss_kp[384], nobtf[128], btf[4096];
 	struct ntp_collector *c;
 	struct ntp_kernel k;
 	double timeout = o->attach_timeout_s > 0 ? o->attach_timeout_s : 10;
 
 	libbpf_set_print(libbpf_quiet);
 	ntp_kernel_probe(&k);
-	if (check_prereqs(o, &k, errbuf, errlen))
+	if (check_prereqs(o, &k, nobtf, sizeof(nobtf), btf, sizeof(btf), errbuf, errlen)) {
+		ntp_hooks_cleanup();
 		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(errbuf, errlen, "out of memory");
 		return NULL;
 	}
 	c->o = *o;
+	snprintf(c->btf, sizeof(c->btf), "%s", btf);
+	c->atomic_fetch = k.atomic_fetch;
 	if (resolve_session(c, o->session, errbuf, errlen)) {
 		free(c);
 		return NULL;
@@ -529,7 +594,24 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 	if (!k.kprobes)
 		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (CONFIG_KPROBES)");
 
-	if (o->flavour != NTP_FLAVOUR_KPROBE) {
+	if (o->btf_path && !nobtf[0])
+		say(o, "--btf %s not used: every module has BTF of its own", o->btf_path);
+	if (nobtf[0]) {
+		/* fentry/fexit and tp_btf name their target by its BTF id in the
+		 * kernel's own BTF: a file serves CO-RE, never attaching */
+		if (o->flavour == NTP_FLAVOUR_FENTRY) {
+			snprintf(errbuf, errlen, "--fentry: no module BTF for %s, so fentry/fexit and tp_btf cannot "
+				 "attach to their functions and tracepoints (a --btf file serves CO-RE only)", nobtf);
+			goto fail;
+		}
+		if (miss_kp[0]) {
+			snprintf(errbuf, errlen, "no module BTF for %s, so kprobes are needed, and %s%s", nobtf,
+				 k.kprobes ? "these are missing: " : "", miss_kp);
+			goto fail;
+		}
+		say(o, "no module BTF for %s: fentry/fexit and tp_btf cannot attach to module code; "
+		    "using kprobes and raw_tp, NVMe types from %s", nobtf, c->btf);
+	} else if (o->flavour != NTP_FLAVOUR_KPROBE) {
 		if (miss_fe[0])
 			snprintf(why_fe, sizeof(why_fe), "no BTF for %s", miss_fe);
 		else if (try_flavour(c, true, timeout, why_fe, sizeof(why_fe)) == 0)
@@ -562,6 +644,10 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 		}
 	}
 attached:
+	for (size_t i = 0; i < ntp_n_hooks; i++)
+		if ((ntp_hooks[i].sides & sides) && ntp_hooks[i].lost && !c->hook_state[i])
+			say(o, "%s is not on this kernel (inlined or renamed): %s", ntp_hooks[i].target,
+			    ntp_hooks[i].lost);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_sample, c, NULL);
 	if (!c->rb) {
 		snprintf(errbuf, errlen, "cannot open the BPF ring buffer: %s", strerror(errno));
@@ -718,6 +804,11 @@ int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n)
 	__atomic_store_n(&c->skel->data->sampling_n, n ? n : 1, __ATOMIC_RELAXED);
 	c->o.sampling = n;
 	return 0;
+}
+
+const char *ntp_collector_btf_file(const struct ntp_collector *c)
+{
+	return c->btf;
 }
 
 bool ntp_collector_uses_fentry(const struct ntp_collector *c)

@@ -34,6 +34,10 @@ struct ntp_collector_opts {
 	double attach_timeout_s;	/* fall back to kprobes after this (10) */
 	bool exact_queues;		/* --exact-queues: every command's stage times summed
 					 * in the kernel (ntp_total.occ) */
+	/* --btf FILE: the NVMe types for a kernel whose modules have no BTF
+	 * (tools/ntprof-btf.sh). NULL: NTP_BTF_DIR/<release>.btf (hooks.h) if it
+	 * exists. Used only when a module the role needs has no BTF of its own. */
+	const char *btf_path;
 	/* Messages meant for the user ("fentry cannot attach now: ...; using kprobes").
 	 * NULL: printed to stderr. ntprof-top passes a sink that queues them. */
 	void (*say)(void *ctx, const char *line);
@@ -70,6 +74,9 @@ void ntp_dev_normalize(char *dev);
 bool ntp_collector_uses_fentry(const struct ntp_collector *c);
 /* Per entry i of ntp_hooks[] (hooks.h): 1 attached, 0 not used, <0 -errno. */
 int ntp_collector_hook_state(const struct ntp_collector *c, size_t i);
+/* The BTF file the NVMe types came from (--btf or the default place), or ""
+ * when every module had its own BTF. */
+const char *ntp_collector_btf_file(const struct ntp_collector *c);
 /* Changes -s N in the running programs. */
 int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n);
 /* Detaches every link and frees. */

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "hooks.h"
 #include "../../bpf/ntprof_event.h"
@@ -22,39 +23,41 @@
 
 /* docs/hooks.md says what each fills and why. */
 const struct ntp_hook ntp_hooks[] = {
-	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NTP_HOOK_TCP },
-	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false, NTP_HOOK_TCP },
-	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
-	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_TCP },
-	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
-	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NTP_HOOK_ANY },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false, NTP_HOOK_TCP },
-	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
-	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NTP_HOOK_ANY },
-	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NTP_HOOK_ANY },
-	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NTP_HOOK_ANY },
-	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_TCP },
+	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
+	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NULL, NTP_HOOK_TCP },
+	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
+	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false, NULL, NTP_HOOK_TCP },
+	/* 5.10 inlines it into nvme_tcp_handle_r2t (no symbol, no BTF FUNC) */
+	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, true,
+	  "writes that wait for an R2T lack the R2T and data-sent times", NTP_HOOK_TCP },
+	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
+	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
+	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
+	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false, NULL, NTP_HOOK_TCP },
+	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
+	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
+	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
+	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
+	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NTP_HOOK_TCP },
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NTP_HOOK_TCP },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NTP_HOOK_TCP },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NTP_HOOK_TCP },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NULL, NTP_HOOK_TCP },
+	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NULL, NTP_HOOK_TCP },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NULL, NTP_HOOK_TCP },
+	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NULL, NTP_HOOK_TCP },
 	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.h) */
-	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NTP_HOOK_RDMA },
-	{ "nvme_rdma_post_send", "nvme_rdma", "ntp_h_rpost_fe", "ntp_h_rpost_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_RDMA },
-	{ "nvme_rdma_recv_done", "nvme_rdma", "ntp_h_rrecv_fe", "ntp_h_rrecv_kp", NTP_HOOK_ENTRY, H, false, NTP_HOOK_RDMA },
-	{ "nvme_rdma_send_done", "nvme_rdma", "ntp_h_rsdone_fe", "ntp_h_rsdone_kp", NTP_HOOK_ENTRY, H, true, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fe", "ntp_t_rrecv_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fx", "ntp_t_rrecv_kr", NTP_HOOK_EXIT, T, false, NTP_HOOK_RDMA },
-	{ "rdma_rw_ctx_post", "ib_core", "ntp_t_rread_fe", "ntp_t_rread_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_read_data_done", "nvmet_rdma", "ntp_t_rrdone_fe", "ntp_t_rrdone_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_queue_response", "nvmet_rdma", "ntp_t_rqresp_fe", "ntp_t_rqresp_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_send_done", "nvmet_rdma", "ntp_t_rsdone_fe", "ntp_t_rsdone_kp", NTP_HOOK_ENTRY, T, false, NTP_HOOK_RDMA },
+	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NULL, NTP_HOOK_RDMA },
+	{ "nvme_rdma_post_send", "nvme_rdma", "ntp_h_rpost_fe", "ntp_h_rpost_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
+	{ "nvme_rdma_recv_done", "nvme_rdma", "ntp_h_rrecv_fe", "ntp_h_rrecv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
+	{ "nvme_rdma_send_done", "nvme_rdma", "ntp_h_rsdone_fe", "ntp_h_rsdone_kp", NTP_HOOK_ENTRY, H, true, NULL, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fe", "ntp_t_rrecv_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fx", "ntp_t_rrecv_kr", NTP_HOOK_EXIT, T, false, NULL, NTP_HOOK_RDMA },
+	{ "rdma_rw_ctx_post", "ib_core", "ntp_t_rread_fe", "ntp_t_rread_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_read_data_done", "nvmet_rdma", "ntp_t_rrdone_fe", "ntp_t_rrdone_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_queue_response", "nvmet_rdma", "ntp_t_rqresp_fe", "ntp_t_rqresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
+	{ "nvmet_rdma_send_done", "nvmet_rdma", "ntp_t_rsdone_fe", "ntp_t_rsdone_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
 };
 const size_t ntp_n_hooks = sizeof(ntp_hooks) / sizeof(ntp_hooks[0]);
 
@@ -118,6 +121,26 @@ static bool have_caps(void)
 	       (data[cap_bpf / 32].effective & (1u << (cap_bpf % 32)));
 }
 
+/* Does the verifier take atomic_fetch_add (BPF_FETCH came with 5.12)? A
+ * five-instruction socket filter that adds to its stack tells. */
+static bool probe_atomic_fetch(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8,
+		  .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns, 5, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 void ntp_kernel_probe(struct ntp_kernel *k)
 {
 	struct utsname u;
@@ -129,6 +152,7 @@ void ntp_kernel_probe(struct ntp_kernel *k)
 		     path_exists("/sys/kernel/tracing/kprobe_events") ||
 		     path_exists("/sys/kernel/debug/tracing/kprobe_events");
 	k->privileged = have_caps();
+	k->atomic_fetch = k->privileged && probe_atomic_fetch();
 	if (uname(&u) == 0)
 		snprintf(k->release, sizeof(k->release), "%s", u.release);
 }
@@ -254,8 +278,97 @@ const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry)
 	return "?";
 }
 
+/* ---- the BTF file of kernels without module BTF (--btf) ---- */
+const char *const *ntp_module_types(const char *mod)
+{
+	/* what bpf/nvme_types.bpf.h declares, by the module that defines it */
+	static const char *const core[] = { "nvme_request", "nvme_ctrl", NULL };
+	static const char *const tcp[] = { "nvme_tcp_request", "nvme_tcp_queue", NULL };
+	static const char *const tgt[] = { "nvmet_req", "nvmet_sq", "nvmet_ctrl", "nvmet_ns", NULL };
+	static const char *const tgt_tcp[] = { "nvmet_tcp_cmd", "nvmet_tcp_queue", NULL };
+
+	if (!strcmp(mod, "nvme_core"))
+		return core;
+	if (!strcmp(mod, "nvme_tcp"))
+		return tcp;
+	if (!strcmp(mod, "nvmet"))
+		return tgt;
+	if (!strcmp(mod, "nvmet_tcp"))
+		return tgt_tcp;
+	return NULL;
+}
+
+const char *ntp_btf_file(const char *opt, char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (opt && opt[0])
+		return opt;
+	if (uname(&u))
+		return NULL;
+	snprintf(buf, len, "%s/%s.btf", NTP_BTF_DIR, u.release);
+	return path_exists(buf) ? buf : NULL;
+}
+
+static struct btf *file_btf;
+static char file_btf_path[4096];
+static int file_btf_err;
+
+static struct btf *btf_of_file(const char *path)
+{
+	if (file_btf_path[0] && !strcmp(file_btf_path, path))
+		return file_btf;
+	btf__free(file_btf);
+	snprintf(file_btf_path, sizeof(file_btf_path), "%s", path);
+	/* raw BTF or an ELF file with a .BTF section */
+	file_btf = btf__parse(path, NULL);
+	file_btf_err = file_btf ? 0 : errno;
+	return file_btf;
+}
+
+int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len)
+{
+	/* vmlinux structures the programs read: their size tells a file made for
+	 * another kernel build (another release, another config) */
+	static const char *const kstructs[] = { "request", "request_queue", "gendisk", "sock", "tcp_sock",
+						"sk_buff", "socket", NULL };
+	const char *const *types = ntp_module_types(mod);
+	struct btf *f = btf_of_file(path), *k = btf_of(NULL);
+
+	if (!f) {
+		snprintf(why, len, "--btf %s: %s", path, file_btf_err == EINVAL || file_btf_err == EPROTO ?
+			 "not a BTF file (nor an ELF file with a .BTF section)" : strerror(file_btf_err));
+		return -1;
+	}
+	for (const char *const *t = types; t && *t; t++)
+		if (btf__find_by_name_kind(f, *t, BTF_KIND_STRUCT) <= 0) {
+			snprintf(why, len, "--btf %s has no struct %s, so not the types of %s "
+				 "(tools/ntprof-btf.sh makes the file)", path, *t, mod);
+			return -1;
+		}
+	for (const char *const *s = kstructs; k && *s; s++) {
+		__s32 fi = btf__find_by_name_kind(f, *s, BTF_KIND_STRUCT);
+		__s32 ki = btf__find_by_name_kind(k, *s, BTF_KIND_STRUCT);
+		__u32 fsz, ksz;
+
+		if (fi <= 0 || ki <= 0)
+			continue;
+		fsz = btf__type_by_id(f, fi)->size;
+		ksz = btf__type_by_id(k, ki)->size;
+		if (fsz != ksz) {
+			snprintf(why, len, "--btf %s was made for another kernel: struct %s is %u bytes there, "
+				 "%u in this kernel's BTF", path, *s, fsz, ksz);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void ntp_hooks_cleanup(void)
 {
+	btf__free(file_btf);
+	file_btf = NULL;
+	file_btf_path[0] = 0;
 	for (size_t i = 0; i < sizeof(mod_btf) / sizeof(mod_btf[0]); i++) {
 		btf__free(mod_btf[i].btf);
 		mod_btf[i].btf = NULL;

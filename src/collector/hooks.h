@@ -32,6 +32,7 @@ struct ntp_hook {
 	enum ntp_hook_kind kind;
 	unsigned sides;		/* NTP_HOOK_HOST | NTP_HOOK_TARGET */
 	bool optional;		/* absent on some kernels, recording works without it */
+	const char *lost;	/* optional ones: what a recording without it lacks (said at load), or NULL */
 	unsigned char transports;	/* NTP_HOOK_TCP, _ANY or _RDMA */
 };
 
@@ -43,6 +44,7 @@ struct ntp_kernel {
 	bool kernel_btf;	/* /sys/kernel/btf/vmlinux */
 	bool kprobes;		/* kprobe PMU or tracefs kprobe_events */
 	bool privileged;	/* root, or CAP_BPF and CAP_PERFMON */
+	bool atomic_fetch;	/* BPF atomic_fetch_add (BPF_FETCH, 5.12); 5.10 lacks it */
 	char release[72];
 };
 
@@ -61,6 +63,22 @@ bool ntp_hook_present_fentry(const struct ntp_hook *h);
 bool ntp_hook_present_kprobe(const struct ntp_hook *h);
 const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry);
 const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry);
+
+/* ---- A BTF file for kernels whose modules carry no BTF (5.10: module BTF
+ * came with 5.11). tools/ntprof-btf.sh makes it from the distribution's debug
+ * package: vmlinux's BTF plus the NVMe modules' types, in one file that
+ * libbpf uses for every CO-RE relocation (btf_custom_path). ---- */
+#define NTP_BTF_DIR "/var/lib/ntprof/btf"
+
+/* The structures ntprof reads from a module's types (bpf/nvme_types.bpf.h):
+ * NULL-terminated; NULL for a module ntprof does not know. */
+const char *const *ntp_module_types(const char *mod);
+/* The file to use: opt (--btf) when given, else NTP_BTF_DIR/<release>.btf
+ * when it exists; NULL when there is none. buf holds the default path. */
+const char *ntp_btf_file(const char *opt, char *buf, size_t len);
+/* Does path carry mod's types (ntp_module_types) and the running kernel's
+ * layout of the vmlinux structures the programs read? 0, or -1 with why. */
+int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len);
 
 /* Frees the cached BTF and kallsyms. */
 void ntp_hooks_cleanup(void);

@@ -35,6 +35,9 @@ expect record-exact-queues 1 "^ntprof: (kernel modules not loaded|.*root)" "$NTP
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
 expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
 expect probe-bad-transport 1 "^ntprof: option -t: 'udp' is not tcp or rdma$" "$NTPROF" probe -t udp
+expect record-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" record --btf
+expect probe-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" probe --btf
+expect probe-help-btf 0 "default /var/lib/ntprof/btf/\\\$\\(uname -r\\)\\.btf" "$NTPROF" probe --help
 
 # Every program in the BPF object is in the hook table (so some role and flavour
 # loads it), and the table names no program the object lacks.

@@ -78,6 +78,13 @@ for b in ntprof ntprof-top ntp-load; do
 	if [ -x "$O/$b" ]; then copy_with_libs "$O/$b" "/usr/bin/$b"; fi
 done
 
+# ntprof's BTF file for a kernel without module BTF (tests/vm/btf.sh), where
+# ntprof looks for it by default
+if [ -s "$CACHE/kernel-$KERNEL/ntprof.btf" ]; then
+	mkdir -p "$R/var/lib/ntprof/btf"
+	cp "$CACHE/kernel-$KERNEL/ntprof.btf" "$R/var/lib/ntprof/btf/$KVER.btf"
+fi
+
 # terminfo for ncurses (ntprof-top on the serial console)
 for t in linux vt100 vt102 vt220 xterm xterm-256color screen screen-256color tmux tmux-256color dumb; do
 	for d in /lib/terminfo /usr/share/terminfo; do

@@ -50,6 +50,8 @@ else
 fi
 "$HERE/kernel.sh" "$KERNEL" > "$O/vm-kernel.log" 2>&1 || { cat "$O/vm-kernel.log" >&2; die "kernel fetch failed"; }
 . "$NTP_VM_CACHE/kernel-$KERNEL/env"
+# a kernel without module BTF (5.10): ntprof's BTF file from the -dbg package
+"$HERE/btf.sh" "$KERNEL" > "$O/vm-btf.log" 2>&1 || { cat "$O/vm-btf.log" >&2; die "BTF file for $KERNEL failed"; }
 INITRD=$O/vm/initramfs-$KERNEL.cpio.gz
 "$HERE/initramfs.sh" "$KERNEL" "$INITRD" > "$O/vm-initramfs.log" 2>&1 ||
 	{ cat "$O/vm-initramfs.log" >&2; die "initramfs build failed"; }

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_btf.c - `ntprof btf -o OUT INPUT...`: merge vmlinux's BTF and the NVMe
+ * modules' BTF into the one file that `record --btf` and `probe --btf` hand
+ * to libbpf on kernels whose modules carry no BTF (before 5.11).
+ *
+ * Why one merged file: libbpf's btf_custom_path REPLACES vmlinux BTF for every
+ * CO-RE relocation and then looks at no module BTF at all, so the file must
+ * hold struct request and struct sock as well as struct nvme_tcp_request.
+ * Why standalone module BTF (pahole without --btf_base): btf__add_btf()
+ * refuses split BTF as its source (-ENOTSUP in libbpf 1.1). A standalone
+ * module BTF repeats every kernel type the module uses; btf__dedup() folds
+ * those copies into vmlinux's, since all come from one kernel build.
+ * tools/ntprof-btf.sh runs pahole on the -dbg package and then this.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "collector/hooks.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ntprof btf -o OUT INPUT...\n"
+"Merges BTF into one file for `ntprof record --btf OUT` on a kernel whose NVMe\n"
+"modules have no BTF of their own (before 5.11). The first INPUT is the\n"
+"kernel's (an ELF vmlinux with a .BTF section, or raw BTF such as\n"
+"/sys/kernel/btf/vmlinux); the others are standalone module BTF files\n"
+"(pahole --btf_encode_detached=M.btf M.ko, without --btf_base). The result is\n"
+"deduplicated and must hold the types of nvme_core, nvme_tcp, nvmet and\n"
+"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n");
+}
+
+/* Which modules' types the merged BTF holds, "nvme_core nvme_tcp ..." */
+static void modules_found(const struct btf *b, char *buf, size_t len, int *n_found)
+{
+	static const char *const mods[] = { "nvme_core", "nvme_tcp", "nvmet", "nvmet_tcp", NULL };
+	size_t n = 0;
+
+	buf[0] = 0;
+	*n_found = 0;
+	for (const char *const *m = mods; *m; m++) {
+		bool all = true;
+
+		for (const char *const *t = ntp_module_types(*m); *t; t++)
+			all &= btf__find_by_name_kind(b, *t, BTF_KIND_STRUCT) > 0;
+		if (all && n < len) {
+			n += snprintf(buf + n, len - n, "%s%s", n ? " " : "", *m);
+			(*n_found)++;
+		}
+	}
+}
+
+/* The pahole of the kernel build and the one run on the -dbg package may
+ * differ in two bits: pahole 1.24 encodes plain char as a SIGNED int and marks
+ * enums with negative values signed (the kind flag), where the pahole that
+ * built Debian's 5.10 did neither. One such bit makes every structure that
+ * reaches the type through its pointers (struct request, struct sock...)
+ * differ, and btf__dedup() then keeps a copy per module. A module's INT or
+ * ENUM with the name and size of a kernel one takes the kernel's bits: the
+ * kernel's BTF is the reference, and CO-RE field offsets do not depend on
+ * signedness. Returns how many types were changed. */
+static int align_to_kernel(struct btf *b, unsigned n_kernel)
+{
+	unsigned n = btf__type_cnt(b), *ref, n_ref = 0;
+	int changed = 0;
+
+	ref = calloc(n_kernel + 1, sizeof(*ref));
+	if (!ref)
+		return 0;
+	for (unsigned k = 1; k <= n_kernel; k++) {
+		const struct btf_type *kt = btf__type_by_id(b, k);
+
+		if ((btf_is_int(kt) || btf_is_enum(kt)) && kt->name_off)
+			ref[n_ref++] = k;
+	}
+	for (unsigned id = n_kernel + 1; id < n; id++) {
+		struct btf_type *t = (struct btf_type *)btf__type_by_id(b, id);
+		const char *name;
+
+		if (!(btf_is_int(t) || btf_is_enum(t)) || !t->name_off)
+			continue;
+		name = btf__name_by_offset(b, t->name_off);
+		for (unsigned r = 0; r < n_ref; r++) {
+			const struct btf_type *kt = btf__type_by_id(b, ref[r]);
+
+			if (btf_kind(kt) != btf_kind(t) || kt->size != t->size || btf_vlen(kt) != btf_vlen(t) ||
+			    strcmp(btf__name_by_offset(b, kt->name_off), name))
+				continue;
+			if (btf_is_int(t) && *(__u32 *)(t + 1) != *(const __u32 *)(kt + 1)) {
+				*(__u32 *)(t + 1) = *(const __u32 *)(kt + 1);	/* encoding, offset, bits */
+				changed++;
+			} else if (btf_is_enum(t) && btf_kflag(t) != btf_kflag(kt)) {
+				t->info = (t->info & ~(1u << 31)) | (kt->info & (1u << 31));
+				changed++;
+			}
+			break;
+		}
+	}
+	free(ref);
+	return changed;
+}
+
+static int write_file(const char *path, const void *data, __u32 size)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return ntp_err("-o %s: path too long", path);
+	f = fopen(tmp, "wb");
+	if (!f)
+		return ntp_err("-o %s: %s", tmp, strerror(errno));
+	if (fwrite(data, 1, size, f) != size || fclose(f)) {
+		unlink(tmp);
+		return ntp_err("-o %s: write failed: %s", tmp, strerror(errno));
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return ntp_err("-o %s: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+int cmd_btf(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL;
+	struct btf *merged = NULL;
+	char found[128];
+	int opt, ret = 1, n_found;
+	unsigned before, n_kernel = 0;
+	const void *raw;
+	__u32 raw_size;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		default: return ntp_err("unknown option '%s' (ntprof btf --help)", argv[optind - 1]);
+		}
+	}
+	if (!out)
+		return ntp_err("btf: -o OUT is required (ntprof btf --help)");
+	if (optind + 2 > argc)
+		return ntp_err("btf: needs the kernel's BTF and at least one module's (ntprof btf --help)");
+
+	if (!getenv("NTPROF_DEBUG"))
+		libbpf_set_print(NULL);	/* our one-line errors say it */
+	merged = btf__new_empty();
+	if (!merged)
+		return ntp_err("out of memory");
+	for (int i = optind; i < argc; i++) {
+		/* raw BTF, or the .BTF section of an ELF file */
+		struct btf *in = btf__parse(argv[i], NULL);
+		int err;
+
+		if (!in) {
+			/* libbpf's own codes (LIBBPF_ERRNO__FORMAT...) start at 4000 */
+			ntp_err("%s: %s", argv[i], errno == EINVAL || errno == EPROTO || errno >= 4000 ?
+				"no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(errno));
+			goto out;
+		}
+		err = btf__add_btf(merged, in);
+		btf__free(in);
+		if (err < 0) {
+			ntp_err("%s: cannot append its BTF: %s", argv[i], strerror(-err));
+			goto out;
+		}
+		if (i == optind)
+			n_kernel = btf__type_cnt(merged) - 1;
+	}
+	before = btf__type_cnt(merged) - 1;
+	align_to_kernel(merged, n_kernel);
+	if (btf__dedup(merged, NULL)) {
+		ntp_err("btf: deduplicating the merged types failed: %s", strerror(errno));
+		goto out;
+	}
+	modules_found(merged, found, sizeof(found), &n_found);
+	if (!n_found) {
+		ntp_err("btf: no NVMe module's types in the inputs (struct nvme_tcp_request, nvmet_req...): "
+			"pass the modules' BTF made by pahole");
+		goto out;
+	}
+	raw = btf__raw_data(merged, &raw_size);
+	if (!raw) {
+		ntp_err("btf: cannot serialize the merged BTF: %s", strerror(errno));
+		goto out;
+	}
+	if (write_file(out, raw, raw_size))
+		goto out;
+	printf("ntprof: %s: %u types (%u before deduplication), %u bytes; types of: %s\n", out,
+	       btf__type_cnt(merged) - 1, before, raw_size, found);
+	ret = 0;
+out:
+	btf__free(merged);
+	return ret;
+}

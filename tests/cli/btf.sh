@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `ntprof btf`: merges the kernel's BTF with standalone module BTF made by
+# pahole, deduplicates, and refuses inputs that hold no NVMe types. The
+# module here is a small C file declaring the structures ntprof reads (as
+# bpf/nvme_types.bpf.h names them) next to a struct list_head identical to the
+# kernel's: after the merge the kernel's list_head must be the only one.
+# The real file (5.10's -dbg package) is built and used in the test bed
+# (tests/vm/btf.sh, scenarios record-probe and record-tcp on KERNEL=5.10).
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+O=${O:-build}
+KBTF=/sys/kernel/btf/vmlinux
+for t in pahole bpftool cc; do
+	command -v $t >/dev/null || { echo "  skip: $t missing"; exit 77; }
+done
+[ -r $KBTF ] || { echo "  skip: no $KBTF"; exit 77; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-btf-test.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+fail=0
+check() { # NAME CONDITION-RESULT(0 ok) DETAILS
+	if [ "$2" = 0 ]; then echo "  ok   $1"; else echo "  FAIL $1: $3"; fail=1; fi
+}
+
+cat > "$W/mod.c" <<'EOF'
+struct list_head { struct list_head *next, *prev; };
+struct nvme_ctrl { int instance; unsigned short cntlid; struct list_head node; };
+struct nvme_request { void *cmd; struct nvme_ctrl *ctrl; };
+struct nvme_tcp_queue;
+struct nvme_tcp_request { struct nvme_request req; struct nvme_tcp_queue *queue; int state; };
+struct nvme_tcp_queue { void *sock; struct nvme_tcp_request *request; struct list_head send_list; };
+struct nvme_tcp_queue q;
+EOF
+cc -g -c "$W/mod.c" -o "$W/mod.o" && pahole --btf_encode_detached="$W/mod.btf" "$W/mod.o" ||
+	{ echo "  FAIL could not make the module BTF"; exit 1; }
+
+out=$("$NTPROF" btf -o "$W/merged.btf" $KBTF "$W/mod.btf" 2>&1); rc=$?
+check merge "$([ $rc = 0 ] && grep -q 'types of: nvme_core nvme_tcp$' <<<"$out"; echo $?)" "exit $rc: $out"
+bpftool btf dump file "$W/merged.btf" format raw > "$W/merged.txt" 2>&1
+nk=$(bpftool btf dump file $KBTF format raw | grep -c '^\[')
+nm=$(grep -c '^\[' "$W/merged.txt")
+check merge-types "$([ "$(grep -c "STRUCT 'nvme_tcp_request' size=32" "$W/merged.txt")" = 1 ] &&
+	[ "$(grep -c "STRUCT 'task_struct' " "$W/merged.txt")" = 1 ]; echo $?)" "nvme_tcp_request or task_struct missing"
+# the kernel's types, then only the module's own (5 structs + their pointers):
+# list_head, int, void * and unsigned short went to the kernel's copies
+check merge-dedup "$([ "$(grep -c "STRUCT 'list_head' " "$W/merged.txt")" = 1 ] && [ $((nm - nk)) -le 8 ]; echo $?)" \
+	"$((nm - nk)) types added to the kernel's $nk; list_head: $(grep -c "STRUCT 'list_head' " "$W/merged.txt")"
+
+out=$("$NTPROF" btf -o "$W/x.btf" $KBTF $KBTF 2>&1); rc=$?
+check no-nvme-types "$([ $rc != 0 ] && grep -q "^ntprof: btf: no NVMe module's types in the inputs" <<<"$out" && [ ! -e "$W/x.btf" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" btf -o "$W/x.btf" $KBTF "$W/nonexistent.btf" 2>&1); rc=$?
+check missing-input "$([ $rc != 0 ] && grep -q "^ntprof: $W/nonexistent.btf: " <<<"$out"; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" btf -o "$W/x.btf" $KBTF "$W/mod.c" 2>&1); rc=$?
+check not-btf "$([ $rc != 0 ] && grep -q "^ntprof: $W/mod.c: no BTF in it" <<<"$out"; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" btf $KBTF "$W/mod.btf" 2>&1); rc=$?
+check no-output "$([ $rc != 0 ] && grep -q '^ntprof: btf: -o OUT is required' <<<"$out"; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" btf -o "$W/x.btf" $KBTF 2>&1); rc=$?
+check one-input "$([ $rc != 0 ] && grep -q "^ntprof: btf: needs the kernel's BTF and at least one module's" <<<"$out"; echo $?)" "exit $rc: $out"
+# tools/ntprof-btf.sh refuses what is not a -dbg package or tree
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/x.btf" "$W" 2>&1); rc=$?
+check script-not-dbg "$([ $rc != 0 ] && grep -q 'no usr/lib/debug/lib/modules/<release>' <<<"$out"; echo $?)" "exit $rc: $out"
+exit $fail
