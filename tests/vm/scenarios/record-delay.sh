@@ -97,11 +97,11 @@ grep "^${TB_DEV#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns1.p50
 grep "^${dev2#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns2.p50
 echo 0 > $S/namespaces/2/enable; rmdir $S/namespaces/2
 if [ -s $TB_OUT/ns1.p50 ] && [ -s $TB_OUT/ns2.p50 ]; then
-	# Lower bound only: under TCG null_blk's hrtimer fires late, never
-	# early, by 0-800 us depending on the host's load (the p50 difference
-	# measured on the devices themselves was 1245-1275 us); that lateness is
-	# storage time too. "Nowhere else" keeps its 10 % bound.
-	verdict record-delay-storage ns1 ns2 5 4000 0
+	# Within 10 % both ways. Under TCG null_blk's hrtimer fires late, never
+	# early (the p50 difference measured on the devices themselves was 4253 us
+	# for 4000 injected), and that lateness is storage time too; ntprof's
+	# storage moved by +4039.7 and +4060.2 us in two CI runs.
+	verdict record-delay-storage ns1 ns2 5 4000
 else
 	tb_result record-delay-storage FAIL "no groups for both namespaces in the report: $(cat $TB_OUT/twons.p50)"
 fi
