@@ -19,6 +19,7 @@
  *   nvme_tcp_data_ready      packet arrival per socket
  *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only)
  *   nvme_tcp_setup_h2c_data_pdu  R2T_DRV, R2T_ARRIVE (called by handle_r2t)
+ *   blk_mq_tag_to_rq        the same, where the above is inlined (5.10)
  *   blk_mq_complete_request_remote  RSP_DRV, RSP_ARRIVE (6.1 inlined
  *                            nvme_tcp_process_nvme_cqe; this is its hand-off)
  *   nvme_complete_rq tp      DRV_COMPLETE
@@ -400,11 +401,11 @@ int BPF_KPROBE(ntp_h_cqe_kp, struct request *rq)
 
 /* R2T handled: nvme_tcp_handle_r2t (inlined into the receive path) calls
  * nvme_tcp_setup_h2c_data_pdu(req) for the first H2C data PDU; the send path
- * calls it again for follow-on PDUs, which set_ts_once ignores. */
-static __always_inline int host_r2t(void *req)
+ * calls it again for follow-on PDUs, which the has_ts check ignores. */
+static __always_inline int host_r2t(__u64 key)
 {
-	__u64 key = rq_of_tcp_req(req), now = bpf_ktime_get_ns();
 	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	__u64 now = bpf_ktime_get_ns();
 	struct ntp_thread_ctx *c;
 	__u32 t;
 
@@ -421,13 +422,62 @@ static __always_inline int host_r2t(void *req)
 SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
 int BPF_PROG(ntp_h_r2t_fe, void *req)
 {
-	return host_r2t(req);
+	return host_r2t(rq_of_tcp_req(req));
 }
 
 SEC("kprobe/nvme_tcp_setup_h2c_data_pdu")
 int BPF_KPROBE(ntp_h_r2t_kp, void *req)
 {
-	return host_r2t(req);
+	return host_r2t(rq_of_tcp_req(req));
+}
+
+/* Where nvme_tcp_setup_h2c_data_pdu is inlined (5.10), so is its caller
+ * nvme_tcp_handle_r2t, and its caller nvme_tcp_recv_pdu: all of the R2T
+ * handling sits inside nvme_tcp_recv_skb, which parses many PDUs per call.
+ * The first out-of-line call nvme_tcp_handle_r2t makes is the exported
+ * blk_mq_tag_to_rq(tagset->tags[qid - 1], pdu->command_id), the lookup of the
+ * request the R2T is for. It is hooked instead, used only when
+ * nvme_tcp_setup_h2c_data_pdu is absent (src/collector/hooks.c). Every blk-mq
+ * driver calls it, and nvme_tcp itself for C2H data and responses: it is an
+ * R2T's lookup only inside nvme_tcp_recv_skb (recv_ctx of this thread) while
+ * the queue's received PDU header (queue->pdu) is an R2T. The request is
+ * read as the kernel returns it, tags->rqs[tag], at entry: no map filled at
+ * send time, no chase through ctrl and tag set, and no command-id layout
+ * (the generation bits later kernels add) to know. */
+static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32 tag)
+{
+	struct nvme_tcp_queue___ntp *q;
+	struct ntp_thread_ctx *c;
+	struct request *rq = NULL, **rqs;
+	__u32 t = tid();
+	__u8 type = 0;
+	void *pdu;
+
+	c = bpf_map_lookup_elem(&recv_ctx, &t);
+	if (!c || !c->queue || c->side != NTP_SIDE_HOST)
+		return 0;
+	q = (void *)c->queue;
+	pdu = BPF_CORE_READ(q, pdu);
+	if (!pdu || bpf_probe_read_kernel(&type, sizeof(type), pdu) || type != NTP_NVME_TCP_R2T)
+		return 0;
+	if (tag >= BPF_CORE_READ(tags, nr_tags))
+		return 0;
+	rqs = BPF_CORE_READ(tags, rqs);
+	if (!rqs || bpf_probe_read_kernel(&rq, sizeof(rq), rqs + tag))
+		return 0;
+	return rq ? host_r2t((__u64)rq) : 0;
+}
+
+SEC("fentry/blk_mq_tag_to_rq")
+int BPF_PROG(ntp_h_r2tq_fe, void *tags, unsigned int tag)
+{
+	return host_r2t_lookup(tags, tag);
+}
+
+SEC("kprobe/blk_mq_tag_to_rq")
+int BPF_KPROBE(ntp_h_r2tq_kp, void *tags, unsigned int tag)
+{
+	return host_r2t_lookup(tags, tag);
 }
 
 /* =============================== target =============================== */

@@ -65,6 +65,16 @@ struct nvme_tcp_request___ntp {
 struct nvme_tcp_queue___ntp {
 	struct socket *sock;
 	struct nvme_tcp_request___ntp *request;	/* the request nvme_tcp_try_send is sending */
+	void *pdu;		/* the PDU header being received; its first byte is the type */
+} __ntp_core;
+
+/* enum nvme_tcp_pdu_type (include/linux/nvme-tcp.h): fixed by the NVMe/TCP spec */
+#define NTP_NVME_TCP_R2T		0x9
+
+/* block/blk-mq-tag.h (include/linux/blk-mq.h from 5.16): a vmlinux type */
+struct blk_mq_tags___ntp {
+	unsigned int nr_tags;
+	struct request **rqs;
 } __ntp_core;
 
 /* enum nvme_tcp_send_state: unchanged from 5.10 to 6.12 */

@@ -44,6 +44,23 @@ static void say_line(void *ctx, const char *line)
 	printf("  %s\n", line);
 }
 
+/* A stand-in hook's row says whose place it takes, and whether it would
+ * (only where the inlined original is absent in that flavour). */
+static bool stand_in_note(const struct ntp_hook *h, bool there, bool fentry, char *buf, size_t len)
+{
+	const char *orig = ntp_hook_stands_in_for(h);
+
+	if (!orig)
+		return false;
+	if (!there)
+		snprintf(buf, len, " (optional, in place of %s where it is inlined)", orig);
+	else if (ntp_hook_wanted(h, fentry))
+		snprintf(buf, len, " (optional, stands in for %s)", orig);
+	else
+		snprintf(buf, len, " (optional, unused: %s is there)", orig);
+	return true;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -149,6 +166,7 @@ int cmd_probe(int argc, char **argv)
 		/* raw_tp needs no kprobes; kprobe/kretprobe do */
 		bool kp = (k.kprobes || h->kind == NTP_HOOK_TP) && ntp_hook_present_kprobe(h);
 		const char *mod = h->module ? h->module : "vmlinux";
+		char stand_in[160];
 
 		if (!ntp_hook_used(h, sides, co.transport))
 			continue;
@@ -158,9 +176,11 @@ int cmd_probe(int argc, char **argv)
 		}
 		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", fe ? "ok" : "missing", h->prog_fentry,
 		       ntp_hook_flavour_name(h, true), h->target, mod,
+		       stand_in_note(h, fe, true, stand_in, sizeof(stand_in)) ? stand_in :
 		       h->optional ? " (optional)" : !fentry_ok && h->kind != NTP_HOOK_TP ? " (no fentry)" : "");
 		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", kp ? "ok" : "missing", h->prog_kprobe,
 		       ntp_hook_flavour_name(h, false), h->target, mod,
+		       stand_in_note(h, kp, false, stand_in, sizeof(stand_in)) ? stand_in :
 		       h->optional ? " (optional)" : !k.kprobes && h->kind != NTP_HOOK_TP ? " (no kprobes)" : "");
 	}
 	fclose(t);

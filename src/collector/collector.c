@@ -309,6 +309,18 @@ static int drop_atomic_fetch(struct bpf_program *p)
 	return err;
 }
 
+/* Is a stand-in for the inlined function target attached? */
+static bool stand_in_attached(const struct ntp_collector *c, const char *target)
+{
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		const char *orig = ntp_hook_stands_in_for(&ntp_hooks[i]);
+
+		if (orig && !strcmp(orig, target) && c->hook_state[i] == 1)
+			return true;
+	}
+	return false;
+}
+
 static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(c->o.role);
@@ -348,7 +360,7 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		c->hook_state[i] = 0;
 		if (!ntp_hook_used(h, sides, o->transport))
 			continue;
-		there = fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h);
+		there = ntp_hook_wanted(h, fentry);
 		if (!there)
 			continue;	/* optional ones only: required were checked */
 		p = bpf_object__find_program_by_name(skel->obj, ntp_hook_prog(h, fentry));
@@ -644,10 +656,17 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 		}
 	}
 attached:
-	for (size_t i = 0; i < ntp_n_hooks; i++)
-		if ((ntp_hooks[i].sides & sides) && ntp_hooks[i].lost && !c->hook_state[i])
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		const char *orig = ntp_hook_stands_in_for(&ntp_hooks[i]);
+
+		if ((ntp_hooks[i].sides & sides) && ntp_hooks[i].lost && !c->hook_state[i] &&
+		    !stand_in_attached(c, ntp_hooks[i].target))
 			say(o, "%s is not on this kernel (inlined or renamed): %s", ntp_hooks[i].target,
 			    ntp_hooks[i].lost);
+		if (orig && c->hook_state[i] == 1)
+			say(o, "%s is not on this kernel (inlined): its caller's call to %s stands in for it",
+			    orig, ntp_hooks[i].target);
+	}
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_sample, c, NULL);
 	if (!c->rb) {
 		snprintf(errbuf, errlen, "cannot open the BPF ring buffer: %s", strerror(errno));

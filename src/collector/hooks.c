@@ -32,6 +32,8 @@ const struct ntp_hook ntp_hooks[] = {
 	/* 5.10 inlines it into nvme_tcp_handle_r2t (no symbol, no BTF FUNC) */
 	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, true,
 	  "writes that wait for an R2T lack the R2T and data-sent times", NTP_HOOK_TCP },
+	/* ... and then its stand-in (ntp_hook_stands_in_for) */
+	{ "blk_mq_tag_to_rq", NULL, "ntp_h_r2tq_fe", "ntp_h_r2tq_kp", NTP_HOOK_ENTRY, H, true, NULL, NTP_HOOK_TCP },
 	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
 	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
 	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
@@ -81,6 +83,41 @@ bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport)
 	if (h->transports == NTP_HOOK_ANY)
 		return true;
 	return h->transports == (transport == NTP_TRANSPORT_RDMA ? NTP_HOOK_RDMA : NTP_HOOK_TCP);
+}
+
+/* Hooks on the caller of a function some kernels inline, loaded only when
+ * that function is absent: the caller is hot (blk_mq_tag_to_rq serves every
+ * blk-mq driver), the inlined function's own hook is exact. */
+static const struct {
+	const char *target;
+	const char *for_target;
+} stand_ins[] = {
+	/* 5.10 inlines nvme_tcp_setup_h2c_data_pdu and its callers up to
+	 * nvme_tcp_recv_skb; the R2T's request lookup is the first call out */
+	{ "blk_mq_tag_to_rq", "nvme_tcp_setup_h2c_data_pdu" },
+};
+
+const char *ntp_hook_stands_in_for(const struct ntp_hook *h)
+{
+	for (size_t i = 0; i < sizeof(stand_ins) / sizeof(stand_ins[0]); i++)
+		if (!strcmp(h->target, stand_ins[i].target))
+			return stand_ins[i].for_target;
+	return NULL;
+}
+
+bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry)
+{
+	const char *orig = ntp_hook_stands_in_for(h);
+
+	if (!(fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h)))
+		return false;
+	if (!orig)
+		return true;
+	for (size_t i = 0; i < ntp_n_hooks; i++)
+		if (!strcmp(ntp_hooks[i].target, orig))
+			return !(fentry ? ntp_hook_present_fentry(&ntp_hooks[i]) :
+				 ntp_hook_present_kprobe(&ntp_hooks[i]));
+	return true;
 }
 
 static bool path_exists(const char *p)

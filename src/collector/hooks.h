@@ -62,6 +62,11 @@ bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport)
 bool ntp_hook_present_fentry(const struct ntp_hook *h);
 bool ntp_hook_present_kprobe(const struct ntp_hook *h);
 const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry);
+/* The inlined function whose hook this one stands in for, or NULL. */
+const char *ntp_hook_stands_in_for(const struct ntp_hook *h);
+/* Load the hook in this flavour? Present, and for a stand-in, its original
+ * absent (decided from the same BTF / kallsyms, never by version). */
+bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry);
 const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry);
 
 /* ---- A BTF file for kernels whose modules carry no BTF (5.10: module BTF

@@ -36,6 +36,14 @@ if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
 	# what this kernel lacks, found in kallsyms: every missing row must be optional
 	tb_log "missing hooks on $TB_KVER: $(grep '^missing' $TB_OUT/probe.txt | grep -c .) ($(grep '^missing.*kprobe' $TB_OUT/probe.txt | awk '{print $4}' | sort -u | tr '\n' ' '))"
 fi
+# the R2T is timed by exactly one hook in the flavour that loaded: its own
+# where nvme_tcp_setup_h2c_data_pdu is a function, else the stand-in on
+# blk_mq_tag_to_rq (its caller's lookup of the request, 5.10)
+fl=$(grep -q '^function hooks: fentry' $TB_OUT/probe.txt && echo fentry || echo kprobe)
+r2t_own=$(grep -c "^ok .* $fl  *nvme_tcp_setup_h2c_data_pdu " $TB_OUT/probe.txt)
+r2t_sub=$(grep -c "^ok .* $fl  *blk_mq_tag_to_rq .*stands in for nvme_tcp_setup_h2c_data_pdu" $TB_OUT/probe.txt)
+tb_check record-probe-r2t "$rc == 0 && $r2t_own + $r2t_sub == 1" \
+	"$fl: nvme_tcp_setup_h2c_data_pdu ${r2t_own} row ok, blk_mq_tag_to_rq stand-in ${r2t_sub}: $(grep " $fl  *blk_mq_tag_to_rq " $TB_OUT/probe.txt | cut -c1-140)"
 missing=$(grep -c '^missing' $TB_OUT/probe.txt)
 ntp_no_progs && left=0 || left=1
 tb_check record-probe "$rc == 0 && $(grep -c '^load: ok$' $TB_OUT/probe.txt) == 1 && $left == 0" \
