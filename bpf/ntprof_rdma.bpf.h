@@ -369,8 +369,9 @@ static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
 	set_ts(r, NTP_TS_T_RSP_SEND_DONE, bpf_ktime_get_ns());
 	if (!has_ts(r, NTP_TS_T_RSP_SENT) && has_ts(r, NTP_TS_T_STORAGE_DONE))
 		r->flags |= NTP_REC_F_RSP_FALLBACK;	/* the post's hook missed it */
-	emit(r);
-	bpf_map_delete_elem(&target_cmds, &key);
+	/* leave_side, not emit: with --exact-queues an unsampled command is
+	 * summed here and must not reach the ring buffer */
+	leave_side(&target_cmds, key, r);
 	return 0;
 }
 
