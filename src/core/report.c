@@ -284,11 +284,14 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",
 			(unsigned long long)s->overflow_records, NTP_SNAP_MAX_GROUPS);
 	fputc('\n', f);
-	if (s->role == NTP_ROLE_BOTH)
-		fprintf(f, "records: %llu host, %llu target; %llu matched (%.0f %% of the host's)\n",
+	if (s->role == NTP_ROLE_BOTH) {
+		/* rounded down to 0.1: 7696 of 7705 must not read "100 %" */
+		double pct = s->host_records ? floor(1000.0 * (double)s->matched / (double)s->host_records) / 10.0 : 0.0;
+
+		fprintf(f, "records: %llu host, %llu target; %llu matched (%.*f %% of the host's)\n",
 			(unsigned long long)s->host_records, (unsigned long long)s->target_records,
-			(unsigned long long)s->matched,
-			s->host_records ? 100.0 * (double)s->matched / (double)s->host_records : 0.0);
+			(unsigned long long)s->matched, pct == floor(pct) ? 0 : 1, pct);
+	}
 	else if (have_host)
 		fprintf(f, "records: %llu host\n", (unsigned long long)s->host_records);
 	else

@@ -36,8 +36,19 @@ EOT
 	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
-	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= $TB_LOAD_IOS * $bs" \
-		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes"
+	# Without module BTF (5.10) the module hooks are kprobes, and the kernel
+	# skips a kprobe program while another BPF program runs on that CPU (000,
+	# "A kprobe can miss a command"): a target record whose send it missed is
+	# closed when its command slot is reused, and the kernel counts it. There,
+	# at most 1 % of the host records may stay unjoined, and no more than the
+	# target records the kernel closed that way. Everywhere else: none.
+	local closed_t allow=0
+	closed_t=$(sed -n 's/.* \([0-9][0-9]*\) target records closed after a missed completion.*/\1/p' $TB_OUT/$name.err | tail -1)
+	if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
+		allow=$(( ${closed_t:-0} < rh / 100 ? ${closed_t:-0} : rh / 100 ))
+	fi
+	tb_check $name-join "$rc == 0 && $rh > 0 && $rh - $rm <= $allow && $hbytes >= $TB_LOAD_IOS * $bs" \
+		"$label: $rh host records ($hbytes bytes), $rm joined (unjoined allowed: $allow, target records closed after a missed kprobe: ${closed_t:-0}); load generator $TB_LOAD_IOS I/Os of $bs bytes"
 	tb_check $name-slots "$inc == 0 && $rh > 0" "$inc of $rh host records lack one of: $cols"
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
