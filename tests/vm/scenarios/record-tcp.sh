@@ -49,7 +49,11 @@ EOT
 	fi
 	tb_check $name-join "$rc == 0 && $rh > 0 && $rh - $rm <= $allow && $hbytes >= $TB_LOAD_IOS * $bs" \
 		"$label: $rh host records ($hbytes bytes), $rm joined (unjoined allowed: $allow, target records closed after a missed kprobe: ${closed_t:-0}); load generator $TB_LOAD_IOS I/Os of $bs bytes"
-	tb_check $name-slots "$inc == 0 && $rh > 0" "$inc of $rh host records lack one of: $cols"
+	# the same kprobe misses leave a few host records without a timestamp on
+	# 5.10 (ci8: 5 of 6215 R2T writes); the report leaves them out and counts them
+	local inc_allow=0
+	[ -e /sys/kernel/btf/nvme_tcp ] || inc_allow=$((rh / 100))
+	tb_check $name-slots "$inc <= $inc_allow && $rh > 0" "$inc of $rh host records lack one of: $cols (allowed: $inc_allow)"
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
 	tb_check $name-e2e "$e2e > 0 && $e2e <= $TB_LOAD_MEAN_US" \
