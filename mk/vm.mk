@@ -4,6 +4,7 @@
 #   make vm-test    [KERNEL=..] [SCENARIOS="tcp-read rdma-read"]   boot, run scenarios, one verdict line each
 #   make vm-top     [KERNEL=..]              ntprof-top -r both live on the guest console
 #   make vm-shell   [KERNEL=..]              a shell in the guest (NVMe/TCP loop-back set up)
+#   make vm-runner-check                     the runner's own checks (a guest that panics or hangs)
 #   make ntp-load                            the load generator, build/ntp-load (static)
 # Cache: $(NTP_VM_CACHE) (default /var/cache/ntprof-vm).
 
@@ -12,7 +13,7 @@ SCENARIOS   ?=
 NTP_VM_CACHE ?= /var/cache/ntprof-vm
 export NTP_VM_CACHE
 
-.PHONY: vm-kernel vm-test vm-top vm-shell ntp-load
+.PHONY: vm-kernel vm-test vm-top vm-shell vm-runner-check ntp-load
 
 vm-kernel:
 	$(Q)tests/vm/kernel.sh $(KERNEL)
@@ -47,3 +48,9 @@ vm-shell:
 
 # make check also runs tests/cli/ntp-load.sh against the load generator
 check: $(O)/ntp-load
+
+# tests/vm/run.sh's own checks: a guest that panics or hangs mid-scenario
+vm-runner-check:
+	$(Q)tests/vm/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(VM_BINS)
+	$(Q)O=$(O) tests/vm/runner-check.sh

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "collector/hooks.h"
 #include "core/opt.h"
 
 int top_err(const char *fmt, ...)
@@ -41,6 +42,10 @@ static void usage(FILE *f)
 		"  -i SEC                  interval (default 1; keys + and -)\n"
 		"  --exact-queues          count each stage's avg QD from every command's times\n"
 		"                          (map operations on every I/O) instead of Little's law\n"
+		"how to hook (as in ntprof record):\n"
+		"  --kprobes, --fentry     only this flavour (default: fentry if it can attach now)\n"
+		"  --btf FILE              the NVMe modules' types for a kernel without module BTF\n"
+		"                          (tools/ntprof-btf.sh; default " NTP_BTF_DIR "/$(uname -r).btf)\n"
 		"replay:\n"
 		"  --replay FILE.ntp       play a recording instead of the live source\n"
 		"  --speed X               X times its own pace (default 1; 0: as fast as possible)\n"
@@ -61,7 +66,7 @@ static void usage(FILE *f)
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { O_SESSION = 256, O_IO, O_SIZE, O_REPLAY, O_SPEED, O_JSON, O_THEME, O_NOCOLOR, O_ASCII, O_DIR,
-	       O_WIDTH, O_EXACT };
+	       O_WIDTH, O_EXACT, O_KPROBES, O_FENTRY, O_BTF };
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, O_SESSION },
 		{ "io-type", required_argument, NULL, O_IO },
@@ -76,6 +81,9 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "dir", required_argument, NULL, O_DIR },
 		{ "width", required_argument, NULL, O_WIDTH },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "kprobes", no_argument, NULL, O_KPROBES },
+		{ "fentry", no_argument, NULL, O_FENTRY },
+		{ "btf", required_argument, NULL, O_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -142,6 +150,15 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 			break;
 		case O_EXACT:
 			o->src.live.exact_queues = true;
+			break;
+		case O_KPROBES:
+		case O_FENTRY:
+			if (o->src.live.flavour != NTP_FLAVOUR_AUTO)
+				return bad("--kprobes and --fentry exclude each other");
+			o->src.live.flavour = c == O_KPROBES ? NTP_FLAVOUR_KPROBE : NTP_FLAVOUR_FENTRY;
+			break;
+		case O_BTF:
+			o->src.live.btf_path = optarg;
 			break;
 		case O_REPLAY:
 			o->src.replay = optarg;

@@ -71,6 +71,8 @@ expect_err "--size: '3Q' is not a size" "$TOP" -b --size 4K,3Q
 expect_err "--speed: '-1'" "$TOP" -b --speed -1 --replay "$work/run.ntp"
 expect_err "unknown option '--frobnicate'" "$TOP" --frobnicate
 expect_err "theme 'nosuch'" "$TOP" -b --theme nosuch --replay "$work/run.ntp"
+expect_err "--kprobes and --fentry exclude each other" "$TOP" -b --kprobes --fentry
+expect_err "option --btf needs a value" "$TOP" -b --btf
 expect_err "theme '$work': Is a directory" "$TOP" -b --theme "$work" --replay "$work/run.ntp"
 expect_err "the full screen needs a terminal" "$TOP" --replay "$work/run.ntp"
 expect_err "$work/missing.ntp" "$TOP" -b --replay "$work/missing.ntp"
