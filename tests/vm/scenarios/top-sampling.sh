@@ -3,11 +3,12 @@
 # QD1: the setting of the one soft lockup of both guest CPUs seen (ntp-load
 # and the nvme-tcp io_work kworker stuck for minutes, starting the moment
 # ntprof-top -b -n 4 ended, i.e. detached its fentry/fexit programs, while the
-# load ran). Not in the default set: a reproduction attempt.
+# load ran, under multi-threaded TCG). In the default set since the bed runs
+# single-threaded TCG.
 #   top-sampling   every ntprof-top run and the load end, the load completes
 #                  I/Os, and dmesg has no soft lockup, hung task or RCU stall
-# tb-default: no
 # tb-timeout: 400
+# tb-restart: no
 tb_setup_tcp || { tb_result top-sampling FAIL "NVMe/TCP setup failed"; exit 0; }
 tb_load_bg --rw randread --bs 4k --qd 1 --secs 90
 bad=0 runs=0
