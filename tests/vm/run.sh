@@ -94,7 +94,7 @@ VM_LOCK=${NTP_VM_LOCK:-/tmp/ntprof-vm.lock}
 # thread=single: both vCPUs take turns on one host thread. With one thread per
 # vCPU (QEMU 7.2's default here), attaching or detaching ntprof's programs while
 # the load runs left a vCPU stuck for good at a function entry that text_poke
-# had just rewritten, in 4 of 4 detach-churn runs (README, "Known test-bed
+# had just rewritten, in 5 of 5 detach-churn runs (README, "Known test-bed
 # hazard"); single-threaded, none. The default suite takes about as long.
 # NTP_VM_TCG_OPTS="" gives back one thread per vCPU.
 QEMU=(qemu-system-x86_64
@@ -270,7 +270,7 @@ printf 'vm-test: kernel %s: build %d.%d s, qemu %d.%d s, total %d.%d s\n' "$KERN
 	$(( (t_end - t_start) / 1000000 )) $(( (t_end - t_start) / 100000 % 10 ))
 echo "vm-test: $npass passed, $nfail failed, $nskip skipped$([ $restarts = 0 ] || echo ", $restarts guest restart(s)")"
 if [ $fail = 1 ]; then
-	echo "vm-test: FAILED; in $OUT$([ $guest = 1 ] || echo " (and guest2/ .. guest$guest/ for the guests that replaced the first)"): console.log, dmesg.txt, <scenario>/log.txt"
+	echo "vm-test: FAILED; in $OUT$([ $guest = 1 ] || echo " (and guest2/$([ $guest = 2 ] || echo " .. guest$guest/") for the guests that replaced the first)"): console.log, dmesg.txt, <scenario>/log.txt"
 	exit 1
 fi
 echo "vm-test: all passed (results in $OUT)"
