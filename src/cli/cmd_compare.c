@@ -116,7 +116,7 @@ int cmd_compare(int argc, char **argv)
 		}
 		if (f == stdout) {
 			ret = 0;
-			goto out;
+			goto damaged;
 		}
 	}
 	/* A run read only in part says so, as in the report. */
@@ -125,6 +125,11 @@ int cmd_compare(int argc, char **argv)
 			printf("note (%s): %s\n", k ? "B" : "A", meta[k].notes[i]);
 	ntp_compare_print(stdout, snap[0], snap[1], argv[optind], argv[optind + 1]);
 	ret = fflush(stdout) ? ntp_err("cannot write the comparison to stdout") : 0;
+damaged:
+	/* ret is 0 only once both runs were loaded: a damaged input exits 1, as in report */
+	for (int k = 0; k < 2 && !ret; k++)
+		if (meta[k].damaged[0])
+			ret = ntp_err("%s (the comparison is of the records read)", meta[k].damaged);
 out:
 	for (int k = 0; k < 2; k++) {
 		ntp_load_free(keep[k]);

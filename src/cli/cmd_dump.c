@@ -28,8 +28,8 @@ static void usage(FILE *f)
 "timestamp (CLOCK_MONOTONIC ns of the machine that took it; empty when that\n"
 "timestamp was not seen).\n"
 "A file cut short is printed up to its last whole block, with a note on stderr\n"
-"saying how it ended (exit 0); a corrupt block ends the output with an error\n"
-"(exit 1).\n");
+"saying how it ended (exit 0); a block that fails its CRC is left out, the\n"
+"blocks after it are printed, and a one-line error follows (exit 1).\n");
 }
 
 /* Appends s as one CSV field, quoted when it holds a comma, quote or line break. */

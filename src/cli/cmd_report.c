@@ -88,6 +88,10 @@ int cmd_report(int argc, char **argv)
 	if (fflush(stdout))
 		ret = ntp_err("cannot write the report to stdout");
 out:
+	/* a damaged input (a block failed its CRC) is bad input: the report of
+	 * the rest is printed, and the exit status says so, as dump's does */
+	if (!ret && meta.damaged[0])
+		ret = ntp_err("%s (the report is of the records read)", meta.damaged);
 	ntp_load_free(keep);
 	free(snap);
 	return ret;

@@ -98,6 +98,10 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 	for (size_t i = 0; i < n; i++) {
 		const struct ntp_read_stats *st = ntp_reader_stats(r[i]);
 
+		if (st->corrupt && !meta->damaged[0])
+			snprintf(meta->damaged, sizeof(meta->damaged), "%s: %s; %llu records read, %llu dropped",
+				 paths[i], st->why, (unsigned long long)st->records,
+				 (unsigned long long)st->dropped);
 		if (st->truncated || st->corrupt)
 			ntp_report_note(meta, "%s %s (%s): %llu records read, %llu dropped; "
 					"this report is of the records read", paths[i],

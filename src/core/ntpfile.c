@@ -823,25 +823,16 @@ static int block_header_ok(const struct ntp_reader *r, const uint8_t *h)
 	return 0;
 }
 
-/* After a damaged block with a sound header: count the records of the
- * blocks that follow (not returned) so the dropped figure is as full as the
- * file allows. */
-static void count_rest(struct ntp_reader *r)
+/* A block whose payload fails its CRC under a sound header (its own CRC):
+ * the length is known, so only that block is dropped and reading goes on;
+ * the file is marked damaged and the first such block named. */
+static void damaged(struct ntp_reader *r, uint64_t at)
 {
-	for (;;) {
-		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
-		const uint8_t *h = r->data + r->start;
-		uint32_t len;
-
-		if (have < NTP_BLOCK_HDR_LEN || block_header_ok(r, h))
-			return;
-		len = get32(h + B_LEN);
-		if (get16(h + B_TYPE) == NTP_BLOCK_RECORDS_T)
-			r->st.dropped += get32(h + B_COUNT);
-		if (fill(r, NTP_BLOCK_HDR_LEN + (size_t)len) < NTP_BLOCK_HDR_LEN + (size_t)len)
-			return;
-		consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
-	}
+	r->st.corrupt = 1;
+	r->st.damaged_blocks++;
+	if (!r->st.why[0])
+		snprintf(r->st.why, sizeof(r->st.why), "block at offset %llu fails its CRC",
+			 (unsigned long long)at);
 }
 
 static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
@@ -917,9 +908,8 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 			if (type == NTP_BLOCK_RECORDS_T)
 				r->st.dropped += count;
 			consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
-			stop(r, 1, "block at offset %llu fails its CRC", (unsigned long long)at);
-			count_rest(r);
-			break;
+			damaged(r, at);
+			continue;
 		}
 		consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
 		switch (type) {

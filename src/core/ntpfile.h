@@ -72,10 +72,12 @@ struct ntp_reader;
 
 struct ntp_read_stats {
 	uint64_t records;		/* whole records returned */
-	uint64_t dropped;		/* records in a truncated or corrupt tail (as far as known) */
+	uint64_t dropped;		/* records of damaged blocks and of a cut tail (as far as known) */
 	uint64_t skipped_blocks;	/* blocks of an unknown type */
+	uint64_t damaged_blocks;	/* blocks skipped because their payload failed its CRC */
 	int truncated;			/* the file ended inside a block or without a trailer */
-	int corrupt;			/* a block failed its CRC or length check */
+	int corrupt;			/* a block failed its CRC or length check; after a bad
+					 * payload under a sound header reading goes on */
 	uint64_t end_mono_ns;		/* trailer's end time, or the last flush's time */
 	char why[160];			/* how the file ended, for a one-line note; "" when whole */
 };

@@ -23,6 +23,9 @@ struct ntp_report_meta {
 	int no_duration_line;			/* leave out "=== D s ... ===" */
 	unsigned n_notes;
 	char notes[NTP_REPORT_MAX_NOTES][256];	/* one line each, e.g. a file cut short */
+	char damaged[256];			/* "" or the first damaged input and why: a block
+						 * failed its CRC (report and compare then exit 1
+						 * after the report; a file cut short does not) */
 };
 
 /* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */

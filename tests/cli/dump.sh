@@ -65,13 +65,28 @@ check_bad "$tmp/empty.ntp" "empty"
 echo "not a recording, just some text that is long enough to be a header" >"$tmp/text.ntp"
 check_bad "$tmp/text.ntp" "wrong magic"
 check_bad "$tmp/missing.ntp" "cannot open"
-# a flipped byte in a block: the rows before it, then a one-line error, exit 1
+# a flipped byte in a block's payload: every row but that block's, then a
+# one-line error, exit 1; report and compare alike
 cp "$tmp/long.ntp" "$tmp/flip.ntp"
 printf '\xff' | dd of="$tmp/flip.ntp" bs=1 seek=$((size / 2)) conv=notrunc status=none
 rc=0; "$NTPROF" dump "$tmp/flip.ntp" >"$tmp/flip.csv" 2>"$tmp/err" || rc=$?
 [ "$rc" = 1 ] || fail "corrupt file: exit $rc"
 grep -q "^ntprof: $tmp/flip.ntp: block at offset [0-9]* fails its CRC; [0-9]* records read, [1-9][0-9]* dropped$" "$tmp/err" ||
 	fail "corrupt file: unexpected error: $(cat "$tmp/err")"
+read_n=$(sed -n 's/.* fails its CRC; \([0-9]*\) records read, \([0-9]*\) dropped$/\1 \2/p' "$tmp/err")
+whole=$("$NTPROF" dump "$tmp/long.ntp" | tail -n +2 | wc -l)
+[ "$(($(wc -l <"$tmp/flip.csv") - 1))" = "${read_n% *}" ] || fail "corrupt file: $(wc -l <"$tmp/flip.csv") lines for ${read_n% *} records"
+[ "$(( ${read_n% *} + ${read_n#* } ))" = "$whole" ] ||
+	fail "corrupt file: read ${read_n% *} + dropped ${read_n#* } is not the whole file's $whole (blocks after the damaged one lost?)"
+# the rows of the file's end are there: the last row of the whole file is the flipped file's last
+[ "$(tail -1 "$tmp/flip.csv")" = "$("$NTPROF" dump "$tmp/long.ntp" | tail -1)" ] || fail "corrupt file: the rows after the damaged block are missing"
+for cmd in report "compare $tmp/long.ntp"; do
+	rc=0; "$NTPROF" $cmd "$tmp/flip.ntp" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] || fail "${cmd%% *} of a corrupt file: exit $rc"
+	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^ntprof: $tmp/flip.ntp: block at offset [0-9]* fails its CRC; .* (the .* is of the records read)$" "$tmp/err" ||
+		fail "${cmd%% *} of a corrupt file: unexpected error: $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] || fail "${cmd%% *} of a corrupt file: no output"
+done
 # usage errors
 rc=0; "$NTPROF" dump >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q "FILE" "$tmp/err" || fail "no FILE: exit $rc, $(cat "$tmp/err")"

@@ -111,6 +111,10 @@ if [ "$MODE" != test ]; then
 fi
 
 say "kernel $NTP_VM_KVER, scenarios: ${list[*]} (qemu timeout ${timeout} s)"
+# the VM lock is held for all the guests of this run (restarts included), so
+# the watchdog's clock starts at each guest's boot, not while waiting for another run
+exec 9> "$VM_LOCK"
+flock 9
 
 # watch_console OUTDIR T_BOOT: reads the guest's serial console (CRLF) on stdin
 # and writes it to stdout with the host's elapsed seconds on each line; on fd 4
@@ -184,7 +188,7 @@ run_guest() {
 		[ "$t_left" -lt "$to" ] && to=$t_left
 	fi
 	t_boot=${EPOCHREALTIME/./}
-	{ flock "$VM_LOCK" timeout --foreground -k 10 "$to" "${QEMU[@]}" -pidfile "$out/qemu.pid" \
+	{ timeout --foreground -k 10 "$to" "${QEMU[@]}" -pidfile "$out/qemu.pid" \
 		-append "$APPEND tb.scenarios=$(IFS=,; echo "$*")" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" < /dev/null 2>&1 |
 		watch_console "$out" "$t_boot" 4>&1 > "$out/console.log"
