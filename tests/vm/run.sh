@@ -110,7 +110,10 @@ if [ "$MODE" != test ]; then
 	exit $?
 fi
 
-say "kernel $NTP_VM_KVER, scenarios: ${list[*]} (qemu timeout ${timeout} s)"
+shown="$timeout s"
+[ "$deadline" -gt 0 ] && [ $((deadline - ${EPOCHREALTIME%.*})) -lt "$timeout" ] &&
+	shown="$((deadline - ${EPOCHREALTIME%.*})) s, NTP_VM_DEADLINE"
+say "kernel $NTP_VM_KVER, scenarios: ${list[*]} (qemu timeout $shown)"
 # the VM lock is held for all the guests of this run (restarts included), so
 # the watchdog's clock starts at each guest's boot, not while waiting for another run
 exec 9> "$VM_LOCK"
