@@ -26,7 +26,7 @@ run_one() { # NAME TS-COLUMNS BYTES-PER-IO ntp-load options...
 	ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
 	line=$(grep -v '^records ' $TB_OUT/$name.groups | sort -t'|' -k2 -n | tail -1)
 	set -- $(grep '^records ' $TB_OUT/$name.groups)
-	local rh=$2 rm=$4
+	local rh=$2 rt=$3 rm=$4
 	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
 $line
 EOT
@@ -38,17 +38,22 @@ EOT
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
 	# Without module BTF (5.10) the module hooks are kprobes, and the kernel
 	# skips a kprobe program while another BPF program runs on that CPU (000,
-	# "A kprobe can miss a command"): a target record whose send it missed is
-	# closed when its command slot is reused, and the kernel counts it. There,
-	# at most 1 % of the host records may stay unjoined, and no more than the
-	# target records the kernel closed that way. Everywhere else: none.
-	local closed_t allow=0
+	# "A kprobe can miss a command"), and 5.10 counts none of those skips. A
+	# target record whose send was missed is closed when its command slot is
+	# reused (the kernel counts that); one whose arrival was missed is never
+	# made (ci10: 2780 host records, 2779 target, 3 closed, 4 host unjoined).
+	# There, at most 1 % of the host records may stay unjoined, and no more than
+	# those two explain: the target records closed, plus the host records in
+	# excess of the target's. Everywhere else: none.
+	local closed_t allow=0 short=0
 	closed_t=$(sed -n 's/.* \([0-9][0-9]*\) target records closed after a missed completion.*/\1/p' $TB_OUT/$name.err | tail -1)
 	if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
-		allow=$(( ${closed_t:-0} < rh / 100 ? ${closed_t:-0} : rh / 100 ))
+		[ "$rh" -gt "$rt" ] && short=$((rh - rt))
+		allow=$(( ${closed_t:-0} + short ))
+		[ $allow -gt $((rh / 100)) ] && allow=$((rh / 100))
 	fi
 	tb_check $name-join "$rc == 0 && $rh > 0 && $rh - $rm <= $allow && $hbytes >= $TB_LOAD_IOS * $bs" \
-		"$label: $rh host records ($hbytes bytes), $rm joined (unjoined allowed: $allow, target records closed after a missed kprobe: ${closed_t:-0}); load generator $TB_LOAD_IOS I/Os of $bs bytes"
+		"$label: $rh host records ($hbytes bytes), $rt target, $rm joined (unjoined allowed: $allow: target records closed after a missed kprobe ${closed_t:-0}, never made $short); load generator $TB_LOAD_IOS I/Os of $bs bytes"
 	# the same kprobe misses leave a few host records without a timestamp on
 	# 5.10 (ci8: 5 of 6215 R2T writes); the report leaves them out and counts them
 	local inc_allow=0
