@@ -209,6 +209,12 @@ scenario_results() {
 	fi
 }
 
+# kernel_lines CONSOLE.LOG: the guest kernel's own lines ("[+ 79.11] [   72.980032] ..."),
+# not the verdicts, which may mention lockups too
+kernel_lines() {
+	grep -E '^\[[^]]*\] \[ *[0-9]+\.[0-9]{6}\] ' "$1"
+}
+
 fail=0 npass=0 nfail=0 nskip=0 restarts=0
 verdict() { # STATUS NAME DETAILS
 	echo "vm-test: $1 $2 $3"
@@ -234,11 +240,11 @@ while [ ${#remaining[@]} -gt 0 ]; do
 			done < <(scenario_results "$gout" "$s")
 		elif grep -q "TB_SCENARIO_BEGIN $s " "$gout/console.log"; then
 			why=$(cat "$gout/watchdog.txt" 2>/dev/null | head -1)
-			lock=$(grep -E '^\[[^]]*\] \[ *[0-9]+\.[0-9]{6}\] ' "$gout/console.log" |
+			lock=$(kernel_lines "$gout/console.log" |
 				grep -m1 -o 'soft lockup.*\|rcu: INFO.*\|Kernel panic.*' | cut -c1-120)
 			why=${why:-qemu exited (status $qrc)}${lock:+; kernel: $lock}
 			stopped=1
-			rip=$(grep -E '^\[[^]]*\] \[ *[0-9]+\.[0-9]{6}\] ' "$gout/console.log" | grep -m1 -o 'RIP: 0010:[^ ]*')
+			rip=$(kernel_lines "$gout/console.log" | grep -m1 -o 'RIP: 0010:[^ ]*')
 			why+=${rip:+ at ${rip#RIP: 0010:}}
 			if [ -n "${stopped_in[$s]:-}" ]; then
 				verdict FAIL "$s" "did not finish in two guests: ${stopped_in[$s]}; then: $why"
