@@ -417,22 +417,23 @@ int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred
 	out->mean_us = r.r_total;
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
 		out->stage_us[k] = r.r[k];
-	/* Past the host's tags, the tagged commands keep the stages busy
-	 * (population = tags, no think time: a command ending frees its tag to
-	 * one already waiting) and the rest wait for a tag in the host's block
-	 * layer; the closed loop then gives the wait. */
-	if (m->tags && qd > m->tags &&
-	    !ntp_mva_solve(st, NTP_STAGE_COUNT, 0, (int)m->tags, &rt) && rt.x < r.x) {
-		double e2e = qd / rt.x - m->think_us;
+	/* Past the host's tags only that many commands are beyond the block
+	 * layer: the stages hold them as a network of `tags` customers kept
+	 * full (no think time: a command ending hands its tag to one already
+	 * waiting), and the rest wait for a tag in the host's block layer;
+	 * the closed loop QD = X (R + Z) gives that wait. */
+	if (m->tags && qd > m->tags && !ntp_mva_solve(st, NTP_STAGE_COUNT, 0, (int)m->tags, &rt)) {
+		double x = rt.x < r.x ? rt.x : r.x, e2e = x > 0 ? qd / x - m->think_us : 0;
 
 		out->qd_in_flight = m->tags;
-		out->iops = rt.x * 1e6;
+		out->iops = x * 1e6;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			out->stage_us[k] = rt.r[k];
 		out->tag_wait_us = e2e > rt.r_total ? e2e - rt.r_total : 0;
 		out->stage_us[NTP_STAGE_HOST_BLOCK] += out->tag_wait_us;
 		out->mean_us = rt.r_total + out->tag_wait_us;
-		out->saturated = NTP_STAGE_HOST_BLOCK;
+		if (out->tag_wait_us > 0)
+			out->saturated = NTP_STAGE_HOST_BLOCK;
 	}
 	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
 		const struct ntp_wi_station *s = &m->st[k];
