@@ -176,7 +176,9 @@ static int level_of(const struct ntp_snap_group *g, struct level *l)
 
 	if (!g || g->target_only || g->rate <= 0 || g->e2e_mean_us <= 0)
 		return -1;
-	l->x = g->rate / 1e6;
+	/* the rate while the group had commands: a recording's idle start
+	 * and end would read as a lower QD */
+	l->x = (g->busy_rate > 0 ? g->busy_rate : g->rate) / 1e6;
 	l->e2e = g->e2e_mean_us;
 	lq = l->x * l->e2e;
 	l->qd = lq < 1.5 ? 1 : (uint32_t)lround(lq);
@@ -316,7 +318,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	m->n_levels = distinct;
 	m->base_qd = lv[0].qd;
 	m->base_qd_little = lv[0].x * lv[0].e2e;
-	m->base_iops = base->rate;
+	m->base_iops = lv[0].x * 1e6;
 	m->base_mean_us = base->e2e_mean_us;
 	m->base_p99_us = base->e2e_p99_us;
 	/* The time between a completion and the next submission (the

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "core/whatif.h"
@@ -265,6 +266,53 @@ static void test_model_refuses(void **state)
 	assert_false(m.ok);
 }
 
+#define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
+
+/* A recording that idles before and after its load: the rate while the
+ * group had commands is what gives the closed loop's QD. */
+static void test_busy_rate(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_wi_model wm;
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	/* QD 2 for 2 s in the middle of 10 s: 1000 us each, 4000 commands */
+	for (int i = 0; i < 2000; i++) {
+		for (int q = 0; q < 2; q++) {
+			uint64_t t0 = 4000000000ull + (uint64_t)i * 1000000;
+
+			memset(&r, 0, sizeof(r));
+			r.side = NTP_SIDE_HOST;
+			r.opcode = 0x02;
+			r.len = 4096;
+			r.cid = (uint16_t)(i * 2 + q);
+			snprintf(r.dev, sizeof(r.dev), "nvme0n1");
+			SET(&r, NTP_TS_H_BLK_SUBMIT, t0);
+			SET(&r, NTP_TS_H_DRV_SUBMIT, t0 + 10000);
+			SET(&r, NTP_TS_H_CMD_SENT, t0 + 20000);
+			SET(&r, NTP_TS_H_RSP_ARRIVE, t0 + 980000);
+			SET(&r, NTP_TS_H_RSP_DRV, t0 + 985000);
+			SET(&r, NTP_TS_H_DRV_COMPLETE, t0 + 990000);
+			SET(&r, NTP_TS_H_BLK_COMPLETE, t0 + 1000000);
+			ntp_model_ingest(m, &r);
+		}
+	}
+	ntp_model_close_interval(m, 10000000000ull, s);
+	assert_int_equal(s->n_groups, 1);
+	NEAR(s->groups[0].rate, 400, 1e-9);
+	NEAR(s->groups[0].busy_rate, 2000, 2e-3);
+	assert_int_equal(ntp_wi_build(&s->groups[0], NULL, 0, NULL, &wm), 0);
+	assert_int_equal(wm.base_qd, 2);
+	ntp_model_free(m);
+	free(s);
+}
+
 static void test_parse_and_steps(void **state)
 {
 	uint32_t qd[8];
@@ -297,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_model_fits_parallelism),
 		cmocka_unit_test(test_model_one_load_and_given),
 		cmocka_unit_test(test_model_refuses),
+		cmocka_unit_test(test_busy_rate),
 		cmocka_unit_test(test_parse_and_steps),
 	};
 
