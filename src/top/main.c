@@ -180,13 +180,17 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 	return ntp_whatif_json(s, &rq);
 }
 
-/* Live: the host's tags of the selected group's namespace, from sysfs. */
+/* Live: the host's tags of the selected group's namespace, from sysfs
+ * (unless --what-if-tags gave them). */
 static void live_host_queues(const struct ntp_view *v, const struct ntp_history *h, struct ntp_wi_params *wi)
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
 	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
 
-	memset(wi, 0, sizeof(*wi));
+	if (wi->tags_from && !strcmp(wi->tags_from, "--what-if-tags"))
+		return;
+	wi->tags = wi->hw_queues = 0;
+	wi->tags_from = NULL;
 	if (n && !top_host_queues(s->groups[idx[v->selected < n ? v->selected : 0]].dev, &wi->tags, &wi->hw_queues))
 		wi->tags_from = "sysfs";
 }
@@ -290,6 +294,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	info.host = src->info.hostname[0] ? src->info.hostname : "?";
 	info.source = source;
 	info.rec_path = rec_path;
+	wi = o->wi;
 	info.wi = &wi;
 
 	top_logcap_hold(1);

@@ -59,6 +59,9 @@ static void usage(FILE *f)
 		"  --no-color              no colour (NO_COLOR in the environment does the same)\n"
 		"  --ascii                 ASCII bars and markers (automatic outside UTF-8 locales)\n"
 		"  --dir DIR               where w (recordings) and S (snapshots) write (default .)\n"
+		"what-if (key W; docs/what-if.md):\n"
+		"  --what-if-servers STAGE=N|delay[,...]  a stage's parallelism, e.g. storage=4\n"
+		"  --what-if-tags N        the host's tags per hardware queue (live: from sysfs)\n"
 		"\n"
 		"In the monitor, h, ? or F1 lists the keys.\n");
 }
@@ -66,7 +69,7 @@ static void usage(FILE *f)
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { O_SESSION = 256, O_IO, O_SIZE, O_REPLAY, O_SPEED, O_JSON, O_THEME, O_NOCOLOR, O_ASCII, O_DIR,
-	       O_WIDTH, O_EXACT, O_KPROBES, O_FENTRY, O_BTF };
+	       O_WIDTH, O_EXACT, O_KPROBES, O_FENTRY, O_BTF, O_WI_SERVERS, O_WI_TAGS };
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, O_SESSION },
 		{ "io-type", required_argument, NULL, O_IO },
@@ -84,6 +87,8 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "kprobes", no_argument, NULL, O_KPROBES },
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "btf", required_argument, NULL, O_BTF },
+		{ "what-if-servers", required_argument, NULL, O_WI_SERVERS },
+		{ "what-if-tags", required_argument, NULL, O_WI_TAGS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -179,6 +184,20 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		case O_ASCII:
 			o->ascii = 1;
 			break;
+		case O_WI_SERVERS:
+			if (ntp_wi_parse_servers(optarg, &o->wi, err, sizeof(err)))
+				return bad("%s", err);
+			break;
+		case O_WI_TAGS: {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || t < 1 || t > 65536)
+				return bad("--what-if-tags: '%s': tags are 1..65536", optarg);
+			o->wi.tags = (uint32_t)t;
+			o->wi.tags_from = "--what-if-tags";
+			break;
+		}
 		case O_DIR:
 			o->dir = optarg;
 			break;

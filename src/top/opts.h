@@ -4,6 +4,7 @@
 #define NTP_TOP_OPTS_H
 
 #include "source.h"
+#include "core/whatif.h"
 
 struct top_opts {
 	struct top_source_opts src;
@@ -15,6 +16,7 @@ struct top_opts {
 	int ascii;			/* --ascii */
 	const char *dir;		/* --dir: where w and S write */
 	int width;			/* batch: columns (--width, else $COLUMNS, else 100) */
+	struct ntp_wi_params wi;	/* --what-if-servers, --what-if-tags */
 };
 
 /* 0: run; 1: done (help/version printed); -1: bad usage (message printed). */
