@@ -24,8 +24,12 @@ static double lconv_at(const double *a, const double *b, int n)
 			mx = a[j] + b[n - j];
 	if (mx == -INFINITY)
 		return -INFINITY;
-	for (int j = 0; j <= n; j++)
-		s += exp(a[j] + b[n - j] - mx);
+	for (int j = 0; j <= n; j++) {
+		double d = a[j] + b[n - j] - mx;
+
+		if (d > -50)	/* below e^-50 of the largest term: nothing in a double */
+			s += exp(d);
+	}
 	return mx + log(s);
 }
 
@@ -223,6 +227,37 @@ static double calibrate_one(const struct level *lv, int k, int c)
 /* Growth below this is read as noise, not waiting (docs/what-if.md). */
 #define NTP_WI_NOISE 0.10
 
+/* Intervals at the same QD are one load level: their means averaged (less
+ * noise, and the fit's cost grows with the levels, not the intervals). */
+static int merge_levels(const struct level *lv, int n, struct level *out)
+{
+	int cnt[NTP_WI_MAX_FIT + 1], m = 0;
+
+	for (int i = 0; i < n; i++) {
+		int j;
+
+		for (j = 0; j < m && out[j].qd != lv[i].qd; j++)
+			;
+		if (j == m) {
+			out[m] = lv[i];
+			cnt[m++] = 1;
+			continue;
+		}
+		out[j].x += lv[i].x;
+		out[j].e2e += lv[i].e2e;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			out[j].r[k] += lv[i].r[k];
+		cnt[j]++;
+	}
+	for (int j = 0; j < m; j++) {
+		out[j].x /= cnt[j];
+		out[j].e2e /= cnt[j];
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			out[j].r[k] /= cnt[j];
+	}
+	return m;
+}
+
 static void fit_stage(struct ntp_wi_station *s, int k, const struct level *lv, int nlv)
 {
 	int lo = 0, grew = 0;
@@ -283,7 +318,7 @@ static void stations(const struct ntp_wi_model *m, struct ntp_mva_station *st)
 int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group *const *fit, int nfit,
 		 const struct ntp_wi_params *p, struct ntp_wi_model *m)
 {
-	struct level lv[NTP_WI_MAX_FIT + 1];
+	struct level lv[NTP_WI_MAX_FIT + 1], lvm[NTP_WI_MAX_FIT + 1];
 	struct ntp_mva_station st[NTP_STAGE_COUNT];
 	struct ntp_mva_result r;
 	int nlv = 0, distinct = 0;
@@ -308,14 +343,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	for (int i = 0; i < nfit && nlv <= NTP_WI_MAX_FIT; i++)
 		if (fit && fit[i] && !fit[i]->target_only && !level_of(fit[i], &lv[nlv]))
 			nlv++;
-	for (int i = 0; i < nlv; i++) {
-		int seen = 0;
-
-		for (int j = 0; j < i; j++)
-			seen |= lv[j].qd == lv[i].qd;
-		distinct += !seen;
-	}
-	m->n_levels = distinct;
+	m->n_levels = distinct = merge_levels(lv, nlv, lvm);
 	m->base_qd = lv[0].qd;
 	m->base_qd_little = lv[0].x * lv[0].e2e;
 	m->base_iops = lv[0].x * 1e6;
@@ -345,7 +373,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 			s->source = NTP_WI_SRC_ONE_LOAD;
 			s->fit_max_qd = lv[0].qd;
 		} else {
-			fit_stage(s, k, lv, nlv);
+			fit_stage(s, k, lvm, distinct);
 		}
 		s->service_us = s->measured_us > 0 ? s->measured_us : 0;
 	}

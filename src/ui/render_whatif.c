@@ -33,6 +33,47 @@ void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s,
 	ntp_wi_build(g, fit, n, p, m);
 }
 
+/* The fit costs up to a few hundred milliseconds when the history holds
+ * QDs up to 1024 (docs/what-if.md): a screen redrawn for a key press or the
+ * status line reuses the model of the same interval, group and parameters. */
+static void whatif_model_cached(const struct ntp_history *h, const struct ntp_snapshot *s,
+				const struct ntp_snap_group *g, const struct ntp_wi_params *p,
+				struct ntp_wi_model *m)
+{
+	static struct {
+		int valid;
+		uint64_t index, oldest;
+		int n;
+		uint8_t io;
+		uint32_t len;
+		char dev[NTP_DEV_LEN];
+		struct ntp_wi_params p;
+		struct ntp_wi_model m;
+	} c;
+	struct ntp_wi_params none;
+
+	memset(&none, 0, sizeof(none));
+	if (!p)
+		p = &none;
+	if (c.valid && c.index == s->index && h && h->n == c.n && h->n && c.oldest == h->snap[0]->index &&
+	    c.io == g->io && c.len == g->len && !strncmp(c.dev, g->dev, NTP_DEV_LEN) &&
+	    !memcmp(c.p.servers, p->servers, sizeof(p->servers)) && c.p.tags == p->tags &&
+	    c.p.hw_queues == p->hw_queues && c.p.tags_from == p->tags_from) {
+		*m = c.m;
+		return;
+	}
+	ntp_whatif_model(h, s, g, p, m);
+	c.valid = h && h->n;
+	c.index = s->index;
+	c.oldest = h && h->n ? h->snap[0]->index : 0;
+	c.n = h ? h->n : 0;
+	c.io = g->io;
+	c.len = g->len;
+	memcpy(c.dev, g->dev, NTP_DEV_LEN);
+	c.p = *p;
+	c.m = *m;
+}
+
 static const char *station(const struct ntp_wi_station *st, char *buf, size_t len)
 {
 	switch (st->source) {
@@ -68,7 +109,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
 	ntp_group_label(g, label, sizeof(label));
 	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s", label);
-	ntp_whatif_model(h, s, g, info->wi, &m);
+	whatif_model_cached(h, s, g, info->wi, &m);
 	if (!m.ok || ntp_wi_predict(&m, v->wi_qd ? v->wi_qd : 1, &p)) {
 		ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
 		return;
