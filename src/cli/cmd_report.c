@@ -26,9 +26,14 @@ static void usage(FILE *f)
 "      --what-if-qd N[,N...]\n"
 "                    also predict each group at these queue depths (1..1024):\n"
 "                    IOPS, mean, p99, each stage; method in docs/what-if.md\n"
-"      --what-if-fit FILE\n"
-"                    the same workload recorded at another queue depth: the\n"
-"                    stages' parallelism is fitted across the loads (repeat)\n"
+"      --what-if-qd-was N\n"
+"                    the queue depth the recording ran at (default: rate x\n"
+"                    mean, which reads low when the application's own time\n"
+"                    per command is not small beside the latency)\n"
+"      --what-if-fit FILE[@QD]\n"
+"                    the same workload recorded at another queue depth (QD\n"
+"                    if known): the stages' parallelism is fitted across the\n"
+"                    loads (repeat)\n"
 "      --what-if-servers STAGE=N|delay[,...]\n"
 "                    give a stage's parallelism, e.g. storage=4 (stages:\n"
 "                    host_block host_driver network target_driver storage)\n"
@@ -50,6 +55,7 @@ int cmd_report(int argc, char **argv)
 		{ "what-if-fit", required_argument, NULL, 'F' },
 		{ "what-if-servers", required_argument, NULL, 'S' },
 		{ "what-if-tags", required_argument, NULL, 'T' },
+		{ "what-if-qd-was", required_argument, NULL, 'B' },
 		{ 0 }
 	};
 	const char *json = NULL;
@@ -77,10 +83,27 @@ int cmd_report(int argc, char **argv)
 			if (wi.n_qd < 0)
 				return ntp_err("%s", err);
 			break;
-		case 'F':
+		case 'F': {
+			char *at = strrchr(optarg, '@');
+
 			if (n_fit >= NTP_WI_MAX_FIT)
 				return ntp_err("--what-if-fit: at most %d recordings", NTP_WI_MAX_FIT);
+			if (at) {
+				v = strtol(at + 1, &end, 10);
+				if (end == at + 1 || *end || v < 1 || v > NTP_WI_MAX_QD)
+					return ntp_err("--what-if-fit: '%s': FILE@QD with QD 1..%d", optarg,
+						       NTP_WI_MAX_QD);
+				*at = '\0';
+				wi.fit_qd[n_fit] = (uint32_t)v;
+			}
 			fit_path[n_fit++] = optarg;
+			break;
+		}
+		case 'B':
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > NTP_WI_MAX_QD)
+				return ntp_err("--what-if-qd-was: '%s': queue depths are 1..%d", optarg, NTP_WI_MAX_QD);
+			wi.params.base_qd = (uint32_t)v;
 			break;
 		case 'S':
 			if (ntp_wi_parse_servers(optarg, &wi.params, err, sizeof(err)))
@@ -101,9 +124,9 @@ int cmd_report(int argc, char **argv)
 		ntp_json_errors = true;
 	if (optind >= argc)
 		return ntp_err("no recording given (ntprof report --help)");
-	if (!wi.n_qd && (n_fit || wi.params.tags || memcmp(wi.params.servers, (int[NTP_STAGE_COUNT]){ 0 },
+	if (!wi.n_qd && (n_fit || wi.params.tags || wi.params.base_qd || memcmp(wi.params.servers, (int[NTP_STAGE_COUNT]){ 0 },
 							    sizeof(wi.params.servers))))
-		return ntp_err("--what-if-fit, --what-if-servers and --what-if-tags need --what-if-qd");
+		return ntp_err("--what-if-fit, --what-if-servers, --what-if-tags and --what-if-qd-was need --what-if-qd");
 	snap = malloc(sizeof(*snap));
 	if (!snap)
 		return ntp_err("out of memory");

@@ -26,15 +26,19 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 			struct ntp_wi_model *m)
 {
 	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+	struct ntp_wi_params p = rq->params;
 	int n = 0;
 
+	memset(p.fit_qd, 0, sizeof(p.fit_qd));
 	for (int i = 0; i < rq->n_fit && n < NTP_WI_MAX_FIT; i++) {
 		const struct ntp_snap_group *o = ntp_snapshot_find_group(rq->fit[i], g);
 
-		if (o)
+		if (o) {
+			p.fit_qd[n] = rq->fit_qd[i];
 			fit[n++] = o;
+		}
 	}
-	ntp_wi_build(g, fit, n, &rq->params, m);
+	ntp_wi_build(g, fit, n, &p, m);
 }
 
 void ntp_wi_station_label(const struct ntp_wi_model *m, int k, char *buf, size_t len)
@@ -83,8 +87,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		return;
 	}
 	ntp_rate_label(m.base_iops, rate, sizeof(rate));
-	fprintf(f, "measured at QD %u (rate x mean = %.2f): %s IOPS, mean %.2f us, p99 %.2f us; "
-		"think time %.2f us\n", m.base_qd, m.base_qd_little, rate, m.base_mean_us,
+	fprintf(f, "measured at QD %u (%srate x mean = %.2f): %s IOPS, mean %.2f us, p99 %.2f us; "
+		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, rate, m.base_mean_us,
 		m.base_p99_us, m.think_us);
 	fprintf(f, "%-36s %10s  %s\n", "stage", "service us", "station");
 	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
@@ -174,6 +178,7 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 		return o;
 	meas = json_object_new_object();
 	add(meas, "qd", json_object_new_int64(m.base_qd));
+	add(meas, "qd_given", json_object_new_boolean(m.base_qd_given));
 	add(meas, "qd_little", num(m.base_qd_little, 4));
 	add(meas, "iops", num(m.base_iops, 1));
 	add(meas, "mean_us", num(m.base_mean_us, 3));

@@ -23,6 +23,7 @@ struct ntp_wi_request {
 	 * the load levels the parallelism is fitted on */
 	const struct ntp_snapshot *const *fit;
 	int n_fit;
+	uint32_t fit_qd[NTP_WI_MAX_FIT];	/* the QD each ran at (FILE@QD), 0: inferred */
 };
 
 /* The group of s with g's I/O type, size and device, or NULL. */

@@ -174,7 +174,7 @@ struct level {
 	double e2e;
 };
 
-static int level_of(const struct ntp_snap_group *g, struct level *l)
+static int level_of(const struct ntp_snap_group *g, uint32_t given, struct level *l)
 {
 	double lq;
 
@@ -185,7 +185,7 @@ static int level_of(const struct ntp_snap_group *g, struct level *l)
 	l->x = (g->busy_rate > 0 ? g->busy_rate : g->rate) / 1e6;
 	l->e2e = g->e2e_mean_us;
 	lq = l->x * l->e2e;
-	l->qd = lq < 1.5 ? 1 : (uint32_t)lround(lq);
+	l->qd = given ? given : lq < 1.5 ? 1 : (uint32_t)lround(lq);
 	if (l->qd > NTP_WI_MAX_QD)
 		l->qd = NTP_WI_MAX_QD;
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
@@ -335,16 +335,18 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 		snprintf(m->why, sizeof(m->why), "no host side recorded: the closed loop of the queue depth is the host's");
 		return 0;
 	}
-	if (level_of(base, &lv[0])) {
+	if (level_of(base, p ? p->base_qd : 0, &lv[0])) {
 		snprintf(m->why, sizeof(m->why), "no command rate or latency measured");
 		return 0;
 	}
 	nlv = 1;
 	for (int i = 0; i < nfit && nlv <= NTP_WI_MAX_FIT; i++)
-		if (fit && fit[i] && !fit[i]->target_only && !level_of(fit[i], &lv[nlv]))
+		if (fit && fit[i] && !fit[i]->target_only &&
+		    !level_of(fit[i], p && i < NTP_WI_MAX_FIT ? p->fit_qd[i] : 0, &lv[nlv]))
 			nlv++;
 	m->n_levels = distinct = merge_levels(lv, nlv, lvm);
 	m->base_qd = lv[0].qd;
+	m->base_qd_given = p && p->base_qd;
 	m->base_qd_little = lv[0].x * lv[0].e2e;
 	m->base_iops = lv[0].x * 1e6;
 	m->base_mean_us = base->e2e_mean_us;

@@ -56,6 +56,11 @@ struct ntp_wi_params {
 	uint32_t tags;			/* host's tags (commands in flight) in one hardware queue; 0: unknown */
 	uint32_t hw_queues;		/* the host's hardware queues (0: unknown); shown, not modelled */
 	const char *tags_from;		/* where tags came from: "sysfs", "--what-if-tags", NULL */
+	/* The QD each run had, when known (0: inferred by Little's law, which
+	 * reads low when the application's own time per command is not small
+	 * beside the latency): the base, and the fit groups in their order. */
+	uint32_t base_qd;
+	uint32_t fit_qd[NTP_WI_MAX_FIT];
 };
 
 struct ntp_wi_station {
@@ -73,6 +78,7 @@ struct ntp_wi_model {
 	int ok;				/* 0: no prediction, why says why */
 	char why[128];
 	uint32_t base_qd;		/* the closed-loop QD the base interval ran at (Little, rounded) */
+	int base_qd_given;		/* ... or as given (ntp_wi_params.base_qd) */
 	double base_qd_little;		/* rate x e2e mean, unrounded */
 	double think_us;		/* time outside the host's block layer per command */
 	double base_iops, base_mean_us, base_p99_us;

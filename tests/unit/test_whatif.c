@@ -309,6 +309,19 @@ static void test_busy_rate(void **state)
 	NEAR(s->groups[0].busy_rate, 2000, 2e-3);
 	assert_int_equal(ntp_wi_build(&s->groups[0], NULL, 0, NULL, &wm), 0);
 	assert_int_equal(wm.base_qd, 2);
+	assert_false(wm.base_qd_given);
+	assert_true(wm.think_us < 2.0);	/* busy_rate is within 0.2 % */
+	/* given: a QD 4 loop whose commands spend as long outside the block layer */
+	{
+		struct ntp_wi_params par;
+
+		memset(&par, 0, sizeof(par));
+		par.base_qd = 4;
+		assert_int_equal(ntp_wi_build(&s->groups[0], NULL, 0, &par, &wm), 0);
+		assert_int_equal(wm.base_qd, 4);
+		assert_true(wm.base_qd_given);
+		NEAR(wm.think_us, 1000, 2e-3);
+	}
 	ntp_model_free(m);
 	free(s);
 }
