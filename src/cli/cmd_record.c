@@ -127,6 +127,8 @@ static void print_legend(const struct ntp_capture_opts *cap)
 	       cap->interval_s);
 	if (cap->co.role == NTP_ROLE_HOST)
 		printf("(*: network and target together; the target's side is not recorded)\n");
+	if (cap->co.role == NTP_ROLE_TARGET)
+		printf("(~: the target's receive path only; the network and the host are not recorded)\n");
 	if (cap->co.exact_queues)
 		printf("(QD (counted): commands in the group's stages on average, counted in the kernel)\n");
 	ntp_interval_header_qd(stdout, cap->co.exact_queues);
