@@ -312,75 +312,138 @@ static void test_stops(void **state)
 
 /* ---- the files source ---- */
 
-static void write_rec_file(const char *path, uint64_t start, int seconds, int per_sec)
+/* A host recording from start for ms milliseconds: per_sec records a second,
+ * sampled 1 in 10 (the kernel counts 10 commands a record), totals blocks
+ * every second at off_ms past each whole second, and at the end. */
+static void write_rec_file(const char *path, uint64_t start, uint64_t ms, int per_sec, uint64_t off_ms)
 {
 	struct ntp_file_info fi;
 	struct ntp_writer *w;
 	struct ntp_record r;
 	char err[256];
-	uint64_t count = 0;
+	uint64_t count = 0, end = start + ms * MS, next_tot = start + off_ms * MS;
+	struct ntp_total t;
 
 	memset(&fi, 0, sizeof(fi));
 	fi.role = NTP_ROLE_HOST;
 	fi.transport = NTP_TRANSPORT_TCP;
-	fi.sampling = 1;
+	fi.sampling = 10;
 	fi.start_mono_ns = start;
 	fi.start_real_ns = 1796000000000000000ull;
 	snprintf(fi.hostname, sizeof(fi.hostname), "h");
 	w = ntp_writer_open(path, &fi, err, sizeof(err));
 	assert_non_null(w);
-	for (int s = 0; s < seconds; s++) {
-		struct ntp_total t;
-
-		for (int i = 0; i < per_sec; i++) {
-			host_rec(&r, start + (uint64_t)s * SEC + (uint64_t)i * (SEC / (uint64_t)per_sec));
-			assert_int_equal(ntp_writer_add(w, &r), 0);
+	for (uint64_t t0 = start; t0 + 100000 <= end; t0 += SEC / (uint64_t)per_sec) {
+		if (t0 + 100000 > next_tot) {
+			t = total(count);
+			assert_int_equal(ntp_writer_set_totals(w, &t, 1, next_tot), 0);
+			assert_int_equal(ntp_writer_flush(w, next_tot), 0);
+			next_tot += SEC;
 		}
-		count += (uint64_t)per_sec * 10;	/* the kernel counted 10 per record */
-		t = total(count);
-		assert_int_equal(ntp_writer_set_totals(w, &t, 1, start + (uint64_t)(s + 1) * SEC), 0);
-		assert_int_equal(ntp_writer_flush(w, start + (uint64_t)(s + 1) * SEC), 0);
+		host_rec(&r, t0);
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+		count += 10;
 	}
-	assert_int_equal(ntp_writer_close(w, start + (uint64_t)seconds * SEC), 0);
+	t = total(count);
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, end), 0);
+	assert_int_equal(ntp_writer_close(w, end), 0);
 }
 
-/* A replay at any pace: intervals on the file's clock from its start, each
- * record in the interval its time falls in, the totals applied when reached. */
-static void test_files_source(void **state)
+/* Replays path through the pump on a grid of interval ns; the sink sees the intervals. */
+static void replay(const char *path, uint64_t interval, struct seen *seen, struct ntp_snapshot *tot)
 {
-	char path[] = "/tmp/ntp-pump-XXXXXX", err[256], *paths[1] = { path };
-	struct ntp_files *f;
+	char err[256], *paths[1] = { (char *)path };
+	struct ntp_files *f = ntp_files_open(paths, 1, err, sizeof(err));
 	struct ntp_model *m;
 	struct ntp_pump *p;
+
+	assert_non_null(f);
+	m = ntp_model_new(ntp_files_model_config(f));
+	p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = ntp_files_start(f),
+						    .interval_ns = interval });
+	assert_non_null(p);
+	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval, NULL, seen });
+	assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
+	ntp_pump_finish(p, ntp_files_end(f), tot);
+	ntp_pump_free(p);
+	ntp_model_free(m);
+	ntp_files_close(f);
+}
+
+/* A replay: intervals on the file's clock from its start, each record in
+ * the interval its time falls in, the totals applied when reached. */
+static void test_files_source(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
 	struct seen seen = { 0 };
 	struct ntp_snapshot *tot = malloc(sizeof(*tot));
 
 	(void)state;
 	assert_non_null(tot);
 	close(mkstemp(path));
-	write_rec_file(path, 50 * SEC, 4, 200);
-	f = ntp_files_open(paths, 1, err, sizeof(err));
-	assert_non_null(f);
-	assert_int_equal(ntp_files_start(f), 50 * SEC);
-	m = ntp_model_new(ntp_files_model_config(f));
-	p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = 50 * SEC, .interval_ns = SEC });
-	assert_non_null(p);
-	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval, NULL, &seen });
-	assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
-	ntp_pump_finish(p, ntp_files_end(f), tot);
-	assert_int_equal(ntp_files_end(f), 54 * SEC);
+	write_rec_file(path, 50 * SEC, 4000, 200, 1000);
+	replay(path, SEC, &seen, tot);
 	assert_int_equal(seen.records, 800);
-	/* 4 whole seconds, each record in the second it completed in */
 	assert_int_equal(seen.n, 4);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(seen.start[i], 50 * SEC + (uint64_t)i * SEC);
+		assert_int_equal(seen.end[i], 51 * SEC + (uint64_t)i * SEC);
 		assert_int_equal(seen.sampled[i], 200);
 		assert_int_equal(seen.commands[i], 2000);
 	}
 	assert_int_equal(tot->groups[0].commands, 8000);
-	ntp_pump_free(p);
-	ntp_model_free(m);
-	ntp_files_close(f);
+	unlink(path);
+	free(tot);
+}
+
+/* Intervals shorter than the totals blocks' spacing (1 s): each gets its
+ * share of the counted commands, not 0 in three and 4x in the fourth. */
+static void test_replay_sub_second(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_rec_file(path, 50 * SEC, 4000, 200, 1000);
+	replay(path, 250 * MS, &seen, tot);
+	assert_int_equal(seen.n, 16);
+	for (int i = 0; i < 16; i++) {
+		/* 2000 commands/s: 500 in 250 ms (the first three from the samples) */
+		if (seen.commands[i])
+			assert_in_range(seen.commands[i], 490, 510);
+		else
+			assert_true(i < 3);
+	}
+	assert_int_equal(tot->groups[0].commands, 8000);
+	unlink(path);
+	free(tot);
+}
+
+/* Totals blocks off the grid (at .4 s) and an end off it (4.1 s): the last
+ * interval's counted rate is the recording's, not 7x (0.7 s of commands
+ * counted in 0.1 s). */
+static void test_replay_last_interval(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_rec_file(path, 50 * SEC, 4100, 200, 400);
+	replay(path, SEC, &seen, tot);
+	assert_int_equal(seen.n, 5);
+	assert_int_equal(seen.end[4] - seen.start[4], 100 * MS);
+	for (int i = 1; i < 5; i++) {
+		double rate = seen.commands[i] / ((seen.end[i] - seen.start[i]) / 1e9);
+
+		assert_in_range((uint64_t)rate, 1900, 2100);
+	}
+	assert_int_equal(tot->groups[0].commands, 8200);
 	unlink(path);
 	free(tot);
 }
@@ -405,6 +468,8 @@ int main(void)
 		cmocka_unit_test(test_no_grid),
 		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_files_source),
+		cmocka_unit_test(test_replay_sub_second),
+		cmocka_unit_test(test_replay_last_interval),
 		cmocka_unit_test(test_files_refused),
 	};
 
