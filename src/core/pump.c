@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pump.c - the one driver from a source to the model and the sinks (see pump.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pump.h"
@@ -15,6 +16,10 @@ struct ntp_pump {
 	uint64_t closed;		/* intervals closed */
 	uint64_t lost_seen;
 	int sink_err;			/* first error of a record/totals sink */
+	int filtered;
+	struct ntp_record_filter filter;
+	struct ntp_total *kept;		/* totals rows the filter keeps */
+	size_t kept_cap;
 	struct ntp_snapshot *snap;	/* the interval being handed out */
 };
 
@@ -45,6 +50,11 @@ struct ntp_pump *ntp_pump_new(const struct ntp_pump_config *cfg)
 		return NULL;
 	}
 	p->cfg = *cfg;
+	if (cfg->filter) {
+		p->filter = *cfg->filter;
+		p->filtered = 1;
+		p->cfg.filter = NULL;
+	}
 	p->origin = p->last_close = p->now = cfg->start_ns;
 	p->boundary = first_boundary(p->origin, cfg->interval_ns, p->origin);
 	if (cfg->start_ns)
@@ -57,6 +67,7 @@ void ntp_pump_free(struct ntp_pump *p)
 	if (!p)
 		return;
 	free(p->snap);
+	free(p->kept);
 	free(p);
 }
 
@@ -68,8 +79,38 @@ int ntp_pump_add_sink(struct ntp_pump *p, const struct ntp_pump_sink *s)
 	return 0;
 }
 
+int ntp_filter_keeps(const struct ntp_record_filter *f, uint8_t side, uint8_t io, uint32_t len, const char *dev)
+{
+	if (f->io_type >= 0 && io != f->io_type)
+		return 0;
+	if (f->n_sizes) {
+		int hit = 0;
+
+		for (int i = 0; i < f->n_sizes && !hit; i++)
+			hit = f->sizes[i] == len;
+		if (!hit)
+			return 0;
+	}
+	if (f->session[0] && side == NTP_SIDE_HOST) {
+		char d[NTP_DEV_LEN];
+		unsigned s, c, n;
+		int end = 0;
+
+		memcpy(d, dev, NTP_DEV_LEN);
+		d[NTP_DEV_LEN - 1] = '\0';
+		/* a multipath path nvme<S>c<C>n<N> belongs to its head nvme<S>n<N> */
+		if (sscanf(d, "nvme%uc%un%u%n", &s, &c, &n, &end) == 3 && end > 0 && !d[end])
+			snprintf(d, sizeof(d), "nvme%un%u", s, n);
+		if (strcmp(d, f->session))
+			return 0;
+	}
+	return 1;
+}
+
 void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r)
 {
+	if (p->filtered && !ntp_filter_keeps(&p->filter, r->side, ntp_io_type_of(r->opcode), r->len, r->dev))
+		return;
 	ntp_model_ingest(p->cfg.model, r);
 	for (unsigned i = 0; i < p->n_sinks; i++)
 		if (p->sink[i].record) {
@@ -82,6 +123,23 @@ void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r)
 
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns)
 {
+	if (p->filtered) {
+		size_t k = 0;
+
+		if (n > p->kept_cap) {
+			struct ntp_total *g = realloc(p->kept, n * sizeof(*g));
+
+			if (!g)
+				return;	/* the counts stay the last ones kept */
+			p->kept = g;
+			p->kept_cap = n;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (ntp_filter_keeps(&p->filter, t[i].key.side, t[i].key.io, t[i].key.len, t[i].key.dev))
+				p->kept[k++] = t[i];
+		t = p->kept;
+		n = k;
+	}
 	ntp_model_set_totals(p->cfg.model, t, n, as_of_ns);
 	for (unsigned i = 0; i < p->n_sinks; i++)
 		if (p->sink[i].totals) {

@@ -52,6 +52,18 @@ struct ntp_pump_source {
 };
 
 #define NTP_PUMP_MAX_SINKS 4
+#define NTP_FILTER_MAX_SIZES 16
+
+/* Which commands a replay keeps: what --session, --io-type and --size select
+ * live in the kernel, applied to the records and totals rows of files. */
+struct ntp_record_filter {
+	char session[NTP_DEV_LEN];	/* host side's namespace, "" all; a path nvmeXcYnZ is nvmeXnY */
+	int io_type;			/* -1 all, else enum ntp_io_type */
+	uint32_t sizes[NTP_FILTER_MAX_SIZES];
+	int n_sizes;			/* 0: all */
+};
+/* 1 when the filter keeps a command of this side, I/O type, length and device. */
+int ntp_filter_keeps(const struct ntp_record_filter *f, uint8_t side, uint8_t io, uint32_t len, const char *dev);
 
 struct ntp_pump_config {
 	struct ntp_model *model;	/* fed, not owned */
@@ -59,6 +71,7 @@ struct ntp_pump_config {
 					 * (0: the model's, its first record's time) */
 	uint64_t interval_ns;		/* 0: no grid, one interval closed by ntp_pump_finish */
 	uint64_t end_ns;		/* 0: none; else data past it is not waited for (-d) */
+	const struct ntp_record_filter *filter;	/* NULL: every record (copied) */
 };
 
 struct ntp_pump *ntp_pump_new(const struct ntp_pump_config *cfg);

@@ -139,11 +139,31 @@ static int publish(void *ctx, const struct ntp_snapshot *snap)
 	return s->o.stop_after && s->published >= (uint64_t)s->o.stop_after;
 }
 
+/* --session, --io-type, --size on a replay select from the files what they
+ * select live; --session names the host's namespace, which a target's
+ * records do not carry (they name its backing device). */
+static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_model_config *cfg,
+			 struct ntp_record_filter *f, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->io_type = co->io_type;
+	f->n_sizes = co->n_sizes < NTP_FILTER_MAX_SIZES ? co->n_sizes : NTP_FILTER_MAX_SIZES;
+	memcpy(f->sizes, co->sizes, (size_t)f->n_sizes * sizeof(f->sizes[0]));
+	if (co->session[0] && cfg->role == NTP_ROLE_TARGET) {
+		snprintf(err, errlen, "--session %s: a target recording's records name the target's backing "
+			 "devices, not the host's namespaces; replay it without --session", co->session);
+		return -1;
+	}
+	memcpy(f->session, co->session, NTP_DEV_LEN);
+	return 0;
+}
+
 int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen)
 {
 	const struct ntp_model_config *cfg;
 	struct ntp_model_config mc;
 	struct ntp_pump_config pc = { 0 };
+	struct ntp_record_filter filter;
 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
@@ -166,6 +186,9 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		s->info.impl_host = cfg->impl_host;
 		s->info.impl_target = cfg->impl_target;
 		pc.start_ns = ntp_files_start(s->files);
+		if (replay_filter(&o->cap.co, cfg, &filter, err, errlen))
+			return -1;
+		pc.filter = filter.io_type >= 0 || filter.n_sizes || filter.session[0] ? &filter : NULL;
 	} else {
 		struct ntp_collector_opts co = o->cap.co;
 
