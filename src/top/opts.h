@@ -6,6 +6,9 @@
 #include "source.h"
 #include "core/whatif.h"
 
+#define TOP_OPTSETS 6		/* ntp_top_optsets[] (src/cli/options_tables.c) */
+#define TOP_MAX_REPLAY 64
+
 struct top_opts {
 	struct top_source_opts src;
 	int batch;			/* -b */
@@ -16,7 +19,8 @@ struct top_opts {
 	int ascii;			/* --ascii */
 	const char *dir;		/* --dir: where w and S write */
 	int width;			/* batch: columns (--width, else $COLUMNS, else 100) */
-	struct ntp_wi_params wi;	/* --what-if-servers, --what-if-tags */
+	char *replay_files[TOP_MAX_REPLAY];	/* --replay FILE and the files after it */
+	struct ntp_wi_params wi;	/* --what-if-servers, --what-if-tags (docs/what-if.md) */
 };
 
 /* 0: run; 1: done (help/version printed); -1: bad usage (message printed). */

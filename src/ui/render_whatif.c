@@ -135,7 +135,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 	for (int k = 0; k < NTP_STAGE_COUNT && row <= last; k++, row++) {
 		const struct ntp_wi_station *st = &m.st[k];
 
-		ntp_screen_put(scr, row, l->name_x, l->name_w, NTP_ROLE_LABEL, ntp_ui_stage_label(k, g->host_only));
+		ntp_screen_put(scr, row, l->name_x, l->name_w, NTP_ROLE_LABEL, ntp_ui_stage_label(k, g));
 		if (!st->present) {
 			ntp_screen_put(scr, row, num_x, -1, NTP_ROLE_DIM, "        -");
 			continue;
@@ -155,7 +155,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 			ntp_rate_label(m.max_iops, rate, sizeof(rate));
 			ntp_screen_printf(scr, row++, 1, -1, p.qd >= m.knee_qd ? NTP_ROLE_WARN : NTP_ROLE_TEXT,
 					  "saturates first: %s, knee at QD %.1f, at most %s IOPS",
-					  ntp_ui_stage_label(m.bottleneck, g->host_only), m.knee_qd, rate);
+					  ntp_ui_stage_label(m.bottleneck, g), m.knee_qd, rate);
 		} else {
 			ntp_screen_put(scr, row++, 1, -1, NTP_ROLE_TEXT,
 				       "saturates first: nothing seen (every stage a delay so far)");
