@@ -2,7 +2,7 @@
 /*
  * cmd_record.c - `ntprof record`: attach the hooks, sample commands until
  * Ctrl-C, SIGTERM or -d, print a line per group every -i seconds, save every
- * record with -o, and print the core's report at the end (002).
+ * record with -o, and print the core's report at the end (docs/recording.md).
  */
 #include <errno.h>
 #include <getopt.h>

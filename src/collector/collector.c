@@ -4,7 +4,7 @@
  * the role(s) recorded in one flavour, drains the ring buffer and reads the
  * exact per-group counters.
  *
- * Attach policy (002, "Busy CPUs"): fentry/fexit is preferred. Attaching a
+ * Attach policy (docs/recording.md, "Attach policy"): fentry/fexit is preferred. Attaching a
  * trampoline can wait for every runnable thread to switch out voluntarily, so
  * the programs are attached in parallel threads under a deadline
  * (attach_timeout_s, 10 s); when fentry cannot load or attach, or misses the
