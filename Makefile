@@ -34,7 +34,7 @@ LDLIBS_BPF  := -lbpf -lelf -lz
 LDLIBS_UI   := -lncursesw
 
 CORE_SRCS      := $(wildcard src/core/*.c)
-UI_SRCS        := $(wildcard src/ui/*.c)
+UI_SRCS        := $(filter-out src/ui/theme_builtin.c,$(wildcard src/ui/*.c)) $(O)/gen/theme_builtin.c
 CLI_SRCS       := $(wildcard src/cli/*.c)
 COLLECTOR_SRCS := $(wildcard src/collector/*.c)
 TOP_SRCS       := $(wildcard src/top/*.c)
