@@ -64,7 +64,7 @@ static void interval(FILE *f, const void *s)
 	ntp_interval_lines(f, s, 3.0);
 }
 
-static void test_interval_line_002(void **state)
+static void test_interval_line(void **state)
 {
 	struct ntp_snapshot *s = host_only_snap();
 	char *out;
@@ -256,7 +256,7 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_interval_line_002),
+		cmocka_unit_test(test_interval_line),
 		cmocka_unit_test(test_host_only_rows),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_compare_verdict),
