@@ -22,7 +22,14 @@ static void usage(FILE *f)
 "and attaches the programs for real and detaches them. Exits non-zero and\n"
 "names what is missing when recording could not work. Needs root.\n"
 "A module without BTF of its own (kernels before 5.11) takes its types from\n"
-"--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n");
+"--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n"
+"\n"
+"  -r, --role host|target|both   the side(s) to check (default host)\n"
+"  -t, --transport tcp|rdma      the transport (default tcp)\n"
+"      --kprobes                 check and load only the kprobe flavour\n"
+"      --fentry                  check and load only the fentry flavour\n"
+"      --btf FILE                the NVMe modules' types for a kernel without module BTF\n"
+"  -h, --help                    this help\n");
 }
 
 static int parse_role(const char *v, uint8_t *role)
