@@ -17,6 +17,7 @@
 #include "collector/collector.h"
 #include "collector/hooks.h"
 #include "core/clock.h"
+#include "core/metrics.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/opt.h"
@@ -63,7 +64,9 @@ static void usage(FILE *f)
 "                                default: " NTP_BTF_DIR "/$(uname -r).btf if it exists\n"
 "      --exact-queues            count each stage's queue depth from every command's\n"
 "                                times (map operations on every I/O) instead of\n"
-"                                Little's law (sampled mean x exact command rate)\n");
+"                                Little's law (sampled mean x exact command rate)\n"
+"      --metrics FILE            rewrite FILE every interval in the Prometheus text\n"
+"                                format (node_exporter's textfile collector)\n");
 }
 
 struct rec_ctx {
@@ -98,6 +101,18 @@ static void push_totals(struct ntp_collector *c, struct rec_ctx *rc, struct ntp_
 		ntp_writer_set_totals(rc->w, tot, (size_t)n, now);
 }
 
+/* --metrics: the file is rewritten every interval (docs/recording.md,
+ * "Prometheus"). A failed write is said once and makes the exit status 1;
+ * recording goes on, so nothing of the records is lost. */
+static void write_metrics(const char *path, struct ntp_metrics_state *st, const struct ntp_snapshot *s,
+			  int *failed)
+{
+	char err[600];
+
+	if (ntp_metrics_write(path, st, s, err, sizeof(err)) < 0 && !(*failed)++)
+		ntp_err("--metrics %s", err);
+}
+
 /* The report; after an error, marked partial on its first line (and in a
  * note, which the JSON report carries too). */
 static void print_report(const struct ntp_snapshot *snap, const struct ntp_report_meta *meta,
@@ -110,7 +125,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF, O_METRICS };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -123,6 +138,7 @@ int cmd_record(int argc, char **argv)
 		{ "exact-queues", no_argument, NULL, O_EXACT },
 		{ "attach-timeout", required_argument, NULL, O_ATTACH_TIMEOUT },
 		{ "btf", required_argument, NULL, O_BTF },
+		{ "metrics", required_argument, NULL, O_METRICS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -130,7 +146,9 @@ int cmd_record(int argc, char **argv)
 					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10,
 					 .say = say_stderr };
 	unsigned duration = 0, interval = 1;
-	const char *out = NULL, *json = NULL;
+	const char *out = NULL, *json = NULL, *metrics = NULL;
+	struct ntp_metrics_state *mst = NULL;
+	int metrics_failed = 0;
 	int offline = 0, opt, ret = 0;
 	struct ntp_collector_counters cnt;
 	struct ntp_model_config mc = { 0 };
@@ -208,6 +226,7 @@ int cmd_record(int argc, char **argv)
 				return 1;
 			break;
 		case O_BTF: co.btf_path = optarg; break;
+		case O_METRICS: metrics = optarg; break;
 		case O_EXACT: co.exact_queues = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
@@ -226,6 +245,23 @@ int cmd_record(int argc, char **argv)
 	if (!snap || !tot) {
 		ret = ntp_err("out of memory");
 		goto out;
+	}
+	if (metrics) {
+		/* A file that cannot be written is refused before attaching:
+		 * the first one has no group yet. */
+		mst = malloc(sizeof(*mst));
+		if (!mst) {
+			ret = ntp_err("out of memory");
+			goto out;
+		}
+		ntp_metrics_init(mst);
+		snap->role = co.role;
+		snap->transport = co.transport;
+		snap->sampling = co.sampling;
+		if (ntp_metrics_write(metrics, mst, snap, err, sizeof(err)) < 0) {
+			ret = ntp_err("--metrics %s", err);
+			goto out;
+		}
 	}
 	gethostname(host, sizeof(host) - 1);
 	memset(&u, 0, sizeof(u));
@@ -319,6 +355,8 @@ int cmd_record(int argc, char **argv)
 			lost_seen = lost;
 			if (now >= next_tick) {
 				ntp_model_close_interval(rc.m, now, snap);
+				if (mst)
+					write_metrics(metrics, mst, snap, &metrics_failed);
 				if (!offline) {
 					ntp_interval_lines(stdout, snap, (now - start) / 1e9);
 					fflush(stdout);
@@ -345,6 +383,8 @@ int cmd_record(int argc, char **argv)
 	ntp_collector_counters(c, &cnt);
 	ntp_collector_close(c);
 	ntp_model_close_interval(rc.m, now, snap);
+	if (mst)
+		write_metrics(metrics, mst, snap, &metrics_failed);
 	ntp_model_total(rc.m, snap);
 
 	if (rc.w) {
@@ -410,9 +450,12 @@ int cmd_record(int argc, char **argv)
 	} else {
 		print_report(snap, &meta, partial);
 	}
+	if (metrics_failed)
+		ret = 1;
 	ntp_model_free(rc.m);
 out:
 	free(snap);
+	free(mst);
 	free(tot);
 	return ret;
 }
