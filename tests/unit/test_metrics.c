@@ -242,6 +242,39 @@ static void test_grammar_and_escaping(void **state)
 	free(st);
 }
 
+/* Prometheus' own linter, when Debian's prometheus package is installed. */
+static void test_promtool(void **state)
+{
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_metrics_state *st = malloc(sizeof(*st));
+	char path[] = "/tmp/ntp-promtool-XXXXXX", cmd[128], *t;
+	int fd, rc;
+
+	(void)state;
+	if (system("command -v promtool >/dev/null 2>&1")) {
+		free(s);
+		free(st);
+		skip();
+	}
+	fixture_snapshot(s, 6);
+	s->groups[0].commands = 700;
+	s->groups[1].qd_counted = 1;
+	ntp_metrics_init(st);
+	ntp_metrics_add(st, s);
+	t = render(st, s);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, t, strlen(t)), (ssize_t)strlen(t));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
+	rc = system(cmd);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	free(t);
+	free(s);
+	free(st);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -299,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_counters_accumulate),
 		cmocka_unit_test(test_grammar_and_escaping),
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_promtool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
