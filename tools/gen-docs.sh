@@ -141,6 +141,7 @@ function emit_prose(c, line) {
 	if (top && prog == "ntprof") return	# the DESCRIPTION above says it
 	if (line == "") { if (para) w(".PP"); para = 0; return }
 	if (line ~ /^usage: / || line ~ /^       [a-z]/) {
+		if (top) return	# the SYNOPSIS above says it
 		sub(/^usage: /, "", line); sub(/^ +/, "", line)
 		w(".PP"); w(".nf"); w("\\fB" esc(line) "\\fR"); w(".fi"); para = 1; return
 	}
