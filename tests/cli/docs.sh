@@ -86,4 +86,23 @@ comp "both host target " ntprof record -r ""
 comp "rdma tcp " ntprof probe --transport ""
 comp "--replay " ntprof-top --rep
 comp "examples/tb61-tcp-write128k-qd4-both.ntp " ntprof report examples/tb61-tcp-w
+
+# and in an interactive bash, with a real Tab (tmux, as tests/cli/top_tmux.sh)
+if command -v tmux >/dev/null; then
+	sock=ntprof-docs-$$
+	tmux -L $sock new-session -d -x 100 -y 10 "env -i PATH=/usr/bin:/bin HOME=/nonexistent HISTFILE= TERM=xterm PS1='$ ' bash --norc -i"
+	sleep 0.5
+	tmux -L $sock send-keys ". $tmp/completion/ntprof" Enter
+	sleep 0.3
+	tmux -L $sock send-keys "ntprof re" Tab Tab
+	got=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.2
+		got=$(tmux -L $sock capture-pane -p | grep -E '^record +report *$')
+		[ -n "$got" ] && break
+	done
+	tmux -L $sock capture-pane -p >"$tmp/pane"
+	tmux -L $sock kill-server 2>/dev/null
+	[ -n "$got" ] && ok "bash -i: ntprof re<Tab><Tab> lists '$got'" || bad "bash -i: ntprof re<Tab><Tab>: $(cat "$tmp/pane")"
+fi
 exit $fail
