@@ -242,8 +242,8 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	if (!file) {
 		snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
 			 "have none): the NVMe structures cannot be located; make their BTF with "
-			 "ntprof-btf (tools/ntprof-btf.sh) from the kernel's -dbg package and pass --btf FILE or install it "
-			 "as %s", nobtf, defpath);
+			 "ntprof-btf (tools/ntprof-btf.sh) from the kernel's -dbg package and pass "
+			 "--btf FILE or install it as %s", nobtf, defpath);
 		return -1;
 	}
 	if (access(file, R_OK)) {
