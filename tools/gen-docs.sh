@@ -110,7 +110,7 @@ function begin_prog(p) {
 		w("[\\fIoptions\\fR]")
 		w(".br")
 		w(".B ntprof\\-top \\-\\-replay")
-		w("\\fIFILE.ntp\\fR [\\fIoptions\\fR]")
+		w("\\fIFILE.ntp\\fR [\\fIFILE.ntp\\fR...] [\\fIoptions\\fR]")
 		w(".br")
 		w(".B ntprof\\-top \\-b")
 		w("[\\fB\\-n\\fR \\fIN\\fR] [\\fB\\-\\-json\\fR] [\\fIoptions\\fR]")
@@ -124,6 +124,7 @@ function begin_prog(p) {
 	else w(".SH OPTIONS")
 }
 function begin_cmd(p, c) {
+	seen = 0
 	if (c == "") { top = 1; return }
 	top = 0
 	if (!subsec) { w(".SH COMMANDS"); subsec = 1 }
@@ -134,11 +135,13 @@ function emit_subcmd(name, summary) {
 	w(".TP"); w(".B " esc(name)); w(esc(summary))
 }
 function emit_group(c, g) {
+	seen = 1
 	if (top && g == "commands:") return
 	w(".PP"); w("\\fI" esc(g) "\\fR")
 }
 function emit_prose(c, line) {
 	if (top && prog == "ntprof") return	# the DESCRIPTION above says it
+	if (top && !seen) return		# the usage lines: the SYNOPSIS above says them
 	if (line == "") { if (para) w(".PP"); para = 0; return }
 	if (line ~ /^usage: / || line ~ /^       [a-z]/) {
 		if (top) return	# the SYNOPSIS above says it
@@ -148,6 +151,7 @@ function emit_prose(c, line) {
 	w(esc(line)); para = 1
 }
 function emit_opt(c, spec, arg, help,    n, i, names, s) {
+	seen = 1
 	n = split(spec, names, " ")
 	s = ""
 	for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") "\\fB" esc(names[i]) "\\fR"
