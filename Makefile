@@ -46,6 +46,9 @@ TOP_SRCS       := $(wildcard src/top/*.c)
 OPT_SRCS       := $(wildcard src/cli/options*.c)
 UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
+# what each program is made of (the normal, sanitized and static builds alike)
+NTPROF_SRCS     = $(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
+NTPROF_TOP_SRCS = $(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
 
 objs = $(patsubst %.c,$(O)/$(1)/%.o,$(2))
 
@@ -62,11 +65,11 @@ $(O)/$(1)/%.o: %.c
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
 
-$(O)/$(1)/ntprof: $(call objs,$(1),$(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/$(1)/ntprof: $(call objs,$(1),$(NTPROF_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 
-$(O)/$(1)/ntprof-top: $(call objs,$(1),$(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/$(1)/ntprof-top: $(call objs,$(1),$(NTPROF_TOP_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_UI) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 endef
@@ -80,12 +83,12 @@ LDLIBS_STATIC_BPF := -lbpf -lelf -lz -lzstd
 LDLIBS_STATIC_UI  := -lncursesw -ltinfo
 static: $(O)/static/ntprof $(O)/static/ntprof-top
 
-$(O)/static/ntprof: $(call objs,rel,$(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/static/ntprof: $(call objs,rel,$(NTPROF_SRCS))
 	$(MSG) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)
 
-$(O)/static/ntprof-top: $(call objs,rel,$(TOP_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/static/ntprof-top: $(call objs,rel,$(NTPROF_TOP_SRCS))
 	$(MSG) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_UI) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)
