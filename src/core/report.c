@@ -169,19 +169,28 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 
 static void print_components(FILE *f, const struct ntp_snap_group *g)
 {
+	int bp = g->comp[NTP_COMP_BP_WIRE].n || g->comp[NTP_COMP_BP_RECV].n || g->comp[NTP_COMP_BP_RSP].n;
+	const int w = 40;
+
 	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
-	fprintf(f, "%-40s %8s %9s %7s %9s %9s  (us)\n", "component", "n", "mean", "L", "p50", "p99");
-	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+	fprintf(f, "%-*s %8s %9s %7s %9s %9s  (us)\n", w, "component", "n", "mean", "L", "p50", "p99");
+	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+		enum ntp_component c = ntp_component_path_order[i];
 		const struct ntp_snap_comp *x = &g->comp[c];
 
 		if (!x->n)
 			continue;
-		fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", ntp_component_name(c),
+		fprintf(f, "%-*s %8llu %9.2f %7.2f %9.2f %9.2f\n", w, ntp_component_name(c),
 			(unsigned long long)x->n, x->mean_us, x->avg_qd, x->p50_us, x->p99_us);
 	}
-	fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", "end to end",
+	fprintf(f, "%-*s %8llu %9.2f %7.2f %9.2f %9.2f\n", w, "end to end",
 		(unsigned long long)g->sampled, g->e2e_mean_us, g->e2e_mean_us * 1e-6 * g->rate,
 		g->e2e_p50_us, g->e2e_p99_us);
+	if (bp)
+		fprintf(f, "backpressure: waiting for the drive. Where the command waited (on the wire, in the\n"
+			   "target's receive path, its response held) while its target queue's worker was\n"
+			   "blocked submitting to the drive: storage, not network or target driver time\n"
+			   "(docs/backpressure.md)\n");
 }
 
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
