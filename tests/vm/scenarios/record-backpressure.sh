@@ -13,6 +13,8 @@
 #    >= 80 % of the growth
 #  NAME-largest  at the highest QD, the last interval line of `ntprof record`
 #    names the right largest stage (storage, network) by its share
+#  record-backpressure-tcp-top  so does ntprof-top -b's last screen (busy
+#    drive over NVMe/TCP at the highest QD)
 # Stage means, not p50s: the growth under test is a queueing delay that most
 # commands see. rdma_rxe loops a local destination back without lo's qdisc, so
 # the rate-limited link is over NVMe/TCP only.
@@ -90,6 +92,28 @@ largest() { # PREFIX QD WANT
 	tb_check $1-largest "\"$got\" == \"$3\"" "largest share at QD $2: ${got:-none} ($(cat $TB_OUT/$1-qd$2.iline 2>/dev/null))"
 }
 
+# top_check PREFIX QD WANT: ntprof-top -b live under the QD load; the stage
+# with the largest mean on its last screen
+top_check() {
+	local p=$1 pid i=0 got
+	( LANG=C exec timeout -k 5 240 ntprof-top -b -n 4 -r both -s 1 -i 2 --width 100 \
+		> $TB_OUT/$p-top.txt 2> $TB_OUT/$p-top.err ) &
+	pid=$!
+	: >> $TB_OUT/$p-top.err
+	while ! grep -q "hooks:" $TB_OUT/$p-top.err && kill -0 $pid 2>/dev/null && [ $i -lt 1500 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	tb_load --rw randread --bs 4k --qd $2 --secs 9
+	wait $pid
+	got=$(awk '/read 4KiB / { rows = 1; best = ""; bv = -1; next }
+		rows && /^  (host block|host driver|network|target driver|storage)/ {
+			v = $(NF - 2); n = ($1 == "network" || $1 == "storage") ? $1 : $1 "_" $2
+			if (v + 0 > bv) { bv = v + 0; best = n }
+			if ($1 == "storage") { last = best; rows = 0 } }
+		END { print last }' $TB_OUT/$p-top.txt)
+	tb_check $p-top "\"$got\" == \"$3\"" "ntprof-top -b at QD $2, last screen's largest stage: ${got:-none}"
+}
+
 top=${QDS##* }
 busy=$(bp_nullblk ntpbusy $BP_PAR $BP_NSEC) || { tb_result record-backpressure FAIL "null_blk failed"; exit 0; }
 
@@ -98,6 +122,7 @@ if tb_setup_tcp "$busy"; then
 	for qd in $QDS; do run record-backpressure-tcp-qd$qd tcp $qd; done
 	verdicts record-backpressure-tcp 5 drive
 	largest record-backpressure-tcp $top storage
+	top_check record-backpressure-tcp $top storage
 	tb_teardown
 else
 	tb_result record-backpressure-tcp FAIL "NVMe/TCP setup failed"
