@@ -657,15 +657,27 @@ static __always_inline __u64 bp_queue_key(void)
 	return c ? target_sk(c) : 0;
 }
 
+/* Threads inside a storage submission of a queue's worker: tid -> queue
+ * key. Only while inside: sched_switch's lookups miss for everything else. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} bp_subs SEC(".maps");
+
 static __always_inline int target_exec(struct nvmet_req___ntp *req)
 {
 	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), arrive, sk, q;
 	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
 	struct ntp_thread_ctx *c;
+	__u32 t;
 
 	q = bp_queue_key();
-	if (q)
-		ntp_bp_enter(q, now);
+	if (q) {
+		t = tid();
+		bpf_map_update_elem(&bp_subs, &t, &q, BPF_ANY);
+	}
 	if (!r)
 		return 0;
 	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
@@ -699,15 +711,56 @@ int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 	return target_exec(req);
 }
 
-/* The submission returned: the bio is in the block layer (it slept in
- * blk_mq_get_tag -> io_schedule while the drive had no free tag). */
+/* The submission returned: the bio is in the block layer. */
 static __always_inline int target_exec_exit(void)
 {
-	__u64 q = bp_queue_key();
+	__u32 t = tid();
+	__u64 *q = bpf_map_lookup_elem(&bp_subs, &t);
 
-	if (q)
-		ntp_bp_exit(q, bpf_ktime_get_ns());
+	if (!q)
+		return 0;
+	ntp_bp_exit(*q, bpf_ktime_get_ns());	/* a sleep whose switch-in was missed */
+	bpf_map_delete_elem(&bp_subs, &t);
 	return 0;
+}
+
+/* The scheduler's view: a worker inside a submission that gives up its CPU
+ * of its own accord (preempt false: it called schedule(), as io_schedule()
+ * in blk_mq_get_tag does while the drive has no free tag) is blocked on the
+ * drive until it runs again. Preemption, interrupts and softirqs that
+ * borrow its CPU, and the submission's own work, are not. */
+static __always_inline int bp_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = 0, *q;
+	__u32 t;
+
+	if (!preempt) {
+		t = BPF_CORE_READ(prev, pid);
+		q = bpf_map_lookup_elem(&bp_subs, &t);
+		if (q) {
+			now = bpf_ktime_get_ns();
+			ntp_bp_enter(*q, now);
+		}
+	}
+	t = BPF_CORE_READ(next, pid);
+	q = bpf_map_lookup_elem(&bp_subs, &t);
+	if (q)
+		ntp_bp_exit(*q, now ? now : bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ntp_t_sched_tb, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (!prev || !next)
+		return 0;
+	return bp_switch(preempt, prev, next);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(ntp_t_sched_rt, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return bp_switch(preempt, prev, next);
 }
 
 SEC("fexit/nvmet_bdev_execute_rw")

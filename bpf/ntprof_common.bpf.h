@@ -362,13 +362,13 @@ static __always_inline struct ntp_record *scratch_record(void)
 
 /* ---- storage backpressure (docs/backpressure.md) ----
  * Per target queue (TCP: its socket; RDMA: its completion queue), the
- * cumulative time its worker spent inside the storage submission
+ * cumulative time its worker slept inside a storage submission
  * (nvmet_bdev_execute_rw, which sleeps in blk_mq_get_tag when the drive has
- * no free tag). A reading at t is total + (t - since) while inside, so the
+ * no free tag). A reading at t is total + (t - since) while asleep, so the
  * blocked time over any span of the queue is a difference of two readings. */
 struct ntp_bp {
-	__u64 total;		/* ns spent in finished submissions */
-	__u64 since;		/* entry of the submission in progress, 0: none */
+	__u64 total;		/* ns of finished sleeps */
+	__u64 since;		/* start of the sleep in progress, 0: none */
 };
 
 struct {
@@ -401,7 +401,7 @@ static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 		if (!b)
 			return;
 	}
-	/* a missed exit (a kprobe skipped) leaves since set: drop that span */
+	/* a missed end (a kprobe skipped) leaves since set: drop that span */
 	b->since = now;
 }
 

@@ -41,6 +41,7 @@ struct rdma_cq_state {
 	__u64 poll;		/* last poll that returned completions */
 	__u64 poll_bp;
 	__u64 prev_poll;	/* the one before it */
+	__u64 prev_bp;
 };
 
 struct {
@@ -98,6 +99,7 @@ static __always_inline int rdma_cq_poll(void *cq, int rc)
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->prev_poll = t->poll;
+	t->prev_bp = t->poll_bp;
 	t->poll = now;
 	t->poll_bp = ntp_bp_read(key, now);
 	return 0;
@@ -134,12 +136,13 @@ static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
 }
 
 /* The target's arrival of the completion being handled (a command): the
- * CQ's event when it came after the poll before the one that returned this
- * completion (the CQ had been drained and re-armed, the completion is of
- * this event or later); else (the worker kept polling, no event) the poll
- * that took it off the CQ, an upper bound: without an event nothing tells
- * when it entered the CQ, and the last event may be long past while a
- * blocked worker holds the CQ (docs/backpressure.md). */
+ * CQ's last event or the poll before the one that returned it, whichever is
+ * later. The completion is one that poll did not take: after a drained poll
+ * it arrived later; after a full batch it may have waited since before it,
+ * and then the poll's time errs late (by less than a batch's handling). The
+ * event alone is no bound while the worker keeps polling (the CQ is not
+ * re-armed, no event fires): behind a worker blocked on the drive it can be
+ * hundreds of milliseconds old (docs/backpressure.md). */
 static __always_inline __u64 rdma_target_arrival(void *cq, __u64 now, __u64 *bp)
 {
 	struct rdma_cq_state *t;
@@ -148,13 +151,13 @@ static __always_inline __u64 rdma_target_arrival(void *cq, __u64 now, __u64 *bp)
 	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
 	if (!t)
 		return now;
-	if (t->event && t->event > t->prev_poll && t->event <= now) {
+	if (t->event && t->event >= t->prev_poll && t->event <= now) {
 		*bp = t->event_bp;
 		return t->event;
 	}
-	if (t->poll && t->poll <= now) {
-		*bp = t->poll_bp;
-		return t->poll;
+	if (t->prev_poll && t->prev_poll <= now) {
+		*bp = t->prev_bp;
+		return t->prev_poll;
 	}
 	return now;
 }

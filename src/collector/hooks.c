@@ -42,8 +42,11 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
 	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
 	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
-	/* the submission's span: the queue's blocked time (docs/backpressure.md) */
+	/* the submission's span and the worker's sleeps in it: the queue's
+	 * blocked time (docs/backpressure.md) */
 	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fx", "ntp_t_exec_kr", NTP_HOOK_EXIT, T, true,
+	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
+	{ "sched_switch", NULL, "ntp_t_sched_tb", "ntp_t_sched_rt", NTP_HOOK_TP, T, true,
 	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
 	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
 	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
