@@ -142,7 +142,7 @@ static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
  * and then the poll's time errs late (by less than a batch's handling). The
  * event alone is no bound while the worker keeps polling (the CQ is not
  * re-armed, no event fires): behind a worker blocked on the drive it can be
- * hundreds of milliseconds old (docs/backpressure.md). */
+ * many commands older than this one (docs/backpressure.md). */
 static __always_inline __u64 rdma_target_arrival(void *cq, __u64 now, __u64 *bp)
 {
 	struct rdma_cq_state *t;
