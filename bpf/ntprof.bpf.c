@@ -711,7 +711,8 @@ int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 	return target_exec(req);
 }
 
-/* The submission returned: the bio is in the block layer. */
+/* The submission returned: the bio is in the block layer; a blocked span
+ * (below) ends here. */
 static __always_inline int target_exec_exit(void)
 {
 	__u32 t = tid();
@@ -719,7 +720,7 @@ static __always_inline int target_exec_exit(void)
 
 	if (!q)
 		return 0;
-	ntp_bp_exit(*q, bpf_ktime_get_ns());	/* a sleep whose switch-in was missed */
+	ntp_bp_exit(*q, bpf_ktime_get_ns());
 	bpf_map_delete_elem(&bp_subs, &t);
 	return 0;
 }
@@ -727,40 +728,40 @@ static __always_inline int target_exec_exit(void)
 /* The scheduler's view: a worker inside a submission that gives up its CPU
  * of its own accord (preempt false: it called schedule(), as io_schedule()
  * in blk_mq_get_tag does while the drive has no free tag) is blocked on the
- * drive until it runs again. Preemption, interrupts and softirqs that
- * borrow its CPU, and the submission's own work, are not. */
-static __always_inline int bp_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+ * drive from then until the submission returns: its sleep, its wait for a
+ * CPU once a tag is free, the rest of the submission. A submission that
+ * never sleeps is not blocked, however long preemption, interrupts or
+ * softirqs borrow its CPU. */
+static __always_inline int bp_switch(bool preempt, struct task_struct *prev)
 {
-	__u64 now = 0, *q;
+	struct ntp_bp *b;
+	__u64 *q;
 	__u32 t;
 
-	if (!preempt) {
-		t = BPF_CORE_READ(prev, pid);
-		q = bpf_map_lookup_elem(&bp_subs, &t);
-		if (q) {
-			now = bpf_ktime_get_ns();
-			ntp_bp_enter(*q, now);
-		}
-	}
-	t = BPF_CORE_READ(next, pid);
+	if (preempt)
+		return 0;
+	t = BPF_CORE_READ(prev, pid);
 	q = bpf_map_lookup_elem(&bp_subs, &t);
-	if (q)
-		ntp_bp_exit(*q, now ? now : bpf_ktime_get_ns());
+	if (!q)
+		return 0;
+	b = bpf_map_lookup_elem(&bp_queues, q);
+	if (!b || !b->since)	/* a second sleep of the same submission: already blocked */
+		ntp_bp_enter(*q, bpf_ktime_get_ns());
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ntp_t_sched_tb, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	if (!prev || !next)
+	if (!prev)
 		return 0;
-	return bp_switch(preempt, prev, next);
+	return bp_switch(preempt, prev);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(ntp_t_sched_rt, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return bp_switch(preempt, prev, next);
+	return bp_switch(preempt, prev);
 }
 
 SEC("fexit/nvmet_bdev_execute_rw")

@@ -22,7 +22,7 @@
 . /tb/ntprof-checks.sh
 
 BP_PAR=2
-BP_NSEC=2000000
+BP_NSEC=5000000
 BP_SECS=4
 QDS="1 $((4 * BP_PAR)) $((16 * BP_PAR))"
 
@@ -130,7 +130,7 @@ fi
 
 # --- NVMe/TCP, rate-limited link, drive without delay ---
 fast=$(bp_nullblk ntpfast 64) || { tb_result record-backpressure-link FAIL "null_blk failed"; exit 0; }
-if tb_setup_tcp "$fast" && tb_modules netem && $TB_TC qdisc replace dev lo root netem rate 16mbit limit 100000; then
+if tb_setup_tcp "$fast" && tb_modules netem && $TB_TC qdisc replace dev lo root netem rate 8mbit limit 100000; then
 	for qd in $QDS; do run record-backpressure-link-qd$qd tcp $qd; done
 	verdicts record-backpressure-link 3 link
 	largest record-backpressure-link $top network
