@@ -16,7 +16,10 @@
 #  record-backpressure-tcp-top  so does ntprof-top -b's last screen (busy
 #    drive over NVMe/TCP at the highest QD)
 # Stage means, not p50s: the growth under test is a queueing delay that most
-# commands see. rdma_rxe loops a local destination back without lo's qdisc, so
+# commands see. A 5 ms drive and an 8 Mbit/s link make that growth stand well
+# above what TCG's shared CPUs add to the host block layer and the target
+# driver under load (with a 2 ms drive and 16 Mbit/s, those moved by up to a
+# tenth of the growth between runs). rdma_rxe loops a local destination back without lo's qdisc, so
 # the rate-limited link is over NVMe/TCP only.
 # tb-timeout: 420
 . /tb/ntprof-checks.sh
