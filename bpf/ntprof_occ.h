@@ -69,8 +69,8 @@ NTP_OCC_INLINE __u64 ntp_occ_within(__u64 v, __u64 span)
 	return v > span ? span : v;
 }
 
-/* Target record -> ns[NTP_OCC_T_*], with 000's fallback (STORAGE_DONE for a
- * missing RSP_SENT). The backpressure slots move their parts of the receive
+/* Target record -> ns[NTP_OCC_T_*], with the response fallback of
+ * docs/stage-model.md (STORAGE_DONE for a missing RSP_SENT). The backpressure slots move their parts of the receive
  * and response paths to storage (docs/backpressure.md). 0 or -1 as above. */
 NTP_OCC_INLINE int ntp_occ_target(const struct ntp_record *t, __u64 *ns)
 {
