@@ -63,7 +63,11 @@ static void usage(FILE *f)
 "                                default: " NTP_BTF_DIR "/$(uname -r).btf if it exists\n"
 "      --exact-queues            count each stage's queue depth from every command's\n"
 "                                times (map operations on every I/O) instead of\n"
-"                                Little's law (sampled mean x exact command rate)\n");
+"                                Little's law (sampled mean x exact command rate)\n"
+"      --spdk-host BIN           the host is SPDK (e.g. build/bin/spdk_nvme_perf): record\n"
+"                                the running processes of BIN through ntprof's USDT\n"
+"                                probes (docs/spdk.md)\n"
+"      --spdk-target BIN         the target is SPDK (e.g. build/bin/nvmf_tgt), the same way\n");
 }
 
 struct rec_ctx {
@@ -110,7 +114,8 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 int cmd_record(int argc, char **argv)
 {
-	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF };
+	enum { O_SESSION = 256, O_IOTYPE, O_SIZE, O_OFFLINE, O_KPROBES, O_FENTRY, O_EXACT, O_ATTACH_TIMEOUT, O_BTF,
+	       O_SPDK_HOST, O_SPDK_TARGET };
 	static const struct option opts[] = {
 		{ "role", required_argument, NULL, 'r' },
 		{ "transport", required_argument, NULL, 't' },
@@ -123,6 +128,8 @@ int cmd_record(int argc, char **argv)
 		{ "exact-queues", no_argument, NULL, O_EXACT },
 		{ "attach-timeout", required_argument, NULL, O_ATTACH_TIMEOUT },
 		{ "btf", required_argument, NULL, O_BTF },
+		{ "spdk-host", required_argument, NULL, O_SPDK_HOST },
+		{ "spdk-target", required_argument, NULL, O_SPDK_TARGET },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -209,6 +216,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case O_BTF: co.btf_path = optarg; break;
 		case O_EXACT: co.exact_queues = true; break;
+		case O_SPDK_HOST: co.spdk_host = optarg; break;
+		case O_SPDK_TARGET: co.spdk_target = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
 		default: return ntp_err("unknown option '%s' (ntprof record --help)", argv[optind - 1]);
@@ -247,7 +256,8 @@ int cmd_record(int argc, char **argv)
 		memset(&fi, 0, sizeof(fi));
 		fi.role = co.role;
 		fi.transport = co.transport;
-		fi.impl_host = fi.impl_target = NTP_IMPL_LINUX;
+		fi.impl_host = co.spdk_host ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
+		fi.impl_target = co.spdk_target ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
 		fi.sampling = co.sampling;
 		fi.record_size = sizeof(struct ntp_record);
 		fi.start_mono_ns = start;
@@ -264,7 +274,8 @@ int cmd_record(int argc, char **argv)
 	}
 	mc.role = co.role;
 	mc.transport = co.transport;
-	mc.impl_host = mc.impl_target = NTP_IMPL_LINUX;
+	mc.impl_host = co.spdk_host ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
+	mc.impl_target = co.spdk_target ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
 	mc.sampling = co.sampling;
 	rc.m = ntp_model_new(&mc);
 	if (!rc.m) {
