@@ -619,7 +619,6 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 			}
 			c->o = *o;
 			c->spdk = sp;
-			say(o, "SPDK: USDT probes attached, sampling 1 in %u", o->sampling);
 			return c;
 		}
 	}

@@ -428,6 +428,13 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 			 o->bin[1] ? o->bin[1] : o->bin[0]);
 		goto fail;
 	}
+	if (!o->test_only) {
+		say(o, "SPDK: USDT probes attached to %d process%s, sampling 1 in %u", s->n_procs,
+		    s->n_procs == 1 ? "" : "es", o->sampling);
+		if (o->transport == NTP_TRANSPORT_TCP)
+			say(o, "SPDK: its socket calls are not hooked: the receive paths (packet arrival to "
+			    "SPDK reading it) count in the network's wire component, and read 0");
+	}
 	return s;
 fail:
 	ntp_spdk_close(s);

@@ -82,18 +82,38 @@ static int same_cmd(const struct mark *a, const struct mark *b)
 	return a->key == b->key && a->slba == b->slba && a->len == b->len && a->opcode == b->opcode;
 }
 
-/* Median of host.t - target.t over commands both samples hold; 0 if too few. */
+/*
+ * The offset, from commands both samples hold. One command (key, LBA,
+ * length, opcode) can be sampled many times: an SPDK host at queue depth 1
+ * uses one command id, so a sampled LBA comes back with the same key, and a
+ * file that started earlier holds instances the other lacks. Pairing the
+ * instances in order would then pair the wrong ones; instead every instance
+ * is paired with every other of the same command (up to ALIGN_GROUP_MAX of
+ * each), and the offset is the median of the densest ALIGN_WINDOW_NS of
+ * those differences: true pairs agree to within a trip of the wire, wrong
+ * ones spread over the seconds between them. 0 if too few.
+ */
+#define ALIGN_GROUP_MAX 16
+#define ALIGN_WINDOW_NS 2000000
+
 static int median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
 			 int64_t *d, int64_t *out)
 {
-	size_t i = 0, j = 0, nd = 0;
+	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
 
 	while (i < nh && j < nt) {
 		if (same_cmd(&h[i], &t[j])) {
-			/* reused tags with the same LBA: pair in order */
-			d[nd++] = h[i].t - t[j].t;
-			i++;
-			j++;
+			size_t i1 = i, j1 = j;
+
+			while (i1 < nh && same_cmd(&h[i1], &h[i]))
+				i1++;
+			while (j1 < nt && same_cmd(&t[j1], &t[j]))
+				j1++;
+			for (size_t a = i; a < i1 && a < i + ALIGN_GROUP_MAX; a++)
+				for (size_t b = j; b < j1 && b < j + ALIGN_GROUP_MAX && nd < ALIGN_SAMPLE; b++)
+					d[nd++] = h[a].t - t[b].t;
+			i = i1;
+			j = j1;
 		} else if (cmp_mark(&h[i], &t[j]) < 0) {
 			i++;
 		} else {
@@ -103,7 +123,15 @@ static int median_offset(const struct mark *h, size_t nh, const struct mark *t, 
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	qsort(d, nd, sizeof(*d), cmp_i64);
-	*out = d[nd / 2];
+	for (size_t r = 0; r < nd; r++) {
+		while (d[r] - d[l] > ALIGN_WINDOW_NS)
+			l++;
+		if (r - l + 1 > best) {
+			best = r - l + 1;
+			best_l = l;
+		}
+	}
+	*out = d[best_l + best / 2];
 	return 1;
 }
 
