@@ -46,6 +46,9 @@ static void usage(FILE *f)
 		"  --kprobes, --fentry     only this flavour (default: fentry if it can attach now)\n"
 		"  --btf FILE              the NVMe modules' types for a kernel without module BTF\n"
 		"                          (tools/ntprof-btf.sh; default " NTP_BTF_DIR "/$(uname -r).btf)\n"
+		"  --spdk-host BIN, --spdk-target BIN\n"
+		"                          that side is SPDK: the running processes of BIN,\n"
+		"                          through ntprof's USDT probes (docs/spdk.md)\n"
 		"replay:\n"
 		"  --replay FILE.ntp       play a recording instead of the live source\n"
 		"  --speed X               X times its own pace (default 1; 0: as fast as possible)\n"
@@ -66,7 +69,7 @@ static void usage(FILE *f)
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { O_SESSION = 256, O_IO, O_SIZE, O_REPLAY, O_SPEED, O_JSON, O_THEME, O_NOCOLOR, O_ASCII, O_DIR,
-	       O_WIDTH, O_EXACT, O_KPROBES, O_FENTRY, O_BTF };
+	       O_WIDTH, O_EXACT, O_KPROBES, O_FENTRY, O_BTF, O_SPDK_HOST, O_SPDK_TARGET };
 	static const struct option longopts[] = {
 		{ "session", required_argument, NULL, O_SESSION },
 		{ "io-type", required_argument, NULL, O_IO },
@@ -84,6 +87,8 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "kprobes", no_argument, NULL, O_KPROBES },
 		{ "fentry", no_argument, NULL, O_FENTRY },
 		{ "btf", required_argument, NULL, O_BTF },
+		{ "spdk-host", required_argument, NULL, O_SPDK_HOST },
+		{ "spdk-target", required_argument, NULL, O_SPDK_TARGET },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -156,6 +161,12 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 			if (o->src.live.flavour != NTP_FLAVOUR_AUTO)
 				return bad("--kprobes and --fentry exclude each other");
 			o->src.live.flavour = c == O_KPROBES ? NTP_FLAVOUR_KPROBE : NTP_FLAVOUR_FENTRY;
+			break;
+		case O_SPDK_HOST:
+			o->src.live.spdk_host = optarg;
+			break;
+		case O_SPDK_TARGET:
+			o->src.live.spdk_target = optarg;
 			break;
 		case O_BTF:
 			o->src.live.btf_path = optarg;

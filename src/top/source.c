@@ -93,6 +93,8 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		s->info.role = co.role;
 		s->info.transport = co.transport;
 		s->info.sampling = co.sampling;
+		s->info.impl_host = co.spdk_host ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
+		s->info.impl_target = co.spdk_target ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
 		s->info.record_size = sizeof(struct ntp_record);
 		s->info.start_mono_ns = ntp_mono_ns();
 		s->info.start_real_ns = ntp_real_ns();

@@ -15,6 +15,7 @@
  * its own: 4 KiB reads (one write in four), cid cycling 0..63 as SPDK's.
  * -n N: stop after N commands (default: run until SIGTERM or SIGINT, going
  * round the list). -l LIST: write "cid,slba,nlb" of every sampled command.
+ * --wait-sampling: start only once a recorder has set the sampling variable.
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -103,13 +104,14 @@ int main(int argc, char **argv)
 		{ "wait-us", required_argument, NULL, 'W' },
 		{ "storage-us", required_argument, NULL, 'S' },
 		{ "cntlid", required_argument, NULL, 'C' },
+		{ "wait-sampling", no_argument, NULL, 'w' },
 		{ 0 }
 	};
 	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000 };
 	struct standin_cmd *cmds = NULL, c;
 	const char *role = NULL, *in = NULL, *list = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
-	int rdma = 0, ncmds = 0, opt, host;
+	int rdma = 0, ncmds = 0, opt, host, wait = 0;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
 	FILE *lf = NULL;
@@ -124,6 +126,7 @@ int main(int argc, char **argv)
 		case 'W': d.wait_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'S': d.storage_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'C': cntlid = (uint16_t)strtoul(optarg, NULL, 10); break;
+		case 'w': wait = 1; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
 			return 2;
@@ -152,6 +155,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	printf("ready\n");
 	fflush(stdout);
+	while (wait && !stop && !standin_sampling())
+		usleep(1000);
 
 	while (!stop && (!n || done < n)) {
 		int s;
