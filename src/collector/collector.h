@@ -86,7 +86,9 @@ int ntp_collector_hook_state(const struct ntp_collector *c, size_t i);
 const char *ntp_collector_btf_file(const struct ntp_collector *c);
 /* Changes -s N in the running programs. */
 int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n);
-/* Detaches every link and frees. */
+/* Detaches every link and frees. With an SPDK side, first sets each SPDK
+ * process's sampling variable back to 0 and hands the records of commands
+ * still in flight to the last poll's callback (its ctx must still be valid). */
 void ntp_collector_close(struct ntp_collector *c);
 
 #endif

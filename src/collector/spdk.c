@@ -490,8 +490,19 @@ void ntp_spdk_close(struct ntp_spdk *s)
 {
 	if (!s)
 		return;
-	/* 0 first, while the programs are still attached: a command sampled
-	 * before the write is still recorded */
+	/* 0 first, while the programs are still attached; then a grace for the
+	 * commands sampled before the write and still in flight, whose records
+	 * go to the last poll's callback; then detach. */
+	if (s->n_procs && !s->o.test_only) {
+		struct timespec grace = { 0, 20 * 1000000L };
+
+		for (int i = 0; i < s->n_procs; i++)
+			if (s->procs[i].addr)
+				ntp_spdk_var_write(s->procs[i].pid, s->procs[i].addr, 0);
+		nanosleep(&grace, NULL);
+		if (s->rb && s->cb)
+			ring_buffer__consume(s->rb);
+	}
 	while (s->n_procs)
 		drop_proc(s, s->n_procs - 1, true);
 	ring_buffer__free(s->rb);
