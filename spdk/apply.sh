@@ -37,7 +37,7 @@ echo "$KNOWN" | while read -r v c; do
 	[ "$v" = "$version" ] && { [ "$c" = "-" ] || [ "$c" = "$commit" ]; } && exit 3
 	true
 done || ok=$?
-[ "$ok" = 3 ] || die "SPDK $version (commit $commit) is not a version this patch was made against ($(echo "$KNOWN" | awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, substr($2, 1, 12)}')): its hunks are placed by line number only, so it would land in the wrong lines"
+[ "$ok" = 3 ] || die "SPDK $version (commit $commit) is not a version this patch was made against ($(echo "$KNOWN" | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, substr($2, 1, 12)}')): its hunks are placed by line number only, so it would land in the wrong lines"
 
 cd "$tree"
 if grep -q 'ntprof_usdt.h' lib/nvmf/tcp.c; then

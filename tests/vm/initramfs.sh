@@ -77,6 +77,12 @@ mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 for b in ntprof ntprof-top ntp-load; do
 	if [ -x "$O/$b" ]; then copy_with_libs "$O/$b" "/usr/bin/$b"; fi
 done
+# the SPDK stand-in (mk/spdk.mk), laid out as SPDK's build is: bin/ and lib/
+if [ -x "$O/standin/bin/spdk-standin" ]; then
+	mkdir -p "$R/opt/standin/bin" "$R/opt/standin/lib"
+	cp "$O/standin/lib/libntp_standin.so" "$R/opt/standin/lib/"
+	LD_LIBRARY_PATH=$O/standin/lib copy_with_libs "$O/standin/bin/spdk-standin" /opt/standin/bin/spdk-standin
+fi
 
 # ntprof's BTF file for a kernel without module BTF (tests/vm/btf.sh), where
 # ntprof looks for it by default
