@@ -153,6 +153,7 @@ nh=$(keys "$W/kh.ntp" | wc -l)
 check join-kernel-host-spdk-target "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join1"
 check join1-stages '^target driver \(SPDK\) .*' "$W/join1"
 check join1-host-driver '^host driver \(nvme-tcp\) ' "$W/join1"
+check join1-says-missing "^note: SPDK's socket calls are not hooked: its receive paths read 0" "$W/join1"
 # SPDK host against the kernel target's generated file
 start_si jh -r host -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 40
 "$NTPROF" record -r host --spdk-host "$SI" -s 10 -d 30 --offline -o "$W/jh.ntp" > "$W/jh.report" 2>&1 &
