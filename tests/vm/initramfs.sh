@@ -35,6 +35,7 @@ declare -A MODGROUPS=(
 	[tcp]="nvme-tcp nvmet-tcp"
 	[rdma]="crc32_generic rdma_rxe nvme-rdma nvmet-rdma rdma_ucm"
 	[netem]="sch_netem"
+	[net]="virtio_net"
 )
 for g in "${!MODGROUPS[@]}"; do
 	for m in ${MODGROUPS[$g]}; do
