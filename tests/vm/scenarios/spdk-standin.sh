@@ -4,7 +4,7 @@
 # target recording of the stand-in has its records and leaves the variable 0;
 # and one recorder with the kernel's NVMe/TCP host hooks (-r both, fentry)
 # and the stand-in as the SPDK target records both sides at once.
-# tb-timeout: 180
+# tb-timeout: 200
 . /tb/ntprof-checks.sh
 S=/opt/standin/bin/spdk-standin
 export LD_LIBRARY_PATH=/opt/standin/lib
@@ -30,8 +30,8 @@ tb_check spdk-record "$rc == 0 && $n > 50 && $v == 0" \
 
 # kernel host hooks and SPDK target probes in one recorder
 if tb_setup_tcp; then
-	# the hooks take seconds to load under TCG: the load outlasts them
-	tb_load_bg --rw randread --bs 4k --qd 1 --secs 15
+	# loading both skeletons takes 15 s and more under TCG: the load outlasts them
+	tb_load_bg --rw randread --bs 4k --qd 1 --secs 40
 	ntprof record -r both --spdk-target $S -s 10 -d 3 --offline -o $TB_OUT/both.ntp > $TB_OUT/both.txt 2>&1
 	rc=$?
 	tb_load_wait
