@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_probe.c - `ntprof probe -r host|target|both -t tcp|rdma [--kprobes|--fentry]`:
- * what this kernel offers ntprof right now, in the layout of 003: kernel BTF,
+ * what this kernel offers ntprof right now, in the layout of docs/recording.md ("ntprof probe"): kernel BTF,
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
  */
@@ -27,7 +27,16 @@ static void usage(FILE *f)
 "--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n"
 "--spdk-host BIN, --spdk-target BIN: that side is SPDK patched with ntprof's\n"
 "probes (docs/spdk.md): shows the probes in BIN and the libraries it loads,\n"
-"its running processes and the sampling variable in each, and test-attaches.\n");
+"its running processes and the sampling variable in each, and test-attaches.\n"
+"\n"
+"  -r, --role host|target|both   the side(s) to check (default host)\n"
+"  -t, --transport tcp|rdma      the transport (default tcp)\n"
+"      --kprobes                 check and load only the kprobe flavour\n"
+"      --fentry                  check and load only the fentry flavour\n"
+"      --btf FILE                the NVMe modules' types for a kernel without module BTF\n"
+"      --spdk-host BIN           the host is SPDK: check BIN (docs/spdk.md)\n"
+"      --spdk-target BIN         the target is SPDK: check BIN\n"
+"  -h, --help                    this help\n");
 }
 
 static int parse_role(const char *v, uint8_t *role)
@@ -148,7 +157,7 @@ int cmd_probe(int argc, char **argv)
 			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
 	}
 	/* The module and hook table goes after the verdict on the function
-	 * hooks (003's layout), which needs the real test load first. */
+	 * hooks (docs/recording.md's layout), which needs the real test load first. */
 	btf_file = ntp_btf_file(co.btf_path, defbtf, sizeof(defbtf));
 	t = open_memstream(&tbuf, &tlen);
 	if (!t)
