@@ -26,7 +26,7 @@ kill -USR1 $si
 sleep 1
 v=$(grep '^sampling' $TB_OUT/standin.out | tail -1 | cut -d' ' -f2)
 tb_check spdk-record "$rc == 0 && $n > 50 && $v == 0" \
-	"exit $rc, $n SPDK target records in 3 s at -s 10, the variable after: $v; $(grep '^storage (SPDK' $TB_OUT/record.txt)"
+	"exit $rc, $n SPDK target records in 3 s at -s 10, the variable after: $v; $(grep -m1 '^storage (SPDK' $TB_OUT/record.txt | tr -s ' ')"
 
 # kernel host hooks and SPDK target probes in one recorder
 if tb_setup_tcp; then
