@@ -34,6 +34,9 @@ struct sproc {
 	pid_t pid;
 	int side;			/* 0 host, 1 target */
 	uint64_t addr;
+	bool shared;			/* the process is also the other side's (an SPDK program
+					 * that is host and target): that entry holds the lock
+					 * and writes the variable */
 	int lock_fd;
 	struct bpf_link *links[MAX_LINKS_PER_PROC];
 	int n_links;
@@ -182,7 +185,7 @@ static void drop_proc(struct ntp_spdk *s, int i, bool reset)
 {
 	struct sproc *p = &s->procs[i];
 
-	if (reset && p->addr && !s->o.test_only)
+	if (reset && p->addr && !p->shared && !s->o.test_only)
 		ntp_spdk_var_write(p->pid, p->addr, 0);
 	for (int k = 0; k < p->n_links; k++)
 		bpf_link__destroy(p->links[k]);
@@ -200,7 +203,11 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	char lib[PATH_MAX];
 	pid_t holder;
 	uint32_t old = 0;
+	int other = -1;
 
+	for (int i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			other = i;
 	if (s->n_procs == NTP_SPDK_MAX_PROCS) {
 		snprintf(err, errlen, "%s: more than %d processes", bin, NTP_SPDK_MAX_PROCS);
 		return -1;
@@ -210,7 +217,7 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	p->pid = pid;
 	p->side = side;
 	p->lock_fd = -1;
-	if (!s->o.test_only) {
+	if (!s->o.test_only && other < 0) {
 		p->lock_fd = ntp_spdk_lock(pid, &holder);
 		if (p->lock_fd < 0) {
 			if (errno == EWOULDBLOCK)
@@ -223,8 +230,11 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 			return -1;
 		}
 	}
-	if (ntp_spdk_var_addr(pid, NTP_SPDK_SAMPLE_VAR, s->probe_files[side], s->n_probe_files[side],
-			      &p->addr, lib, sizeof(lib))) {
+	if (other >= 0) {
+		p->addr = s->procs[other].addr;
+		p->shared = true;
+	} else if (ntp_spdk_var_addr(pid, NTP_SPDK_SAMPLE_VAR, s->probe_files[side], s->n_probe_files[side],
+				     &p->addr, lib, sizeof(lib))) {
 		ntp_spdk_unlock(p->lock_fd);
 		if (kill(pid, 0))
 			return 1;
@@ -261,7 +271,7 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 			 NTP_SPDK_PROVIDER, probe);
 		return -1;
 	}
-	if (!s->o.test_only) {
+	if (!s->o.test_only && other < 0) {
 		if (!ntp_spdk_var_read(pid, p->addr, &old) && old)
 			say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
 			    "taking it over", (int)pid, bin, old);
@@ -283,10 +293,10 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	return 0;
 }
 
-static bool known(const struct ntp_spdk *s, pid_t pid)
+static bool known(const struct ntp_spdk *s, pid_t pid, int side)
 {
 	for (int i = 0; i < s->n_procs; i++)
-		if (s->procs[i].pid == pid)
+		if (s->procs[i].pid == pid && s->procs[i].side == side)
 			return true;
 	return false;
 }
@@ -310,7 +320,7 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 		for (int i = 0; i < n; i++) {
 			int r;
 
-			if (known(s, pids[i]))
+			if (known(s, pids[i], side))
 				continue;
 			r = claim(s, side, pids[i], err, errlen);
 			if (r < 0)

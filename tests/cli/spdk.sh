@@ -185,5 +185,16 @@ check join3-network '^network \(RDMA, NICs, wire\) ' "$W/join3"
 check join3-storage '^storage \(SPDK bdev, drive\) ' "$W/join3"
 check join3-component '^storage: target block layer and drive +[0-9]+ ' "$W/join3"
 
+# one process that is host and target: both sides attached to it, one lock,
+# the variable written once and set back to 0
+start_si hb -r both -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 20 --storage-us 20
+"$NTPROF" record -r both --spdk-target "$SI" --spdk-host "$SI" -s 10 -d 30 --offline \
+	-o "$W/hb.ntp" > /dev/null 2> "$W/hb.err" &
+rec=$!
+pids+=($rec)
+wait "$pid_hb"; kill -INT "$rec"; wait "$rec"
+"$NTPROF" report "$W/hb.ntp" > "$W/join4" 2>&1
+check join-one-process-both-sides "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join4"
+
 [ $fail = 0 ] && echo "spdk.sh: all checks passed"
 exit $fail

@@ -6,7 +6,7 @@
  * do) and runs NVMe commands through it as an SPDK host or target would,
  * sampling them with the kernel side's hash, with per-stage delays.
  *
- *   spdk-standin -r host|target [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
+ *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
  *                [--wait-us U] [--storage-us U] [--cntlid C]
  *
  * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
@@ -16,6 +16,8 @@
  * -n N: stop after N commands (default: run until SIGTERM or SIGINT, going
  * round the list). -l LIST: write "cid,slba,nlb" of every sampled command.
  * --wait-sampling: start only once a recorder has set the sampling variable.
+ * -r both: each command runs on the target's side, then on the host's, in
+ * this one process (an SPDK program that is host and target).
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
 	struct standin_cmd *cmds = NULL, c;
 	const char *role = NULL, *in = NULL, *list = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
-	int rdma = 0, ncmds = 0, opt, host, wait = 0;
+	int rdma = 0, ncmds = 0, opt, host, both, wait = 0;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
 	FILE *lf = NULL;
@@ -132,11 +134,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!role || (strcmp(role, "host") && strcmp(role, "target"))) {
-		fprintf(stderr, "spdk-standin: -r host or -r target\n");
+	if (!role || (strcmp(role, "host") && strcmp(role, "target") && strcmp(role, "both"))) {
+		fprintf(stderr, "spdk-standin: -r host, target or both\n");
 		return 2;
 	}
 	host = !strcmp(role, "host");
+	both = !strcmp(role, "both");
 	if (in && (ncmds = load_csv(in, &cmds)) <= 0) {
 		fprintf(stderr, "spdk-standin: %s: no commands\n", in);
 		return 2;
@@ -170,7 +173,10 @@ int main(int argc, char **argv)
 			c = cmds[done % ncmds];
 		else
 			make_cmd(done, cntlid, &c);
-		s = host ? standin_host_cmd(&c, &d, rdma) : standin_target_cmd(&c, &d, rdma);
+		if (both)
+			s = standin_target_cmd(&c, &d, rdma) & standin_host_cmd(&c, &d, rdma);
+		else
+			s = host ? standin_host_cmd(&c, &d, rdma) : standin_target_cmd(&c, &d, rdma);
 		if (s) {
 			sampled++;
 			if (lf)
