@@ -26,6 +26,20 @@ struct mark {
 	int64_t t;		/* host: CMD_SENT, target: CMD_ARRIVE, on the mapped clock */
 };
 
+/* Times from a file are any 64-bit values (a damaged or hostile file, a
+ * clock years off): sums and differences wrap as the unsigned clock does
+ * instead of overflowing a signed integer, which is undefined. A wrapped
+ * offset only misorders the merge; the join window still decides twins. */
+static int64_t wrap_add(uint64_t a, int64_t b)
+{
+	return (int64_t)(a + (uint64_t)b);
+}
+
+static int64_t wrap_sub(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b);
+}
+
 static int cmp_mark(const void *pa, const void *pb)
 {
 	const struct mark *a = pa, *b = pb;
@@ -60,7 +74,7 @@ static size_t sample(const char *path, uint8_t side, struct mark *out)
 
 	if (!r)
 		return 0;
-	to_wall = (int64_t)(ntp_reader_info(r)->start_real_ns - ntp_reader_info(r)->start_mono_ns);
+	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
 	while (seen < ALIGN_SAMPLE && ntp_reader_next_block(r, &recs, &k) == 1) {
 		for (size_t i = 0; i < k && seen < ALIGN_SAMPLE; i++, seen++) {
 			const struct ntp_record *x = &recs[i];
@@ -69,7 +83,7 @@ static size_t sample(const char *path, uint8_t side, struct mark *out)
 				continue;
 			out[n++] = (struct mark){
 				((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
-				x->slba, x->len, x->opcode, side, (int64_t)x->ts[slot] + to_wall };
+				x->slba, x->len, x->opcode, side, wrap_add(x->ts[slot], to_wall) };
 		}
 	}
 	ntp_reader_close(r);
@@ -91,7 +105,7 @@ static int median_offset(const struct mark *h, size_t nh, const struct mark *t, 
 	while (i < nh && j < nt) {
 		if (same_cmd(&h[i], &t[j])) {
 			/* reused tags with the same LBA: pair in order */
-			d[nd++] = h[i].t - t[j].t;
+			d[nd++] = wrap_sub((uint64_t)h[i].t, (uint64_t)t[j].t);
 			i++;
 			j++;
 		} else if (cmp_mark(&h[i], &t[j]) < 0) {
@@ -147,11 +161,11 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				/* a's hosts against b's targets: b's times + off match a's */
 				if (median_offset(hm + a * ALIGN_SAMPLE, nh[a], tm + b * ALIGN_SAMPLE,
 						  nt[b], d, &off)) {
-					adj[b] = adj[a] + off;
+					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
 				} else if (median_offset(hm + b * ALIGN_SAMPLE, nh[b],
 							 tm + a * ALIGN_SAMPLE, nt[a], d, &off)) {
-					adj[b] = adj[a] - off;
+					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
 			}

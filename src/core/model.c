@@ -285,7 +285,8 @@ void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t
 	m->totals_as_of = now_ns;
 	if (n > MAX_TOTALS)
 		n = MAX_TOTALS;
-	memcpy(m->totals, t, n * sizeof(*t));
+	if (n)	/* a file without totals passes t == NULL */
+		memcpy(m->totals, t, n * sizeof(*t));
 	m->n_totals = n;
 }
 
