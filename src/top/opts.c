@@ -8,17 +8,28 @@
 #include <string.h>
 #include "opts.h"
 #include "collector/hooks.h"
+#include "core/esc.h"
 #include "core/opt.h"
+#define TOP_SPEED_MIN 0.001
 
 int top_err(const char *fmt, ...)
 {
+	char *msg = NULL, *safe;
 	va_list ap;
+	int len;
 
-	fputs("ntprof-top: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len < 0) {
+		fputs("ntprof-top: out of memory\n", stderr);
+		return 1;
+	}
+	/* file names and host names come from outside (core/esc.h) */
+	safe = malloc(4 * (size_t)len + 1);
+	fprintf(stderr, "ntprof-top: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
+	free(safe);
+	free(msg);
 	return 1;
 }
 
@@ -166,6 +177,11 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		case O_SPEED:
 			if (ntp_opt_double("--speed", optarg, 0, 10000, &o->src.speed, err))
 				return bad("%s", err);
+			/* slower, the replay's clock would not move in a lifetime
+			 * (source.c scales the wall clock by it) */
+			if (o->src.speed > 0 && o->src.speed < TOP_SPEED_MIN)
+				return bad("option --speed: '%s' is below %g; 0 means as fast as possible",
+					   optarg, TOP_SPEED_MIN);
 			break;
 		case O_JSON:
 			o->json = 1;
