@@ -63,6 +63,7 @@ static struct sigaction fatal_prev[sizeof(fatal_sigs) / sizeof(fatal_sigs[0])];
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	ntp_term_restore_from_signal();
+	top_logcap_release_from_signal();	/* the reason must reach the real stderr */
 	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
 		const struct sigaction *p = &fatal_prev[i];
 
@@ -102,6 +103,7 @@ static void restore_at_exit(void)
 {
 	/* exit() from anywhere (another thread, a library) with the screen up */
 	ntp_term_restore_from_signal();
+	top_logcap_release_from_signal();
 }
 
 /* The UI's own history: copies, so the background thread never waits for it. */
