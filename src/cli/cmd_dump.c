@@ -160,7 +160,7 @@ int cmd_dump(int argc, char **argv)
 	const struct ntp_read_stats *st;
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
-	char err[512];
+	char err[NTP_ERR_LEN];
 	size_t n;
 	int opt;
 

@@ -76,7 +76,7 @@ int cmd_probe(int argc, char **argv)
 					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10 };
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	char err[512], defbtf[300], *tbuf = NULL;
+	char err[NTP_ERR_LEN], defbtf[300], *tbuf = NULL;
 	const char *btf_file;
 	size_t tlen = 0;
 	unsigned sides;

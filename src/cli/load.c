@@ -33,7 +33,7 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 	size_t ntot = 0, primary;
 	struct ntp_model_config cfg;
 	struct ntp_model *m = NULL;
-	char err[512];
+	char err[NTP_ERR_LEN];
 	uint64_t last, end;
 	int ret = 1;
 

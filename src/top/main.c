@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 	struct ntp_theme theme;
 	struct top_source src;
 	struct top_opts o;
-	char err[512];
+	char err[8192];	/* a reason naming a file: up to PATH_MAX and more */
 	const char *cs;
 	int ret, glyphs;
 
