@@ -188,7 +188,8 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 	for (size_t i = 0; i < n; i++) {
 		const struct ntp_file_info *fi = ntp_reader_info(r[i]);
 
-		cur[i].to_wall = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0);
+		/* any 64-bit values in a file: wrap, never overflow (join_align.c) */
+		cur[i].to_wall = (int64_t)(fi->start_real_ns - fi->start_mono_ns + (uint64_t)(adj ? adj[i] : 0));
 		cursor_fill(r[i], &cur[i]);
 	}
 	for (;;) {
@@ -200,7 +201,7 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 
 			if (cur[i].done)
 				continue;
-			t = (int64_t)last_ts(&cur[i].recs[cur[i].i]) + cur[i].to_wall;
+			t = (int64_t)(last_ts(&cur[i].recs[cur[i].i]) + (uint64_t)cur[i].to_wall);
 			if (best == n || t < best_t) {
 				best = i;
 				best_t = t;
