@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* main.c - ntprof's subcommand table (bpftool style: unique prefixes accepted). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -36,6 +37,9 @@ int main(int argc, char **argv)
 
 	/* recordings are mapped: a file truncated under us is a one-line error */
 	ntp_reader_catch_sigbus("ntprof");
+	/* a file size limit (ulimit -f) is a full disk: write() says EFBIG and
+	 * the writer keeps what fits, instead of the signal killing us */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

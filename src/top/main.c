@@ -242,7 +242,8 @@ static void toggle_recording(struct ntp_view *v, struct top_source *src, const c
 		int64_t written = top_source_record_stop(src);
 
 		if (written < 0)
-			ntp_view_msg(v, "recording to %s failed while closing", path);
+			ntp_view_msg(v, "recording to %s failed while closing: %s (the whole blocks written are kept)",
+				 path, strerror((int)-written));
 		else
 			ntp_view_msg(v, "recorded %lld records to %s (ntprof report reads it)",
 				 (long long)written, path);
@@ -482,6 +483,9 @@ int main(int argc, char **argv)
 		return top_err("%s", err);
 	install_signals();
 	install_fatal();
+	/* a file size limit (ulimit -f) is a full disk: `w` stops with EFBIG
+	 * and keeps what fits, instead of the signal killing the monitor */
+	signal(SIGXFSZ, SIG_IGN);
 	atexit(restore_at_exit);
 	if (top_source_open(&src, &o.src, err, sizeof(err))) {
 		top_source_close(&src);

@@ -136,18 +136,24 @@ static uint64_t record_time(const struct ntp_record *r)
 
 static void ingest(struct top_source *s, const struct ntp_record *r)
 {
+	int err;
+
 	ntp_model_ingest(s->model, r);
 	/* Not recording (the usual case): no lock per record. */
 	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
 		return;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
-	if (s->writer && ntp_writer_add(s->writer, r) < 0) {
+	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
+		/* the blocks that fit are kept (ntpfile.h); the screen says why */
+		uint64_t kept = ntp_writer_records(s->writer), lost = ntp_writer_lost(s->writer);
+
 		ntp_writer_close(s->writer, s->data_now_ns);
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
-		top_source_say(s, "recording stopped: cannot write %s", s->rec_path);
+		top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
+			       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
 		return;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -421,13 +427,15 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 
 int64_t top_source_record_stop(struct top_source *s)
 {
-	int64_t n = -1;
+	int64_t n = -EBADF;
+	int err;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
 		n = (int64_t)ntp_writer_records(s->writer);
-		if (ntp_writer_close(s->writer, s->data_now_ns) < 0)
-			n = -1;
+		err = ntp_writer_close(s->writer, s->data_now_ns);
+		if (err < 0)
+			n = err;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 	}

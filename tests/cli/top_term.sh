@@ -47,7 +47,7 @@ start() {
 	local s=$1
 	shift
 	tm new-session -d -s "$s" -x 100 -y 30 \
-		"cd '$work' && echo \$\$ >$s.pid && env $* LANG=C.UTF-8 '$TOP' --replay $s.ntp 2>$s.err; \
+		"cd '$work' && echo \$\$ >$s.pid && ${PRE:-} env $* LANG=C.UTF-8 '$TOP' --replay $s.ntp 2>$s.err; \
 		 echo \$? >$s.exit; stty -a >$s.stty; sleep 60"
 }
 
@@ -104,6 +104,25 @@ if wait_for bus "#1"; then
 	else
 		fail "bus: ntprof-top kept running on a truncated file"
 	fi
+fi
+
+# `w` on a full disk (a file size limit stands in: the same cut write, then
+# EFBIG): the screen says why, and the whole blocks that fit stay readable
+cp "$work/base.ntp" "$work/full.ntp"
+PRE="ulimit -f 400;" start full TERM=xterm-256color
+if wait_for full "#1"; then
+	tm send-keys -t full w
+	if wait_for full "recording stopped: " 15; then
+		rec=$(ls "$work"/ntprof-top-*.ntp 2>/dev/null | head -1)
+		if ! pane full | grep -q "File too large; [0-9]* records kept"; then
+			fail "full: the screen does not say why: $(pane full | grep -m1 'recording stopped')"
+		elif ! out=$("$NTPROF" report "$rec" 2>&1) || ! grep -q 'commands sampled' <<<"$out"; then
+			fail "full: the recording is not readable: $(head -c 300 <<<"$out")"
+		else
+			ok "w on a full disk: the reason on screen, the records that fit readable"
+		fi
+	fi
+	tm send-keys -t full q
 fi
 
 # TERM the full screen cannot use: refused before curses, a word, exit 1, no leak
