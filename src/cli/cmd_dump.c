@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "core/out.h"
 #include "core/ntpfile.h"
 
 static const char *const ts_names[NTP_TS_COUNT] = {
@@ -189,9 +190,10 @@ int cmd_dump(int argc, char **argv)
 
 			fwrite(line, 1, row(line, &recs[i]), stdout);
 		}
-	if (fflush(stdout)) {
+	/* fflush() and ferror(): an early failed write is not forgotten */
+	if (ntp_out_flush(stdout)) {
 		ntp_reader_close(r);
-		return ntp_err("dump: writing the output failed");
+		return ntp_err("dump: cannot write to stdout: %m");
 	}
 	st = ntp_reader_stats(r);
 	if (st->corrupt) {

@@ -468,6 +468,8 @@ int main(int argc, char **argv)
 	int ret, glyphs;
 
 	ret = top_parse_opts(argc, argv, &o);
+	if (ret > 0 && ntp_out_flush(stdout))	/* --help into a full disk */
+		return top_err("cannot write to stdout: %s", strerror(errno));
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	setlocale(LC_ALL, "");

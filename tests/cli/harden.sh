@@ -71,6 +71,11 @@ if [ -w /dev/full ]; then
 	run compare-text-full 1 'cannot write the comparison' sh -c '"$0" compare r.ntp r.ntp >/dev/full' "$NTPROF"
 	run top-batch-full 1 'cannot write to stdout: No space left' sh -c '"$0" --replay r.ntp -b >/dev/full' "$TOP"
 	run top-json-full 1 'cannot write to stdout: No space left' sh -c '"$0" --replay r.ntp -b --json >/dev/full' "$TOP"
+	run dump-full 1 'dump: cannot write to stdout: No space left' sh -c '"$0" dump r.ntp >/dev/full' "$NTPROF"
+	run help-full 1 'cannot write to stdout' sh -c '"$0" --help >/dev/full' "$NTPROF"
+	run report-help-full 1 'cannot write to stdout' sh -c '"$0" report --help >/dev/full' "$NTPROF"
+	run top-help-full 1 'cannot write to stdout' sh -c '"$0" --help >/dev/full' "$TOP"
+	run generate-devfull 1 '/dev/full: cannot write: No space left' "$NTPROF" generate -q -o /dev/full -d 0.1
 fi
 
 # ---- damaged and cut inputs ----
