@@ -41,13 +41,13 @@ wait_file() {
 	done
 	return 1
 }
-# start SESSION ENV...: ntprof-top --replay in a new session; its pid, exit
-# status and the terminal's modes afterwards land in $work/SESSION.*
+# start SESSION ENV [OPTION...]: ntprof-top --replay in a new session; its
+# pid, exit status and the terminal's modes afterwards land in $work/SESSION.*
 start() {
-	local s=$1
-	shift
+	local s=$1 e=$2
+	shift 2
 	tm new-session -d -s "$s" -x 100 -y 30 \
-		"cd '$work' && echo \$\$ >$s.pid && ${PRE:-} env $* LANG=C.UTF-8 '$TOP' --replay $s.ntp 2>$s.err; \
+		"cd '$work' && echo \$\$ >$s.pid && ${PRE:-} env $e LANG=C.UTF-8 '$TOP' --replay $s.ntp $* 2>$s.err; \
 		 echo \$? >$s.exit; stty -a >$s.stty; sleep 60"
 }
 
@@ -123,6 +123,25 @@ if wait_for full "#1"; then
 		fi
 	fi
 	tm send-keys -t full q
+fi
+
+# `S` on a full disk: the reason on screen, no empty or partial file left
+cp "$work/base.ntp" "$work/snap.ntp"
+mkdir "$work/snapdir"
+PRE="ulimit -f 1;" start snap TERM=xterm-256color --dir snapdir
+if wait_for snap "#2"; then
+	tm send-keys -t snap S
+	if wait_for snap "cannot save: " 10; then
+		left=$(ls "$work/snapdir")
+		if ! pane snap | grep -q "File too large"; then
+			fail "S: no reason on screen: $(pane snap | grep -m1 'cannot save')"
+		elif [ -n "$left" ]; then
+			fail "S: files left behind: $left"
+		else
+			ok "S on a full disk: the reason on screen, nothing left behind"
+		fi
+	fi
+	tm send-keys -t snap q
 fi
 
 # TERM the full screen cannot use: refused before curses, a word, exit 1, no leak
