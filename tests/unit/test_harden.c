@@ -23,6 +23,7 @@
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/out.h"
+#include "ui/screen.h"
 
 static char dir[] = "/tmp/test_harden.XXXXXX";
 
@@ -324,6 +325,26 @@ static void test_escape(void **state)
 	assert_string_equal(ntp_esc(NULL), "");
 }
 
+/* ntprof-top's cells: a control byte from a name is drawn as '?', never
+ * sent to the terminal (ESC would start a sequence); UTF-8 is kept. */
+static void test_screen_control_bytes(void **state)
+{
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	assert_int_equal(ntp_screen_init(&s, 1, 20), 0);
+	ntp_screen_put(&s, 0, 0, -1, 0, "h\x1b[2J\x07\xc2\x9b\xc3\xa9x");
+	text = ntp_screen_to_text(&s);
+	assert_non_null(text);
+	assert_null(strchr(text, 0x1b));
+	assert_null(strchr(text, 0x07));
+	assert_non_null(strstr(text, "h?[2J??"));
+	assert_non_null(strstr(text, "\xc3\xa9x"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_out_refuses),
 		cmocka_unit_test(test_out_full_device),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_screen_control_bytes),
 	};
 	int ret;
 
