@@ -91,7 +91,10 @@ static int open_tmp(struct ntp_out *o, char *err, size_t errlen)
 	snprintf(o->tmp, len + 16, "%s.tmp-XXXXXX", o->path);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", o->path, strerror(errno));
+		/* the report is written beside its name, then renamed: the
+		 * directory must be writable, not only the file */
+		snprintf(err, errlen, "%s: cannot create %s beside it: %s", o->path,
+			 strrchr(o->tmp, '/') ? strrchr(o->tmp, '/') + 1 : o->tmp, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		return -1;
