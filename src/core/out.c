@@ -93,8 +93,8 @@ static int open_tmp(struct ntp_out *o, char *err, size_t errlen)
 	if (o->fd < 0) {
 		/* the report is written beside its name, then renamed: the
 		 * directory must be writable, not only the file */
-		snprintf(err, errlen, "%s: cannot create %s beside it: %s", o->path,
-			 strrchr(o->tmp, '/') ? strrchr(o->tmp, '/') + 1 : o->tmp, strerror(errno));
+		snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", o->path,
+			 strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		return -1;
