@@ -57,6 +57,9 @@ run generate-same-outputs 1 'refusing to write over' "$NTPROF" generate -q -o X.
 [ ! -e X.ntp ] && ok "generate-same-outputs: nothing created" || bad generate-same-outputs "X.ntp was created"
 run generate-over-link 1 'symbolic link' "$NTPROF" generate -q -o link.json -d 0.1
 same r.ntp keep.ntp || bad generate-over-link "r.ntp was changed through the link"
+run record-j-over-o 1 'refusing to write over' "$NTPROF" record -o r.ntp -j ./r.ntp -d 1
+same r.ntp keep.ntp || bad record-j-over-o "r.ntp was changed"
+run record-o-link 1 'symbolic link' "$NTPROF" record -o link.json -d 1
 # a report written whole under its name, no temporary file left
 run report-j-file 0 '' "$NTPROF" report -j out.json h.ntp t.ntp
 [ "$(ls out.json* | wc -l)" = 1 ] && grep -q '"schema":"ntprof-report"' out.json &&
@@ -84,7 +87,7 @@ run report-header-only 0 'was cut short' "$NTPROF" report head256.ntp
 run report-header-only-json 0 '"records"' "$NTPROF" report -j - head256.ntp
 run join-header-only 0 '' "$NTPROF" report head256.ntp t.ntp
 run compare-header-only 0 '' "$NTPROF" compare head256.ntp r.ntp
-run top-header-only 1 'no interval' "$TOP" --replay head256.ntp -b
+run top-header-only 0 'replay ended: 0 records' "$TOP" --replay head256.ntp -b
 cp r.ntp dmg.ntp
 printf '\377' | dd of=dmg.ntp bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$NTPROF" report -j - dmg.ntp >dmg.out 2>dmg.err
@@ -108,7 +111,7 @@ run long-message 1 "$long" "$NTPROF" report "$long"
 run link-gbps-tiny 1 "option --link-gbps: '1e-30' is below" timeout 20 "$NTPROF" generate -q -o g.ntp --link-gbps 1e-30
 [ ! -e g.ntp ] || bad link-gbps-tiny "g.ntp was written"
 run link-gbps-slowest 0 '' timeout 60 "$NTPROF" generate -q -o g.ntp --link-gbps 0.001 -d 0.2
-run speed-tiny 2 "option --speed: '1e-300' is below" timeout 20 "$TOP" --replay r.ntp -b --speed 1e-300
+run speed-tiny 2 'option --speed: 1e-300 is below' timeout 20 "$TOP" --replay r.ntp -b --speed 1e-300
 
 # ---- a replayed file truncated under ntprof-top's reader ----
 "$NTPROF" generate -q -o big.ntp -d 8 --rate 20000 -s 1

@@ -23,6 +23,8 @@
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/out.h"
+#include "core/pump.h"
+#include "core/pump_files.h"
 #include "ui/screen.h"
 
 static char dir[] = "/tmp/test_harden.XXXXXX";
@@ -226,6 +228,58 @@ static void test_writer_full_disk(void **state)
 	unlink(path);
 }
 
+/* Counts the intervals; past 100 it stops the pump, so a replay without end
+ * fails the test instead of hanging it. */
+static int count_interval(void *ctx, const struct ntp_snapshot *snap)
+{
+	(void)snap;
+	return ++*(uint64_t *)ctx > 100 ? 1 : 0;
+}
+
+/* A replay of a file whose later records are years ahead (a damaged time
+ * whose CRC holds, a clock set wrong): one interval over the gap, not one
+ * per step of the grid (before: about 3e10 empty intervals, without end for
+ * ntprof-top). The records on either side stay in their own intervals. */
+static void test_replay_far_gap(void **state)
+{
+	enum { N = 40 };
+	const uint64_t sec = 1000000000ull, gap = 31536000ull * 30 * sec;	/* 30 years */
+	struct ntp_file_info fi = finfo(NTP_ROLE_HOST, sec, sec);
+	struct ntp_record r[N];
+	char path[300], err[256], *paths[1] = { path };
+	struct ntp_files *f;
+	struct ntp_model *m;
+	struct ntp_pump *p;
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+	uint64_t intervals = 0;
+
+	(void)state;
+	assert_non_null(tot);
+	for (int i = 0; i < N; i++)
+		r[i] = rec(NTP_SIDE_HOST, (uint16_t)i, 8u * (unsigned)i,
+			   sec + 10000000ull * (unsigned)i + (i >= N / 2 ? gap : 0));
+	at(path, sizeof(path), "gap.ntp");
+	write_recs(path, &fi, r, N);
+	f = ntp_files_open(paths, 1, err, sizeof(err));
+	assert_non_null(f);
+	m = ntp_model_new(ntp_files_model_config(f));
+	assert_non_null(m);
+	p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = ntp_files_start(f),
+						    .interval_ns = sec });
+	assert_non_null(p);
+	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = count_interval, .ctx = &intervals });
+	assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
+	ntp_pump_finish(p, ntp_files_end(f), tot);
+	/* before the gap, the gap, after it (and the last partial one) */
+	assert_true(intervals >= 3 && intervals <= 5);
+	assert_int_equal(tot->groups[0].sampled, N);
+	ntp_pump_free(p);
+	ntp_model_free(m);
+	ntp_files_close(f);
+	unlink(path);
+	free(tot);
+}
+
 static void slurp(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -351,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_model_no_totals),
 		cmocka_unit_test(test_model_extreme_times),
 		cmocka_unit_test(test_align_extreme_clocks),
+		cmocka_unit_test(test_replay_far_gap),
 		cmocka_unit_test(test_writer_full_disk),
 		cmocka_unit_test(test_out_refuses),
 		cmocka_unit_test(test_out_full_device),
