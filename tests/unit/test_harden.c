@@ -23,6 +23,7 @@
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/out.h"
+#include "core/report.h"
 #include "core/pump.h"
 #include "core/pump_files.h"
 #include "ui/screen.h"
@@ -379,6 +380,46 @@ static void test_escape(void **state)
 	assert_string_equal(ntp_esc(NULL), "");
 }
 
+/* The text report and the comparison: the host name, kernel, a note and a
+ * device name with control bytes come out escaped, never raw. */
+static void test_report_names_escaped(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_report_meta meta;
+	struct ntp_record r = rec(NTP_SIDE_HOST, 1, 8, 1000);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	snprintf(r.dev, sizeof(r.dev), "nv\x1b[2Jme");
+	ntp_model_set_start(m, 0);
+	ntp_model_ingest(m, &r);
+	ntp_model_close_interval(m, 1000000000ull, s);
+	memset(&meta, 0, sizeof(meta));
+	meta.host_name = "host\x1b]0;pwned\x07";
+	meta.host_kernel = "6.1\r";
+	ntp_report_note(&meta, "file\x1b[31m.ntp was cut short");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	ntp_report_print(f, s, &meta);
+	ntp_compare_print(f, s, s, "a\x1b.ntp", "b.ntp");
+	fclose(f);
+	assert_null(memchr(buf, 0x1b, len));
+	assert_null(memchr(buf, 0x07, len));
+	assert_null(memchr(buf, '\r', len));
+	assert_non_null(strstr(buf, "host\\x1b]0;pwned\\x07"));
+	assert_non_null(strstr(buf, "nv\\x1b[2Jme"));
+	assert_non_null(strstr(buf, "a\\x1b.ntp"));
+	free(buf);
+	ntp_model_free(m);
+	free(s);
+}
+
 /* ntprof-top's cells: a control byte from a name is drawn as '?', never
  * sent to the terminal (ESC would start a sequence); UTF-8 is kept. */
 static void test_screen_control_bytes(void **state)
@@ -410,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_out_refuses),
 		cmocka_unit_test(test_out_full_device),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_report_names_escaped),
 		cmocka_unit_test(test_screen_control_bytes),
 	};
 	int ret;
