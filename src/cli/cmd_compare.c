@@ -108,7 +108,7 @@ int cmd_compare(int argc, char **argv)
 
 		for (int k = 0; k < 2; k++)
 			for (unsigned i = 0; i < meta[k].n_notes; i++) {
-				char line[300];
+				char line[NTP_REPORT_NOTE_LEN + 8];
 
 				snprintf(line, sizeof(line), "%s: %s", k ? "B" : "A", meta[k].notes[i]);
 				json_object_array_add(notes, json_object_new_string(line));

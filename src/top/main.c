@@ -235,7 +235,7 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 
 static void toggle_recording(struct ntp_view *v, struct top_source *src, const char *dir)
 {
-	char path[600], stamp[32], err[256];
+	char path[600], stamp[32], err[4096 + 256];	/* a path and why */
 	uint64_t n;
 
 	if (top_source_recording(src, path, sizeof(path), &n)) {

@@ -113,6 +113,12 @@ grep -q $'\e' <<<"$out" && bad name-escaped "a raw ESC reached the terminal"
 run top-name-escaped 1 'evil\\x1b' "$TOP" --replay "$esc" -b
 long=$(printf 'd%.0s' $(seq 1 700))/missing.ntp
 run long-message 1 "$long" "$NTPROF" report "$long"
+d200=$(printf 'd%.0s' $(seq 1 200))
+mkdir -p "$d200/$d200"
+deep=$d200/$d200/$(printf 'x%.0s' $(seq 1 200)).ntp
+cp dmg.ntp "$deep"
+run long-damaged 1 "$deep: block at offset [0-9]+ fails its CRC" "$NTPROF" report "$deep"
+run long-damaged-note 1 "note: $deep is damaged" "$NTPROF" report "$deep"
 
 # ---- options that would never end ----
 run link-gbps-tiny 1 "option --link-gbps: '1e-30' is below" timeout 20 "$NTPROF" generate -q -o g.ntp --link-gbps 1e-30
