@@ -66,9 +66,16 @@ int ntp_out_check(const char *path, const char *const *others, size_t n, char *e
 	if (lstat(path, &st))
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
-		/* A link could point at a recording; write to the file itself. */
-		snprintf(err, errlen, "%s: is a symbolic link; refusing to write through it", path);
-		return -1;
+		struct stat t;
+
+		/* A link could point at a recording: refused, unless it leads to
+		 * a device or a pipe (/dev/stdout into a pipe, /dev/null). */
+		if (stat(path, &t) || S_ISREG(t.st_mode) || S_ISDIR(t.st_mode)) {
+			snprintf(err, errlen, "%s: is a symbolic link%s; refusing to write through it", path,
+				 stat(path, &t) ? "" : S_ISREG(t.st_mode) ? " to a file" : " to a directory");
+			return -1;
+		}
+		return 0;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory", path);
@@ -125,11 +132,19 @@ int ntp_out_open(struct ntp_out *o, const char *path, const char *const *others,
 		if (open_tmp(o, err, errlen))
 			return -1;
 	} else {
-		/* A device or a pipe: no rename possible, written in place.
-		 * O_NOFOLLOW closes the window between the check and the open. */
-		o->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		/* A device or a pipe (perhaps through a link such as /dev/stdout):
+		 * no rename possible, written in place. What was opened is checked
+		 * again: a regular file swapped in since the check is refused. */
+		struct stat t;
+
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (o->fd < 0) {
 			snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+			return -1;
+		}
+		if (fstat(o->fd, &t) || S_ISREG(t.st_mode)) {
+			snprintf(err, errlen, "%s: changed into a regular file while opened; refusing", path);
+			ntp_out_discard(o);
 			return -1;
 		}
 	}

@@ -9,8 +9,10 @@
  *   disk or a crash leaves the old file (or none), never half a report.
  * - A path naming one of the command's inputs or another of its outputs
  *   (the same file: same device and inode, hard links included) is
- *   refused, and so is a symbolic link (whose target could be any file).
- * - Devices and pipes (/dev/full, a FIFO) are written in place.
+ *   refused, and so is a symbolic link to a file or a directory (whose
+ *   target could be any file, a recording).
+ * - Devices and pipes (/dev/full, a FIFO, /dev/stdout into a pipe) are
+ *   written in place.
  * - The output is kept in memory and written with write() at the close, so
  *   a failure is seen with its errno (ENOSPC, EPIPE), not lost in a stdio
  *   buffer whose error flag a later successful flush does not report.
@@ -35,7 +37,8 @@ int ntp_same_file(const char *a, const char *b);
 
 /* Checks path against the others (inputs and other outputs; NULL entries
  * are skipped; "-" never matches): 0, or -1 with a one-line reason naming
- * the path. Also refuses a symbolic link and a directory. */
+ * the path. Also refuses a directory and a symbolic link to a file or a
+ * directory (one to a device or a pipe is fine). */
 int ntp_out_check(const char *path, const char *const *others, size_t n, char *err, size_t errlen);
 
 /* ntp_out_check(), then opens path ("-": stdout) for writing. 0, or -1 with

@@ -53,6 +53,11 @@ run compare-j-joined-input 1 'refusing to write over' "$NTPROF" compare -j t.ntp
 ln -s r.ntp link.json
 run report-j-symlink 1 'symbolic link' "$NTPROF" report -j link.json h.ntp
 same r.ntp keep.ntp || bad report-j-symlink "r.ntp was changed through the link"
+# a link to a device or a pipe is fine (/dev/stdout into a pipe, /dev/null)
+ln -s /dev/null null.json
+run report-j-link-to-device 0 '' "$NTPROF" report -j null.json r.ntp
+n=$("$NTPROF" report -j /dev/stdout r.ntp | grep -c '"schema":"ntprof-report"')
+[ "$n" = 1 ] && ok "report-j-dev-stdout-pipe" || bad report-j-dev-stdout-pipe "$n JSON documents"
 run generate-same-outputs 1 'refusing to write over' "$NTPROF" generate -q -o X.ntp -r both --target-out ./X.ntp
 [ ! -e X.ntp ] && ok "generate-same-outputs: nothing created" || bad generate-same-outputs "X.ntp was created"
 run generate-over-link 1 'symbolic link' "$NTPROF" generate -q -o link.json -d 0.1
