@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "source.h"
 #include "core/clock.h"
+#include "core/totals.h"
 
 /*
  * The live collector comes from src/collector (the BPF programs). A build
@@ -92,11 +93,51 @@ static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t a
 {
 	struct top_source *s = ctx;
 
+	if (n > TOP_MAX_TOTALS)
+		n = TOP_MAX_TOTALS;
+	if (as_of != s->cur_as_of && s->n_cur) {
+		memcpy(s->tot_prev, s->tot_cur, s->n_cur * sizeof(*t));
+		s->n_prev = s->n_cur;
+		s->prev_as_of = s->cur_as_of;
+	}
+	if (n)
+		memcpy(s->tot_cur, t, n * sizeof(*t));
+	s->n_cur = n;
+	s->cur_as_of = as_of;
+	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
+		return 0;
+	/* the recording's counts are since its start */
+	ntp_totals_since(t, n, s->tot_base, s->n_base, s->tot_since);
 	pthread_mutex_lock(&s->lock);
 	if (s->writer)
-		ntp_writer_set_totals(s->writer, t, n, as_of);
+		ntp_writer_set_totals(s->writer, s->tot_since, n, as_of);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+/* w was pressed: the counters as of now become the recording's zero (live:
+ * read now; a replay: between its last two readings), then its records flow. */
+static void arm_recording(struct top_source *s)
+{
+	uint64_t now = s->data_now_ns;
+	int n = 0;
+
+	if (!atomic_load(&s->rec_arming))
+		return;
+	if (s->live) {
+		n = ntp_collector_totals(s->live->c, s->tot_base, TOP_MAX_TOTALS);
+		if (n < 0)
+			n = 0;
+	} else {
+		n = (int)ntp_totals_at(s->tot_prev, s->n_prev, s->n_prev ? s->prev_as_of : s->t0, s->tot_cur,
+				       s->n_cur, s->cur_as_of, now, s->tot_base);
+	}
+	s->n_base = (size_t)n;
+	pthread_mutex_lock(&s->lock);
+	atomic_store(&s->rec_arming, 0);
+	if (s->writer)
+		atomic_store(&s->recording, 1);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static int rec_tick(void *ctx, uint64_t now)
@@ -171,7 +212,11 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->taken_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
-	if (!s->outbox) {
+	s->tot_prev = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_cur = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_base = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_since = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	if (!s->outbox || !s->tot_prev || !s->tot_cur || !s->tot_base || !s->tot_since) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -250,6 +295,7 @@ static int live_before_poll(void *ctx, struct ntp_pump *p)
 
 	(void)p;
 	apply_interval(s);
+	arm_recording(s);
 	if (!req)
 		return 0;
 	if (ntp_collector_set_sampling(s->live->c, req) < 0) {
@@ -282,6 +328,7 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 	int more;
 
 	apply_interval(s);
+	arm_recording(s);
 	until = ntp_pump_next_boundary(p);
 	limit = until;
 	if (s->o.speed > 0) {
@@ -359,6 +406,11 @@ void top_source_close(struct top_source *s)
 	ntp_pump_free(s->pump);
 	ntp_model_free(s->model);
 	free(s->outbox);
+	free(s->tot_prev);
+	free(s->tot_cur);
+	free(s->tot_base);
+	free(s->tot_since);
+	s->tot_prev = s->tot_cur = s->tot_base = s->tot_since = NULL;
 	s->live = NULL;
 	s->files = NULL;
 	s->pump = NULL;
@@ -407,7 +459,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
-	atomic_store(&s->recording, 1);
+	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
 	snprintf(s->rec_path, sizeof(s->rec_path), "%s", path);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
