@@ -41,7 +41,7 @@ TOP_SRCS       := $(wildcard src/top/*.c)
 # the option tables and their parser (src/cli/options.h) serve ntprof-top too;
 # the unit tests parse ntprof-top's command line as well
 OPT_SRCS       := $(wildcard src/cli/options*.c)
-UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c
+UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c src/collector/session.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
 
 objs = $(patsubst %.c,$(O)/$(1)/%.o,$(2))

@@ -72,6 +72,14 @@ static int set_value(const struct ntp_optset *sets, size_t n_sets, size_t si, co
 	case NTP_OT_STRING:
 		*(const char **)field = val;
 		return 0;
+	case NTP_OT_CHARS:
+		if (strlen(val) >= (size_t)d->hi) {
+			snprintf(err, errlen, "option %s: '%.40s...' is longer than %u characters", label, val,
+				 (unsigned)d->hi - 1);
+			return -1;
+		}
+		snprintf(field, (size_t)d->hi, "%s", val);
+		return 0;
 	case NTP_OT_ROLE:
 		rc = ntp_opt_role(label, val, (uint8_t *)field, e);
 		break;
@@ -182,7 +190,7 @@ void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets)
 			fprintf(f, "%s", left);
 			for (int first = 1; h && *h; first = 0) {
 				nl = strchr(h, '\n');
-				if (first && w >= 32)
+				if (first && w >= 31)
 					fprintf(f, "\n%32s", "");
 				else if (first)
 					fprintf(f, "%*s", 32 - w, "");

@@ -29,6 +29,7 @@ enum ntp_opt_type {
 	NTP_OT_U32,		/* unsigned, lo..hi */
 	NTP_OT_DOUBLE,		/* double, lo..hi */
 	NTP_OT_STRING,		/* const char * (the argv string) */
+	NTP_OT_CHARS,		/* char[hi]: the string copied, refused when longer */
 	NTP_OT_ROLE,		/* uint8_t: host|target|both */
 	NTP_OT_TRANSPORT,	/* uint8_t: tcp|rdma */
 	NTP_OT_IO_TYPE,		/* int: read|write */

@@ -23,8 +23,12 @@ const struct ntp_optdef ntp_capture_optdefs[] = {
 	  .help = "record one command in N (default 1000)",
 	  .type = NTP_OT_U32, .off = CAP(co.sampling), .lo = 1, .hi = 1u << 30 },
 	{ .name = "session", .arg = "nvmeXnY",
-	  .help = "one namespace",
+	  .help = "one namespace of the host (with -r both the target\nside follows it: see --target-session)",
 	  .type = NTP_OT_SESSION, .off = CAP(co.session) },
+	{ .name = "target-session", .arg = "NQN:NSID",
+	  .help = "the target side's namespace: its subsystem and NSID\n"
+	  "(default with -r both: the one --session's namespace\nmaps to; else every namespace)",
+	  .type = NTP_OT_CHARS, .off = CAP(co.target_session), .hi = sizeof(((struct ntp_collector_opts *)0)->target_session) },
 	{ .name = "io-type", .arg = "read|write",
 	  .help = "only reads or only writes",
 	  .type = NTP_OT_IO_TYPE, .off = CAP(co.io_type), .values = "read write" },
