@@ -339,7 +339,7 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 			limit = paced;
 	}
 	more = ntp_files_pull(s->files, p, limit, reached);
-	if (more == 1 && *reached < until) {
+	if (more == 1 && *reached < until && s->o.speed > 0) {
 		uint64_t wait = (uint64_t)((double)(until - *reached) / s->o.speed);
 
 		sleep_ns(wait < 100000000ull ? wait + 1000000ull : 100000000ull);
