@@ -95,6 +95,8 @@ static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t a
 
 	if (n > TOP_MAX_TOTALS)
 		n = TOP_MAX_TOTALS;
+	/* under the lock: the UI's w reads them to end a recording */
+	pthread_mutex_lock(&s->lock);
 	if (as_of != s->cur_as_of && s->n_cur) {
 		memcpy(s->tot_prev, s->tot_cur, s->n_cur * sizeof(*t));
 		s->n_prev = s->n_cur;
@@ -104,15 +106,22 @@ static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t a
 		memcpy(s->tot_cur, t, n * sizeof(*t));
 	s->n_cur = n;
 	s->cur_as_of = as_of;
-	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
-		return 0;
-	/* the recording's counts are since its start */
-	ntp_totals_since(t, n, s->tot_base, s->n_base, s->tot_since);
-	pthread_mutex_lock(&s->lock);
-	if (s->writer)
+	if (s->writer && atomic_load_explicit(&s->recording, memory_order_relaxed)) {
+		/* the recording's counts are since its start */
+		ntp_totals_since(t, n, s->tot_base, s->n_base, s->tot_since);
 		ntp_writer_set_totals(s->writer, s->tot_since, n, as_of);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+/* The counters as of now on the data clock, between or past the last two
+ * readings (the source reads them at each boundary, a replay's files hold
+ * them a second apart), for the recording's end. Under the lock. */
+static size_t totals_now(struct top_source *s, uint64_t now, struct ntp_total *out)
+{
+	return ntp_totals_at(s->tot_prev, s->n_prev, s->n_prev ? s->prev_as_of : s->t0, s->tot_cur, s->n_cur,
+			     s->cur_as_of, now, out);
 }
 
 /* w was pressed: the counters as of now become the recording's zero (live:
@@ -129,8 +138,9 @@ static void arm_recording(struct top_source *s)
 		if (n < 0)
 			n = 0;
 	} else {
-		n = (int)ntp_totals_at(s->tot_prev, s->n_prev, s->n_prev ? s->prev_as_of : s->t0, s->tot_cur,
-				       s->n_cur, s->cur_as_of, now, s->tot_base);
+		pthread_mutex_lock(&s->lock);
+		n = (int)totals_now(s, now, s->tot_base);
+		pthread_mutex_unlock(&s->lock);
 	}
 	s->n_base = (size_t)n;
 	pthread_mutex_lock(&s->lock);
@@ -216,7 +226,8 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	s->tot_cur = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
 	s->tot_base = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
 	s->tot_since = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
-	if (!s->outbox || !s->tot_prev || !s->tot_cur || !s->tot_base || !s->tot_since) {
+	s->tot_at = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	if (!s->outbox || !s->tot_prev || !s->tot_cur || !s->tot_base || !s->tot_since || !s->tot_at) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -410,7 +421,8 @@ void top_source_close(struct top_source *s)
 	free(s->tot_cur);
 	free(s->tot_base);
 	free(s->tot_since);
-	s->tot_prev = s->tot_cur = s->tot_base = s->tot_since = NULL;
+	free(s->tot_at);
+	s->tot_prev = s->tot_cur = s->tot_base = s->tot_since = s->tot_at = NULL;
 	s->live = NULL;
 	s->files = NULL;
 	s->pump = NULL;
@@ -471,8 +483,18 @@ int64_t top_source_record_stop(struct top_source *s)
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
+		uint64_t now = s->data_now_ns;
+
+		/* the counts up to the end, not to the last reading: up to an
+		 * interval of commands would be missing from the rate */
+		if (atomic_load(&s->recording) && s->n_cur) {
+			size_t k = totals_now(s, now, s->tot_at);
+
+			ntp_totals_since(s->tot_at, k, s->tot_base, s->n_base, s->tot_since);
+			ntp_writer_set_totals(s->writer, s->tot_since, k, now);
+		}
 		n = (int64_t)ntp_writer_records(s->writer);
-		if (ntp_writer_close(s->writer, s->data_now_ns) < 0)
+		if (ntp_writer_close(s->writer, now) < 0)
 			n = -1;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);

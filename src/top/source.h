@@ -68,7 +68,7 @@ struct top_source {
 	/* The exact counters as the source thread last got them (two readings,
 	 * for a replay's counts between them), and those at the recording's
 	 * start: a recording counts from its start, not from ntprof-top's. */
-	struct ntp_total *tot_prev, *tot_cur, *tot_base, *tot_since;
+	struct ntp_total *tot_prev, *tot_cur, *tot_base, *tot_since, *tot_at;
 	size_t n_prev, n_cur, n_base;
 	uint64_t prev_as_of, cur_as_of;
 	char rec_path[512];
