@@ -209,10 +209,60 @@ static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_m
 	return 0;
 }
 
+/* The replay's files: joined, the model's configuration and where they start. */
+static int open_replay(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
+		       struct ntp_pump_config *pc, struct ntp_record_filter *filter, char *err, size_t errlen)
+{
+	s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
+	if (!s->files)
+		return -1;
+	*cfg = *ntp_files_model_config(s->files);
+	/* a recording made with w: the primary file's header, the joined roles */
+	s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+	s->info.role = cfg->role;
+	s->info.impl_host = cfg->impl_host;
+	s->info.impl_target = cfg->impl_target;
+	pc->start_ns = ntp_files_start(s->files);
+	if (replay_filter(&o->cap.co, cfg, filter, err, errlen))
+		return -1;
+	pc->filter = filter->io_type >= 0 || filter->n_sizes || filter->session[0] ? filter : NULL;
+	return 0;
+}
+
+/* The live collector, loaded and attached; the recording header of this run. */
+static int open_live(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
+		     struct ntp_pump_config *pc, char *err, size_t errlen)
+{
+	struct ntp_collector_opts co = o->cap.co;
+
+	if (!ntp_collector_open) {
+		snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
+			 "--replay FILE.ntp works");
+		return -1;
+	}
+	s->live = calloc(1, sizeof(*s->live));
+	if (!s->live) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	co.say = collector_say;
+	co.say_ctx = s;
+	s->live->c = ntp_collector_open(&co, err, errlen);
+	if (!s->live->c)
+		return -1;
+	pc->start_ns = ntp_mono_ns();
+	ntp_live_file_info(&s->info, &co, pc->start_ns, "ntprof-top " NTP_VERSION);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->role = co.role;
+	cfg->transport = co.transport;
+	cfg->impl_host = cfg->impl_target = NTP_IMPL_LINUX;
+	cfg->sampling = co.sampling;
+	return 0;
+}
+
 int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen)
 {
-	const struct ntp_model_config *cfg;
-	struct ntp_model_config mc;
+	struct ntp_model_config cfg;
 	struct ntp_pump_config pc = { 0 };
 	struct ntp_record_filter filter;
 
@@ -231,48 +281,9 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (o->replay) {
-		s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
-		if (!s->files)
-			return -1;
-		cfg = ntp_files_model_config(s->files);
-		/* a recording made with w: the primary file's header, the joined roles */
-		s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
-		s->info.role = cfg->role;
-		s->info.impl_host = cfg->impl_host;
-		s->info.impl_target = cfg->impl_target;
-		pc.start_ns = ntp_files_start(s->files);
-		if (replay_filter(&o->cap.co, cfg, &filter, err, errlen))
-			return -1;
-		pc.filter = filter.io_type >= 0 || filter.n_sizes || filter.session[0] ? &filter : NULL;
-	} else {
-		struct ntp_collector_opts co = o->cap.co;
-
-		if (!ntp_collector_open) {
-			snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
-				 "--replay FILE.ntp works");
-			return -1;
-		}
-		s->live = calloc(1, sizeof(*s->live));
-		if (!s->live) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		co.say = collector_say;
-		co.say_ctx = s;
-		s->live->c = ntp_collector_open(&co, err, errlen);
-		if (!s->live->c)
-			return -1;
-		pc.start_ns = ntp_mono_ns();
-		ntp_live_file_info(&s->info, &co, pc.start_ns, "ntprof-top " NTP_VERSION);
-		memset(&mc, 0, sizeof(mc));
-		mc.role = co.role;
-		mc.transport = co.transport;
-		mc.impl_host = mc.impl_target = NTP_IMPL_LINUX;
-		mc.sampling = co.sampling;
-		cfg = &mc;
-	}
-	pc.model = s->model = ntp_model_new(cfg);
+	if (o->replay ? open_replay(s, o, &cfg, &pc, &filter, err, errlen) : open_live(s, o, &cfg, &pc, err, errlen))
+		return -1;
+	pc.model = s->model = ntp_model_new(&cfg);
 	pc.interval_ns = (uint64_t)o->interval_ms * 1000000ull;
 	s->pump_interval_ms = o->interval_ms;
 	s->pump = s->model ? ntp_pump_new(&pc) : NULL;
