@@ -44,7 +44,7 @@ static void usage(FILE *f)
 "Attaches ntprof's hooks, samples commands until Ctrl-C (or -d), prints a line\n"
 "per group every interval, and the report at the end. Needs root.\n"
 "\n");
-	ntp_options_help(f, ntp_record_optsets, 3);
+	ntp_options_help(f, ntp_record_optsets, 4);
 }
 
 /* The sinks of a recording: the .ntp writer, and the per-interval line. */
@@ -97,14 +97,14 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 /* Options into *cap and *ro: 0, 1 after an error (printed), 2 after --help. */
 static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp_record_opts *ro)
 {
-	void *bases[] = { cap, cap, ro };
+	void *bases[] = { cap, cap, cap, ro };
 	char err[512];
 	int first;
 
 	ntp_capture_defaults(cap);
 	cap->co.say = say_stderr;
 	memset(ro, 0, sizeof(*ro));
-	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 3, NULL, NULL,
+	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 4, NULL, NULL,
 				  " (ntprof record --help)", err, sizeof(err));
 	if (first < 0)
 		return ntp_err("%s", err);

@@ -8,6 +8,15 @@
 #include "options.h"
 #include "core/opt.h"
 
+const struct ntp_optcmd *ntp_optcmd_find(const char *prog, const char *cmd)
+{
+	for (size_t i = 0; i < ntp_n_optcmds; i++)
+		if (!strcmp(ntp_optcmds[i].prog, prog) &&
+		    ((!cmd && !ntp_optcmds[i].cmd) || (cmd && ntp_optcmds[i].cmd && !strcmp(ntp_optcmds[i].cmd, cmd))))
+			return &ntp_optcmds[i];
+	return NULL;
+}
+
 void ntp_capture_defaults(struct ntp_capture_opts *c)
 {
 	memset(c, 0, sizeof(*c));
