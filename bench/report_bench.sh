@@ -7,7 +7,7 @@
 # CPU seconds (user + system, perf stat's task-clock when perf is there): the
 # machine may be shared, and CPU time is what a busy neighbour cannot inflate;
 # wall times are printed in parentheses.
-# Targets (issue 2): >= 10 M records/s on one core, <= 3x cat, peak RSS flat
+# Targets: >= 10 M records/s on one core, <= 3x cat, peak RSS flat
 # and < 64 MiB. Environment: NTPROF (default build/ntprof), BENCH_DIR (default
 # a temporary directory, removed after), SIZES (default "1000000 10000000").
 set -eu

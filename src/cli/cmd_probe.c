@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_probe.c - `ntprof probe -r host|target|both -t tcp|rdma [--kprobes|--fentry]`:
- * what this kernel offers ntprof right now, in the layout of 003: kernel BTF,
+ * what this kernel offers ntprof right now, in the layout of docs/recording.md ("ntprof probe"): kernel BTF,
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
  */
@@ -96,7 +96,7 @@ int cmd_probe(int argc, char **argv)
 			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
 	}
 	/* The module and hook table goes after the verdict on the function
-	 * hooks (003's layout), which needs the real test load first. */
+	 * hooks (docs/recording.md's layout), which needs the real test load first. */
 	btf_file = ntp_btf_file(co.btf_path, defbtf, sizeof(defbtf));
 	t = open_memstream(&tbuf, &tlen);
 	if (!t)

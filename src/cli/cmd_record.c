@@ -2,7 +2,7 @@
 /*
  * cmd_record.c - `ntprof record`: attach the hooks, sample commands until
  * Ctrl-C, SIGTERM or -d, print a line per group every -i seconds, save every
- * record with -o, and print the core's report at the end (002).
+ * record with -o, and print the core's report at the end (docs/recording.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 #include "collector/hooks.h"
 #include "collector/pump_live.h"
 #include "core/clock.h"
+#include "core/metrics.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/pump.h"
@@ -75,6 +76,41 @@ static int line_interval(void *ctx, const struct ntp_snapshot *s)
 
 	ntp_interval_lines(stdout, s, (s->end_ns - rc->start) / 1e9);
 	fflush(stdout);
+	return 0;
+}
+
+/* --metrics: a sink rewriting the file every interval (docs/recording.md,
+ * "Prometheus"). A failed write is said once and makes the exit status 1;
+ * it never stops the pump, so nothing of the recording is lost. */
+struct metrics_ctx {
+	const char *path;
+	int failed;
+	struct ntp_metrics_state st;
+};
+
+static int metrics_interval(void *ctx, const struct ntp_snapshot *s)
+{
+	struct metrics_ctx *mc = ctx;
+	char err[600];
+
+	if (ntp_metrics_write(mc->path, &mc->st, s, err, sizeof(err)) < 0 && !mc->failed++)
+		ntp_err("--metrics %s", err);
+	return 0;
+}
+
+/* The file is written once before attaching, with no group yet: a path that
+ * cannot be written is refused before anything is loaded. */
+static int metrics_open(struct metrics_ctx *mc, const struct ntp_capture_opts *cap, struct ntp_snapshot *tmp)
+{
+	char err[600];
+
+	ntp_metrics_init(&mc->st);
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->role = cap->co.role;
+	tmp->transport = cap->co.transport;
+	tmp->sampling = cap->co.sampling;
+	if (ntp_metrics_write(mc->path, &mc->st, tmp, err, sizeof(err)) < 0)
+		return ntp_err("--metrics %s", err);
 	return 0;
 }
 
@@ -212,6 +248,7 @@ struct recording {
 	char partial[600];
 	char missed[160];		/* a note on kprobe misses, or "" */
 	int write_err;
+	struct metrics_ctx *mc;		/* --metrics, or NULL */
 };
 
 /* Attaches, opens the file and builds the pump: 0, or 1 after an error (printed). */
@@ -223,6 +260,14 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 	r->ls = calloc(1, sizeof(*r->ls));
 	if (!r->snap || !r->ls)
 		return ntp_err("out of memory");
+	if (ro->metrics) {
+		r->mc = calloc(1, sizeof(*r->mc));
+		if (!r->mc)
+			return ntp_err("out of memory");
+		r->mc->path = ro->metrics;
+		if (metrics_open(r->mc, cap, r->snap))
+			return 1;
+	}
 	r->ls->c = ntp_collector_open(&cap->co, err, sizeof(err));
 	if (!r->ls->c)
 		return ntp_err("%s", err);
@@ -244,6 +289,8 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 								.tick = w_tick, .ctx = &r->rc });
 	if (!ro->offline)
 		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .interval = line_interval, .ctx = &r->rc });
+	if (r->mc)
+		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .interval = metrics_interval, .ctx = r->mc });
 	return 0;
 }
 
@@ -314,6 +361,7 @@ static void rec_free(struct recording *r)
 	ntp_model_free(r->m);
 	free(r->ls);
 	free(r->snap);
+	free(r->mc);
 }
 
 int cmd_record(int argc, char **argv)
@@ -344,6 +392,8 @@ int cmd_record(int argc, char **argv)
 			print_legend(&cap);
 		ret = rec_run(&r, ro.out);
 		if (rec_report(&r, &cap, ro.json))
+			ret = 1;
+		if (r.mc && r.mc->failed)
 			ret = 1;
 	}
 	rec_free(&r);

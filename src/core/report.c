@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - the text report of 001/003 and the per-interval line of 002,
+ * report.c - the text report (docs/stage-model.md) and the per-interval line
+ * (docs/recording.md),
  * rendered from a snapshot. Layout:
  *
  *   recorded on HOST (kernel K), one command in N sampled
@@ -19,7 +20,7 @@
 #include <string.h>
 #include "report.h"
 
-#define BAR_FULL 24	/* '#' for a 100 % share: 001's 82 % is 20 of them */
+#define BAR_FULL 24	/* '#' for a 100 % share: an 82 % share is 20 of them */
 
 void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 {
@@ -89,7 +90,7 @@ unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_grou
 		if (!x->present)
 			continue;
 		if (st == NTP_STAGE_NETWORK && g->host_only && n + 1 < max) {
-			/* 003: the host's receive path apart from what it cannot see. */
+			/* host-only data (docs/stage-model.md): the host's receive path apart from what it cannot see. */
 			double rest = g->comp[NTP_COMP_NET_AND_TARGET].n
 				      ? g->comp[NTP_COMP_NET_AND_TARGET].mean_us *
 					g->comp[NTP_COMP_NET_AND_TARGET].n / (double)(g->sampled ? g->sampled : 1)
@@ -191,11 +192,13 @@ static void p99_cell(FILE *f, int width, double us, uint64_t n)
 
 static void print_components(FILE *f, const struct ntp_snap_group *g)
 {
+	int bp = g->comp[NTP_COMP_BP_WIRE].n || g->comp[NTP_COMP_BP_RECV].n || g->comp[NTP_COMP_BP_RSP].n;
 	int few = 0;
 
 	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
 	fprintf(f, "%-40s %8s %9s %7s %9s %9s  (us)\n", "component", "n", "mean", "L", "p50", "p99");
-	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+		enum ntp_component c = ntp_component_path_order[i];
 		const struct ntp_snap_comp *x = &g->comp[c];
 
 		if (!x->n)
@@ -213,6 +216,11 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 	fputc('\n', f);
 	if (few || !ntp_pct_enough(g->sampled, 0.99))
 		fprintf(f, "(?: p99 of fewer than 100 samples: the largest seen, not a percentile)\n");
+	if (bp)
+		fprintf(f, "backpressure: waiting for the drive. Where the command waited (on the wire, in the\n"
+			   "target's receive path, its response held) while its target queue's worker was\n"
+			   "blocked submitting to the drive: storage, not network or target driver time\n"
+			   "(docs/backpressure.md)\n");
 }
 
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
@@ -330,7 +338,7 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		fprintf(f, "records: %llu target\n", (unsigned long long)s->target_records);
 }
 
-/* ---- the per-interval line of 002 ---- */
+/* ---- the per-interval line (docs/recording.md) ---- */
 
 void ntp_interval_header(FILE *f)
 {

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* render_detail.c - the detail view (003's component table for the selected
+/* render_detail.c - the detail view (the component table of docs/stage-model.md for the selected
  * group) and the help screen, generated from the key table. Pure. */
 #include <stdio.h>
 #include <string.h>
 #include "render.h"
 
-/* Path order: 003's table. "network and target" (host-only data) stands
+/* Path order: docs/stage-model.md's table. "network and target" (host-only data) stands
  * where the network's components would be, right after the host's submission. */
 static const enum ntp_component path_order[] = {
 	NTP_COMP_HOST_BLK_SUB,  NTP_COMP_HOST_DRV_SUB,  NTP_COMP_NET_AND_TARGET, NTP_COMP_WIRE,
-	NTP_COMP_TGT_RECV_CMD,  NTP_COMP_TGT_DRV_SUB,   NTP_COMP_DATA_XFER,      NTP_COMP_HOST_RECV_R2T,
-	NTP_COMP_HOST_DRV_DATA, NTP_COMP_TGT_RECV_DATA, NTP_COMP_TGT_DRV_DATA,   NTP_COMP_STORAGE,
-	NTP_COMP_TGT_DRV_COMP,  NTP_COMP_HOST_RECV_RSP, NTP_COMP_HOST_DRV_COMP,  NTP_COMP_HOST_BLK_COMP,
+	NTP_COMP_BP_WIRE,       NTP_COMP_TGT_RECV_CMD,  NTP_COMP_BP_RECV,        NTP_COMP_TGT_DRV_SUB,
+	NTP_COMP_DATA_XFER,     NTP_COMP_HOST_RECV_R2T, NTP_COMP_HOST_DRV_DATA,  NTP_COMP_TGT_RECV_DATA,
+	NTP_COMP_TGT_DRV_DATA,  NTP_COMP_STORAGE,       NTP_COMP_TGT_DRV_COMP,   NTP_COMP_BP_RSP,
+	NTP_COMP_HOST_RECV_RSP, NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
 };
 
 static void comp_row(struct ntp_screen *scr, int row, int name_w, uint8_t role, const char *name, uint64_t n,
