@@ -276,7 +276,7 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 	if (ro->out && !(r->rc.w = ntp_writer_open(ro->out, &r->fi, err, sizeof(err))))
 		return ntp_err("%s", err);
 	r->pc.model = r->m = ntp_model_new(&(struct ntp_model_config){ .role = cap->co.role,
-		.transport = cap->co.transport, .impl_host = NTP_IMPL_LINUX, .impl_target = NTP_IMPL_LINUX,
+		.transport = cap->co.transport, .impl_host = r->fi.impl_host, .impl_target = r->fi.impl_target,
 		.sampling = cap->co.sampling });
 	r->pc.start_ns = r->rc.start;
 	r->pc.interval_ns = (uint64_t)(cap->interval_s * 1e9 + 0.5);

@@ -48,6 +48,13 @@ const struct ntp_optdef ntp_capture_optdefs[] = {
 	  .help = "count each stage's queue depth from every command's\n"
 	  "times (map operations on every I/O) instead of\nLittle's law (sampled mean x exact command rate)",
 	  .type = NTP_OT_BOOL, .off = CAP(co.exact_queues) },
+	{ .name = "spdk-host", .arg = "BIN",
+	  .help = "the host is SPDK (e.g. build/bin/spdk_nvme_perf): record\n"
+	  "the running processes of BIN through ntprof's USDT\nprobes (docs/spdk.md)",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_host), .values = "FILE" },
+	{ .name = "spdk-target", .arg = "BIN",
+	  .help = "the target is SPDK (e.g. build/bin/nvmf_tgt), the same way",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_target), .values = "FILE" },
 	NTP_OPTDEF_END
 };
 
@@ -199,9 +206,19 @@ static const struct ntp_optset report_optsets[] = { { NULL, report_optdefs } };
 static const struct ntp_optset compare_optsets[] = { { NULL, compare_optdefs } };
 static const struct ntp_optset dump_optsets[] = { { NULL, help_optdefs } };
 static const struct ntp_optset btf_optsets[] = { { NULL, btf_optdefs } };
-/* probe: bases { struct ntp_capture_opts, struct ntp_capture_opts, struct ntp_cmd_opts } */
+/* probe's words for the SPDK sides (record's are in ntp_capture_optdefs) */
+static const struct ntp_optdef probe_spdk_optdefs[] = {
+	{ .name = "spdk-host", .arg = "BIN", .help = "the host is SPDK: check BIN (docs/spdk.md)",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_host), .values = "FILE" },
+	{ .name = "spdk-target", .arg = "BIN", .help = "the target is SPDK: check BIN",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_target), .values = "FILE" },
+	NTP_OPTDEF_END
+};
+
+/* probe: bases { struct ntp_capture_opts x 3, struct ntp_cmd_opts } */
 static const struct ntp_optset probe_optsets[] = {
-	{ NULL, ntp_side_optdefs }, { NULL, ntp_hook_optdefs }, { NULL, help_optdefs },
+	{ NULL, ntp_side_optdefs }, { NULL, ntp_hook_optdefs }, { NULL, probe_spdk_optdefs },
+	{ NULL, help_optdefs },
 };
 
 #define SETS(a) a, sizeof(a) / sizeof(a[0])
@@ -215,7 +232,8 @@ const struct ntp_optcmd ntp_optcmds[] = {
 	{ "ntprof", "compare", "ntprof compare [-j FILE] A.ntp B.ntp",
 	  "two recordings group by group, and the stage that amplifies latency", SETS(compare_optsets) },
 	{ "ntprof", "dump", "ntprof dump FILE", "every record of a recording as CSV", SETS(dump_optsets) },
-	{ "ntprof", "probe", "ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE]",
+	{ "ntprof", "probe", "ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE] "
+	  "[--spdk-host BIN] [--spdk-target BIN]",
 	  "what this kernel offers ntprof, and a test load", SETS(probe_optsets) },
 	{ "ntprof", "btf", "ntprof btf -o OUT INPUT...",
 	  "merge the kernel's and the NVMe modules' BTF for kernels before 5.11", SETS(btf_optsets) },

@@ -50,7 +50,8 @@ int ntp_target_session_dev(const struct ntp_collector_opts *o, const char *root,
 	unsigned nsid;
 
 	memset(dev, 0, NTP_DEV_LEN);
-	if (o->role == NTP_ROLE_HOST)
+	/* an SPDK target (--spdk-target) has no nvmet namespace to follow */
+	if (o->role == NTP_ROLE_HOST || o->spdk_target)
 		return 0;
 	if (o->target_session[0]) {
 		if (parse_target_session(o->target_session, nqn, sizeof(nqn), &nsid)) {

@@ -255,7 +255,8 @@ static int open_live(struct top_source *s, const struct top_source_opts *o, stru
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->role = co.role;
 	cfg->transport = co.transport;
-	cfg->impl_host = cfg->impl_target = NTP_IMPL_LINUX;
+	cfg->impl_host = s->info.impl_host;	/* SPDK with --spdk-host/--spdk-target */
+	cfg->impl_target = s->info.impl_target;
 	cfg->sampling = co.sampling;
 	return 0;
 }
