@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "options.h"
+#include "core/out.h"
 #include "collector/hooks.h"
 
 static void usage(FILE *f)
@@ -108,26 +109,100 @@ static int align_to_kernel(struct btf *b, unsigned n_kernel)
 	return changed;
 }
 
-static int write_file(const char *path, const void *data, __u32 size)
+/* libbpf 1.1's btf__parse() checks the layout of the types but not what they
+ * point at: a name offset past the string section makes btf__add_btf() pass
+ * NULL to strlen(), a type id past the last type makes btf__dedup() read out
+ * of bounds. Every offset and id is checked here first. 0, or -1 with why. */
+static int str_ok(const struct btf *b, __u32 off)
 {
-	char tmp[4096];
-	FILE *f;
+	return btf__str_by_offset(b, off) != NULL;
+}
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return ntp_err("-o %s: path too long", path);
-	f = fopen(tmp, "wb");
-	if (!f)
-		return ntp_err("-o %s: %s", tmp, strerror(errno));
-	if (fwrite(data, 1, size, f) != size || fclose(f)) {
-		unlink(tmp);
-		return ntp_err("-o %s: write failed: %s", tmp, strerror(errno));
-	}
-	if (rename(tmp, path)) {
-		int e = errno;
+static int id_ok(const struct btf *b, __u32 id)
+{
+	return id < btf__type_cnt(b);
+}
 
-		unlink(tmp);
-		return ntp_err("-o %s: %s", path, strerror(e));
+static int validate_btf(const struct btf *b, char *why, size_t len)
+{
+	unsigned n = btf__type_cnt(b);
+
+	for (unsigned id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		unsigned vlen = btf_vlen(t), bad_id = 0;
+		const char *what = NULL;
+
+		if (!str_ok(b, t->name_off)) {
+			what = "its name";
+			goto bad;
+		}
+		switch (btf_kind(t)) {
+		case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+			bad_id = !id_ok(b, t->type);
+			break;
+		case BTF_KIND_ARRAY:
+			bad_id = !id_ok(b, btf_array(t)->type) || !id_ok(b, btf_array(t)->index_type);
+			break;
+		}
+		if (bad_id) {
+			what = "the type it refers to";
+			goto bad;
+		}
+		for (unsigned i = 0; i < vlen && !what; i++) {
+			switch (btf_kind(t)) {
+			case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+				if (!str_ok(b, btf_members(t)[i].name_off))
+					what = "a member's name";
+				else if (!id_ok(b, btf_members(t)[i].type))
+					what = "a member's type";
+				break;
+			case BTF_KIND_ENUM:
+				if (!str_ok(b, btf_enum(t)[i].name_off))
+					what = "an enumerator's name";
+				break;
+			case BTF_KIND_ENUM64:
+				if (!str_ok(b, btf_enum64(t)[i].name_off))
+					what = "an enumerator's name";
+				break;
+			case BTF_KIND_FUNC_PROTO:
+				if (!str_ok(b, btf_params(t)[i].name_off))
+					what = "a parameter's name";
+				else if (!id_ok(b, btf_params(t)[i].type))
+					what = "a parameter's type";
+				break;
+			case BTF_KIND_DATASEC:
+				if (!id_ok(b, btf_var_secinfos(t)[i].type))
+					what = "a variable's type";
+				break;
+			}
+		}
+		if (!what)
+			continue;
+bad:
+		if (strstr(what, "name"))
+			snprintf(why, len, "damaged BTF: type %u: %s is past the string section", id, what);
+		else
+			snprintf(why, len, "damaged BTF: type %u: %s is past the last type (%u)", id, what, n - 1);
+		return -1;
 	}
+	return 0;
+}
+
+static int write_file(const char *path, const void *data, __u32 size, char **inputs, size_t n)
+{
+	char err[NTP_ERR_LEN];
+	struct ntp_out o;
+
+	if (ntp_out_open(&o, path, (const char *const *)inputs, n, err, sizeof(err)))
+		return ntp_err("-o %s", err);
+	if (fwrite(data, 1, size, o.f) != size) {
+		ntp_out_discard(&o);
+		return ntp_err("-o %s: out of memory", path);
+	}
+	if (ntp_out_close(&o, err, sizeof(err)))
+		return ntp_err("-o %s", err);
 	return 0;
 }
 
@@ -137,7 +212,7 @@ int cmd_btf(int argc, char **argv)
 	void *bases[] = { &o };
 	const char *out;
 	struct btf *merged = NULL;
-	char found[128];
+	char found[128], why[200];
 	int first, ret = 1, n_found;
 	unsigned before, n_kernel = 0;
 	const void *raw;
@@ -156,6 +231,13 @@ int cmd_btf(int argc, char **argv)
 	if (first + 2 > argc)
 		return ntp_err("btf: needs the kernel's BTF and at least one module's (ntprof btf --help)");
 
+	{
+		char err[NTP_ERR_LEN];
+
+		if (ntp_out_check(out, (const char *const *)argv + first, (size_t)(argc - first),
+				  err, sizeof(err)))
+			return ntp_err("-o %s", err);
+	}
 	if (!getenv("NTPROF_DEBUG"))
 		libbpf_set_print(NULL);	/* our one-line errors say it */
 	merged = btf__new_empty();
@@ -170,6 +252,11 @@ int cmd_btf(int argc, char **argv)
 			/* libbpf's own codes (LIBBPF_ERRNO__FORMAT...) start at 4000 */
 			ntp_err("%s: %s", argv[i], errno == EINVAL || errno == EPROTO || errno >= 4000 ?
 				"no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(errno));
+			goto out;
+		}
+		if (validate_btf(in, why, sizeof(why))) {
+			btf__free(in);
+			ntp_err("%s: %s", argv[i], why);
 			goto out;
 		}
 		err = btf__add_btf(merged, in);
@@ -198,7 +285,7 @@ int cmd_btf(int argc, char **argv)
 		ntp_err("btf: cannot serialize the merged BTF: %s", strerror(errno));
 		goto out;
 	}
-	if (write_file(out, raw, raw_size))
+	if (write_file(out, raw, raw_size, argv + first, (size_t)(argc - first)))
 		goto out;
 	printf("ntprof: %s: %u types (%u before deduplication), %u bytes; types of: %s\n", out,
 	       btf__type_cnt(merged) - 1, before, raw_size, found);

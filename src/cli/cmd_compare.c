@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "core/out.h"
 #include "load.h"
 #include "options.h"
 
@@ -47,7 +48,8 @@ int cmd_compare(int argc, char **argv)
 	struct ntp_snapshot *snap[2] = { NULL, NULL };
 	struct ntp_loaded *keep[2] = { NULL, NULL };
 	char *files[2][MAX_FILES], *arg[2] = { NULL, NULL };
-	size_t nf[2];
+	const char *inputs[2 * MAX_FILES];
+	size_t nf[2], n_inputs = 0;
 	int first, ret = 1;
 
 	first = ntp_cmd_parse("compare", argc, argv, bases);
@@ -78,36 +80,53 @@ int cmd_compare(int argc, char **argv)
 			ret = ntp_err("'%s' names more than %d recordings", argv[first + k], MAX_FILES);
 			goto out;
 		}
+		for (size_t i = 0; i < nf[k]; i++)
+			inputs[n_inputs++] = files[k][i];
+	}
+	if (json) {
+		char err[NTP_ERR_LEN];
+
+		/* before reading: a report must not replace its own input */
+		if (ntp_out_check(json, inputs, n_inputs, err, sizeof(err))) {
+			ret = ntp_err("-j %s", err);
+			goto out;
+		}
+	}
+	for (int k = 0; k < 2; k++)
 		if (ntp_load(files[k], nf[k], snap[k], &meta[k], &keep[k]))
 			goto out;
-	}
 	if (json) {
 		json_object *o = ntp_compare_json(snap[0], snap[1], argv[first], argv[first + 1]);
 		json_object *notes = json_object_new_array();
 
 		for (int k = 0; k < 2; k++)
 			for (unsigned i = 0; i < meta[k].n_notes; i++) {
-				char line[300];
+				char line[NTP_REPORT_NOTE_LEN + 8];
 
 				snprintf(line, sizeof(line), "%s: %s", k ? "B" : "A", meta[k].notes[i]);
 				json_object_array_add(notes, json_object_new_string(line));
 			}
 		json_object_object_add(o, "notes", notes);
-		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+		struct ntp_out out;
+		char err[NTP_ERR_LEN];
 
-		if (!f) {
+		if (ntp_out_open(&out, json, (const char *const *)inputs, n_inputs, err, sizeof(err))) {
 			json_object_put(o);
-			ret = ntp_err("%s: cannot write the JSON comparison: %m", json);
+			ret = ntp_err("%s", err);
 			goto out;
 		}
-		fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+		fprintf(out.f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
-		if (f != stdout && fclose(f)) {
-			ret = ntp_err("%s: cannot write the JSON comparison: %m", json);
+		if (ntp_out_close(&out, err, sizeof(err))) {
+			/* stdout may be what failed: the reason goes to stderr */
+			ntp_json_errors = false;
+			ret = ntp_err("cannot write the JSON comparison: %s", err);
 			goto out;
 		}
-		if (f == stdout) {
+		/* stdout holds one JSON value: what follows goes to stderr */
+		ntp_json_errors = false;
+		if (!strcmp(json, "-")) {
 			ret = 0;
 			goto damaged;
 		}
@@ -117,7 +136,7 @@ int cmd_compare(int argc, char **argv)
 		for (unsigned i = 0; i < meta[k].n_notes; i++)
 			printf("note (%s): %s\n", k ? "B" : "A", meta[k].notes[i]);
 	ntp_compare_print(stdout, snap[0], snap[1], argv[first], argv[first + 1]);
-	ret = fflush(stdout) ? ntp_err("cannot write the comparison to stdout") : 0;
+	ret = ntp_out_flush(stdout) ? ntp_err("cannot write the comparison to stdout: %m") : 0;
 damaged:
 	/* ret is 0 only once both runs were loaded: a damaged input exits 1, as in report */
 	for (int k = 0; k < 2 && !ret; k++)

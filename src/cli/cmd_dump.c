@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cli.h"
 #include "options.h"
+#include "core/out.h"
 #include "core/ntpfile.h"
 
 static const char *const ts_names[NTP_TS_COUNT] = {
@@ -160,7 +161,7 @@ int cmd_dump(int argc, char **argv)
 	const struct ntp_read_stats *st;
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
-	char err[512];
+	char err[NTP_ERR_LEN];
 	size_t n;
 	int first;
 
@@ -187,9 +188,10 @@ int cmd_dump(int argc, char **argv)
 
 			fwrite(line, 1, row(line, &recs[i]), stdout);
 		}
-	if (fflush(stdout)) {
+	/* fflush() and ferror(): an early failed write is not forgotten */
+	if (ntp_out_flush(stdout)) {
 		ntp_reader_close(r);
-		return ntp_err("dump: writing the output failed");
+		return ntp_err("dump: cannot write to stdout: %m");
 	}
 	st = ntp_reader_stats(r);
 	if (st->corrupt) {

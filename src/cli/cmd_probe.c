@@ -62,7 +62,7 @@ int cmd_probe(int argc, char **argv)
 	struct ntp_collector_opts co;
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	char err[512], defbtf[300], *tbuf = NULL;
+	char err[NTP_ERR_LEN], defbtf[300], *tbuf = NULL;
 	const char *btf_file;
 	size_t tlen = 0;
 	unsigned sides, spdk_sides;

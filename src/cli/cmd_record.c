@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "cli.h"
+#include "core/out.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
 #include "collector/pump_live.h"
@@ -134,7 +135,7 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp_record_opts *ro)
 {
 	void *bases[] = { cap, cap, cap, ro };
-	char err[512];
+	char err[NTP_ERR_LEN];
 	int first;
 
 	ntp_capture_defaults(cap);
@@ -154,6 +155,11 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 		ntp_json_errors = true;
 		ro->offline = 1;	/* stdout carries the JSON document only */
 	}
+	/* -j must not replace the recording (-o) nor follow a link (core/out.h) */
+	if (ro->json && ntp_out_check(ro->json, &ro->out, 1, err, sizeof(err)))
+		return ntp_err("-j %s", err);
+	if (ro->out && ntp_out_check(ro->out, NULL, 0, err, sizeof(err)))
+		return ntp_err("-o %s", err);
 	return 0;
 }
 
@@ -213,18 +219,21 @@ static int write_report(const struct ntp_snapshot *snap, struct ntp_report_meta 
 		return 0;	/* stdout already carries the error document: one document only */
 	if (json) {
 		json_object *o = ntp_report_json(snap, meta);
-		FILE *f;
+		struct ntp_out out;
+		char err[NTP_ERR_LEN];
 
 		if (partial[0])
 			json_object_object_add(o, "partial", json_object_new_string(partial));
-		f = strcmp(json, "-") ? fopen(json, "w") : stdout;
-		if (!f) {
-			ret = ntp_err("%s: cannot write the JSON report: %s", json, strerror(errno));
+		/* all or nothing, every write checked (core/out.h) */
+		if (ntp_out_open(&out, json, NULL, 0, err, sizeof(err))) {
+			ret = ntp_err("cannot write the JSON report: %s", err);
 		} else {
-			fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-									     JSON_C_TO_STRING_NOSLASHESCAPE));
-			if (f != stdout && fclose(f))
-				ret = ntp_err("%s: cannot write the JSON report: %s", json, strerror(errno));
+			fprintf(out.f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+										 JSON_C_TO_STRING_NOSLASHESCAPE));
+			if (ntp_out_close(&out, err, sizeof(err))) {
+				ntp_json_errors = false;	/* stdout may be what failed */
+				ret = ntp_err("cannot write the JSON report: %s", err);
+			}
 		}
 		json_object_put(o);
 		if (!strcmp(json, "-"))

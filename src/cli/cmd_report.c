@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "core/out.h"
 #include "load.h"
 #include "options.h"
 
@@ -48,6 +49,13 @@ int cmd_report(int argc, char **argv)
 		ntp_json_errors = true;
 	if (first >= argc)
 		return ntp_err("no recording given (ntprof report --help)");
+	if (json) {
+		char err[NTP_ERR_LEN];
+
+		if (ntp_out_check(json, (const char *const *)argv + first, (size_t)(argc - first),
+				  err, sizeof(err)))
+			return ntp_err("-j %s", err);
+	}
 	snap = malloc(sizeof(*snap));
 	if (!snap)
 		return ntp_err("out of memory");
@@ -59,25 +67,32 @@ int cmd_report(int argc, char **argv)
 		json_object *o = ntp_report_json(snap, &meta);
 		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE);
-		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+		struct ntp_out out;
+		char err[NTP_ERR_LEN];
 
-		if (!f) {
+		/* checked again now: the inputs are known to exist */
+		if (ntp_out_open(&out, json, (const char *const *)argv + first, (size_t)(argc - first),
+				 err, sizeof(err))) {
 			json_object_put(o);
-			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+			ret = ntp_err("%s", err);
 			goto out;
 		}
-		fprintf(f, "%s\n", s);
+		fprintf(out.f, "%s\n", s);
 		json_object_put(o);
-		if (f != stdout && fclose(f)) {
-			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+		if (ntp_out_close(&out, err, sizeof(err))) {
+			/* stdout may be what failed: the reason goes to stderr */
+			ntp_json_errors = false;
+			ret = ntp_err("cannot write the JSON report: %s", err);
 			goto out;
 		}
-		if (f == stdout)
+		/* stdout holds one JSON value: what follows goes to stderr */
+		ntp_json_errors = false;
+		if (!strcmp(json, "-"))
 			goto out;
 	}
 	ntp_report_print(stdout, snap, &meta);
-	if (fflush(stdout))
-		ret = ntp_err("cannot write the report to stdout");
+	if (ntp_out_flush(stdout))
+		ret = ntp_err("cannot write the report to stdout: %m");
 out:
 	/* a damaged input (a block failed its CRC) is bad input: the report of
 	 * the rest is printed, and the exit status says so, as dump's does */

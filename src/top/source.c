@@ -71,18 +71,23 @@ static void set_data_now(struct top_source *s, uint64_t t)
 static int rec_record(void *ctx, const struct ntp_record *r)
 {
 	struct top_source *s = ctx;
+	int err;
 
 	/* Not recording (the usual case): no lock per record. */
 	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
 		return 0;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
-	if (s->writer && ntp_writer_add(s->writer, r) < 0) {
+	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
+		/* the blocks that fit are kept (ntpfile.h); the screen says why */
+		uint64_t kept = ntp_writer_records(s->writer), lost = ntp_writer_lost(s->writer);
+
 		ntp_writer_close(s->writer, s->data_now_ns);
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
-		top_source_say(s, "recording stopped: cannot write %s", s->rec_path);
+		top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
+			       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
 		return 0;	/* the monitor goes on */
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -362,6 +367,15 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 			limit = paced;
 	}
 	more = ntp_files_pull(s->files, p, limit, reached);
+	if (more == 1 && *reached > until) {
+		/* the source skipped a gap without records (pump_files.h): the
+		 * pace goes on from its far side instead of waiting through it */
+		top_source_say(s, "no records for %.0f s of the recording: skipped",
+			       (double)(*reached - until) / 1e9);
+		if (s->o.speed > 0)
+			s->t0 = *reached - (uint64_t)((double)(ntp_mono_ns() - s->wall0) * s->o.speed);
+		return more;
+	}
 	if (more == 1 && *reached < until && s->o.speed > 0) {
 		uint64_t wait = (uint64_t)((double)(until - *reached) / s->o.speed);
 
@@ -491,7 +505,8 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 
 int64_t top_source_record_stop(struct top_source *s)
 {
-	int64_t n = -1;
+	int64_t n = -EBADF;
+	int err;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
@@ -506,8 +521,9 @@ int64_t top_source_record_stop(struct top_source *s)
 			ntp_writer_set_totals(s->writer, s->tot_since, k, now);
 		}
 		n = (int64_t)ntp_writer_records(s->writer);
-		if (ntp_writer_close(s->writer, now) < 0)
-			n = -1;
+		err = ntp_writer_close(s->writer, now);
+		if (err < 0)
+			n = err;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 	}

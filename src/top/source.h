@@ -90,7 +90,7 @@ int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *o
 int top_source_message(struct top_source *s, char *buf, size_t len);
 void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Starts recording to path (0, or -1 with a reason), stops it (records written, or -1). */
+/* Starts recording to path (0, or -1 with a reason), stops it (records written, or -errno). */
 int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen);
 int64_t top_source_record_stop(struct top_source *s);
 /* The sampling rate in force (changes with s in live mode). */
