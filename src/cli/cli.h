@@ -8,6 +8,9 @@
 /* Set by a subcommand that writes JSON to stdout (-j -): errors then go out as JSON too. */
 extern bool ntp_json_errors;
 
+/* Room for a one-line error that names a file (PATH_MAX) and says why. */
+#define NTP_ERR_LEN 8192
+
 /* One line "ntprof: <message>" on stderr (or {"error": "..."} on stdout in JSON mode).
  * Always returns 1, so `return ntp_err(...)` is a subcommand's failing exit. */
 int ntp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,7 +14,6 @@
  * tools/ntprof-btf.sh runs pahole on the -dbg package and then this.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "options.h"
+#include "core/out.h"
 #include "collector/hooks.h"
 
 static void usage(FILE *f)
@@ -34,10 +35,8 @@ static void usage(FILE *f)
 "/sys/kernel/btf/vmlinux); the others are standalone module BTF files\n"
 "(pahole --btf_encode_detached=M.btf M.ko, without --btf_base). The result is\n"
 "deduplicated and must hold the types of nvme_core, nvme_tcp, nvmet and\n"
-"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n"
-"\n"
-"  -o, --output OUT   the merged BTF file to write\n"
-"  -h, --help         this help\n");
+"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n\n");
+	ntp_cmd_help(f, "btf");
 }
 
 /* Which modules' types the merged BTF holds, "nvme_core nvme_tcp ..." */
@@ -110,65 +109,141 @@ static int align_to_kernel(struct btf *b, unsigned n_kernel)
 	return changed;
 }
 
-static int write_file(const char *path, const void *data, __u32 size)
+/* libbpf 1.1's btf__parse() checks the layout of the types but not what they
+ * point at: a name offset past the string section makes btf__add_btf() pass
+ * NULL to strlen(), a type id past the last type makes btf__dedup() read out
+ * of bounds. Every offset and id is checked here first. 0, or -1 with why. */
+static int str_ok(const struct btf *b, __u32 off)
 {
-	char tmp[4096];
-	FILE *f;
+	return btf__str_by_offset(b, off) != NULL;
+}
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return ntp_err("-o %s: path too long", path);
-	f = fopen(tmp, "wb");
-	if (!f)
-		return ntp_err("-o %s: %s", tmp, strerror(errno));
-	if (fwrite(data, 1, size, f) != size || fclose(f)) {
-		unlink(tmp);
-		return ntp_err("-o %s: write failed: %s", tmp, strerror(errno));
-	}
-	if (rename(tmp, path)) {
-		int e = errno;
+static int id_ok(const struct btf *b, __u32 id)
+{
+	return id < btf__type_cnt(b);
+}
 
-		unlink(tmp);
-		return ntp_err("-o %s: %s", path, strerror(e));
+static int validate_btf(const struct btf *b, char *why, size_t len)
+{
+	unsigned n = btf__type_cnt(b);
+
+	for (unsigned id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		unsigned vlen = btf_vlen(t), bad_id = 0;
+		const char *what = NULL;
+
+		if (!str_ok(b, t->name_off)) {
+			what = "its name";
+			goto bad;
+		}
+		switch (btf_kind(t)) {
+		case BTF_KIND_PTR: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FUNC_PROTO: case BTF_KIND_VAR:
+		case BTF_KIND_DECL_TAG: case BTF_KIND_TYPE_TAG:
+			bad_id = !id_ok(b, t->type);
+			break;
+		case BTF_KIND_ARRAY:
+			bad_id = !id_ok(b, btf_array(t)->type) || !id_ok(b, btf_array(t)->index_type);
+			break;
+		}
+		if (bad_id) {
+			what = "the type it refers to";
+			goto bad;
+		}
+		for (unsigned i = 0; i < vlen && !what; i++) {
+			switch (btf_kind(t)) {
+			case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+				if (!str_ok(b, btf_members(t)[i].name_off))
+					what = "a member's name";
+				else if (!id_ok(b, btf_members(t)[i].type))
+					what = "a member's type";
+				break;
+			case BTF_KIND_ENUM:
+				if (!str_ok(b, btf_enum(t)[i].name_off))
+					what = "an enumerator's name";
+				break;
+			case BTF_KIND_ENUM64:
+				if (!str_ok(b, btf_enum64(t)[i].name_off))
+					what = "an enumerator's name";
+				break;
+			case BTF_KIND_FUNC_PROTO:
+				if (!str_ok(b, btf_params(t)[i].name_off))
+					what = "a parameter's name";
+				else if (!id_ok(b, btf_params(t)[i].type))
+					what = "a parameter's type";
+				break;
+			case BTF_KIND_DATASEC:
+				if (!id_ok(b, btf_var_secinfos(t)[i].type))
+					what = "a variable's type";
+				break;
+			}
+		}
+		if (!what)
+			continue;
+bad:
+		if (strstr(what, "name"))
+			snprintf(why, len, "damaged BTF: type %u: %s is past the string section", id, what);
+		else
+			snprintf(why, len, "damaged BTF: type %u: %s is past the last type (%u)", id, what, n - 1);
+		return -1;
 	}
+	return 0;
+}
+
+static int write_file(const char *path, const void *data, __u32 size, char **inputs, size_t n)
+{
+	char err[NTP_ERR_LEN];
+	struct ntp_out o;
+
+	if (ntp_out_open(&o, path, (const char *const *)inputs, n, err, sizeof(err)))
+		return ntp_err("-o %s", err);
+	if (fwrite(data, 1, size, o.f) != size) {
+		ntp_out_discard(&o);
+		return ntp_err("-o %s: out of memory", path);
+	}
+	if (ntp_out_close(&o, err, sizeof(err)))
+		return ntp_err("-o %s", err);
 	return 0;
 }
 
 int cmd_btf(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *out = NULL;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
+	const char *out;
 	struct btf *merged = NULL;
-	char found[128];
-	int opt, ret = 1, n_found;
+	char found[128], why[200];
+	int first, ret = 1, n_found;
 	unsigned before, n_kernel = 0;
 	const void *raw;
 	__u32 raw_size;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof btf --help)", argv[optind - 1]);
-		}
+	first = ntp_cmd_parse("btf", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	out = o.out;
 	if (!out)
 		return ntp_err("btf: -o OUT is required (ntprof btf --help)");
-	if (optind + 2 > argc)
+	if (first + 2 > argc)
 		return ntp_err("btf: needs the kernel's BTF and at least one module's (ntprof btf --help)");
 
+	{
+		char err[NTP_ERR_LEN];
+
+		if (ntp_out_check(out, (const char *const *)argv + first, (size_t)(argc - first),
+				  err, sizeof(err)))
+			return ntp_err("-o %s", err);
+	}
 	if (!getenv("NTPROF_DEBUG"))
 		libbpf_set_print(NULL);	/* our one-line errors say it */
 	merged = btf__new_empty();
 	if (!merged)
 		return ntp_err("out of memory");
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		/* raw BTF, or the .BTF section of an ELF file */
 		struct btf *in = btf__parse(argv[i], NULL);
 		int err;
@@ -179,13 +254,18 @@ int cmd_btf(int argc, char **argv)
 				"no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(errno));
 			goto out;
 		}
+		if (validate_btf(in, why, sizeof(why))) {
+			btf__free(in);
+			ntp_err("%s: %s", argv[i], why);
+			goto out;
+		}
 		err = btf__add_btf(merged, in);
 		btf__free(in);
 		if (err < 0) {
 			ntp_err("%s: cannot append its BTF: %s", argv[i], strerror(-err));
 			goto out;
 		}
-		if (i == optind)
+		if (i == first)
 			n_kernel = btf__type_cnt(merged) - 1;
 	}
 	before = btf__type_cnt(merged) - 1;
@@ -205,7 +285,7 @@ int cmd_btf(int argc, char **argv)
 		ntp_err("btf: cannot serialize the merged BTF: %s", strerror(errno));
 		goto out;
 	}
-	if (write_file(out, raw, raw_size))
+	if (write_file(out, raw, raw_size, argv + first, (size_t)(argc - first)))
 		goto out;
 	printf("ntprof: %s: %u types (%u before deduplication), %u bytes; types of: %s\n", out,
 	       btf__type_cnt(merged) - 1, before, raw_size, found);

@@ -5,10 +5,11 @@
  * hold a comma, quote or line break). A timestamp slot that was not seen is
  * an empty cell, so "0" always means a real clock value.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "options.h"
+#include "core/out.h"
 #include "core/ntpfile.h"
 
 static const char *const ts_names[NTP_TS_COUNT] = {
@@ -154,30 +155,26 @@ static size_t row(char *buf, const struct ntp_record *r)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
 	static char obuf[1 << 16];
 	const struct ntp_read_stats *st;
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
-	char err[512];
+	char err[NTP_ERR_LEN];
 	size_t n;
-	int opt;
+	int first;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		return ntp_err("unknown option '%s' (ntprof dump --help)", argv[optind - 1]);
+	first = ntp_cmd_parse("dump", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
-	if (argc - optind != 1)
-		return ntp_err(argc - optind ? "dump takes one FILE" : "dump: a FILE is needed (ntprof dump --help)");
-	r = ntp_reader_open(argv[optind], err, sizeof(err));
+	if (argc - first != 1)
+		return ntp_err(argc - first ? "dump takes one FILE" : "dump: a FILE is needed (ntprof dump --help)");
+	r = ntp_reader_open(argv[first], err, sizeof(err));
 	if (!r)
 		return ntp_err("%s", err);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
@@ -191,19 +188,20 @@ int cmd_dump(int argc, char **argv)
 
 			fwrite(line, 1, row(line, &recs[i]), stdout);
 		}
-	if (fflush(stdout)) {
+	/* fflush() and ferror(): an early failed write is not forgotten */
+	if (ntp_out_flush(stdout)) {
 		ntp_reader_close(r);
-		return ntp_err("dump: writing the output failed");
+		return ntp_err("dump: cannot write to stdout: %m");
 	}
 	st = ntp_reader_stats(r);
 	if (st->corrupt) {
-		ntp_err("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+		ntp_err("%s: %s; %llu records read, %llu dropped", argv[first], st->why,
 			(unsigned long long)st->records, (unsigned long long)st->dropped);
 		ntp_reader_close(r);
 		return 1;
 	}
 	if (st->truncated)
-		ntp_note("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+		ntp_note("%s: %s; %llu records read, %llu dropped", argv[first], st->why,
 			 (unsigned long long)st->records, (unsigned long long)st->dropped);
 	ntp_reader_close(r);
 	return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "core/out.h"
 #include "core/opt.h"
 #include "core/ntpfile.h"
 #include "core/synth.h"
@@ -185,6 +186,8 @@ static int parse_sizes(const char *val, struct ntp_synth_config *c)
 	return 0;
 }
 
+#define LINK_GBPS_MIN 1e-3
+
 /* One output file and which records go in it. */
 struct out {
 	char path[4096];
@@ -250,11 +253,11 @@ int cmd_generate(int argc, char **argv)
 	struct ntp_synth_config c;
 	const char *output = NULL, *target_out = NULL;
 	uint8_t role = NTP_ROLE_BOTH;
-	int offset_set = 0, quiet = 0, opt, ret = 1, per_host;
+	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr;
 	struct out *outs = NULL;
 	size_t nouts = 0;
 	struct ntp_synth *s = NULL;
-	char err[512];
+	char err[NTP_ERR_LEN];
 	double dv;
 	uint64_t t_end = 0;
 
@@ -293,7 +296,14 @@ int cmd_generate(int argc, char **argv)
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
 		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
 		case O_EXACT: c.exact_queues = 1; break;
-		case O_LINK: if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1; break;
+		case O_LINK:
+			if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1;
+			/* slower than 1 Mb/s a command's serialisation outgrows
+			 * the 64-bit nanosecond clock (synth.c's llround) */
+			if (c.link_gbps > 0 && c.link_gbps < LINK_GBPS_MIN)
+				return ntp_err("option --link-gbps: '%s' is below %g (1 Mb/s); 0 means no link",
+					       optarg, LINK_GBPS_MIN);
+			break;
 		case O_OFFSET: {
 			char *end;
 
@@ -364,13 +374,43 @@ int cmd_generate(int argc, char **argv)
 		ret = ntp_err("out of memory");
 		goto done;
 	}
+	/* every path first: none may be another (-o X --target-out X, a
+	 * link to the same file), nor a symbolic link, before one is created */
+	for (size_t i = 0; i < nouts; i++) {
+		struct out *o = &outs[i];
+
+		if (role == NTP_ROLE_TARGET || (target_out && i == nouts - 1)) {
+			snprintf(o->path, sizeof(o->path), "%s", target_out ? target_out : output);
+		} else if (per_host) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+			snprintf(o->path, sizeof(o->path), output, (int)(i + 1));
+#pragma GCC diagnostic pop
+		} else {
+			snprintf(o->path, sizeof(o->path), "%s", output);
+		}
+	}
+	for (size_t i = 0; i < nouts; i++) {
+		const char *others[1];
+
+		for (size_t j = 0; j < i; j++) {
+			others[0] = outs[j].path;
+			if (ntp_out_check(outs[i].path, others, 1, err, sizeof(err))) {
+				ret = ntp_err("%s", err);
+				goto done;
+			}
+		}
+		if (ntp_out_check(outs[i].path, NULL, 0, err, sizeof(err))) {
+			ret = ntp_err("%s", err);
+			goto done;
+		}
+	}
 	for (size_t i = 0; i < nouts; i++) {
 		struct out *o = &outs[i];
 		struct ntp_file_info info = { 0 };
 		int is_target_file = role == NTP_ROLE_TARGET || (target_out && i == nouts - 1);
 
 		if (is_target_file) {
-			snprintf(o->path, sizeof(o->path), "%s", target_out ? target_out : output);
 			o->role = NTP_ROLE_TARGET;
 			o->clock_side = NTP_SIDE_TARGET;
 			snprintf(info.hostname, sizeof(info.hostname), "synth-target");
@@ -379,13 +419,8 @@ int cmd_generate(int argc, char **argv)
 			o->clock_side = NTP_SIDE_HOST;
 			o->cntlid = per_host ? (uint16_t)(i + 1) : 0;
 			if (per_host) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-				snprintf(o->path, sizeof(o->path), output, (int)(i + 1));
-#pragma GCC diagnostic pop
 				snprintf(info.hostname, sizeof(info.hostname), "synth-host%zu", i + 1);
 			} else {
-				snprintf(o->path, sizeof(o->path), "%s", output);
 				snprintf(info.hostname, sizeof(info.hostname),
 					 o->role == NTP_ROLE_BOTH ? "synth-loopback" : "synth-host");
 			}
@@ -429,8 +464,8 @@ int cmd_generate(int argc, char **argv)
 							(o->cntlid && o->cntlid != rec.cntlid)
 						      : o->role == NTP_ROLE_HOST)
 				continue;
-			if (ntp_writer_add(o->w, &rec)) {
-				ret = ntp_err("%s: write failed", o->path);
+			if ((werr = ntp_writer_add(o->w, &rec))) {
+				ret = ntp_err("%s: cannot write: %s", o->path, strerror(-werr));
 				goto done;
 			}
 			break;
@@ -451,8 +486,9 @@ done:
 		n = ntp_writer_records(o->w);
 		if (!ret)
 			out_totals(s, o, t_end);
-		if (ntp_writer_close(o->w, out_clock(s, o, t_end)) && !ret)
-			ret = ntp_err("%s: write failed", o->path);
+		werr = ntp_writer_close(o->w, out_clock(s, o, t_end));
+		if (werr && !ret)
+			ret = ntp_err("%s: cannot write: %s", o->path, strerror(-werr));
 		else if (!ret && !quiet)
 			ntp_note("%llu records written to %s", (unsigned long long)n, o->path);
 	}

@@ -3,13 +3,56 @@
  * cmd_report.c - `ntprof report [--detail] [-j FILE] FILE...`: one report
  * over whole recordings, host and target files joined (docs/stage-model.md, "Reading a report").
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "core/out.h"
 #include "load.h"
+#include "options.h"
 #include "core/report_whatif.h"
+
+/* --what-if-* into the request; 0, or 1 after ntp_err(). fit_path[] points
+ * into fit (modified in place). */
+static int whatif_opts(const struct ntp_cmd_opts *o, struct ntp_wi_request *wi, char *fit,
+		       char **fit_path, int *n_fit)
+{
+	char err[160], *save = NULL, *tok, *end;
+	long v;
+
+	memset(wi, 0, sizeof(*wi));
+	*n_fit = 0;
+	if (!o->wi_qd) {
+		if (o->wi_fit || o->wi_servers || o->wi_tags || o->wi_qd_was)
+			return ntp_err("--what-if-fit, --what-if-servers, --what-if-tags and --what-if-qd-was need --what-if-qd");
+		return 0;
+	}
+	wi->n_qd = ntp_wi_parse_qds(o->wi_qd, wi->qd, NTP_WI_MAX_ASKED, err, sizeof(err));
+	if (wi->n_qd < 0)
+		return ntp_err("%s", err);
+	if (o->wi_servers && ntp_wi_parse_servers(o->wi_servers, &wi->params, err, sizeof(err)))
+		return ntp_err("%s", err);
+	if (o->wi_tags) {
+		wi->params.tags = o->wi_tags;
+		wi->params.tags_from = "--what-if-tags";
+	}
+	wi->params.base_qd = o->wi_qd_was;
+	for (tok = fit ? strtok_r(fit, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strrchr(tok, '@');
+
+		if (*n_fit >= NTP_WI_MAX_FIT)
+			return ntp_err("--what-if-fit: at most %d recordings", NTP_WI_MAX_FIT);
+		if (at) {
+			v = strtol(at + 1, &end, 10);
+			if (end == at + 1 || *end || v < 1 || v > NTP_WI_MAX_QD)
+				return ntp_err("--what-if-fit: '%s': FILE@QD with QD 1..%d", tok, NTP_WI_MAX_QD);
+			*at = '\0';
+			wi->fit_qd[*n_fit] = (uint32_t)v;
+		}
+		fit_path[(*n_fit)++] = tok;
+	}
+	return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -19,118 +62,62 @@ static void usage(FILE *f)
 "size, namespace) the latency, each stage's mean, share and queue depth.\n"
 "Host and target files of a two-machine run are joined command by command:\n"
 "  ntprof report host.ntp target.ntp      (one target may serve several hosts)\n"
-"\n"
-"  -d, --detail      also the components of each stage, in path order\n"
-"  -j, --json FILE   write the report as JSON to FILE ('-': to stdout, instead\n"
-"                    of the text); schema in docs/json-schema.md\n"
-"      --what-if-qd N[,N...]\n"
-"                    also predict each group at these queue depths (1..1024):\n"
-"                    IOPS, mean, p99, each stage; method in docs/what-if.md\n"
-"      --what-if-qd-was N\n"
-"                    the queue depth the recording ran at (default: rate x\n"
-"                    mean, which reads low when the application's own time\n"
-"                    per command is not small beside the latency)\n"
-"      --what-if-fit FILE[@QD]\n"
-"                    the same workload recorded at another queue depth (QD\n"
-"                    if known): the stages' parallelism is fitted across the\n"
-"                    loads (repeat)\n"
-"      --what-if-servers STAGE=N|delay[,...]\n"
-"                    give a stage's parallelism, e.g. storage=4 (stages:\n"
-"                    host_block host_driver network target_driver storage)\n"
-"      --what-if-tags N  the host's tags per hardware queue (nr_requests):\n"
-"                    beyond them commands wait in the host's block layer\n"
-"  -h, --help\n"
-"\n"
+"\n");
+	ntp_cmd_help(f, "report");
+	fprintf(f, "\n"
 "All files must be recorded with the same -s; at most one host and one target\n"
 "file per machine.\n");
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "detail", no_argument, NULL, 'd' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "what-if-qd", required_argument, NULL, 'Q' },
-		{ "what-if-fit", required_argument, NULL, 'F' },
-		{ "what-if-servers", required_argument, NULL, 'S' },
-		{ "what-if-tags", required_argument, NULL, 'T' },
-		{ "what-if-qd-was", required_argument, NULL, 'B' },
-		{ 0 }
-	};
-	const char *json = NULL;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
+	const char *json;
 	struct ntp_report_meta meta;
 	struct ntp_snapshot *snap;
 	struct ntp_loaded *keep = NULL;
-	int detail = 0, opt, ret;
+	int detail, first, ret, n_fit = 0;
 	struct ntp_wi_request wi;
-	char *fit_path[NTP_WI_MAX_FIT];
+	char *fit_path[NTP_WI_MAX_FIT], *fit_list = NULL;
 	struct ntp_snapshot *fit_snap[NTP_WI_MAX_FIT] = { 0 };
-	int n_fit = 0;
-	char err[160], *end;
-	long v;
 
-	memset(&wi, 0, sizeof(wi));
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":dj:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': detail = 1; break;
-		case 'j': json = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case 'Q':
-			wi.n_qd = ntp_wi_parse_qds(optarg, wi.qd, NTP_WI_MAX_ASKED, err, sizeof(err));
-			if (wi.n_qd < 0)
-				return ntp_err("%s", err);
-			break;
-		case 'F': {
-			char *at = strrchr(optarg, '@');
-
-			if (n_fit >= NTP_WI_MAX_FIT)
-				return ntp_err("--what-if-fit: at most %d recordings", NTP_WI_MAX_FIT);
-			if (at) {
-				v = strtol(at + 1, &end, 10);
-				if (end == at + 1 || *end || v < 1 || v > NTP_WI_MAX_QD)
-					return ntp_err("--what-if-fit: '%s': FILE@QD with QD 1..%d", optarg,
-						       NTP_WI_MAX_QD);
-				*at = '\0';
-				wi.fit_qd[n_fit] = (uint32_t)v;
-			}
-			fit_path[n_fit++] = optarg;
-			break;
-		}
-		case 'B':
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > NTP_WI_MAX_QD)
-				return ntp_err("--what-if-qd-was: '%s': queue depths are 1..%d", optarg, NTP_WI_MAX_QD);
-			wi.params.base_qd = (uint32_t)v;
-			break;
-		case 'S':
-			if (ntp_wi_parse_servers(optarg, &wi.params, err, sizeof(err)))
-				return ntp_err("%s", err);
-			break;
-		case 'T':
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 65536)
-				return ntp_err("--what-if-tags: '%s': tags are 1..65536", optarg);
-			wi.params.tags = (uint32_t)v;
-			wi.params.tags_from = "--what-if-tags";
-			break;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof report --help)", argv[optind - 1]);
-		}
+	first = ntp_cmd_parse("report", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	if (o.wi_fit && !(fit_list = strdup(o.wi_fit)))
+		return ntp_err("out of memory");
+	if (whatif_opts(&o, &wi, fit_list, fit_path, &n_fit)) {
+		free(fit_list);
+		return 1;
+	}
+	json = o.json;
+	detail = o.detail;
 	if (json && !strcmp(json, "-"))
 		ntp_json_errors = true;
-	if (optind >= argc)
+	if (first >= argc) {
+		free(fit_list);
 		return ntp_err("no recording given (ntprof report --help)");
-	if (!wi.n_qd && (n_fit || wi.params.tags || wi.params.base_qd || memcmp(wi.params.servers, (int[NTP_STAGE_COUNT]){ 0 },
-							    sizeof(wi.params.servers))))
-		return ntp_err("--what-if-fit, --what-if-servers, --what-if-tags and --what-if-qd-was need --what-if-qd");
+	}
+	if (json) {
+		char err[NTP_ERR_LEN];
+
+		if (ntp_out_check(json, (const char *const *)argv + first, (size_t)(argc - first),
+				  err, sizeof(err))) {
+			free(fit_list);
+			return ntp_err("-j %s", err);
+		}
+	}
 	snap = malloc(sizeof(*snap));
-	if (!snap)
+	if (!snap) {
+		free(fit_list);
 		return ntp_err("out of memory");
-	ret = ntp_load(argv + optind, (size_t)(argc - optind), snap, &meta, &keep);
+	}
+	ret = ntp_load(argv + first, (size_t)(argc - first), snap, &meta, &keep);
 	if (ret)
 		goto out;
 	meta.detail = detail;
@@ -158,27 +145,34 @@ int cmd_report(int argc, char **argv)
 			json_object_object_add(o, "what_if", ntp_whatif_json(snap, &wi));
 		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE);
-		FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+		struct ntp_out out;
+		char err[NTP_ERR_LEN];
 
-		if (!f) {
+		/* checked again now: the inputs are known to exist */
+		if (ntp_out_open(&out, json, (const char *const *)argv + first, (size_t)(argc - first),
+				 err, sizeof(err))) {
 			json_object_put(o);
-			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+			ret = ntp_err("%s", err);
 			goto out;
 		}
-		fprintf(f, "%s\n", s);
+		fprintf(out.f, "%s\n", s);
 		json_object_put(o);
-		if (f != stdout && fclose(f)) {
-			ret = ntp_err("%s: cannot write the JSON report: %m", json);
+		if (ntp_out_close(&out, err, sizeof(err))) {
+			/* stdout may be what failed: the reason goes to stderr */
+			ntp_json_errors = false;
+			ret = ntp_err("cannot write the JSON report: %s", err);
 			goto out;
 		}
-		if (f == stdout)
+		/* stdout holds one JSON value: what follows goes to stderr */
+		ntp_json_errors = false;
+		if (!strcmp(json, "-"))
 			goto out;
 	}
 	ntp_report_print(stdout, snap, &meta);
 	if (wi.n_qd)
 		ntp_whatif_print(stdout, snap, &wi);
-	if (fflush(stdout))
-		ret = ntp_err("cannot write the report to stdout");
+	if (ntp_out_flush(stdout))
+		ret = ntp_err("cannot write the report to stdout: %m");
 out:
 	/* a damaged input (a block failed its CRC) is bad input: the report of
 	 * the rest is printed, and the exit status says so, as dump's does */
@@ -187,6 +181,7 @@ out:
 	ntp_load_free(keep);
 	for (int i = 0; i < n_fit; i++)
 		free(fit_snap[i]);
+	free(fit_list);
 	free(snap);
 	return ret;
 }

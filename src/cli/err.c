@@ -1,43 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0
 /* err.c - one error helper that also speaks JSON (bpftool's p_err); option values
- * are parsed by core/opt.c and reported through it. */
+ * are parsed by core/opt.c and reported through it. Messages are not cut (a
+ * long path is the message), and their control bytes are escaped (core/esc.h):
+ * they name files and hosts taken from outside. */
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli.h"
+#include "core/esc.h"
 #include "core/opt.h"
 
 bool ntp_json_errors;
 
 int ntp_err(const char *fmt, ...)
 {
-	char msg[512];
+	char *msg = NULL, *safe;
 	va_list ap;
+	int len;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (len < 0) {
+		fputs("ntprof: out of memory\n", stderr);
+		return 1;
+	}
 	if (ntp_json_errors) {
+		/* json-c escapes control bytes itself */
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "error", json_object_new_string(msg));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		fflush(stdout);
 		json_object_put(o);
 	} else {
-		fprintf(stderr, "ntprof: %s\n", msg);
+		safe = ntp_needs_escape(msg) ? malloc(4 * (size_t)len + 1) : NULL;
+		fprintf(stderr, "ntprof: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
+		free(safe);
 	}
+	free(msg);
 	return 1;
 }
 
 void ntp_note(const char *fmt, ...)
 {
+	char *msg = NULL, *safe;
 	va_list ap;
+	int len;
 
-	fputs("ntprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len < 0)
+		return;
+	safe = ntp_needs_escape(msg) ? malloc(4 * (size_t)len + 1) : NULL;
+	fprintf(stderr, "ntprof: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
+	free(safe);
+	free(msg);
 }
 
 int ntp_parse_u32(const char *opt, const char *val, unsigned min, unsigned max, unsigned *out)

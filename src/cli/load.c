@@ -74,7 +74,7 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 	struct ntp_pump *p = NULL;
 	struct ntp_pump_config pc = { 0 };
 	struct ntp_pump_source src = { ntp_files_pull, NULL };
-	char err[512];
+	char err[NTP_ERR_LEN];
 	int ret = 1;
 
 	memset(meta, 0, sizeof(*meta));

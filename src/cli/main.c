@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* main.c - ntprof's subcommand table (bpftool style: unique prefixes accepted). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "core/out.h"
 #include "core/ntpfile.h"
 
 struct ntp_cmd {
@@ -29,6 +31,17 @@ static void usage(FILE *f)
 	fprintf(f, "\nntprof-top is the live full-screen monitor.\n");
 }
 
+/* Whatever a command printed on stdout reached it, or the exit status says
+ * not (a --help or a summary into a full disk is not a success). */
+static int finish(int ret)
+{
+	if (ntp_out_flush(stdout) && !ret) {
+		ntp_json_errors = false;	/* stdout is what failed */
+		ret = ntp_err("cannot write to stdout: %m");
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ntp_cmd *hit = NULL;
@@ -36,17 +49,20 @@ int main(int argc, char **argv)
 
 	/* recordings are mapped: a file truncated under us is a one-line error */
 	ntp_reader_catch_sigbus("ntprof");
+	/* a file size limit (ulimit -f) is a full disk: write() says EFBIG and
+	 * the writer keeps what fits, instead of the signal killing us */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("ntprof %s\n", NTP_VERSION);
-		return 0;
+		return finish(0);
 	}
 	len = strlen(argv[1]);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -60,5 +76,5 @@ int main(int argc, char **argv)
 	}
 	if (!hit)
 		return ntp_err("unknown command '%s' (ntprof --help lists them)", argv[1]);
-	return hit->fn(argc - 1, argv + 1);
+	return finish(hit->fn(argc - 1, argv + 1));
 }

@@ -26,6 +26,20 @@ struct mark {
 	int64_t t;		/* host: CMD_SENT, target: CMD_ARRIVE, on the mapped clock */
 };
 
+/* Times from a file are any 64-bit values (a damaged or hostile file, a
+ * clock years off): sums and differences wrap as the unsigned clock does
+ * instead of overflowing a signed integer, which is undefined. A wrapped
+ * offset only misorders the merge; the join window still decides twins. */
+static int64_t wrap_add(uint64_t a, int64_t b)
+{
+	return (int64_t)(a + (uint64_t)b);
+}
+
+static int64_t wrap_sub(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b);
+}
+
 static int cmp_mark(const void *pa, const void *pb)
 {
 	const struct mark *a = pa, *b = pb;
@@ -60,7 +74,7 @@ static size_t sample(const char *path, uint8_t side, struct mark *out)
 
 	if (!r)
 		return 0;
-	to_wall = (int64_t)(ntp_reader_info(r)->start_real_ns - ntp_reader_info(r)->start_mono_ns);
+	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
 	while (seen < ALIGN_SAMPLE && ntp_reader_next_block(r, &recs, &k) == 1) {
 		for (size_t i = 0; i < k && seen < ALIGN_SAMPLE; i++, seen++) {
 			const struct ntp_record *x = &recs[i];
@@ -69,7 +83,7 @@ static size_t sample(const char *path, uint8_t side, struct mark *out)
 				continue;
 			out[n++] = (struct mark){
 				((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
-				x->slba, x->len, x->opcode, side, (int64_t)x->ts[slot] + to_wall };
+				x->slba, x->len, x->opcode, side, wrap_add(x->ts[slot], to_wall) };
 		}
 	}
 	ntp_reader_close(r);
@@ -104,7 +118,8 @@ static size_t agree(const int64_t *x, size_t n)
 	size_t c = 0;
 
 	for (size_t i = 0; i < n; i++)
-		c += x[i] >= med - ALIGN_WINDOW_NS && x[i] <= med + ALIGN_WINDOW_NS;
+		/* 128-bit: differences from a file may be anywhere in 64 bits */
+		c += (__int128)x[i] - med >= -ALIGN_WINDOW_NS && (__int128)x[i] - med <= ALIGN_WINDOW_NS;
 	return c;
 }
 
@@ -131,7 +146,7 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 		size_t n = 0, c;
 
 		for (long k = sh < 0 ? -sh : 0; k < (long)nh && k + sh < (long)nt; k++)
-			tmp[n++] = h[k].t - t[k + sh].t;
+			tmp[n++] = wrap_sub((uint64_t)h[k].t, (uint64_t)t[k + sh].t);
 		if (n < need)
 			continue;
 		qsort(tmp, n, sizeof(*tmp), cmp_i64);
@@ -173,7 +188,7 @@ static int median_offset(const struct mark *h, size_t nh, const struct mark *t, 
 		return 0;
 	qsort(d, nd, sizeof(*d), cmp_i64);
 	for (size_t r = 0; r < nd; r++) {
-		while (d[r] - d[l] > ALIGN_WINDOW_NS)
+		while ((__int128)d[r] - d[l] > ALIGN_WINDOW_NS)
 			l++;
 		if (r - l + 1 > best) {
 			best = r - l + 1;
@@ -224,11 +239,11 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				/* a's hosts against b's targets: b's times + off match a's */
 				if (median_offset(hm + a * ALIGN_SAMPLE, nh[a], tm + b * ALIGN_SAMPLE,
 						  nt[b], d, &off)) {
-					adj[b] = adj[a] + off;
+					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
 				} else if (median_offset(hm + b * ALIGN_SAMPLE, nh[b],
 							 tm + a * ALIGN_SAMPLE, nt[a], d, &off)) {
-					adj[b] = adj[a] - off;
+					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
 			}

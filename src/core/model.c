@@ -173,20 +173,21 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b)
 	uint32_t bits;
 
 	a->sampled++;
-	a->e2e_sum += b->e2e;
+	/* sums of times from a file wrap (any 64-bit values), never overflow */
+	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
 	ntp_hist_add(&a->e2e, b->e2e);
 	for (bits = b->stage_present; bits; bits &= bits - 1) {
 		int s = __builtin_ctz(bits);
 
 		a->st_n[s]++;
-		a->st_sum[s] += b->stage[s];
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)b->stage[s]);
 		ntp_hist_add(&a->st[s], b->stage[s]);
 	}
 	for (bits = b->comp_present; bits; bits &= bits - 1) {
 		int c = __builtin_ctz(bits);
 
 		a->c_n[c]++;
-		a->c_sum[c] += b->comp[c];
+		a->c_sum[c] = (int64_t)((uint64_t)a->c_sum[c] + (uint64_t)b->comp[c]);
 		ntp_hist_add(&a->c[c], b->comp[c]);
 	}
 }
@@ -521,7 +522,7 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
-	d->e2e_sum += s->e2e_sum;
+	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
 	if (s->span_lo && (!d->span_lo || s->span_lo < d->span_lo))
 		d->span_lo = s->span_lo;
 	if (s->span_hi > d->span_hi)
@@ -529,12 +530,12 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	ntp_hist_merge(&d->e2e, &s->e2e);
 	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
 		d->st_n[i] += s->st_n[i];
-		d->st_sum[i] += s->st_sum[i];
+		d->st_sum[i] = (int64_t)((uint64_t)d->st_sum[i] + (uint64_t)s->st_sum[i]);
 		ntp_hist_merge(&d->st[i], &s->st[i]);
 	}
 	for (int i = 0; i < NTP_COMP_COUNT; i++) {
 		d->c_n[i] += s->c_n[i];
-		d->c_sum[i] += s->c_sum[i];
+		d->c_sum[i] = (int64_t)((uint64_t)d->c_sum[i] + (uint64_t)s->c_sum[i]);
 		ntp_hist_merge(&d->c[i], &s->c[i]);
 	}
 }

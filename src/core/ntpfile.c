@@ -78,6 +78,9 @@ struct ntp_writer {
 	uint8_t *blk;			/* block header + NTP_BLOCK_RECORDS records */
 	size_t nrec;			/* records pending in blk */
 	uint64_t written;		/* records in blocks written or pending */
+	uint64_t lost;			/* records that did not fit (see write_records_block) */
+	uint64_t off;			/* end of the last whole block in the file */
+	size_t per_block;		/* records per block; fewer once the disk is full */
 	uint64_t last_flush_ns;
 	struct ntp_total *totals;
 	size_t ntotals, totals_cap;
@@ -85,23 +88,55 @@ struct ntp_writer {
 	int totals_dirty;
 };
 
-static int write_all(struct ntp_writer *w, const void *buf, size_t len)
+static int write_raw(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
-	if (w->err)
-		return w->err;
 	while (len) {
-		ssize_t n = write(w->fd, p, len);
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return w->err = -errno;
+			return -errno;
 		}
+		if (n == 0)
+			return -EIO;
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* One whole block (header then payload) or, when it fails, none: a block
+ * cut by a full disk is taken back (ftruncate to the last whole block), so
+ * the file stays a readable recording up to there. 0 or -errno (not sticky). */
+static int put_block(struct ntp_writer *w, const uint8_t *hdr, const void *payload, size_t len)
+{
+	int ret = write_raw(w->fd, hdr, NTP_BLOCK_HDR_LEN);
+
+	if (!ret && len)
+		ret = write_raw(w->fd, payload, len);
+	if (!ret) {
+		w->off += NTP_BLOCK_HDR_LEN + len;
+		return 0;
+	}
+	/* a pipe cannot be cut back; its reader sees a cut tail */
+	if (ftruncate(w->fd, (off_t)w->off) == 0)
+		lseek(w->fd, (off_t)w->off, SEEK_SET);
+	return ret;
+}
+
+static int write_all(struct ntp_writer *w, const void *buf, size_t len)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	ret = write_raw(w->fd, buf, len);
+	if (ret)
+		return w->err = ret;
+	w->off += len;
 	return 0;
 }
 
@@ -150,6 +185,7 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 	memcpy(h + H_TOOLVER, info->tool_version, strnlen(info->tool_version, NTP_TOOLVER_LEN - 1));
 	put32(h + NTP_HEADER_LEN - 4, ntp_crc32c(0, h, NTP_HEADER_LEN - 4));
 	w->last_flush_ns = info->start_mono_ns;
+	w->per_block = NTP_BLOCK_RECORDS;
 	if (write_all(w, h, sizeof(h))) {
 		snprintf(errbuf, errlen, "%s: cannot write: %s", path, strerror(-w->err));
 		close(w->fd);
@@ -163,15 +199,50 @@ fail:
 	return NULL;
 }
 
+static int no_room(int err)
+{
+	return err == -ENOSPC || err == -EFBIG || err == -EDQUOT;
+}
+
+/* The pending records as blocks. When the disk is full, a block of 4096
+ * records would be all or nothing: the records go out in blocks half as
+ * large, then half again, down to one, so what fits is kept; the rest is
+ * counted lost and the error stays (the recording stops with its errno). */
 static int write_records_block(struct ntp_writer *w)
 {
-	uint32_t len = (uint32_t)(w->nrec * sizeof(struct ntp_record));
+	const size_t rs = sizeof(struct ntp_record);
+	size_t done = 0, n = w->nrec;
+	int ret = 0;
 
-	if (!w->nrec)
+	if (!n)
 		return w->err;
-	block_header(w->blk, NTP_BLOCK_RECORDS_T, len, (uint32_t)w->nrec, w->blk + NTP_BLOCK_HDR_LEN);
 	w->nrec = 0;
-	return write_all(w, w->blk, NTP_BLOCK_HDR_LEN + len);
+	if (w->err) {
+		w->lost += n;
+		w->written -= n;
+		return w->err;
+	}
+	while (done < n) {
+		size_t k = n - done < w->per_block ? n - done : w->per_block;
+		const uint8_t *recs = w->blk + NTP_BLOCK_HDR_LEN + done * rs;
+		uint8_t h[NTP_BLOCK_HDR_LEN];
+
+		block_header(h, NTP_BLOCK_RECORDS_T, (uint32_t)(k * rs), (uint32_t)k, recs);
+		ret = put_block(w, h, recs, k * rs);
+		if (!ret) {
+			done += k;
+			continue;
+		}
+		if (!no_room(ret) || k == 1)
+			break;
+		w->per_block = k / 2;
+	}
+	if (done < n) {
+		w->lost += n - done;
+		w->written -= n - done;
+		w->err = ret;
+	}
+	return w->err;
 }
 
 int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r)
@@ -216,7 +287,9 @@ static int write_totals_like(struct ntp_writer *w, uint16_t type, const uint8_t 
 	if (w->ntotals)
 		memcpy(b + NTP_BLOCK_HDR_LEN + headlen, w->totals, w->ntotals * sizeof(struct ntp_total));
 	block_header(b, type, (uint32_t)len, (uint32_t)w->ntotals, b + NTP_BLOCK_HDR_LEN);
-	ret = write_all(w, b, NTP_BLOCK_HDR_LEN + len);
+	ret = w->err ? w->err : put_block(w, b, b + NTP_BLOCK_HDR_LEN, len);
+	if (ret)
+		w->err = ret;
 	free(b);
 	return ret;
 }
@@ -264,6 +337,16 @@ int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns)
 uint64_t ntp_writer_records(const struct ntp_writer *w)
 {
 	return w->written;
+}
+
+uint64_t ntp_writer_lost(const struct ntp_writer *w)
+{
+	return w->lost;
+}
+
+int ntp_writer_error(const struct ntp_writer *w)
+{
+	return w->err;
 }
 
 /* ================================ reader ================================ */

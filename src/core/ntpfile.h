@@ -65,7 +65,12 @@ int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns);
 int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns);
 /* Flushes, writes the trailer (end time, final totals) and closes. Frees w. */
 int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns);
-uint64_t ntp_writer_records(const struct ntp_writer *w);
+uint64_t ntp_writer_records(const struct ntp_writer *w);	/* kept: written or pending */
+/* Records that did not fit: on a full disk (ENOSPC, EFBIG, EDQUOT) the
+ * pending block is written in smaller blocks down to one record, what fits
+ * stays a readable recording, the rest is lost and the error is sticky. */
+uint64_t ntp_writer_lost(const struct ntp_writer *w);
+int ntp_writer_error(const struct ntp_writer *w);	/* the sticky -errno, or 0 */
 
 /* ---- reader: streaming, memory independent of the file's size ---- */
 struct ntp_reader;

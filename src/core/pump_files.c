@@ -60,9 +60,12 @@ static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 	return !c->done;
 }
 
+/* A file's times may be any 64-bit values (a damaged or hostile file, a
+ * clock years off): offsets and mapped times wrap, never overflow (signed
+ * overflow is undefined); a wrapped time only misorders the merge. */
 static uint64_t mapped(int64_t off, uint64_t t)
 {
-	int64_t x = (int64_t)t + off;
+	int64_t x = (int64_t)(t + (uint64_t)off);
 
 	return x < 0 ? 0 : (uint64_t)x;
 }
@@ -71,7 +74,7 @@ static uint64_t mapped(int64_t off, uint64_t t)
 static int files_init(struct ntp_files *f, const int64_t *adj)
 {
 	const struct ntp_file_info *pi = ntp_reader_info(f->r[f->primary]);
-	int64_t to_wall_p = (int64_t)(pi->start_real_ns - pi->start_mono_ns) + (adj ? adj[f->primary] : 0);
+	uint64_t to_wall_p = pi->start_real_ns - pi->start_mono_ns + (uint64_t)(adj ? adj[f->primary] : 0);
 
 	f->cur = calloc(f->n, sizeof(*f->cur));
 	if (!f->cur)
@@ -80,8 +83,8 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 		const struct ntp_file_info *fi = ntp_reader_info(f->r[i]);
 
 		if (f->n > 1)
-			f->cur[i].off = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0) -
-					to_wall_p;
+			f->cur[i].off = (int64_t)(fi->start_real_ns - fi->start_mono_ns +
+						  (uint64_t)(adj ? adj[i] : 0) - to_wall_p);
 	}
 	return 0;
 }
@@ -189,7 +192,7 @@ uint64_t ntp_files_end(const struct ntp_files *f)
  * last delivered and, unless at the end, the data reached them. */
 static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t until, int at_end)
 {
-	uint64_t as_of = 0;
+	uint64_t as_of = 0, primary_as_of = 0;
 	size_t total = 0;
 	int fresh = 0;
 
@@ -233,7 +236,19 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 		f->cur[i].totals_as_of = t;
 		if (mapped(f->cur[i].off, t) > as_of)
 			as_of = mapped(f->cur[i].off, t);
+		if (i == f->primary)
+			primary_as_of = mapped(f->cur[i].off, t);
 	}
+	/* The model keeps one time for all rows. The groups reported are the
+	 * primary file's (a join reports the host's commands), so its rows'
+	 * time is the one that counts: a target that recorded longer would
+	 * otherwise date the host's counts to its own stop, and the host's rate
+	 * would be spread over time it did not record. At the end every count is
+	 * final: none is dated past the report's end. */
+	if (primary_as_of)
+		as_of = primary_as_of;
+	if (at_end && as_of > ntp_files_end(f))
+		as_of = ntp_files_end(f);
 	ntp_pump_totals(p, f->tot, total, as_of);
 }
 
@@ -282,6 +297,8 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	if (f->n == 1 && until == UINT64_MAX) {
 		pull_all_one(f, p);
 	} else {
+		int fed = 0;
+
 		for (;;) {
 			size_t best = f->n;
 			uint64_t best_t = 0;
@@ -302,8 +319,16 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 			if (best_t > until) {
 				deliver_totals(f, p, until, 0);
 				*reached = until;
+				/* Nothing up to until and the next record far later (an
+				 * idle recording, or a time a damaged file holds): the
+				 * data reached the record, so the pump closes one
+				 * interval over the gap instead of one per grid step
+				 * (endless for a time years ahead). */
+				if (!fed && best_t - until > NTP_FILES_GAP_NS)
+					*reached = best_t - 1;
 				return 1;
 			}
+			fed = 1;
 			ntp_pump_record(p, &f->cur[best].recs[f->cur[best].i++]);
 			if (best == f->primary || f->n == 1) {
 				if (best_t > f->last)

@@ -40,5 +40,10 @@ uint64_t ntp_files_end(const struct ntp_files *f);
  * is at most until_ns, merged across files by that time; totals blocks once
  * the data reached them, every file's latest rows together. */
 int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *reached);
+/* A pull that finds no record up to until_ns and the next one more than this
+ * later reports the data reached just before that record: the gap is closed
+ * as one interval (a replay of a time years ahead would otherwise close
+ * empty intervals without end). */
+#define NTP_FILES_GAP_NS (60ull * 1000000000ull)
 
 #endif

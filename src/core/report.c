@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include "esc.h"
 #include "report.h"
 
 #define BAR_FULL 24	/* '#' for a 100 % share: an 82 % share is 20 of them */
@@ -60,7 +61,7 @@ void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len)
 	char sz[16];
 
 	ntp_size_label(g->len, sz, sizeof(sz));
-	snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, g->dev[0] ? g->dev : "?");
+	snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, g->dev[0] ? ntp_esc(g->dev) : "?");
 }
 
 void ntp_rate_label(double v, char *buf, size_t len)
@@ -301,15 +302,17 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 
 	if (m->host_name || m->target_name) {
 		fprintf(f, "recorded on ");
+		/* names from the files' headers: escaped (core/esc.h) */
 		if (m->host_name)
-			fprintf(f, "%s (kernel %s)", m->host_name, m->host_kernel ? m->host_kernel : "?");
+			fprintf(f, "%s (kernel %s)", ntp_esc(m->host_name),
+				m->host_kernel ? ntp_esc(m->host_kernel) : "?");
 		if (m->target_name)
 			fprintf(f, "%s%s (kernel %s)", m->host_name ? " with target " : "",
-				m->target_name, m->target_kernel ? m->target_kernel : "?");
+				ntp_esc(m->target_name), m->target_kernel ? ntp_esc(m->target_kernel) : "?");
 		fprintf(f, ", one command in %u sampled\n", s->sampling);
 	}
 	for (unsigned i = 0; i < m->n_notes; i++)
-		fprintf(f, "note: %s\n", m->notes[i]);
+		fprintf(f, "note: %s\n", ntp_esc(m->notes[i]));
 	if (!m->no_duration_line)
 		fprintf(f, "=== %.1f s, one command in %u sampled ===\n", s->seconds, s->sampling);
 	print_throughput(f, s);

@@ -14,6 +14,7 @@
 #include "model.h"
 
 #define NTP_REPORT_MAX_NOTES 16
+#define NTP_REPORT_NOTE_LEN (4096 + 256)	/* a path (PATH_MAX) and why: never cut */
 
 /* What the snapshot does not know: where it was recorded, what to remark. */
 struct ntp_report_meta {
@@ -22,10 +23,11 @@ struct ntp_report_meta {
 	int detail;				/* --detail: the component table of docs/stage-model.md */
 	int no_duration_line;			/* leave out "=== D s ... ===" */
 	unsigned n_notes;
-	char notes[NTP_REPORT_MAX_NOTES][256];	/* one line each, e.g. a file cut short */
-	char damaged[256];			/* "" or the first damaged input and why: a block
-						 * failed its CRC (report and compare then exit 1
-						 * after the report; a file cut short does not) */
+	/* one line each, e.g. a file cut short */
+	char notes[NTP_REPORT_MAX_NOTES][NTP_REPORT_NOTE_LEN];
+	/* "" or the first damaged input and why: a block failed its CRC (report
+	 * and compare then exit 1 after the report; a file cut short does not) */
+	char damaged[NTP_REPORT_NOTE_LEN];
 };
 
 /* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */

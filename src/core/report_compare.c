@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "esc.h"
 #include "report.h"
 #include "report_int.h"
 
@@ -157,7 +158,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	fprintf(f, "== %s: A %llu commands sampled (%s commands/s), B %llu (%s commands/s)\n",
 		label, (unsigned long long)ga->seen, rate_a, (unsigned long long)gb->seen, rate_b);
 	if (strncmp(ga->dev, gb->dev, NTP_DEV_LEN))
-		fprintf(f, "(B's device: %s)\n", gb->dev);
+		fprintf(f, "(B's device: %s)\n", ntp_esc(gb->dev));
 	if (!ga->sampled || !gb->sampled) {
 		fprintf(f, "no command to break down in %s\n", !ga->sampled ? "A" : "B");
 		return;
@@ -214,8 +215,8 @@ void ntp_compare_print(FILE *f, const struct ntp_snapshot *a, const struct ntp_s
 	const struct ntp_snap_group *partner[NTP_SNAP_MAX_GROUPS];
 
 	ntp_compare_pairs(a, b, partner);
-	fprintf(f, "A: %s, %.1f s, one command in %u sampled\n", name_a, a->seconds, a->sampling);
-	fprintf(f, "B: %s, %.1f s, one command in %u sampled\n", name_b, b->seconds, b->sampling);
+	fprintf(f, "A: %s, %.1f s, one command in %u sampled\n", ntp_esc(name_a), a->seconds, a->sampling);
+	fprintf(f, "B: %s, %.1f s, one command in %u sampled\n", ntp_esc(name_b), b->seconds, b->sampling);
 	for (unsigned i = 0; i < a->n_groups; i++) {
 		fputc('\n', f);
 		if (partner[i])

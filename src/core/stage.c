@@ -48,6 +48,19 @@ static int64_t d(const struct ntp_record *r, int to, int from)
 	return (int64_t)(r->ts[to] - r->ts[from]);
 }
 
+/* Sums and differences of spans wrap as d() does: a file's times may be any
+ * 64-bit values (a hostile or damaged file whose CRCs hold), and signed
+ * overflow is undefined. On real times nothing comes near the range. */
+static int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 static const uint8_t comp_stage[NTP_COMP_COUNT] = {
 	[NTP_COMP_HOST_BLK_SUB] = NTP_STAGE_HOST_BLOCK,
 	[NTP_COMP_HOST_DRV_SUB] = NTP_STAGE_HOST_DRIVER,
@@ -87,7 +100,7 @@ static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 
 	b->comp[c] = v;		/* each component is put once per command */
 	b->comp_present |= 1u << c;
-	b->stage[s] += v;
+	b->stage[s] = wadd(b->stage[s], v);
 	b->stage_present |= 1u << s;
 }
 
@@ -233,8 +246,8 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	put(b, NTP_COMP_HOST_BLK_SUB, d(h, NTP_TS_H_DRV_SUBMIT, blk_sub));
 	put(b, NTP_COMP_HOST_DRV_SUB, d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT));
 	if (!t) {
-		int64_t wait = r2t ? d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT) +
-				     d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT)
+		int64_t wait = r2t ? wadd(d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT),
+					  d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT))
 				   : d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
 
 		put(b, NTP_COMP_NET_AND_TARGET, wait);
@@ -242,18 +255,18 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 		int64_t wait, res;
 
 		if (r2t) {
-			wait = d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT) +
-			       d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT);
-			res = d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_ARRIVE) +
-			      (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_DATA_ARRIVE]);
+			wait = wadd(d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT),
+				    d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT));
+			res = wadd(d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_ARRIVE),
+				   (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_DATA_ARRIVE]));
 		} else {
 			wait = d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
 			res = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
 		}
 		/* one round trip only: an R2T write's wire also holds its data's trip */
-		int64_t wire = wait - res, bpw = r2t ? 0 : bp_wire(&tv, wire);
+		int64_t wire = wsub(wait, res), bpw = r2t ? 0 : bp_wire(&tv, wire);
 
-		put(b, NTP_COMP_WIRE, wire - bpw);
+		put(b, NTP_COMP_WIRE, wsub(wire, bpw));
 		if (tv.bp_recv)
 			put(b, NTP_COMP_BP_WIRE, bpw);
 		target_components(t, &tv, b);

@@ -7,11 +7,34 @@
 
 static int saved_fd = -1, mem_fd = -1;
 
-void top_logcap_hold(int on)
+/* Back to the saved stderr, then what was kept: only async-signal-safe
+ * calls (dup2, close, lseek, read, write), so a fatal signal's handler may
+ * use it too. */
+static void release(void)
 {
 	char buf[4096];
 	ssize_t n;
 
+	if (saved_fd < 0)
+		return;
+	dup2(saved_fd, STDERR_FILENO);
+	close(saved_fd);
+	saved_fd = -1;
+	if (lseek(mem_fd, 0, SEEK_SET) == 0)
+		while ((n = read(mem_fd, buf, sizeof(buf))) > 0)
+			if (write(STDERR_FILENO, buf, (size_t)n) != n)
+				break;
+	close(mem_fd);
+	mem_fd = -1;
+}
+
+void top_logcap_release_from_signal(void)
+{
+	release();
+}
+
+void top_logcap_hold(int on)
+{
 	fflush(stderr);
 	if (on && saved_fd < 0) {
 		mem_fd = memfd_create("ntprof-top-stderr", MFD_CLOEXEC);
@@ -26,15 +49,6 @@ void top_logcap_hold(int on)
 		}
 		return;
 	}
-	if (!on && saved_fd >= 0) {
-		dup2(saved_fd, STDERR_FILENO);
-		close(saved_fd);
-		saved_fd = -1;
-		if (lseek(mem_fd, 0, SEEK_SET) == 0)
-			while ((n = read(mem_fd, buf, sizeof(buf))) > 0)
-				if (write(STDERR_FILENO, buf, n) != n)
-					break;
-		close(mem_fd);
-		mem_fd = -1;
-	}
+	if (!on)
+		release();
 }

@@ -11,5 +11,7 @@
 #define NTP_TOP_LOGCAP_H
 
 void top_logcap_hold(int on);	/* on: stderr into memory; off: back, then print what was kept */
+/* The same as off, from a fatal signal's handler (async-signal-safe calls only). */
+void top_logcap_release_from_signal(void);
 
 #endif

@@ -20,6 +20,9 @@
 #include "logcap.h"
 #include "opts.h"
 #include "source.h"
+#include "core/ntpfile.h"
+#include "core/esc.h"
+#include "core/out.h"
 #include "ui/blit.h"
 #include "ui/render.h"
 #include "ui/snapjson.h"
@@ -48,6 +51,61 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
+}
+
+/* A fatal signal (a crash, or SIGBUS from a replayed file truncated under
+ * its mapping) must not leave the terminal in the alternate screen with
+ * echo off: the handler gives it back with async-signal-safe calls only
+ * (blit.h), then hands the signal on: to the reader's SIGBUS handler
+ * (core/ntpfile.h: it names the file and exits 1), or to the default
+ * action (the core dump and exit status stay those of the signal). */
+static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static struct sigaction fatal_prev[sizeof(fatal_sigs) / sizeof(fatal_sigs[0])];
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	ntp_term_restore_from_signal();
+	top_logcap_release_from_signal();	/* the reason must reach the real stderr */
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		const struct sigaction *p = &fatal_prev[i];
+
+		if (fatal_sigs[i] != sig)
+			continue;
+		if ((p->sa_flags & SA_SIGINFO) && p->sa_sigaction) {
+			p->sa_sigaction(sig, si, uc);
+			return;
+		}
+		if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN && p->sa_handler != SIG_ERR) {
+			p->sa_handler(sig);
+			return;
+		}
+	}
+	/* the default action, taken when the faulting instruction runs again
+	 * (or now, for a raised signal) */
+	signal(sig, SIG_DFL);
+	if (si && si->si_code <= 0)
+		raise(sig);
+}
+
+static void install_fatal(void)
+{
+	struct sigaction sa;
+
+	/* the reader's handler first, so it is the one chained to */
+	ntp_reader_catch_sigbus("ntprof-top");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		sigaction(fatal_sigs[i], &sa, &fatal_prev[i]);
+}
+
+static void restore_at_exit(void)
+{
+	/* exit() from anywhere (another thread, a library) with the screen up */
+	ntp_term_restore_from_signal();
+	top_logcap_release_from_signal();
 }
 
 /* The UI's own history: copies, so the background thread never waits for it. */
@@ -125,15 +183,15 @@ static char *screen_text(const struct ntp_view *v, const struct ntp_history *h, 
 	return text;
 }
 
-static int write_file(const char *path, const char *text)
+/* All or nothing (core/out.h): a full disk leaves no empty or cut file. */
+static int write_file(const char *path, const char *text, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	int ok;
+	struct ntp_out o;
 
-	if (!f)
+	if (ntp_out_open(&o, path, NULL, 0, err, errlen))
 		return -1;
-	ok = fputs(text, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
+	fputs(text, o.f);
+	return ntp_out_close(&o, err, errlen);
 }
 
 /* The what-if view as shown (after the main screen's text, 100 columns). */
@@ -200,10 +258,9 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 			  const char *dir)
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
-	char stamp[32], base[600], path[640];
+	char stamp[32], base[600], path[640], err[800];
 	struct json_object *j;
 	char *text;
-	int err = 0;
 
 	if (!s) {
 		ntp_view_msg(v, "nothing to save yet");
@@ -215,30 +272,43 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 	if (text && v->mode == NTP_MODE_WHATIF)
 		text = append_whatif(text, v, h, info);
 	snprintf(path, sizeof(path), "%s.txt", base);
-	err |= !text || write_file(path, text);
+	if (!text)
+		snprintf(err, sizeof(err), "out of memory");
+	if (!text || write_file(path, text, err, sizeof(err))) {
+		free(text);
+		ntp_view_msg(v, "cannot save: %s", err);
+		return;
+	}
 	free(text);
 	j = ntp_snapshot_json(s, info->host);
 	if (j && v->mode == NTP_MODE_WHATIF)
 		json_object_object_add(j, "what_if", whatif_json(v, h, s, info));
 	snprintf(path, sizeof(path), "%s.json", base);
-	err |= !j || write_file(path, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+	if (!j || write_file(path, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY), err, sizeof(err))) {
+		if (!j)
+			snprintf(err, sizeof(err), "out of memory");
+		/* the pair or nothing */
+		snprintf(path, sizeof(path), "%s.txt", base);
+		unlink(path);
+		json_object_put(j);
+		ntp_view_msg(v, "cannot save: %s", err);
+		return;
+	}
 	json_object_put(j);
-	if (err)
-		ntp_view_msg(v, "cannot save %s.txt/.json: %s", base, strerror(errno));
-	else
-		ntp_view_msg(v, "saved %s.txt and .json", base);
+	ntp_view_msg(v, "saved %s.txt and .json", base);
 }
 
 static void toggle_recording(struct ntp_view *v, struct top_source *src, const char *dir)
 {
-	char path[600], stamp[32], err[256];
+	char path[600], stamp[32], err[4096 + 256];	/* a path and why */
 	uint64_t n;
 
 	if (top_source_recording(src, path, sizeof(path), &n)) {
 		int64_t written = top_source_record_stop(src);
 
 		if (written < 0)
-			ntp_view_msg(v, "recording to %s failed while closing", path);
+			ntp_view_msg(v, "recording to %s failed while closing: %s (the whole blocks written are kept)",
+				 path, strerror((int)-written));
 		else
 			ntp_view_msg(v, "recorded %lld records to %s (ntprof report reads it)",
 				 (long long)written, path);
@@ -273,6 +343,7 @@ static void view_ctx(const struct ntp_view *v, const struct ntp_history *h, char
 static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
 {
 	char ns[NTP_SNAP_MAX_GROUPS][NTP_DEV_LEN], err[256], rec_path[600], source[300], msg[TOP_MSG_LEN];
+	char host[4 * NTP_HOSTNAME_LEN + 1];
 	struct ntp_top_info info = { 0 };
 	struct ntp_screen scr = { 0 };
 	struct ntp_wi_params wi = { 0 };
@@ -287,11 +358,12 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	ntp_view_init(&v, o->src.interval_ms, src->info.sampling);
 	v.sampling_fixed = o->src.replay != NULL;
 	if (o->src.replay)
-		snprintf(source, sizeof(source), "replay %s%s", o->src.replay,
+		snprintf(source, sizeof(source), "replay %s%s", ntp_esc(o->src.replay),
 			 o->src.speed == 1 ? "" : o->src.speed == 0 ? " (fast)" : " (faster)");
 	else
 		snprintf(source, sizeof(source), "live");
-	info.host = src->info.hostname[0] ? src->info.hostname : "?";
+	/* names from the file's header and the command line: no control bytes on the screen */
+	info.host = src->info.hostname[0] ? ntp_escape(src->info.hostname, host, sizeof(host)) : "?";
 	info.source = source;
 	info.rec_path = rec_path;
 	wi = o->wi;
@@ -316,7 +388,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		if (hist_pull(&hist, src, &seen))
 			dirty = 1;
 		while (top_source_message(src, msg, sizeof(msg))) {
-			ntp_view_msg(&v, "%s", msg);
+			ntp_view_msg(&v, "%s", ntp_esc(msg));
 			dirty = 1;
 		}
 		if (atomic_load(&src->done) && !done_said && !o->src.replay) {
@@ -394,13 +466,13 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 	struct hist hist;
 	uint64_t seen = 0;
 	int printed = 0;
-	char msg[TOP_MSG_LEN];
+	char msg[TOP_MSG_LEN], host[4 * NTP_HOSTNAME_LEN + 1], source[NTP_ESC_LEN];
 
 	if (hist_init(&hist))
 		return top_err("out of memory");
 	ntp_view_init(&v, o->src.interval_ms, src->info.sampling);
-	info.host = src->info.hostname[0] ? src->info.hostname : "?";
-	info.source = o->src.replay ? o->src.replay : "live";
+	info.host = src->info.hostname[0] ? ntp_escape(src->info.hostname, host, sizeof(host)) : "?";
+	info.source = o->src.replay ? ntp_escape(o->src.replay, source, sizeof(source)) : "live";
 	info.glyphs = glyphs;
 	info.hint = "";
 	v.selected = -1;	/* nothing is selected on paper */
@@ -429,20 +501,26 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 				fputs("\n\n", stdout);
 				free(text);
 			}
-			fflush(stdout);
+			/* a full disk or a closed pipe stops the batch with a word and exit 1 */
+			if (ntp_out_flush(stdout)) {
+				int e = errno;
+
+				hist_free(&hist);
+				return top_err("cannot write to stdout: %s", strerror(e));
+			}
 			if (++printed == o->iterations)
 				break;
 		}
 		/* The source's notes (hooks chosen, replay ended) as they come. */
 		while (top_source_message(src, msg, sizeof(msg)))
-			fprintf(stderr, "ntprof-top: %s\n", msg);
+			fprintf(stderr, "ntprof-top: %s\n", ntp_esc(msg));
 		if (!got && done)
 			break;
 		if (!got)
 			usleep(20000);
 	}
 	while (top_source_message(src, msg, sizeof(msg)))
-		fprintf(stderr, "ntprof-top: %s\n", msg);
+		fprintf(stderr, "ntprof-top: %s\n", ntp_esc(msg));
 	hist_free(&hist);
 	if (got_signal)
 		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
@@ -456,11 +534,13 @@ int main(int argc, char **argv)
 	struct ntp_theme theme;
 	struct top_source src;
 	struct top_opts o;
-	char err[512];
+	char err[8192];	/* a reason naming a file: up to PATH_MAX and more */
 	const char *cs;
 	int ret, glyphs;
 
 	ret = top_parse_opts(argc, argv, &o);
+	if (ret > 0 && ntp_out_flush(stdout))	/* --help into a full disk */
+		return top_err("cannot write to stdout: %s", strerror(errno));
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	setlocale(LC_ALL, "");
@@ -471,7 +551,15 @@ int main(int argc, char **argv)
 		return top_err("%s", err);
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return top_err("the full screen needs a terminal; -b prints plain text");
+	/* before anything starts: TERM unset, unknown or dumb is refused with a word */
+	if (!o.batch && ntp_term_check(err, sizeof(err)))
+		return top_err("%s", err);
 	install_signals();
+	install_fatal();
+	/* a file size limit (ulimit -f) is a full disk: `w` stops with EFBIG
+	 * and keeps what fits, instead of the signal killing the monitor */
+	signal(SIGXFSZ, SIG_IGN);
+	atexit(restore_at_exit);
 	if (top_source_open(&src, &o.src, err, sizeof(err))) {
 		top_source_close(&src);
 		return top_err("%s", err);

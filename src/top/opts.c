@@ -6,17 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "core/esc.h"
 #include "cli/options.h"
+
+#define TOP_SPEED_MIN 0.001
 
 int top_err(const char *fmt, ...)
 {
+	char *msg = NULL, *safe;
 	va_list ap;
+	int len;
 
-	fputs("ntprof-top: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	len = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len < 0) {
+		fputs("ntprof-top: out of memory\n", stderr);
+		return 1;
+	}
+	/* file names and host names come from outside (core/esc.h) */
+	safe = malloc(4 * (size_t)len + 1);
+	fprintf(stderr, "ntprof-top: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
+	free(safe);
+	free(msg);
 	return 1;
 }
 
@@ -53,10 +65,10 @@ static int custom(void *ctx, int key, const char *val, char *err, size_t errlen)
 
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, o, o, o, o };
+	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, &o->src.cap, o, o, o, o };
 	struct custom_ctx cc = { 0, o };
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
-	char err[512];
+	char err[8192];	/* an option's value is echoed whole */
 	int first;
 
 	memset(o, 0, sizeof(*o));
@@ -94,6 +106,11 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		o->src.replay_files = o->replay_files;
 	}
 	o->src.interval_ms = (unsigned)(o->src.cap.interval_s * 1000 + 0.5);
+	/* slower, the replay's clock would not move in a lifetime (source.c
+	 * scales the wall clock by it) */
+	if (o->src.speed > 0 && o->src.speed < TOP_SPEED_MIN)
+		return bad("option --speed: %g is below %g; 0 means as fast as possible",
+			   o->src.speed, TOP_SPEED_MIN);
 	if (o->json && !o->batch)
 		return bad("--json is for batch mode: add -b");
 	if (o->iterations && !o->batch)

@@ -25,6 +25,7 @@
 #define TOP_OUTBOX 16
 #define TOP_MSG_LEN 200
 #define TOP_MSGS 8
+#define TOP_MAX_TOTALS 1024
 
 struct top_source_opts {
 	const char *replay;		/* NULL: live; else the first file replayed */
@@ -63,6 +64,13 @@ struct top_source {
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
 	atomic_int recording;		/* writer != NULL, read without the lock per record */
+	atomic_int rec_arming;		/* w: the recording waits for its baseline (source thread) */
+	/* The exact counters as the source thread last got them (two readings,
+	 * for a replay's counts between them), and those at the recording's
+	 * start: a recording counts from its start, not from ntprof-top's. */
+	struct ntp_total *tot_prev, *tot_cur, *tot_base, *tot_since, *tot_at;
+	size_t n_prev, n_cur, n_base;
+	uint64_t prev_as_of, cur_as_of;
 	char rec_path[512];
 	_Atomic uint64_t data_now_ns;	/* the data clock, as of the last record or tick;
 					 * written by the source thread, read by the UI's w */
@@ -82,7 +90,7 @@ int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *o
 int top_source_message(struct top_source *s, char *buf, size_t len);
 void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Starts recording to path (0, or -1 with a reason), stops it (records written, or -1). */
+/* Starts recording to path (0, or -1 with a reason), stops it (records written, or -errno). */
 int top_source_record_start(struct top_source *s, const char *path, char *err, size_t errlen);
 int64_t top_source_record_stop(struct top_source *s);
 /* The sampling rate in force (changes with s in live mode). */

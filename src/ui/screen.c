@@ -120,6 +120,11 @@ int ntp_screen_put(struct ntp_screen *s, int row, int col, int maxcols, uint8_t 
 		int n = utf8_len(p);
 		struct ntp_cell *c = ntp_screen_cell(s, row, col);
 
+		/* a control byte (C0, DEL, a UTF-8 C1) from a name in a file
+		 * would act on the terminal: shown as '?' */
+		if ((n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			n = 0;
+
 		if (c) {
 			if (n) {
 				memcpy(c->glyph, p, n);

@@ -56,6 +56,29 @@ out=$("$NTPROF" btf $KBTF "$W/mod.btf" 2>&1); rc=$?
 check no-output "$([ $rc != 0 ] && grep -q '^ntprof: btf: -o OUT is required' <<<"$out"; echo $?)" "exit $rc: $out"
 out=$("$NTPROF" btf -o "$W/x.btf" $KBTF 2>&1); rc=$?
 check one-input "$([ $rc != 0 ] && grep -q "^ntprof: btf: needs the kernel's BTF and at least one module's" <<<"$out"; echo $?)" "exit $rc: $out"
+# damaged module BTF: libbpf 1.1 parses it and then dereferences the bad
+# offset (a segfault in btf__add_btf or btf__dedup); ntprof checks first.
+# mod.btf: a 24-byte header, types from 24: [1] STRUCT list_head (name at 24,
+# member 'next' name at 36, type at 40), [2] PTR (its type at 68).
+hl=$(od -An -tu4 -j4 -N4 "$W/mod.btf" | tr -d ' ')
+to=$(od -An -tu4 -j8 -N4 "$W/mod.btf" | tr -d ' ')
+if [ "$hl" = 24 ] && [ "$to" = 0 ] && bpftool btf dump file "$W/mod.btf" format raw | head -1 | grep -q "STRUCT 'list_head'"; then
+	for c in "24:type 1: its name is past the string section" "36:type 1: a member's name is past the string section" \
+		 "40:type 1: a member's type is past the last type" "68:type 2: the type it refers to is past the last type"; do
+		at=${c%%:*}
+		cp "$W/mod.btf" "$W/bad$at.btf"
+		printf '\377\377\177\000' | dd of="$W/bad$at.btf" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		out=$("$NTPROF" btf -o "$W/x.btf" $KBTF "$W/bad$at.btf" 2>&1); rc=$?
+		check "damaged-btf-$at" "$([ $rc = 1 ] && grep -q "^ntprof: $W/bad$at.btf: damaged BTF: ${c#*:}" <<<"$out" &&
+			! grep -q Sanitizer <<<"$out" && [ ! -e "$W/x.btf" ]; echo $?)" "exit $rc: $(head -c 300 <<<"$out")"
+	done
+else
+	echo "  skip damaged-btf: pahole laid mod.btf out differently"
+fi
+# the output is not one of the inputs
+cp "$W/mod.btf" "$W/keep.btf"
+out=$("$NTPROF" btf -o "$W/mod.btf" $KBTF "$W/mod.btf" 2>&1); rc=$?
+check output-is-input "$([ $rc = 1 ] && grep -q "refusing to write over" <<<"$out" && cmp -s "$W/mod.btf" "$W/keep.btf"; echo $?)" "exit $rc: $out"
 # tools/ntprof-btf.sh refuses what is not a -dbg package or tree
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/x.btf" "$W" 2>&1); rc=$?
 check script-not-dbg "$([ $rc != 0 ] && grep -q 'no usr/lib/debug/lib/modules/<release>' <<<"$out"; echo $?)" "exit $rc: $out"
