@@ -13,6 +13,7 @@
 #ifndef NTP_HIST_H
 #define NTP_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NTP_HIST_SUB_BITS 6
@@ -55,6 +56,53 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
 	else
 		h->neg[ntp_hist_index((uint64_t)0 - (uint64_t)v)]++;
 }
+
+/*
+ * A set of histograms with the same buckets, stored sparsely: each one's
+ * buckets in chunks of 64 (one power of two, 256 bytes), allocated from one
+ * pool at the first value that lands in them. Latencies of one kind span a
+ * few powers of two, so a set of 22 histograms (a group's e2e, stages and
+ * components in model.c) holds tens of KiB where dense ones held 400 KiB,
+ * and reset and merge touch only the chunks in use. Quantiles are the same
+ * as struct ntp_hist's for the same values (same buckets, same walk).
+ * All zero (calloc) is an empty set; ntp_hset_free() releases the pool.
+ */
+#define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
+#define NTP_HSET_MAX 24		/* histograms per set */
+
+struct ntp_hset {
+	/* chunk number of histogram h's chunk k: dir[h][0][k] for v >= 0,
+	 * dir[h][1][k] for v < 0; 0: none (chunk 0 of the pool is a sink that
+	 * takes values only when memory ran out) */
+	uint16_t dir[NTP_HSET_MAX][2][NTP_HIST_CHUNKS];
+	uint32_t (*pool)[1 << NTP_HIST_SUB_BITS];
+	uint32_t used, cap;	/* chunks in the pool, chunk 0 included */
+	int oom;		/* a chunk could not be allocated: counts were lost */
+};
+
+/* Slow path of ntp_hset_add: allocates the chunk for dir entry *d. */
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d);
+
+static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
+{
+	uint64_t m = v >= 0 ? (uint64_t)v : (uint64_t)0 - (uint64_t)v;
+	unsigned i = ntp_hist_index(m);
+	uint16_t *d = &s->dir[h][v < 0][i >> NTP_HIST_SUB_BITS];
+	uint32_t *c = *d ? s->pool[*d] : ntp_hset_chunk(s, d);
+
+	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
+}
+
+/* Empties every histogram of the set; keeps the pool's memory for reuse. */
+void ntp_hset_reset(struct ntp_hset *s);
+void ntp_hset_free(struct ntp_hset *s);
+/* dst's histograms += src's (the first nh of each). */
+void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned nh);
+uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h);
+/* As ntp_hist_quantile, for histogram h of the set. */
+double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q);
+/* Bytes the set holds (directory and pool). */
+size_t ntp_hset_bytes(const struct ntp_hset *s);
 
 void ntp_hist_reset(struct ntp_hist *h);
 void ntp_hist_merge(struct ntp_hist *dst, const struct ntp_hist *src);
