@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "join.h"
+#include "merge.h"
 
 #define TWO_FILE_WINDOW 65536
 
@@ -116,43 +117,14 @@ int ntp_join_check(const struct ntp_join_input *in, size_t n, struct ntp_model_c
 	return 0;
 }
 
-static uint64_t last_ts(const struct ntp_record *r)
-{
-	uint64_t t = 0;
-
-	for (uint32_t v = r->ts_valid & ((1u << NTP_TS_COUNT) - 1); v; v &= v - 1) {
-		uint64_t x = r->ts[__builtin_ctz(v)];
-
-		if (x > t)
-			t = x;
-	}
-	return t;
-}
-
-struct cursor {
-	const struct ntp_record *recs;
-	size_t n, i;
-	int done;
-	int64_t to_wall;	/* start_real - start_mono */
-};
-
-static int cursor_fill(struct ntp_reader *r, struct cursor *c)
-{
-	while (!c->done && c->i >= c->n) {
-		c->i = 0;
-		if (ntp_reader_next_block(r, &c->recs, &c->n) != 1) {
-			c->done = 1;
-			c->n = 0;
-		}
-	}
-	return !c->done;
-}
-
 uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const int64_t *adj,
 		       struct ntp_model *m)
 {
-	struct cursor cur[n ? n : 1];
+	int64_t to_wall[n ? n : 1];
+	const struct ntp_record *rec;
+	struct ntp_merge *mg;
 	uint64_t last = 0;
+	size_t from;
 
 	if (n == 1) {
 		const struct ntp_record *recs;
@@ -176,7 +148,7 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 				ntp_model_ingest(m, &recs[i]);
 			}
 			if (k) {
-				uint64_t t = last_ts(&recs[k - 1]);
+				uint64_t t = ntp_record_last_ts(&recs[k - 1]);
 
 				if (t > last)
 					last = t;
@@ -184,40 +156,34 @@ uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const in
 		}
 		return last;
 	}
-	memset(cur, 0, sizeof(cur));
+	memset(to_wall, 0, sizeof(to_wall));
 	for (size_t i = 0; i < n; i++) {
 		const struct ntp_file_info *fi = ntp_reader_info(r[i]);
 
-		cur[i].to_wall = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0);
-		cursor_fill(r[i], &cur[i]);
+		to_wall[i] = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0);
 	}
-	for (;;) {
-		size_t best = n;
-		int64_t best_t = 0;
-
+	mg = ntp_merge_new(r, n, to_wall);
+	if (!mg) {
+		/* out of memory for n cursors: the files one after the other, so
+		 * nothing read is lost (twins further apart than the window go
+		 * unmatched, and the records line says so) */
 		for (size_t i = 0; i < n; i++) {
-			int64_t t;
+			uint64_t t = ntp_join_feed(&r[i], 1, 0, NULL, m);
 
-			if (cur[i].done)
-				continue;
-			t = (int64_t)last_ts(&cur[i].recs[cur[i].i]) + cur[i].to_wall;
-			if (best == n || t < best_t) {
-				best = i;
-				best_t = t;
-			}
+			if (i == primary)
+				last = t;
 		}
-		if (best == n)
-			break;
-		const struct ntp_record *rec = &cur[best].recs[cur[best].i++];
-
+		return last;
+	}
+	while (ntp_merge_next(mg, &rec, &from, NULL)) {
 		ntp_model_ingest(m, rec);
-		if (best == primary) {
-			uint64_t t = last_ts(rec);
+		if (from == primary) {
+			uint64_t t = ntp_record_last_ts(rec);
 
 			if (t > last)
 				last = t;
 		}
-		cursor_fill(r[best], &cur[best]);
 	}
+	ntp_merge_free(mg);
 	return last;
 }
