@@ -102,64 +102,56 @@ double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
 
 /* ---- sparse sets ---- */
 
-uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d)
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d)
 {
-	if (s->used == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64;
-		void *np;
+	static uint32_t sink[CHUNK];	/* out of memory: counts land here, lost */
+	uint32_t slab = s->used / NTP_HSET_SLAB, *c;
 
-		/* at most every chunk of every histogram, and chunk 0 */
-		if (cap > NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1)
-			cap = NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1;
-		np = cap > s->cap ? realloc(s->pool, (size_t)cap * sizeof(*s->pool)) : NULL;
-		if (!np) {
-			/* out of memory: the value goes to the sink chunk 0 (of a
-			 * pool that could not even be made, a static one) */
-			static uint32_t sink[CHUNK];
-
-			s->oom = 1;
-			return s->pool ? s->pool[0] : sink;
-		}
-		s->pool = np;
-		s->cap = cap;
-		if (!s->used)
-			s->used = 1;	/* chunk 0: the sink */
+	if (slab >= NTP_HSET_SLABS) {
+		s->oom = 1;	/* cannot happen: every chunk of every histogram fits */
+		return sink;
 	}
-	memset(s->pool[s->used], 0, sizeof(s->pool[0]));
-	*d = (uint16_t)s->used;
-	return s->pool[s->used++];
+	if (slab == s->nslab) {
+		s->slab[slab] = malloc(NTP_HSET_SLAB * CHUNK * sizeof(uint32_t));
+		if (!s->slab[slab]) {
+			s->oom = 1;
+			return sink;
+		}
+		s->nslab++;
+	}
+	c = s->slab[slab] + (size_t)(s->used++ % NTP_HSET_SLAB) * CHUNK;
+	memset(c, 0, CHUNK * sizeof(uint32_t));
+	*d = c;
+	return c;
 }
 
 void ntp_hset_reset(struct ntp_hset *s)
 {
 	memset(s->dir, 0, sizeof(s->dir));
-	if (s->used)
-		s->used = 1;
+	s->used = 0;
 	s->oom = 0;
 }
 
 void ntp_hset_free(struct ntp_hset *s)
 {
-	free(s->pool);
+	for (uint32_t i = 0; i < s->nslab; i++)
+		free(s->slab[i]);
 	memset(s, 0, sizeof(*s));
 }
 
 void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned nh)
 {
 	for (unsigned h = 0; h < nh && h < NTP_HSET_MAX; h++)
-		for (unsigned sg = 0; sg < 2; sg++)
-			for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
-				uint16_t *d = &dst->dir[h][sg][k];
-				const uint32_t *from;
-				uint32_t *to;
+		for (unsigned k = 0; k < 2 * NTP_HIST_CHUNKS; k++) {
+			const uint32_t *from = src->dir[h][k];
+			uint32_t *to;
 
-				if (!src->dir[h][sg][k])
-					continue;
-				from = src->pool[src->dir[h][sg][k]];
-				to = *d ? dst->pool[*d] : ntp_hset_chunk(dst, d);
-				for (unsigned j = 0; j < CHUNK; j++)
-					to[j] += from[j];
-			}
+			if (!from)
+				continue;
+			to = dst->dir[h][k] ? dst->dir[h][k] : ntp_hset_chunk(dst, &dst->dir[h][k]);
+			for (unsigned j = 0; j < CHUNK; j++)
+				to[j] += from[j];
+		}
 	dst->oom |= src->oom;
 }
 
@@ -167,8 +159,8 @@ static void chunks_of(const struct ntp_hset *s, unsigned h, const uint32_t *pos[
 		      const uint32_t *neg[NTP_HIST_CHUNKS])
 {
 	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
-		pos[k] = s->dir[h][0][k] ? s->pool[s->dir[h][0][k]] : NULL;
-		neg[k] = s->dir[h][1][k] ? s->pool[s->dir[h][1][k]] : NULL;
+		pos[k] = s->dir[h][k];
+		neg[k] = s->dir[h][NTP_HIST_CHUNKS + k];
 	}
 }
 
@@ -194,5 +186,5 @@ double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, doubl
 
 size_t ntp_hset_bytes(const struct ntp_hset *s)
 {
-	return sizeof(*s) + (size_t)s->cap * sizeof(*s->pool);
+	return sizeof(*s) + (size_t)s->nslab * NTP_HSET_SLAB * CHUNK * sizeof(uint32_t);
 }

@@ -69,26 +69,28 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
  */
 #define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
 #define NTP_HSET_MAX 24		/* histograms per set */
+#define NTP_HSET_SLAB 64	/* chunks per allocation */
+#define NTP_HSET_SLABS ((NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + NTP_HSET_SLAB - 1) / NTP_HSET_SLAB + 1)
 
 struct ntp_hset {
-	/* chunk number of histogram h's chunk k: dir[h][0][k] for v >= 0,
-	 * dir[h][1][k] for v < 0; 0: none (chunk 0 of the pool is a sink that
-	 * takes values only when memory ran out) */
-	uint16_t dir[NTP_HSET_MAX][2][NTP_HIST_CHUNKS];
-	uint32_t (*pool)[1 << NTP_HIST_SUB_BITS];
-	uint32_t used, cap;	/* chunks in the pool, chunk 0 included */
+	/* histogram h's chunk k: dir[h][k] for v >= 0, dir[h][NTP_HIST_CHUNKS + k]
+	 * for v < 0; NULL: none yet. Chunks come from slabs that never move. */
+	uint32_t *dir[NTP_HSET_MAX][2 * NTP_HIST_CHUNKS];
+	uint32_t *slab[NTP_HSET_SLABS];
+	uint32_t nslab;		/* slabs allocated */
+	uint32_t used;		/* chunks handed out, in slab order */
 	int oom;		/* a chunk could not be allocated: counts were lost */
 };
 
-/* Slow path of ntp_hset_add: allocates the chunk for dir entry *d. */
-uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d);
+/* Slow path of ntp_hset_add: a zeroed chunk for dir entry *d. */
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d);
 
 static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
 {
-	uint64_t m = v >= 0 ? (uint64_t)v : (uint64_t)0 - (uint64_t)v;
-	unsigned i = ntp_hist_index(m);
-	uint16_t *d = &s->dir[h][v < 0][i >> NTP_HIST_SUB_BITS];
-	uint32_t *c = *d ? s->pool[*d] : ntp_hset_chunk(s, d);
+	uint64_t neg = (uint64_t)(v >> 63);		/* 0 or all ones */
+	unsigned i = ntp_hist_index(((uint64_t)v ^ neg) - neg);
+	uint32_t **d = &s->dir[h][(i >> NTP_HIST_SUB_BITS) + (neg & NTP_HIST_CHUNKS)];
+	uint32_t *c = __builtin_expect(*d != 0, 1) ? *d : ntp_hset_chunk(s, d);
 
 	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
 }
