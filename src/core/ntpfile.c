@@ -445,11 +445,10 @@ static void map_slot_free(int i)
  * Readers open at once share NTP_MAP_WINDOW (a join of several files maps
  * NTP_MAP_WINDOW / n of each, at least MAP_WINDOW_MIN), so the resident size
  * stays about the same whatever the number of files: 64 files at 1 MiB each
- * held 64 MiB of mapped pages. The minimum holds one block of NTP_BLOCK_RECORDS
- * (a longer block is mapped whole: fill_map maps what a block needs).
+ * held 64 MiB of mapped pages. A longer block than the window is mapped whole
+ * (fill_map maps what a block needs), so the writer's blocks bound it too.
  */
 #define MAP_WINDOW_MIN (256u << 10)
-_Static_assert(MAP_WINDOW_MIN >= NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * 272, "a window holds a block");
 static int map_readers;
 
 static size_t shared_window(size_t page)
