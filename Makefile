@@ -38,6 +38,10 @@ UI_SRCS        := $(wildcard src/ui/*.c)
 CLI_SRCS       := $(wildcard src/cli/*.c)
 COLLECTOR_SRCS := $(wildcard src/collector/*.c)
 TOP_SRCS       := $(wildcard src/top/*.c)
+# the option tables and their parser (src/cli/options.h) serve ntprof-top too;
+# the unit tests parse ntprof-top's command line as well
+OPT_SRCS       := $(wildcard src/cli/options*.c)
+UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
 
 objs = $(patsubst %.c,$(O)/$(1)/%.o,$(2))
@@ -59,7 +63,7 @@ $(O)/$(1)/ntprof: $(call objs,$(1),$(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 
-$(O)/$(1)/ntprof-top: $(call objs,$(1),$(TOP_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/$(1)/ntprof-top: $(call objs,$(1),$(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_UI) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 endef
@@ -74,7 +78,7 @@ $(O)/ntprof-top: $(O)/rel/ntprof-top
 # ---- tests: every tests/unit/test_*.c is one cmocka program, linked with the
 # sanitized core and the pure UI code ----
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/san/tests/%,$(UNIT_SRCS))
-$(O)/san/tests/%: $(O)/san/tests/unit/%.o $(call objs,san,$(CORE_SRCS) $(UI_SRCS))
+$(O)/san/tests/%: $(O)/san/tests/unit/%.o $(call objs,san,$(CORE_SRCS) $(UI_SRCS) $(UNIT_EXTRA))
 	$(MSG) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN) $^ -o $@ $(LDFLAGS) -lcmocka $(LDLIBS_UI) $(LDLIBS_CORE)

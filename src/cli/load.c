@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* load.c - recordings -> one snapshot over the whole run, shared by report and compare. */
+/* load.c - recordings -> one snapshot over the whole run, shared by report and
+ * compare: the files source pumped to its end, no grid (core/pump.h). */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "load.h"
-#include "core/join.h"
+#include "core/pump_files.h"
 
 struct ntp_loaded {
 	char host_name[NTP_HOSTNAME_LEN + 1], host_kernel[NTP_KERNEL_LEN + 1];
@@ -16,87 +17,11 @@ void ntp_load_free(struct ntp_loaded *l)
 	free(l);
 }
 
-static void close_all(struct ntp_reader **r, size_t n)
+/* A file cut short: the report is of what was read, and says so. */
+static void note_damage(struct ntp_files *f, char **paths, struct ntp_report_meta *meta)
 {
-	for (size_t i = 0; i < n; i++)
-		if (r[i])
-			ntp_reader_close(r[i]);
-}
-
-int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_report_meta *meta,
-	     struct ntp_loaded **keep)
-{
-	struct ntp_reader **r = calloc(n, sizeof(*r));
-	struct ntp_join_input *in = calloc(n, sizeof(*in));
-	struct ntp_loaded *l = calloc(1, sizeof(*l));
-	struct ntp_total *tot = NULL;
-	size_t ntot = 0, primary;
-	struct ntp_model_config cfg;
-	struct ntp_model *m = NULL;
-	char err[512];
-	uint64_t last, end;
-	int ret = 1;
-
-	memset(meta, 0, sizeof(*meta));
-	if (!r || !in || !l) {
-		ntp_err("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		r[i] = ntp_reader_open(paths[i], err, sizeof(err));
-		if (!r[i]) {
-			ntp_err("%s", err);
-			goto out;
-		}
-		in[i].path = paths[i];
-		in[i].info = ntp_reader_info(r[i]);
-	}
-	if (ntp_join_check(in, n, &cfg, err, sizeof(err))) {
-		ntp_err("%s", err);
-		goto out;
-	}
-	m = ntp_model_new(&cfg);
-	if (!m) {
-		ntp_err("out of memory");
-		goto out;
-	}
-	primary = ntp_join_primary(in, n);
-	ntp_model_set_start(m, in[primary].info->start_mono_ns);
-	{
-		int64_t *adj = calloc(n, sizeof(*adj));
-
-		if (!adj) {
-			ntp_err("out of memory");
-			goto out;
-		}
-		if (n > 1)
-			ntp_join_align(in, n, primary, adj);
-		last = ntp_join_feed(r, n, primary, adj, m);
-		free(adj);
-	}
-
-	/* Exact command counts: every file's latest totals (each row says its side). */
-	for (size_t i = 0; i < n; i++) {
-		size_t k;
-		const struct ntp_total *t = ntp_reader_totals(r[i], &k, NULL);
-		struct ntp_total *grown;
-
-		if (!k)
-			continue;
-		grown = realloc(tot, (ntot + k) * sizeof(*tot));
-		if (!grown) {
-			ntp_err("out of memory");
-			goto out;
-		}
-		tot = grown;
-		memcpy(tot + ntot, t, k * sizeof(*t));
-		ntot += k;
-	}
-	ntp_model_set_totals(m, tot, ntot, last);
-
-	/* A file cut short: the report is of what was read, and says so. */
-	for (size_t i = 0; i < n; i++) {
-		const struct ntp_read_stats *st = ntp_reader_stats(r[i]);
+	for (size_t i = 0; i < ntp_files_count(f); i++) {
+		const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(f, i));
 
 		if (st->corrupt && !meta->damaged[0])
 			snprintf(meta->damaged, sizeof(meta->damaged), "%s: %s; %llu records read, %llu dropped",
@@ -109,25 +34,16 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 					st->why[0] ? st->why : "no trailer",
 					(unsigned long long)st->records, (unsigned long long)st->dropped);
 	}
-	end = ntp_reader_stats(r[primary])->end_mono_ns;
-	if (!end || end < last)
-		end = last;
-	if (end < in[primary].info->start_mono_ns)
-		end = in[primary].info->start_mono_ns;
-	{
-		struct ntp_snapshot *tmp = malloc(sizeof(*tmp));
+}
 
-		if (!tmp) {
-			ntp_err("out of memory");
-			goto out;
-		}
-		ntp_model_close_interval(m, end, tmp);
-		free(tmp);
-	}
-	ntp_model_total(m, snap);
+/* The machines: the first host-side file's, and the first target file's
+ * when it is another machine (a loop-back -r both names one). */
+static void name_machines(struct ntp_files *f, struct ntp_loaded *l, struct ntp_report_meta *meta)
+{
+	size_t n = ntp_files_count(f);
 
 	for (size_t i = 0; i < n; i++) {
-		const struct ntp_file_info *fi = in[i].info;
+		const struct ntp_file_info *fi = ntp_reader_info(ntp_files_reader(f, i));
 
 		if (fi->role != NTP_ROLE_TARGET && !l->host_name[0]) {
 			memcpy(l->host_name, fi->hostname, NTP_HOSTNAME_LEN);
@@ -135,7 +51,7 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ntp_file_info *fi = in[i].info;
+		const struct ntp_file_info *fi = ntp_reader_info(ntp_files_reader(f, i));
 
 		if (fi->role == NTP_ROLE_TARGET && !l->target_name[0] &&
 		    strncmp(fi->hostname, l->host_name, NTP_HOSTNAME_LEN)) {
@@ -147,15 +63,45 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 	meta->host_kernel = l->host_kernel;
 	meta->target_name = l->target_name[0] ? l->target_name : NULL;
 	meta->target_kernel = l->target_kernel;
+}
+
+int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_report_meta *meta,
+	     struct ntp_loaded **keep)
+{
+	struct ntp_loaded *l = calloc(1, sizeof(*l));
+	struct ntp_files *f = NULL;
+	struct ntp_model *m = NULL;
+	struct ntp_pump *p = NULL;
+	struct ntp_pump_config pc = { 0 };
+	struct ntp_pump_source src = { ntp_files_pull, NULL };
+	char err[512];
+	int ret = 1;
+
+	memset(meta, 0, sizeof(*meta));
+	f = ntp_files_open(paths, n, err, sizeof(err));
+	if (!f) {
+		ntp_err("%s", err);
+		goto out;
+	}
+	pc.model = m = ntp_model_new(ntp_files_model_config(f));
+	pc.start_ns = ntp_files_start(f);
+	p = m ? ntp_pump_new(&pc) : NULL;
+	if (!l || !p) {
+		ntp_err("out of memory");
+		goto out;
+	}
+	src.ctx = f;
+	ntp_pump_run(p, &src, NULL, NULL);	/* files and no sinks: it cannot fail */
+	ntp_pump_finish(p, ntp_files_end(f), snap);
+	note_damage(f, paths, meta);
+	name_machines(f, l, meta);
 	*keep = l;
 	l = NULL;
 	ret = 0;
 out:
+	ntp_pump_free(p);
 	ntp_model_free(m);
-	close_all(r, n);
-	free(r);
-	free(in);
-	free(tot);
+	ntp_files_close(f);
 	free(l);
 	return ret;
 }

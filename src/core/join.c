@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "join.h"
-#include "merge.h"
 
 #define TWO_FILE_WINDOW 65536
 
@@ -117,73 +116,4 @@ int ntp_join_check(const struct ntp_join_input *in, size_t n, struct ntp_model_c
 	return 0;
 }
 
-uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const int64_t *adj,
-		       struct ntp_model *m)
-{
-	int64_t to_wall[n ? n : 1];
-	const struct ntp_record *rec;
-	struct ntp_merge *mg;
-	uint64_t last = 0;
-	size_t from;
-
-	if (n == 1) {
-		const struct ntp_record *recs;
-		size_t k;
-
-		/* The hot path: straight from the reader's block to the model. */
-		while (ntp_reader_next_block(r[0], &recs, &k) == 1) {
-			for (size_t i = 0; i < k; i++) {
-				/* the record after next into L1: its lines come from L2,
-				 * where the CRC pass left them */
-				const char *nx = (const char *)&recs[i + 2];
-
-				_Static_assert(sizeof(*recs) <= 4 * 64 + 64, "a record spans at most 5 lines");
-				if (i + 2 < k) {
-					__builtin_prefetch(nx);
-					__builtin_prefetch(nx + 64);
-					__builtin_prefetch(nx + 128);
-					__builtin_prefetch(nx + 192);
-					__builtin_prefetch(nx + sizeof(*recs) - 1);
-				}
-				ntp_model_ingest(m, &recs[i]);
-			}
-			if (k) {
-				uint64_t t = ntp_record_last_ts(&recs[k - 1]);
-
-				if (t > last)
-					last = t;
-			}
-		}
-		return last;
-	}
-	memset(to_wall, 0, sizeof(to_wall));
-	for (size_t i = 0; i < n; i++) {
-		const struct ntp_file_info *fi = ntp_reader_info(r[i]);
-
-		to_wall[i] = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0);
-	}
-	mg = ntp_merge_new(r, n, to_wall);
-	if (!mg) {
-		/* out of memory for n cursors: the files one after the other, so
-		 * nothing read is lost (twins further apart than the window go
-		 * unmatched, and the records line says so) */
-		for (size_t i = 0; i < n; i++) {
-			uint64_t t = ntp_join_feed(&r[i], 1, 0, NULL, m);
-
-			if (i == primary)
-				last = t;
-		}
-		return last;
-	}
-	while (ntp_merge_next(mg, &rec, &from, NULL)) {
-		ntp_model_ingest(m, rec);
-		if (from == primary) {
-			uint64_t t = ntp_record_last_ts(rec);
-
-			if (t > last)
-				last = t;
-		}
-	}
-	ntp_merge_free(mg);
-	return last;
-}
+/* ntp_join_feed() is the files source run to the end: pump_files.c. */

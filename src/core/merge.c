@@ -10,7 +10,7 @@ struct cursor {
 };
 
 struct item {
-	int64_t t;		/* key of the cursor's current record */
+	uint64_t t;		/* key of the cursor's current record */
 	uint32_t c;		/* cursor (reader) number: breaks ties */
 };
 
@@ -19,7 +19,7 @@ struct ntp_merge {
 	struct cursor *cur;
 	struct item *heap;
 	size_t n;		/* items in the heap: readers not ended */
-	uint32_t last;		/* cursor of the record returned last; UINT32_MAX: none */
+	uint32_t last;		/* cursor of the record popped last, to move on; UINT32_MAX: none */
 };
 
 uint64_t ntp_record_last_ts(const struct ntp_record *r)
@@ -74,11 +74,12 @@ static int advance(struct ntp_merge *m, uint32_t c)
 	return 1;
 }
 
-static int64_t key(const struct ntp_merge *m, uint32_t c)
+static uint64_t key(const struct ntp_merge *m, uint32_t c)
 {
 	const struct cursor *cu = &m->cur[c];
+	int64_t x = (int64_t)ntp_record_last_ts(&cu->recs[cu->i]) + cu->offset;
 
-	return (int64_t)ntp_record_last_ts(&cu->recs[cu->i]) + cu->offset;
+	return x < 0 ? 0 : (uint64_t)x;
 }
 
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
@@ -116,29 +117,50 @@ void ntp_merge_free(struct ntp_merge *m)
 	free(m);
 }
 
-int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, int64_t *t)
+int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
-	struct cursor *cu;
+	const struct cursor *cu;
 
-	/* The cursor returned last moves on now, not then: its record stayed
+	/* The cursor popped last moves on now, not then: its record stayed
 	 * valid (in its reader's block) until this call. */
 	if (m->last != UINT32_MAX) {
-		if (advance(m, m->last)) {
+		if (advance(m, m->last))
 			m->heap[0].t = key(m, m->last);
-		} else {
+		else
 			m->heap[0] = m->heap[--m->n];
-		}
 		if (m->n)
 			sift_down(m, 0);
 		m->last = UINT32_MAX;
 	}
 	if (!m->n)
 		return 0;
-	m->last = m->heap[0].c;
-	cu = &m->cur[m->last];
+	cu = &m->cur[m->heap[0].c];
 	*rec = &cu->recs[cu->i];
-	*from = m->last;
+	*from = m->heap[0].c;
 	if (t)
 		*t = m->heap[0].t;
 	return 1;
+}
+
+void ntp_merge_pop(struct ntp_merge *m)
+{
+	if (m->n)
+		m->last = m->heap[0].c;
+}
+
+int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
+{
+	if (!ntp_merge_peek(m, rec, from, t))
+		return 0;
+	ntp_merge_pop(m);
+	return 1;
+}
+
+const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i)
+{
+	const struct cursor *cu = &m->cur[i];
+
+	if (cu->i >= cu->n)
+		return NULL;	/* ended (or, popped last, moving on at the next peek) */
+	return &cu->recs[cu->i];
 }

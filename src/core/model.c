@@ -53,6 +53,7 @@ struct group {
 	uint32_t len;
 	char dev[NTP_DEV_LEN];
 	uint64_t base_cmds;		/* cumulative exact count at the last close */
+	int based;			/* base_cmds set (the group was counted at a close) */
 	uint64_t cmds_all;		/* exact commands of every closed interval */
 	int counted;			/* the totals had this group */
 	int counted_all;
@@ -82,6 +83,9 @@ struct ntp_model {
 	struct ntp_total totals[MAX_TOTALS];
 	size_t n_totals;
 	uint64_t totals_as_of;		/* when the kernel's counters were read */
+	struct ntp_total prev[MAX_TOTALS];	/* the totals before, for the rate between */
+	size_t n_prev;
+	uint64_t prev_as_of;
 };
 
 uint8_t ntp_io_type_of(uint8_t opcode)
@@ -323,10 +327,16 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)
 {
+	if (m->n_totals && now_ns > m->totals_as_of) {
+		memcpy(m->prev, m->totals, m->n_totals * sizeof(*t));
+		m->n_prev = m->n_totals;
+		m->prev_as_of = m->totals_as_of;
+	}
 	m->totals_as_of = now_ns;
 	if (n > MAX_TOTALS)
 		n = MAX_TOTALS;
-	memcpy(m->totals, t, n * sizeof(*t));
+	if (n)
+		memcpy(m->totals, t, n * sizeof(*t));
 	m->n_totals = n;
 }
 
@@ -340,19 +350,53 @@ size_t ntp_model_pending(const struct ntp_model *m)
 	return m->join ? ntp_pend_count(m->hpend) + ntp_pend_count(m->tpend) : 0;
 }
 
-/* Cumulative exact count of a group from the totals, or -1 when absent. */
-static int64_t total_of(const struct ntp_model *m, const struct group *g)
+/* Cumulative exact count of a group in rows t[0..n), or -1 when absent. */
+static int64_t total_of(const struct ntp_total *t, size_t n, const struct group *g)
 {
 	int64_t sum = -1;
 
-	for (size_t i = 0; i < m->n_totals; i++) {
-		const struct ntp_group_key *k = &m->totals[i].key;
+	for (size_t i = 0; i < n; i++) {
+		const struct ntp_group_key *k = &t[i].key;
 
 		if (k->side == g->side && k->io == g->io && k->len == g->len &&
 		    !strncmp(k->dev, g->dev, NTP_DEV_LEN))
-			sum = (sum < 0 ? 0 : sum) + (int64_t)m->totals[i].count.commands;
+			sum = (sum < 0 ? 0 : sum) + (int64_t)t[i].count.commands;
 	}
 	return sum;
+}
+
+/*
+ * A group's cumulative exact count at time t, or -1 when unknown. Live, the
+ * counters are read at each close (t is their time). A replay applies a
+ * file's totals blocks, written about a second apart, when it reaches them:
+ * between two blocks the count is interpolated, past the last one it goes on
+ * at the rate between the last two (the recording's start counting as zero),
+ * so intervals shorter than the blocks' spacing, and a last interval ending
+ * off the blocks' times, get their share instead of nothing or a second's
+ * worth. Past twice the blocks' spacing (at least 2 s) no guess is made.
+ */
+static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64_t t)
+{
+	int64_t cur = total_of(m->totals, m->n_totals, g), prev = 0;
+	uint64_t t1 = m->totals_as_of, t0 = m->first_start_ns, span, horizon;
+
+	if (cur < 0 || t == t1)
+		return cur;
+	if (m->n_prev) {
+		prev = total_of(m->prev, m->n_prev, g);
+		t0 = m->prev_as_of;
+		if (prev < 0)
+			prev = 0;
+	}
+	if (t1 <= t0 || cur < prev)
+		return t > t1 ? cur : -1;
+	span = t1 - t0;
+	if (t < t1)
+		return t <= t0 ? prev : prev + (int64_t)llround((double)(cur - prev) * (double)(t - t0) / (double)span);
+	horizon = 2 * (span > 1000000000ull ? span : 1000000000ull);
+	if (t - t1 > horizon)
+		return -1;
+	return cur + (int64_t)llround((double)(cur - prev) * (double)(t - t1) / (double)span);
 }
 
 /* Cumulative stage sums of a group's key from the totals: 1 when a row has
@@ -575,15 +619,26 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	fill_header(m, out);
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
-		int64_t cum = total_of(m, g);
+		int64_t cum = count_at(m, g, now_ns);
 		uint64_t cmds = 0;
 		struct ntp_group_occ dh, dt;
 		double occ_secs = 0;
 		int counted_qd = occ_interval(m, g, now_ns, &dh, &dt, &occ_secs);
 
+		if (cum >= 0 && !g->based) {
+			/* first counted: the base is the count at the interval's
+			 * start; the commands before it, estimated from the samples
+			 * in earlier intervals, join the run's total */
+			int64_t a = count_at(m, g, m->start_ns);
+
+			g->base_cmds = a > 0 ? (uint64_t)a : 0;
+			g->cmds_all += g->base_cmds;
+			g->based = 1;
+		}
 		if (cum >= 0) {
 			cmds = (uint64_t)cum >= g->base_cmds ? (uint64_t)cum - g->base_cmds : 0;
-			g->base_cmds = (uint64_t)cum;
+			if ((uint64_t)cum > g->base_cmds)
+				g->base_cmds = (uint64_t)cum;
 			g->cmds_all += cmds;
 			g->counted_all = 1;
 		}

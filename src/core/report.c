@@ -100,21 +100,21 @@ unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_grou
 			double qd_rest = g->qd_counted ? x->avg_qd - g->qd_host_recv : rest * 1e-6 * g->rate;
 
 			rows[n++] = (struct ntp_stage_row){ "host receive path", recv,
-				e2e ? recv / e2e : 0, qd_recv, st };
+				e2e ? recv / e2e : 0, qd_recv, st, NTP_PART_HOST_RECV };
 			rows[n++] = (struct ntp_stage_row){ "network and target (not recorded)", rest,
-				e2e ? rest / e2e : 0, qd_rest, st };
+				e2e ? rest / e2e : 0, qd_rest, st, NTP_PART_NET_AND_TARGET };
 			continue;
 		}
 		if (st == NTP_STAGE_NETWORK && g->target_only) {
 			rows[n++] = (struct ntp_stage_row){
 				g->comp[NTP_COMP_DATA_XFER].n ? "target receive path, data transfer"
 							      : "target receive path",
-				x->mean_us, x->share, x->avg_qd, st };
+				x->mean_us, x->share, x->avg_qd, st, NTP_PART_TARGET_RECV };
 			continue;
 		}
 		rows[n++] = (struct ntp_stage_row){
 			ntp_stage_name(st, s->transport, s->impl_host, s->impl_target, g->host_only),
-			x->mean_us, x->share, x->avg_qd, st };
+			x->mean_us, x->share, x->avg_qd, st, NTP_PART_WHOLE };
 	}
 	return n;
 }
@@ -167,8 +167,32 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 	fputc('\n', f);
 }
 
+int ntp_pct_enough(uint64_t n, double q)
+{
+	return (double)n * (1.0 - q) >= 1.0 - 1e-9;
+}
+
+void ntp_pct_label(char *buf, size_t len, const char *name, double us, uint64_t n, double q)
+{
+	if (ntp_pct_enough(n, q))
+		snprintf(buf, len, "%s %.2f", name, us);
+	else
+		snprintf(buf, len, "%s %.2f (n=%llu: too few)", name, us, (unsigned long long)n);
+}
+
+/* A p99 column: the value, '?' after it from fewer than 100 samples. */
+static void p99_cell(FILE *f, int width, double us, uint64_t n)
+{
+	if (ntp_pct_enough(n, 0.99))
+		fprintf(f, " %*.2f", width, us);
+	else
+		fprintf(f, " %*.2f?", width - 1, us);
+}
+
 static void print_components(FILE *f, const struct ntp_snap_group *g)
 {
+	int few = 0;
+
 	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
 	fprintf(f, "%-40s %8s %9s %7s %9s %9s  (us)\n", "component", "n", "mean", "L", "p50", "p99");
 	for (int c = 0; c < NTP_COMP_COUNT; c++) {
@@ -176,18 +200,25 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 
 		if (!x->n)
 			continue;
-		fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", ntp_component_name(c),
-			(unsigned long long)x->n, x->mean_us, x->avg_qd, x->p50_us, x->p99_us);
+		fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f", ntp_component_name(c),
+			(unsigned long long)x->n, x->mean_us, x->avg_qd, x->p50_us);
+		p99_cell(f, 9, x->p99_us, x->n);
+		fputc('\n', f);
+		few |= !ntp_pct_enough(x->n, 0.99);
 	}
-	fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f %9.2f\n", "end to end",
+	fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f", "end to end",
 		(unsigned long long)g->sampled, g->e2e_mean_us, g->e2e_mean_us * 1e-6 * g->rate,
-		g->e2e_p50_us, g->e2e_p99_us);
+		g->e2e_p50_us);
+	p99_cell(f, 9, g->e2e_p99_us, g->sampled);
+	fputc('\n', f);
+	if (few || !ntp_pct_enough(g->sampled, 0.99))
+		fprintf(f, "(?: p99 of fewer than 100 samples: the largest seen, not a percentile)\n");
 }
 
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 			const struct ntp_report_meta *m)
 {
-	char label[64], rate[32];
+	char label[64], rate[32], p99[80], p999[80];
 	struct ntp_stage_row rows[NTP_STAGE_COUNT + 1];
 	unsigned n, largest = 0;
 
@@ -209,8 +240,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		fprintf(f, "no command to break down\n");
 		return;
 	}
-	fprintf(f, "latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f\n", g->e2e_mean_us,
-		g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us);
+	ntp_pct_label(p99, sizeof(p99), "p99", g->e2e_p99_us, g->sampled, 0.99);
+	ntp_pct_label(p999, sizeof(p999), "p99.9", g->e2e_p999_us, g->sampled, 0.999);
+	fprintf(f, "latency (us): mean %.2f, p50 %.2f, %s, %s\n", g->e2e_mean_us, g->e2e_p50_us, p99, p999);
 	fprintf(f, "%-36s %8s %6s %7s%s\n", "stage", "mean us", "share", "avg QD",
 		g->qd_counted ? " (counted)" : "");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
@@ -313,13 +345,17 @@ void ntp_interval_header_qd(FILE *f, int counted_qd)
 		counted_qd ? "  QD (counted)" : "");
 }
 
-static size_t share_cell(char *buf, size_t len, const struct ntp_snap_group *g, int st, int star)
+/* The network column marks what it holds when one side is missing: '*'
+ * network and target (host-only), '~' the target's receive path only
+ * (target-only), as the report's rows name them (ntp_stage_rows). */
+static size_t share_cell(char *buf, size_t len, const struct ntp_snap_group *g, int st)
 {
+	const char *mark = st != NTP_STAGE_NETWORK ? "" : g->host_only ? "*" : g->target_only ? "~" : "";
 	char c[16];
 
 	if (!g->stage[st].present)
 		return (size_t)snprintf(buf, len, "%8s", "");
-	snprintf(c, sizeof(c), "%.0f%%%s", pct(g->stage[st].share), star ? "*" : "");
+	snprintf(c, sizeof(c), "%.0f%%%s", pct(g->stage[st].share), mark);
 	return (size_t)snprintf(buf, len, "%8s", c);
 }
 
@@ -336,11 +372,13 @@ void ntp_interval_lines(FILE *f, const struct ntp_snapshot *s, double elapsed_s)
 		snprintf(t, sizeof(t), "%.1fs", elapsed_s);
 		ntp_group_label(g, label, sizeof(label));
 		ntp_rate_label(g->rate, rate, sizeof(rate));
-		n = (size_t)snprintf(line, sizeof(line), "%8s  %-24s%5llu %8s %9.2f %9.2f", t, label,
-				     (unsigned long long)g->sampled, rate, g->e2e_mean_us, g->e2e_p99_us);
+		/* '?': a p99 of fewer than 100 samples (ntp_pct_enough) */
+		n = (size_t)snprintf(line, sizeof(line), "%8s  %-24s%5llu %8s %9.2f %*.2f%s", t, label,
+				     (unsigned long long)g->sampled, rate, g->e2e_mean_us,
+				     ntp_pct_enough(g->sampled, 0.99) ? 9 : 8, g->e2e_p99_us,
+				     ntp_pct_enough(g->sampled, 0.99) ? "" : "?");
 		for (int st = 0; st < NTP_STAGE_COUNT && n < sizeof(line); st++)
-			n += share_cell(line + n, sizeof(line) - n, g, st,
-					st == NTP_STAGE_NETWORK && g->host_only);
+			n += share_cell(line + n, sizeof(line) - n, g, st);
 		if (g->qd_counted && n < sizeof(line)) {
 			double qd = 0;
 

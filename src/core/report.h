@@ -57,13 +57,29 @@ json_object *ntp_compare_json(const struct ntp_snapshot *a, const struct ntp_sna
 void ntp_size_label(uint32_t bytes, char *buf, size_t len);
 void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len);
 void ntp_rate_label(double per_s, char *buf, size_t len);
+/* Enough samples for the quantile q (0.99, 0.999): at least 1/(1-q), so that
+ * one sample at least lies above it (100 for p99, 1000 for p99.9); from fewer,
+ * the figure is the largest sample seen, and the reports say so
+ * (docs/percentiles.md). */
+int ntp_pct_enough(uint64_t n, double q);
+/* "p99 80.73" or "p99 80.73 (n=21: too few)" */
+void ntp_pct_label(char *buf, size_t len, const char *name, double us, uint64_t n, double q);
 const char *ntp_io_name(uint8_t io);
 /* The rows of a group's stage table: a host-only group shows its receive path
  * and "network and target (not recorded)" apart, as 003 does. */
+/* What part of its stage a row is: the stage's role, whatever its name on
+ * this transport or implementation (compare pairs rows by it). */
+enum ntp_row_part {
+	NTP_PART_WHOLE = 0,
+	NTP_PART_HOST_RECV,		/* host-only: the host's receive path */
+	NTP_PART_NET_AND_TARGET,	/* host-only: network and target (not recorded) */
+	NTP_PART_TARGET_RECV,		/* target-only: the target's receive path */
+};
 struct ntp_stage_row {
 	const char *name;
 	double mean_us, share, avg_qd;
 	int stage;				/* enum ntp_stage it belongs to */
+	int part;				/* enum ntp_row_part */
 };
 unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 			struct ntp_stage_row *rows, unsigned max);

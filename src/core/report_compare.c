@@ -2,9 +2,10 @@
 /*
  * report_compare.c - `ntprof compare A B`: each group of A next to the same
  * group of B (same I/O type, size and device; else one left of the same type
- * and size), per
- * stage the change in microseconds and as a factor, and a verdict line naming
- * the stage whose mean grew most from A to B: the one that amplifies latency.
+ * and size), per stage (paired by role, each side's name printed when they
+ * differ) the change in microseconds and as a factor, and a verdict line
+ * naming the stage whose mean grew most from A to B: the one that amplifies
+ * latency.
  */
 #include <math.h>
 #include <string.h>
@@ -72,10 +73,11 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 		r->stage = ra[i].stage;
 		r->in_a = 1;
 		r->a = ra[i];
-		for (unsigned j = 0; j < nb; j++)
-			if (!strcmp(rb[j].name, ra[i].name)) {
+		for (unsigned j = 0; j < nb && !r->in_b; j++)
+			if (!(used_b & (1u << j)) && rb[j].stage == ra[i].stage && rb[j].part == ra[i].part) {
 				r->in_b = 1;
 				r->b = rb[j];
+				r->name_b = rb[j].name;
 				used_b |= 1u << j;
 			}
 	}
@@ -86,7 +88,7 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 			continue;
 		r = &out[n++];
 		memset(r, 0, sizeof(*r));
-		r->name = rb[j].name;
+		r->name = r->name_b = rb[j].name;
 		r->stage = rb[j].stage;
 		r->in_b = 1;
 		r->b = rb[j];
@@ -126,6 +128,12 @@ static void print_pair(FILE *f, const char *what, double a, double b)
 	fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s\n", what, a, b, b - a, r);
 }
 
+/* A or B has too few samples for the quantile q (ntp_pct_enough). */
+static int few(const struct ntp_snap_group *a, const struct ntp_snap_group *b, double q)
+{
+	return !ntp_pct_enough(a->sampled, q) || !ntp_pct_enough(b->sampled, q);
+}
+
 static void print_one_side(FILE *f, const struct ntp_snap_group *g, const char *which)
 {
 	char label[64];
@@ -139,7 +147,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 			const struct ntp_snapshot *b, const struct ntp_snap_group *gb)
 {
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
-	char label[64], rate_a[32], rate_b[32], r[32];
+	char label[64], rate_a[32], rate_b[32], r[32], name[160];
 	unsigned n;
 	int v;
 
@@ -157,8 +165,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
 	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us);
 	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us);
-	print_pair(f, "p99", ga->e2e_p99_us, gb->e2e_p99_us);
-	print_pair(f, "p99.9", ga->e2e_p999_us, gb->e2e_p999_us);
+	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us);
+	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us);
 	fprintf(f, "%-36s %9s %9s %9s %7s %7s %7s\n", "stage (mean us)", "A", "B", "change", "x",
 		"A QD", "B QD");
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
@@ -169,6 +177,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 			ratio(r, sizeof(r), x->a.mean_us, x->b.mean_us);
 			fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s %7.2f %7.2f\n", x->name, x->a.mean_us,
 				x->b.mean_us, x->b.mean_us - x->a.mean_us, r, x->a.avg_qd, x->b.avg_qd);
+			if (strcmp(x->name, x->name_b))
+				fprintf(f, "  in B: %s\n", x->name_b);
 		} else if (x->in_a) {
 			fprintf(f, "%-36s %9.2f %9s %9s %7s %7.2f %7s\n", x->name, x->a.mean_us, "-",
 				"-", "-", x->a.avg_qd, "-");
@@ -185,12 +195,15 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	double d = rows[v].b.mean_us - rows[v].a.mean_us, de = gb->e2e_mean_us - ga->e2e_mean_us;
 
 	ratio(r, sizeof(r), rows[v].a.mean_us, rows[v].b.mean_us);
+	/* the stage by A's name, and B's when it differs */
+	snprintf(name, sizeof(name), "%s%s%s", rows[v].name, strcmp(rows[v].name, rows[v].name_b) ? " / " : "",
+		 strcmp(rows[v].name, rows[v].name_b) ? rows[v].name_b : "");
 	if (d > 0 && de > 0)
 		fprintf(f, "verdict: %s amplifies latency from A to B: %+.2f us of the %+.2f us "
-			"(%.0f %%), %s\n", rows[v].name, d, de, 100.0 * d / de, r);
+			"(%.0f %%), %s\n", name, d, de, 100.0 * d / de, r);
 	else if (d > 0)
 		fprintf(f, "verdict: latency does not grow from A to B (mean %+.2f us); "
-			"%s grows most, %+.2f us (%s)\n", de, rows[v].name, d, r);
+			"%s grows most, %+.2f us (%s)\n", de, name, d, r);
 	else
 		fprintf(f, "verdict: no stage grows from A to B (mean %+.2f us)\n", de);
 }

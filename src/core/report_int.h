@@ -5,9 +5,12 @@
 
 #include "report.h"
 
-/* One stage row of a compare: present in A, in B, or both. */
+/* One stage row of a compare: present in A, in B, or both; A's row and
+ * B's are of the same role (stage and part), their names may differ (NVMe/TCP
+ * against NVMe/RDMA, Linux against SPDK). */
 struct ntp_compare_row {
-	const char *name;
+	const char *name;		/* A's name, else B's */
+	const char *name_b;		/* B's name when in B */
 	int stage;
 	int in_a, in_b;
 	struct ntp_stage_row a, b;

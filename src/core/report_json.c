@@ -37,14 +37,20 @@ static const char *side_of(const struct ntp_snap_group *g)
 	return g->host_only ? "host_only" : g->target_only ? "target_only" : "joined";
 }
 
-static json_object *latency(double mean, double p50, double p99, double p999)
+/* "too_few": the percentiles of fewer samples than they need (ntp_pct_enough). */
+static json_object *latency(double mean, double p50, double p99, double p999, uint64_t n)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *few = json_object_new_array();
 
 	add(o, "mean", num(mean, 3));
 	add(o, "p50", num(p50, 3));
 	add(o, "p99", num(p99, 3));
 	add(o, "p99_9", num(p999, 3));
+	if (!ntp_pct_enough(n, 0.99))
+		json_object_array_add(few, json_object_new_string("p99"));
+	if (!ntp_pct_enough(n, 0.999))
+		json_object_array_add(few, json_object_new_string("p99_9"));
+	add(o, "too_few", few);
 	return o;
 }
 
@@ -59,6 +65,47 @@ static json_object *group_ident(const struct ntp_snap_group *g)
 	add(o, "size", json_object_new_int64(g->len));
 	add(o, "dev", json_object_new_string(g->dev));
 	return o;
+}
+
+static void stage_entry(json_object *e, const char *name, const struct ntp_snap_stage *x)
+{
+	add(e, "name", json_object_new_string(name));
+	add(e, "mean_us", num(x->mean_us, 3));
+	add(e, "p50_us", num(x->p50_us, 3));
+	add(e, "p99_us", num(x->p99_us, 3));
+	add(e, "p99_9_us", num(x->p999_us, 3));
+	add(e, "share", num(x->share, 4));
+	add(e, "avg_qd", num(x->avg_qd, 4));
+	add(e, "avg_qd_little", num(x->avg_qd_little, 4));
+}
+
+/* Host-only: the network stage named "network and target (not recorded)"
+ * is that, as in the text's row of the name (ntp_stage_rows): the host's
+ * receive path, which the model counts in the stage, is given apart. */
+static void host_only_network(const struct ntp_snapshot *s, const struct ntp_snap_group *g, json_object *e)
+{
+	struct ntp_stage_row r[NTP_STAGE_COUNT + 1];
+	const struct ntp_snap_comp *c = &g->comp[NTP_COMP_NET_AND_TARGET];
+	struct ntp_snap_stage x = g->stage[NTP_STAGE_NETWORK];
+	unsigned n = ntp_stage_rows(s, g, r, NTP_STAGE_COUNT + 1);
+	double recv = 0, recv_qd = 0;
+
+	for (unsigned k = 0; k + 1 < n; k++)
+		if (r[k].stage == NTP_STAGE_NETWORK) {
+			recv = r[k].mean_us;
+			recv_qd = r[k].avg_qd;
+			x.mean_us = r[k + 1].mean_us;
+			x.share = r[k + 1].share;
+			x.avg_qd = r[k + 1].avg_qd;
+			x.avg_qd_little = x.mean_us * 1e-6 * g->rate;
+			x.p50_us = c->p50_us;
+			x.p99_us = c->p99_us;
+			x.p999_us = c->p999_us;
+			break;
+		}
+	stage_entry(e, ntp_stage_name(NTP_STAGE_NETWORK, s->transport, s->impl_host, s->impl_target, 1), &x);
+	add(e, "host_receive_path_us", num(recv, 3));
+	add(e, "host_receive_path_avg_qd", num(recv_qd, 4));
 }
 
 static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_snap_group *g)
@@ -79,7 +126,8 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 	add(o, "qd_counted", json_object_new_boolean(g->qd_counted));
 	add(o, "qd_commands", g->qd_counted ? u64(g->qd_summed) : NULL);
 	add(o, "qd_incomplete", g->qd_counted ? u64(g->qd_incomplete) : NULL);
-	add(o, "latency_us", latency(g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us));
+	add(o, "latency_us", latency(g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us,
+						  g->sampled));
 	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
 		const struct ntp_snap_stage *x = &g->stage[i];
 		json_object *e;
@@ -88,15 +136,10 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 			continue;
 		e = json_object_new_object();
 		add(e, "stage", json_object_new_string(ntp_stage_key(i)));
-		add(e, "name", json_object_new_string(ntp_stage_name(i, s->transport, s->impl_host,
-								      s->impl_target, g->host_only)));
-		add(e, "mean_us", num(x->mean_us, 3));
-		add(e, "p50_us", num(x->p50_us, 3));
-		add(e, "p99_us", num(x->p99_us, 3));
-		add(e, "p99_9_us", num(x->p999_us, 3));
-		add(e, "share", num(x->share, 4));
-		add(e, "avg_qd", num(x->avg_qd, 4));
-		add(e, "avg_qd_little", num(x->avg_qd_little, 4));
+		if (i == NTP_STAGE_NETWORK && g->host_only)
+			host_only_network(s, g, e);
+		else
+			stage_entry(e, ntp_stage_name(i, s->transport, s->impl_host, s->impl_target, g->host_only), x);
 		json_object_array_add(st, e);
 	}
 	add(o, "stages", st);
@@ -201,8 +244,8 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	unsigned n;
 	int v;
 
-	add(o, "a", ga ? latency(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us, ga->e2e_p999_us) : NULL);
-	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us) : NULL);
+	add(o, "a", ga ? latency(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us, ga->e2e_p999_us, ga->sampled) : NULL);
+	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us, gb->sampled) : NULL);
 	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
 	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
@@ -216,6 +259,8 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 
 		add(e, "name", json_object_new_string(rows[i].name));
 		add(e, "stage", json_object_new_string(ntp_stage_key(rows[i].stage)));
+		add(e, "a_name", rows[i].in_a ? json_object_new_string(rows[i].name) : NULL);
+		add(e, "b_name", rows[i].in_b ? json_object_new_string(rows[i].name_b) : NULL);
 		add(e, "a_mean_us", rows[i].in_a ? num(rows[i].a.mean_us, 3) : NULL);
 		add(e, "b_mean_us", rows[i].in_b ? num(rows[i].b.mean_us, 3) : NULL);
 		add(e, "a_avg_qd", rows[i].in_a ? num(rows[i].a.avg_qd, 4) : NULL);
@@ -235,6 +280,7 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 
 		add(e, "name", json_object_new_string(rows[v].name));
 		add(e, "stage", json_object_new_string(ntp_stage_key(rows[v].stage)));
+		add(e, "b_name", json_object_new_string(rows[v].name_b));
 		add(e, "change_us", num(d, 3));
 		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
 		add(e, "amplifies", json_object_new_boolean(d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));

@@ -5,6 +5,9 @@
 
 #include "source.h"
 
+#define TOP_OPTSETS 5		/* ntp_top_optsets[] (src/cli/options_tables.c) */
+#define TOP_MAX_REPLAY 64
+
 struct top_opts {
 	struct top_source_opts src;
 	int batch;			/* -b */
@@ -15,6 +18,7 @@ struct top_opts {
 	int ascii;			/* --ascii */
 	const char *dir;		/* --dir: where w and S write */
 	int width;			/* batch: columns (--width, else $COLUMNS, else 100) */
+	char *replay_files[TOP_MAX_REPLAY];	/* --replay FILE and the files after it */
 };
 
 /* 0: run; 1: done (help/version printed); -1: bad usage (message printed). */

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include "source.h"
@@ -22,6 +21,8 @@
 #pragma weak ntp_collector_lost
 #pragma weak ntp_collector_set_sampling
 #pragma weak ntp_collector_close
+#pragma weak ntp_live_pull
+#pragma weak ntp_live_file_info
 
 void top_source_say(struct top_source *s, const char *fmt, ...)
 {
@@ -57,65 +58,6 @@ static void collector_say(void *ctx, const char *line)
 	top_source_say(ctx, "%s", line);
 }
 
-int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen)
-{
-	struct ntp_model_config mc;
-
-	memset(s, 0, sizeof(*s));
-	s->o = *o;
-	atomic_init(&s->interval_ms, o->interval_ms);
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->taken_cond, NULL);
-	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
-	if (!s->outbox) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (o->replay) {
-		s->reader = ntp_reader_open(o->replay, err, errlen);
-		if (!s->reader)
-			return -1;
-		s->info = *ntp_reader_info(s->reader);
-	} else {
-		struct ntp_collector_opts co = o->live;
-		struct utsname u;
-
-		if (!ntp_collector_open) {
-			snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
-				 "--replay FILE.ntp works");
-			return -1;
-		}
-		co.say = collector_say;
-		co.say_ctx = s;
-		s->coll = ntp_collector_open(&co, err, errlen);
-		if (!s->coll)
-			return -1;
-		s->info.role = co.role;
-		s->info.transport = co.transport;
-		s->info.sampling = co.sampling;
-		s->info.record_size = sizeof(struct ntp_record);
-		s->info.start_mono_ns = ntp_mono_ns();
-		s->info.start_real_ns = ntp_real_ns();
-		if (!uname(&u)) {
-			snprintf(s->info.hostname, sizeof(s->info.hostname), "%.63s", u.nodename);
-			snprintf(s->info.kernel, sizeof(s->info.kernel), "%.63s", u.release);
-		}
-		snprintf(s->info.tool_version, sizeof(s->info.tool_version), "ntprof-top %s", NTP_VERSION);
-	}
-	memset(&mc, 0, sizeof(mc));
-	mc.role = s->info.role;
-	mc.transport = s->info.transport;
-	mc.impl_host = s->info.impl_host;
-	mc.impl_target = s->info.impl_target;
-	mc.sampling = s->info.sampling;
-	s->model = ntp_model_new(&mc);
-	if (!s->model) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
 /* Only this thread writes it: relaxed, no fence per record (the UI reads it
  * under the lock only to date a recording it starts or stops). */
 static void set_data_now(struct top_source *s, uint64_t t)
@@ -123,23 +65,15 @@ static void set_data_now(struct top_source *s, uint64_t t)
 	atomic_store_explicit(&s->data_now_ns, t, memory_order_relaxed);
 }
 
-/* When a record's command left its side: its latest timestamp. */
-static uint64_t record_time(const struct ntp_record *r)
-{
-	uint64_t t = 0;
+/* ---- the sinks: the recording's writer, the outbox ---- */
 
-	for (int i = 0; i < NTP_TS_COUNT; i++)
-		if ((r->ts_valid & (1u << i)) && r->ts[i] > t)
-			t = r->ts[i];
-	return t;
-}
-
-static void ingest(struct top_source *s, const struct ntp_record *r)
+static int rec_record(void *ctx, const struct ntp_record *r)
 {
-	ntp_model_ingest(s->model, r);
+	struct top_source *s = ctx;
+
 	/* Not recording (the usual case): no lock per record. */
 	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
-		return;
+		return 0;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
 	if (s->writer && ntp_writer_add(s->writer, r) < 0) {
@@ -148,29 +82,41 @@ static void ingest(struct top_source *s, const struct ntp_record *r)
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
 		top_source_say(s, "recording stopped: cannot write %s", s->rec_path);
-		return;
+		return 0;	/* the monitor goes on */
 	}
 	pthread_mutex_unlock(&s->lock);
+	return 0;
 }
 
-static void live_record_cb(void *ctx, const struct ntp_record *r)
+static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t as_of)
 {
-	ingest(ctx, r);
-}
+	struct top_source *s = ctx;
 
-static void set_totals(struct top_source *s, const struct ntp_total *t, size_t n, uint64_t as_of)
-{
-	ntp_model_set_totals(s->model, t, n, as_of);
 	pthread_mutex_lock(&s->lock);
 	if (s->writer)
 		ntp_writer_set_totals(s->writer, t, n, as_of);
 	pthread_mutex_unlock(&s->lock);
+	return 0;
 }
 
-/* Closes the interval at end_ns and publishes it. Returns 1 when -n is reached. */
-static int publish(struct top_source *s, uint64_t end_ns)
+static int rec_tick(void *ctx, uint64_t now)
 {
-	struct ntp_snapshot *slot;
+	struct top_source *s = ctx;
+
+	set_data_now(s, now);
+	if (!atomic_load_explicit(&s->recording, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	if (s->writer)
+		ntp_writer_tick(s->writer, now);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* Publishes a closed interval. 1 when -n is reached. */
+static int publish(void *ctx, const struct ntp_snapshot *snap)
+{
+	struct top_source *s = ctx;
 
 	pthread_mutex_lock(&s->lock);
 	/* Batch mode prints every interval: a replay read as fast as it
@@ -186,157 +132,204 @@ static int publish(struct top_source *s, uint64_t end_ns)
 		}
 		pthread_cond_timedwait(&s->taken_cond, &s->lock, &dl);
 	}
-	slot = &s->outbox[s->published % TOP_OUTBOX];
-	pthread_mutex_unlock(&s->lock);
-	/* The slot being filled is the oldest; the UI copies under the lock and
-	 * only up to 'published', so filling it outside the lock is safe as
-	 * long as the UI is less than TOP_OUTBOX intervals behind; it checks. */
-	ntp_model_close_interval(s->model, end_ns, slot);
-	pthread_mutex_lock(&s->lock);
+	/* The UI copies under the lock and only up to 'published'. */
+	s->outbox[s->published % TOP_OUTBOX] = *snap;
 	s->published++;
-	if (s->writer)
-		ntp_writer_tick(s->writer, end_ns);
 	pthread_mutex_unlock(&s->lock);
 	return s->o.stop_after && s->published >= (uint64_t)s->o.stop_after;
 }
 
-static void sleep_ms(unsigned ms)
+/* --session, --io-type, --size on a replay select from the files what they
+ * select live; --session names the host's namespace, which a target's
+ * records do not carry (they name its backing device). */
+static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_model_config *cfg,
+			 struct ntp_record_filter *f, char *err, size_t errlen)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	memset(f, 0, sizeof(*f));
+	f->io_type = co->io_type;
+	f->n_sizes = co->n_sizes < NTP_FILTER_MAX_SIZES ? co->n_sizes : NTP_FILTER_MAX_SIZES;
+	memcpy(f->sizes, co->sizes, (size_t)f->n_sizes * sizeof(f->sizes[0]));
+	if (co->session[0] && cfg->role == NTP_ROLE_TARGET) {
+		snprintf(err, errlen, "--session %s: a target recording's records name the target's backing "
+			 "devices, not the host's namespaces; replay it without --session", co->session);
+		return -1;
+	}
+	memcpy(f->session, co->session, NTP_DEV_LEN);
+	return 0;
+}
+
+int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen)
+{
+	const struct ntp_model_config *cfg;
+	struct ntp_model_config mc;
+	struct ntp_pump_config pc = { 0 };
+	struct ntp_record_filter filter;
+
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	atomic_init(&s->interval_ms, o->interval_ms);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->taken_cond, NULL);
+	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
+	if (!s->outbox) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (o->replay) {
+		s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
+		if (!s->files)
+			return -1;
+		cfg = ntp_files_model_config(s->files);
+		/* a recording made with w: the primary file's header, the joined roles */
+		s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+		s->info.role = cfg->role;
+		s->info.impl_host = cfg->impl_host;
+		s->info.impl_target = cfg->impl_target;
+		pc.start_ns = ntp_files_start(s->files);
+		if (replay_filter(&o->cap.co, cfg, &filter, err, errlen))
+			return -1;
+		pc.filter = filter.io_type >= 0 || filter.n_sizes || filter.session[0] ? &filter : NULL;
+	} else {
+		struct ntp_collector_opts co = o->cap.co;
+
+		if (!ntp_collector_open) {
+			snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
+				 "--replay FILE.ntp works");
+			return -1;
+		}
+		s->live = calloc(1, sizeof(*s->live));
+		if (!s->live) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		co.say = collector_say;
+		co.say_ctx = s;
+		s->live->c = ntp_collector_open(&co, err, errlen);
+		if (!s->live->c)
+			return -1;
+		pc.start_ns = ntp_mono_ns();
+		ntp_live_file_info(&s->info, &co, pc.start_ns, "ntprof-top " NTP_VERSION);
+		memset(&mc, 0, sizeof(mc));
+		mc.role = co.role;
+		mc.transport = co.transport;
+		mc.impl_host = mc.impl_target = NTP_IMPL_LINUX;
+		mc.sampling = co.sampling;
+		cfg = &mc;
+	}
+	pc.model = s->model = ntp_model_new(cfg);
+	pc.interval_ns = (uint64_t)o->interval_ms * 1000000ull;
+	s->pump_interval_ms = o->interval_ms;
+	s->pump = s->model ? ntp_pump_new(&pc) : NULL;
+	if (!s->pump) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ntp_pump_add_sink(s->pump, &(struct ntp_pump_sink){ .record = rec_record, .totals = rec_totals,
+							     .tick = rec_tick, .ctx = s });
+	ntp_pump_add_sink(s->pump, &(struct ntp_pump_sink){ .interval = publish, .ctx = s });
+	set_data_now(s, pc.start_ns);
+	return 0;
+}
+
+/* The UI's + and -: the pump's grid from the next boundary. */
+static void apply_interval(struct top_source *s)
+{
+	unsigned ms = atomic_load(&s->interval_ms);
+
+	if (ms != s->pump_interval_ms) {
+		ntp_pump_set_interval(s->pump, (uint64_t)ms * 1000000ull);
+		s->pump_interval_ms = ms;
+	}
+}
+
+/* Live: the keys' requests, applied between two polls. */
+static int live_before_poll(void *ctx, struct ntp_pump *p)
+{
+	struct top_source *s = ctx;
+	unsigned req = atomic_exchange(&s->sampling_req, 0);
+
+	(void)p;
+	apply_interval(s);
+	if (!req)
+		return 0;
+	if (ntp_collector_set_sampling(s->live->c, req) < 0) {
+		top_source_say(s, "cannot change the sampling to 1 in %u", req);
+		return 0;
+	}
+	ntp_model_set_sampling(s->model, req);
+	pthread_mutex_lock(&s->lock);
+	s->info.sampling = req;	/* the next recording's header */
+	pthread_mutex_unlock(&s->lock);
+	top_source_say(s, "sampling one command in %u (from now on)", req);
+	return 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 
 	nanosleep(&ts, NULL);
 }
 
-static void run_live(struct top_source *s)
+/* Replay: the files source, released no faster than --speed times the
+ * recording's own pace. Waiting for the next boundary sleeps in steps of at
+ * most 100 ms (stop and + / - are seen); records are then taken in a burst:
+ * 10 wakeups a second, not one per record. */
+static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
 {
-	uint64_t boundary = s->info.start_mono_ns + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
-	struct ntp_total totals[256];
+	struct top_source *s = ctx;
+	uint64_t limit = until;
+	int more;
 
-	while (!atomic_load(&s->stop)) {
-		unsigned req = atomic_exchange(&s->sampling_req, 0);
-		uint64_t now;
-		int n;
+	apply_interval(s);
+	until = ntp_pump_next_boundary(p);
+	limit = until;
+	if (s->o.speed > 0) {
+		double ahead = (double)(ntp_mono_ns() - s->wall0) * s->o.speed;
+		uint64_t paced = ahead >= (double)(UINT64_MAX - s->t0) ? UINT64_MAX : s->t0 + (uint64_t)ahead;
 
-		if (req) {
-			if (ntp_collector_set_sampling(s->coll, req) < 0) {
-				top_source_say(s, "cannot change the sampling to 1 in %u", req);
-			} else {
-				ntp_model_set_sampling(s->model, req);
-				pthread_mutex_lock(&s->lock);
-				s->info.sampling = req;	/* the next recording's header */
-				pthread_mutex_unlock(&s->lock);
-				top_source_say(s, "sampling one command in %u (from now on)", req);
-			}
-		}
-		n = ntp_collector_poll(s->coll, 100, live_record_cb, s);
-		if (n < 0 && n != -EINTR) {
-			top_source_say(s, "collector: %s; stopped", strerror(-n));
-			break;
-		}
-		now = ntp_mono_ns();
-		set_data_now(s, now);
-		if (now < boundary)
-			continue;
-		n = ntp_collector_totals(s->coll, totals, sizeof(totals) / sizeof(totals[0]));
-		if (n > 0)
-			set_totals(s, totals, n, now);
-		uint64_t lost = ntp_collector_lost(s->coll);
-
-		if (lost > s->lost_seen) {
-			ntp_model_add_lost(s->model, lost - s->lost_seen);
-			s->lost_seen = lost;
-		}
-		if (publish(s, now))
-			break;
-		boundary = now + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
+		if (paced < limit)
+			limit = paced;
 	}
+	more = ntp_files_pull(s->files, p, limit, reached);
+	if (more == 1 && *reached < until) {
+		uint64_t wait = (uint64_t)((double)(until - *reached) / s->o.speed);
+
+		sleep_ns(wait < 100000000ull ? wait + 1000000ull : 100000000ull);
+	}
+	return more;
 }
 
-/* Sleeps for data_ns of the replay's clock, at most 100 ms. */
-static void wait_boundary(const struct top_source *s, uint64_t data_ns)
+static int stop_requested(void *ctx)
 {
-	uint64_t ms = (uint64_t)(data_ns / s->o.speed) / 1000000ull + 1;
-
-	sleep_ms(ms > 100 ? 100 : (unsigned)ms);
-}
-
-static void run_replay(struct top_source *s)
-{
-	const struct ntp_read_stats *st;
-	struct ntp_record rec;
-	uint64_t t0 = s->info.start_mono_ns, wall0 = ntp_mono_ns(), boundary, rec_t = 0, last_totals = 0, end_t;
-	int have;
-
-	have = ntp_reader_next(s->reader, &rec) == 1;
-	if (have) {
-		rec_t = record_time(&rec);
-		if (!t0 || rec_t < t0)
-			t0 = rec_t;
-	}
-	set_data_now(s, t0);
-	boundary = t0 + (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
-	while (!atomic_load(&s->stop)) {
-		/* Where the replay's clock stands: wall time scaled, or as far as the data goes. */
-		uint64_t now = s->o.speed > 0 ? t0 + (uint64_t)((ntp_mono_ns() - wall0) * s->o.speed)
-					      : (have ? rec_t : UINT64_MAX);
-		const struct ntp_total *tot;
-		uint64_t as_of;
-		size_t nt;
-
-		if (have && rec_t <= now && rec_t < boundary) {
-			if (rec_t > s->data_now_ns)
-				set_data_now(s, rec_t);
-			ingest(s, &rec);
-			have = ntp_reader_next(s->reader, &rec) == 1;
-			if (have)
-				rec_t = record_time(&rec);
-			continue;
-		}
-		tot = ntp_reader_totals(s->reader, &nt, &as_of);
-		if (tot && nt && as_of != last_totals && as_of <= boundary) {
-			set_totals(s, tot, nt, as_of);
-			last_totals = as_of;
-		}
-		if (!have) {
-			st = ntp_reader_stats(s->reader);
-			end_t = st->end_mono_ns > s->data_now_ns ? st->end_mono_ns : s->data_now_ns;
-			if (boundary < end_t) {
-				if (now < boundary) {
-					wait_boundary(s, boundary - now);
-					continue;
-				}
-			} else {
-				/* The last, partial interval ends where the recording does. */
-				if (end_t > boundary - (uint64_t)atomic_load(&s->interval_ms) * 1000000ull)
-					publish(s, end_t);
-				top_source_say(s, "replay ended: %llu records%s%s",
-					       (unsigned long long)st->records, st->why[0] ? "; " : "", st->why);
-				break;
-			}
-		} else if (now < boundary) {
-			/* The next record is due later (else it was taken above):
-			 * nothing shows before the boundary, so sleep towards it in
-			 * steps of at most 100 ms (stop and -/+ are seen). Records
-			 * are then taken in a burst: 10 wakeups a second, not one
-			 * per record. */
-			wait_boundary(s, boundary - now);
-			continue;
-		}
-		set_data_now(s, boundary);
-		if (publish(s, boundary))
-			break;
-		boundary += (uint64_t)atomic_load(&s->interval_ms) * 1000000ull;
-	}
+	return atomic_load(&((struct top_source *)ctx)->stop);
 }
 
 static void *thread_main(void *arg)
 {
 	struct top_source *s = arg;
+	int rc;
 
-	if (s->reader)
-		run_replay(s);
-	else
-		run_live(s);
+	if (s->files) {
+		s->t0 = ntp_files_start(s->files);
+		s->wall0 = ntp_mono_ns();
+		rc = ntp_pump_run(s->pump, &(struct ntp_pump_source){ paced_pull, s }, stop_requested, s);
+		if (!rc) {
+			const struct ntp_read_stats *st =
+				ntp_reader_stats(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+
+			/* The last, partial interval ends where the recording does. */
+			ntp_pump_finish(s->pump, ntp_files_end(s->files), NULL);
+			top_source_say(s, "replay ended: %llu records%s%s", (unsigned long long)st->records,
+				       st->why[0] ? "; " : "", st->why);
+		}
+	} else {
+		s->live->before_poll = live_before_poll;
+		s->live->ctx = s;
+		rc = ntp_pump_run(s->pump, &(struct ntp_pump_source){ ntp_live_pull, s->live }, stop_requested, s);
+		if (rc < 0)
+			top_source_say(s, "collector: %s; stopped", strerror(-rc));
+	}
 	atomic_store(&s->done, 1);
 	return NULL;
 }
@@ -359,15 +352,16 @@ void top_source_close(struct top_source *s)
 		s->started = 0;
 	}
 	top_source_record_stop(s);
-	if (s->coll)
-		ntp_collector_close(s->coll);
-	if (s->reader)
-		ntp_reader_close(s->reader);
-	if (s->model)
-		ntp_model_free(s->model);
+	if (s->live && s->live->c)
+		ntp_collector_close(s->live->c);
+	free(s->live);
+	ntp_files_close(s->files);
+	ntp_pump_free(s->pump);
+	ntp_model_free(s->model);
 	free(s->outbox);
-	s->coll = NULL;
-	s->reader = NULL;
+	s->live = NULL;
+	s->files = NULL;
+	s->pump = NULL;
 	s->model = NULL;
 	s->outbox = NULL;
 	pthread_mutex_destroy(&s->lock);

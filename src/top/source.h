@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * source.h - ntprof-top's background thread: drains the live collector or
- * replays a .ntp file (at its own pace or faster), feeds the model, closes
- * intervals on the data's clock and publishes each snapshot into a small
- * outbox the UI copies from; writes the recording when it is on. Only this
+ * source.h - ntprof-top's background thread: runs the pump (core/pump.h)
+ * from the live collector or from .ntp files replayed at their own pace (or
+ * faster), into a small outbox the UI copies from and, when it is on, the
+ * recording's writer. Only this
  * thread touches the model, the reader and the collector; it never touches
  * the terminal, and the UI never waits for it (the outbox lock is held only
  * for a copy).
@@ -14,19 +14,25 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "cli/options.h"
 #include "collector/collector.h"
+#include "collector/pump_live.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
+#include "core/pump.h"
+#include "core/pump_files.h"
 
 #define TOP_OUTBOX 16
 #define TOP_MSG_LEN 200
 #define TOP_MSGS 8
 
 struct top_source_opts {
-	const char *replay;		/* NULL: live */
+	const char *replay;		/* NULL: live; else the first file replayed */
+	char *const *replay_files;	/* every file replayed (joined as ntprof report does) */
+	size_t n_replay;
 	double speed;			/* replay: 1 = own pace, 0 = as fast as possible */
-	struct ntp_collector_opts live;
-	unsigned interval_ms;
+	struct ntp_capture_opts cap;	/* the live collector's options and -i, as in ntprof record */
+	unsigned interval_ms;		/* -i in ms (from cap.interval_s) */
 	int stop_after;			/* 0: run until stopped or the replay ends; else intervals */
 	int lossless;			/* batch: wait for the reader rather than drop intervals */
 };
@@ -40,11 +46,13 @@ struct top_source {
 	atomic_uint sampling_req;	/* 0: none; else apply -s N to the running programs */
 	atomic_int done;		/* no more snapshots will come (replay ended, -n reached, error) */
 
-	struct ntp_file_info info;	/* of the replayed file, or built for the live run */
+	struct ntp_file_info info;	/* of the replayed files, or built for the live run */
 	struct ntp_model *model;
-	struct ntp_reader *reader;
-	struct ntp_collector *coll;
-	uint64_t lost_seen;
+	struct ntp_pump *pump;
+	struct ntp_files *files;	/* replay */
+	struct ntp_live_source *live;	/* live */
+	uint64_t wall0, t0;		/* replay: the pace's origin (wall clock, data clock) */
+	unsigned pump_interval_ms;	/* the interval the pump runs on */
 
 	pthread_mutex_t lock;		/* outbox, messages, recording */
 	struct ntp_snapshot *outbox;	/* TOP_OUTBOX entries, a ring */

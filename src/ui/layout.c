@@ -89,13 +89,15 @@ int ntp_snapshot_namespaces(const struct ntp_snapshot *s, char (*out)[NTP_DEV_LE
 	return n;
 }
 
-const char *ntp_ui_stage_label(int stage, int host_only)
+const char *ntp_ui_stage_label(int stage, const struct ntp_snap_group *g)
 {
 	static const char *const labels[NTP_STAGE_COUNT] = {
 		"host block", "host driver", "network", "target driver", "storage",
 	};
 
-	if (stage == NTP_STAGE_NETWORK && host_only)
+	if (stage == NTP_STAGE_NETWORK && g->host_only)
 		return "net+target*";
+	if (stage == NTP_STAGE_NETWORK && g->target_only)
+		return "target recv~";
 	return stage >= 0 && stage < NTP_STAGE_COUNT ? labels[stage] : "?";
 }

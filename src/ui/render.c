@@ -175,7 +175,7 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 
 		if (r >= l->status_row)
 			break;
-		ntp_screen_put(scr, r, l->name_x, l->name_w, NTP_ROLE_LABEL, ntp_ui_stage_label(st, g->host_only));
+		ntp_screen_put(scr, r, l->name_x, l->name_w, NTP_ROLE_LABEL, ntp_ui_stage_label(st, g));
 		if (!sg->present) {
 			ntp_screen_put(scr, r, l->bar_x, -1, NTP_ROLE_DIM, "-");
 			ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_DIM, " %5s  %9s %9s %7s", "-", "-", "-", "-");
@@ -183,7 +183,7 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 		}
 		stage_bar(scr, r, l, st, sg->share, info->glyphs);
 		snprintf(pct, sizeof(pct), "%.0f%%%s", sg->share * 100,
-			 st == NTP_STAGE_NETWORK && g->host_only ? "*" : " ");
+			 st != NTP_STAGE_NETWORK ? " " : g->host_only ? "*" : g->target_only ? "~" : " ");
 		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %9.2f %9.2f %7.2f", pct, sg->mean_us,
 				  sg->p99_us, sg->avg_qd);
 	}
@@ -192,7 +192,7 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
 			const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info)
 {
-	int idx[NTP_SNAP_MAX_GROUPS], n, fit, first, row, host_only = 0, x;
+	int idx[NTP_SNAP_MAX_GROUPS], n, fit, first, row, host_only = 0, target_only = 0, x;
 	char buf[64];
 
 	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
@@ -227,12 +227,16 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 		const struct ntp_snap_group *g = &s->groups[idx[i]];
 
 		host_only |= g->host_only;
+		target_only |= g->target_only;
 		group_block(scr, row, l, h, s, g, i == v->selected, info);
 	}
 	/* 002's legend for '*', on the last body row if the blocks left it free. */
 	if (host_only && row - 1 < l->status_row - 1)
 		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,
 			       "* network and target together: the target's side is not recorded");
+	else if (target_only && row - 1 < l->status_row - 1)
+		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,
+			       "~ the target's receive path only: the network and the host are not recorded");
 }
 
 static int centre(const struct ntp_screen *scr, const char *text)

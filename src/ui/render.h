@@ -70,7 +70,9 @@ void ntp_render(struct ntp_screen *scr, const struct ntp_view *v, const struct n
 int ntp_render_rows_needed(const struct ntp_view *v, const struct ntp_history *h);
 
 /* Text helpers shared with batch mode and the JSON snapshot. */
-const char *ntp_ui_stage_label(int stage, int host_only);	/* "host block", "net+target*" */
+/* "host block"; the network of a host-only group "net+target*", of a
+ * target-only group "target recv~" (its receive path only) */
+const char *ntp_ui_stage_label(int stage, const struct ntp_snap_group *g);
 
 /* Internal: the pieces render.c assembles. */
 void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const struct ntp_snapshot *s,

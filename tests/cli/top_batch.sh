@@ -62,6 +62,24 @@ fi
 	awk -F'"interval":' '{ split($2, a, ","); if (a[1] != NR - 1) bad++ } END { exit !(NR == 200 && !bad) }' ||
 	fail "100 s at 0.5 s intervals did not give intervals 0..199 in order"
 
+# A host and a target file replayed together are joined as ntprof report joins them.
+"$NTPROF" generate -q -o "$work/h.ntp" --target-out "$work/t.ntp" -r both -d 3 -s 10 --rate 20000 || exit 1
+want=$("$NTPROF" report -j - "$work/h.ntp" "$work/t.ntp" | tr -d ' \n' | grep -o '"records":{[^}]*}')
+got=$("$TOP" -b --json --speed 0 --replay "$work/t.ntp" "$work/h.ntp" 2>/dev/null | tail -1 | grep -o '"records":{[^}]*}')
+[ -n "$want" ] && [ "$got" = "$want" ] && grep -q '"matched":6' <<<"$got" ||
+	fail "replay of host + target: '$got', report: '$want'"
+expect_err "unexpected argument '$work/t.ntp'" "$TOP" -b "$work/t.ntp"
+
+# A replay applies --session, --io-type and --size as live recording does.
+"$NTPROF" generate -q -o "$work/mix.ntp" -r host -d 2 -s 10 --rate 20000 --sizes 4K,128K --read 50 || exit 1
+sel=$("$TOP" -b --json --speed 0 -n 1 --io-type write --size 128K --replay "$work/mix.ntp" 2>/dev/null |
+	grep -o '"label":"[^"]*"' | sort -u | tr '\n' ' ')
+[ "$sel" = '"label":"write 128KiB nvme1n1" ' ] || fail "--io-type write --size 128K on a replay kept: $sel"
+sel=$("$TOP" -b --json --speed 0 -n 1 --session nvme7n1 --replay "$work/mix.ntp" 2>/dev/null | grep -c '"label"')
+[ "$sel" = 0 ] || fail "--session nvme7n1 on a replay of nvme1n1 kept $sel groups"
+expect_err "a target recording's records name the target's backing devices" \
+	"$TOP" -b --session nvme1n1 --replay "$work/t.ntp"
+
 # Refusals: one line naming the option or file, non-zero.
 expect_err "-n is for batch mode" "$TOP" -n 3 --replay "$work/run.ntp"
 expect_err "--json is for batch mode" "$TOP" --json

@@ -18,6 +18,14 @@
 
 static char tmpdir[] = "/tmp/test_merge.XXXXXX";
 
+/* A record's key: its time on the common clock, a time before 0 as 0. */
+static uint64_t mapped(uint64_t t, int64_t off)
+{
+	int64_t x = (int64_t)t + off;
+
+	return x < 0 ? 0 : (uint64_t)x;
+}
+
 /* Record j of file f: last timestamp t (two timestamps set, the later one
  * counts), seq = f * PER + j to recognise it. */
 static struct ntp_record rec(unsigned f, unsigned j, uint64_t t)
@@ -40,7 +48,7 @@ static void test_merge_order(void **state)
 	int64_t off[FILES];
 	uint64_t t[FILES][PER], n_of[FILES];
 	unsigned got[FILES] = { 0 }, total = 0, expect = 0;
-	int64_t last_t = INT64_MIN;
+	uint64_t last_t = 0;
 	size_t last_f = 0;
 	struct ntp_merge *m;
 
@@ -71,7 +79,7 @@ static void test_merge_order(void **state)
 		assert_int_equal(ntp_writer_close(w, now + 1), 0);
 		r[f] = ntp_reader_open(path, err, sizeof(err));
 		assert_non_null(r[f]);
-		off[f] = f % 2 ? 3000 : -2000;	/* the files' clocks onto one */
+		off[f] = f % 2 ? 3000 : -5000;	/* onto one clock; the first times of even files map below 0 */
 		expect += (unsigned)n_of[f];
 	}
 	m = ntp_merge_new(r, FILES, off);
@@ -79,23 +87,23 @@ static void test_merge_order(void **state)
 	for (;;) {
 		const struct ntp_record *x;
 		size_t f;
-		int64_t key;
+		uint64_t key;
 
 		if (!ntp_merge_next(m, &x, &f, &key))
 			break;
 		assert_true(f < FILES);
 		/* this file's records in their order, each once */
 		assert_int_equal(x->seq, f * PER + got[f]);
-		assert_int_equal(key, (int64_t)t[f][got[f]] + off[f]);
+		assert_int_equal(key, mapped(t[f][got[f]], off[f]));
 		assert_int_equal(ntp_record_last_ts(x), t[f][got[f]]);
 		/* the smallest time first, ties to the lower file: what a scan
 		 * over the files' next records would pick */
 		for (size_t o = 0; o < FILES; o++) {
-			int64_t to;
+			uint64_t to;
 
 			if (o == f || got[o] >= n_of[o])
 				continue;
-			to = (int64_t)t[o][got[o]] + off[o];
+			to = mapped(t[o][got[o]], off[o]);
 			assert_true(key < to || (key == to && f < o));
 		}
 		assert_true(key > last_t || (key == last_t && f >= last_f));

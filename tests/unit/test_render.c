@@ -259,6 +259,37 @@ static void test_waiting_and_empty(void **state)
 	ntp_screen_free(&s);
 }
 
+/* A target-only group: its network row is the target's receive path, marked
+ * and explained, not an unmarked "network". */
+static void test_target_only_marked(void **state)
+{
+	static struct ntp_snapshot t[1];
+	const struct ntp_snapshot *tp[1] = { t };
+	struct ntp_history th = { tp, 1 };
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	t->role = NTP_ROLE_TARGET;
+	t->n_groups = 1;
+	t->groups[0].target_only = 1;
+	t->groups[0].host_only = 0;
+	t->groups[0].stage[NTP_STAGE_HOST_BLOCK].present = 0;
+	t->groups[0].stage[NTP_STAGE_HOST_DRIVER].present = 0;
+	ntp_view_init(&v, 1000, 100);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "target recv~"));
+	assert_non_null(strstr(text, "%~"));
+	assert_non_null(strstr(text, "~ the target's receive path only"));
+	assert_null(strstr(text, "  network "));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 static void test_screen_put_clips_and_replaces(void **state)
 {
 	struct ntp_screen s;
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_every_size),
 		cmocka_unit_test(test_waiting_and_empty),
 		cmocka_unit_test(test_screen_put_clips_and_replaces),
+		cmocka_unit_test(test_target_only_marked),
 		cmocka_unit_test(test_builtin_themes_are_the_files),
 		cmocka_unit_test(test_theme_fallbacks_and_errors),
 	};

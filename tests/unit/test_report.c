@@ -85,6 +85,14 @@ static void test_interval_line_002(void **state)
 	out = render(interval, s);
 	assert_non_null(strstr(out, "      1%      2%     14%      1%     82%\n"));
 	free(out);
+	/* Target-only: the network column is the target's receive path, marked. */
+	s->role = NTP_ROLE_TARGET;
+	s->groups[0].target_only = 1;
+	s->groups[0].stage[NTP_STAGE_HOST_BLOCK].present = 0;
+	s->groups[0].stage[NTP_STAGE_HOST_DRIVER].present = 0;
+	out = render(interval, s);
+	assert_non_null(strstr(out, "80.73                    14%~      1%     82%\n"));
+	free(out);
 	free(s);
 }
 
@@ -106,7 +114,8 @@ static void test_host_only_rows(void **state)
 	assert_non_null(strstr(out, "recorded on h (kernel 6.1), one command in 100 sampled\n"));
 	assert_non_null(strstr(out, "=== 3.0 s, one command in 100 sampled ===\n"));
 	assert_non_null(strstr(out, "== read 4KiB nvme6n1: 154 commands sampled (from about 15.5k commands/s), host side only\n"));
-	assert_non_null(strstr(out, "latency (us): mean 73.40, p50 0.00, p99 80.73, p99.9 0.00\n"));
+	/* 154 samples: a p99, not a p99.9 */
+	assert_non_null(strstr(out, "latency (us): mean 73.40, p50 0.00, p99 80.73, p99.9 0.00 (n=154: too few)\n"));
 	assert_non_null(strstr(out, "host receive path                        4.20"));
 	assert_non_null(strstr(out, "network and target (not recorded)       67.00"));
 	assert_non_null(strstr(out, "largest: network and target (not recorded), 91 % of the latency\n"));
@@ -199,6 +208,61 @@ static void test_compare_verdict(void **state)
 	free(b);
 }
 
+/* Host-only JSON: the network stage named "network and target (not
+ * recorded)" holds what its text row holds, the host's receive path apart. */
+static void test_json_host_only_network(void **state)
+{
+	struct ntp_snapshot *s = host_only_snap();
+	struct ntp_report_meta m = { .host_name = "h", .host_kernel = "6.1" };
+	json_object *o, *g, *v, *st = NULL, *x = NULL;
+
+	(void)state;
+	o = ntp_report_json(s, &m);
+	assert_true(json_object_object_get_ex(o, "groups", &g));
+	g = json_object_array_get_idx(g, 0);
+	assert_true(json_object_object_get_ex(g, "stages", &v));
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		x = json_object_array_get_idx(v, i);
+		json_object_object_get_ex(x, "stage", &st);
+		if (!strcmp(json_object_get_string(st), "network"))
+			break;
+	}
+	assert_string_equal(json_object_get_string(st), "network");
+	assert_true(json_object_object_get_ex(x, "name", &st));
+	assert_string_equal(json_object_get_string(st), "network and target (not recorded)");
+	assert_true(json_object_object_get_ex(x, "mean_us", &st));
+	assert_true(json_object_get_double(st) == 67.0);
+	assert_true(json_object_object_get_ex(x, "host_receive_path_us", &st));
+	assert_string_equal(json_object_to_json_string(st), "4.200");
+	json_object_put(o);
+	free(s);
+}
+
+/* NVMe/RDMA against NVMe/TCP: stages pair by their role, not their names,
+ * so the verdict names the network, which grew most, with both sides' names. */
+static void test_compare_by_role(void **state)
+{
+	struct ntp_snapshot *a = snap_new(), *b = snap_new();
+	struct pair p = { a, b };
+	char *out;
+
+	(void)state;
+	joined(a, 60.0);
+	a->transport = NTP_TRANSPORT_RDMA;
+	joined(b, 72.86);
+	b->groups[0].stage[NTP_STAGE_NETWORK].mean_us = 30.26;
+	b->groups[0].e2e_mean_us += 20.26;
+	out = render(compare, &p);
+	assert_non_null(strstr(out, "verdict: network (RDMA, NICs, wire) / network (TCP/IP, NICs, wire) amplifies "
+				     "latency from A to B: +20.26 us of the +33.12 us (61 %), 3.03x\n"));
+	assert_non_null(strstr(out, "host driver (nvme-rdma)                   1.30      1.30     +0.00   1.00x"));
+	assert_non_null(strstr(out, "\n  in B: host driver (nvme-tcp)\n"));
+	assert_non_null(strstr(out, "network (RDMA, NICs, wire)               10.00     30.26    +20.26   3.03x"));
+	free(out);
+	free(a);
+	free(b);
+}
+
 /* Each group of B is compared once: A's second device of the same kind is
  * only in A, not compared again with the B group its first device matched. */
 static void test_compare_pairs_once(void **state)
@@ -262,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_compare_verdict),
 		cmocka_unit_test(test_compare_pairs_once),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_compare_by_role),
+		cmocka_unit_test(test_json_host_only_network),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* options.c - the option parser and --help printer over option tables (options.h). */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+#include "core/opt.h"
+
+void ntp_capture_defaults(struct ntp_capture_opts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->co.role = NTP_ROLE_HOST;
+	c->co.transport = NTP_TRANSPORT_TCP;
+	c->co.sampling = 1000;
+	c->co.io_type = -1;
+	c->co.attach_timeout_s = 10;
+	c->interval_s = 1;
+}
+
+/* How messages name an option: its letter when it has one ("-s"), else "--name". */
+static void opt_label(const struct ntp_optdef *d, char *buf, size_t len)
+{
+	if (d->letter)
+		snprintf(buf, len, "-%c", d->letter);
+	else
+		snprintf(buf, len, "--%s", d->name);
+}
+
+static int set_value(const struct ntp_optset *sets, size_t n_sets, size_t si, const struct ntp_optdef *d,
+		     void *base, const char *val, ntp_opt_custom_fn custom, void *ctx, char *err, size_t errlen)
+{
+	char *field = (char *)base + d->off, label[64], e[NTP_OPT_ERR_LEN];
+	unsigned u, n;
+	int rc = 0;
+
+	opt_label(d, label, sizeof(label));
+	e[0] = '\0';
+	switch (d->type) {
+	case NTP_OT_FLAG:
+		*(int *)field = 1;
+		return 0;
+	case NTP_OT_BOOL:
+		*(bool *)field = true;
+		return 0;
+	case NTP_OT_CHOICE:
+		if (*(int *)field && *(int *)field != (int)d->lo) {
+			/* the other choice given before: name it */
+			for (size_t s = 0; s < n_sets; s++)
+				for (const struct ntp_optdef *o = sets[s].defs; s == si && (o->name || o->letter); o++)
+					if (o->type == NTP_OT_CHOICE && o->off == d->off && (int)o->lo == *(int *)field) {
+						char other[64];
+
+						opt_label(o, other, sizeof(other));
+						snprintf(err, errlen, "%s and %s exclude each other", other, label);
+						return -1;
+					}
+			snprintf(err, errlen, "%s: another choice was given", label);
+			return -1;
+		}
+		*(int *)field = (int)d->lo;
+		return 0;
+	case NTP_OT_U32:
+		rc = ntp_opt_u32(label, val, (unsigned)d->lo, (unsigned)d->hi, &u, e);
+		if (!rc)
+			*(unsigned *)field = u;
+		break;
+	case NTP_OT_DOUBLE:
+		rc = ntp_opt_double(label, val, d->lo, d->hi, (double *)field, e);
+		break;
+	case NTP_OT_STRING:
+		*(const char **)field = val;
+		return 0;
+	case NTP_OT_ROLE:
+		rc = ntp_opt_role(label, val, (uint8_t *)field, e);
+		break;
+	case NTP_OT_TRANSPORT:
+		rc = ntp_opt_transport(label, val, (uint8_t *)field, e);
+		break;
+	case NTP_OT_IO_TYPE:
+		rc = ntp_opt_io_type(label, val, (int *)field, e);
+		break;
+	case NTP_OT_SESSION:
+		rc = ntp_opt_session(label, val, field, e);
+		break;
+	case NTP_OT_SIZES:
+		n = (unsigned)*(int *)((char *)base + d->off2);
+		rc = ntp_opt_sizes(label, val, (uint32_t *)field, NTP_MAX_SIZES, &n, e);
+		*(int *)((char *)base + d->off2) = (int)n;
+		break;
+	case NTP_OT_CUSTOM:
+		if (!custom) {
+			snprintf(err, errlen, "%s: not handled", label);
+			return -1;
+		}
+		return custom(ctx, d->key, val, err, errlen);
+	}
+	if (rc)
+		snprintf(err, errlen, "%s", e);
+	return rc ? -1 : 0;
+}
+
+int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void *const *bases, size_t n_sets,
+		      ntp_opt_custom_fn custom, void *ctx, const char *hint, char *err, size_t errlen)
+{
+	size_t total = 0, k = 0, sp = 0;
+	struct option *lo;
+	char *shorts;
+	int ret = -1, c;
+
+	for (size_t s = 0; s < n_sets; s++)
+		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++)
+			total++;
+	lo = calloc(total + 1, sizeof(*lo));
+	shorts = calloc(2 * total + 2, 1);
+	if (!lo || !shorts) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	shorts[sp++] = ':';
+	/* getopt's value for an entry: 256 + its index across the sets */
+	for (size_t s = 0, i = 0; s < n_sets; s++)
+		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++, i++) {
+			if (d->name)
+				lo[k++] = (struct option){ d->name, d->arg ? required_argument : no_argument, NULL,
+							   256 + (int)i };
+			if (d->letter) {
+				shorts[sp++] = d->letter;
+				if (d->arg)
+					shorts[sp++] = ':';
+			}
+		}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct ntp_optdef *hit = NULL;
+		size_t hit_set = 0, i = 0;
+
+		if (c == ':') {
+			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
+			goto out;
+		}
+		for (size_t s = 0; s < n_sets && !hit; s++)
+			for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++, i++)
+				if (c == 256 + (int)i || (c < 256 && c != '?' && d->letter == c)) {
+					hit = d;
+					hit_set = s;
+					break;
+				}
+		if (!hit) {
+			snprintf(err, errlen, "unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
+			goto out;
+		}
+		if (set_value(sets, n_sets, hit_set, hit, bases[hit_set], optarg, custom, ctx, err, errlen))
+			goto out;
+	}
+	ret = optind;
+out:
+	free(lo);
+	free(shorts);
+	return ret;
+}
+
+void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets)
+{
+	for (size_t s = 0; s < n_sets; s++) {
+		if (sets[s].title)
+			fprintf(f, "%s\n", sets[s].title);
+		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++) {
+			char left[96];
+			const char *h = d->help, *nl;
+			const char *sp = d->arg ? " " : "", *arg = d->arg ? d->arg : "";
+			int w;
+
+			if (d->letter && d->name)
+				w = snprintf(left, sizeof(left), "  -%c, --%s%s%s", d->letter, d->name, sp, arg);
+			else if (d->letter)
+				w = snprintf(left, sizeof(left), "  -%c%s%s", d->letter, sp, arg);
+			else
+				w = snprintf(left, sizeof(left), "      --%s%s%s", d->name, sp, arg);
+			fprintf(f, "%s", left);
+			for (int first = 1; h && *h; first = 0) {
+				nl = strchr(h, '\n');
+				if (first && w >= 32)
+					fprintf(f, "\n%32s", "");
+				else if (first)
+					fprintf(f, "%*s", 32 - w, "");
+				else
+					fprintf(f, "%32s", "");
+				fprintf(f, "%.*s\n", nl ? (int)(nl - h) : (int)strlen(h), h);
+				h = nl ? nl + 1 : h + strlen(h);
+			}
+			if (!d->help || !*d->help)
+				fputc('\n', f);
+		}
+	}
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * options.h - command-line options as data. Each command's options are
+ * tables of struct ntp_optdef (name, letter, argument, help, how the value is
+ * parsed and which field it fills); one parser walks them (getopt_long
+ * underneath), one printer makes --help from them, and ntp_optcmds[] lists
+ * every table so the man pages and the shell completion are generated from
+ * the same entries (docs/options.md).
+ *
+ * The collector's options (what to record and how to hook) are one table,
+ * ntp_capture_optdefs, shared by `ntprof record` and ntprof-top: the same
+ * option takes the same values and fails with the same words in both.
+ * Adding a collector option is one field in struct ntp_collector_opts
+ * (collector.h) and one entry in that table.
+ *
+ * Linked into both programs (ntprof-top links src/cli/options*.c too).
+ */
+#ifndef NTP_CLI_OPTIONS_H
+#define NTP_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "collector/collector.h"
+
+enum ntp_opt_type {
+	NTP_OT_FLAG,		/* int field = 1 */
+	NTP_OT_BOOL,		/* bool field = true */
+	NTP_OT_CHOICE,		/* int field = lo; another choice of the same field given: refused */
+	NTP_OT_U32,		/* unsigned, lo..hi */
+	NTP_OT_DOUBLE,		/* double, lo..hi */
+	NTP_OT_STRING,		/* const char * (the argv string) */
+	NTP_OT_ROLE,		/* uint8_t: host|target|both */
+	NTP_OT_TRANSPORT,	/* uint8_t: tcp|rdma */
+	NTP_OT_IO_TYPE,		/* int: read|write */
+	NTP_OT_SESSION,		/* char[NTP_DEV_LEN]: nvmeXnY */
+	NTP_OT_SIZES,		/* uint32_t[NTP_MAX_SIZES] at off, its int count at off2 */
+	NTP_OT_CUSTOM,		/* the command handles it (key) */
+};
+
+struct ntp_optdef {
+	const char *name;	/* long name without "--", or NULL (letter only) */
+	char letter;		/* short option, or 0 */
+	const char *arg;	/* the argument's name in --help, NULL: takes none */
+	const char *help;	/* --help text; "\n" continues on an indented line */
+	enum ntp_opt_type type;
+	size_t off;		/* the field, in the struct of the table's set */
+	double lo, hi;		/* range (U32, DOUBLE); CHOICE: the value */
+	size_t off2;		/* SIZES: the count */
+	const char *values;	/* the words the argument takes, for completion ("host target both"),
+				 * or "FILE" / "DIR" for a path; NULL: free */
+	int key;		/* CUSTOM: passed to the command's handler */
+};
+#define NTP_OPTDEF_END { 0 }
+
+/* One table and where its fields are. */
+struct ntp_optset {
+	const char *title;	/* --help section ("what to record:"), or NULL */
+	const struct ntp_optdef *defs;
+};
+
+/* What `ntprof record` and ntprof-top share: the collector's options and -i. */
+struct ntp_capture_opts {
+	struct ntp_collector_opts co;
+	double interval_s;	/* -i */
+};
+extern const struct ntp_optdef ntp_capture_optdefs[];
+extern const struct ntp_optdef ntp_hook_optdefs[];
+/* Defaults: host, tcp, -s 1000, -i 1, every I/O type, --attach-timeout 10. */
+void ntp_capture_defaults(struct ntp_capture_opts *c);
+
+/* Every command's option tables, for generators (man pages, completion). */
+struct ntp_optcmd {
+	const char *prog;	/* "ntprof", "ntprof-top" */
+	const char *cmd;	/* subcommand, or NULL */
+	const char *synopsis;	/* "ntprof record [options]" */
+	const char *summary;	/* one line */
+	const struct ntp_optset *sets;
+	size_t n_sets;
+};
+extern const struct ntp_optcmd ntp_optcmds[];
+extern const size_t ntp_n_optcmds;
+extern const struct ntp_optset ntp_record_optsets[];
+extern const struct ntp_optset ntp_top_optsets[];
+
+/* A command's handler for CUSTOM entries: 0, or -1 with the message in err. */
+typedef int (*ntp_opt_custom_fn)(void *ctx, int key, const char *val, char *err, size_t errlen);
+
+/*
+ * Parses argv with the sets; bases[i] is the struct set i's offsets are in.
+ * Returns the index of the first operand (argc when none), or -1 with a
+ * one-line message in err (the value's own, "option X needs a value",
+ * "unknown option 'X'" + hint).
+ */
+int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void *const *bases, size_t n_sets,
+		      ntp_opt_custom_fn custom, void *ctx, const char *hint, char *err, size_t errlen);
+/* The sets as --help lines ("  -s, --long ARG   help"). */
+void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets);
+
+
+/* ---- the commands' own option structs (the tables are in options_tables.c) ---- */
+struct ntp_record_opts {
+	unsigned duration;	/* -d SEC, 0: until Ctrl-C */
+	int offline;		/* --offline */
+	const char *out;	/* -o FILE */
+	const char *json;	/* -j FILE */
+	int help;		/* -h */
+};
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pump_live.c - the live collector as a pump source (see pump_live.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "pump_live.h"
+#include "core/clock.h"
+
+static void to_pump(void *ctx, const struct ntp_record *r)
+{
+	ntp_pump_record(ctx, r);
+}
+
+static void read_counters(struct ntp_live_source *ls, struct ntp_pump *p, uint64_t as_of)
+{
+	int n = ntp_collector_totals(ls->c, ls->tot, NTP_LIVE_MAX_TOTALS);
+
+	if (n > 0)
+		ntp_pump_totals(p, ls->tot, (size_t)n, as_of);
+	ntp_pump_lost(p, ntp_collector_lost(ls->c));
+}
+
+int ntp_live_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *reached)
+{
+	struct ntp_live_source *ls = ctx;
+	uint64_t now;
+	int n;
+
+	if (ls->before_poll) {
+		n = ls->before_poll(ls->ctx, p);
+		if (n)
+			return n;
+		until_ns = ntp_pump_next_boundary(p);	/* the interval may have changed */
+	}
+	n = ntp_collector_poll(ls->c, ls->poll_ms ? ls->poll_ms : 100, to_pump, p);
+	if (n < 0 && n != -EINTR)
+		return n;
+	now = ntp_mono_ns();
+	/* the boundary passed: the counters as of now close the interval */
+	if (now >= until_ns)
+		read_counters(ls, p, now);
+	*reached = now;
+	return 1;
+}
+
+uint64_t ntp_live_drain(struct ntp_live_source *ls, struct ntp_pump *p, int drain, uint64_t end_ns)
+{
+	uint64_t now;
+
+	while (drain && ntp_collector_poll(ls->c, 0, to_pump, p) > 0)
+		;
+	now = ntp_mono_ns();
+	if (end_ns && now > end_ns)
+		now = end_ns;
+	read_counters(ls, p, now);
+	return now;
+}
+
+void ntp_live_file_info(struct ntp_file_info *fi, const struct ntp_collector_opts *co,
+			uint64_t start_mono_ns, const char *tool)
+{
+	struct utsname u;
+
+	memset(fi, 0, sizeof(*fi));
+	fi->role = co->role;
+	fi->transport = co->transport;
+	fi->impl_host = fi->impl_target = NTP_IMPL_LINUX;
+	fi->sampling = co->sampling;
+	fi->record_size = sizeof(struct ntp_record);
+	fi->start_mono_ns = start_mono_ns;
+	/* the wall clock at the same instant, as near as two reads get */
+	fi->start_real_ns = ntp_real_ns() - (ntp_mono_ns() - start_mono_ns);
+	if (!uname(&u)) {
+		snprintf(fi->hostname, sizeof(fi->hostname), "%.*s", (int)sizeof(fi->hostname) - 1, u.nodename);
+		snprintf(fi->kernel, sizeof(fi->kernel), "%.*s", (int)sizeof(fi->kernel) - 1, u.release);
+	}
+	snprintf(fi->tool_version, sizeof(fi->tool_version), "%s", tool);
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pump_files.c - recordings as a pump source (see pump_files.h).
+ *
+ * Several files are merged by each record's emission time mapped onto the
+ * primary file's clock through the wall clock of each header (start_real -
+ * start_mono) plus join_align.c's correction; that order only decides when a
+ * record is fed, never a stage time (the join is by key, pending.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "join.h"
+#include "merge.h"
+#include "pump_files.h"
+
+struct cursor {
+	const struct ntp_record *recs;
+	size_t n, i;
+	int done;
+	int64_t off;			/* ns to add to map this file's clock onto the primary's */
+	uint64_t totals_as_of;		/* of the rows last delivered from this file */
+};
+
+struct ntp_files {
+	size_t n, primary;
+	int own;			/* readers opened (and closed) here */
+	struct ntp_reader **r;
+	struct ntp_join_input *in;
+	struct cursor *cur;		/* one file: its records; several: offsets and totals */
+	struct ntp_merge *mg;		/* several files: their records in time order */
+	struct ntp_model_config cfg;
+	uint64_t start, last;		/* last: latest record time fed, primary's clock */
+	int ended;
+	int no_totals;			/* ntp_join_feed: the caller applies them */
+	struct ntp_total *tot;		/* every file's latest rows, delivered together */
+	size_t ntot_cap;
+};
+
+static uint64_t last_ts(const struct ntp_record *r)
+{
+	return ntp_record_last_ts(r);
+}
+
+static int cursor_fill(struct ntp_reader *r, struct cursor *c)
+{
+	while (!c->done && c->i >= c->n) {
+		c->i = 0;
+		if (ntp_reader_next_block(r, &c->recs, &c->n) != 1) {
+			c->done = 1;
+			c->n = 0;
+		}
+	}
+	return !c->done;
+}
+
+static uint64_t mapped(int64_t off, uint64_t t)
+{
+	int64_t x = (int64_t)t + off;
+
+	return x < 0 ? 0 : (uint64_t)x;
+}
+
+/* Sets up the cursors over f->r (already open). adj: join_align's corrections (may be NULL). */
+static int files_init(struct ntp_files *f, const int64_t *adj)
+{
+	const struct ntp_file_info *pi = ntp_reader_info(f->r[f->primary]);
+	int64_t to_wall_p = (int64_t)(pi->start_real_ns - pi->start_mono_ns) + (adj ? adj[f->primary] : 0);
+
+	f->cur = calloc(f->n, sizeof(*f->cur));
+	if (!f->cur)
+		return -1;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ntp_file_info *fi = ntp_reader_info(f->r[i]);
+
+		if (f->n > 1)
+			f->cur[i].off = (int64_t)(fi->start_real_ns - fi->start_mono_ns) + (adj ? adj[i] : 0) -
+					to_wall_p;
+	}
+	if (f->n > 1) {
+		/* several files: a heap picks the next record (merge.h), in the
+		 * order of a scan over the files' next records with their times
+		 * mapped as mapped() does (ties to the lower file) */
+		int64_t *off = malloc(f->n * sizeof(*off));
+
+		if (!off)
+			return -1;
+		for (size_t i = 0; i < f->n; i++)
+			off[i] = f->cur[i].off;
+		f->mg = ntp_merge_new(f->r, f->n, off);
+		free(off);
+		if (!f->mg)
+			return -1;
+	}
+	return 0;
+}
+
+static struct ntp_files *files_alloc(size_t n)
+{
+	struct ntp_files *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->n = n;
+	f->r = calloc(n ? n : 1, sizeof(*f->r));
+	f->in = calloc(n ? n : 1, sizeof(*f->in));
+	if (!f->r || !f->in) {
+		free(f->r);
+		free(f->in);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t errlen)
+{
+	struct ntp_files *f = files_alloc(n);
+	int64_t *adj = NULL;
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	f->own = 1;
+	for (size_t i = 0; i < n; i++) {
+		f->r[i] = ntp_reader_open(paths[i], err, errlen);
+		if (!f->r[i])
+			goto fail;
+		f->in[i].path = paths[i];
+		f->in[i].info = ntp_reader_info(f->r[i]);
+	}
+	if (ntp_join_check(f->in, n, &f->cfg, err, errlen))
+		goto fail;
+	f->primary = ntp_join_primary(f->in, n);
+	adj = calloc(n, sizeof(*adj));
+	if (!adj) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (n > 1)
+		ntp_join_align(f->in, n, f->primary, adj);
+	if (files_init(f, adj)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	free(adj);
+	return f;
+fail:
+	free(adj);
+	ntp_files_close(f);
+	return NULL;
+}
+
+void ntp_files_close(struct ntp_files *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; f->own && i < f->n; i++)
+		if (f->r[i])
+			ntp_reader_close(f->r[i]);
+	free(f->r);
+	free(f->in);
+	free(f->cur);
+	ntp_merge_free(f->mg);
+	free(f->tot);
+	free(f);
+}
+
+const struct ntp_model_config *ntp_files_model_config(const struct ntp_files *f) { return &f->cfg; }
+size_t ntp_files_count(const struct ntp_files *f) { return f->n; }
+size_t ntp_files_primary(const struct ntp_files *f) { return f->primary; }
+struct ntp_reader *ntp_files_reader(const struct ntp_files *f, size_t i) { return f->r[i]; }
+
+uint64_t ntp_files_start(struct ntp_files *f)
+{
+	struct cursor *c = &f->cur[f->primary];
+
+	if (!f->start)
+		f->start = ntp_reader_info(f->r[f->primary])->start_mono_ns;
+	/* a header without a start (0): the first record's time */
+	if (!f->start && f->mg) {
+		const struct ntp_record *r = ntp_merge_current(f->mg, f->primary);
+
+		if (r)
+			f->start = last_ts(r);
+	} else if (!f->start && cursor_fill(f->r[f->primary], c)) {
+		f->start = last_ts(&c->recs[c->i]);
+	}
+	return f->start;
+}
+
+uint64_t ntp_files_end(const struct ntp_files *f)
+{
+	uint64_t end = ntp_reader_stats(f->r[f->primary])->end_mono_ns;
+
+	if (end < f->last)
+		end = f->last;
+	if (end < f->start)
+		end = f->start;
+	return end;
+}
+
+/* Delivers every file's latest rows when one file has rows newer than the
+ * last delivered and, unless at the end, the data reached them. */
+static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t until, int at_end)
+{
+	uint64_t as_of = 0;
+	size_t total = 0;
+	int fresh = 0;
+
+	if (f->no_totals)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		uint64_t t;
+		size_t k;
+
+		ntp_reader_totals(f->r[i], &k, &t);
+		if (!k || t == f->cur[i].totals_as_of || (!at_end && mapped(f->cur[i].off, t) > until))
+			continue;
+		fresh = 1;
+	}
+	if (!fresh)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t k;
+
+		ntp_reader_totals(f->r[i], &k, NULL);
+		total += k;
+	}
+	if (total > f->ntot_cap) {
+		struct ntp_total *g = realloc(f->tot, total * sizeof(*g));
+
+		if (!g)
+			return;		/* the counts stay estimated until memory allows */
+		f->tot = g;
+		f->ntot_cap = total;
+	}
+	total = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		uint64_t t;
+		size_t k;
+		const struct ntp_total *rows = ntp_reader_totals(f->r[i], &k, &t);
+
+		if (!k)
+			continue;
+		memcpy(f->tot + total, rows, k * sizeof(*rows));
+		total += k;
+		f->cur[i].totals_as_of = t;
+		if (mapped(f->cur[i].off, t) > as_of)
+			as_of = mapped(f->cur[i].off, t);
+	}
+	ntp_pump_totals(p, f->tot, total, as_of);
+}
+
+/* One file read to the end: straight from the reader's block to the pump. */
+static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
+{
+	struct cursor *c = &f->cur[0];
+
+	while (cursor_fill(f->r[0], c)) {
+		const struct ntp_record *recs = c->recs;
+		size_t k = c->n;
+
+		for (size_t i = c->i; i < k; i++) {
+			/* the record after next into L1: its lines come from L2,
+			 * where the CRC pass left them */
+			const char *nx = (const char *)&recs[i + 2];
+
+			_Static_assert(sizeof(*recs) <= 4 * 64 + 64, "a record spans at most 5 lines");
+			if (i + 2 < k) {
+				__builtin_prefetch(nx);
+				__builtin_prefetch(nx + 64);
+				__builtin_prefetch(nx + 128);
+				__builtin_prefetch(nx + 192);
+				__builtin_prefetch(nx + sizeof(*recs) - 1);
+			}
+			ntp_pump_record(p, &recs[i]);
+		}
+		if (k) {
+			uint64_t t = last_ts(&recs[k - 1]);
+
+			if (t > f->last)
+				f->last = t;
+		}
+		c->i = k;
+	}
+}
+
+int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
+{
+	struct ntp_files *f = ctx;
+
+	if (f->ended) {
+		*reached = ntp_files_end(f);
+		return 0;
+	}
+	if (f->n == 1 && until == UINT64_MAX) {
+		pull_all_one(f, p);
+	} else if (f->mg) {
+		const struct ntp_record *r;
+		uint64_t t;
+		size_t from;
+
+		while (ntp_merge_peek(f->mg, &r, &from, &t)) {
+			if (t > until) {
+				deliver_totals(f, p, until, 0);
+				*reached = until;
+				return 1;
+			}
+			ntp_merge_pop(f->mg);
+			ntp_pump_record(p, r);
+			if (from == f->primary && t > f->last)
+				f->last = t;
+		}
+	} else {
+		/* one file, paced */
+		struct cursor *c = &f->cur[0];
+
+		while (cursor_fill(f->r[0], c)) {
+			uint64_t t = last_ts(&c->recs[c->i]);
+
+			if (t > until) {
+				deliver_totals(f, p, until, 0);
+				*reached = until;
+				return 1;
+			}
+			ntp_pump_record(p, &c->recs[c->i++]);
+			if (t > f->last)
+				f->last = t;
+		}
+	}
+	/* every record fed: the final totals (trailers), and the end */
+	f->ended = 1;
+	deliver_totals(f, p, until, 1);
+	*reached = ntp_files_end(f);
+	return 0;
+}
+
+/* ---- join.h's one-call feed, over the same source ---- */
+uint64_t ntp_join_feed(struct ntp_reader **r, size_t n, size_t primary, const int64_t *adj,
+		       struct ntp_model *m)
+{
+	struct ntp_files *f = files_alloc(n);
+	struct ntp_pump_config pc = { .model = m };
+	struct ntp_pump *p = NULL;
+	uint64_t last = 0, reached;
+
+	if (!f)
+		return 0;
+	memcpy(f->r, r, n * sizeof(*r));
+	f->primary = primary;
+	if (!files_init(f, adj))
+		p = ntp_pump_new(&pc);
+	if (p) {
+		f->no_totals = 1;	/* the caller applies them */
+		while (ntp_files_pull(f, p, UINT64_MAX, &reached) > 0)
+			;
+		last = f->last;
+	}
+	ntp_pump_free(p);
+	ntp_files_close(f);
+	return last;
+}

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_pump.c - the one driver (core/pump.h) with a fake source: intervals
+ * on one grid of the data's clock whatever the source's steps, sinks fed in
+ * order, -d's end, a changed interval, a sink's error and its stop; and the
+ * files source (core/pump_files.h) through the same pump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "core/pump.h"
+#include "core/pump_files.h"
+
+#define SEC 1000000000ull
+#define MS 1000000ull
+#define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
+
+static void host_rec(struct ntp_record *h, uint64_t t0)
+{
+	memset(h, 0, sizeof(*h));
+	h->side = NTP_SIDE_HOST;
+	h->opcode = 0x02;
+	h->len = 4096;
+	snprintf(h->dev, sizeof(h->dev), "nvme0n1");
+	SET(h, NTP_TS_H_BLK_SUBMIT, t0);
+	SET(h, NTP_TS_H_DRV_SUBMIT, t0 + 2000);
+	SET(h, NTP_TS_H_CMD_SENT, t0 + 7000);
+	SET(h, NTP_TS_H_RSP_ARRIVE, t0 + 87000);
+	SET(h, NTP_TS_H_RSP_DRV, t0 + 91000);
+	SET(h, NTP_TS_H_DRV_COMPLETE, t0 + 99000);
+	SET(h, NTP_TS_H_BLK_COMPLETE, t0 + 100000);
+}
+
+static struct ntp_total total(uint64_t commands)
+{
+	struct ntp_total t;
+
+	memset(&t, 0, sizeof(t));
+	t.key.side = NTP_SIDE_HOST;
+	t.key.io = NTP_IO_READ;
+	t.key.len = 4096;
+	snprintf(t.key.dev, sizeof(t.key.dev), "nvme0n1");
+	t.count.commands = commands;
+	return t;
+}
+
+/* A fake live source: its clock moves by step per pull; each pull delivers
+ * the records due by then (one every 1 ms, 1000 commands counted per s) and,
+ * once the boundary asked for is passed, the totals and lost count as of then.
+ * It ends at stop_at. */
+struct fake {
+	uint64_t now, step, stop_at, next_rec;
+	uint64_t pulls, lost;
+	int fail_at;			/* pull number that fails with -EIO (0: none) */
+};
+
+static int fake_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
+{
+	struct fake *f = ctx;
+	struct ntp_record r;
+
+	if (f->fail_at && ++f->pulls == (uint64_t)f->fail_at)
+		return -EIO;
+	f->now += f->step;
+	if (f->now > f->stop_at)
+		f->now = f->stop_at;
+	for (; f->next_rec + 100000 <= f->now; f->next_rec += MS) {
+		host_rec(&r, f->next_rec);
+		ntp_pump_record(p, &r);
+	}
+	if (f->now >= until) {
+		struct ntp_total t = total((f->now - 10 * SEC) / MS);
+
+		ntp_pump_totals(p, &t, 1, f->now);
+		ntp_pump_lost(p, f->lost += 3);
+	}
+	*reached = f->now;
+	return f->now < f->stop_at;
+}
+
+/* A sink that keeps what it saw. */
+struct seen {
+	uint64_t records, totals, ticks;
+	int n;
+	uint64_t start[32], end[32], sampled[32], commands[32], lost[32];
+	int stop_after;
+	int fail_record_at;		/* record number whose write fails */
+};
+
+static int s_record(void *ctx, const struct ntp_record *r)
+{
+	struct seen *s = ctx;
+
+	(void)r;
+	return ++s->records == (uint64_t)s->fail_record_at ? -ENOSPC : 0;
+}
+
+static int s_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t as_of)
+{
+	(void)t;
+	(void)n;
+	(void)as_of;
+	((struct seen *)ctx)->totals++;
+	return 0;
+}
+
+static int s_tick(void *ctx, uint64_t now)
+{
+	(void)now;
+	((struct seen *)ctx)->ticks++;
+	return 0;
+}
+
+static int s_interval(void *ctx, const struct ntp_snapshot *snap)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 32) {
+		s->start[s->n] = snap->start_ns;
+		s->end[s->n] = snap->end_ns;
+		s->sampled[s->n] = snap->n_groups ? snap->groups[0].sampled : 0;
+		s->commands[s->n] = snap->n_groups ? snap->groups[0].commands : 0;
+		s->lost[s->n] = snap->lost_events;
+	}
+	s->n++;
+	return s->stop_after && s->n >= s->stop_after;
+}
+
+struct rig {
+	struct ntp_model *m;
+	struct ntp_pump *p;
+	struct seen seen;
+	struct ntp_snapshot total;
+};
+
+static void rig_up(struct rig *g, uint64_t interval, uint64_t end)
+{
+	struct ntp_model_config mc = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_pump_config pc = { .start_ns = 10 * SEC, .interval_ns = interval, .end_ns = end };
+
+	memset(&g->seen, 0, sizeof(g->seen));
+	g->m = ntp_model_new(&mc);
+	assert_non_null(g->m);
+	pc.model = g->m;
+	g->p = ntp_pump_new(&pc);
+	assert_non_null(g->p);
+	assert_int_equal(ntp_pump_add_sink(g->p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval,
+									   s_tick, &g->seen }), 0);
+}
+
+static void rig_down(struct rig *g)
+{
+	ntp_pump_free(g->p);
+	ntp_model_free(g->m);
+}
+
+/* Steps of 300 ms against a 1 s grid: each interval closes at the first
+ * step past its boundary, and the next boundary stays on the grid (10 s +
+ * k s), not 1 s after that close. */
+static void test_grid_of_the_data_clock(void **state)
+{
+	struct fake f = { .now = 10 * SEC, .step = 300 * MS, .stop_at = 14 * SEC + 500 * MS, .next_rec = 10 * SEC };
+	struct rig g;
+	int rc;
+
+	(void)state;
+	rig_up(&g, SEC, 0);
+	rc = ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, NULL, NULL);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ntp_pump_finish(g.p, ntp_pump_now(g.p), &g.total), 0);
+	/* closes at 11.2, 12.1, 13.0, 14.2 (the first steps past 11, 12, 13, 14), then 14.5 */
+	assert_int_equal(g.seen.n, 5);
+	assert_int_equal(g.seen.end[0], 11 * SEC + 200 * MS);
+	assert_int_equal(g.seen.end[1], 12 * SEC + 100 * MS);
+	assert_int_equal(g.seen.end[2], 13 * SEC);
+	assert_int_equal(g.seen.end[3], 14 * SEC + 200 * MS);
+	assert_int_equal(g.seen.end[4], 14 * SEC + 500 * MS);
+	for (int i = 1; i < 5; i++)
+		assert_int_equal(g.seen.start[i], g.seen.end[i - 1]);
+	/* every record in exactly one interval; counts as of each close */
+	assert_int_equal(g.seen.sampled[0] + g.seen.sampled[1] + g.seen.sampled[2] + g.seen.sampled[3] +
+			 g.seen.sampled[4], g.seen.records);
+	assert_int_equal(g.seen.commands[0], 1200);
+	assert_int_equal(g.seen.commands[1], 900);
+	assert_int_equal(g.seen.commands[2], 900);
+	assert_int_equal(g.total.groups[0].sampled, g.seen.records);
+	assert_true(g.total.seconds == 4.5);
+	assert_int_equal(g.seen.totals, 4);	/* once per boundary passed */
+	assert_true(g.seen.ticks >= 15);
+	/* lost counts are cumulative at the source, per interval in the snapshots */
+	assert_int_equal(g.seen.lost[0], 3);
+	assert_int_equal(g.seen.lost[1], 6);
+	rig_down(&g);
+}
+
+/* A source that jumps over several boundaries (a stalled poll) closes one
+ * interval, then continues on the grid. */
+static void test_jump_over_boundaries(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, SEC, 0);
+	assert_int_equal(ntp_pump_next_boundary(g.p), 11 * SEC);
+	assert_int_equal(ntp_pump_advance(g.p, 13 * SEC + 500 * MS), 0);
+	assert_int_equal(g.seen.n, 1);
+	assert_int_equal(ntp_pump_next_boundary(g.p), 14 * SEC);
+	/* time never goes back */
+	assert_int_equal(ntp_pump_advance(g.p, 12 * SEC), 0);
+	assert_int_equal(ntp_pump_now(g.p), 13 * SEC + 500 * MS);
+	assert_int_equal(g.seen.n, 1);
+	rig_down(&g);
+}
+
+/* -d: the end caps the data clock; the last interval ends there even off the grid. */
+static void test_end(void **state)
+{
+	struct fake f = { .now = 10 * SEC, .step = 400 * MS, .stop_at = 100 * SEC, .next_rec = 10 * SEC };
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, SEC, 12 * SEC + 500 * MS);
+	assert_int_equal(ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, NULL, NULL), 0);
+	/* the source was asked for the end as its last boundary */
+	assert_int_equal(ntp_pump_next_boundary(g.p), 12 * SEC + 500 * MS);
+	assert_int_equal(ntp_pump_finish(g.p, f.now, &g.total), 0);
+	assert_int_equal(g.seen.n, 3);
+	assert_int_equal(g.seen.end[2], 12 * SEC + 500 * MS);
+	assert_true(g.total.seconds == 2.5);
+	/* finishing again closes nothing more */
+	assert_int_equal(ntp_pump_finish(g.p, 13 * SEC, NULL), 0);
+	assert_int_equal(g.seen.n, 3);
+	rig_down(&g);
+}
+
+/* ntprof-top's + and -: a new grid from the last close. */
+static void test_set_interval(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, SEC, 0);
+	ntp_pump_advance(g.p, 11 * SEC + 100 * MS);
+	ntp_pump_set_interval(g.p, 250 * MS);
+	assert_int_equal(ntp_pump_next_boundary(g.p), 11 * SEC + 350 * MS);
+	ntp_pump_advance(g.p, 11 * SEC + 400 * MS);
+	assert_int_equal(g.seen.n, 2);
+	assert_int_equal(ntp_pump_next_boundary(g.p), 11 * SEC + 600 * MS);
+	rig_down(&g);
+}
+
+/* No grid (report): one interval, closed by finish even when empty. */
+static void test_no_grid(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, 0, 0);
+	assert_int_equal(ntp_pump_next_boundary(g.p), UINT64_MAX);
+	assert_int_equal(ntp_pump_advance(g.p, 500 * SEC), 0);
+	assert_int_equal(g.seen.n, 0);
+	ntp_pump_finish(g.p, 10 * SEC, &g.total);
+	assert_int_equal(g.seen.n, 1);
+	rig_down(&g);
+}
+
+static int stop_now(void *ctx)
+{
+	return ++*(int *)ctx > 3;
+}
+
+/* Stops: a sink's 1 (-n), the front end's stop(), a source's error, a sink's write error. */
+static void test_stops(void **state)
+{
+	struct fake f = { .now = 10 * SEC, .step = 500 * MS, .stop_at = 100 * SEC, .next_rec = 10 * SEC };
+	struct rig g;
+	int calls = 0;
+
+	(void)state;
+	rig_up(&g, SEC, 0);
+	g.seen.stop_after = 2;
+	assert_int_equal(ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, NULL, NULL), 1);
+	assert_int_equal(g.seen.n, 2);
+	rig_down(&g);
+
+	f = (struct fake){ .now = 10 * SEC, .step = 500 * MS, .stop_at = 100 * SEC, .next_rec = 10 * SEC };
+	rig_up(&g, SEC, 0);
+	assert_int_equal(ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, stop_now, &calls), 1);
+	assert_int_equal(calls, 4);
+	assert_int_equal(ntp_pump_now(g.p), 11 * SEC + 500 * MS);
+	rig_down(&g);
+
+	f = (struct fake){ .now = 10 * SEC, .step = 500 * MS, .stop_at = 100 * SEC, .next_rec = 10 * SEC,
+			   .fail_at = 5 };
+	rig_up(&g, SEC, 0);
+	assert_int_equal(ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, NULL, NULL), -EIO);
+	rig_down(&g);
+
+	f = (struct fake){ .now = 10 * SEC, .step = 500 * MS, .stop_at = 100 * SEC, .next_rec = 10 * SEC };
+	rig_up(&g, SEC, 0);
+	g.seen.fail_record_at = 700;
+	assert_int_equal(ntp_pump_run(g.p, &(struct ntp_pump_source){ fake_pull, &f }, NULL, NULL), -ENOSPC);
+	assert_int_equal(ntp_pump_sink_error(g.p), -ENOSPC);
+	assert_int_equal(ntp_pump_now(g.p), 11 * SEC);	/* stopped at the pull that failed */
+	rig_down(&g);
+}
+
+/* ---- the files source ---- */
+
+/* A host recording from start for ms milliseconds: per_sec records a second,
+ * sampled 1 in 10 (the kernel counts 10 commands a record), totals blocks
+ * every second at off_ms past each whole second, and at the end. */
+static void write_rec_file(const char *path, uint64_t start, uint64_t ms, int per_sec, uint64_t off_ms)
+{
+	struct ntp_file_info fi;
+	struct ntp_writer *w;
+	struct ntp_record r;
+	char err[256];
+	uint64_t count = 0, end = start + ms * MS, next_tot = start + off_ms * MS;
+	struct ntp_total t;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.role = NTP_ROLE_HOST;
+	fi.transport = NTP_TRANSPORT_TCP;
+	fi.sampling = 10;
+	fi.start_mono_ns = start;
+	fi.start_real_ns = 1796000000000000000ull;
+	snprintf(fi.hostname, sizeof(fi.hostname), "h");
+	w = ntp_writer_open(path, &fi, err, sizeof(err));
+	assert_non_null(w);
+	for (uint64_t t0 = start; t0 + 100000 <= end; t0 += SEC / (uint64_t)per_sec) {
+		if (t0 + 100000 > next_tot) {
+			t = total(count);
+			assert_int_equal(ntp_writer_set_totals(w, &t, 1, next_tot), 0);
+			assert_int_equal(ntp_writer_flush(w, next_tot), 0);
+			next_tot += SEC;
+		}
+		host_rec(&r, t0);
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+		count += 10;
+	}
+	t = total(count);
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, end), 0);
+	assert_int_equal(ntp_writer_close(w, end), 0);
+}
+
+/* Replays path through the pump on a grid of interval ns; the sink sees the intervals. */
+static void replay(const char *path, uint64_t interval, struct seen *seen, struct ntp_snapshot *tot)
+{
+	char err[256], *paths[1] = { (char *)path };
+	struct ntp_files *f = ntp_files_open(paths, 1, err, sizeof(err));
+	struct ntp_model *m;
+	struct ntp_pump *p;
+
+	assert_non_null(f);
+	m = ntp_model_new(ntp_files_model_config(f));
+	p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = ntp_files_start(f),
+						    .interval_ns = interval });
+	assert_non_null(p);
+	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval, NULL, seen });
+	assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
+	ntp_pump_finish(p, ntp_files_end(f), tot);
+	ntp_pump_free(p);
+	ntp_model_free(m);
+	ntp_files_close(f);
+}
+
+/* A replay: intervals on the file's clock from its start, each record in
+ * the interval its time falls in, the totals applied when reached. */
+static void test_files_source(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_rec_file(path, 50 * SEC, 4000, 200, 1000);
+	replay(path, SEC, &seen, tot);
+	assert_int_equal(seen.records, 800);
+	assert_int_equal(seen.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(seen.start[i], 50 * SEC + (uint64_t)i * SEC);
+		assert_int_equal(seen.end[i], 51 * SEC + (uint64_t)i * SEC);
+		assert_int_equal(seen.sampled[i], 200);
+		assert_int_equal(seen.commands[i], 2000);
+	}
+	assert_int_equal(tot->groups[0].commands, 8000);
+	unlink(path);
+	free(tot);
+}
+
+/* Intervals shorter than the totals blocks' spacing (1 s): each gets its
+ * share of the counted commands, not 0 in three and 4x in the fourth. */
+static void test_replay_sub_second(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_rec_file(path, 50 * SEC, 4000, 200, 1000);
+	replay(path, 250 * MS, &seen, tot);
+	assert_int_equal(seen.n, 16);
+	for (int i = 0; i < 16; i++) {
+		/* 2000 commands/s: 500 in 250 ms (the first three from the samples) */
+		if (seen.commands[i])
+			assert_in_range(seen.commands[i], 490, 510);
+		else
+			assert_true(i < 3);
+	}
+	assert_int_equal(tot->groups[0].commands, 8000);
+	unlink(path);
+	free(tot);
+}
+
+/* Totals blocks off the grid (at .4 s) and an end off it (4.1 s): the last
+ * interval's counted rate is the recording's, not 7x (0.7 s of commands
+ * counted in 0.1 s). */
+static void test_replay_last_interval(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_rec_file(path, 50 * SEC, 4100, 200, 400);
+	replay(path, SEC, &seen, tot);
+	assert_int_equal(seen.n, 5);
+	assert_int_equal(seen.end[4] - seen.start[4], 100 * MS);
+	for (int i = 1; i < 5; i++) {
+		double rate = seen.commands[i] / ((seen.end[i] - seen.start[i]) / 1e9);
+
+		assert_in_range((uint64_t)rate, 1900, 2100);
+	}
+	assert_int_equal(tot->groups[0].commands, 8200);
+	unlink(path);
+	free(tot);
+}
+
+/* A missing file: one line naming it. */
+static void test_files_refused(void **state)
+{
+	char err[256], *paths[1] = { "/nonexistent/x.ntp" };
+
+	(void)state;
+	assert_null(ntp_files_open(paths, 1, err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent/x.ntp"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grid_of_the_data_clock),
+		cmocka_unit_test(test_jump_over_boundaries),
+		cmocka_unit_test(test_end),
+		cmocka_unit_test(test_set_interval),
+		cmocka_unit_test(test_no_grid),
+		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_files_source),
+		cmocka_unit_test(test_replay_sub_second),
+		cmocka_unit_test(test_replay_last_interval),
+		cmocka_unit_test(test_files_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
