@@ -2,7 +2,8 @@
 #
 #   make                 build ntprof and ntprof-top into build/
 #   make check           unit tests (cmocka) and CLI golden tests, under ASan and UBSan
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (programs, ntprof-btf, man pages, bash completion)
+#   make static          build/static/ntprof{,-top}: no shared libraries needed
 #   make vm-test         the QEMU test bed (tests/vm): real NVMe/TCP and NVMe/RDMA
 #   make bench           benchmarks (bench/)
 #   V=1                  show the commands
@@ -13,6 +14,8 @@
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 O       ?= build
 V       ?= 0
@@ -34,7 +37,7 @@ LDLIBS_BPF  := -lbpf -lelf -lz
 LDLIBS_UI   := -lncursesw
 
 CORE_SRCS      := $(wildcard src/core/*.c)
-UI_SRCS        := $(wildcard src/ui/*.c)
+UI_SRCS        := $(filter-out src/ui/theme_builtin.c,$(wildcard src/ui/*.c)) $(O)/gen/theme_builtin.c
 CLI_SRCS       := $(wildcard src/cli/*.c)
 COLLECTOR_SRCS := $(wildcard src/collector/*.c)
 TOP_SRCS       := $(wildcard src/top/*.c)
@@ -43,10 +46,13 @@ TOP_SRCS       := $(wildcard src/top/*.c)
 OPT_SRCS       := $(wildcard src/cli/options*.c)
 UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
+# what each program is made of (the normal, sanitized and static builds alike)
+NTPROF_SRCS     = $(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
+NTPROF_TOP_SRCS = $(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
 
 objs = $(patsubst %.c,$(O)/$(1)/%.o,$(2))
 
-.PHONY: all check install clean unit-tests
+.PHONY: all check install clean unit-tests static
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -59,16 +65,33 @@ $(O)/$(1)/%.o: %.c
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
 
-$(O)/$(1)/ntprof: $(call objs,$(1),$(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/$(1)/ntprof: $(call objs,$(1),$(NTPROF_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 
-$(O)/$(1)/ntprof-top: $(call objs,$(1),$(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS))
+$(O)/$(1)/ntprof-top: $(call objs,$(1),$(NTPROF_TOP_SRCS))
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_UI) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 endef
 $(eval $(call PROGRAMS,rel,))
 $(eval $(call PROGRAMS,san,$(SAN)))
+
+# ---- make static: the same objects linked against Debian's static archives
+# and glibc, to copy to a machine without build tools or these libraries
+# (docs/building.md; the test bed's scenario static-binary runs them) ----
+LDLIBS_STATIC_BPF := -lbpf -lelf -lz -lzstd
+LDLIBS_STATIC_UI  := -lncursesw -ltinfo
+static: $(O)/static/ntprof $(O)/static/ntprof-top
+
+$(O)/static/ntprof: $(call objs,rel,$(NTPROF_SRCS))
+	$(MSG) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)
+
+$(O)/static/ntprof-top: $(call objs,rel,$(NTPROF_TOP_SRCS))
+	$(MSG) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_UI) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)
 
 $(O)/ntprof: $(O)/rel/ntprof
 	$(Q)cp $< $@
@@ -88,9 +111,14 @@ unit-tests: $(UNIT_BINS)
 check: $(UNIT_BINS) $(O)/san/ntprof $(O)/san/ntprof-top
 	$(Q)NTPROF=$(O)/san/ntprof NTPROF_TOP=$(O)/san/ntprof-top O=$(O) tests/run-tests.sh $(UNIT_BINS)
 
-install: all
-	install -d $(DESTDIR)$(BINDIR)
+# The programs, ntprof-btf (docs/kernel-btf.md), the man pages and the bash
+# completion (mk/docs.mk).
+install: all docs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(O)/ntprof $(O)/ntprof-top $(DESTDIR)$(BINDIR)/
+	install -m 0755 tools/ntprof-btf.sh $(DESTDIR)$(BINDIR)/ntprof-btf
+	install -m 0644 $(O)/man/ntprof.8 $(O)/man/ntprof-top.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(O)/completion/ntprof $(O)/completion/ntprof-top $(DESTDIR)$(BASHCOMPDIR)/
 
 clean:
 	rm -rf $(O)

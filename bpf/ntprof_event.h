@@ -111,7 +111,7 @@ enum ntp_ts_id {
 
 /* ntp_record.flags */
 #define NTP_REC_F_CLOSED_MISSED  (1u << 0) /* completion never seen: closed by the next command on the same request */
-#define NTP_REC_F_RSP_FALLBACK   (1u << 1) /* RSP_SENT missing, STORAGE_DONE used instead (000) */
+#define NTP_REC_F_RSP_FALLBACK   (1u << 1) /* RSP_SENT missing, STORAGE_DONE used instead (docs/stage-model.md) */
 #define NTP_REC_F_SAMPLED_EXACT  (1u << 2) /* recorded with -s 1 */
 /* Kernel-internal, never in an emitted record: with --exact-queues every
  * command is tracked for its stage times, and this one was not sampled. */

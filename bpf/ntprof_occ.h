@@ -60,7 +60,7 @@ NTP_OCC_INLINE int ntp_occ_host(const struct ntp_record *h, __u64 *ns)
 	return 0;
 }
 
-/* Target record -> ns[NTP_OCC_T_*], with 000's fallback (STORAGE_DONE for a
+/* Target record -> ns[NTP_OCC_T_*], with the response fallback of docs/stage-model.md (STORAGE_DONE for a
  * missing RSP_SENT). 0 or -1 as above. */
 NTP_OCC_INLINE int ntp_occ_target(const struct ntp_record *t, __u64 *ns)
 {

@@ -1,9 +1,11 @@
 # ntprof-top: built-in themes from themes/, screenshots, the CPU bench.
 
 # The built-in themes are the documented files (a unit test checks it too).
-src/ui/theme_builtin.c: tools/gen-themes.sh $(wildcard themes/*.theme)
+# Generated into the build folder (UI_SRCS in the Makefile lists it).
+$(O)/gen/theme_builtin.c: tools/gen-themes.sh $(wildcard themes/*.theme)
 	$(MSG) GEN $@
-	$(Q)tools/gen-themes.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)tools/gen-themes.sh $@
 
 .PHONY: screenshots bench-top
 # PNGs of real tmux captures of a replay: main screen, detail, help.

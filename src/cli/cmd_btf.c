@@ -34,7 +34,10 @@ static void usage(FILE *f)
 "/sys/kernel/btf/vmlinux); the others are standalone module BTF files\n"
 "(pahole --btf_encode_detached=M.btf M.ko, without --btf_base). The result is\n"
 "deduplicated and must hold the types of nvme_core, nvme_tcp, nvmet and\n"
-"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n");
+"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n"
+"\n"
+"  -o, --output OUT   the merged BTF file to write\n"
+"  -h, --help         this help\n");
 }
 
 /* Which modules' types the merged BTF holds, "nvme_core nvme_tcp ..." */

@@ -31,7 +31,9 @@ static void usage(FILE *f)
 "timestamp was not seen).\n"
 "A file cut short is printed up to its last whole block, with a note on stderr\n"
 "saying how it ended (exit 0); a block that fails its CRC is left out, the\n"
-"blocks after it are printed, and a one-line error follows (exit 1).\n");
+"blocks after it are printed, and a one-line error follows (exit 1).\n"
+"\n"
+"  -h, --help    this help\n");
 }
 
 /* Appends s as one CSV field, quoted when it holds a comma, quote or line break. */

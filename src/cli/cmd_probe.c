@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_probe.c - `ntprof probe -r host|target|both -t tcp|rdma [--kprobes|--fentry]`:
- * what this kernel offers ntprof right now, in the layout of 003: kernel BTF,
+ * what this kernel offers ntprof right now, in the layout of docs/recording.md ("ntprof probe"): kernel BTF,
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
  */
@@ -22,7 +22,14 @@ static void usage(FILE *f)
 "and attaches the programs for real and detaches them. Exits non-zero and\n"
 "names what is missing when recording could not work. Needs root.\n"
 "A module without BTF of its own (kernels before 5.11) takes its types from\n"
-"--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n");
+"--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n"
+"\n"
+"  -r, --role host|target|both   the side(s) to check (default host)\n"
+"  -t, --transport tcp|rdma      the transport (default tcp)\n"
+"      --kprobes                 check and load only the kprobe flavour\n"
+"      --fentry                  check and load only the fentry flavour\n"
+"      --btf FILE                the NVMe modules' types for a kernel without module BTF\n"
+"  -h, --help                    this help\n");
 }
 
 static int parse_role(const char *v, uint8_t *role)
@@ -130,7 +137,7 @@ int cmd_probe(int argc, char **argv)
 			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
 	}
 	/* The module and hook table goes after the verdict on the function
-	 * hooks (003's layout), which needs the real test load first. */
+	 * hooks (docs/recording.md's layout), which needs the real test load first. */
 	btf_file = ntp_btf_file(co.btf_path, defbtf, sizeof(defbtf));
 	t = open_memstream(&tbuf, &tlen);
 	if (!t)

@@ -2,7 +2,7 @@
 /*
  * cmd_record.c - `ntprof record`: attach the hooks, sample commands until
  * Ctrl-C, SIGTERM or -d, print a line per group every -i seconds, save every
- * record with -o, and print the core's report at the end (002).
+ * record with -o, and print the core's report at the end (docs/recording.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +18,7 @@
 #include "collector/hooks.h"
 #include "collector/pump_live.h"
 #include "core/clock.h"
+#include "core/metrics.h"
 #include "core/model.h"
 #include "core/ntpfile.h"
 #include "core/pump.h"
@@ -75,6 +76,41 @@ static int line_interval(void *ctx, const struct ntp_snapshot *s)
 
 	ntp_interval_lines(stdout, s, (s->end_ns - rc->start) / 1e9);
 	fflush(stdout);
+	return 0;
+}
+
+/* --metrics: a sink rewriting the file every interval (docs/recording.md,
+ * "Prometheus"). A failed write is said once and makes the exit status 1;
+ * it never stops the pump, so nothing of the recording is lost. */
+struct metrics_ctx {
+	const char *path;
+	int failed;
+	struct ntp_metrics_state st;
+};
+
+static int metrics_interval(void *ctx, const struct ntp_snapshot *s)
+{
+	struct metrics_ctx *mc = ctx;
+	char err[600];
+
+	if (ntp_metrics_write(mc->path, &mc->st, s, err, sizeof(err)) < 0 && !mc->failed++)
+		ntp_err("--metrics %s", err);
+	return 0;
+}
+
+/* The file is written once before attaching, with no group yet: a path that
+ * cannot be written is refused before anything is loaded. */
+static int metrics_open(struct metrics_ctx *mc, const struct ntp_capture_opts *cap, struct ntp_snapshot *tmp)
+{
+	char err[600];
+
+	ntp_metrics_init(&mc->st);
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->role = cap->co.role;
+	tmp->transport = cap->co.transport;
+	tmp->sampling = cap->co.sampling;
+	if (ntp_metrics_write(mc->path, &mc->st, tmp, err, sizeof(err)) < 0)
+		return ntp_err("--metrics %s", err);
 	return 0;
 }
 
@@ -211,6 +247,7 @@ int cmd_record(int argc, char **argv)
 	struct ntp_pump_config pc = { 0 };
 	struct ntp_snapshot *snap = NULL;
 	struct rec_ctx rc = { 0 };
+	struct metrics_ctx *mc = NULL;
 	struct sigaction sa;
 	char err[512];
 	/* Why the recording stopped early (a ring buffer read or a file write
@@ -227,6 +264,16 @@ int cmd_record(int argc, char **argv)
 	if (!snap || !ls) {
 		ret = ntp_err("out of memory");
 		goto out;
+	}
+	if (ro.metrics) {
+		mc = calloc(1, sizeof(*mc));
+		if (!mc) {
+			ret = ntp_err("out of memory");
+			goto out;
+		}
+		mc->path = ro.metrics;
+		if ((ret = metrics_open(mc, &cap, snap)))
+			goto out;
 	}
 	/* Signals first: a Ctrl-C while attaching still ends in a clean close. */
 	memset(&sa, 0, sizeof(sa));
@@ -260,6 +307,8 @@ int cmd_record(int argc, char **argv)
 							     .tick = w_tick, .ctx = &rc });
 	if (!ro.offline)
 		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = line_interval, .ctx = &rc });
+	if (mc)
+		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = metrics_interval, .ctx = mc });
 
 	fprintf(stderr, "ntprof: profiling as %s, sampling 1 of %u commands%s%s; %s\n",
 		ntp_role_name(cap.co.role), cap.co.sampling,
@@ -308,6 +357,8 @@ int cmd_record(int argc, char **argv)
 				(now - rc.start) / 1e9, partial);
 	if (write_report(snap, &meta, ro.json, partial))
 		ret = 1;
+	if (mc && mc->failed)
+		ret = 1;
 out:
 	if (ls && ls->c)
 		ntp_collector_close(ls->c);
@@ -317,5 +368,6 @@ out:
 	ntp_model_free(m);
 	free(ls);
 	free(snap);
+	free(mc);
 	return ret;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_report.c - `ntprof report [--detail] [-j FILE] FILE...`: one report
- * over whole recordings, host and target files joined (layout of 001/003).
+ * over whole recordings, host and target files joined (docs/stage-model.md, "Reading a report").
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -3,9 +3,10 @@
  * options.h - command-line options as data. Each command's options are
  * tables of struct ntp_optdef (name, letter, argument, help, how the value is
  * parsed and which field it fills); one parser walks them (getopt_long
- * underneath), one printer makes --help from them, and ntp_optcmds[] lists
- * every table so the man pages and the shell completion are generated from
- * the same entries (docs/options.md).
+ * underneath), one printer makes --help from them, and the man pages and
+ * the shell completion are made from that --help at build time
+ * (tools/gen-docs.sh, docs/building.md); ntp_optcmds[] lists every table
+ * (docs/options.md).
  *
  * The collector's options (what to record and how to hook) are one table,
  * ntp_capture_optdefs, shared by `ntprof record` and ntprof-top: the same
@@ -103,6 +104,7 @@ struct ntp_record_opts {
 	int offline;		/* --offline */
 	const char *out;	/* -o FILE */
 	const char *json;	/* -j FILE */
+	const char *metrics;	/* --metrics FILE */
 	int help;		/* -h */
 };
 

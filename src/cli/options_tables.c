@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * options_tables.c - every command's options as data (options.h): the parsers
- * and --help of `ntprof record` and ntprof-top read these tables, and so do
- * the generators of the man pages and the shell completion (ntp_optcmds).
+ * and --help of `ntprof record` and ntprof-top read these tables; the man
+ * pages and the shell completion are made from that --help
+ * (tools/gen-docs.sh).
  */
 #include <stddef.h>
 #include "options.h"
@@ -76,6 +77,10 @@ static const struct ntp_optdef record_optdefs[] = {
 	{ .letter = 'j', .arg = "FILE",
 	  .help = "write the final report as JSON ('-': stdout)",
 	  .type = NTP_OT_STRING, .off = REC(json), .values = "FILE" },
+	{ .name = "metrics", .arg = "FILE",
+	  .help = "rewrite FILE every interval in the Prometheus text\n"
+	  "format (node_exporter's textfile collector)",
+	  .type = NTP_OT_STRING, .off = REC(metrics), .values = "FILE" },
 	{ .name = "help", .letter = 'h',
 	  .help = "this help",
 	  .type = NTP_OT_FLAG, .off = REC(help) },

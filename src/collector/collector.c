@@ -4,7 +4,7 @@
  * the role(s) recorded in one flavour, drains the ring buffer and reads the
  * exact per-group counters.
  *
- * Attach policy (002, "Busy CPUs"): fentry/fexit is preferred. Attaching a
+ * Attach policy (docs/recording.md, "Attach policy"): fentry/fexit is preferred. Attaching a
  * trampoline can wait for every runnable thread to switch out voluntarily, so
  * the programs are attached in parallel threads under a deadline
  * (attach_timeout_s, 10 s); when fentry cannot load or attach, or misses the
@@ -242,8 +242,8 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	if (!file) {
 		snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
 			 "have none): the NVMe structures cannot be located; make their BTF with "
-			 "tools/ntprof-btf.sh from the kernel's -dbg package and pass --btf FILE or install it "
-			 "as %s", nobtf, defpath);
+			 "ntprof-btf (tools/ntprof-btf.sh) from the kernel's -dbg package and pass "
+			 "--btf FILE or install it as %s", nobtf, defpath);
 		return -1;
 	}
 	if (access(file, R_OK)) {

@@ -41,7 +41,7 @@ struct ntp_snap_stage {
 struct ntp_snap_comp {
 	uint64_t n;
 	double mean_us, p50_us, p99_us, p999_us;
-	double avg_qd;			/* "L" of 003's component table */
+	double avg_qd;			/* "L" of the component table (docs/stage-model.md) */
 };
 
 struct ntp_snap_group {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - the text report of 001/003 and the per-interval line of 002,
+ * report.c - the text report (docs/stage-model.md) and the per-interval line
+ * (docs/recording.md),
  * rendered from a snapshot. Layout:
  *
  *   recorded on HOST (kernel K), one command in N sampled
@@ -19,7 +20,7 @@
 #include <string.h>
 #include "report.h"
 
-#define BAR_FULL 24	/* '#' for a 100 % share: 001's 82 % is 20 of them */
+#define BAR_FULL 24	/* '#' for a 100 % share: an 82 % share is 20 of them */
 
 void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 {
@@ -89,7 +90,7 @@ unsigned ntp_stage_rows(const struct ntp_snapshot *s, const struct ntp_snap_grou
 		if (!x->present)
 			continue;
 		if (st == NTP_STAGE_NETWORK && g->host_only && n + 1 < max) {
-			/* 003: the host's receive path apart from what it cannot see. */
+			/* host-only data (docs/stage-model.md): the host's receive path apart from what it cannot see. */
 			double rest = g->comp[NTP_COMP_NET_AND_TARGET].n
 				      ? g->comp[NTP_COMP_NET_AND_TARGET].mean_us *
 					g->comp[NTP_COMP_NET_AND_TARGET].n / (double)(g->sampled ? g->sampled : 1)
@@ -330,7 +331,7 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		fprintf(f, "records: %llu target\n", (unsigned long long)s->target_records);
 }
 
-/* ---- the per-interval line of 002 ---- */
+/* ---- the per-interval line (docs/recording.md) ---- */
 
 void ntp_interval_header(FILE *f)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report.h - pure renderers of snapshots (model.h) to a FILE *: the report of
- * 001/003 (`ntprof report`, the final report of `ntprof record`), the
- * per-interval line of 002 (`ntprof record -i`), `ntprof compare`, and their
+ * report.h - pure renderers of snapshots (model.h) to a FILE *: the report
+ * (`ntprof report`, the final report of `ntprof record`; docs/stage-model.md),
+ * the per-interval line (`ntprof record -i`; docs/recording.md), `ntprof compare`, and their
  * JSON (schema in docs/json-schema.md). No clock, no file reading: golden
  * tests feed them snapshots.
  */
@@ -19,7 +19,7 @@
 struct ntp_report_meta {
 	const char *host_name, *host_kernel;	/* the host's machine (NULL: none recorded) */
 	const char *target_name, *target_kernel; /* the target's, when another machine (else NULL) */
-	int detail;				/* --detail: the component table of 003 */
+	int detail;				/* --detail: the component table of docs/stage-model.md */
 	int no_duration_line;			/* leave out "=== D s ... ===" */
 	unsigned n_notes;
 	char notes[NTP_REPORT_MAX_NOTES][256];	/* one line each, e.g. a file cut short */
@@ -35,7 +35,7 @@ void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 /* The whole report of one snapshot (usually one interval over the whole run). */
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m);
 
-/* The per-interval lines of 002: the two header rows, then one line per group
+/* The per-interval lines (docs/recording.md): the two header rows, then one line per group
  * with records in the interval ('*': the host's network column holds network
  * and target together). */
 void ntp_interval_header(FILE *f);
@@ -66,7 +66,7 @@ int ntp_pct_enough(uint64_t n, double q);
 void ntp_pct_label(char *buf, size_t len, const char *name, double us, uint64_t n, double q);
 const char *ntp_io_name(uint8_t io);
 /* The rows of a group's stage table: a host-only group shows its receive path
- * and "network and target (not recorded)" apart, as 003 does. */
+ * and "network and target (not recorded)" apart (docs/stage-model.md). */
 /* What part of its stage a row is: the stage's role, whatever its name on
  * this transport or implementation (compare pairs rows by it). */
 enum ntp_row_part {

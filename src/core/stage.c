@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stage.c - one command's components and stages (000, "The stage model").
+ * stage.c - one command's components and stages (docs/stage-model.md).
  *
  * Every component is a difference of two timestamps of ONE machine; the only
  * cross-machine quantity is the wire, defined per round trip as
@@ -69,7 +69,7 @@ static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 	b->stage_present |= 1u << s;
 }
 
-/* The target's view of a command, with the fallback of 000 applied. */
+/* The target's view of a command, with the response fallback of docs/stage-model.md applied. */
 struct tview {
 	uint64_t rsp_sent;
 	int rfetch;		/* target fetched the data: R2T (TCP) or RDMA READ */
@@ -85,7 +85,7 @@ static int target_view(const struct ntp_record *t, struct tview *v, struct ntp_b
 	if (has(t, NTP_TS_T_RSP_SENT) && !(t->flags & NTP_REC_F_RSP_FALLBACK)) {
 		v->rsp_sent = t->ts[NTP_TS_T_RSP_SENT];
 	} else {
-		/* 000: a kprobe missed the response post; nvmet_req_complete's
+		/* docs/stage-model.md: a kprobe missed the response post; nvmet_req_complete's
 		 * time stands in (under a microsecond apart when both are seen). */
 		v->rsp_sent = t->ts[NTP_TS_T_STORAGE_DONE];
 		b->flags |= NTP_BD_RSP_FALLBACK;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stage.h - the stage model of "How it works": per joined command, the
+ * stage.h - the stage model of docs/stage-model.md: per joined command, the
  * components in path order and the five stages they sum into. Every sum is
  * exact to the nanosecond: only differences of one machine's timestamps are
  * taken, and the wire is the host's wait minus the target's residence.
@@ -46,7 +46,7 @@ enum ntp_component {
 /* ntp_breakdown.flags */
 #define NTP_BD_HOST_ONLY	(1u << 0)	/* no target record: NETWORK stage holds network and target */
 #define NTP_BD_TARGET_ONLY	(1u << 1)	/* no host record: only target components */
-#define NTP_BD_RSP_FALLBACK	(1u << 2)	/* target's RSP_SENT missing, STORAGE_DONE used (000) */
+#define NTP_BD_RSP_FALLBACK	(1u << 2)	/* target's RSP_SENT missing, STORAGE_DONE used (docs/stage-model.md) */
 #define NTP_BD_INCOMPLETE	(1u << 3)	/* a needed timestamp missing, no fallback: not usable */
 
 struct ntp_breakdown {
@@ -64,7 +64,7 @@ int ntp_breakdown_compute(const struct ntp_record *host, const struct ntp_record
 			  struct ntp_breakdown *out);
 
 enum ntp_stage ntp_component_stage(enum ntp_component c);
-const char *ntp_component_name(enum ntp_component c);	/* as in 003's component table */
+const char *ntp_component_name(enum ntp_component c);	/* as in docs/stage-model.md's component table */
 /* Stage names depend on transport and implementation, e.g.
  * "host driver (nvme-tcp)", "network (TCP/IP, NICs, wire)", "storage (SPDK bdev, drive)". */
 const char *ntp_stage_name(enum ntp_stage s, uint8_t transport, uint8_t impl_host,

@@ -230,7 +230,7 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 		target_only |= g->target_only;
 		group_block(scr, row, l, h, s, g, i == v->selected, info);
 	}
-	/* 002's legend for '*', on the last body row if the blocks left it free. */
+	/* The legend for '*' (docs/stage-model.md, "One side only"), on the last body row if the blocks left it free. */
 	if (host_only && row - 1 < l->status_row - 1)
 		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,
 			       "* network and target together: the target's side is not recorded");

@@ -3,7 +3,7 @@
  * render.h - ntprof-top's screens, rendered purely from snapshots and the
  * view state into a struct ntp_screen: the main screen (header, one block
  * per group with the five stage bars, a sparkline of its e2e p99, a status
- * line), the detail view (003's component table), the help screen (from
+ * line), the detail view (the component table of docs/stage-model.md), the help screen (from
  * the key table) and the "terminal too small" screen.
  */
 #ifndef NTP_UI_RENDER_H

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* render_detail.c - the detail view (003's component table for the selected
+/* render_detail.c - the detail view (the component table of docs/stage-model.md for the selected
  * group) and the help screen, generated from the key table. Pure. */
 #include <stdio.h>
 #include <string.h>
 #include "render.h"
 
-/* Path order: 003's table. "network and target" (host-only data) stands
+/* Path order: docs/stage-model.md's table. "network and target" (host-only data) stands
  * where the network's components would be, right after the host's submission. */
 static const enum ntp_component path_order[] = {
 	NTP_COMP_HOST_BLK_SUB,  NTP_COMP_HOST_DRV_SUB,  NTP_COMP_NET_AND_TARGET, NTP_COMP_WIRE,

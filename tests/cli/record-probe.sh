@@ -34,6 +34,7 @@ expect record-two-flavours 1 "^ntprof: --kprobes and --fentry exclude each other
 expect record-exact-queues 1 "^ntprof: (kernel modules not loaded|.*root)" "$NTPROF" record --exact-queues -d 1
 expect record-extra 1 "^ntprof: unexpected argument 'now'" "$NTPROF" record now
 expect record-bad-attach-timeout 1 "^ntprof: option --attach-timeout: '0' is not a number from 0.001 to 3600$" "$NTPROF" record --attach-timeout 0
+expect record-bad-metrics 1 "^ntprof: --metrics /nonexistent-dir/m.prom: cannot create a file beside it: No such file or directory$" "$NTPROF" record --metrics /nonexistent-dir/m.prom
 expect probe-bad-transport 1 "^ntprof: option -t: 'udp' is not tcp or rdma$" "$NTPROF" probe -t udp
 expect record-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" record --btf
 expect probe-btf-novalue 1 '^ntprof: option --btf needs a value$' "$NTPROF" probe --btf

@@ -61,7 +61,7 @@ pane >"$panes/help.txt"
 key '?'
 wait_for "avg QD"
 
-# Detail: 003's component table of the selected group (the second one).
+# Detail: the component table (docs/stage-model.md) of the selected group (the second one).
 key Down
 key d
 wait_for "components, in path order"

@@ -80,7 +80,7 @@ static void test_read_by_hand(void **state)
 	ntp_occ_add(&o, &h);
 	assert_int_equal(o.incomplete, 1);
 	assert_int_equal(o.summed, 0);
-	/* 000's fallback: STORAGE_DONE stands in for a missing RSP_SENT */
+	/* the response fallback (docs/stage-model.md): STORAGE_DONE stands in for a missing RSP_SENT */
 	t.flags |= NTP_REC_F_RSP_FALLBACK;
 	assert_int_equal(ntp_occ_target(&t, tn), 0);
 	assert_int_equal(tn[NTP_OCC_T_DRIVER], 1000);

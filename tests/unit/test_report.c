@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_report.c - the renderers on hand-built snapshots: 002's interval line to the
- * column, 003's host-only rows, the largest line, labels, compare's verdict. */
+/* test_report.c - the renderers on hand-built snapshots: the interval line to the
+ * column, the host-only rows, the largest line, labels, compare's verdict. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,7 +34,7 @@ static struct ntp_snapshot *snap_new(void)
 	return s;
 }
 
-/* The host's line of 002, byte for byte. */
+/* The host's interval line of docs/recording.md, byte for byte. */
 static struct ntp_snapshot *host_only_snap(void)
 {
 	struct ntp_snapshot *s = snap_new();
@@ -64,7 +64,7 @@ static void interval(FILE *f, const void *s)
 	ntp_interval_lines(f, s, 3.0);
 }
 
-static void test_interval_line_002(void **state)
+static void test_interval_line(void **state)
 {
 	struct ntp_snapshot *s = host_only_snap();
 	char *out;
@@ -103,7 +103,7 @@ static void report(FILE *f, const void *s)
 	ntp_report_print(f, s, &m);
 }
 
-/* 003's host-only table: the receive path apart from "network and target". */
+/* The host-only table (docs/stage-model.md): the receive path apart from "network and target". */
 static void test_host_only_rows(void **state)
 {
 	struct ntp_snapshot *s = host_only_snap();
@@ -320,7 +320,7 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_interval_line_002),
+		cmocka_unit_test(test_interval_line),
 		cmocka_unit_test(test_host_only_rows),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_compare_verdict),

@@ -319,7 +319,7 @@ static void test_target_only(void **state)
 	assert_int_equal(sum_stages(&b), b.e2e);
 }
 
-/* 000: a missed response post falls back to the storage completion time. */
+/* docs/stage-model.md: a missed response post falls back to the storage completion time. */
 static void test_fallback(void **state)
 {
 	struct flow f = base_flow();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* top_fixture.h - hand-built snapshots for ntprof-top's tests: the numbers
- * are those of 002/003's examples, so the screens can be read against them. */
+ * are those of the examples in docs/stage-model.md and docs/recording.md, so the screens can be read against them. */
 #ifndef NTP_TEST_TOP_FIXTURE_H
 #define NTP_TEST_TOP_FIXTURE_H
 
@@ -28,8 +28,8 @@ static void fixture_comp(struct ntp_snap_group *g, int c, double mean, double p5
 	g->comp[c].avg_qd = mean * g->rate / 1e6;
 }
 
-/* Interval k of a run: a joined 4K read (003's SPDK numbers), a joined 128K
- * write, and a host-only 4K read on a second namespace (002's line). The
+/* Interval k of a run: a joined 4K read (an SPDK run's numbers), a joined 128K
+ * write, and a host-only 4K read on a second namespace (the host's interval line of docs/recording.md). The
  * p99s drift with k so the sparklines have a shape. */
 static void fixture_snapshot(struct ntp_snapshot *s, uint64_t k)
 {

@@ -77,6 +77,13 @@ mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 for b in ntprof ntprof-top ntp-load; do
 	if [ -x "$O/$b" ]; then copy_with_libs "$O/$b" "/usr/bin/$b"; fi
 done
+# `make static`'s binaries and an example recording, for the scenario
+# static-binary, which runs them in a root holding nothing else
+mkdir -p "$R/tb/static"
+for b in ntprof ntprof-top; do
+	if [ -x "$O/static/$b" ]; then cp "$O/static/$b" "$R/tb/static/$b"; fi
+done
+cp "$HERE/../../examples/tb61-tcp-read-qd1-both.ntp" "$R/tb/static/example.ntp"
 
 # ntprof's BTF file for a kernel without module BTF (tests/vm/btf.sh), where
 # ntprof looks for it by default

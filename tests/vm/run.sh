@@ -79,8 +79,8 @@ mkdir -p "$OUT"
 # tsc=reliable: under TCG every vCPU reads one virtual TSC, but 5.10 and 6.1
 # judge it "unsynchronized" at boot and fall back to the HPET, an emulated MMIO
 # read per clock read (ktime_get, bpf_ktime_get_ns). NTP_VM_APPEND replaces it.
-# softlockup_panic=1: a CPU stuck for 20 s (the TCG hazard in README, "Known
-# test-bed hazard") panics the guest, and panic=-1 with -no-reboot ends qemu
+# softlockup_panic=1: a CPU stuck for 20 s (the TCG hazard in tests/vm/README.md, "A vCPU
+# stuck at a just-patched instruction") panics the guest, and panic=-1 with -no-reboot ends qemu
 # in seconds rather than at qemu's time limit; the lockup's stack is on the console.
 APPEND="console=ttyS0 panic=-1 quiet ${NTP_VM_APPEND-tsc=reliable softlockup_panic=1} tb.mode=$MODE tb.kernel=$KERNEL tb.secs=$SECS"
 if [ "$MODE" != test ]; then
@@ -94,8 +94,8 @@ VM_LOCK=${NTP_VM_LOCK:-/tmp/ntprof-vm.lock}
 # thread=single: both vCPUs take turns on one host thread. With one thread per
 # vCPU (QEMU 7.2's default here), attaching or detaching ntprof's programs while
 # the load runs left a vCPU stuck for good at a function entry that text_poke
-# had just rewritten, in 5 of 5 detach-churn runs (README, "Known test-bed
-# hazard"); single-threaded, none. The default suite takes about as long.
+# had just rewritten, in detach-churn runs (tests/vm/README.md, "A vCPU stuck
+# at a just-patched instruction"); single-threaded, never. The default suite takes about as long.
 # NTP_VM_TCG_OPTS="" gives back one thread per vCPU.
 QEMU=(qemu-system-x86_64
 	-machine pc -accel "tcg${NTP_VM_TCG_OPTS-,thread=single}" -cpu max -smp 2 -m "${NTP_VM_MEM:-2048}"

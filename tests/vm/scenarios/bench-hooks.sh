@@ -1,7 +1,7 @@
 # bench-hooks: what ntprof's hooks cost per I/O, from the kernel's own BPF
 # statistics (kernel.bpf_stats_enabled: run_time_ns and run_cnt per program),
 # at -s 1000, -s 1 and -s 1000 --exact-queues, QD1 4 KiB reads, host and target in one guest (-r both).
-# Figures only (bench/README.md): TCG emulates every instruction, so the
+# Figures only (bench/hook_cost.sh): TCG emulates every instruction, so the
 # absolute numbers are far above real hardware; the ratio to the I/O latency of
 # the same run is the figure to read. Passes when the statistics were read.
 # tb-timeout: 360

@@ -2,7 +2,7 @@
 # detached again and again (-d 1; up to 30 times, as long as the 200 s load
 # runs: about 10 times under single-threaded TCG) while the load generator
 # runs 4 KiB random reads at QD1: the setting of the soft lockup seen under multi-threaded TCG
-# (README, "Known test-bed hazard"). In the default set since the bed runs
+# (tests/vm/README.md, "A vCPU stuck at a just-patched instruction"). In the default set since the bed runs
 # single-threaded TCG: it checks that ntprof attaches and detaches under load
 # without hanging a CPU. NTP_VM_TCG_OPTS="" reproduces the lockup (the guest
 # panics: softlockup_panic=1; its stack is on the console).

@@ -16,8 +16,8 @@
 #                          submission before blk-mq allocates the request and
 #                          the completion's way back to its thread, which
 #                          competes for the two emulated CPUs with the
-#                          NVMe/TCP work of both sides; ntprof's e2e is ~60 %
-#                          of the load's mean (README, "Recording").
+#                          NVMe/TCP work of both sides; ntprof's e2e is below
+#                          the load's mean (tests/vm/README.md, record-tcp).
 #   record-exactq-little   each stage's counted QD agrees with the Little's-law
 #                          estimate (sampled mean x exact command rate) within
 #                          0.05 + 15 % (the sampled means of 1 in 10 commands)

@@ -1,4 +1,4 @@
-# record-fallback: the attach deadline of 002's attach policy. With a deadline
+# record-fallback: the attach deadline of the attach policy (docs/recording.md). With a deadline
 # (--attach-timeout 0.001) that attaching fentry programs cannot meet, record
 # says why, abandons the fentry object (its attach threads destroy whatever
 # they attached when they return), loads the kprobe flavour and records: every

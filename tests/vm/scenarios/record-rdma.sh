@@ -15,7 +15,7 @@
 #                 which the kernel then skips: up to 1 % of the host records
 #                 may lack H_BLK_COMPLETE, each closed when its request was
 #                 reused (flagged, counted in the report's note; it ends at
-#                 nvme_complete_rq). With --kprobes a kprobe can miss (000: a
+#                 nvme_complete_rq). With --kprobes a kprobe can miss (docs/stage-model.md: a
 #                 kprobe program is skipped while another kprobe program runs
 #                 on that CPU, and nvme-rdma's completions run in softirq,
 #                 interrupting them): up to 5 % of the records may lack a

@@ -37,11 +37,11 @@ EOT
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
 	# Without module BTF (5.10) the module hooks are kprobes, and the kernel
-	# skips a kprobe program while another BPF program runs on that CPU (000,
+	# skips a kprobe program while another BPF program runs on that CPU (docs/stage-model.md,
 	# "A kprobe can miss a command"), and 5.10 counts none of those skips. A
 	# target record whose send was missed is closed when its command slot is
 	# reused (the kernel counts that); one whose arrival was missed is never
-	# made (ci10: 2780 host records, 2779 target, 3 closed, 4 host unjoined).
+	# made.
 	# There, at most 1 % of the host records may stay unjoined, and no more than
 	# those two explain: the target records closed, plus the host records in
 	# excess of the target's. Everywhere else: none.
@@ -55,7 +55,7 @@ EOT
 	tb_check $name-join "$rc == 0 && $rh > 0 && $rh - $rm <= $allow && $hbytes >= $TB_LOAD_IOS * $bs" \
 		"$label: $rh host records ($hbytes bytes), $rt target, $rm joined (unjoined allowed: $allow: target records closed after a missed kprobe ${closed_t:-0}, never made $short); load generator $TB_LOAD_IOS I/Os of $bs bytes"
 	# the same kprobe misses leave a few host records without a timestamp on
-	# 5.10 (ci8: 5 of 6215 R2T writes); the report leaves them out and counts them
+	# 5.10; the report leaves them out and counts them
 	local inc_allow=0
 	[ -e /sys/kernel/btf/nvme_tcp ] || inc_allow=$((rh / 100))
 	tb_check $name-slots "$inc <= $inc_allow && $rh > 0" "$inc of $rh host records lack one of: $cols (allowed: $inc_allow)"

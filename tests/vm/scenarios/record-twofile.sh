@@ -3,8 +3,7 @@
 # `ntprof report h.ntp t.ntp`, give the report of a third process recording
 # -r both at the same time: exactly the same commands (same -s, same hash), all
 # joined, the end-to-end mean within 5 % and every stage's mean within 10 % of
-# the end-to-end mean (2 % for the end to end failed once, ci8: 1017.4 vs
-# 997.0 us, 2.05 %). Not closer: on every hook each process's program reads
+# the end-to-end mean (2 % for the end to end was once exceeded). Not closer: on every hook each process's program reads
 # its own clock, one program after the other, and under TCG one program run
 # costs 5-150 us with three recorders and the load on two vCPUs, which moves
 # time between neighbouring stages (their sum stays). The differences are
