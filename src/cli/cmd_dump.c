@@ -70,8 +70,8 @@ static char *put_str(char *p, const char *s)
  * order): the quotients by 10^4, 10^2 and 10 of the halves, quarters and
  * eighths are taken side by side by multiplying by their reciprocals in
  * fixed point, exact for the ranges they see (v < 10^8, lanes < 10^4, < 10^2).
- * No digit goes through memory byte by byte, so no load waits on small
- * stores (that stall was most of the time of the table version).
+ * No digit goes through memory in small pieces: digits stored two bytes at
+ * a time and then copied on as a whole stall each copy on store forwarding.
  */
 static inline uint64_t digits8(uint32_t v)	/* v < 10^8: 8 digits 0..9, not ASCII */
 {
