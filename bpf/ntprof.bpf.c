@@ -298,22 +298,22 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
-static __always_inline int sk_ready(struct sock *sk)
+static __always_inline int sk_ready(struct sock *sk, int target)
 {
-	arrival_note(sk);
+	arrival_note(sk, target);
 	return 0;
 }
 
 SEC("fentry/nvme_tcp_data_ready")
 int BPF_PROG(ntp_h_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk);
+	return sk_ready(sk, 0);
 }
 
 SEC("kprobe/nvme_tcp_data_ready")
 int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk);
+	return sk_ready(sk, 0);
 }
 
 /* nvme_tcp_recv_skb(desc, skb, offset, len) parses [offset, offset+len) of
@@ -332,7 +332,7 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 	struct ntp_thread_ctx *e;
 
 	if (len)
-		c.arrival_ns = arrival_of(sk, seq + offset + (__u32)len - 1);
+		c.arrival_ns = arrival_of(sk, seq + offset + (__u32)len - 1, NULL);
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;
@@ -514,13 +514,13 @@ int BPF_KRETPROBE(ntp_t_work_kr)
 SEC("fentry/nvmet_tcp_data_ready")
 int BPF_PROG(ntp_t_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk);
+	return sk_ready(sk, 1);
 }
 
 SEC("kprobe/nvmet_tcp_data_ready")
 int BPF_KPROBE(ntp_t_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk);
+	return sk_ready(sk, 1);
 }
 
 static __always_inline struct ntp_thread_ctx *target_ctx(void)
@@ -548,6 +548,14 @@ static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
 	return (__u64)BPF_CORE_READ(q, sock, sk);
 }
 
+/* A difference of two blocked-time readings, within [0, span]. */
+static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
+{
+	if ((__s64)d < 0)
+		return 0;
+	return d < span ? d : span;
+}
+
 /* nvmet_req_init fires in nvmet_tcp_done_recv_pdu (inlined into
  * nvmet_tcp_try_recv_pdu, inside io_work) once the command PDU's header is
  * read: the socket's copied_seq is just past the capsule. */
@@ -555,7 +563,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 {
 	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
 	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
-	__u64 key = (__u64)req, now, arrive;
+	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
 	__u16 cid, nlb;
@@ -597,9 +605,20 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
-	arrive = rdma ? c->arrival_ns : arrival_of(target_sk(c), sk_copied_seq(target_sk(c)) - 1);
-	if (arrive && arrive <= now)
+	if (rdma) {
+		arrive = c->arrival_ns;
+		bp_arrive = c->arrival_bp;
+		bp_key = c->bp_key;
+	} else {
+		bp_key = target_sk(c);
+		arrive = arrival_of(bp_key, sk_copied_seq(bp_key) - 1, &bp_arrive);
+	}
+	if (arrive && arrive <= now) {
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
+		/* docs/backpressure.md: the part of arrival -> now that the
+		 * queue's worker spent in a storage submission (a duration) */
+		set_ts(r, NTP_TS_T_BP_RECV, bp_clamp(ntp_bp_read(bp_key, now) - bp_arrive, now - arrive));
+	}
 	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
 		stat_inc(NTP_STAT_TABLE_FULL);
 	return 0;
@@ -622,12 +641,43 @@ int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___n
 /* Submission to the backing block device (req->execute for a bdev
  * namespace). After an R2T, it runs when the last data byte was read: the
  * data's first byte sits transfer_len bytes before copied_seq. */
-static __always_inline int target_exec(struct nvmet_req___ntp *req)
+/* The queue whose worker runs this submission (docs/backpressure.md):
+ * nvmet-tcp's io_work (its socket) or nvmet-rdma's CQ poll (the CQ); 0 when
+ * the submission runs elsewhere (an RDMA write's after its READ, the
+ * admin queue's). Every command's submission counts, sampled or not. */
+static __always_inline __u64 bp_queue_key(void)
 {
-	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), arrive, sk;
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
 	struct ntp_thread_ctx *c;
 
+	if (ntp_transport == NTP_TRANSPORT_RDMA) {
+		c = target_rdma_ctx();
+		return c ? c->bp_key : 0;
+	}
+	c = target_ctx();
+	return c ? target_sk(c) : 0;
+}
+
+/* Threads inside a storage submission of a queue's worker: tid -> queue
+ * key. Only while inside: sched_switch's lookups miss for everything else. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} bp_subs SEC(".maps");
+
+static __always_inline int target_exec(struct nvmet_req___ntp *req)
+{
+	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), arrive, sk, q;
+	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_thread_ctx *c;
+	__u32 t;
+
+	q = bp_queue_key();
+	if (q) {
+		t = tid();
+		bpf_map_update_elem(&bp_subs, &t, &q, BPF_ANY);
+	}
 	if (!r)
 		return 0;
 	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
@@ -643,7 +693,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	if (!c)
 		return 0;
 	sk = target_sk(c);
-	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len));
+	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
 	if (arrive && arrive <= now)
 		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
 	return 0;
@@ -659,6 +709,71 @@ SEC("kprobe/nvmet_bdev_execute_rw")
 int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 {
 	return target_exec(req);
+}
+
+/* The submission returned: the bio is in the block layer; a blocked span
+ * (below) ends here. */
+static __always_inline int target_exec_exit(void)
+{
+	__u32 t = tid();
+	__u64 *q = bpf_map_lookup_elem(&bp_subs, &t);
+
+	if (!q)
+		return 0;
+	ntp_bp_exit(*q, bpf_ktime_get_ns());
+	bpf_map_delete_elem(&bp_subs, &t);
+	return 0;
+}
+
+/* The scheduler's view: a worker inside a submission that gives up its CPU
+ * of its own accord (preempt false: it called schedule(), as io_schedule()
+ * in blk_mq_get_tag does while the drive has no free tag) is blocked on the
+ * drive from then until the submission returns: its sleep, its wait for a
+ * CPU once a tag is free, the rest of the submission. A submission that
+ * never sleeps is not blocked, however long preemption, interrupts or
+ * softirqs borrow its CPU. */
+static __always_inline int bp_switch(bool preempt, struct task_struct *prev)
+{
+	struct ntp_bp *b;
+	__u64 *q;
+	__u32 t;
+
+	if (preempt)
+		return 0;
+	t = BPF_CORE_READ(prev, pid);
+	q = bpf_map_lookup_elem(&bp_subs, &t);
+	if (!q)
+		return 0;
+	b = bpf_map_lookup_elem(&bp_queues, q);
+	if (!b || !b->since)	/* a second sleep of the same submission: already blocked */
+		ntp_bp_enter(*q, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ntp_t_sched_tb, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (!prev)
+		return 0;
+	return bp_switch(preempt, prev);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(ntp_t_sched_rt, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return bp_switch(preempt, prev);
+}
+
+SEC("fexit/nvmet_bdev_execute_rw")
+int BPF_PROG(ntp_t_exec_fx, struct nvmet_req___ntp *req)
+{
+	return target_exec_exit();
+}
+
+SEC("kretprobe/nvmet_bdev_execute_rw")
+int BPF_KRETPROBE(ntp_t_exec_kr)
+{
+	return target_exec_exit();
 }
 
 /* "/dev/nullb0" -> "nullb0" */
@@ -680,7 +795,7 @@ static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
  * command is counted here, where its namespace and length are known. */
 static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 {
-	__u64 key = (__u64)req;
+	__u64 key = (__u64)req, now;
 	char dev[NTP_DEV_LEN] = {};
 	struct ntp_record *r;
 	__u32 len;
@@ -700,7 +815,18 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 	count_group(NTP_SIDE_TARGET, io, len, dev);
 	if (!r)
 		return 0;
-	set_ts_once(r, NTP_TS_T_STORAGE_DONE, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	set_ts_once(r, NTP_TS_T_STORAGE_DONE, now);
+	/* NVMe/TCP: the response waits for the queue's worker, which may be
+	 * blocked in another command's submission; keep the blocked-time
+	 * reading (slot not valid yet, target_sock_send takes the difference).
+	 * nvmet-rdma posts the response from here: no such wait. The queue is
+	 * known only inside nvmet_tcp loaded (CO-RE reads of its types). */
+	if (ntp_transport == NTP_TRANSPORT_TCP) {
+		struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
+
+		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue, sock, sk), now);
+	}
 	r->len = len;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
 	return 0;
@@ -766,6 +892,10 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
 	} else if (state == NTP_NVMET_TCP_SEND_RESPONSE) {
 		set_ts(r, NTP_TS_T_RSP_SENT, now);
+		if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= now)
+			set_ts(r, NTP_TS_T_BP_RSP,
+			       bp_clamp(ntp_bp_read((__u64)BPF_CORE_READ(q, sock, sk), now) - r->ts[NTP_TS_T_BP_RSP],
+					now - r->ts[NTP_TS_T_STORAGE_DONE]));
 		leave_side(&target_cmds, key, r);
 	}
 }

@@ -8,7 +8,12 @@
 
 #define NTP_MAX_SIZES_BPF 16
 #define NTP_MAX_INFLIGHT 16384	/* sampled commands in flight per side */
-#define NTP_ARRIVALS 16		/* data_ready events remembered per socket */
+/* data_ready events remembered per socket. A command older than the ring
+ * gets the oldest remembered time, too late: its wait in the socket is cut
+ * short and the rest lands on the wire. While a target's worker is blocked
+ * (docs/backpressure.md) every command of the queue depth waits in its
+ * socket, one data_ready each: the ring must hold a deep queue's worth. */
+#define NTP_ARRIVALS 64
 
 /* ---- set before load (const volatile: the verifier prunes what they disable) ---- */
 const volatile int filter_io = -1;		/* -1 all, else enum ntp_io_type */
@@ -123,6 +128,8 @@ struct ntp_thread_ctx {
 	__u64 queue;		/* struct nvme_tcp_queue * or struct nvmet_tcp_queue * */
 	__u64 arrival_ns;	/* host receive: arrival of the chunk being parsed */
 	__u64 send_ns;		/* entry of the socket send in progress */
+	__u64 arrival_bp;	/* target RDMA: the CQ's blocked-time reading at arrival_ns */
+	__u64 bp_key;		/* target RDMA: the CQ (struct ib_cq *) being polled */
 	__u8 side;		/* enum ntp_side of queue */
 };
 
@@ -157,6 +164,7 @@ struct {
 struct ntp_arrivals {
 	__u32 seq[NTP_ARRIVALS];
 	__u64 ts[NTP_ARRIVALS];
+	__u64 bp[NTP_ARRIVALS];	/* target: the queue's blocked-time reading (ntp_bp_read) then */
 	__u32 head;
 };
 
@@ -166,6 +174,8 @@ struct {
 	__type(key, __u64);
 	__type(value, struct ntp_arrivals);
 } arrivals SEC(".maps");
+
+static const struct ntp_arrivals arrivals_zero = {};
 
 /* ---- helpers ---- */
 
@@ -350,16 +360,74 @@ static __always_inline struct ntp_record *scratch_record(void)
 
 /* ---- packet arrival (see struct ntp_arrivals) ---- */
 
-static __always_inline void arrival_note(struct sock *sk)
+/* ---- storage backpressure (docs/backpressure.md) ----
+ * Per target queue (TCP: its socket; RDMA: its completion queue), the
+ * cumulative time its worker slept inside a storage submission
+ * (nvmet_bdev_execute_rw, which sleeps in blk_mq_get_tag when the drive has
+ * no free tag). A reading at t is total + (t - since) while asleep, so the
+ * blocked time over any span of the queue is a difference of two readings. */
+struct ntp_bp {
+	__u64 total;		/* ns of finished sleeps */
+	__u64 since;		/* start of the sleep in progress, 0: none */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct ntp_bp);
+} bp_queues SEC(".maps");
+
+static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
+{
+	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key);
+	__u64 v;
+
+	if (!b)
+		return 0;
+	v = b->total;
+	if (b->since && b->since <= now)
+		v += now - b->since;
+	return v;
+}
+
+static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
+{
+	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key), zero = {};
+
+	if (!b) {
+		bpf_map_update_elem(&bp_queues, &key, &zero, BPF_NOEXIST);
+		b = bpf_map_lookup_elem(&bp_queues, &key);
+		if (!b)
+			return;
+	}
+	/* a missed end (a kprobe skipped) leaves since set: drop that span */
+	b->since = now;
+}
+
+static __always_inline void ntp_bp_exit(__u64 key, __u64 now)
+{
+	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key);
+
+	if (!b || !b->since)
+		return;
+	if (b->since <= now)
+		b->total += now - b->since;
+	b->since = 0;
+}
+
+/* bp: also remember the queue's blocked-time reading (target sockets) */
+static __always_inline void arrival_note(struct sock *sk, int bp)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
-	struct ntp_arrivals *a, zero = {};
+	struct ntp_arrivals *a;
 	__u32 i;
 
 	a = bpf_map_lookup_elem(&arrivals, &key);
 	if (!a) {
-		bpf_map_update_elem(&arrivals, &key, &zero, BPF_NOEXIST);
+		/* too big for the stack: a zeroed value from .rodata */
+		bpf_map_update_elem(&arrivals, &key, (const void *)&arrivals_zero, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&arrivals, &key);
 		if (!a)
 			return;
@@ -367,11 +435,13 @@ static __always_inline void arrival_note(struct sock *sk)
 	i = a->head % NTP_ARRIVALS;
 	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
 	a->ts[i] = now;
+	a->bp[i] = bp ? ntp_bp_read(key, now) : 0;
 	a->head += 1;
 }
 
-/* When did byte `seq` of sk's receive stream reach the stack? 0: unknown. */
-static __always_inline __u64 arrival_of(__u64 sk, __u32 seq)
+/* When did byte `seq` of sk's receive stream reach the stack? 0: unknown.
+ * bp (may be NULL): the blocked-time reading noted with it. */
+static __always_inline __u64 arrival_of(__u64 sk, __u32 seq, __u64 *bp)
 {
 	struct ntp_arrivals *a = bpf_map_lookup_elem(&arrivals, &sk);
 	__u32 head, n;
@@ -387,8 +457,11 @@ static __always_inline __u64 arrival_of(__u64 sk, __u32 seq)
 		if (k >= n)
 			break;
 		i = (head - n + k) % NTP_ARRIVALS;
-		if ((__s32)(a->seq[i] - seq) > 0)
+		if ((__s32)(a->seq[i] - seq) > 0) {
+			if (bp)
+				*bp = a->bp[i];
 			return a->ts[i];
+		}
 	}
 	return 0;
 }

@@ -109,6 +109,19 @@ enum ntp_ts_id {
 /* Slots reserved in the record so later versions keep the layout. */
 #define NTP_TS_SLOTS 24
 
+/*
+ * Durations in the slots after the timestamps (ns, valid by their ts_valid
+ * bit like a timestamp; NOT timestamps: loops over timestamps stop at
+ * NTP_TS_COUNT). Measured on the target, one machine's clock
+ * (docs/backpressure.md):
+ *   T_BP_RECV  of CMD_ARRIVE -> CMD_RECV, the time the queue's worker spent
+ *              in storage submissions (blocked on the drive's tags)
+ *   T_BP_RSP   (TCP) of STORAGE_DONE -> RSP_SENT, the same
+ * Slot 23 stays free.
+ */
+#define NTP_TS_T_BP_RECV 21
+#define NTP_TS_T_BP_RSP 22
+
 /* ntp_record.flags */
 #define NTP_REC_F_CLOSED_MISSED  (1u << 0) /* completion never seen: closed by the next command on the same request */
 #define NTP_REC_F_RSP_FALLBACK   (1u << 1) /* RSP_SENT missing, STORAGE_DONE used instead (docs/stage-model.md) */

@@ -60,13 +60,24 @@ NTP_OCC_INLINE int ntp_occ_host(const struct ntp_record *h, __u64 *ns)
 	return 0;
 }
 
-/* Target record -> ns[NTP_OCC_T_*], with the response fallback of docs/stage-model.md (STORAGE_DONE for a
- * missing RSP_SENT). 0 or -1 as above. */
+/* A backpressure slot's duration within [0, span] (stage.c's within()):
+ * span is a difference modulo 2^64, "negative" above 2^63. */
+NTP_OCC_INLINE __u64 ntp_occ_within(__u64 v, __u64 span)
+{
+	if ((__s64)span <= 0)
+		return 0;
+	return v > span ? span : v;
+}
+
+/* Target record -> ns[NTP_OCC_T_*], with the response fallback of
+ * docs/stage-model.md (STORAGE_DONE for a missing RSP_SENT). The backpressure slots move their parts of the receive
+ * and response paths to storage (docs/backpressure.md). 0 or -1 as above. */
 NTP_OCC_INLINE int ntp_occ_target(const struct ntp_record *t, __u64 *ns)
 {
 	const __u32 need = 1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV |
 			   1u << NTP_TS_T_STORAGE_SUBMIT | 1u << NTP_TS_T_STORAGE_DONE;
 	int rsp, recv;
+	__u64 bp;
 
 	if ((t->ts_valid & need) != need)
 		return -1;
@@ -86,6 +97,16 @@ NTP_OCC_INLINE int ntp_occ_target(const struct ntp_record *t, __u64 *ns)
 		ns[NTP_OCC_T_XFER] = ntp_occ_d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT);
 	} else {
 		ns[NTP_OCC_T_DRIVER] += ntp_occ_d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV);
+	}
+	if (ntp_occ_has(t, NTP_TS_T_BP_RECV)) {
+		bp = ntp_occ_within(t->ts[NTP_TS_T_BP_RECV], ntp_occ_d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE));
+		ns[NTP_OCC_T_RECV] -= bp;
+		ns[NTP_OCC_T_STORAGE] += bp;
+	}
+	if (ntp_occ_has(t, NTP_TS_T_BP_RSP) && rsp == NTP_TS_T_RSP_SENT) {
+		bp = ntp_occ_within(t->ts[NTP_TS_T_BP_RSP], ntp_occ_d(t, rsp, NTP_TS_T_STORAGE_DONE));
+		ns[NTP_OCC_T_DRIVER] -= bp;
+		ns[NTP_OCC_T_STORAGE] += bp;
 	}
 	return 0;
 }

@@ -32,12 +32,23 @@
 #ifndef NTP_RDMA_BPF_H
 #define NTP_RDMA_BPF_H
 
-/* Last completion event per CQ (struct ib_cq *). */
+/* Per CQ (struct ib_cq *): its last completion event, and its last polls
+ * that returned completions (rdma_core:cq_poll), each with the CQ's
+ * blocked-time reading (docs/backpressure.md). */
+struct rdma_cq_state {
+	__u64 event;		/* last completion event */
+	__u64 event_bp;
+	__u64 poll;		/* last poll that returned completions */
+	__u64 poll_bp;
+	__u64 prev_poll;	/* the one before it */
+	__u64 prev_bp;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct rdma_cq_state);
 } rdma_cq_events SEC(".maps");
 
 /* A sampled host command between its post and its response: the response
@@ -60,14 +71,52 @@ struct {
 
 static __always_inline int rdma_cq_event(void *cq)
 {
-	__u64 key = (__u64)cq, now = bpf_ktime_get_ns(), *t;
+	__u64 key = (__u64)cq, now = bpf_ktime_get_ns();
+	struct rdma_cq_state *t, n = { .event = now };
 
 	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
-	if (t)
-		*t = now;	/* in place: no LRU insert per event */
-	else
-		bpf_map_update_elem(&rdma_cq_events, &key, &now, BPF_ANY);
+	if (t) {	/* in place: no LRU insert per event */
+		t->event = now;
+		t->event_bp = ntp_bp_read(key, now);
+	} else {
+		n.event_bp = ntp_bp_read(key, now);
+		bpf_map_update_elem(&rdma_cq_events, &key, &n, BPF_ANY);
+	}
 	return 0;
+}
+
+/* rdma_core:cq_poll(cq, requested, rc) after each ib_poll_cq of
+ * __ib_process_cq: rc completions were taken off the CQ now. */
+static __always_inline int rdma_cq_poll(void *cq, int rc)
+{
+	__u64 key = (__u64)cq, now;
+	struct rdma_cq_state *t;
+
+	if (rc <= 0)
+		return 0;
+	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
+	if (!t)
+		return 0;
+	now = bpf_ktime_get_ns();
+	t->prev_poll = t->poll;
+	t->prev_bp = t->poll_bp;
+	t->poll = now;
+	t->poll_bp = ntp_bp_read(key, now);
+	return 0;
+}
+
+SEC("tp_btf/cq_poll")
+int BPF_PROG(ntp_r_cqpoll_tb, void *cq, int requested, int rc)
+{
+	if (!cq)
+		return 0;
+	return rdma_cq_poll(cq, rc);
+}
+
+SEC("raw_tp/cq_poll")
+int BPF_PROG(ntp_r_cqpoll_rt, void *cq, int requested, int rc)
+{
+	return rdma_cq_poll(cq, rc);
 }
 
 /* When did the completion being handled on cq reach the stack? Its CQ's
@@ -77,10 +126,39 @@ static __always_inline int rdma_cq_event(void *cq)
  * and the whole span counts as the wire, in the same (network) stage. */
 static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
 {
-	__u64 key = (__u64)cq, *t = bpf_map_lookup_elem(&rdma_cq_events, &key);
+	struct rdma_cq_state *t;
+	__u64 key = (__u64)cq;
 
-	if (t && *t >= after && *t <= now)
-		return *t;
+	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
+	if (t && t->event >= after && t->event <= now)
+		return t->event;
+	return now;
+}
+
+/* The target's arrival of the completion being handled (a command): the
+ * CQ's last event or the poll before the one that returned it, whichever is
+ * later. The completion is one that poll did not take: after a drained poll
+ * it arrived later; after a full batch it may have waited since before it,
+ * and then the poll's time errs late (by less than a batch's handling). The
+ * event alone is no bound while the worker keeps polling (the CQ is not
+ * re-armed, no event fires): behind a worker blocked on the drive it can be
+ * many commands older than this one (docs/backpressure.md). */
+static __always_inline __u64 rdma_target_arrival(void *cq, __u64 now, __u64 *bp)
+{
+	struct rdma_cq_state *t;
+	__u64 key = (__u64)cq;
+
+	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
+	if (!t)
+		return now;
+	if (t->event && t->event >= t->prev_poll && t->event <= now) {
+		*bp = t->event_bp;
+		return t->event;
+	}
+	if (t->prev_poll && t->prev_poll <= now) {
+		*bp = t->prev_bp;
+		return t->prev_poll;
+	}
 	return now;
 }
 
@@ -219,13 +297,14 @@ static __always_inline int rdma_target_recv_enter(void *cq, struct ib_wc___ntp *
 	__u64 now = bpf_ktime_get_ns();
 	struct ntp_thread_ctx c = {
 		.queue = (__u64)BPF_CORE_READ(wc, qp, qp_context),
-		.arrival_ns = rdma_arrival(cq, 0, now),
+		.bp_key = (__u64)cq,
 		.side = NTP_SIDE_TARGET,
 	}, *e;
 	__u32 t = tid();
 
 	if (!c.queue)
 		return 0;
+	c.arrival_ns = rdma_target_arrival(cq, now, &c.arrival_bp);
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;

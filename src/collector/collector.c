@@ -659,7 +659,7 @@ attached:
 	for (size_t i = 0; i < ntp_n_hooks; i++) {
 		const char *orig = ntp_hook_stands_in_for(&ntp_hooks[i]);
 
-		if ((ntp_hooks[i].sides & sides) && ntp_hooks[i].lost && !c->hook_state[i] &&
+		if (ntp_hook_used(&ntp_hooks[i], sides, o->transport) && ntp_hooks[i].lost && !c->hook_state[i] &&
 		    !stand_in_attached(c, ntp_hooks[i].target))
 			say(o, "%s is not on this kernel (inlined or renamed): %s", ntp_hooks[i].target,
 			    ntp_hooks[i].lost);

@@ -42,6 +42,12 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
 	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
 	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
+	/* the submission's span and the worker's sleeps in it: the queue's
+	 * blocked time (docs/backpressure.md) */
+	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fx", "ntp_t_exec_kr", NTP_HOOK_EXIT, T, true,
+	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
+	{ "sched_switch", NULL, "ntp_t_sched_tb", "ntp_t_sched_rt", NTP_HOOK_TP, T, true,
+	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
 	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
 	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
@@ -51,6 +57,8 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NULL, NTP_HOOK_TCP },
 	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.h) */
 	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NULL, NTP_HOOK_RDMA },
+	{ "cq_poll", "ib_core", "ntp_r_cqpoll_tb", "ntp_r_cqpoll_rt", NTP_HOOK_TP, T, true,
+	  "a command's arrival is its CQ's last event even when the CQ was polled since", NTP_HOOK_RDMA },
 	{ "nvme_rdma_post_send", "nvme_rdma", "ntp_h_rpost_fe", "ntp_h_rpost_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
 	{ "nvme_rdma_recv_done", "nvme_rdma", "ntp_h_rrecv_fe", "ntp_h_rrecv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
 	{ "nvme_rdma_send_done", "nvme_rdma", "ntp_h_rsdone_fe", "ntp_h_rsdone_kp", NTP_HOOK_ENTRY, H, true, NULL, NTP_HOOK_RDMA },

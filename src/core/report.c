@@ -192,11 +192,13 @@ static void p99_cell(FILE *f, int width, double us, uint64_t n)
 
 static void print_components(FILE *f, const struct ntp_snap_group *g)
 {
+	int bp = g->comp[NTP_COMP_BP_WIRE].n || g->comp[NTP_COMP_BP_RECV].n || g->comp[NTP_COMP_BP_RSP].n;
 	int few = 0;
 
 	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
 	fprintf(f, "%-40s %8s %9s %7s %9s %9s  (us)\n", "component", "n", "mean", "L", "p50", "p99");
-	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+		enum ntp_component c = ntp_component_path_order[i];
 		const struct ntp_snap_comp *x = &g->comp[c];
 
 		if (!x->n)
@@ -214,6 +216,11 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 	fputc('\n', f);
 	if (few || !ntp_pct_enough(g->sampled, 0.99))
 		fprintf(f, "(?: p99 of fewer than 100 samples: the largest seen, not a percentile)\n");
+	if (bp)
+		fprintf(f, "backpressure: waiting for the drive. Where the command waited (on the wire, in the\n"
+			   "target's receive path, its response held) while its target queue's worker was\n"
+			   "blocked submitting to the drive: storage, not network or target driver time\n"
+			   "(docs/backpressure.md)\n");
 }
 
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,

@@ -159,7 +159,8 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		add(o, "largest", json_object_new_string(ntp_stage_key(g->largest)));
 	else
 		add(o, "largest", NULL);
-	for (int c = 0; c < NTP_COMP_COUNT; c++) {
+	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+		enum ntp_component c = ntp_component_path_order[i];
 		const struct ntp_snap_comp *x = &g->comp[c];
 		json_object *e;
 

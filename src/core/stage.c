@@ -22,6 +22,15 @@
  *                            (R2T_SENT = posted, DATA_ARRIVE = completed) is
  *                            the DATA_XFER component inside its residence
  *
+ * Storage backpressure (docs/backpressure.md): a target queue's worker that
+ * sleeps in a storage submission (no free tag on the drive) reads nothing
+ * from its socket or CQ and sends no response meanwhile. The target measures
+ * how much of a command's receive path (T_BP_RECV) and of its response path
+ * (T_BP_RSP) overlapped that; those parts move to the storage stage, and so
+ * does the same share of the wire as of the receive path (the command also
+ * waited on the host while the target's receive window was closed for the
+ * same reason). Each part is cut from its component, so sums stay exact.
+ *
  * Host-only records end in "network and target (not recorded)": the host's
  * wait(s) as a whole. Target-only records have the target's components only,
  * and their "end to end" is the target's residence (CMD_ARRIVE -> RSP_SENT).
@@ -56,6 +65,19 @@ static const uint8_t comp_stage[NTP_COMP_COUNT] = {
 	[NTP_COMP_HOST_DRV_COMP] = NTP_STAGE_HOST_DRIVER,
 	[NTP_COMP_HOST_BLK_COMP] = NTP_STAGE_HOST_BLOCK,
 	[NTP_COMP_NET_AND_TARGET] = NTP_STAGE_NETWORK,
+	[NTP_COMP_BP_WIRE] = NTP_STAGE_STORAGE,
+	[NTP_COMP_BP_RECV] = NTP_STAGE_STORAGE,
+	[NTP_COMP_BP_RSP] = NTP_STAGE_STORAGE,
+};
+
+/* The enum's order with each backpressure part after the component it is
+ * cut from ("network and target" stays last, where reports have it). */
+const enum ntp_component ntp_component_path_order[NTP_COMP_COUNT] = {
+	NTP_COMP_HOST_BLK_SUB,	NTP_COMP_HOST_DRV_SUB,	NTP_COMP_WIRE,		NTP_COMP_BP_WIRE,
+	NTP_COMP_TGT_RECV_CMD,	NTP_COMP_BP_RECV,	NTP_COMP_TGT_DRV_SUB,	NTP_COMP_DATA_XFER,
+	NTP_COMP_HOST_RECV_R2T,	NTP_COMP_HOST_DRV_DATA,	NTP_COMP_TGT_RECV_DATA,	NTP_COMP_TGT_DRV_DATA,
+	NTP_COMP_STORAGE,	NTP_COMP_TGT_DRV_COMP,	NTP_COMP_BP_RSP,	NTP_COMP_HOST_RECV_RSP,
+	NTP_COMP_HOST_DRV_COMP,	NTP_COMP_HOST_BLK_COMP,	NTP_COMP_NET_AND_TARGET,
 };
 
 /* A component and, at once, its stage: no second pass over the components. */
@@ -73,7 +95,19 @@ static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 struct tview {
 	uint64_t rsp_sent;
 	int rfetch;		/* target fetched the data: R2T (TCP) or RDMA READ */
+	int bp_recv, bp_rsp;	/* the backpressure slots apply */
+	int64_t recv, bpr;	/* receive path of the command, its blocked part */
+	int64_t rsp, bps;	/* STORAGE_DONE -> rsp_sent, its blocked part */
 };
+
+/* A measured blocked part, within [0, span] (the kernel clamps it too; a
+ * file edited by hand must not break the sums' signs). */
+static int64_t within(uint64_t v, int64_t span)
+{
+	if (span <= 0)
+		return 0;
+	return v > (uint64_t)span ? span : (int64_t)v;
+}
 
 static int target_view(const struct ntp_record *t, struct tview *v, struct ntp_breakdown *b)
 {
@@ -93,14 +127,31 @@ static int target_view(const struct ntp_record *t, struct tview *v, struct ntp_b
 	v->rfetch = has(t, NTP_TS_T_R2T_SENT);
 	if (v->rfetch && !has(t, NTP_TS_T_DATA_ARRIVE))
 		return -1;
+	v->recv = d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE);
+	v->bp_recv = has(t, NTP_TS_T_BP_RECV);
+	v->bpr = v->bp_recv ? within(t->ts[NTP_TS_T_BP_RECV], v->recv) : 0;
+	v->rsp = (int64_t)(v->rsp_sent - t->ts[NTP_TS_T_STORAGE_DONE]);
+	/* with the fallback the response's send was not seen: nothing to cut */
+	v->bp_rsp = has(t, NTP_TS_T_BP_RSP) && !(b->flags & NTP_BD_RSP_FALLBACK);
+	v->bps = v->bp_rsp ? within(t->ts[NTP_TS_T_BP_RSP], v->rsp) : 0;
 	return 0;
+}
+
+/* The wire's blocked share: wire * bpr / recv, for a positive wire. */
+static int64_t bp_wire(const struct tview *v, int64_t wire)
+{
+	if (!v->bp_recv || wire <= 0 || v->recv <= 0 || !v->bpr)
+		return 0;
+	return (int64_t)((__int128)wire * v->bpr / v->recv);
 }
 
 /* Target components, CMD_ARRIVE .. rsp_sent, in path order. */
 static void target_components(const struct ntp_record *t, const struct tview *v,
 			      struct ntp_breakdown *b)
 {
-	put(b, NTP_COMP_TGT_RECV_CMD, d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE));
+	put(b, NTP_COMP_TGT_RECV_CMD, v->recv - v->bpr);
+	if (v->bp_recv)
+		put(b, NTP_COMP_BP_RECV, v->bpr);
 	if (v->rfetch) {
 		int recv = has(t, NTP_TS_T_DATA_RECV) ? NTP_TS_T_DATA_RECV : NTP_TS_T_DATA_ARRIVE;
 
@@ -117,7 +168,9 @@ static void target_components(const struct ntp_record *t, const struct tview *v,
 		put(b, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV));
 	}
 	put(b, NTP_COMP_STORAGE, d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT));
-	put(b, NTP_COMP_TGT_DRV_COMP, (int64_t)(v->rsp_sent - t->ts[NTP_TS_T_STORAGE_DONE]));
+	put(b, NTP_COMP_TGT_DRV_COMP, v->rsp - v->bps);
+	if (v->bp_rsp)
+		put(b, NTP_COMP_BP_RSP, v->bps);
 }
 
 static int incomplete(struct ntp_breakdown *b)
@@ -197,7 +250,12 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 			wait = d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
 			res = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
 		}
-		put(b, NTP_COMP_WIRE, wait - res);
+		/* one round trip only: an R2T write's wire also holds its data's trip */
+		int64_t wire = wait - res, bpw = r2t ? 0 : bp_wire(&tv, wire);
+
+		put(b, NTP_COMP_WIRE, wire - bpw);
+		if (tv.bp_recv)
+			put(b, NTP_COMP_BP_WIRE, bpw);
 		target_components(t, &tv, b);
 	}
 	if (r2t) {
@@ -238,6 +296,10 @@ static const char *const comp_names[NTP_COMP_COUNT] = {
 	[NTP_COMP_HOST_DRV_COMP] = "host driver, completion",
 	[NTP_COMP_HOST_BLK_COMP] = "host block layer, completion",
 	[NTP_COMP_NET_AND_TARGET] = "network and target (not recorded)",
+	/* <= 38 characters: ntprof-top's detail view shows no more */
+	[NTP_COMP_BP_WIRE] = "storage: backpressure, on the wire",
+	[NTP_COMP_BP_RECV] = "storage: backpressure, target receive",
+	[NTP_COMP_BP_RSP] = "storage: backpressure, response held",
 };
 
 const char *ntp_component_name(enum ntp_component c)
@@ -290,6 +352,7 @@ const char *ntp_component_key(enum ntp_component c)
 		"host_blk_sub", "host_drv_sub", "wire", "tgt_recv_cmd", "tgt_drv_sub", "data_xfer",
 		"host_recv_r2t", "host_drv_data", "tgt_recv_data", "tgt_drv_data", "storage",
 		"tgt_drv_comp", "host_recv_rsp", "host_drv_comp", "host_blk_comp", "net_and_target",
+		"bp_wire", "bp_recv", "bp_rsp",
 	};
 
 	return (unsigned)c < NTP_COMP_COUNT ? k[c] : "?";

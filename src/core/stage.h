@@ -40,8 +40,19 @@ enum ntp_component {
 	NTP_COMP_HOST_DRV_COMP,		/* host driver, completion */
 	NTP_COMP_HOST_BLK_COMP,		/* host block layer, completion */
 	NTP_COMP_NET_AND_TARGET,	/* host-only: network and target (not recorded) */
+	/* Storage backpressure (docs/backpressure.md): the parts of the wire,
+	 * of the target's receive path and of its response path during which
+	 * the command's queue worker was blocked submitting to the drive. Last
+	 * in the enum (the values above stay); ntp_component_path_order()
+	 * puts each after the component it is cut from. */
+	NTP_COMP_BP_WIRE,		/* storage: waiting for the drive, on the wire */
+	NTP_COMP_BP_RECV,		/* storage: waiting for the drive, in the target's receive path */
+	NTP_COMP_BP_RSP,		/* storage: waiting for the drive, response held by the target */
 	NTP_COMP_COUNT,
 };
+
+/* Every component once, in path order (for tables). */
+extern const enum ntp_component ntp_component_path_order[NTP_COMP_COUNT];
 
 /* ntp_breakdown.flags */
 #define NTP_BD_HOST_ONLY	(1u << 0)	/* no target record: NETWORK stage holds network and target */
