@@ -59,16 +59,16 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
 
 /*
  * A set of histograms with the same buckets, stored sparsely: each one's
- * buckets in chunks of 64 (one power of two, 256 bytes), allocated from one
- * pool at the first value that lands in them. Latencies of one kind span a
- * few powers of two, so a set of 22 histograms (a group's e2e, stages and
+ * buckets in chunks of 64 (one power of two, 256 bytes), allocated from
+ * slabs at the first value that lands in them. Latencies of one kind span a
+ * few powers of two, so a set of two dozen histograms (a group's e2e, stages and
  * components in model.c) holds tens of KiB where dense ones held 400 KiB,
  * and reset and merge touch only the chunks in use. Quantiles are the same
  * as struct ntp_hist's for the same values (same buckets, same walk).
- * All zero (calloc) is an empty set; ntp_hset_free() releases the pool.
+ * All zero (calloc) is an empty set; ntp_hset_free() releases the slabs.
  */
 #define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
-#define NTP_HSET_MAX 24		/* histograms per set */
+#define NTP_HSET_MAX 32		/* histograms per set */
 #define NTP_HSET_SLAB 64	/* chunks per allocation */
 #define NTP_HSET_SLABS ((NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + NTP_HSET_SLAB - 1) / NTP_HSET_SLAB + 1)
 
@@ -95,7 +95,7 @@ static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
 	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
 }
 
-/* Empties every histogram of the set; keeps the pool's memory for reuse. */
+/* Empties every histogram of the set; keeps the slabs for reuse. */
 void ntp_hset_reset(struct ntp_hset *s);
 void ntp_hset_free(struct ntp_hset *s);
 /* dst's histograms += src's (the first nh of each). */
@@ -103,7 +103,7 @@ void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned n
 uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h);
 /* As ntp_hist_quantile, for histogram h of the set. */
 double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q);
-/* Bytes the set holds (directory and pool). */
+/* Bytes the set holds (directory and slabs). */
 size_t ntp_hset_bytes(const struct ntp_hset *s);
 
 void ntp_hist_reset(struct ntp_hist *h);

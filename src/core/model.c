@@ -34,7 +34,7 @@ struct acc {
 	uint64_t c_n[NTP_COMP_COUNT];
 	int64_t c_sum[NTP_COMP_COUNT];
 	/* e2e, the stages and the components: sparse (hist.h), so a group
-	 * holds the chunks its latencies use, not 22 dense histograms */
+	 * holds the chunks its latencies use, not two dozen dense histograms */
 	struct ntp_hset h;
 };
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
