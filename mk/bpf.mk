@@ -12,6 +12,9 @@ BPF_ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF  ?= /sys/kernel/btf/vmlinux
 BPF_CFLAGS   := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 		-I$(O)/bpf -Ibpf
+# libbpf's usdt.bpf.h includes <linux/errno.h>, which wants the multiarch
+# <asm/...> headers (libbpf-bootstrap adds clang's system dirs the same way).
+BPF_CFLAGS   += -idirafter /usr/include/$(shell $(CC) -dumpmachine)
 BPF_HDRS     := $(wildcard bpf/*.h)
 
 ifdef VMLINUX_H

@@ -27,8 +27,9 @@ $(O)/ntp-load: tests/tools/ntp-load.c
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static -luring -lm
 
 # ntprof-top is built once its sources exist (src/top); the static build is
-# for the scenario static-binary
-VM_BINS := $(O)/ntprof $(O)/ntp-load $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top
+# for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
+VM_BINS := $(O)/ntprof $(O)/ntp-load $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
+	   $(if $(wildcard /usr/include/sys/sdt.h),$(O)/standin/bin/spdk-standin)
 
 # Each target first makes sure the packages are installed (tests/vm/deps.sh),
 # then builds the binaries the guest runs, then boots.

@@ -12,6 +12,7 @@ pkgs=(
 	dwarves                                            # pahole: DWARF to BTF for kernels without module BTF (tools/ntprof-btf.sh)
 	tmux imagemagick fonts-dejavu-core htop python3    # terminal tests, screenshots (python3: tools/ansi2png.py), the CPU bench
 	libclang-rt-14-dev                                 # libFuzzer runtime (make fuzz)
+	systemtap-sdt-dev                                  # <sys/sdt.h>: the USDT probes of the SPDK stand-in (tests/tools)
 	ca-certificates
 )
 apt-get update -qq

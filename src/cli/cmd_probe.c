@@ -12,23 +12,30 @@
 #include "cli.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
+#include "probe_spdk.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE]\n"
+"                    [--spdk-host BIN] [--spdk-target BIN]\n"
 "Checks what this kernel offers ntprof: kernel BTF, the NVMe modules and\n"
 "their BTF, every hook in both flavours (fentry/fexit and kprobe), then loads\n"
 "and attaches the programs for real and detaches them. Exits non-zero and\n"
 "names what is missing when recording could not work. Needs root.\n"
 "A module without BTF of its own (kernels before 5.11) takes its types from\n"
 "--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n"
+"--spdk-host BIN, --spdk-target BIN: that side is SPDK patched with ntprof's\n"
+"probes (docs/spdk.md): shows the probes in BIN and the libraries it loads,\n"
+"its running processes and the sampling variable in each, and test-attaches.\n"
 "\n"
 "  -r, --role host|target|both   the side(s) to check (default host)\n"
 "  -t, --transport tcp|rdma      the transport (default tcp)\n"
 "      --kprobes                 check and load only the kprobe flavour\n"
 "      --fentry                  check and load only the fentry flavour\n"
 "      --btf FILE                the NVMe modules' types for a kernel without module BTF\n"
+"      --spdk-host BIN           the host is SPDK: check BIN (docs/spdk.md)\n"
+"      --spdk-target BIN         the target is SPDK: check BIN\n"
 "  -h, --help                    this help\n");
 }
 
@@ -76,6 +83,8 @@ int cmd_probe(int argc, char **argv)
 		{ "kprobes", no_argument, NULL, 'K' },
 		{ "fentry", no_argument, NULL, 'F' },
 		{ "btf", required_argument, NULL, 'B' },
+		{ "spdk-host", required_argument, NULL, 'P' },
+		{ "spdk-target", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -86,7 +95,8 @@ int cmd_probe(int argc, char **argv)
 	char err[512], defbtf[300], *tbuf = NULL;
 	const char *btf_file;
 	size_t tlen = 0;
-	unsigned sides;
+	unsigned sides, spdk_sides;
+	char spdk_why[600] = "";
 	FILE *t;
 	bool fe_all = true, kp_all = true, fentry_ok = false;
 	int opt;
@@ -110,6 +120,8 @@ int cmd_probe(int argc, char **argv)
 		case 'K': co.flavour = NTP_FLAVOUR_KPROBE; break;
 		case 'F': co.flavour = NTP_FLAVOUR_FENTRY; break;
 		case 'B': co.btf_path = optarg; break;
+		case 'P': co.spdk_host = optarg; break;
+		case 'T': co.spdk_target = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
 		default: return ntp_err("unknown option '%s' (ntprof probe --help)", argv[optind - 1]);
@@ -123,6 +135,14 @@ int cmd_probe(int argc, char **argv)
 		return ntp_err("probe needs root, or CAP_BPF and CAP_PERFMON, to load BPF programs");
 	sides = (co.role == NTP_ROLE_HOST ? NTP_HOOK_HOST : co.role == NTP_ROLE_TARGET ? NTP_HOOK_TARGET :
 		 NTP_HOOK_HOST | NTP_HOOK_TARGET);
+	if ((co.spdk_host && !(sides & NTP_HOOK_HOST)) || (co.spdk_target && !(sides & NTP_HOOK_TARGET)))
+		return ntp_err("%s checks the %s side: it needs -r %s or -r both",
+			       co.spdk_host && !(sides & NTP_HOOK_HOST) ? "--spdk-host" : "--spdk-target",
+			       co.spdk_host && !(sides & NTP_HOOK_HOST) ? "host" : "target",
+			       co.spdk_host && !(sides & NTP_HOOK_HOST) ? "host" : "target");
+	/* an SPDK side needs no kernel NVMe module or hook */
+	spdk_sides = (co.spdk_host ? NTP_HOOK_HOST : 0) | (co.spdk_target ? NTP_HOOK_TARGET : 0);
+	sides &= ~spdk_sides;
 
 	printf("kernel: %s\n", k.release);
 	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (CONFIG_DEBUG_INFO_BTF)");
@@ -190,8 +210,26 @@ int cmd_probe(int argc, char **argv)
 		       stand_in_note(h, kp, false, stand_in, sizeof(stand_in)) ? stand_in :
 		       h->optional ? " (optional)" : !k.kprobes && h->kind != NTP_HOOK_TP ? " (no kprobes)" : "");
 	}
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		char why[512];
+
+		if ((spdk_sides & side) &&
+		    ntp_probe_spdk(t, side == NTP_HOOK_HOST ? co.spdk_host : co.spdk_target,
+				   side == NTP_HOOK_HOST ? NTP_SIDE_HOST : NTP_SIDE_TARGET, co.transport, fentry_ok,
+				   k.kprobes, why, sizeof(why)) && !spdk_why[0])
+			snprintf(spdk_why, sizeof(spdk_why), "%s", why);
+	}
 	fclose(t);
 	ntp_hooks_cleanup();
+	if (spdk_why[0]) {
+		printf("function hooks: %s\n%s", fentry_ok ? "fentry/fexit" : k.kprobes ? "kprobe/kretprobe" :
+		       "none (no fentry, no kprobes)", tbuf);
+		free(tbuf);
+		printf("load: failed\n");
+		fflush(stdout);
+		return ntp_err("%s", spdk_why);
+	}
+	co.spdk_test_only = true;
 
 	/* The real test: load and attach as `record` would, then detach. */
 	co.say = say_line;
@@ -206,6 +244,11 @@ int cmd_probe(int argc, char **argv)
 		fflush(stdout);
 		return ntp_err("%s", err);
 	}
+	if (!sides)	/* SPDK only: the kernel's function hooks would serve the socket hooks */
+		printf("function hooks: %s\n%s", fentry_ok ? "fentry/fexit (they can attach now)" :
+		       k.kprobes ? "kprobe/kretprobe (fentry cannot attach now)" :
+		       "none (no fentry, no kprobes: SPDK's probes are USDT, they need neither)", tbuf);
+	else
 	printf("function hooks: %s (%s)\n%s", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",
 	       ntp_collector_uses_fentry(c) ? "they can attach now" :
 	       co.flavour == NTP_FLAVOUR_KPROBE ? "--kprobes" :

@@ -293,7 +293,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	pc.model = m = ntp_model_new(&(struct ntp_model_config){ .role = cap.co.role, .transport = cap.co.transport,
-		.impl_host = NTP_IMPL_LINUX, .impl_target = NTP_IMPL_LINUX, .sampling = cap.co.sampling });
+		.impl_host = fi.impl_host, .impl_target = fi.impl_target, .sampling = cap.co.sampling });
 	pc.start_ns = rc.start;
 	pc.interval_ns = (uint64_t)(cap.interval_s * 1e9 + 0.5);
 	pc.end_ns = ro.duration ? rc.start + (uint64_t)ro.duration * 1000000000ull : 0;

@@ -39,6 +39,13 @@ const struct ntp_optdef ntp_capture_optdefs[] = {
 	  .help = "count each stage's queue depth from every command's\n"
 	  "times (map operations on every I/O) instead of\nLittle's law (sampled mean x exact command rate)",
 	  .type = NTP_OT_BOOL, .off = CAP(co.exact_queues) },
+	{ .name = "spdk-host", .arg = "BIN",
+	  .help = "the host is SPDK (e.g. build/bin/spdk_nvme_perf): record\n"
+	  "the running processes of BIN through ntprof's USDT\nprobes (docs/spdk.md)",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_host), .values = "FILE" },
+	{ .name = "spdk-target", .arg = "BIN",
+	  .help = "the target is SPDK (e.g. build/bin/nvmf_tgt), the same way",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_target), .values = "FILE" },
 	NTP_OPTDEF_END
 };
 

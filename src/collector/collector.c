@@ -24,6 +24,7 @@
 #include "collector.h"
 #include "hooks.h"
 #include "ntprof.skel.h"
+#include "spdk.h"
 
 struct attach_state {
 	pthread_mutex_t lock;
@@ -51,6 +52,9 @@ struct ntp_collector {
 	bool atomic_fetch;	/* the kernel's verifier takes atomic_fetch_add */
 	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
 	int n_devs;
+	/* --spdk-host/--spdk-target: the SPDK side(s); skel is NULL when every
+	 * recorded side is SPDK's (no kernel NVMe hook is needed then) */
+	struct ntp_spdk *spdk;
 };
 
 /* nvme<S>c<C>n<N> (a hidden multipath path) -> nvme<S>n<N> (its head, the
@@ -574,7 +578,61 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static struct ntp_collector *kernel_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen);
+
+/* The SPDK side(s) first: when every recorded side is SPDK's, no kernel NVMe
+ * module or hook is needed (ntprof_spdk.bpf.c attaches to SPDK's probes). */
 struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen)
+{
+	struct ntp_collector_opts ko = *o;
+	struct ntp_spdk_opts so = { .transport = o->transport, .sampling = o->sampling, .io_type = o->io_type,
+				    .sizes = o->sizes, .n_sizes = o->n_sizes, .say = o->say, .say_ctx = o->say_ctx };
+	struct ntp_spdk *sp = NULL;
+	struct ntp_collector *c;
+
+	if (o->spdk_host && !(o->role & NTP_ROLE_HOST)) {
+		snprintf(errbuf, errlen, "--spdk-host records the host side: it needs -r host or -r both");
+		return NULL;
+	}
+	if (o->spdk_target && !(o->role & NTP_ROLE_TARGET)) {
+		snprintf(errbuf, errlen, "--spdk-target records the target side: it needs -r target or -r both");
+		return NULL;
+	}
+	if (o->spdk_host || o->spdk_target) {
+		if (o->session[0]) {
+			snprintf(errbuf, errlen, "--session names a kernel block device; an SPDK side has none");
+			return NULL;
+		}
+		so.bin[0] = o->spdk_host;
+		so.bin[1] = o->spdk_target;
+		so.test_only = o->spdk_test_only;
+		sp = ntp_spdk_open(&so, errbuf, errlen);
+		if (!sp)
+			return NULL;
+		ko.role &= ~((o->spdk_host ? NTP_ROLE_HOST : 0) | (o->spdk_target ? NTP_ROLE_TARGET : 0));
+		if (!ko.role) {
+			c = calloc(1, sizeof(*c));
+			if (!c) {
+				ntp_spdk_close(sp);
+				snprintf(errbuf, errlen, "out of memory");
+				return NULL;
+			}
+			c->o = *o;
+			c->spdk = sp;
+			return c;
+		}
+	}
+	c = kernel_open(&ko, errbuf, errlen);
+	if (!c) {
+		ntp_spdk_close(sp);
+		return NULL;
+	}
+	c->o = *o;
+	c->spdk = sp;
+	return c;
+}
+
+static struct ntp_collector *kernel_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(o->role);
 	char why_fe[512] = "", miss_fe[384], miss_kp[384], nobtf[128], btf[4096];
@@ -684,11 +742,23 @@ fail:
 
 int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb, void *ctx)
 {
-	int err;
+	int err, spdk_seen = 0;
 
 	c->cb = cb;
 	c->cb_ctx = ctx;
 	c->seen = 0;
+	if (c->spdk) {
+		if (!c->skel && timeout_ms > 0) {
+			struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);	/* a signal ends it early, as it would a poll */
+		}
+		spdk_seen = ntp_spdk_poll(c->spdk, cb, ctx);
+		if (spdk_seen < 0)
+			return spdk_seen;
+		if (!c->skel)
+			return spdk_seen;
+	}
 	/* The programs do not wake us per record (BPF_RB_NO_WAKEUP, a cost on
 	 * the I/O path), so the wait usually runs to its timeout: consume then. */
 	err = ring_buffer__poll(c->rb, timeout_ms);
@@ -697,7 +767,7 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	err = ring_buffer__consume(c->rb);
 	if (err < 0 && err != -EINTR)
 		return err;
-	return c->seen;
+	return c->seen + spdk_seen;
 }
 
 /* --exact-queues: adds the per-CPU stage sums of group_occ to the rows of
@@ -745,11 +815,15 @@ static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_counts);
+	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct ntp_group_key key, next, *prev = NULL;
 	struct ntp_group_count *vals;
 	size_t n = 0;
 
+	/* SPDK counts no unsampled command: its groups' rates are estimated */
+	if (!c->skel)
+		return 0;
+	fd = bpf_map__fd(c->skel->maps.group_counts);
 	if (ncpu <= 0)
 		return 0;
 	vals = calloc(ncpu, sizeof(*vals));
@@ -803,13 +877,21 @@ static uint64_t stat_sum(struct ntp_collector *c, uint32_t idx)
 
 uint64_t ntp_collector_lost(struct ntp_collector *c)
 {
-	return stat_sum(c, 0);
+	uint64_t lost = 0, bad;
+
+	if (c->spdk)
+		ntp_spdk_counters(c->spdk, &lost, &bad);
+	return lost + (c->skel ? stat_sum(c, 0) : 0);
 }
 
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->lost = stat_sum(c, 0);
+	out->lost = ntp_collector_lost(c);
+	if (c->spdk)
+		ntp_spdk_counters(c->spdk, &(uint64_t){ 0 }, &out->spdk_bad);
+	if (!c->skel)
+		return;
 	out->missed_host = stat_sum(c, 1);
 	out->missed_target = stat_sum(c, 2);
 	out->table_full = stat_sum(c, 3);
@@ -817,6 +899,14 @@ void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counte
 
 int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n)
 {
+	if (c && c->spdk) {
+		int e = ntp_spdk_set_sampling(c->spdk, n);
+
+		if (e || !c->skel) {
+			c->o.sampling = n;
+			return e;
+		}
+	}
 	if (!c || !c->skel || !c->skel->data)
 		return -EINVAL;
 	/* .data is mmapped: the running programs read the new value at once */
@@ -844,6 +934,11 @@ void ntp_collector_close(struct ntp_collector *c)
 {
 	if (!c)
 		return;
+	ntp_spdk_close(c->spdk);
+	if (!c->skel) {
+		free(c);
+		return;
+	}
 	ring_buffer__free(c->rb);
 	unload(c, false);
 	ntp_hooks_cleanup();

@@ -42,6 +42,12 @@ struct ntp_collector_opts {
 	 * NULL: printed to stderr. ntprof-top passes a sink that queues them. */
 	void (*say)(void *ctx, const char *line);
 	void *say_ctx;
+	/* --spdk-host BIN, --spdk-target BIN: that side runs SPDK, recorded
+	 * through the USDT probes of ntprof's SPDK patch in BIN's running
+	 * processes (spdk.h) instead of the kernel's NVMe hooks. NULL: Linux. */
+	const char *spdk_host;
+	const char *spdk_target;
+	bool spdk_test_only;		/* ntprof probe: attach, never write the variable */
 };
 
 struct ntp_collector;
@@ -63,6 +69,7 @@ struct ntp_collector_counters {
 	uint64_t missed_host;		/* host records closed when their request was reused */
 	uint64_t missed_target;		/* same on the target */
 	uint64_t table_full;		/* sampled commands not tracked: in-flight table full */
+	uint64_t spdk_bad;		/* SPDK records of another ABI, or unreadable */
 };
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out);
 /* Loads and attaches one fentry program (on tcp_sendmsg) and detaches it:
@@ -79,7 +86,9 @@ int ntp_collector_hook_state(const struct ntp_collector *c, size_t i);
 const char *ntp_collector_btf_file(const struct ntp_collector *c);
 /* Changes -s N in the running programs. */
 int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n);
-/* Detaches every link and frees. */
+/* Detaches every link and frees. With an SPDK side, first sets each SPDK
+ * process's sampling variable back to 0 and hands the records of commands
+ * still in flight to the last poll's callback (its ctx must still be valid). */
 void ntp_collector_close(struct ntp_collector *c);
 
 #endif

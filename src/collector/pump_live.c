@@ -65,7 +65,8 @@ void ntp_live_file_info(struct ntp_file_info *fi, const struct ntp_collector_opt
 	memset(fi, 0, sizeof(*fi));
 	fi->role = co->role;
 	fi->transport = co->transport;
-	fi->impl_host = fi->impl_target = NTP_IMPL_LINUX;
+	fi->impl_host = co->spdk_host ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
+	fi->impl_target = co->spdk_target ? NTP_IMPL_SPDK : NTP_IMPL_LINUX;
 	fi->sampling = co->sampling;
 	fi->record_size = sizeof(struct ntp_record);
 	fi->start_mono_ns = start_mono_ns;

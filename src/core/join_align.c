@@ -83,18 +83,87 @@ static int same_cmd(const struct mark *a, const struct mark *b)
 	return a->key == b->key && a->slba == b->slba && a->len == b->len && a->opcode == b->opcode;
 }
 
-/* Median of host.t - target.t over commands both samples hold; 0 if too few. */
+/*
+ * The offset, from commands both samples hold. One command (key, LBA,
+ * length, opcode) can be sampled many times: an SPDK host at queue depth 1
+ * uses one command id, so a sampled LBA comes back with the same key, and
+ * the file that began earlier holds instances the other lacks. Both sides
+ * see the instances of one command in the same order, so the k-th host
+ * instance is the (k + s)-th target instance for one shift s per command:
+ * the shift whose differences agree best (most within ALIGN_WINDOW_NS of
+ * their median) is taken, and the offset is the median of the densest
+ * ALIGN_WINDOW_NS of all those differences. 0 if too few.
+ */
+#define ALIGN_GROUP_MAX 256	/* instances of one command looked at */
+#define ALIGN_SHIFT_MAX 128
+#define ALIGN_WINDOW_NS 2000000
+
+/* Of n sorted differences, how many lie within the window of their median. */
+static size_t agree(const int64_t *x, size_t n)
+{
+	int64_t med = x[n / 2];
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += x[i] >= med - ALIGN_WINDOW_NS && x[i] <= med + ALIGN_WINDOW_NS;
+	return c;
+}
+
+/* The differences of the best shift of one command's instances, appended to d. */
+static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, size_t nt, int64_t *d,
+			 size_t nd)
+{
+	int64_t tmp[ALIGN_GROUP_MAX], best[ALIGN_GROUP_MAX];
+	size_t nbest = 0, score = 0, need;
+	long lo, hi;
+
+	nh = nh < ALIGN_GROUP_MAX ? nh : ALIGN_GROUP_MAX;
+	nt = nt < ALIGN_GROUP_MAX ? nt : ALIGN_GROUP_MAX;
+	need = (nh < nt ? nh : nt) / 2;
+	if (need < 1)
+		need = 1;
+	lo = -(long)nh + 1;
+	hi = (long)nt - 1;
+	if (lo < -ALIGN_SHIFT_MAX)
+		lo = -ALIGN_SHIFT_MAX;
+	if (hi > ALIGN_SHIFT_MAX)
+		hi = ALIGN_SHIFT_MAX;
+	for (long sh = lo; sh <= hi; sh++) {
+		size_t n = 0, c;
+
+		for (long k = sh < 0 ? -sh : 0; k < (long)nh && k + sh < (long)nt; k++)
+			tmp[n++] = h[k].t - t[k + sh].t;
+		if (n < need)
+			continue;
+		qsort(tmp, n, sizeof(*tmp), cmp_i64);
+		c = agree(tmp, n);
+		if (c > score) {
+			score = c;
+			nbest = n;
+			memcpy(best, tmp, n * sizeof(*tmp));
+		}
+	}
+	for (size_t k = 0; k < nbest && nd < ALIGN_SAMPLE; k++)
+		d[nd++] = best[k];
+	return nd;
+}
+
 static int median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
 			 int64_t *d, int64_t *out)
 {
-	size_t i = 0, j = 0, nd = 0;
+	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
 
 	while (i < nh && j < nt) {
 		if (same_cmd(&h[i], &t[j])) {
-			/* reused tags with the same LBA: pair in order */
-			d[nd++] = h[i].t - t[j].t;
-			i++;
-			j++;
+			size_t i1 = i, j1 = j;
+
+			while (i1 < nh && same_cmd(&h[i1], &h[i]))
+				i1++;
+			while (j1 < nt && same_cmd(&t[j1], &t[j]))
+				j1++;
+			nd = best_shift(h + i, i1 - i, t + j, j1 - j, d, nd);
+			i = i1;
+			j = j1;
 		} else if (cmp_mark(&h[i], &t[j]) < 0) {
 			i++;
 		} else {
@@ -104,7 +173,15 @@ static int median_offset(const struct mark *h, size_t nh, const struct mark *t, 
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	qsort(d, nd, sizeof(*d), cmp_i64);
-	*out = d[nd / 2];
+	for (size_t r = 0; r < nd; r++) {
+		while (d[r] - d[l] > ALIGN_WINDOW_NS)
+			l++;
+		if (r - l + 1 > best) {
+			best = r - l + 1;
+			best_l = l;
+		}
+	}
+	*out = d[best_l + best / 2];
 	return 1;
 }
 

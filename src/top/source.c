@@ -212,7 +212,8 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		memset(&mc, 0, sizeof(mc));
 		mc.role = co.role;
 		mc.transport = co.transport;
-		mc.impl_host = mc.impl_target = NTP_IMPL_LINUX;
+		mc.impl_host = s->info.impl_host;	/* SPDK with --spdk-host/--spdk-target */
+		mc.impl_target = s->info.impl_target;
 		mc.sampling = co.sampling;
 		cfg = &mc;
 	}

@@ -392,6 +392,73 @@ static void test_two_files_unsynced_wall_clocks(void **state)
 	free(r);
 }
 
+/* An SPDK host at queue depth 1: one tag for every command, and the sampled
+ * LBAs come back again and again. The target's recording began 2000 commands
+ * before the host's, wall clocks 30 s apart: the alignment still finds the
+ * offset exactly (in-order pairing would pair the target's earlier instances
+ * of an LBA with the host's), and every host record joins its own twin, not
+ * an earlier command of the same LBA (the stage times say which). */
+static void test_two_files_one_tag(void **state)
+{
+	const uint64_t off = 5000000000000ull, n = 12000, early = 2000;
+	struct ntp_record *r = calloc(2 * n, sizeof(*r));
+	struct ntp_file_info hi = info(NTP_ROLE_HOST, "h", 1), ti = info(NTP_ROLE_TARGET, "t", 1);
+	char hp[] = "/tmp/ntp-join-h-XXXXXX", tp[] = "/tmp/ntp-join-t-XXXXXX", err[256];
+	struct ntp_reader *rd[2];
+	struct ntp_join_input in[2];
+	struct ntp_model_config cfg;
+	struct ntp_snapshot *s;
+	struct ntp_model *m;
+	uint64_t x = 88172645463325252ull;
+	int64_t adj[2];
+
+	(void)state;
+	assert_non_null(r);
+	close(mkstemp(hp));
+	close(mkstemp(tp));
+	hi.start_mono_ns = 1000 + early * 100000;
+	hi.start_real_ns = 1796000000000000000ull;
+	ti.start_mono_ns = 1000 + off;
+	ti.start_real_ns = hi.start_real_ns - early * 100000 + 30000000000ull;
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 40 LBAs only: each comes back about every 40 commands; the
+		 * storage time tells the instances apart */
+		make_cmd(1, 0, (x % 40) * 8, 1000 + i * 100000, 40000 + (int64_t)(i % 7) * 1000, off,
+			 &r[2 * i], &r[2 * i + 1]);
+		if (i < early)
+			r[2 * i].side = 0;	/* the host did not record these */
+	}
+	write_file(hp, &hi, r, 2 * n, NTP_SIDE_HOST);
+	write_file(tp, &ti, r, 2 * n, NTP_SIDE_TARGET);
+	in[0] = (struct ntp_join_input){ hp, &hi };
+	in[1] = (struct ntp_join_input){ tp, &ti };
+	assert_int_equal(ntp_join_check(in, 2, &cfg, err, sizeof(err)), 0);
+	ntp_join_align(in, 2, 0, adj);
+	assert_int_equal(adj[1], -30000000000ll - 5000);
+	rd[0] = ntp_reader_open(hp, err, sizeof(err));
+	rd[1] = ntp_reader_open(tp, err, sizeof(err));
+	m = ntp_model_new(&cfg);
+	assert_non_null(m);
+	ntp_model_set_start(m, hi.start_mono_ns);
+	s = close_all(m, ntp_join_feed(rd, 2, 0, adj, m));
+	assert_int_equal(s->matched, n - early);
+	/* own twins: the wire is the same 13 us for every command, and storage
+	 * the mean of 40..46 us over the host's commands */
+	assert_true(s->groups[0].comp[NTP_COMP_WIRE].p99_us < 13.5);
+	assert_true(s->groups[0].stage[NTP_STAGE_NETWORK].mean_us > 12.99 &&
+		    s->groups[0].stage[NTP_STAGE_NETWORK].mean_us < 13.01);
+	free(s);
+	ntp_model_free(m);
+	ntp_reader_close(rd[0]);
+	ntp_reader_close(rd[1]);
+	unlink(hp);
+	unlink(tp);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_two_files_shifted_clock),
 		cmocka_unit_test(test_two_files_unsynced_wall_clocks),
+		cmocka_unit_test(test_two_files_one_tag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@ declare -A MODGROUPS=(
 	[tcp]="nvme-tcp nvmet-tcp"
 	[rdma]="crc32_generic rdma_rxe nvme-rdma nvmet-rdma rdma_ucm"
 	[netem]="sch_netem"
+	[net]="virtio_net"
 )
 for g in "${!MODGROUPS[@]}"; do
 	for m in ${MODGROUPS[$g]}; do
@@ -77,6 +78,12 @@ mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 for b in ntprof ntprof-top ntp-load; do
 	if [ -x "$O/$b" ]; then copy_with_libs "$O/$b" "/usr/bin/$b"; fi
 done
+# the SPDK stand-in (mk/spdk.mk), laid out as SPDK's build is: bin/ and lib/
+if [ -x "$O/standin/bin/spdk-standin" ]; then
+	mkdir -p "$R/opt/standin/bin" "$R/opt/standin/lib"
+	cp "$O/standin/lib/libntp_standin.so" "$R/opt/standin/lib/"
+	LD_LIBRARY_PATH=$O/standin/lib copy_with_libs "$O/standin/bin/spdk-standin" /opt/standin/bin/spdk-standin
+fi
 # `make static`'s binaries and an example recording, for the scenario
 # static-binary, which runs them in a root holding nothing else
 mkdir -p "$R/tb/static"

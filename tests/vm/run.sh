@@ -97,9 +97,12 @@ VM_LOCK=${NTP_VM_LOCK:-/tmp/ntprof-vm.lock}
 # had just rewritten, in detach-churn runs (tests/vm/README.md, "A vCPU stuck
 # at a just-patched instruction"); single-threaded, never. The default suite takes about as long.
 # NTP_VM_TCG_OPTS="" gives back one thread per vCPU.
+# NTP_VM_NIC: the guest's network card, none by default; the spdk-mixed
+# scenario takes "user,model=virtio-net-pci" (QEMU's user networking: the
+# machine's 127.0.0.1 is 10.0.2.2 in the guest).
 QEMU=(qemu-system-x86_64
 	-machine pc -accel "tcg${NTP_VM_TCG_OPTS-,thread=single}" -cpu max -smp 2 -m "${NTP_VM_MEM:-2048}"
-	-nographic -no-reboot -nic none
+	-nographic -no-reboot -nic "${NTP_VM_NIC:-none}"
 	-kernel "$NTP_VM_VMLINUZ" -initrd "$INITRD")
 
 if [ "$MODE" != test ]; then

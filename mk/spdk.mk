@@ -1,0 +1,30 @@
+# mk/spdk.mk - the SPDK stand-in of the tests (tests/tools/spdk-standin*.c).
+#
+# Laid out as SPDK's build is: the program in standin/bin, the library that
+# holds the probes and the sampling variable in standin/lib (found at run
+# time through LD_LIBRARY_PATH, as SPDK's build/lib is), so ntprof finds the
+# probes the way it finds SPDK's (docs/spdk.md). Needs <sys/sdt.h>
+# (systemtap-sdt-dev).
+
+STANDIN_DIR := $(O)/standin
+STANDIN_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -Ibpf
+
+$(STANDIN_DIR)/lib/libntp_standin.so: tests/tools/spdk-standin-lib.c tests/tools/spdk-standin.h \
+		spdk/ntprof_usdt.h bpf/ntprof_spdk.h bpf/ntprof_hash.h
+	$(MSG) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STANDIN_CFLAGS) -fPIC -shared $< -o $@
+
+$(STANDIN_DIR)/bin/spdk-standin: tests/tools/spdk-standin.c tests/tools/spdk-standin.h \
+		$(STANDIN_DIR)/lib/libntp_standin.so
+	$(MSG) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(STANDIN_CFLAGS) $< -o $@ -L$(STANDIN_DIR)/lib -lntp_standin
+
+spdk-standin: $(STANDIN_DIR)/bin/spdk-standin
+.PHONY: spdk-standin
+
+# without <sys/sdt.h> the stand-in is not built and tests/cli/spdk.sh skips
+ifneq ($(wildcard /usr/include/sys/sdt.h),)
+check: $(STANDIN_DIR)/bin/spdk-standin
+endif

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spdk.c - records from SPDK processes patched with spdk/ntprof-usdt.patch.
+ *
+ * Per side, the binary and the shared libraries it loads are searched for
+ * the probes of provider "ntprof" (with Debian's DPDK, SPDK links shared
+ * libraries and its probes live in build/lib/libspdk_*.so). The USDT program
+ * of the side is attached per process (libbpf's bpf_program__attach_usdt with
+ * that pid), so two recorders of two SPDK programs on one machine that share
+ * a library see each only their own; a process started later is picked up
+ * at the next rescan, about a second later. Then the process's sampling
+ * variable is set to -s N; it goes back to 0 when the recording stops.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "../../bpf/ntprof_spdk.h"
+#include "ntprof_spdk.skel.h"
+#include "spdk.h"
+#include "spdk_proc.h"
+
+#define MAX_FILES 1024
+#define MAX_LINKS_PER_PROC 8
+
+struct sproc {
+	pid_t pid;
+	int side;			/* 0 host, 1 target */
+	uint64_t addr;
+	bool shared;			/* the process is also the other side's (an SPDK program
+					 * that is host and target): that entry holds the lock
+					 * and writes the variable */
+	int lock_fd;
+	struct bpf_link *links[MAX_LINKS_PER_PROC];
+	int n_links;
+};
+
+struct ntp_spdk {
+	struct ntp_spdk_opts o;
+	struct ntprof_spdk_bpf *skel;
+	struct ring_buffer *rb;
+	char *files[2][MAX_FILES];	/* per side: binary and libraries */
+	int n_files[2];
+	char *probe_files[2][MAX_FILES];	/* those with the side's probe (not owned) */
+	int n_probe_files[2];
+	struct sproc procs[NTP_SPDK_MAX_PROCS];
+	int n_procs;
+	double last_scan;
+	ntp_spdk_record_cb cb;
+	void *cb_ctx;
+	int seen;
+};
+
+static void say(const struct ntp_spdk_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const struct ntp_spdk_opts *o, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (o->say)
+		o->say(o->say_ctx, line);
+	else
+		fprintf(stderr, "ntprof: %s\n", line);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
+{
+	bool rdma = transport == NTP_TRANSPORT_RDMA;
+
+	if (side == NTP_SIDE_TARGET)
+		return rdma ? "nvmf_rdma_done" : "nvmf_tcp_done";
+	return rdma ? "nvme_rdma_done" : "nvme_tcp_done";
+}
+
+static bool has_file(char **f, int n, const char *p)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i], p))
+			return true;
+	return false;
+}
+
+/* The libraries running processes of bin have mapped (they may come from
+ * where the static search does not look: LD_LIBRARY_PATH of that process). */
+static int add_mapped(pid_t pid, char **files, int n, int max)
+{
+	char p[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	f = fopen(p, "re");
+	if (!f)
+		return n;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/');
+
+		if (!file || !strstr(line, " r-xp ") || strstr(line, " (deleted)"))
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if (!has_file(files, n, file) && (files[n] = strdup(file)))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int gather(const char *bin, char **files, int max, pid_t *pids, int *n_pids)
+{
+	int n = ntp_elf_closure(bin, files, max);
+
+	*n_pids = ntp_spdk_pids(bin, pids, NTP_SPDK_MAX_PROCS);
+	if (*n_pids < 0)
+		*n_pids = 0;
+	for (int i = 0; i < *n_pids; i++)
+		n = add_mapped(pids[i], files, n, max);
+	return n;
+}
+
+static int count_probes(char **files, int n, struct ntp_usdt_count *out)
+{
+	int np = 0;
+
+	for (int i = 0; i < n; i++) {
+		int r = ntp_elf_usdt(files[i], NTP_SPDK_PROVIDER, out, np, NTP_USDT_MAX);
+
+		if (r > 0)
+			np = r;
+	}
+	return np;
+}
+
+int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, size_t errlen)
+{
+	char *files[MAX_FILES];
+	int n;
+
+	memset(info, 0, sizeof(*info));
+	if (access(bin, R_OK)) {
+		snprintf(err, errlen, "%s: %s", bin, strerror(errno));
+		return -1;
+	}
+	n = gather(bin, files, MAX_FILES, info->pids, &info->n_pids);
+	info->n_probes = count_probes(files, n, info->probes);
+	for (int i = 0; i < info->n_pids; i++) {
+		char lib[PATH_MAX];
+
+		if (ntp_spdk_var_addr(info->pids[i], NTP_SPDK_SAMPLE_VAR, files, n, &info->var_addr[i], lib,
+				      sizeof(lib)))
+			info->var_addr[i] = 0;
+	}
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	return 0;
+}
+
+static struct bpf_program *side_prog(struct ntp_spdk *s, int side)
+{
+	bool rdma = s->o.transport == NTP_TRANSPORT_RDMA;
+
+	if (side == 1)
+		return rdma ? s->skel->progs.ntp_u_nvmf_rdma_done : s->skel->progs.ntp_u_nvmf_tcp_done;
+	return rdma ? s->skel->progs.ntp_u_nvme_rdma_done : s->skel->progs.ntp_u_nvme_tcp_done;
+}
+
+static void drop_proc(struct ntp_spdk *s, int i, bool reset)
+{
+	struct sproc *p = &s->procs[i];
+
+	if (reset && p->addr && !p->shared && !s->o.test_only)
+		ntp_spdk_var_write(p->pid, p->addr, 0);
+	for (int k = 0; k < p->n_links; k++)
+		bpf_link__destroy(p->links[k]);
+	ntp_spdk_unlock(p->lock_fd);
+	s->procs[i] = s->procs[--s->n_procs];
+}
+
+/* Attach to pid, take its variable, set it. 0; 1 when the process has gone
+ * meanwhile (not an error); -1 with err. */
+static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errlen)
+{
+	const char *bin = s->o.bin[side];
+	const char *probe = ntp_spdk_probe_name(side ? NTP_SIDE_TARGET : NTP_SIDE_HOST, s->o.transport);
+	struct sproc *p;
+	char lib[PATH_MAX];
+	pid_t holder;
+	uint32_t old = 0;
+	int other = -1;
+
+	for (int i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			other = i;
+	if (s->n_procs == NTP_SPDK_MAX_PROCS) {
+		snprintf(err, errlen, "%s: more than %d processes", bin, NTP_SPDK_MAX_PROCS);
+		return -1;
+	}
+	p = &s->procs[s->n_procs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->side = side;
+	p->lock_fd = -1;
+	if (!s->o.test_only && other < 0) {
+		p->lock_fd = ntp_spdk_lock(pid, &holder);
+		if (p->lock_fd < 0) {
+			if (errno == EWOULDBLOCK)
+				snprintf(err, errlen, "process %d of %s: its sampling variable is held by another "
+					 "ntprof recorder (%s%d): two recorders would overwrite each other's -s",
+					 (int)pid, bin, holder ? "pid " : "pid unknown", holder ? (int)holder : 0);
+			else
+				snprintf(err, errlen, "%s/spdk-%d.lock: %s", getenv("NTPROF_LOCK_DIR") ?
+					 getenv("NTPROF_LOCK_DIR") : NTP_SPDK_LOCK_DIR, (int)pid, strerror(errno));
+			return -1;
+		}
+	}
+	if (other >= 0) {
+		p->addr = s->procs[other].addr;
+		p->shared = true;
+	} else if (ntp_spdk_var_addr(pid, NTP_SPDK_SAMPLE_VAR, s->probe_files[side], s->n_probe_files[side],
+				     &p->addr, lib, sizeof(lib))) {
+		ntp_spdk_unlock(p->lock_fd);
+		if (kill(pid, 0))
+			return 1;
+		snprintf(err, errlen, "process %d of %s: no library it loads defines the sampling variable %s "
+			 "(SPDK without ntprof's patch?)", (int)pid, bin, NTP_SPDK_SAMPLE_VAR);
+		return -1;
+	}
+	for (int i = 0; i < s->n_probe_files[side] && p->n_links < MAX_LINKS_PER_PROC; i++) {
+		struct bpf_link *l = bpf_program__attach_usdt(side_prog(s, side), pid, s->probe_files[side][i],
+							      NTP_SPDK_PROVIDER, probe, NULL);
+
+		if (!l) {
+			int e = errno;
+
+			/* a file the process does not map: another SPDK program's library */
+			if (e == ENOENT || e == ESRCH)
+				continue;
+			for (int k = 0; k < p->n_links; k++)
+				bpf_link__destroy(p->links[k]);
+			ntp_spdk_unlock(p->lock_fd);
+			if (kill(pid, 0))
+				return 1;
+			snprintf(err, errlen, "attaching USDT %s:%s in %s to process %d failed: %s",
+				 NTP_SPDK_PROVIDER, probe, s->probe_files[side][i], (int)pid, strerror(e));
+			return -1;
+		}
+		p->links[p->n_links++] = l;
+	}
+	if (!p->n_links) {
+		ntp_spdk_unlock(p->lock_fd);
+		if (kill(pid, 0))
+			return 1;
+		snprintf(err, errlen, "process %d of %s maps no file with USDT %s:%s", (int)pid, bin,
+			 NTP_SPDK_PROVIDER, probe);
+		return -1;
+	}
+	if (!s->o.test_only && other < 0) {
+		if (!ntp_spdk_var_read(pid, p->addr, &old) && old)
+			say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
+			    "taking it over", (int)pid, bin, old);
+		if (ntp_spdk_var_write(pid, p->addr, s->o.sampling)) {
+			int e = errno;
+
+			for (int k = 0; k < p->n_links; k++)
+				bpf_link__destroy(p->links[k]);
+			ntp_spdk_unlock(p->lock_fd);
+			if (kill(pid, 0))
+				return 1;
+			snprintf(err, errlen, "process %d of %s: writing %s at 0x%llx through /proc/%d/mem: %s",
+				 (int)pid, bin, NTP_SPDK_SAMPLE_VAR, (unsigned long long)p->addr, (int)pid,
+				 strerror(e));
+			return -1;
+		}
+	}
+	s->n_procs++;
+	return 0;
+}
+
+static bool known(const struct ntp_spdk *s, pid_t pid, int side)
+{
+	for (int i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid && s->procs[i].side == side)
+			return true;
+	return false;
+}
+
+/* New processes of the binaries are claimed, ended ones dropped. */
+static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
+{
+	pid_t pids[NTP_SPDK_MAX_PROCS];
+
+	for (int i = s->n_procs - 1; i >= 0; i--)
+		if (kill(s->procs[i].pid, 0) && errno == ESRCH) {
+			say(&s->o, "process %d of %s has ended", (int)s->procs[i].pid, s->o.bin[s->procs[i].side]);
+			drop_proc(s, i, false);
+		}
+	for (int side = 0; side < 2; side++) {
+		int n;
+
+		if (!s->o.bin[side])
+			continue;
+		n = ntp_spdk_pids(s->o.bin[side], pids, NTP_SPDK_MAX_PROCS);
+		for (int i = 0; i < n; i++) {
+			int r;
+
+			if (known(s, pids[i], side))
+				continue;
+			r = claim(s, side, pids[i], err, errlen);
+			if (r < 0)
+				return -1;
+			if (r == 0 && s->last_scan > 0)
+				say(&s->o, "process %d of %s picked up, sampling 1 in %u", (int)pids[i],
+				    s->o.bin[side], s->o.sampling);
+		}
+	}
+	s->last_scan = mono_s();
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct ntp_spdk *s = ctx;
+	struct ntp_record r;
+
+	if (size < sizeof(r))
+		return 0;
+	memcpy(&r, data, sizeof(r));
+	/* An SPDK host has no block device: its drive is named by controller
+	 * and namespace (the target's too, so the two files' groups agree). */
+	snprintf(r.dev, sizeof(r.dev), "spdk-c%un%u", r.cntlid, r.nsid);
+	if (s->cb)
+		s->cb(s->cb_ctx, &r);
+	s->seen++;
+	return 0;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("NTPROF_DEBUG") && (level != LIBBPF_WARN || !getenv("NTPROF_LIBBPF_WARN")))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t errlen)
+{
+	struct ntp_spdk *s = calloc(1, sizeof(*s));
+	int e;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	libbpf_set_print(libbpf_quiet);
+	for (int side = 0; side < 2; side++) {
+		const char *bin = o->bin[side];
+		const char *probe = ntp_spdk_probe_name(side ? NTP_SIDE_TARGET : NTP_SIDE_HOST, o->transport);
+		pid_t pids[NTP_SPDK_MAX_PROCS];
+		int n_pids;
+
+		if (!bin)
+			continue;
+		if (access(bin, R_OK)) {
+			snprintf(err, errlen, "--spdk-%s %s: %s", side ? "target" : "host", bin, strerror(errno));
+			goto fail;
+		}
+		s->n_files[side] = gather(bin, s->files[side], MAX_FILES, pids, &n_pids);
+		for (int i = 0; i < s->n_files[side]; i++) {
+			struct ntp_usdt_count c[NTP_USDT_MAX];
+			int n = ntp_elf_usdt(s->files[side][i], NTP_SPDK_PROVIDER, c, 0, NTP_USDT_MAX);
+
+			for (int k = 0; k < n; k++)
+				if (!strcmp(c[k].name, probe))
+					s->probe_files[side][s->n_probe_files[side]++] = s->files[side][i];
+		}
+		if (!s->n_probe_files[side]) {
+			snprintf(err, errlen, "--spdk-%s %s: neither it nor a library it loads has the USDT probe "
+				 "%s:%s (SPDK without ntprof's patch, or configured without --with-usdt: "
+				 "spdk/apply.sh)", side ? "target" : "host", bin, NTP_SPDK_PROVIDER, probe);
+			goto fail;
+		}
+		if (!n_pids) {
+			snprintf(err, errlen, "--spdk-%s %s: no process of it is running (start it first)",
+				 side ? "target" : "host", bin);
+			goto fail;
+		}
+	}
+	s->skel = ntprof_spdk_bpf__open();
+	if (!s->skel) {
+		snprintf(err, errlen, "cannot open the SPDK BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->filter_io = o->io_type;
+	s->skel->rodata->filter_n_sizes = o->n_sizes;
+	for (int i = 0; i < o->n_sizes && i < 16; i++)
+		s->skel->rodata->filter_sizes[i] = o->sizes[i];
+	{
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, s->skel->obj)
+			bpf_program__set_autoload(p, false);
+		for (int side = 0; side < 2; side++)
+			if (o->bin[side])
+				bpf_program__set_autoload(side_prog(s, side), true);
+	}
+	e = ntprof_spdk_bpf__load(s->skel);
+	if (e) {
+		snprintf(err, errlen, "loading the USDT programs failed: %s%s", strerror(-e),
+			 getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
+		goto fail;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.spdk_events), on_sample, s, NULL);
+	if (!s->rb) {
+		snprintf(err, errlen, "cannot open the SPDK ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	if (rescan(s, err, errlen))
+		goto fail;
+	if (!s->n_procs) {
+		snprintf(err, errlen, "no process of %s is running (start it first)",
+			 o->bin[1] ? o->bin[1] : o->bin[0]);
+		goto fail;
+	}
+	if (!o->test_only) {
+		say(o, "SPDK: USDT probes attached to %d process%s, sampling 1 in %u", s->n_procs,
+		    s->n_procs == 1 ? "" : "es", o->sampling);
+		if (o->transport == NTP_TRANSPORT_TCP)
+			say(o, "SPDK: its socket calls are not hooked: the receive paths (packet arrival to "
+			    "SPDK reading it) count in the network's wire component, and read 0");
+	}
+	return s;
+fail:
+	ntp_spdk_close(s);
+	return NULL;
+}
+
+int ntp_spdk_poll(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
+{
+	int err;
+
+	s->cb = cb;
+	s->cb_ctx = ctx;
+	s->seen = 0;
+	err = ring_buffer__consume(s->rb);
+	if (err < 0 && err != -EINTR)
+		return err;
+	if (mono_s() - s->last_scan >= 1.0) {
+		char why[512];
+
+		if (rescan(s, why, sizeof(why)))
+			say(&s->o, "%s", why);	/* the processes recorded so far go on */
+	}
+	return s->seen;
+}
+
+int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n)
+{
+	s->o.sampling = n;
+	for (int i = 0; i < s->n_procs; i++)
+		if (!s->o.test_only && ntp_spdk_var_write(s->procs[i].pid, s->procs[i].addr, n))
+			return -errno;
+	return 0;
+}
+
+void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v;
+
+	*lost = *bad = 0;
+	if (!s || !s->skel || ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return;
+	for (uint32_t k = 0; k < 3; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.spdk_stats), &k, v))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			*(k == 0 ? lost : bad) += v[i];
+	}
+	free(v);
+}
+
+void ntp_spdk_close(struct ntp_spdk *s)
+{
+	if (!s)
+		return;
+	/* 0 first, while the programs are still attached; then a grace for the
+	 * commands sampled before the write and still in flight, whose records
+	 * go to the last poll's callback; then detach. */
+	if (s->n_procs && !s->o.test_only) {
+		struct timespec grace = { 0, 20 * 1000000L };
+
+		for (int i = 0; i < s->n_procs; i++)
+			if (s->procs[i].addr)
+				ntp_spdk_var_write(s->procs[i].pid, s->procs[i].addr, 0);
+		nanosleep(&grace, NULL);
+		if (s->rb && s->cb)
+			ring_buffer__consume(s->rb);
+	}
+	while (s->n_procs)
+		drop_proc(s, s->n_procs - 1, true);
+	ring_buffer__free(s->rb);
+	ntprof_spdk_bpf__destroy(s->skel);
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < s->n_files[side]; i++)
+			free(s->files[side][i]);
+	free(s);
+}

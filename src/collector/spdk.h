@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spdk.h - the SPDK source of records: ntprof's USDT programs
+ * (bpf/ntprof_spdk.bpf.c) attached to the running processes of an SPDK
+ * binary (--spdk-host / --spdk-target), and the sampling variable that tells
+ * each of them one command in N (bpf/ntprof_spdk.h, docs/spdk.md).
+ */
+#ifndef NTP_SPDK_H
+#define NTP_SPDK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../../bpf/ntprof_event.h"
+#include "spdk_elf.h"
+
+#define NTP_SPDK_MAX_PROCS 64
+
+/* One side's binary, as `ntprof probe` shows it. */
+struct ntp_spdk_info {
+	struct ntp_usdt_count probes[NTP_USDT_MAX];	/* over the binary and its libraries */
+	int n_probes;
+	pid_t pids[NTP_SPDK_MAX_PROCS];
+	uint64_t var_addr[NTP_SPDK_MAX_PROCS];		/* 0: not found in that process */
+	int n_pids;
+};
+
+/* The probe a side needs over a transport: "nvmf_tcp_done", ... */
+const char *ntp_spdk_probe_name(unsigned side, unsigned transport);
+/* Probes, processes and variable addresses of bin; -1 with why in err when
+ * bin is not there. */
+int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, size_t errlen);
+
+struct ntp_spdk_opts {
+	const char *bin[2];		/* [0] host (--spdk-host), [1] target (--spdk-target); NULL: not SPDK */
+	uint8_t transport;		/* enum ntp_transport */
+	uint32_t sampling;		/* -s N, written to the variable */
+	int io_type;			/* -1 all */
+	const uint32_t *sizes;
+	int n_sizes;
+	bool test_only;			/* ntprof probe: attach and detach, leave the variable alone */
+	void (*say)(void *ctx, const char *line);
+	void *say_ctx;
+};
+
+struct ntp_spdk;
+typedef void (*ntp_spdk_record_cb)(void *ctx, const struct ntp_record *r);
+
+/* Refuses (NULL, one line in err) when a binary has no probe of its side,
+ * no process of it runs, or another recorder holds a process's variable. */
+struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t errlen);
+/* Drains the ring buffer (no wait: the kernel collector's poll waits), and
+ * about every second picks up processes started since, drops ended ones. */
+int ntp_spdk_poll(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx);
+int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n);
+/* Records lost (ring buffer full) and ill-formed (another ABI). */
+void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad);
+/* Sets every process's variable back to 0, releases the locks, detaches. */
+void ntp_spdk_close(struct ntp_spdk *s);
+
+#endif

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# ntprof's SPDK patch carries no line of SPDK's code: every hunk inserts
+# (header "-N,0"), every line in a hunk is an added one, no context, no
+# removal. spdk/apply.sh refuses a tree of another version, and a directory
+# that is not an SPDK tree, each in one line. The headers it copies into
+# SPDK compile on their own (C, -Wall -Wextra -Werror).
+set -u
+cd "$(dirname "$0")/../.."
+P=spdk/ntprof-usdt.patch
+fail=0
+ok() { echo "  ok   $1"; }
+bad() { echo "  FAIL $1"; fail=1; }
+
+bad_lines=$(awk '
+	/^diff --git / || /^index / || /^--- a\// || /^\+\+\+ b\// { next }
+	/^@@ -[0-9]+,0 \+[0-9]+(,[0-9]+)? @@/ { next }
+	/^\+/ { added++; next }
+	{ print NR ": " $0 }
+	END { if (!added) print "no added line" }' "$P")
+[ -z "$bad_lines" ] && ok "patch-added-lines-only ($(grep -c '^+[^+]' "$P") lines, $(grep -c '^@@' "$P") hunks)" ||
+	{ bad "patch-added-lines-only:"; echo "$bad_lines" | head -5; }
+# what it touches: the four transports, the variable and its export
+files=$(grep '^+++ b/' "$P" | cut -c7- | sort | tr '\n' ' ')
+[ "$files" = "lib/nvme/nvme.c lib/nvme/nvme_rdma.c lib/nvme/nvme_tcp.c lib/nvme/spdk_nvme.map lib/nvmf/rdma.c lib/nvmf/tcp.c " ] &&
+	ok patch-files || bad "patch-files: $files"
+for probe in nvmf_tcp_done nvmf_rdma_done nvme_tcp_done nvme_rdma_done; do
+	grep -q "^+.*NTPROF_DONE($probe," "$P" && ok "patch-fires-$probe" || bad "patch-fires-$probe"
+done
+
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+mkdir -p "$W/old/lib/nvmf" "$W/none"
+echo 24.01 > "$W/old/VERSION"
+touch "$W/old/lib/nvmf/tcp.c"
+out=$(spdk/apply.sh "$W/old" 2>&1); rc=$?
+[ $rc != 0 ] && grep -qE '^spdk/apply.sh: SPDK 24.01 \(commit unknown\) is not a version this patch was made against \(26.09.0-pre 3230130e6a41\)' <<<"$out" &&
+	ok apply-refuses-version || bad "apply-refuses-version (exit $rc): $out"
+out=$(spdk/apply.sh "$W/none" 2>&1); rc=$?
+[ $rc != 0 ] && grep -qE "^spdk/apply.sh: $W/none: not an SPDK source tree" <<<"$out" &&
+	ok apply-refuses-non-tree || bad "apply-refuses-non-tree (exit $rc): $out"
+[ "$(wc -l <<<"$out")" = 1 ] && ok apply-one-line || bad "apply-one-line: $out"
+
+if [ -f /usr/include/sys/sdt.h ]; then
+	printf '#include "ntprof_usdt.h"\nvolatile uint32_t ntprof_sample_n;\nint main(void) { struct ntp_spdk_rec r; ntprof_begin(&r, 1, 2, 2, 1, 8, 0, 7, 0, 0); NTPROF_STAMP(&r, 1); NTPROF_DONE(nvmf_tcp_done, &r); return 0; }\n' > "$W/t.c"
+	${CC:-cc} -Wall -Wextra -Werror -std=gnu11 -Ispdk -Ibpf "$W/t.c" -o "$W/t" 2> "$W/cc.err" &&
+		ok headers-compile || { bad headers-compile; head -5 "$W/cc.err"; }
+fi
+[ $fail = 0 ] && echo "spdk-patch.sh: all checks passed"
+exit $fail

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# SPDK through ntprof's USDT probes, with the stand-in of tests/tools (no
+# SPDK needed): refusals; probe; record as target and host (the records are
+# exactly the commands the stand-in sampled); the sampling variable written
+# and set back to 0 on a normal end, on SIGTERM, and what SIGKILL leaves; two
+# recorders refused; a process started later picked up; the join with a
+# generated kernel-side file of the same commands both ways (the shared
+# hash) and of two stand-ins; the reports' SPDK layout (docs/spdk.md).
+# Needs root and uprobes; skipped (77) otherwise.
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+O=${O:-build}
+SI=$O/standin/bin/spdk-standin
+export LD_LIBRARY_PATH=$O/standin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ "$(id -u)" != 0 ] || [ ! -x "$SI" ] || [ ! -d /sys/bus/event_source/devices/uprobe ]; then
+	echo "  skip: needs root, uprobes and $SI (make spdk-standin)"
+	exit 77
+fi
+W=$(mktemp -d)
+export NTPROF_LOCK_DIR=$W/lock
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+fail=0
+ok() { echo "  ok   $1"; }
+bad() { echo "  FAIL $1"; fail=1; }
+
+# check NAME PATTERN FILE: FILE matches the extended regex
+check() {
+	if grep -qE -- "$2" "$3"; then ok "$1"; else bad "$1: no /$2/ in:"; sed 's/^/       /' "$3" | head -20; fi
+}
+
+# start_si NAME ARGS...: a stand-in in the background, its stdout in $W/NAME.out
+start_si() {
+	local name=$1
+	shift
+	"${SI}" "$@" > "$W/$name.out" 2> "$W/$name.err" &
+	pids+=($!)
+	eval "pid_$name=$!"
+	for _ in $(seq 100); do grep -q ready "$W/$name.out" 2>/dev/null && return; sleep 0.05; done
+}
+
+# sampling NAME: the stand-in's variable as it sees it (SIGUSR1)
+sampling() {
+	local p n
+	p=$(eval echo "\$pid_$1")
+	n=$(grep -c '^sampling' "$W/$1.out")
+	kill -USR1 "$p"
+	for _ in $(seq 100); do
+		[ "$(grep -c '^sampling' "$W/$1.out")" -gt "$n" ] && break
+		sleep 0.02
+	done
+	grep '^sampling' "$W/$1.out" | tail -1 | cut -d' ' -f2
+}
+
+# keys FILE.ntp: "cid,slba,nlb" of every record, sorted
+keys() { "$NTPROF" dump "$1" | awk -F, 'NR > 1 { print $4 "," $7 "," $8 }' | sort; }
+
+# ---- refusals ----
+"$NTPROF" record -r target --spdk-target /bin/true -d 1 > "$W/r1" 2>&1
+check refuse-no-probes '^ntprof: --spdk-target /bin/true: neither it nor a library it loads has the USDT probe ntprof:nvmf_tcp_done' "$W/r1"
+"$NTPROF" record -r target --spdk-target "$SI" -d 1 > "$W/r2" 2>&1
+check refuse-no-process "^ntprof: --spdk-target $SI: no process of it is running \(start it first\)$" "$W/r2"
+"$NTPROF" record -r host --spdk-target "$SI" -d 1 > "$W/r3" 2>&1
+check refuse-role '^ntprof: --spdk-target records the target side: it needs -r target or -r both$' "$W/r3"
+"$NTPROF" probe -r host --spdk-target "$SI" > "$W/r4" 2>&1
+check probe-refuse-role '^ntprof: --spdk-target checks the target side: it needs -r target or -r both$' "$W/r4"
+"$NTPROF" record --spdk-host "$SI" --session nvme0n1 -d 1 > "$W/r5" 2>&1
+check refuse-session '^ntprof: --session names a kernel block device; an SPDK side has none$' "$W/r5"
+
+# ---- probe: probes in the library, the process and its variable; probe leaves it 0 ----
+start_si t1 -r target -l "$W/t1.list"
+"$NTPROF" probe -r target --spdk-target "$SI" > "$W/probe" 2>&1
+rc=$?
+check probe-probes '^  ok      nvmf_tcp_done    1 site$' "$W/probe"
+check probe-process "^running processes: $pid_t1 \(sampling variable at 0x[0-9a-f]+\)$" "$W/probe"
+check probe-program '^ok      ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done \(required\)$' "$W/probe"
+check probe-sock '^(ok|missing) +ntp_s_recvmsg_fe +fentry +tcp_recvmsg' "$W/probe"
+check probe-load '^load: ok$' "$W/probe"
+[ $rc = 0 ] && ok probe-exit || bad "probe-exit: $rc"
+[ "$(sampling t1)" = 0 ] && ok probe-leaves-variable || bad "probe-leaves-variable: $(sampling t1)"
+
+# ---- record as target: the records are the commands sampled, the variable goes back to 0 ----
+"$NTPROF" record -r target --spdk-target "$SI" -s 10 -d 2 --offline -o "$W/t1.ntp" > "$W/rec1" 2> "$W/rec1.err"
+rc=$?
+[ $rc = 0 ] && ok record-exit || { bad "record-exit: $rc"; cat "$W/rec1.err"; }
+[ "$(sampling t1)" = 0 ] && ok record-reset-at-end || bad "record-reset-at-end: $(sampling t1)"
+kill -TERM "$pid_t1"; wait "$pid_t1" 2>/dev/null
+n_list=$(wc -l < "$W/t1.list")
+if [ "$n_list" -gt 100 ] && diff <(sort "$W/t1.list") <(keys "$W/t1.ntp") > /dev/null; then
+	ok "record-target-records ($n_list sampled, every one recorded)"
+else
+	bad "record-target-records: $n_list sampled, $(keys "$W/t1.ntp" | wc -l) recorded"
+fi
+check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
+check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
+check report-target-group '^== read 4KiB spdk-c1n1: [0-9]+ commands sampled \(from about .* commands/s\), target side only$' "$W/rec1"
+check report-estimated '^throughput \(estimated from the sampled commands\): read ' "$W/rec1"
+check record-says-missing 'socket calls are not hooked' "$W/rec1.err"
+"$NTPROF" dump "$W/t1.ntp" | awk -F, 'NR > 1 && ($11 != "tcp" || $12 != "spdk" || $1 != "target") { bad = 1 } END { exit bad }' &&
+	ok record-target-fields || bad record-target-fields
+
+# ---- SIGTERM resets; a second recorder is refused while the first runs ----
+start_si t2 -r target
+"$NTPROF" record -r target --spdk-target "$SI" -s 7 --offline > /dev/null 2> "$W/rec2.err" &
+rec=$!
+pids+=($rec)
+for _ in $(seq 100); do [ "$(sampling t2)" = 7 ] && break; sleep 0.1; done
+[ "$(sampling t2)" = 7 ] && ok record-writes-variable || bad "record-writes-variable: $(sampling t2)"
+"$NTPROF" record -r target --spdk-target "$SI" -s 3 -d 1 > "$W/r6" 2>&1
+check refuse-two-recorders "^ntprof: process $pid_t2 of $SI: its sampling variable is held by another ntprof recorder \(pid $rec\)" "$W/r6"
+[ "$(sampling t2)" = 7 ] && ok refused-recorder-left-it || bad "refused-recorder-left-it: $(sampling t2)"
+
+# a process started later is picked up within the interval
+start_si t3 -r target -l "$W/t3.list"
+for _ in $(seq 50); do [ "$(sampling t3)" = 7 ] && break; sleep 0.1; done
+[ "$(sampling t3)" = 7 ] && ok record-picks-up-later || bad "record-picks-up-later: $(sampling t3)"
+check record-says-picked-up "process $pid_t3 of .* picked up, sampling 1 in 7" "$W/rec2.err"
+kill -TERM "$rec"; wait "$rec"
+[ "$(sampling t2)" = 0 ] && [ "$(sampling t3)" = 0 ] && ok record-reset-on-sigterm ||
+	bad "record-reset-on-sigterm: $(sampling t2) $(sampling t3)"
+
+# SIGKILL leaves the variable set; the next recorder takes it over and resets it
+"$NTPROF" record -r target --spdk-target "$SI" -s 5 --offline > /dev/null 2>&1 &
+rec=$!
+pids+=($rec)
+for _ in $(seq 100); do [ "$(sampling t2)" = 5 ] && break; sleep 0.1; done
+kill -9 "$rec"; wait "$rec" 2>/dev/null
+[ "$(sampling t2)" = 5 ] && ok sigkill-leaves-variable || bad "sigkill-leaves-variable: $(sampling t2)"
+"$NTPROF" record -r target --spdk-target "$SI" -s 9 -d 1 --offline > /dev/null 2> "$W/rec3.err"
+check takeover-says "process $pid_t2 of .* was left sampling 1 in 5 .*taking it over" "$W/rec3.err"
+[ "$(sampling t2)" = 0 ] && ok takeover-resets || bad "takeover-resets: $(sampling t2)"
+kill -TERM "$pid_t2" "$pid_t3"; wait "$pid_t2" "$pid_t3" 2>/dev/null
+
+# ---- the join: the same commands on both sides, sampled by the shared hash ----
+"$NTPROF" generate -r host -s 1 -n 3000 --qd 1 --rate 8000 -q -o "$W/all.ntp"
+"$NTPROF" dump "$W/all.ntp" > "$W/all.csv"
+"$NTPROF" generate -r host -s 10 -n 3000 --qd 1 --rate 8000 -q -o "$W/kh.ntp"
+"$NTPROF" generate -r target -s 10 -n 3000 --qd 1 --rate 8000 -q -o "$W/kt.ntp"
+# SPDK target against the kernel host's generated file
+start_si jt -r target -t tcp -i "$W/all.csv" -n 3000 --wait-sampling --storage-us 30
+"$NTPROF" record -r target --spdk-target "$SI" -s 10 -d 30 --offline -o "$W/jt.ntp" > /dev/null 2>&1 &
+rec=$!
+pids+=($rec)
+wait "$pid_jt"; kill -INT "$rec"; wait "$rec"
+"$NTPROF" report --detail "$W/kh.ntp" "$W/jt.ntp" > "$W/join1" 2>&1
+nh=$(keys "$W/kh.ntp" | wc -l)
+check join-kernel-host-spdk-target "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join1"
+check join1-stages '^target driver \(SPDK\) .*' "$W/join1"
+check join1-host-driver '^host driver \(nvme-tcp\) ' "$W/join1"
+check join1-says-missing "^note: SPDK's socket calls are not hooked: its receive paths read 0" "$W/join1"
+# SPDK host against the kernel target's generated file
+start_si jh -r host -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 40
+"$NTPROF" record -r host --spdk-host "$SI" -s 10 -d 30 --offline -o "$W/jh.ntp" > "$W/jh.report" 2>&1 &
+rec=$!
+pids+=($rec)
+wait "$pid_jh"; kill -INT "$rec"; wait "$rec"
+"$NTPROF" report --detail "$W/jh.ntp" "$W/kt.ntp" > "$W/join2" 2>&1
+check join-spdk-host-kernel-target "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join2"
+check join2-host-driver '^host driver \(SPDK\) ' "$W/join2"
+check join2-target-driver '^target driver \(nvmet-tcp\) ' "$W/join2"
+check hostonly-net-and-target '^network and target \(not recorded\) ' "$W/jh.report"
+check hostonly-group '^== read 4KiB spdk-c1n1: [0-9]+ commands sampled .*host side only$' "$W/jh.report"
+check hostonly-estimated '^throughput \(estimated from the sampled commands\)' "$W/jh.report"
+# SPDK on both sides of one machine, over RDMA, in one recording (-r both):
+# the host is another binary (as spdk_nvme_perf is not nvmf_tgt), since a
+# recorder takes every running process of the binary it is given
+cp "$SI" "$W/spdk-standin-host"
+SIH=$W/spdk-standin-host
+start_si rt -r target -t rdma -i "$W/all.csv" -n 3000 --wait-sampling
+SI=$SIH start_si rh -r host -t rdma -i "$W/all.csv" -n 3000 --wait-sampling
+"$NTPROF" record -r both -t rdma --spdk-target "$SI" --spdk-host "$SIH" -s 10 -d 30 --offline \
+	-o "$W/rb.ntp" > /dev/null 2> "$W/rb.err" &
+rec=$!
+pids+=($rec)
+wait "$pid_rt" "$pid_rh"; kill -INT "$rec"; wait "$rec"
+"$NTPROF" report --detail "$W/rb.ntp" > "$W/join3" 2>&1
+check join-spdk-both-rdma "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join3"
+check join3-network '^network \(RDMA, NICs, wire\) ' "$W/join3"
+check join3-storage '^storage \(SPDK bdev, drive\) ' "$W/join3"
+check join3-component '^storage: target block layer and drive +[0-9]+ ' "$W/join3"
+
+# one process that is host and target: both sides attached to it, one lock,
+# the variable written once and set back to 0
+start_si hb -r both -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 20 --storage-us 20
+"$NTPROF" record -r both --spdk-target "$SI" --spdk-host "$SI" -s 10 -d 30 --offline \
+	-o "$W/hb.ntp" > /dev/null 2> "$W/hb.err" &
+rec=$!
+pids+=($rec)
+wait "$pid_hb"; kill -INT "$rec"; wait "$rec"
+"$NTPROF" report "$W/hb.ntp" > "$W/join4" 2>&1
+check join-one-process-both-sides "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join4"
+
+[ $fail = 0 ] && echo "spdk.sh: all checks passed"
+exit $fail

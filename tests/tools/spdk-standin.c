@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spdk-standin - a stand-in for a patched SPDK program in ntprof's tests:
+ * it links a library that defines ntprof's sampling variable and carries
+ * ntprof's USDT probes (libntp_standin.so, as SPDK's build/lib/libspdk_*.so
+ * do) and runs NVMe commands through it as an SPDK host or target would,
+ * sampling them with the kernel side's hash, with per-stage delays.
+ *
+ *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
+ *                [--wait-us U] [--storage-us U] [--cntlid C]
+ *
+ * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
+ * ...): the stand-in runs those commands in that order, so its records join
+ * with a generated kernel-side file of the same commands. Without -i it makes
+ * its own: 4 KiB reads (one write in four), cid cycling 0..63 as SPDK's.
+ * -n N: stop after N commands (default: run until SIGTERM or SIGINT, going
+ * round the list). -l LIST: write "cid,slba,nlb" of every sampled command.
+ * --wait-sampling: start only once a recorder has set the sampling variable.
+ * -r both: each command runs on the target's side, then on the host's, in
+ * this one process (an SPDK program that is host and target).
+ * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
+ * At the end: "standin: C commands, S sampled" on stderr.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include "spdk-standin.h"
+
+static volatile sig_atomic_t stop, report;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	report = 1;
+}
+
+static int load_csv(const char *path, struct standin_cmd **out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char line[4096];
+	int n = 0, cap = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct standin_cmd c = { 0 };
+		unsigned cntlid, qid, cid, opc, nsid, nlb, len;
+		unsigned long long slba;
+		char side[16];
+
+		if (sscanf(line, "%15[^,],%u,%u,%u,%u,%u,%llu,%u,%u", side, &cntlid, &qid, &cid, &opc, &nsid,
+			   &slba, &nlb, &len) != 9)
+			continue;	/* the header */
+		c.cntlid = (uint16_t)cntlid;
+		c.qid = (uint16_t)qid;
+		c.cid = (uint16_t)cid;
+		c.opc = (uint8_t)opc;
+		c.nsid = nsid;
+		c.slba = slba;
+		c.nlb = (uint16_t)nlb;
+		c.len = len;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			*out = realloc(*out, cap * sizeof(**out));
+			if (!*out)
+				return -1;
+		}
+		(*out)[n++] = c;
+	}
+	if (f != stdin)
+		fclose(f);
+	return n;
+}
+
+static void make_cmd(unsigned long i, uint16_t cntlid, struct standin_cmd *c)
+{
+	static uint64_t x = 88172645463325252ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	memset(c, 0, sizeof(*c));
+	c->cntlid = cntlid;
+	c->qid = 1;
+	c->cid = (uint16_t)(i % 64);
+	c->opc = i % 4 == 3 ? 0x01 : 0x02;
+	c->nsid = 1;
+	c->slba = (x % (1u << 21)) & ~7ull;
+	c->nlb = 7;
+	c->len = 4096;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "wait-us", required_argument, NULL, 'W' },
+		{ "storage-us", required_argument, NULL, 'S' },
+		{ "cntlid", required_argument, NULL, 'C' },
+		{ "wait-sampling", no_argument, NULL, 'w' },
+		{ 0 }
+	};
+	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000 };
+	struct standin_cmd *cmds = NULL, c;
+	const char *role = NULL, *in = NULL, *list = NULL;
+	unsigned long n = 0, done = 0, sampled = 0;
+	int rdma = 0, ncmds = 0, opt, host, both, wait = 0;
+	uint16_t cntlid = 1;
+	struct sigaction sa;
+	FILE *lf = NULL;
+
+	while ((opt = getopt_long(argc, argv, "r:t:i:n:l:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r': role = optarg; break;
+		case 't': rdma = !strcmp(optarg, "rdma"); break;
+		case 'i': in = optarg; break;
+		case 'n': n = strtoul(optarg, NULL, 10); break;
+		case 'l': list = optarg; break;
+		case 'W': d.wait_ns = strtoull(optarg, NULL, 10) * 1000; break;
+		case 'S': d.storage_ns = strtoull(optarg, NULL, 10) * 1000; break;
+		case 'C': cntlid = (uint16_t)strtoul(optarg, NULL, 10); break;
+		case 'w': wait = 1; break;
+		default:
+			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
+			return 2;
+		}
+	}
+	if (!role || (strcmp(role, "host") && strcmp(role, "target") && strcmp(role, "both"))) {
+		fprintf(stderr, "spdk-standin: -r host, target or both\n");
+		return 2;
+	}
+	host = !strcmp(role, "host");
+	both = !strcmp(role, "both");
+	if (in && (ncmds = load_csv(in, &cmds)) <= 0) {
+		fprintf(stderr, "spdk-standin: %s: no commands\n", in);
+		return 2;
+	}
+	if (list && !(lf = fopen(list, "w"))) {
+		perror(list);
+		return 2;
+	}
+	/* nanosleep's default slack (50 us) would swamp the stage delays */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	while (wait && !stop && !standin_sampling())
+		usleep(1000);
+
+	while (!stop && (!n || done < n)) {
+		int s;
+
+		if (report) {
+			report = 0;
+			printf("sampling %u\n", standin_sampling());
+			fflush(stdout);
+		}
+		if (ncmds)
+			c = cmds[done % ncmds];
+		else
+			make_cmd(done, cntlid, &c);
+		if (both)
+			s = standin_target_cmd(&c, &d, rdma) & standin_host_cmd(&c, &d, rdma);
+		else
+			s = host ? standin_host_cmd(&c, &d, rdma) : standin_target_cmd(&c, &d, rdma);
+		if (s) {
+			sampled++;
+			if (lf)
+				fprintf(lf, "%u,%llu,%u\n", c.cid, (unsigned long long)c.slba, c.nlb);
+		}
+		done++;
+	}
+	if (report)
+		printf("sampling %u\n", standin_sampling());
+	if (lf)
+		fclose(lf);
+	fprintf(stderr, "standin: %lu commands, %lu sampled\n", done, sampled);
+	free(cmds);
+	return 0;
+}

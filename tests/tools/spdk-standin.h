@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spdk-standin.h - the interface between the stand-in program and its
+ * library (libntp_standin.so), which, like SPDK's build/lib/libspdk_nvme.so
+ * and libspdk_nvmf.so, defines the sampling variable and holds the probes.
+ */
+#ifndef NTP_SPDK_STANDIN_H
+#define NTP_SPDK_STANDIN_H
+
+#include <stdint.h>
+
+struct standin_cmd {
+	uint16_t cntlid, qid, cid, nlb;
+	uint8_t opc;
+	uint32_t nsid, len;
+	uint64_t slba;
+};
+
+/* Per-stage delays, ns (slept, so the stand-in costs little CPU). */
+struct standin_delays {
+	uint64_t wait_ns;	/* host: capsule queued -> answer read (network and target) */
+	uint64_t storage_ns;	/* target: handed to the bdev -> completed */
+	uint64_t r2t_ns;	/* TCP writes: R2T out -> data in (target), R2T wait (host) */
+};
+
+/* Run one command on that side; 1 when it was sampled (the probe fired). */
+int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d, int rdma);
+int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays *d, int rdma);
+uint32_t standin_sampling(void);
+
+#endif
