@@ -796,7 +796,8 @@ static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
 static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 {
 	__u64 key = (__u64)req, now;
-	char dev[NTP_DEV_LEN] = {};
+	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for tdev_wanted() */
+	char *dev = (char *)devw;
 	struct ntp_record *r;
 	__u32 len;
 	int io;
@@ -812,6 +813,12 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 		return 0;
 	}
 	target_dev(req, dev);
+	/* another namespace than the session's: neither counted nor recorded */
+	if (!tdev_wanted(dev)) {
+		if (r)
+			bpf_map_delete_elem(&target_cmds, &key);
+		return 0;
+	}
 	count_group(NTP_SIDE_TARGET, io, len, dev);
 	if (!r)
 		return 0;

@@ -25,6 +25,11 @@ const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
 #define NTP_MAX_DEVS 8
 const volatile __u32 filter_n_devs = 0;
 const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
+/* The target side of a session: the backing device of the namespace the
+ * host's --session maps to (or --target-session), as target_dev() names it;
+ * resolved in user space (src/collector/session.c). Off: every namespace. */
+const volatile bool filter_has_tdev = false;
+const volatile __u64 filter_tdev[NTP_DEV_LEN / 8] = {};
 /* --exact-queues: track every command, not only the sampled ones, and sum
  * its stage times into group_occ when it leaves its side. Unsampled commands
  * never reach the ring buffer. Off: the verifier prunes all of it. */
@@ -257,6 +262,16 @@ static __always_inline int dev_wanted(const char *dev)
 			return 1;
 	}
 	return 0;
+}
+
+static __always_inline int tdev_wanted(const char *dev)
+{
+	const __u64 *d = (const __u64 *)dev;
+
+	if (!filter_has_tdev)
+		return 1;
+	return d[0] == filter_tdev[0] && d[1] == filter_tdev[1] && d[2] == filter_tdev[2] &&
+	       d[3] == filter_tdev[3];
 }
 
 static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const char *dev)

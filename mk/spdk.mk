@@ -24,7 +24,10 @@ $(STANDIN_DIR)/bin/spdk-standin: tests/tools/spdk-standin.c tests/tools/spdk-sta
 spdk-standin: $(STANDIN_DIR)/bin/spdk-standin
 .PHONY: spdk-standin
 
-# without <sys/sdt.h> the stand-in is not built and tests/cli/spdk.sh skips
-ifneq ($(wildcard /usr/include/sys/sdt.h),)
+# without <sys/sdt.h> the stand-in is not built and tests/cli/spdk.sh skips;
+# asked of the compiler, since Debian keeps the header under its multiarch
+# include directory (/usr/include/x86_64-linux-gnu/sys/sdt.h)
+HAVE_SDT_H := $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo y)
+ifeq ($(HAVE_SDT_H),y)
 check: $(STANDIN_DIR)/bin/spdk-standin
 endif

@@ -14,7 +14,6 @@
  * tools/ntprof-btf.sh runs pahole on the -dbg package and then this.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "options.h"
 #include "collector/hooks.h"
 
 static void usage(FILE *f)
@@ -34,10 +34,8 @@ static void usage(FILE *f)
 "/sys/kernel/btf/vmlinux); the others are standalone module BTF files\n"
 "(pahole --btf_encode_detached=M.btf M.ko, without --btf_base). The result is\n"
 "deduplicated and must hold the types of nvme_core, nvme_tcp, nvmet and\n"
-"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n"
-"\n"
-"  -o, --output OUT   the merged BTF file to write\n"
-"  -h, --help         this help\n");
+"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n\n");
+	ntp_cmd_help(f, "btf");
 }
 
 /* Which modules' types the merged BTF holds, "nvme_core nvme_tcp ..." */
@@ -135,32 +133,27 @@ static int write_file(const char *path, const void *data, __u32 size)
 
 int cmd_btf(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *out = NULL;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
+	const char *out;
 	struct btf *merged = NULL;
 	char found[128];
-	int opt, ret = 1, n_found;
+	int first, ret = 1, n_found;
 	unsigned before, n_kernel = 0;
 	const void *raw;
 	__u32 raw_size;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof btf --help)", argv[optind - 1]);
-		}
+	first = ntp_cmd_parse("btf", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	out = o.out;
 	if (!out)
 		return ntp_err("btf: -o OUT is required (ntprof btf --help)");
-	if (optind + 2 > argc)
+	if (first + 2 > argc)
 		return ntp_err("btf: needs the kernel's BTF and at least one module's (ntprof btf --help)");
 
 	if (!getenv("NTPROF_DEBUG"))
@@ -168,7 +161,7 @@ int cmd_btf(int argc, char **argv)
 	merged = btf__new_empty();
 	if (!merged)
 		return ntp_err("out of memory");
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		/* raw BTF, or the .BTF section of an ELF file */
 		struct btf *in = btf__parse(argv[i], NULL);
 		int err;
@@ -185,7 +178,7 @@ int cmd_btf(int argc, char **argv)
 			ntp_err("%s: cannot append its BTF: %s", argv[i], strerror(-err));
 			goto out;
 		}
-		if (i == optind)
+		if (i == first)
 			n_kernel = btf__type_cnt(merged) - 1;
 	}
 	before = btf__type_cnt(merged) - 1;

@@ -3,12 +3,12 @@
  * cmd_compare.c - `ntprof compare A.ntp B.ntp`: two runs side by side, per
  * stage the change, and the stage that amplifies latency from A to B.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "load.h"
+#include "options.h"
 
 static void usage(FILE *f)
 {
@@ -19,10 +19,8 @@ static void usage(FILE *f)
 "as a factor, and a verdict naming the stage that amplifies latency from A to\n"
 "B (the one whose mean grew most). A and B may be joined runs: give a host and\n"
 "its target file as HOST.ntp,TARGET.ntp.\n"
-"\n"
-"  -j, --json FILE   write the comparison as JSON to FILE ('-': to stdout,\n"
-"                    instead of the text); schema in docs/json-schema.md\n"
-"  -h, --help\n");
+"\n");
+	ntp_cmd_help(f, "compare");
 }
 
 #define MAX_FILES 16	/* per run: hosts and their target */
@@ -42,35 +40,30 @@ static size_t split(char *s, char **out, size_t max)
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *json = NULL;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
+	const char *json;
 	struct ntp_report_meta meta[2];
 	struct ntp_snapshot *snap[2] = { NULL, NULL };
 	struct ntp_loaded *keep[2] = { NULL, NULL };
 	char *files[2][MAX_FILES], *arg[2] = { NULL, NULL };
 	size_t nf[2];
-	int opt, ret = 1;
+	int first, ret = 1;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j': json = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof compare --help)", argv[optind - 1]);
-		}
+	first = ntp_cmd_parse("compare", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	json = o.json;
 	if (json && !strcmp(json, "-"))
 		ntp_json_errors = true;
-	if (argc - optind != 2)
+	if (argc - first != 2)
 		return ntp_err("compare needs two recordings, A and B (ntprof compare --help)");
 	for (int k = 0; k < 2; k++) {
-		arg[k] = strdup(argv[optind + k]);
+		arg[k] = strdup(argv[first + k]);
 		snap[k] = malloc(sizeof(*snap[k]));
 		if (!arg[k] || !snap[k]) {
 			ret = ntp_err("out of memory");
@@ -78,18 +71,18 @@ int cmd_compare(int argc, char **argv)
 		}
 		nf[k] = split(arg[k], files[k], MAX_FILES);
 		if (!nf[k]) {
-			ret = ntp_err("'%s' names no recording", argv[optind + k]);
+			ret = ntp_err("'%s' names no recording", argv[first + k]);
 			goto out;
 		}
 		if (nf[k] > MAX_FILES) {
-			ret = ntp_err("'%s' names more than %d recordings", argv[optind + k], MAX_FILES);
+			ret = ntp_err("'%s' names more than %d recordings", argv[first + k], MAX_FILES);
 			goto out;
 		}
 		if (ntp_load(files[k], nf[k], snap[k], &meta[k], &keep[k]))
 			goto out;
 	}
 	if (json) {
-		json_object *o = ntp_compare_json(snap[0], snap[1], argv[optind], argv[optind + 1]);
+		json_object *o = ntp_compare_json(snap[0], snap[1], argv[first], argv[first + 1]);
 		json_object *notes = json_object_new_array();
 
 		for (int k = 0; k < 2; k++)
@@ -123,7 +116,7 @@ int cmd_compare(int argc, char **argv)
 	for (int k = 0; k < 2; k++)
 		for (unsigned i = 0; i < meta[k].n_notes; i++)
 			printf("note (%s): %s\n", k ? "B" : "A", meta[k].notes[i]);
-	ntp_compare_print(stdout, snap[0], snap[1], argv[optind], argv[optind + 1]);
+	ntp_compare_print(stdout, snap[0], snap[1], argv[first], argv[first + 1]);
 	ret = fflush(stdout) ? ntp_err("cannot write the comparison to stdout") : 0;
 damaged:
 	/* ret is 0 only once both runs were loaded: a damaged input exits 1, as in report */

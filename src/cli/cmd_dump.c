@@ -6,11 +6,11 @@
  * an empty cell, so "0" always means a real clock value.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "options.h"
 #include "core/ntpfile.h"
 
 static const char *const ts_names[NTP_TS_COUNT] = {
@@ -218,10 +218,8 @@ static int write_out(const char *p, size_t n)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
 	static char obuf[1 << 16], rows[1 << 18];
 	size_t rows_len = 0;
 	int werr = 0;
@@ -230,20 +228,18 @@ int cmd_dump(int argc, char **argv)
 	const struct ntp_record *recs;
 	char err[512];
 	size_t n;
-	int opt;
+	int first;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		return ntp_err("unknown option '%s' (ntprof dump --help)", argv[optind - 1]);
+	first = ntp_cmd_parse("dump", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
-	if (argc - optind != 1)
-		return ntp_err(argc - optind ? "dump takes one FILE" : "dump: a FILE is needed (ntprof dump --help)");
-	r = ntp_reader_open(argv[optind], err, sizeof(err));
+	if (argc - first != 1)
+		return ntp_err(argc - first ? "dump takes one FILE" : "dump: a FILE is needed (ntprof dump --help)");
+	r = ntp_reader_open(argv[first], err, sizeof(err));
 	if (!r)
 		return ntp_err("%s", err);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
@@ -275,13 +271,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	st = ntp_reader_stats(r);
 	if (st->corrupt) {
-		ntp_err("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+		ntp_err("%s: %s; %llu records read, %llu dropped", argv[first], st->why,
 			(unsigned long long)st->records, (unsigned long long)st->dropped);
 		ntp_reader_close(r);
 		return 1;
 	}
 	if (st->truncated)
-		ntp_note("%s: %s; %llu records read, %llu dropped", argv[optind], st->why,
+		ntp_note("%s: %s; %llu records read, %llu dropped", argv[first], st->why,
 			 (unsigned long long)st->records, (unsigned long long)st->dropped);
 	ntp_reader_close(r);
 	return 0;

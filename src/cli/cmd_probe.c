@@ -5,11 +5,11 @@
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "options.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
 #include "probe_spdk.h"
@@ -27,29 +27,8 @@ static void usage(FILE *f)
 "--btf FILE, by default " NTP_BTF_DIR "/$(uname -r).btf (tools/ntprof-btf.sh).\n"
 "--spdk-host BIN, --spdk-target BIN: that side is SPDK patched with ntprof's\n"
 "probes (docs/spdk.md): shows the probes in BIN and the libraries it loads,\n"
-"its running processes and the sampling variable in each, and test-attaches.\n"
-"\n"
-"  -r, --role host|target|both   the side(s) to check (default host)\n"
-"  -t, --transport tcp|rdma      the transport (default tcp)\n"
-"      --kprobes                 check and load only the kprobe flavour\n"
-"      --fentry                  check and load only the fentry flavour\n"
-"      --btf FILE                the NVMe modules' types for a kernel without module BTF\n"
-"      --spdk-host BIN           the host is SPDK: check BIN (docs/spdk.md)\n"
-"      --spdk-target BIN         the target is SPDK: check BIN\n"
-"  -h, --help                    this help\n");
-}
-
-static int parse_role(const char *v, uint8_t *role)
-{
-	if (!strcmp(v, "host"))
-		*role = NTP_ROLE_HOST;
-	else if (!strcmp(v, "target"))
-		*role = NTP_ROLE_TARGET;
-	else if (!strcmp(v, "both"))
-		*role = NTP_ROLE_BOTH;
-	else
-		return ntp_err("option -r: '%s' is not host, target or both", v);
-	return 0;
+"its running processes and the sampling variable in each, and test-attaches.\n\n");
+	ntp_cmd_help(f, "probe");
 }
 
 static void say_line(void *ctx, const char *line)
@@ -77,19 +56,10 @@ static bool stand_in_note(const struct ntp_hook *h, bool there, bool fentry, cha
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "role", required_argument, NULL, 'r' },
-		{ "transport", required_argument, NULL, 't' },
-		{ "kprobes", no_argument, NULL, 'K' },
-		{ "fentry", no_argument, NULL, 'F' },
-		{ "btf", required_argument, NULL, 'B' },
-		{ "spdk-host", required_argument, NULL, 'P' },
-		{ "spdk-target", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct ntp_collector_opts co = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP,
-					 .sampling = 1000, .io_type = -1, .attach_timeout_s = 10 };
+	struct ntp_capture_opts cap;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &cap, &cap, &cap, &o };
+	struct ntp_collector_opts co;
 	struct ntp_collector *c;
 	struct ntp_kernel k;
 	char err[512], defbtf[300], *tbuf = NULL;
@@ -99,36 +69,19 @@ int cmd_probe(int argc, char **argv)
 	char spdk_why[600] = "";
 	FILE *t;
 	bool fe_all = true, kp_all = true, fentry_ok = false;
-	int opt;
+	int first;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":r:t:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			if (parse_role(optarg, &co.role))
-				return 1;
-			break;
-		case 't':
-			if (!strcmp(optarg, "rdma"))
-				co.transport = NTP_TRANSPORT_RDMA;
-			else if (!strcmp(optarg, "tcp"))
-				co.transport = NTP_TRANSPORT_TCP;
-			else
-				return ntp_err("option -t: '%s' is not tcp or rdma", optarg);
-			break;
-		case 'K': co.flavour = NTP_FLAVOUR_KPROBE; break;
-		case 'F': co.flavour = NTP_FLAVOUR_FENTRY; break;
-		case 'B': co.btf_path = optarg; break;
-		case 'P': co.spdk_host = optarg; break;
-		case 'T': co.spdk_target = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof probe --help)", argv[optind - 1]);
-		}
+	ntp_capture_defaults(&cap);
+	first = ntp_cmd_parse("probe", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
-	if (optind < argc)
-		return ntp_err("unexpected argument '%s' (ntprof probe --help)", argv[optind]);
+	co = cap.co;
+	if (first < argc)
+		return ntp_err("unexpected argument '%s' (ntprof probe --help)", argv[first]);
 
 	ntp_kernel_probe(&k);
 	if (!k.privileged)

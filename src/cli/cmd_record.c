@@ -45,7 +45,7 @@ static void usage(FILE *f)
 "Attaches ntprof's hooks, samples commands until Ctrl-C (or -d), prints a line\n"
 "per group every interval, and the report at the end. Needs root.\n"
 "\n");
-	ntp_options_help(f, ntp_record_optsets, 3);
+	ntp_options_help(f, ntp_record_optsets, 4);
 }
 
 /* The sinks of a recording: the .ntp writer, and the per-interval line. */
@@ -133,14 +133,14 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 /* Options into *cap and *ro: 0, 1 after an error (printed), 2 after --help. */
 static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp_record_opts *ro)
 {
-	void *bases[] = { cap, cap, ro };
+	void *bases[] = { cap, cap, cap, ro };
 	char err[512];
 	int first;
 
 	ntp_capture_defaults(cap);
 	cap->co.say = say_stderr;
 	memset(ro, 0, sizeof(*ro));
-	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 3, NULL, NULL,
+	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 4, NULL, NULL,
 				  " (ntprof record --help)", err, sizeof(err));
 	if (first < 0)
 		return ntp_err("%s", err);
@@ -234,140 +234,168 @@ static int write_report(const struct ntp_snapshot *snap, struct ntp_report_meta 
 	return ret;
 }
 
+/* One recording: the live source, the model, the pump and its sinks. */
+struct recording {
+	struct ntp_live_source *ls;
+	struct ntp_model *m;
+	struct ntp_pump *p;
+	struct ntp_pump_config pc;
+	struct rec_ctx rc;
+	struct ntp_file_info fi;
+	struct ntp_snapshot *snap;
+	/* Why the recording stopped early (a ring buffer read or a file write
+	 * failed): the report then covers only what came before, and says so. */
+	char partial[600];
+	char missed[160];		/* a note on kprobe misses, or "" */
+	int write_err;
+	struct metrics_ctx *mc;		/* --metrics, or NULL */
+};
+
+/* Attaches, opens the file and builds the pump: 0, or 1 after an error (printed). */
+static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, const struct ntp_record_opts *ro)
+{
+	char err[512];
+
+	r->snap = calloc(1, sizeof(*r->snap));
+	r->ls = calloc(1, sizeof(*r->ls));
+	if (!r->snap || !r->ls)
+		return ntp_err("out of memory");
+	if (ro->metrics) {
+		r->mc = calloc(1, sizeof(*r->mc));
+		if (!r->mc)
+			return ntp_err("out of memory");
+		r->mc->path = ro->metrics;
+		if (metrics_open(r->mc, cap, r->snap))
+			return 1;
+	}
+	r->ls->c = ntp_collector_open(&cap->co, err, sizeof(err));
+	if (!r->ls->c)
+		return ntp_err("%s", err);
+	r->rc.start = ntp_mono_ns();
+	ntp_live_file_info(&r->fi, &cap->co, r->rc.start, NTP_VERSION);
+	if (ro->out && !(r->rc.w = ntp_writer_open(ro->out, &r->fi, err, sizeof(err))))
+		return ntp_err("%s", err);
+	r->pc.model = r->m = ntp_model_new(&(struct ntp_model_config){ .role = cap->co.role,
+		.transport = cap->co.transport, .impl_host = r->fi.impl_host, .impl_target = r->fi.impl_target,
+		.sampling = cap->co.sampling });
+	r->pc.start_ns = r->rc.start;
+	r->pc.interval_ns = (uint64_t)(cap->interval_s * 1e9 + 0.5);
+	r->pc.end_ns = ro->duration ? r->rc.start + (uint64_t)ro->duration * 1000000000ull : 0;
+	r->p = r->m ? ntp_pump_new(&r->pc) : NULL;
+	if (!r->p)
+		return ntp_err("out of memory");
+	if (r->rc.w)
+		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .record = w_record, .totals = w_totals,
+								.tick = w_tick, .ctx = &r->rc });
+	if (!ro->offline)
+		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .interval = line_interval, .ctx = &r->rc });
+	if (r->mc)
+		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .interval = metrics_interval, .ctx = r->mc });
+	return 0;
+}
+
+/* Runs until Ctrl-C, -d or an error, drains, detaches and closes the file:
+ * 0, or 1 after an error (printed; the report follows, marked partial). */
+static int rec_run(struct recording *r, const char *out)
+{
+	struct ntp_collector_counters cnt;
+	int run, ret = 0;
+	uint64_t now;
+
+	run = ntp_pump_run(r->p, &(struct ntp_pump_source){ ntp_live_pull, r->ls }, stopped, NULL);
+	if (run < 0 && r->rc.w && ntp_pump_sink_error(r->p) == run) {
+		r->write_err = run;
+		snprintf(r->partial, sizeof(r->partial), "%s: writing records failed: %s", out, strerror(-run));
+	} else if (run < 0) {
+		snprintf(r->partial, sizeof(r->partial), "reading the BPF ring buffer failed: %s", strerror(-run));
+	}
+	if (r->partial[0])
+		ret = ntp_err("%s", r->partial);
+	/* Stop: take what is left in the ring buffer (unless reading it just
+	 * failed), then detach every link. */
+	now = ntp_live_drain(r->ls, r->p, !r->partial[0], r->pc.end_ns);
+	ntp_collector_counters(r->ls->c, &cnt);
+	ntp_collector_close(r->ls->c);
+	r->ls->c = NULL;
+	ntp_pump_finish(r->p, now, r->snap);
+	if (r->rc.w) {
+		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), r->write_err, r->partial))
+			ret = 1;
+		r->rc.w = NULL;
+	}
+	say_end(&cnt);
+	if (cnt.missed_host || cnt.missed_target)
+		snprintf(r->missed, sizeof(r->missed), "%llu records were closed after a missed completion "
+			 "(kprobe misses)", (unsigned long long)(cnt.missed_host + cnt.missed_target));
+	return ret;
+}
+
+/* The final report, with the machine and what went wrong. */
+static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, const char *json)
+{
+	struct ntp_report_meta meta;
+
+	memset(&meta, 0, sizeof(meta));
+	if (cap->co.role == NTP_ROLE_TARGET) {
+		meta.target_name = r->fi.hostname;
+		meta.target_kernel = r->fi.kernel;
+	} else {
+		meta.host_name = r->fi.hostname;
+		meta.host_kernel = r->fi.kernel;
+	}
+	if (r->missed[0])
+		ntp_report_note(&meta, "%s", r->missed);
+	if (r->partial[0])
+		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
+				(ntp_pump_now(r->p) - r->rc.start) / 1e9, r->partial);
+	return write_report(r->snap, &meta, json, r->partial);
+}
+
+static void rec_free(struct recording *r)
+{
+	if (r->ls && r->ls->c)
+		ntp_collector_close(r->ls->c);
+	if (r->rc.w)
+		ntp_writer_close(r->rc.w, r->rc.start);
+	ntp_pump_free(r->p);
+	ntp_model_free(r->m);
+	free(r->ls);
+	free(r->snap);
+	free(r->mc);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct ntp_capture_opts cap;
 	struct ntp_record_opts ro;
-	struct ntp_live_source *ls = NULL;
-	struct ntp_collector_counters cnt;
-	struct ntp_report_meta meta;
-	struct ntp_file_info fi;
-	struct ntp_model *m = NULL;
-	struct ntp_pump *p = NULL;
-	struct ntp_pump_config pc = { 0 };
-	struct ntp_snapshot *snap = NULL;
-	struct rec_ctx rc = { 0 };
-	struct metrics_ctx *mc = NULL;
+	struct recording r;
 	struct sigaction sa;
-	char err[512];
-	/* Why the recording stopped early (a ring buffer read or a file write
-	 * failed): the report then covers only what came before, and says so. */
-	char partial[600] = "";
-	int ret, run, write_err = 0;
-	uint64_t now;
+	int ret;
 
 	ret = parse(argc, argv, &cap, &ro);
 	if (ret)
 		return ret == 2 ? 0 : ret;
-	snap = calloc(1, sizeof(*snap));
-	ls = calloc(1, sizeof(*ls));
-	if (!snap || !ls) {
-		ret = ntp_err("out of memory");
-		goto out;
-	}
-	if (ro.metrics) {
-		mc = calloc(1, sizeof(*mc));
-		if (!mc) {
-			ret = ntp_err("out of memory");
-			goto out;
-		}
-		mc->path = ro.metrics;
-		if ((ret = metrics_open(mc, &cap, snap)))
-			goto out;
-	}
 	/* Signals first: a Ctrl-C while attaching still ends in a clean close. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	ls->c = ntp_collector_open(&cap.co, err, sizeof(err));
-	if (!ls->c) {
-		ret = ntp_err("%s", err);
-		goto out;
-	}
-	rc.start = ntp_mono_ns();
-	ntp_live_file_info(&fi, &cap.co, rc.start, NTP_VERSION);
-	if (ro.out && !(rc.w = ntp_writer_open(ro.out, &fi, err, sizeof(err)))) {
-		ret = ntp_err("%s", err);
-		goto out;
-	}
-	pc.model = m = ntp_model_new(&(struct ntp_model_config){ .role = cap.co.role, .transport = cap.co.transport,
-		.impl_host = fi.impl_host, .impl_target = fi.impl_target, .sampling = cap.co.sampling });
-	pc.start_ns = rc.start;
-	pc.interval_ns = (uint64_t)(cap.interval_s * 1e9 + 0.5);
-	pc.end_ns = ro.duration ? rc.start + (uint64_t)ro.duration * 1000000000ull : 0;
-	p = m ? ntp_pump_new(&pc) : NULL;
-	if (!p) {
-		ret = ntp_err("out of memory");
-		goto out;
-	}
-	if (rc.w)
-		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .record = w_record, .totals = w_totals,
-							     .tick = w_tick, .ctx = &rc });
-	if (!ro.offline)
-		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = line_interval, .ctx = &rc });
-	if (mc)
-		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = metrics_interval, .ctx = mc });
-
-	fprintf(stderr, "ntprof: profiling as %s, sampling 1 of %u commands%s%s; %s\n",
-		ntp_role_name(cap.co.role), cap.co.sampling,
-		cap.co.exact_queues ? ", queue depths counted on every command" : "",
-		ro.out ? ", saving records" : "", ro.duration ? "stops after -d" : "Ctrl-C to stop");
-	if (!ro.offline)
-		print_legend(&cap);
-
-	run = ntp_pump_run(p, &(struct ntp_pump_source){ ntp_live_pull, ls }, stopped, NULL);
-	if (run < 0 && rc.w && ntp_pump_sink_error(p) == run) {
-		write_err = run;
-		snprintf(partial, sizeof(partial), "%s: writing records failed: %s", ro.out, strerror(-run));
-	} else if (run < 0) {
-		snprintf(partial, sizeof(partial), "reading the BPF ring buffer failed: %s", strerror(-run));
-	}
-	if (partial[0])
-		ret = ntp_err("%s", partial);
-	/* Stop: take what is left in the ring buffer (unless reading it just
-	 * failed), then detach every link. */
-	now = ntp_live_drain(ls, p, !partial[0], pc.end_ns);
-	ntp_collector_counters(ls->c, &cnt);
-	ntp_collector_close(ls->c);
-	ls->c = NULL;
-	ntp_pump_finish(p, now, snap);
-	now = ntp_pump_now(p);
-	if (rc.w) {
-		if (close_writer(rc.w, ro.out, now, write_err, partial))
+	memset(&r, 0, sizeof(r));
+	ret = rec_open(&r, &cap, &ro);
+	if (!ret) {
+		fprintf(stderr, "ntprof: profiling as %s, sampling 1 of %u commands%s%s; %s\n",
+			ntp_role_name(cap.co.role), cap.co.sampling,
+			cap.co.exact_queues ? ", queue depths counted on every command" : "",
+			ro.out ? ", saving records" : "", ro.duration ? "stops after -d" : "Ctrl-C to stop");
+		if (!ro.offline)
+			print_legend(&cap);
+		ret = rec_run(&r, ro.out);
+		if (rec_report(&r, &cap, ro.json))
 			ret = 1;
-		rc.w = NULL;
+		if (r.mc && r.mc->failed)
+			ret = 1;
 	}
-	say_end(&cnt);
-
-	memset(&meta, 0, sizeof(meta));
-	if (cap.co.role == NTP_ROLE_TARGET) {
-		meta.target_name = fi.hostname;
-		meta.target_kernel = fi.kernel;
-	} else {
-		meta.host_name = fi.hostname;
-		meta.host_kernel = fi.kernel;
-	}
-	if (cnt.missed_host || cnt.missed_target)
-		ntp_report_note(&meta, "%llu records were closed after a missed completion (kprobe misses)",
-				(unsigned long long)(cnt.missed_host + cnt.missed_target));
-	if (partial[0])
-		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
-				(now - rc.start) / 1e9, partial);
-	if (write_report(snap, &meta, ro.json, partial))
-		ret = 1;
-	if (mc && mc->failed)
-		ret = 1;
-out:
-	if (ls && ls->c)
-		ntp_collector_close(ls->c);
-	if (rc.w)
-		ntp_writer_close(rc.w, rc.start);
-	ntp_pump_free(p);
-	ntp_model_free(m);
-	free(ls);
-	free(snap);
-	free(mc);
+	rec_free(&r);
 	return ret;
 }

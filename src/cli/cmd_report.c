@@ -3,12 +3,12 @@
  * cmd_report.c - `ntprof report [--detail] [-j FILE] FILE...`: one report
  * over whole recordings, host and target files joined (docs/stage-model.md, "Reading a report").
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "load.h"
+#include "options.h"
 
 static void usage(FILE *f)
 {
@@ -18,49 +18,40 @@ static void usage(FILE *f)
 "size, namespace) the latency, each stage's mean, share and queue depth.\n"
 "Host and target files of a two-machine run are joined command by command:\n"
 "  ntprof report host.ntp target.ntp      (one target may serve several hosts)\n"
-"\n"
-"  -d, --detail      also the components of each stage, in path order\n"
-"  -j, --json FILE   write the report as JSON to FILE ('-': to stdout, instead\n"
-"                    of the text); schema in docs/json-schema.md\n"
-"  -h, --help\n"
-"\n"
+"\n");
+	ntp_cmd_help(f, "report");
+	fprintf(f, "\n"
 "All files must be recorded with the same -s; at most one host and one target\n"
 "file per machine.\n");
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "detail", no_argument, NULL, 'd' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *json = NULL;
+	struct ntp_cmd_opts o = { 0 };
+	void *bases[] = { &o };
+	const char *json;
 	struct ntp_report_meta meta;
 	struct ntp_snapshot *snap;
 	struct ntp_loaded *keep = NULL;
-	int detail = 0, opt, ret;
+	int detail, first, ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":dj:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'd': detail = 1; break;
-		case 'j': json = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof report --help)", argv[optind - 1]);
-		}
+	first = ntp_cmd_parse("report", argc, argv, bases);
+	if (first < 0)
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
 	}
+	json = o.json;
+	detail = o.detail;
 	if (json && !strcmp(json, "-"))
 		ntp_json_errors = true;
-	if (optind >= argc)
+	if (first >= argc)
 		return ntp_err("no recording given (ntprof report --help)");
 	snap = malloc(sizeof(*snap));
 	if (!snap)
 		return ntp_err("out of memory");
-	ret = ntp_load(argv + optind, (size_t)(argc - optind), snap, &meta, &keep);
+	ret = ntp_load(argv + first, (size_t)(argc - first), snap, &meta, &keep);
 	if (ret)
 		goto out;
 	meta.detail = detail;

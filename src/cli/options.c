@@ -8,6 +8,15 @@
 #include "options.h"
 #include "core/opt.h"
 
+const struct ntp_optcmd *ntp_optcmd_find(const char *prog, const char *cmd)
+{
+	for (size_t i = 0; i < ntp_n_optcmds; i++)
+		if (!strcmp(ntp_optcmds[i].prog, prog) &&
+		    ((!cmd && !ntp_optcmds[i].cmd) || (cmd && ntp_optcmds[i].cmd && !strcmp(ntp_optcmds[i].cmd, cmd))))
+			return &ntp_optcmds[i];
+	return NULL;
+}
+
 void ntp_capture_defaults(struct ntp_capture_opts *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -71,6 +80,14 @@ static int set_value(const struct ntp_optset *sets, size_t n_sets, size_t si, co
 		break;
 	case NTP_OT_STRING:
 		*(const char **)field = val;
+		return 0;
+	case NTP_OT_CHARS:
+		if (strlen(val) >= (size_t)d->hi) {
+			snprintf(err, errlen, "option %s: '%.40s...' is longer than %u characters", label, val,
+				 (unsigned)d->hi - 1);
+			return -1;
+		}
+		snprintf(field, (size_t)d->hi, "%s", val);
 		return 0;
 	case NTP_OT_ROLE:
 		rc = ntp_opt_role(label, val, (uint8_t *)field, e);
@@ -182,7 +199,7 @@ void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets)
 			fprintf(f, "%s", left);
 			for (int first = 1; h && *h; first = 0) {
 				nl = strchr(h, '\n');
-				if (first && w >= 32)
+				if (first && w >= 31)
 					fprintf(f, "\n%32s", "");
 				else if (first)
 					fprintf(f, "%*s", 32 - w, "");

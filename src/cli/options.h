@@ -30,6 +30,7 @@ enum ntp_opt_type {
 	NTP_OT_U32,		/* unsigned, lo..hi */
 	NTP_OT_DOUBLE,		/* double, lo..hi */
 	NTP_OT_STRING,		/* const char * (the argv string) */
+	NTP_OT_CHARS,		/* char[hi]: the string copied, refused when longer */
 	NTP_OT_ROLE,		/* uint8_t: host|target|both */
 	NTP_OT_TRANSPORT,	/* uint8_t: tcp|rdma */
 	NTP_OT_IO_TYPE,		/* int: read|write */
@@ -64,8 +65,9 @@ struct ntp_capture_opts {
 	struct ntp_collector_opts co;
 	double interval_s;	/* -i */
 };
-extern const struct ntp_optdef ntp_capture_optdefs[];
-extern const struct ntp_optdef ntp_hook_optdefs[];
+extern const struct ntp_optdef ntp_side_optdefs[];	/* -r, -t (probe too) */
+extern const struct ntp_optdef ntp_capture_optdefs[];	/* which commands, -i */
+extern const struct ntp_optdef ntp_hook_optdefs[];	/* how to hook (probe too) */
 /* Defaults: host, tcp, -s 1000, -i 1, every I/O type, --attach-timeout 10. */
 void ntp_capture_defaults(struct ntp_capture_opts *c);
 
@@ -82,6 +84,8 @@ extern const struct ntp_optcmd ntp_optcmds[];
 extern const size_t ntp_n_optcmds;
 extern const struct ntp_optset ntp_record_optsets[];
 extern const struct ntp_optset ntp_top_optsets[];
+/* The entry of prog's subcommand cmd (NULL for the program itself), or NULL. */
+const struct ntp_optcmd *ntp_optcmd_find(const char *prog, const char *cmd);
 
 /* A command's handler for CUSTOM entries: 0, or -1 with the message in err. */
 typedef int (*ntp_opt_custom_fn)(void *ctx, int key, const char *val, char *err, size_t errlen);
@@ -94,11 +98,25 @@ typedef int (*ntp_opt_custom_fn)(void *ctx, int key, const char *val, char *err,
  */
 int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void *const *bases, size_t n_sets,
 		      ntp_opt_custom_fn custom, void *ctx, const char *hint, char *err, size_t errlen);
+/* ntprof's subcommands (cmdopt.c, not in ntprof-top): parse with the
+ * command's sets (ntp_optcmd_find("ntprof", cmd)), errors printed with
+ * ntp_err(): the first operand's index, or -1; and the sets as --help. */
+int ntp_cmd_parse(const char *cmd, int argc, char **argv, void *const *bases);
+void ntp_cmd_help(FILE *f, const char *cmd);
+
 /* The sets as --help lines ("  -s, --long ARG   help"). */
 void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets);
 
 
 /* ---- the commands' own option structs (the tables are in options_tables.c) ---- */
+/* report, compare, dump, btf, probe: what they take besides files */
+struct ntp_cmd_opts {
+	int detail;		/* report -d */
+	const char *json;	/* report, compare -j FILE */
+	const char *out;	/* btf -o OUT */
+	int help;		/* -h */
+};
+
 struct ntp_record_opts {
 	unsigned duration;	/* -d SEC, 0: until Ctrl-C */
 	int offline;		/* --offline */

@@ -12,20 +12,29 @@
 
 #define CAP(f) offsetof(struct ntp_capture_opts, f)
 
-/* What to record: `ntprof record` and ntprof-top alike. */
-const struct ntp_optdef ntp_capture_optdefs[] = {
+/* Which side(s) and transport: record, ntprof-top and probe. */
+const struct ntp_optdef ntp_side_optdefs[] = {
 	{ .name = "role", .letter = 'r', .arg = "host|target|both",
 	  .help = "the side(s) recorded on this machine (default host)",
 	  .type = NTP_OT_ROLE, .off = CAP(co.role), .values = "host target both" },
 	{ .name = "transport", .letter = 't', .arg = "tcp|rdma",
 	  .help = "the transport (default tcp)",
 	  .type = NTP_OT_TRANSPORT, .off = CAP(co.transport), .values = "tcp rdma" },
+	NTP_OPTDEF_END
+};
+
+/* What to record: `ntprof record` and ntprof-top alike. */
+const struct ntp_optdef ntp_capture_optdefs[] = {
 	{ .letter = 's', .arg = "N",
 	  .help = "record one command in N (default 1000)",
 	  .type = NTP_OT_U32, .off = CAP(co.sampling), .lo = 1, .hi = 1u << 30 },
 	{ .name = "session", .arg = "nvmeXnY",
-	  .help = "one namespace",
+	  .help = "one namespace of the host (with -r both the target\nside follows it: see --target-session)",
 	  .type = NTP_OT_SESSION, .off = CAP(co.session) },
+	{ .name = "target-session", .arg = "NQN:NSID",
+	  .help = "the target side's namespace: its subsystem and NSID\n"
+	  "(default with -r both: the one --session's namespace\nmaps to; else every namespace)",
+	  .type = NTP_OT_CHARS, .off = CAP(co.target_session), .hi = sizeof(((struct ntp_collector_opts *)0)->target_session) },
 	{ .name = "io-type", .arg = "read|write",
 	  .help = "only reads or only writes",
 	  .type = NTP_OT_IO_TYPE, .off = CAP(co.io_type), .values = "read write" },
@@ -64,7 +73,7 @@ const struct ntp_optdef ntp_hook_optdefs[] = {
 	{ .name = "btf", .arg = "FILE",
 	  .help = "the NVMe modules' types, for a kernel whose modules\n"
 	  "have no BTF (before 5.11; tools/ntprof-btf.sh makes it);\n"
-	  "default: " NTP_BTF_DIR "/$(uname -r).btf if it exists",
+	  "default " NTP_BTF_DIR "/$(uname -r).btf if it exists",
 	  .type = NTP_OT_STRING, .off = CAP(co.btf_path), .values = "FILE" },
 	NTP_OPTDEF_END
 };
@@ -95,7 +104,8 @@ static const struct ntp_optdef record_optdefs[] = {
 };
 
 const struct ntp_optset ntp_record_optsets[] = {
-	{ "what to record:", ntp_capture_optdefs },
+	{ "what to record:", ntp_side_optdefs },
+	{ NULL, ntp_capture_optdefs },
 	{ "how to hook:", ntp_hook_optdefs },
 	{ "output:", record_optdefs },
 };
@@ -152,19 +162,83 @@ static const struct ntp_optdef top_look_optdefs[] = {
 };
 
 const struct ntp_optset ntp_top_optsets[] = {
-	{ "what to watch (as in ntprof record):", ntp_capture_optdefs },
+	{ "what to watch (as in ntprof record):", ntp_side_optdefs },
+	{ NULL, ntp_capture_optdefs },
 	{ "how to hook (as in ntprof record):", ntp_hook_optdefs },
 	{ "replay:", top_replay_optdefs },
 	{ "batch:", top_batch_optdefs },
 	{ "look:", top_look_optdefs },
 };
 
+#define CMD(f) offsetof(struct ntp_cmd_opts, f)
+
+static const struct ntp_optdef help_optdefs[] = {
+	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
+	NTP_OPTDEF_END
+};
+
+static const struct ntp_optdef report_optdefs[] = {
+	{ .name = "detail", .letter = 'd', .help = "also the components of each stage, in path order",
+	  .type = NTP_OT_FLAG, .off = CMD(detail) },
+	{ .name = "json", .letter = 'j', .arg = "FILE",
+	  .help = "write the report as JSON to FILE ('-': to stdout, instead\nof the text); schema in docs/json-schema.md",
+	  .type = NTP_OT_STRING, .off = CMD(json), .values = "FILE" },
+	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
+	NTP_OPTDEF_END
+};
+
+static const struct ntp_optdef compare_optdefs[] = {
+	{ .name = "json", .letter = 'j', .arg = "FILE",
+	  .help = "write the comparison as JSON to FILE ('-': to stdout,\ninstead of the text); schema in docs/json-schema.md",
+	  .type = NTP_OT_STRING, .off = CMD(json), .values = "FILE" },
+	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
+	NTP_OPTDEF_END
+};
+
+static const struct ntp_optdef btf_optdefs[] = {
+	{ .name = "output", .letter = 'o', .arg = "OUT", .help = "the merged BTF file (required)",
+	  .type = NTP_OT_STRING, .off = CMD(out), .values = "FILE" },
+	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
+	NTP_OPTDEF_END
+};
+
+static const struct ntp_optset report_optsets[] = { { NULL, report_optdefs } };
+static const struct ntp_optset compare_optsets[] = { { NULL, compare_optdefs } };
+static const struct ntp_optset dump_optsets[] = { { NULL, help_optdefs } };
+static const struct ntp_optset btf_optsets[] = { { NULL, btf_optdefs } };
+/* probe's words for the SPDK sides (record's are in ntp_capture_optdefs) */
+static const struct ntp_optdef probe_spdk_optdefs[] = {
+	{ .name = "spdk-host", .arg = "BIN", .help = "the host is SPDK: check BIN (docs/spdk.md)",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_host), .values = "FILE" },
+	{ .name = "spdk-target", .arg = "BIN", .help = "the target is SPDK: check BIN",
+	  .type = NTP_OT_STRING, .off = CAP(co.spdk_target), .values = "FILE" },
+	NTP_OPTDEF_END
+};
+
+/* probe: bases { struct ntp_capture_opts x 3, struct ntp_cmd_opts } */
+static const struct ntp_optset probe_optsets[] = {
+	{ NULL, ntp_side_optdefs }, { NULL, ntp_hook_optdefs }, { NULL, probe_spdk_optdefs },
+	{ NULL, help_optdefs },
+};
+
+#define SETS(a) a, sizeof(a) / sizeof(a[0])
+
 const struct ntp_optcmd ntp_optcmds[] = {
 	{ "ntprof", "record", "ntprof record [options]",
 	  "attach the hooks, sample commands, print a line per interval and the report",
-	  ntp_record_optsets, sizeof(ntp_record_optsets) / sizeof(ntp_record_optsets[0]) },
+	  SETS(ntp_record_optsets) },
+	{ "ntprof", "report", "ntprof report [--detail] [-j FILE] FILE...",
+	  "one report over whole recordings, host and target files joined", SETS(report_optsets) },
+	{ "ntprof", "compare", "ntprof compare [-j FILE] A.ntp B.ntp",
+	  "two recordings group by group, and the stage that amplifies latency", SETS(compare_optsets) },
+	{ "ntprof", "dump", "ntprof dump FILE", "every record of a recording as CSV", SETS(dump_optsets) },
+	{ "ntprof", "probe", "ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE] "
+	  "[--spdk-host BIN] [--spdk-target BIN]",
+	  "what this kernel offers ntprof, and a test load", SETS(probe_optsets) },
+	{ "ntprof", "btf", "ntprof btf -o OUT INPUT...",
+	  "merge the kernel's and the NVMe modules' BTF for kernels before 5.11", SETS(btf_optsets) },
 	{ "ntprof-top", NULL, "ntprof-top [options] [--replay FILE.ntp [FILE.ntp...]]",
 	  "the live monitor: per group the stage bars, queue depths and p99",
-	  ntp_top_optsets, sizeof(ntp_top_optsets) / sizeof(ntp_top_optsets[0]) },
+	  SETS(ntp_top_optsets) },
 };
 const size_t ntp_n_optcmds = sizeof(ntp_optcmds) / sizeof(ntp_optcmds[0]);

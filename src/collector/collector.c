@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
+#include "session.h"
 #include "hooks.h"
 #include "ntprof.skel.h"
 #include "spdk.h"
@@ -52,6 +53,7 @@ struct ntp_collector {
 	bool atomic_fetch;	/* the kernel's verifier takes atomic_fetch_add */
 	char devs[8][NTP_DEV_LEN];	/* --session: the disks its commands run on */
 	int n_devs;
+	char tdev[NTP_DEV_LEN];		/* the target side's backing device to follow, "" all (session.h) */
 	/* --spdk-host/--spdk-target: the SPDK side(s); skel is NULL when every
 	 * recorded side is SPDK's (no kernel NVMe hook is needed then) */
 	struct ntp_spdk *spdk;
@@ -351,6 +353,8 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	for (int i = 0; i < c->n_devs; i++)
 		memcpy((void *)skel->rodata->filter_devs[i], c->devs[i], NTP_DEV_LEN);
 	skel->rodata->filter_n_devs = c->n_devs;
+	memcpy((void *)skel->rodata->filter_tdev, c->tdev, NTP_DEV_LEN);
+	skel->rodata->filter_has_tdev = c->tdev[0] != '\0';
 	skel->rodata->exact_queues = o->exact_queues;
 	skel->rodata->ntp_transport = o->transport;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
@@ -654,7 +658,8 @@ static struct ntp_collector *kernel_open(const struct ntp_collector_opts *o, cha
 	c->o = *o;
 	snprintf(c->btf, sizeof(c->btf), "%s", btf);
 	c->atomic_fetch = k.atomic_fetch;
-	if (resolve_session(c, o->session, errbuf, errlen)) {
+	if ((o->role != NTP_ROLE_TARGET && resolve_session(c, o->session, errbuf, errlen)) ||
+	    ntp_target_session_dev(o, "", c->tdev, errbuf, errlen) < 0) {
 		free(c);
 		return NULL;
 	}

@@ -27,6 +27,9 @@ struct ntp_collector_opts {
 	uint8_t transport;		/* enum ntp_transport */
 	uint32_t sampling;		/* -s N */
 	char session[NTP_DEV_LEN];	/* --session nvmeXnY, "" = all */
+	/* --target-session NQN:NSID: the target side's namespace ("": with -r both
+	 * the one --session's namespace maps to, else all; session.h) */
+	char target_session[256];
 	int io_type;			/* -1 all, else enum ntp_io_type */
 	uint32_t sizes[NTP_MAX_SIZES];	/* --size, bytes */
 	int n_sizes;

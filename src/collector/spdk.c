@@ -37,6 +37,7 @@ struct sproc {
 	bool shared;			/* the process is also the other side's (an SPDK program
 					 * that is host and target): that entry holds the lock
 					 * and writes the variable */
+	bool armed;			/* the variable holds -s (written by arm()) */
 	int lock_fd;
 	struct bpf_link *links[MAX_LINKS_PER_PROC];
 	int n_links;
@@ -193,8 +194,8 @@ static void drop_proc(struct ntp_spdk *s, int i, bool reset)
 	s->procs[i] = s->procs[--s->n_procs];
 }
 
-/* Attach to pid, take its variable, set it. 0; 1 when the process has gone
- * meanwhile (not an error); -1 with err. */
+/* Attach to pid and take its variable (arm() sets it). 0; 1 when the process
+ * has gone meanwhile (not an error); -1 with err. */
 static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errlen)
 {
 	const char *bin = s->o.bin[side];
@@ -202,7 +203,6 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	struct sproc *p;
 	char lib[PATH_MAX];
 	pid_t holder;
-	uint32_t old = 0;
 	int other = -1;
 
 	for (int i = 0; i < s->n_procs; i++)
@@ -271,25 +271,40 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 			 NTP_SPDK_PROVIDER, probe);
 		return -1;
 	}
-	if (!s->o.test_only && other < 0) {
-		if (!ntp_spdk_var_read(pid, p->addr, &old) && old)
-			say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
-			    "taking it over", (int)pid, bin, old);
-		if (ntp_spdk_var_write(pid, p->addr, s->o.sampling)) {
-			int e = errno;
-
-			for (int k = 0; k < p->n_links; k++)
-				bpf_link__destroy(p->links[k]);
-			ntp_spdk_unlock(p->lock_fd);
-			if (kill(pid, 0))
-				return 1;
-			snprintf(err, errlen, "process %d of %s: writing %s at 0x%llx through /proc/%d/mem: %s",
-				 (int)pid, bin, NTP_SPDK_SAMPLE_VAR, (unsigned long long)p->addr, (int)pid,
-				 strerror(e));
-			return -1;
-		}
-	}
 	s->n_procs++;
+	return 0;
+}
+
+/* Sets -s in a claimed process. Only after every side of the scan is attached:
+ * a process that is host and target would otherwise sample commands whose
+ * other side's probe has no program yet, and those records would be lost.
+ * 0; 1 when the process has gone meanwhile (dropped); -1 with err. */
+static int arm(struct ntp_spdk *s, int i, char *err, size_t errlen)
+{
+	struct sproc *p = &s->procs[i];
+	const char *bin = s->o.bin[p->side];
+	uint32_t old = 0;
+
+	if (p->armed || p->shared || s->o.test_only) {
+		p->armed = true;
+		return 0;
+	}
+	if (!ntp_spdk_var_read(p->pid, p->addr, &old) && old)
+		say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
+		    "taking it over", (int)p->pid, bin, old);
+	if (ntp_spdk_var_write(p->pid, p->addr, s->o.sampling)) {
+		int e = errno;
+		pid_t pid = p->pid;
+		uint64_t addr = p->addr;
+
+		drop_proc(s, i, false);
+		if (kill(pid, 0))
+			return 1;
+		snprintf(err, errlen, "process %d of %s: writing %s at 0x%llx through /proc/%d/mem: %s",
+			 (int)pid, bin, NTP_SPDK_SAMPLE_VAR, (unsigned long long)addr, (int)pid, strerror(e));
+		return -1;
+	}
+	p->armed = true;
 	return 0;
 }
 
@@ -330,6 +345,10 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 				    s->o.bin[side], s->o.sampling);
 		}
 	}
+	/* backwards: drop_proc() moves the last entry into the dropped one's place */
+	for (int i = s->n_procs - 1; i >= 0; i--)
+		if (arm(s, i, err, errlen) < 0)
+			return -1;
 	s->last_scan = mono_s();
 	return 0;
 }

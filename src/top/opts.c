@@ -47,7 +47,7 @@ static int custom(void *ctx, int key, const char *val, char *err, size_t errlen)
 
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, o, o, o };
+	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, &o->src.cap, o, o, o };
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
 	char err[512];
 	int first, done = 0;

@@ -5,7 +5,7 @@
 
 #include "source.h"
 
-#define TOP_OPTSETS 5		/* ntp_top_optsets[] (src/cli/options_tables.c) */
+#define TOP_OPTSETS 6		/* ntp_top_optsets[] (src/cli/options_tables.c) */
 #define TOP_MAX_REPLAY 64
 
 struct top_opts {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "source.h"
 #include "core/clock.h"
+#include "core/totals.h"
 
 /*
  * The live collector comes from src/collector (the BPF programs). A build
@@ -92,11 +93,61 @@ static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t a
 {
 	struct top_source *s = ctx;
 
+	if (n > TOP_MAX_TOTALS)
+		n = TOP_MAX_TOTALS;
+	/* under the lock: the UI's w reads them to end a recording */
 	pthread_mutex_lock(&s->lock);
-	if (s->writer)
-		ntp_writer_set_totals(s->writer, t, n, as_of);
+	if (as_of != s->cur_as_of && s->n_cur) {
+		memcpy(s->tot_prev, s->tot_cur, s->n_cur * sizeof(*t));
+		s->n_prev = s->n_cur;
+		s->prev_as_of = s->cur_as_of;
+	}
+	if (n)
+		memcpy(s->tot_cur, t, n * sizeof(*t));
+	s->n_cur = n;
+	s->cur_as_of = as_of;
+	if (s->writer && atomic_load_explicit(&s->recording, memory_order_relaxed)) {
+		/* the recording's counts are since its start */
+		ntp_totals_since(t, n, s->tot_base, s->n_base, s->tot_since);
+		ntp_writer_set_totals(s->writer, s->tot_since, n, as_of);
+	}
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+/* The counters as of now on the data clock, between or past the last two
+ * readings (the source reads them at each boundary, a replay's files hold
+ * them a second apart), for the recording's end. Under the lock. */
+static size_t totals_now(struct top_source *s, uint64_t now, struct ntp_total *out)
+{
+	return ntp_totals_at(s->tot_prev, s->n_prev, s->n_prev ? s->prev_as_of : s->t0, s->tot_cur, s->n_cur,
+			     s->cur_as_of, now, out);
+}
+
+/* w was pressed: the counters as of now become the recording's zero (live:
+ * read now; a replay: between its last two readings), then its records flow. */
+static void arm_recording(struct top_source *s)
+{
+	uint64_t now = s->data_now_ns;
+	int n = 0;
+
+	if (!atomic_load(&s->rec_arming))
+		return;
+	if (s->live) {
+		n = ntp_collector_totals(s->live->c, s->tot_base, TOP_MAX_TOTALS);
+		if (n < 0)
+			n = 0;
+	} else {
+		pthread_mutex_lock(&s->lock);
+		n = (int)totals_now(s, now, s->tot_base);
+		pthread_mutex_unlock(&s->lock);
+	}
+	s->n_base = (size_t)n;
+	pthread_mutex_lock(&s->lock);
+	atomic_store(&s->rec_arming, 0);
+	if (s->writer)
+		atomic_store(&s->recording, 1);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static int rec_tick(void *ctx, uint64_t now)
@@ -158,10 +209,61 @@ static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_m
 	return 0;
 }
 
+/* The replay's files: joined, the model's configuration and where they start. */
+static int open_replay(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
+		       struct ntp_pump_config *pc, struct ntp_record_filter *filter, char *err, size_t errlen)
+{
+	s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
+	if (!s->files)
+		return -1;
+	*cfg = *ntp_files_model_config(s->files);
+	/* a recording made with w: the primary file's header, the joined roles */
+	s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+	s->info.role = cfg->role;
+	s->info.impl_host = cfg->impl_host;
+	s->info.impl_target = cfg->impl_target;
+	pc->start_ns = ntp_files_start(s->files);
+	if (replay_filter(&o->cap.co, cfg, filter, err, errlen))
+		return -1;
+	pc->filter = filter->io_type >= 0 || filter->n_sizes || filter->session[0] ? filter : NULL;
+	return 0;
+}
+
+/* The live collector, loaded and attached; the recording header of this run. */
+static int open_live(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
+		     struct ntp_pump_config *pc, char *err, size_t errlen)
+{
+	struct ntp_collector_opts co = o->cap.co;
+
+	if (!ntp_collector_open) {
+		snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
+			 "--replay FILE.ntp works");
+		return -1;
+	}
+	s->live = calloc(1, sizeof(*s->live));
+	if (!s->live) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	co.say = collector_say;
+	co.say_ctx = s;
+	s->live->c = ntp_collector_open(&co, err, errlen);
+	if (!s->live->c)
+		return -1;
+	pc->start_ns = ntp_mono_ns();
+	ntp_live_file_info(&s->info, &co, pc->start_ns, "ntprof-top " NTP_VERSION);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->role = co.role;
+	cfg->transport = co.transport;
+	cfg->impl_host = s->info.impl_host;	/* SPDK with --spdk-host/--spdk-target */
+	cfg->impl_target = s->info.impl_target;
+	cfg->sampling = co.sampling;
+	return 0;
+}
+
 int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen)
 {
-	const struct ntp_model_config *cfg;
-	struct ntp_model_config mc;
+	struct ntp_model_config cfg;
 	struct ntp_pump_config pc = { 0 };
 	struct ntp_record_filter filter;
 
@@ -171,53 +273,18 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->taken_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
-	if (!s->outbox) {
+	s->tot_prev = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_cur = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_base = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_since = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	s->tot_at = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
+	if (!s->outbox || !s->tot_prev || !s->tot_cur || !s->tot_base || !s->tot_since || !s->tot_at) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (o->replay) {
-		s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
-		if (!s->files)
-			return -1;
-		cfg = ntp_files_model_config(s->files);
-		/* a recording made with w: the primary file's header, the joined roles */
-		s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
-		s->info.role = cfg->role;
-		s->info.impl_host = cfg->impl_host;
-		s->info.impl_target = cfg->impl_target;
-		pc.start_ns = ntp_files_start(s->files);
-		if (replay_filter(&o->cap.co, cfg, &filter, err, errlen))
-			return -1;
-		pc.filter = filter.io_type >= 0 || filter.n_sizes || filter.session[0] ? &filter : NULL;
-	} else {
-		struct ntp_collector_opts co = o->cap.co;
-
-		if (!ntp_collector_open) {
-			snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
-				 "--replay FILE.ntp works");
-			return -1;
-		}
-		s->live = calloc(1, sizeof(*s->live));
-		if (!s->live) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		co.say = collector_say;
-		co.say_ctx = s;
-		s->live->c = ntp_collector_open(&co, err, errlen);
-		if (!s->live->c)
-			return -1;
-		pc.start_ns = ntp_mono_ns();
-		ntp_live_file_info(&s->info, &co, pc.start_ns, "ntprof-top " NTP_VERSION);
-		memset(&mc, 0, sizeof(mc));
-		mc.role = co.role;
-		mc.transport = co.transport;
-		mc.impl_host = s->info.impl_host;	/* SPDK with --spdk-host/--spdk-target */
-		mc.impl_target = s->info.impl_target;
-		mc.sampling = co.sampling;
-		cfg = &mc;
-	}
-	pc.model = s->model = ntp_model_new(cfg);
+	if (o->replay ? open_replay(s, o, &cfg, &pc, &filter, err, errlen) : open_live(s, o, &cfg, &pc, err, errlen))
+		return -1;
+	pc.model = s->model = ntp_model_new(&cfg);
 	pc.interval_ns = (uint64_t)o->interval_ms * 1000000ull;
 	s->pump_interval_ms = o->interval_ms;
 	s->pump = s->model ? ntp_pump_new(&pc) : NULL;
@@ -251,6 +318,7 @@ static int live_before_poll(void *ctx, struct ntp_pump *p)
 
 	(void)p;
 	apply_interval(s);
+	arm_recording(s);
 	if (!req)
 		return 0;
 	if (ntp_collector_set_sampling(s->live->c, req) < 0) {
@@ -283,6 +351,7 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 	int more;
 
 	apply_interval(s);
+	arm_recording(s);
 	until = ntp_pump_next_boundary(p);
 	limit = until;
 	if (s->o.speed > 0) {
@@ -293,7 +362,7 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 			limit = paced;
 	}
 	more = ntp_files_pull(s->files, p, limit, reached);
-	if (more == 1 && *reached < until) {
+	if (more == 1 && *reached < until && s->o.speed > 0) {
 		uint64_t wait = (uint64_t)((double)(until - *reached) / s->o.speed);
 
 		sleep_ns(wait < 100000000ull ? wait + 1000000ull : 100000000ull);
@@ -360,6 +429,12 @@ void top_source_close(struct top_source *s)
 	ntp_pump_free(s->pump);
 	ntp_model_free(s->model);
 	free(s->outbox);
+	free(s->tot_prev);
+	free(s->tot_cur);
+	free(s->tot_base);
+	free(s->tot_since);
+	free(s->tot_at);
+	s->tot_prev = s->tot_cur = s->tot_base = s->tot_since = s->tot_at = NULL;
 	s->live = NULL;
 	s->files = NULL;
 	s->pump = NULL;
@@ -408,7 +483,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
-	atomic_store(&s->recording, 1);
+	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
 	snprintf(s->rec_path, sizeof(s->rec_path), "%s", path);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
@@ -420,8 +495,18 @@ int64_t top_source_record_stop(struct top_source *s)
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
+		uint64_t now = s->data_now_ns;
+
+		/* the counts up to the end, not to the last reading: up to an
+		 * interval of commands would be missing from the rate */
+		if (atomic_load(&s->recording) && s->n_cur) {
+			size_t k = totals_now(s, now, s->tot_at);
+
+			ntp_totals_since(s->tot_at, k, s->tot_base, s->n_base, s->tot_since);
+			ntp_writer_set_totals(s->writer, s->tot_since, k, now);
+		}
 		n = (int64_t)ntp_writer_records(s->writer);
-		if (ntp_writer_close(s->writer, s->data_now_ns) < 0)
+		if (ntp_writer_close(s->writer, now) < 0)
 			n = -1;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);

@@ -25,6 +25,7 @@
 #define TOP_OUTBOX 16
 #define TOP_MSG_LEN 200
 #define TOP_MSGS 8
+#define TOP_MAX_TOTALS 1024
 
 struct top_source_opts {
 	const char *replay;		/* NULL: live; else the first file replayed */
@@ -63,6 +64,13 @@ struct top_source {
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
 	atomic_int recording;		/* writer != NULL, read without the lock per record */
+	atomic_int rec_arming;		/* w: the recording waits for its baseline (source thread) */
+	/* The exact counters as the source thread last got them (two readings,
+	 * for a replay's counts between them), and those at the recording's
+	 * start: a recording counts from its start, not from ntprof-top's. */
+	struct ntp_total *tot_prev, *tot_cur, *tot_base, *tot_since, *tot_at;
+	size_t n_prev, n_cur, n_base;
+	uint64_t prev_as_of, cur_as_of;
 	char rec_path[512];
 	_Atomic uint64_t data_now_ns;	/* the data clock, as of the last record or tick;
 					 * written by the source thread, read by the UI's w */

@@ -88,7 +88,8 @@ void ntp_render_help(struct ntp_screen *scr, const struct ntp_layout *l, const s
 		"mean and p99 in microseconds; avg QD: commands in the stage on average",
 		"(Little's law: mean x rate; cnt QD: counted on every I/O, --exact-queues);",
 		"'*': network and target together, the target's side not recorded;",
-		"p99 sparkline: the group's recent intervals",
+		"'~': the target's receive path only (target-only); p99?: of fewer than",
+		"100 samples, the largest seen; p99 sparkline: the group's recent intervals",
 	};
 	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]) && row < l->status_row; i++)
 		ntp_screen_put(scr, row++, 3, -1, NTP_ROLE_DIM, legend[i]);

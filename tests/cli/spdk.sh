@@ -15,6 +15,9 @@ SI=$O/standin/bin/spdk-standin
 export LD_LIBRARY_PATH=$O/standin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [ "$(id -u)" != 0 ] || [ ! -x "$SI" ] || [ ! -d /sys/bus/event_source/devices/uprobe ]; then
 	echo "  skip: needs root, uprobes and $SI (make spdk-standin)"
+	# CI installs systemtap-sdt-dev and runs as root on a kernel with
+	# uprobes: a skip there would hide the SPDK path, so it fails instead
+	[ "${CI:-}" = true ] && { echo "  CI=true: the SPDK checks must run here"; exit 1; }
 	exit 77
 fi
 W=$(mktemp -d)

@@ -120,6 +120,12 @@ else
 	[ "${n:-0}" -gt 100 ] || fail "only '${n:-?}' records recorded in 3 s of 20k commands/s at 1 in 100"
 	"$NTPROF" report "$rec" >"$work/report.txt" 2>&1 || fail "ntprof report $rec failed: $(cat "$work/report.txt")"
 	grep -qF "read 4KiB nvme1n1" "$work/report.txt" || fail "the report of the recording lacks read 4KiB"
+	# its counts are from w on, not from ntprof-top's start: the replay's
+	# 20k commands/s, 70 % reads (14k/s), give about 14 kIOPS of reads
+	r=$(sed -n 's/^throughput (commands counted in the kernel): read \([0-9.]*\) kIOPS.*/\1/p' "$work/report.txt")
+	echo "top_tmux: the recording made with w: ${r:-?} kIOPS of reads"
+	awk -v r="${r:-0}" 'BEGIN { exit !(r >= 12.5 && r <= 15.5) }' ||
+		fail "the recording made with w counts ${r:-?} kIOPS of reads, not about 14: $(grep throughput "$work/report.txt")"
 fi
 
 # Snapshot of the shown interval: the screen as text, and JSON.

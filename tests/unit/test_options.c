@@ -17,11 +17,11 @@
 static int parse_record(struct ntp_capture_opts *cap, struct ntp_record_opts *ro, char **argv, int argc,
 			char *err)
 {
-	void *bases[] = { cap, cap, ro };
+	void *bases[] = { cap, cap, cap, ro };
 
 	ntp_capture_defaults(cap);
 	memset(ro, 0, sizeof(*ro));
-	return ntp_options_parse(argc, argv, ntp_record_optsets, bases, 3, NULL, NULL, " (help)", err, 512);
+	return ntp_options_parse(argc, argv, ntp_record_optsets, bases, 4, NULL, NULL, " (help)", err, 512);
 }
 
 static void test_record_parse(void **state)

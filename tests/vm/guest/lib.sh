@@ -261,7 +261,10 @@ tb_teardown() {
 	done
 	for s in $NVMET/subsystems/*; do
 		[ -d "$s" ] || continue
-		[ -d "$s/namespaces/1" ] && { echo 0 > "$s/namespaces/1/enable"; rmdir "$s/namespaces/1"; }
+		# every namespace (record-session exports two)
+		for n in "$s"/namespaces/*; do
+			[ -d "$n" ] && { echo 0 > "$n/enable"; rmdir "$n"; }
+		done
 		rmdir "$s"
 	done
 	[ -d /sys/class/infiniband/rxe0 ] && rdma link delete rxe0 2>/dev/null
