@@ -205,7 +205,7 @@ uint64_t ntp_files_end(const struct ntp_files *f)
  * last delivered and, unless at the end, the data reached them. */
 static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t until, int at_end)
 {
-	uint64_t as_of = 0;
+	uint64_t as_of = 0, primary_as_of = 0;
 	size_t total = 0;
 	int fresh = 0;
 
@@ -249,7 +249,19 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 		f->cur[i].totals_as_of = t;
 		if (mapped(f->cur[i].off, t) > as_of)
 			as_of = mapped(f->cur[i].off, t);
+		if (i == f->primary)
+			primary_as_of = mapped(f->cur[i].off, t);
 	}
+	/* The model keeps one time for all rows. The groups reported are the
+	 * primary file's (a join reports the host's commands), so its rows'
+	 * time is the one that counts: a target that recorded longer would
+	 * otherwise date the host's counts to its own stop, and the host's rate
+	 * would be spread over time it did not record. At the end every count is
+	 * final: none is dated past the report's end. */
+	if (primary_as_of)
+		as_of = primary_as_of;
+	if (at_end && as_of > ntp_files_end(f))
+		as_of = ntp_files_end(f);
 	ntp_pump_totals(p, f->tot, total, as_of);
 }
 

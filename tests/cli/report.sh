@@ -97,6 +97,18 @@ check refuse-compare-many.txt "$NTPROF" compare "$(printf 'a.ntp,%.0s' {1..16})a
 printf 'not a recording\n' >text.ntp
 check refuse-not-ntp.txt "$NTPROF" report text.ntp
 
+# A join counts the host's commands over the host's recording: a target that
+# recorded longer (its totals dated later) must not thin the host's rate.
+# The test-bed pair: the target ran 43 s, the host 11.2 s.
+rate() { "$NTPROF" report "$@" | sed -n 's/^throughput (commands counted in the kernel): read \([0-9.]*\) IOPS.*/\1/p'; }
+h=$(rate "$root/examples/tb61-tcp-read-host.ntp")
+j=$(rate "$root/examples/tb61-tcp-read-host.ntp" "$root/examples/tb61-tcp-read-target.ntp")
+if [ -n "$h" ] && [ "$h" = "$j" ]; then
+	echo "  ok   join-rate the join counts $j IOPS, as the host's file alone"
+else
+	echo "  FAIL join-rate host alone '$h' IOPS, joined with its target '$j'"; fail=1
+fi
+
 # --help: usage on stdout, exit 0
 for c in report compare; do
 	if ! "$NTPROF" $c --help | grep -q "^usage: ntprof $c"; then echo "  FAIL $c --help"; fail=1; fi
