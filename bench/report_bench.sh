@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# ntprof report over 1 M and 10 M synthetic records (one file, role both: host
-# and target records joined, every command sampled). For each size, in the
-# same run: the time of `ntprof report` and of `cat FILE >/dev/null` on the
-# same file (both from the page cache, pinned to one CPU, best of 5), records
-# per second, the ratio to cat, and the peak RSS (/usr/bin/time -v). Times are
-# CPU seconds (user + system, perf stat's task-clock when perf is there): the
-# machine may be shared, and CPU time is what a busy neighbour cannot inflate;
-# wall times are printed in parentheses.
-# Targets: >= 10 M records/s on one core, <= 3x cat, peak RSS flat
-# and < 64 MiB. Environment: NTPROF (default build/ntprof), BENCH_DIR (default
-# a temporary directory, removed after), SIZES (default "1000000 10000000").
+# How fast ntprof reads recordings, each figure a ratio of two times measured
+# in the same run (the machine may be shared: a ratio to `cat` of the same
+# bytes, taken minutes apart from another, would not mean much):
+#   report N      `ntprof report` of one file of N records (role both: host and
+#                 target records joined, every command sampled) against `cat`
+#                 of it, records per second, peak RSS
+#   dump          `ntprof dump` (CSV) of the 1 M file against `cat`
+#   join 2        report of a host file and a target file against `cat` of both
+#   join 64       report of 63 host files and their target, per record, against
+#                 join 2 (same number of records)
+#   groups 64     report of 64 groups (64 sizes, reads) per record against one
+#                 group (same flows: 4 KiB reads, no link serialisation)
+# Times are CPU seconds (user + system; perf stat's task-clock when perf is
+# there), best of 5, pinned to one CPU, page cache warm; wall times in
+# parentheses. Peak RSS from /usr/bin/time -v.
+# Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
+# files, default NTPROF), BENCH_DIR (default a temporary
+# directory, removed after; files in it are reused), SIZES (default
+# "1000000 10000000"), ONLY (a subset of "report dump join groups").
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=${NTPROF:-build/ntprof}
 case $NTPROF in /*) ;; *) NTPROF=$PWD/$NTPROF ;; esac
 dir=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir"
 sizes=${SIZES:-"1000000 10000000"}
-core=$(( $(nproc) - 1 ))	# one core: the target is per core
+only=${ONLY:-"report dump join groups"}
+core=$(( $(nproc) - 1 ))	# one core: the targets are per core
+GEN=${GEN:-$NTPROF}	# the program that writes the files (another version's, to compare)
+gen() { nice "$GEN" generate -q -s 1 --rate 200000 --qd 64 --seed 1 "$@"; }
 
 one() {		# "cpu wall" seconds of one run of "$@"
 	local t0 t1 c
@@ -45,22 +57,63 @@ best() {	# "cpu wall" of the run with the least CPU time out of 5
 	echo "$b $w"
 }
 
-printf '%-10s %8s %13s %13s %12s %8s %10s\n' records "file MB" "report s" "cat s" "records/s" "x cat" "peak RSS"
-printf '%-10s %8s %13s %13s\n' "" "" "cpu (wall)" "cpu (wall)"
-for n in $sizes; do
-	f=$dir/bench-$n.ntp
-	[ -s "$f" ] || nice "$NTPROF" generate -q -o "$f" -s 1 -n $((n / 2)) --rate 200000 --qd 64 --seed 1
-	cat "$f" >/dev/null	# warm the page cache
-	rec=$("$NTPROF" report "$f" | awk '/^records:/ {print $2 + $4}')
-	tr=$(best "$NTPROF" report "$f")
-	tc=$(best cat "$f")
-	/usr/bin/time -o "$dir/time.txt" -v "$NTPROF" report "$f" >/dev/null
-	rss=$(awk '/Maximum resident set size/ {print $6}' "$dir/time.txt")
-	awk -v n="$rec" -v tr="${tr% *}" -v wr="${tr#* }" -v tc="${tc% *}" -v wc="${tc#* }" \
-	    -v rss="$rss" -v mb="$(stat -c %s "$f")" 'BEGIN {
-		if (tr <= 0) tr = 0.001
-		if (tc <= 0) tc = 0.001
-		printf "%-10d %8.0f %6.3f (%4.2f) %6.3f (%4.2f) %11.2fM %7.2fx %6.1f MiB\n",
-		       n, mb / 1e6, tr, wr, tc, wc, n / tr / 1e6, tr / tc, rss / 1024 }'
-done
-echo "targets: >= 10 M records/s, <= 3x cat, peak RSS flat and < 64 MiB"
+rss() {		# peak RSS in MiB of one run of "$@"
+	/usr/bin/time -o "$dir/time.txt" -v "$@" >/dev/null 2>&1 || true
+	awk '/Maximum resident set size/ {printf "%.1f", $6 / 1024}' "$dir/time.txt"
+}
+
+records() {	# records in the report of "$@" (files)
+	"$NTPROF" report "$@" 2>/dev/null | awk '/^records:/ {print $2 + $4}'
+}
+
+# row NAME RECORDS "cpu wall" "cpu wall" RSS: the first time against the second
+row() {
+	awk -v name="$1" -v n="$2" -v a="${3% *}" -v wa="${3#* }" -v b="${4% *}" -v wb="${4#* }" \
+	    -v rss="$5" 'BEGIN {
+		if (a <= 0) a = 0.001
+		if (b <= 0) b = 0.001
+		printf "%-10s %9d %6.3f (%5.2f) %6.3f (%5.2f) %8.2fM %7.2fx %7s MiB\n",
+		       name, n, a, wa, b, wb, n / a / 1e6, a / b, rss }'
+}
+
+echo "ntprof reading recordings: CPU seconds, best of 5, ratio of the two times of a row"
+printf '%-10s %9s %14s %14s %9s %8s %11s\n' what records "time s" "against s" "records/s" ratio "peak RSS"
+printf '%-10s %9s %14s %14s\n' "" "" "cpu (wall)" "cpu (wall)"
+case " $only " in *" report "*)
+	for n in $sizes; do
+		f=$dir/both-$n.ntp
+		[ -s "$f" ] || gen -o "$f" -n $((n / 2))
+		cat "$f" >/dev/null	# warm the page cache
+		row "report" "$(records "$f")" "$(best "$NTPROF" report "$f")" "$(best cat "$f")" \
+		    "$(rss "$NTPROF" report "$f")"
+	done
+	echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
+esac
+f1=$dir/both-1000000.ntp
+case " $only " in *" dump "*)
+	[ -s "$f1" ] || gen -o "$f1" -n 500000
+	cat "$f1" >/dev/null
+	row "dump" 1000000 "$(best "$NTPROF" dump "$f1")" "$(best cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
+	echo "  against: cat of the file; target: <= 4x cat"
+esac
+case " $only " in *" join "*)
+	[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
+	[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
+	set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
+	cat "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@" >/dev/null
+	j2=$(best "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")
+	row "join 2" "$(records "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$j2" \
+	    "$(best cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")"
+	row "join $#" "$(records "$@")" "$(best "$NTPROF" report "$@")" "$j2" "$(rss "$NTPROF" report "$@")"
+	echo "  against: join 2 of cat of both; join $#, against join 2 (the same 1 M records); targets: <= 2.5x, <= 1x"
+esac
+case " $only " in *" groups "*)
+	[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
+	[ -s "$dir/g64.ntp" ] || gen -o "$dir/g64.ntp" -n 500000 --read 100 --link-gbps 0 \
+		--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
+	cat "$dir/g1.ntp" "$dir/g64.ntp" >/dev/null
+	g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
+	row "groups $g" "$(records "$dir/g64.ntp")" "$(best "$NTPROF" report "$dir/g64.ntp")" \
+	    "$(best "$NTPROF" report "$dir/g1.ntp")" "$(rss "$NTPROF" report "$dir/g64.ntp")"
+	echo "  against: the same records in one group; target: <= 1x"
+esac

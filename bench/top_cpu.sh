@@ -4,6 +4,9 @@
 # windows, as shares of one core from /proc/PID/stat (utime + stime).
 # Target: ntprof-top uses no more than htop.
 # Usage: bench/top_cpu.sh [NTPROF NTPROF_TOP] [SECONDS]   (make bench-top)
+# Environment: RATE (commands/s, default 20000) and SAMPLING (-s, default
+# 100) of the replayed file: RATE=200000 SAMPLING=1 replays 200k records/s,
+# where the reader and the model are most of ntprof-top's CPU.
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=$(realpath "${1:-build/ntprof}")
@@ -17,7 +20,8 @@ sock=ntprof-top-bench-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 # 20k commands/s, one in 100 sampled: 200 records/s, four groups on screen.
-"$NTPROF" generate -q -o "$work/run.ntp" -d $((SECS + 30)) --rate 20000 --sizes 4K,128K --read 70 -s 100
+"$NTPROF" generate -q -o "$work/run.ntp" -d $((SECS + 30)) --rate "${RATE:-20000}" --sizes 4K,128K --read 70 \
+	-s "${SAMPLING:-100}"
 tm new-session -d -s top -x 120 -y 40 "cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp -i 1"
 tm new-session -d -s htop -x 120 -y 40 "LANG=C.UTF-8 TERM=xterm-256color exec htop -d 10"
 top_pid=$(tm list-panes -t top -F '#{pane_pid}')

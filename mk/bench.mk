@@ -1,4 +1,5 @@
-# make bench: ntprof report over 1 M and 10 M synthetic records (bench/report_bench.sh).
+# make bench: ntprof report, dump and joins against cat, many files and groups
+# against few, as ratios of one run (bench/report_bench.sh).
 .PHONY: bench
 bench: $(O)/ntprof
 	$(Q)NTPROF=$(O)/ntprof bench/report_bench.sh

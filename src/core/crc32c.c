@@ -7,7 +7,8 @@
  * `ntprof report`: on x86-64 with SSE4.2 the crc32 instruction does 8 bytes
  * per step, and three independent streams are run side by side to hide its
  * 3-cycle latency; the streams are combined with a carry-less "shift by N
- * zero bytes" operator built from tables at first use. Elsewhere a
+ * zero bytes" operator built from tables at first use (docs/performance.md
+ * says why this and not a library). Elsewhere a
  * slicing-by-8 table version is used. Both give the same result (tested).
  *
  * Convention: ntp_crc32c(0, buf, len) is the standard CRC-32C (initial value

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hist.c - log-linear histogram: reset, merge, quantiles (see hist.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hist.h"
 
@@ -48,7 +49,14 @@ static double mid(unsigned i)
 	return (double)ntp_hist_bucket_low(i) + (double)(ntp_hist_bucket_width(i) - 1) / 2.0;
 }
 
-double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
+/*
+ * The quantile walk over chunks of 64 buckets (NULL: all zero), shared by
+ * the dense and the sparse histograms so both give the same answer.
+ */
+#define CHUNK (1u << NTP_HIST_SUB_BITS)
+
+static double quantile_chunks(const uint32_t *const pos[NTP_HIST_CHUNKS],
+			      const uint32_t *const neg[NTP_HIST_CHUNKS], uint64_t n, double q)
 {
 	uint64_t rank, seen = 0;
 
@@ -60,15 +68,123 @@ double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
 	if (rank > n)
 		rank = n;
 	/* Most negative first, then upwards. */
-	for (unsigned i = NTP_HIST_BUCKETS; i-- > 0;) {
-		seen += h->neg[i];
-		if (seen >= rank)
-			return -mid(i);
+	for (unsigned k = NTP_HIST_CHUNKS; k-- > 0;) {
+		if (!neg[k])
+			continue;
+		for (unsigned j = CHUNK; j-- > 0;) {
+			seen += neg[k][j];
+			if (seen >= rank)
+				return -mid(k * CHUNK + j);
+		}
 	}
-	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++) {
-		seen += h->pos[i];
-		if (seen >= rank)
-			return mid(i);
+	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
+		if (!pos[k])
+			continue;
+		for (unsigned j = 0; j < CHUNK; j++) {
+			seen += pos[k][j];
+			if (seen >= rank)
+				return mid(k * CHUNK + j);
+		}
 	}
 	return mid(NTP_HIST_BUCKETS - 1);
+}
+
+double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
+{
+	const uint32_t *pos[NTP_HIST_CHUNKS], *neg[NTP_HIST_CHUNKS];
+
+	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
+		pos[k] = &h->pos[k * CHUNK];
+		neg[k] = &h->neg[k * CHUNK];
+	}
+	return quantile_chunks(pos, neg, n, q);
+}
+
+/* ---- sparse sets ---- */
+
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d)
+{
+	static uint32_t sink[CHUNK];	/* out of memory: counts land here, lost */
+	uint32_t slab = s->used / NTP_HSET_SLAB, *c;
+
+	if (slab >= NTP_HSET_SLABS) {
+		s->oom = 1;	/* cannot happen: every chunk of every histogram fits */
+		return sink;
+	}
+	if (slab == s->nslab) {
+		s->slab[slab] = malloc(NTP_HSET_SLAB * CHUNK * sizeof(uint32_t));
+		if (!s->slab[slab]) {
+			s->oom = 1;
+			return sink;
+		}
+		s->nslab++;
+	}
+	c = s->slab[slab] + (size_t)(s->used++ % NTP_HSET_SLAB) * CHUNK;
+	memset(c, 0, CHUNK * sizeof(uint32_t));
+	*d = c;
+	return c;
+}
+
+void ntp_hset_reset(struct ntp_hset *s)
+{
+	memset(s->dir, 0, sizeof(s->dir));
+	s->used = 0;
+	s->oom = 0;
+}
+
+void ntp_hset_free(struct ntp_hset *s)
+{
+	for (uint32_t i = 0; i < s->nslab; i++)
+		free(s->slab[i]);
+	memset(s, 0, sizeof(*s));
+}
+
+void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned nh)
+{
+	for (unsigned h = 0; h < nh && h < NTP_HSET_MAX; h++)
+		for (unsigned k = 0; k < 2 * NTP_HIST_CHUNKS; k++) {
+			const uint32_t *from = src->dir[h][k];
+			uint32_t *to;
+
+			if (!from)
+				continue;
+			to = dst->dir[h][k] ? dst->dir[h][k] : ntp_hset_chunk(dst, &dst->dir[h][k]);
+			for (unsigned j = 0; j < CHUNK; j++)
+				to[j] += from[j];
+		}
+	dst->oom |= src->oom;
+}
+
+static void chunks_of(const struct ntp_hset *s, unsigned h, const uint32_t *pos[NTP_HIST_CHUNKS],
+		      const uint32_t *neg[NTP_HIST_CHUNKS])
+{
+	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
+		pos[k] = s->dir[h][k];
+		neg[k] = s->dir[h][NTP_HIST_CHUNKS + k];
+	}
+}
+
+uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h)
+{
+	const uint32_t *pos[NTP_HIST_CHUNKS], *neg[NTP_HIST_CHUNKS];
+	uint64_t n = 0;
+
+	chunks_of(s, h, pos, neg);
+	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++)
+		for (unsigned j = 0; j < CHUNK; j++)
+			n += (pos[k] ? pos[k][j] : 0) + (neg[k] ? neg[k][j] : 0);
+	return n;
+}
+
+double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q)
+{
+	const uint32_t *pos[NTP_HIST_CHUNKS], *neg[NTP_HIST_CHUNKS];
+
+	chunks_of(s, h, pos, neg);
+	return quantile_chunks(pos, neg, n, q);
+}
+
+size_t ntp_hset_bytes(const struct ntp_hset *s)
+{
+	return sizeof(*s) + (size_t)s->nslab * NTP_HSET_SLAB * CHUNK * sizeof(uint32_t);
 }

@@ -13,6 +13,7 @@
 #ifndef NTP_HIST_H
 #define NTP_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NTP_HIST_SUB_BITS 6
@@ -55,6 +56,55 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
 	else
 		h->neg[ntp_hist_index((uint64_t)0 - (uint64_t)v)]++;
 }
+
+/*
+ * A set of histograms with the same buckets, stored sparsely: each one's
+ * buckets in chunks of 64 (one power of two, 256 bytes), allocated from
+ * slabs at the first value that lands in them. Latencies of one kind span a
+ * few powers of two, so a set of two dozen histograms (a group's e2e, stages and
+ * components in model.c) holds tens of KiB where dense ones held 400 KiB,
+ * and reset and merge touch only the chunks in use. Quantiles are the same
+ * as struct ntp_hist's for the same values (same buckets, same walk).
+ * All zero (calloc) is an empty set; ntp_hset_free() releases the slabs.
+ */
+#define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
+#define NTP_HSET_MAX 32		/* histograms per set */
+#define NTP_HSET_SLAB 64	/* chunks per allocation */
+#define NTP_HSET_SLABS ((NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + NTP_HSET_SLAB - 1) / NTP_HSET_SLAB + 1)
+
+struct ntp_hset {
+	/* histogram h's chunk k: dir[h][k] for v >= 0, dir[h][NTP_HIST_CHUNKS + k]
+	 * for v < 0; NULL: none yet. Chunks come from slabs that never move. */
+	uint32_t *dir[NTP_HSET_MAX][2 * NTP_HIST_CHUNKS];
+	uint32_t *slab[NTP_HSET_SLABS];
+	uint32_t nslab;		/* slabs allocated */
+	uint32_t used;		/* chunks handed out, in slab order */
+	int oom;		/* a chunk could not be allocated: counts were lost */
+};
+
+/* Slow path of ntp_hset_add: a zeroed chunk for dir entry *d. */
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d);
+
+static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
+{
+	uint64_t neg = (uint64_t)(v >> 63);		/* 0 or all ones */
+	unsigned i = ntp_hist_index(((uint64_t)v ^ neg) - neg);
+	uint32_t **d = &s->dir[h][(i >> NTP_HIST_SUB_BITS) + (neg & NTP_HIST_CHUNKS)];
+	uint32_t *c = __builtin_expect(*d != 0, 1) ? *d : ntp_hset_chunk(s, d);
+
+	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
+}
+
+/* Empties every histogram of the set; keeps the slabs for reuse. */
+void ntp_hset_reset(struct ntp_hset *s);
+void ntp_hset_free(struct ntp_hset *s);
+/* dst's histograms += src's (the first nh of each). */
+void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned nh);
+uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h);
+/* As ntp_hist_quantile, for histogram h of the set. */
+double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q);
+/* Bytes the set holds (directory and slabs). */
+size_t ntp_hset_bytes(const struct ntp_hset *s);
 
 void ntp_hist_reset(struct ntp_hist *h);
 void ntp_hist_merge(struct ntp_hist *dst, const struct ntp_hist *src);

@@ -16,7 +16,8 @@
 #include <string.h>
 #include "join.h"
 
-#define ALIGN_SAMPLE 32768	/* records read from the start of each file */
+#define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
+#define ALIGN_SAMPLE_MIN 4096	/* ...but of each of many host-side files at least this */
 #define ALIGN_MIN_PAIRS 8
 
 struct mark {
@@ -62,8 +63,8 @@ static int cmp_i64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The first records of one file, one side's marks, sorted by command. */
-static size_t sample(const char *path, uint8_t side, struct mark *out)
+/* The first records (at most max) of one file, one side's marks, sorted by command. */
+static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max)
 {
 	char err[256];
 	struct ntp_reader *r = ntp_reader_open(path, err, sizeof(err));
@@ -75,8 +76,8 @@ static size_t sample(const char *path, uint8_t side, struct mark *out)
 	if (!r)
 		return 0;
 	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
-	while (seen < ALIGN_SAMPLE && ntp_reader_next_block(r, &recs, &k) == 1) {
-		for (size_t i = 0; i < k && seen < ALIGN_SAMPLE; i++, seen++) {
+	while (seen < max && ntp_reader_next_block(r, &recs, &k) == 1) {
+		for (size_t i = 0; i < k && seen < max; i++, seen++) {
 			const struct ntp_record *x = &recs[i];
 
 			if (x->side != side || !(x->ts_valid & (1u << slot)))
@@ -210,6 +211,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	size_t *nh = calloc(n, sizeof(*nh)), *nt = calloc(n, sizeof(*nt));
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d));
 	char *done = calloc(n, 1);
+	size_t hosts = 0, host_max;
 	int progress = 1;
 
 	memset(adj, 0, n * sizeof(*adj));
@@ -219,11 +221,20 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	tm = malloc(n * ALIGN_SAMPLE * sizeof(*tm));
 	if (!hm || !tm)
 		goto out;
+	/* A target's sample holds the first commands of all its hosts, of
+	 * each host about ALIGN_SAMPLE / hosts: a longer sample of a host's
+	 * own file finds no more pairs, and 64 files of full samples cost more
+	 * to sort than the join itself. */
+	for (size_t i = 0; i < n; i++)
+		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
+	if (host_max < ALIGN_SAMPLE_MIN)
+		host_max = ALIGN_SAMPLE_MIN;
 	for (size_t i = 0; i < n; i++) {
 		if (has_side(in[i].info->role, NTP_SIDE_HOST))
-			nh[i] = sample(in[i].path, NTP_SIDE_HOST, hm + i * ALIGN_SAMPLE);
+			nh[i] = sample(in[i].path, NTP_SIDE_HOST, hm + i * ALIGN_SAMPLE, host_max);
 		if (has_side(in[i].info->role, NTP_SIDE_TARGET))
-			nt[i] = sample(in[i].path, NTP_SIDE_TARGET, tm + i * ALIGN_SAMPLE);
+			nt[i] = sample(in[i].path, NTP_SIDE_TARGET, tm + i * ALIGN_SAMPLE, ALIGN_SAMPLE);
 	}
 	/* Spread from the primary file: a target aligned on a host, then the
 	 * other hosts of that target on it, and so on. */

@@ -13,6 +13,7 @@
  * pending structure (pending.h).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hist.h"
@@ -21,20 +22,31 @@
 #include "pending.h"
 
 #define MAX_TOTALS 512
+#define GROUP_SLOTS 256	/* > 2 x NTP_SNAP_MAX_GROUPS: short probes */
+_Static_assert(NTP_SNAP_MAX_GROUPS < GROUP_SLOTS && NTP_SNAP_MAX_GROUPS < 255, "group numbers fit the table");
 
 struct acc {
 	uint64_t seen, sampled, fallback, incomplete, missed;
 	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
 	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
-	struct ntp_hist e2e;
 	uint64_t st_n[NTP_STAGE_COUNT];
 	int64_t st_sum[NTP_STAGE_COUNT];
 	uint64_t c_n[NTP_COMP_COUNT];
 	int64_t c_sum[NTP_COMP_COUNT];
-	struct ntp_hist st[NTP_STAGE_COUNT];
-	struct ntp_hist c[NTP_COMP_COUNT];
+	/* e2e, the stages and the components: sparse (hist.h), so a group
+	 * holds the chunks its latencies use, not two dozen dense histograms */
+	struct ntp_hset h;
 };
+enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
+_Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
+
+static void acc_free(struct acc *a)
+{
+	if (a)
+		ntp_hset_free(&a->h);
+	free(a);
+}
 
 struct group {
 	uint8_t io;
@@ -68,6 +80,7 @@ struct ntp_model {
 	uint64_t lost, overflow;
 	unsigned n_groups, last_hit;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
+	uint8_t group_slot[GROUP_SLOTS];	/* group number + 1 by key hash, 0: empty */
 	struct ntp_total totals[MAX_TOTALS];
 	size_t n_totals;
 	uint64_t totals_as_of;		/* when the kernel's counters were read */
@@ -116,8 +129,8 @@ void ntp_model_free(struct ntp_model *m)
 	if (!m)
 		return;
 	for (unsigned i = 0; i < m->n_groups; i++) {
-		free(m->groups[i].cur);
-		free(m->groups[i].all);
+		acc_free(m->groups[i].cur);
+		acc_free(m->groups[i].all);
 	}
 	ntp_pend_free(m->hpend);
 	ntp_pend_free(m->tpend);
@@ -137,20 +150,45 @@ static uint64_t first_ts(const struct ntp_record *r)
 	return v ? r->ts[__builtin_ctz(v)] : 0;
 }
 
+/*
+ * Group lookup: the last group hit, else an open-addressing table of group
+ * numbers by the key's hash (records of many groups interleave: a linear
+ * scan of 64 groups cost as much as the rest of a record's reduction).
+ */
+static unsigned group_hash(uint8_t io, uint8_t side, uint32_t len, const char *dev)
+{
+	uint64_t h = ((uint64_t)len << 16 | (uint64_t)io << 8 | side) * 0x9E3779B97F4A7C15ull;
+
+	for (int i = 0; i < NTP_DEV_LEN; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, dev + i, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+	}
+	return (unsigned)(h >> 56);	/* GROUP_SLOTS = 256 */
+}
+
+static int group_is(const struct group *g, uint8_t io, uint8_t side, const struct ntp_record *r)
+{
+	return g->io == io && g->len == r->len && g->side == side && !memcmp(g->dev, r->dev, NTP_DEV_LEN);
+}
+
 static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
 {
 	uint8_t io = ntp_io_type_of(r->opcode);
 	struct group *g = &m->groups[m->last_hit];
+	unsigned slot;
 
-	if (m->n_groups && g->io == io && g->len == r->len && g->side == side &&
-	    !memcmp(g->dev, r->dev, NTP_DEV_LEN))
+	if (m->n_groups && group_is(g, io, side, r))
 		return g;
-	for (unsigned i = 0; i < m->n_groups; i++) {
-		g = &m->groups[i];
-		if (g->io == io && g->len == r->len && g->side == side &&
-		    !memcmp(g->dev, r->dev, NTP_DEV_LEN)) {
-			m->last_hit = i;
-			return g;
+	for (slot = group_hash(io, side, r->len, r->dev);; slot = (slot + 1) % GROUP_SLOTS) {
+		unsigned i = m->group_slot[slot];
+
+		if (!i)
+			break;
+		if (group_is(&m->groups[i - 1], io, side, r)) {
+			m->last_hit = i - 1;
+			return &m->groups[i - 1];
 		}
 	}
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
@@ -163,7 +201,10 @@ static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, u
 	g->side = side;
 	g->len = r->len;
 	memcpy(g->dev, r->dev, NTP_DEV_LEN);
+	/* the key as stored: a dev without its NUL in 32 bytes is cut, and
+	 * never equals a record's again (as with the linear scan before) */
 	g->dev[NTP_DEV_LEN - 1] = '\0';
+	m->group_slot[slot] = (uint8_t)(m->n_groups + 1);
 	m->last_hit = m->n_groups++;
 	return g;
 }
@@ -175,20 +216,20 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b)
 	a->sampled++;
 	/* sums of times from a file wrap (any 64-bit values), never overflow */
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
-	ntp_hist_add(&a->e2e, b->e2e);
+	ntp_hset_add(&a->h, H_E2E, b->e2e);
 	for (bits = b->stage_present; bits; bits &= bits - 1) {
 		int s = __builtin_ctz(bits);
 
 		a->st_n[s]++;
 		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)b->stage[s]);
-		ntp_hist_add(&a->st[s], b->stage[s]);
+		ntp_hset_add(&a->h, H_ST + s, b->stage[s]);
 	}
 	for (bits = b->comp_present; bits; bits &= bits - 1) {
 		int c = __builtin_ctz(bits);
 
 		a->c_n[c]++;
 		a->c_sum[c] = (int64_t)((uint64_t)a->c_sum[c] + (uint64_t)b->comp[c]);
-		ntp_hist_add(&a->c[c], b->comp[c]);
+		ntp_hset_add(&a->h, H_C + c, b->comp[c]);
 	}
 }
 
@@ -449,9 +490,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	if (a->sampled) {
 		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
 		o->e2e_mean_us = us(e2e_mean);
-		o->e2e_p50_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.50));
-		o->e2e_p99_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.99));
-		o->e2e_p999_us = us(ntp_hist_quantile(&a->e2e, a->sampled, 0.999));
+		o->e2e_p50_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.50));
+		o->e2e_p99_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.99));
+		o->e2e_p999_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.999));
 	}
 	o->largest = -1;
 	for (int s = 0; s < NTP_STAGE_COUNT; s++) {
@@ -463,9 +504,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		/* Every sampled command has each present stage: divide by the
 		 * sampled count so the stage means add up to the e2e mean. */
 		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
-		st->p50_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.50));
-		st->p99_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.99));
-		st->p999_us = us(ntp_hist_quantile(&a->st[s], a->st_n[s], 0.999));
+		st->p50_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.50));
+		st->p99_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.99));
+		st->p999_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.999));
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
 		st->avg_qd = st->avg_qd_little = st->mean_us * 1e-6 * o->rate;
 		if (o->largest < 0 || st->mean_us > o->stage[o->largest].mean_us)
@@ -480,9 +521,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 			continue;
 		sc->n = a->c_n[c];
 		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
-		sc->p50_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.50));
-		sc->p99_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.99));
-		sc->p999_us = us(ntp_hist_quantile(&a->c[c], a->c_n[c], 0.999));
+		sc->p50_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.50));
+		sc->p99_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.99));
+		sc->p999_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.999));
 		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
 	}
 }
@@ -527,22 +568,22 @@ static void acc_merge(struct acc *d, const struct acc *s)
 		d->span_lo = s->span_lo;
 	if (s->span_hi > d->span_hi)
 		d->span_hi = s->span_hi;
-	ntp_hist_merge(&d->e2e, &s->e2e);
 	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
 		d->st_n[i] += s->st_n[i];
 		d->st_sum[i] = (int64_t)((uint64_t)d->st_sum[i] + (uint64_t)s->st_sum[i]);
-		ntp_hist_merge(&d->st[i], &s->st[i]);
 	}
 	for (int i = 0; i < NTP_COMP_COUNT; i++) {
 		d->c_n[i] += s->c_n[i];
 		d->c_sum[i] = (int64_t)((uint64_t)d->c_sum[i] + (uint64_t)s->c_sum[i]);
-		ntp_hist_merge(&d->c[i], &s->c[i]);
 	}
+	ntp_hset_merge(&d->h, &s->h, H_COUNT);
 }
 
+/* Zeroes the counters, keeps the histograms' pool. */
 static void acc_reset(struct acc *a)
 {
-	memset(a, 0, sizeof(*a));
+	memset(a, 0, offsetof(struct acc, h));
+	ntp_hset_reset(&a->h);
 }
 
 /* The growth of a group's stage sums since the last close, for the sides

@@ -370,6 +370,7 @@ struct ntp_reader {
 	uint64_t off;			/* file offset of data[start] */
 	uint64_t size;			/* regular file's size at open; 0 if unknown */
 	int eof, done, seen_end;
+	uint64_t lost_bytes;		/* skipped looking for a sound block header (resync) */
 	struct ntp_file_info info;
 	struct ntp_read_stats st;
 	struct ntp_total *totals;
@@ -525,9 +526,12 @@ static void map_slot_free(int i)
 
 /*
  * Readers open at once share NTP_MAP_WINDOW (a join of several files maps
- * NTP_MAP_WINDOW / n of each, at least 1 MiB), so the resident size stays
- * about the same whatever the number of files.
+ * NTP_MAP_WINDOW / n of each, at least MAP_WINDOW_MIN), so the resident size
+ * stays about the same whatever the number of files: 64 files at 1 MiB each
+ * held 64 MiB of mapped pages. A longer block than the window is mapped whole
+ * (fill_map maps what a block needs), so the writer's blocks bound it too.
  */
+#define MAP_WINDOW_MIN (256u << 10)
 static int map_readers;
 
 static size_t shared_window(size_t page)
@@ -535,8 +539,8 @@ static size_t shared_window(size_t page)
 	int n = __atomic_load_n(&map_readers, __ATOMIC_RELAXED);
 	size_t w = NTP_MAP_WINDOW / (size_t)(n > 1 ? n : 1);
 
-	if (w < (1u << 20))
-		w = 1u << 20;
+	if (w < MAP_WINDOW_MIN)
+		w = MAP_WINDOW_MIN;
 	return (w + page - 1) / page * page;
 }
 
@@ -883,6 +887,10 @@ static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
 		r->st.corrupt = 1;
 	else
 		r->st.truncated = 1;
+	/* no trailer to count them: about one record per record's size of the
+	 * bytes skipped after a bad block header (resync) */
+	r->st.dropped += r->lost_bytes / r->info.record_size;
+	r->lost_bytes = 0;
 	if (!r->st.why[0]) {
 		va_start(ap, fmt);
 		vsnprintf(r->st.why, sizeof(r->st.why), fmt, ap);
@@ -916,6 +924,82 @@ static void damaged(struct ntp_reader *r, uint64_t at)
 	if (!r->st.why[0])
 		snprintf(r->st.why, sizeof(r->st.why), "block at offset %llu fails its CRC",
 			 (unsigned long long)at);
+}
+
+/*
+ * A block header that fails its check hides the block's length, but not
+ * where the next block starts: search on for the next sound header (its
+ * magic, its own CRC, a length that fits the limits and its count) and read
+ * on from there. One flipped bit then costs the records of its own block, as
+ * a bad payload does, instead of every later one. How many records the
+ * skipped bytes held is known at the trailer, which counts the records
+ * written (ntp_reader_next_block's NTP_BLOCK_END); without a trailer it is
+ * estimated from the bytes. A false header inside the skipped bytes would
+ * need the magic and a matching CRC32C of its 20 bytes: one chance in 2^32
+ * per magic-like 4 bytes. Returns 1 at a sound header, 0 at the end.
+ */
+static int resync(struct ntp_reader *r, uint64_t at)
+{
+	static const uint8_t magic[4] = { 'P', 'B', 'L', 'K' };	/* NTP_BLOCK_MAGIC, LE */
+
+	r->st.corrupt = 1;
+	r->st.damaged_blocks++;
+	if (!r->st.why[0])
+		snprintf(r->st.why, sizeof(r->st.why), "bad block header at offset %llu",
+			 (unsigned long long)at);
+	consume(r, 1);
+	r->lost_bytes++;
+	for (;;) {
+		size_t have = fill(r, NTP_BLOCK_HDR_LEN), skip, i = 0;
+		const uint8_t *p = r->data + r->start;
+
+		if (have < NTP_BLOCK_HDR_LEN) {
+			/* no sound header to the end: the rest is lost too */
+			consume(r, have);
+			r->lost_bytes += have;
+			return 0;
+		}
+		for (;;) {
+			const uint8_t *hit = memmem(p + i, have - i, magic, sizeof(magic));
+			size_t pos;
+
+			if (!hit) {
+				skip = have - (sizeof(magic) - 1);	/* a magic may straddle */
+				break;
+			}
+			pos = (size_t)(hit - p);
+			if (pos + NTP_BLOCK_HDR_LEN > have) {
+				skip = pos;		/* the candidate at the start of the next fill */
+				break;
+			}
+			if (!block_header_ok(r, hit)) {
+				consume(r, pos);
+				r->lost_bytes += pos;
+				return 1;
+			}
+			i = pos + 1;
+		}
+		consume(r, skip);
+		r->lost_bytes += skip;
+	}
+}
+
+/* The trailer's count of records written against those read and dropped:
+ * records lost where a block header was damaged (resync) are counted here,
+ * and a file missing whole blocks is found out. */
+static void check_count(struct ntp_reader *r, uint64_t written, uint64_t at)
+{
+	uint64_t known = r->st.records + r->st.dropped;
+
+	r->lost_bytes = 0;	/* accounted for: no estimate at the end */
+	if (written <= known)
+		return;
+	r->st.dropped += written - known;
+	r->st.corrupt = 1;
+	if (!r->st.why[0])
+		snprintf(r->st.why, sizeof(r->st.why),
+			 "the trailer at offset %llu counts %llu records, %llu were found",
+			 (unsigned long long)at, (unsigned long long)written, (unsigned long long)known);
 }
 
 static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
@@ -972,8 +1056,8 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 			break;
 		}
 		if (block_header_ok(r, h)) {
-			stop(r, 1, "bad block header at offset %llu", (unsigned long long)at);
-			break;
+			resync(r, at);
+			continue;	/* at a sound header, or at the end */
 		}
 		type = get16(h + B_TYPE);
 		len = get32(h + B_LEN);
@@ -1034,6 +1118,7 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 				return 0;
 			}
 			r->st.end_mono_ns = get64(p);
+			check_count(r, get64(p + 8), at);
 			r->seen_end = 1;
 			break;
 		default:

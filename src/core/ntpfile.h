@@ -135,7 +135,8 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 #define NTP_BLOCK_MAGIC		0x4B4C4250u	/* "PBLK" little-endian */
 #define NTP_BLOCK_HDR_LEN	24
 #define NTP_BLOCK_MAX_PAYLOAD	(16u << 20)	/* a longer block is corrupt */
-#define NTP_BLOCK_RECORDS	4096		/* records per block the writer packs at most */
+#define NTP_BLOCK_RECORDS	1024		/* records per block the writer packs at most: 278 KB
+					 * (older files: up to 4096); docs/performance.md */
 #define NTP_RECORD_MAX		65536		/* larger record_size is refused */
 
 enum ntp_block_type {

@@ -73,7 +73,7 @@ int ntp_opt_size(const char *opt, const char *val, unsigned *out, char *err)
 
 int ntp_opt_sizes(const char *opt, const char *val, uint32_t *sizes, unsigned max, unsigned *n, char *err)
 {
-	char buf[256], *save = NULL, *tok;
+	char buf[1024], *save = NULL, *tok;
 	unsigned before = *n;
 
 	if (!val || !*val)

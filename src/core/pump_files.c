@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
+#include "merge.h"
 #include "pump_files.h"
 
 struct cursor {
@@ -26,7 +27,8 @@ struct ntp_files {
 	int own;			/* readers opened (and closed) here */
 	struct ntp_reader **r;
 	struct ntp_join_input *in;
-	struct cursor *cur;
+	struct cursor *cur;		/* one file: its records; several: offsets and totals */
+	struct ntp_merge *mg;		/* several files: their records in time order */
 	struct ntp_model_config cfg;
 	uint64_t start, last;		/* last: latest record time fed, primary's clock */
 	int ended;
@@ -37,15 +39,7 @@ struct ntp_files {
 
 static uint64_t last_ts(const struct ntp_record *r)
 {
-	uint64_t t = 0;
-
-	for (uint32_t v = r->ts_valid & ((1u << NTP_TS_COUNT) - 1); v; v &= v - 1) {
-		uint64_t x = r->ts[__builtin_ctz(v)];
-
-		if (x > t)
-			t = x;
-	}
-	return t;
+	return ntp_record_last_ts(r);
 }
 
 static int cursor_fill(struct ntp_reader *r, struct cursor *c)
@@ -85,6 +79,21 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 		if (f->n > 1)
 			f->cur[i].off = (int64_t)(fi->start_real_ns - fi->start_mono_ns +
 						  (uint64_t)(adj ? adj[i] : 0) - to_wall_p);
+	}
+	if (f->n > 1) {
+		/* several files: a heap picks the next record (merge.h), in the
+		 * order of a scan over the files' next records with their times
+		 * mapped as mapped() does (ties to the lower file) */
+		int64_t *off = malloc(f->n * sizeof(*off));
+
+		if (!off)
+			return -1;
+		for (size_t i = 0; i < f->n; i++)
+			off[i] = f->cur[i].off;
+		f->mg = ntp_merge_new(f->r, f->n, off);
+		free(off);
+		if (!f->mg)
+			return -1;
 	}
 	return 0;
 }
@@ -156,6 +165,7 @@ void ntp_files_close(struct ntp_files *f)
 	free(f->r);
 	free(f->in);
 	free(f->cur);
+	ntp_merge_free(f->mg);
 	free(f->tot);
 	free(f);
 }
@@ -172,8 +182,14 @@ uint64_t ntp_files_start(struct ntp_files *f)
 	if (!f->start)
 		f->start = ntp_reader_info(f->r[f->primary])->start_mono_ns;
 	/* a header without a start (0): the first record's time */
-	if (!f->start && cursor_fill(f->r[f->primary], c))
+	if (!f->start && f->mg) {
+		const struct ntp_record *r = ntp_merge_current(f->mg, f->primary);
+
+		if (r)
+			f->start = last_ts(r);
+	} else if (!f->start && cursor_fill(f->r[f->primary], c)) {
 		f->start = last_ts(&c->recs[c->i]);
+	}
 	return f->start;
 }
 
@@ -286,6 +302,21 @@ static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
 	}
 }
 
+/* The data went past until (next record at t): the totals up to it, and how
+ * far the data reached. Nothing fed up to until and the next record far later
+ * (an idle recording, or a time a damaged file holds): the data reached the
+ * record, so the pump closes one interval over the gap instead of one per
+ * grid step (endless for a time years ahead). */
+static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uint64_t t, int fed,
+		    uint64_t *reached)
+{
+	deliver_totals(f, p, until, 0);
+	*reached = until;
+	if (!fed && t - until > NTP_FILES_GAP_NS)
+		*reached = t - 1;
+	return 1;
+}
+
 int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
 {
 	struct ntp_files *f = ctx;
@@ -296,44 +327,35 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	}
 	if (f->n == 1 && until == UINT64_MAX) {
 		pull_all_one(f, p);
-	} else {
+	} else if (f->mg) {
+		const struct ntp_record *r;
+		uint64_t t;
+		size_t from;
 		int fed = 0;
 
-		for (;;) {
-			size_t best = f->n;
-			uint64_t best_t = 0;
-
-			for (size_t i = 0; i < f->n; i++) {
-				uint64_t t;
-
-				if (!cursor_fill(f->r[i], &f->cur[i]))
-					continue;
-				t = mapped(f->cur[i].off, last_ts(&f->cur[i].recs[f->cur[i].i]));
-				if (best == f->n || t < best_t) {
-					best = i;
-					best_t = t;
-				}
-			}
-			if (best == f->n)
-				break;
-			if (best_t > until) {
-				deliver_totals(f, p, until, 0);
-				*reached = until;
-				/* Nothing up to until and the next record far later (an
-				 * idle recording, or a time a damaged file holds): the
-				 * data reached the record, so the pump closes one
-				 * interval over the gap instead of one per grid step
-				 * (endless for a time years ahead). */
-				if (!fed && best_t - until > NTP_FILES_GAP_NS)
-					*reached = best_t - 1;
-				return 1;
-			}
+		while (ntp_merge_peek(f->mg, &r, &from, &t)) {
+			if (t > until)
+				return pause_at(f, p, until, t, fed, reached);
 			fed = 1;
-			ntp_pump_record(p, &f->cur[best].recs[f->cur[best].i++]);
-			if (best == f->primary || f->n == 1) {
-				if (best_t > f->last)
-					f->last = best_t;
-			}
+			ntp_merge_pop(f->mg);
+			ntp_pump_record(p, r);
+			if (from == f->primary && t > f->last)
+				f->last = t;
+		}
+	} else {
+		/* one file, paced */
+		struct cursor *c = &f->cur[0];
+		int fed = 0;
+
+		while (cursor_fill(f->r[0], c)) {
+			uint64_t t = mapped(c->off, last_ts(&c->recs[c->i]));
+
+			if (t > until)
+				return pause_at(f, p, until, t, fed, reached);
+			fed = 1;
+			ntp_pump_record(p, &c->recs[c->i++]);
+			if (t > f->last)
+				f->last = t;
 		}
 	}
 	/* every record fed: the final totals (trailers), and the end */

@@ -51,7 +51,7 @@ enum ntp_seg {
 	NTP_SEG_COUNT,
 };
 
-#define NTP_SYNTH_MAX_SIZES 8
+#define NTP_SYNTH_MAX_SIZES 64
 
 struct ntp_synth_config {
 	uint64_t seed;

@@ -173,6 +173,74 @@ static void test_merge_reset_empty(void **state)
 	free(all);
 }
 
+/*
+ * The sparse set gives the dense histogram's quantiles exactly, for values of
+ * every range and sign spread over several histograms; merge and reset keep
+ * that; memory is the chunks in use, not 22 dense histograms.
+ */
+static void test_hset_equals_dense(void **state)
+{
+	static const double qs[] = { 0.001, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0 };
+	int64_t (*gens[])(void) = { gen_lognormal, gen_uniform_wide, gen_small, gen_signed };
+	enum { NH = 22, NG = sizeof(gens) / sizeof(gens[0]) };
+	struct ntp_hset *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)), *all = calloc(1, sizeof(*all));
+	struct ntp_hist *d = calloc(NH, sizeof(*d));
+	uint64_t n[NH] = { 0 };
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(all);
+	assert_non_null(d);
+	srandom(7);
+	for (int round = 0; round < 2; round++) {
+		struct ntp_hset *s = round ? b : a;
+
+		for (int i = 0; i < 200000; i++) {
+			unsigned h = (unsigned)random() % NH;
+			int64_t v = gens[h % NG]();
+
+			ntp_hset_add(s, h, v);
+			ntp_hist_add(&d[h], v);
+			n[h]++;
+		}
+	}
+	/* a small lognormal set needs few chunks: far less than dense */
+	assert_true(ntp_hset_bytes(a) < NH * sizeof(struct ntp_hist) / 2);
+	ntp_hset_merge(all, a, NH);
+	ntp_hset_merge(all, b, NH);
+	for (unsigned h = 0; h < NH; h++) {
+		assert_int_equal(ntp_hset_count(all, h), n[h]);
+		assert_int_equal(ntp_hset_count(a, h) + ntp_hset_count(b, h), n[h]);
+		for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+			double want = ntp_hist_quantile(&d[h], n[h], qs[i]);
+
+			if (ntp_hset_quantile(all, h, n[h], qs[i]) != want)
+				fail_msg("histogram %u q %g: %.1f, dense %.1f", h, qs[i],
+					 ntp_hset_quantile(all, h, n[h], qs[i]), want);
+		}
+	}
+	/* reset: empty, and reused without new memory */
+	size_t bytes = ntp_hset_bytes(a);
+
+	ntp_hset_reset(a);
+	for (unsigned h = 0; h < NH; h++) {
+		assert_int_equal(ntp_hset_count(a, h), 0);
+		assert_true(ntp_hset_quantile(a, h, 0, 0.5) == 0);
+	}
+	ntp_hset_add(a, 3, -5);
+	assert_true(ntp_hset_quantile(a, 3, 1, 0.5) == -5);
+	assert_int_equal(ntp_hset_bytes(a), bytes);
+	assert_false(a->oom || all->oom);
+	ntp_hset_free(a);
+	ntp_hset_free(b);
+	ntp_hset_free(all);
+	free(a);
+	free(b);
+	free(all);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_quantiles_small),
 		cmocka_unit_test(test_quantiles_signed),
 		cmocka_unit_test(test_merge_reset_empty),
+		cmocka_unit_test(test_hset_equals_dense),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,11 +141,88 @@ static void test_estimated_rate_and_order(void **state)
 	ntp_model_free(m);
 }
 
+/*
+ * More groups than a snapshot holds, their records interleaved at random
+ * (the group lookup's hash table and its last-hit shortcut both see every
+ * case): each of the first 64 keys seen counts exactly its own records over
+ * two intervals, the rest are counted as overflow, and keys that differ only
+ * in one byte of the device name or in the I/O type stay apart.
+ */
+static void test_many_groups(void **state)
+{
+	enum { KEYS = 70, PER = 40 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	unsigned left[KEYS], order[KEYS], seen = 0, total = 0;
+	int first[KEYS];
+	struct ntp_record r;
+	uint64_t overflow = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	srandom(3);
+	for (unsigned k = 0; k < KEYS; k++) {
+		left[k] = PER;
+		first[k] = -1;
+	}
+	for (unsigned n = 0; n < KEYS * PER; n++) {
+		unsigned k;
+		char dev[24];
+
+		do
+			k = (unsigned)random() % KEYS;
+		while (!left[k]);
+		left[k]--;
+		if (first[k] < 0) {
+			first[k] = (int)seen;
+			order[seen++] = k;
+		}
+		/* key k: device "nvme0n<k / 2>", read or write by k's parity */
+		snprintf(dev, sizeof(dev), "nvme0n%u", k / 2);
+		host_rec(&r, k % 2 ? 0x01 : 0x02, 4096, dev, (uint64_t)n * 1000);
+		ntp_model_ingest(m, &r);
+		if (first[k] >= NTP_SNAP_MAX_GROUPS)
+			overflow++;
+		if (n == KEYS * PER / 2) {
+			ntp_model_close_interval(m, SEC, s);
+			for (unsigned g = 0; g < s->n_groups; g++)
+				total += (unsigned)s->groups[g].sampled;
+		}
+	}
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_int_equal(seen, KEYS);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS);
+	for (unsigned g = 0; g < s->n_groups; g++)
+		total += (unsigned)s->groups[g].sampled;
+	assert_int_equal(total + overflow, KEYS * PER);
+	ntp_model_total(m, s);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS);
+	assert_int_equal(s->overflow_records, overflow);
+	for (unsigned i = 0; i < NTP_SNAP_MAX_GROUPS; i++) {
+		unsigned k = order[i], found = 0;
+		char dev[24];
+
+		snprintf(dev, sizeof(dev), "nvme0n%u", k / 2);
+		for (unsigned g = 0; g < s->n_groups; g++)
+			if (!strcmp(s->groups[g].dev, dev) && s->groups[g].io == (k % 2 ? NTP_IO_WRITE : NTP_IO_READ)) {
+				assert_int_equal(s->groups[g].sampled, PER);
+				found++;
+			}
+		assert_int_equal(found, 1);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_and_totals),
 		cmocka_unit_test(test_estimated_rate_and_order),
+		cmocka_unit_test(test_many_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -373,31 +373,111 @@ static void test_flip_every_byte(void **state)
 				for (size_t j = 0; j < nb; j++)
 					if (b[j].type == NTP_BLOCK_RECORDS_T)
 						all += b[j].count;
-				if (k >= b[i].start + NTP_BLOCK_HDR_LEN && b[i].type == NTP_BLOCK_RECORDS_T)
+				if (b[i].type == NTP_BLOCK_RECORDS_T)
 					lost = b[i].count;
 				/* the records read are the originals, none of a damaged block */
 				got = read_all_but(r, before, lost);
 				st = ntp_reader_stats(r);
 				assert_int_equal(st->corrupt, 1);
-				if (k >= b[i].start + NTP_BLOCK_HDR_LEN) {
-					/* a bad payload under a sound header: that block alone is
-					 * dropped, every other record is read */
-					assert_int_equal(got, all - lost);
-					assert_int_equal(st->dropped, lost);
-					assert_int_equal(st->damaged_blocks, 1);
-				} else {
-					/* a bad block header hides the length: reading stops there
-					 * with the originals before it */
-					assert_int_equal(got, before);
-					assert_int_equal(st->dropped, 0);
-					assert_int_equal(st->damaged_blocks, 0);
-				}
-				assert_int_equal(st->records + st->dropped <= SMALL_RECS, 1);
+				/* a bad payload under a sound header, or a bad block header
+				 * (reading resumes at the next sound one): that block alone
+				 * is dropped, every other record is read, and the trailer's
+				 * count says how many were lost */
+				assert_int_equal(got, all - lost);
+				assert_int_equal(st->dropped, lost);
+				assert_int_equal(st->damaged_blocks, 1);
+				if (b[i].type == NTP_BLOCK_END)
+					assert_int_equal(st->truncated, 1);	/* its trailer is gone */
+				else
+					assert_int_equal(st->truncated, 0);
+				assert_int_equal(st->records + st->dropped, SMALL_RECS);
 			}
 			ntp_reader_close(r);
 			buf[k] ^= flip;
 		}
 	}
+	free(buf);
+}
+
+/*
+ * A flipped bit in a block header of a long recording: the reader resumes at
+ * the next sound block, so only that block's records are lost, and the
+ * trailer's count says how many (without a trailer, the skipped bytes do).
+ * Read mapped with a one-page window (the search crosses windows), with
+ * read(), and from memory. A block cut out cleanly is found by the count.
+ */
+static void check_resync(const char *path, const uint8_t *buf, size_t len, uint64_t n, uint64_t from,
+			 uint64_t gap, uint64_t dropped, int truncated, const char *why)
+{
+	for (int how = 0; how < 3; how++) {
+		struct ntp_reader_opts o = { .no_mmap = how == 1, .map_window = 4096 };
+		const struct ntp_read_stats *st;
+		struct ntp_reader *r;
+		char err[256];
+
+		r = how == 2 ? ntp_reader_open_mem(buf, len, path, err, sizeof(err))
+			     : ntp_reader_open_opts(path, &o, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(read_all_but(r, from, gap), n - gap);
+		st = ntp_reader_stats(r);
+		assert_int_equal(st->records, n - gap);
+		assert_int_equal(st->dropped, dropped);
+		assert_int_equal(st->corrupt, 1);
+		assert_int_equal(st->truncated, truncated);
+		if (!strstr(st->why, why))
+			fail_msg("why: '%s', expected '%s' in it", st->why, why);
+		ntp_reader_close(r);
+	}
+}
+
+static void test_resync_after_bad_header(void **state)
+{
+	char path[256], err[256], why[64];
+	struct ntp_file_info info = mkinfo();
+	unsigned n = 4 * NTP_BLOCK_RECORDS + 17;
+	struct ntp_writer *w;
+	struct blk b[16];
+	size_t len, nb;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "resync.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (unsigned i = 0; i < n; i++) {
+		struct ntp_record rec = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &rec), 0);
+	}
+	assert_int_equal(ntp_writer_close(w, 50 * NSEC), 0);
+	buf = slurp(path, &len);
+	nb = layout(buf, len, b, 16);
+	assert_int_equal(nb, 6);	/* 5 records blocks and the trailer */
+	assert_int_equal(b[1].count, NTP_BLOCK_RECORDS);
+
+	/* one bit of the second block's length */
+	buf[b[1].start + 9] ^= 0x10;
+	spew(path, buf, len);
+	snprintf(why, sizeof(why), "bad block header at offset %zu", b[1].start);
+	check_resync(path, buf, len, n, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, 0, why);
+
+	/* the same without the trailer: the skipped bytes held one block */
+	spew(path, buf, b[5].start);
+	check_resync(path, buf, b[5].start, n, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, 1, why);
+
+	/* the magic of the third block too: two blocks skipped in one search */
+	buf[b[2].start] ^= 0x01;
+	spew(path, buf, len);
+	check_resync(path, buf, len, n, NTP_BLOCK_RECORDS, 2 * NTP_BLOCK_RECORDS, 2 * NTP_BLOCK_RECORDS, 0, why);
+	buf[b[2].start] ^= 0x01;
+	buf[b[1].start + 9] ^= 0x10;
+
+	/* the second block cut out cleanly: only the trailer's count shows it */
+	memmove(buf + b[1].start, buf + b[1].end, len - b[1].end);
+	len -= b[1].end - b[1].start;
+	spew(path, buf, len);
+	snprintf(why, sizeof(why), "counts %u records, %u were found", n, n - NTP_BLOCK_RECORDS);
+	check_resync(path, buf, len, n, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, NTP_BLOCK_RECORDS, 0, why);
 	free(buf);
 }
 
@@ -874,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncate_every_offset),
 		cmocka_unit_test(test_flip_every_byte),
+		cmocka_unit_test(test_resync_after_bad_header),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_newer_minor),
 		cmocka_unit_test(test_flush_every_second),

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * merge.h - records of several recordings in one time order: each reader's
+ * next record keyed by its latest timestamp plus the reader's offset onto a
+ * common clock (a time before that clock's zero counts as 0), the smallest
+ * first (ties: the lower reader number), through
+ * a binary heap, so choosing the next record costs log2(n) comparisons
+ * instead of one per file (a join of 64 files checked 64 cursors for every
+ * record). Memory: the heap and one block per reader (held by the readers).
+ */
+#ifndef NTP_MERGE_H
+#define NTP_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ntpfile.h"
+
+struct ntp_merge;
+
+/* r[0..n) are read through ntp_reader_next_block() from now on; offset[i] is
+ * added to reader i's record times (the files' clocks onto one). NULL when
+ * out of memory. */
+struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset);
+void ntp_merge_free(struct ntp_merge *m);
+/* The next record in time order, left in place: 1 with *rec (valid until
+ * ntp_merge_pop and the next peek) and *from (its reader), or 0 when every
+ * reader has ended. *t (may be NULL): its key. A reader reads its next block
+ * only at the peek after its last record was popped. */
+int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
+/* Takes the record the last peek returned. */
+void ntp_merge_pop(struct ntp_merge *m);
+/* Peek and pop. */
+int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
+/* Reader i's next record (NULL once it ended), whatever its place in the
+ * order; before the first pop (after it, the reader popped last still shows
+ * the record taken until the next peek). */
+const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
+/* The time a record is merged by: its latest valid timestamp (0: none). */
+uint64_t ntp_record_last_ts(const struct ntp_record *r);
+
+#endif
