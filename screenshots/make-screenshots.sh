@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Captures real tmux panes of ntprof-top replaying a generated recording
-# (main screen, detail view, help) with their colours (capture-pane -e) and
+# (main screen, detail view, help, what-if view) with their colours (capture-pane -e) and
 # draws them as PNGs (tools/ansi2png.py, ImageMagick, DejaVu Sans Mono).
 # Usage: screenshots/make-screenshots.sh [NTPROF NTPROF_TOP]   (make screenshots)
 set -eu
@@ -16,7 +16,7 @@ tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 "$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 40000 --sizes 4K,128K --read 70 -s 100
 tm new-session -d -s shot -x 110 -y 32 \
-	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp; sleep 5"
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp --what-if-servers storage=16 --what-if-tags 128; sleep 5"
 tm set-option -g window-size manual >/dev/null
 wait_for() {
 	for _ in $(seq 250); do tm capture-pane -p -t shot | grep -qF -- "$1" && return 0; sleep 0.1; done
@@ -36,4 +36,12 @@ shot detail
 tm send-keys -t shot h
 wait_for "keys (h, ? or F1 again: back)"
 shot help
+# the what-if view of the selected group at QD 64 (the drive given 16 servers)
+tm send-keys -t shot h
+tm send-keys -t shot W
+wait_for "what-if: the selected group"
+tm send-keys -t shot '>'
+tm send-keys -t shot '>'
+wait_for "predicted QD 64"
+shot whatif
 tm send-keys -t shot q

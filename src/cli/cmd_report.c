@@ -10,11 +10,54 @@
 #include "core/out.h"
 #include "load.h"
 #include "options.h"
+#include "core/report_whatif.h"
+
+/* --what-if-* into the request; 0, or 1 after ntp_err(). fit_path[] points
+ * into fit (modified in place). */
+static int whatif_opts(const struct ntp_cmd_opts *o, struct ntp_wi_request *wi, char *fit,
+		       char **fit_path, int *n_fit)
+{
+	char err[160], *save = NULL, *tok, *end;
+	long v;
+
+	memset(wi, 0, sizeof(*wi));
+	*n_fit = 0;
+	if (!o->wi_qd) {
+		if (o->wi_fit || o->wi_servers || o->wi_tags || o->wi_qd_was)
+			return ntp_err("--what-if-fit, --what-if-servers, --what-if-tags and --what-if-qd-was need --what-if-qd");
+		return 0;
+	}
+	wi->n_qd = ntp_wi_parse_qds(o->wi_qd, wi->qd, NTP_WI_MAX_ASKED, err, sizeof(err));
+	if (wi->n_qd < 0)
+		return ntp_err("%s", err);
+	if (o->wi_servers && ntp_wi_parse_servers(o->wi_servers, &wi->params, err, sizeof(err)))
+		return ntp_err("%s", err);
+	if (o->wi_tags) {
+		wi->params.tags = o->wi_tags;
+		wi->params.tags_from = "--what-if-tags";
+	}
+	wi->params.base_qd = o->wi_qd_was;
+	for (tok = fit ? strtok_r(fit, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strrchr(tok, '@');
+
+		if (*n_fit >= NTP_WI_MAX_FIT)
+			return ntp_err("--what-if-fit: at most %d recordings", NTP_WI_MAX_FIT);
+		if (at) {
+			v = strtol(at + 1, &end, 10);
+			if (end == at + 1 || *end || v < 1 || v > NTP_WI_MAX_QD)
+				return ntp_err("--what-if-fit: '%s': FILE@QD with QD 1..%d", tok, NTP_WI_MAX_QD);
+			*at = '\0';
+			wi->fit_qd[*n_fit] = (uint32_t)v;
+		}
+		fit_path[(*n_fit)++] = tok;
+	}
+	return 0;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ntprof report [--detail] [-j FILE] FILE...\n"
+"usage: ntprof report [--detail] [-j FILE] [--what-if-qd N[,N...]] FILE...\n"
 "Reports one or more recordings as one run: per group of commands (I/O type,\n"
 "size, namespace) the latency, each stage's mean, share and queue depth.\n"
 "Host and target files of a two-machine run are joined command by command:\n"
@@ -34,7 +77,10 @@ int cmd_report(int argc, char **argv)
 	struct ntp_report_meta meta;
 	struct ntp_snapshot *snap;
 	struct ntp_loaded *keep = NULL;
-	int detail, first, ret;
+	int detail, first, ret, n_fit = 0;
+	struct ntp_wi_request wi;
+	char *fit_path[NTP_WI_MAX_FIT], *fit_list = NULL;
+	struct ntp_snapshot *fit_snap[NTP_WI_MAX_FIT] = { 0 };
 
 	first = ntp_cmd_parse("report", argc, argv, bases);
 	if (first < 0)
@@ -43,28 +89,60 @@ int cmd_report(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (o.wi_fit && !(fit_list = strdup(o.wi_fit)))
+		return ntp_err("out of memory");
+	if (whatif_opts(&o, &wi, fit_list, fit_path, &n_fit)) {
+		free(fit_list);
+		return 1;
+	}
 	json = o.json;
 	detail = o.detail;
 	if (json && !strcmp(json, "-"))
 		ntp_json_errors = true;
-	if (first >= argc)
+	if (first >= argc) {
+		free(fit_list);
 		return ntp_err("no recording given (ntprof report --help)");
+	}
 	if (json) {
 		char err[NTP_ERR_LEN];
 
 		if (ntp_out_check(json, (const char *const *)argv + first, (size_t)(argc - first),
-				  err, sizeof(err)))
+				  err, sizeof(err))) {
+			free(fit_list);
 			return ntp_err("-j %s", err);
+		}
 	}
 	snap = malloc(sizeof(*snap));
-	if (!snap)
+	if (!snap) {
+		free(fit_list);
 		return ntp_err("out of memory");
+	}
 	ret = ntp_load(argv + first, (size_t)(argc - first), snap, &meta, &keep);
 	if (ret)
 		goto out;
 	meta.detail = detail;
+	/* the recordings at other loads: each one run of its own */
+	for (int i = 0; i < n_fit; i++) {
+		struct ntp_report_meta fm;
+		struct ntp_loaded *fk = NULL;
+
+		fit_snap[i] = malloc(sizeof(*fit_snap[i]));
+		if (!fit_snap[i]) {
+			ret = ntp_err("out of memory");
+			goto out;
+		}
+		ret = ntp_load(&fit_path[i], 1, fit_snap[i], &fm, &fk);
+		ntp_load_free(fk);
+		if (ret)
+			goto out;
+	}
+	wi.fit = (const struct ntp_snapshot *const *)fit_snap;
+	wi.n_fit = n_fit;
 	if (json) {
 		json_object *o = ntp_report_json(snap, &meta);
+
+		if (wi.n_qd)
+			json_object_object_add(o, "what_if", ntp_whatif_json(snap, &wi));
 		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE);
 		struct ntp_out out;
@@ -91,6 +169,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 	}
 	ntp_report_print(stdout, snap, &meta);
+	if (wi.n_qd)
+		ntp_whatif_print(stdout, snap, &wi);
 	if (ntp_out_flush(stdout))
 		ret = ntp_err("cannot write the report to stdout: %m");
 out:
@@ -99,6 +179,9 @@ out:
 	if (!ret && meta.damaged[0])
 		ret = ntp_err("%s (the report is of the records read)", meta.damaged);
 	ntp_load_free(keep);
+	for (int i = 0; i < n_fit; i++)
+		free(fit_snap[i]);
+	free(fit_list);
 	free(snap);
 	return ret;
 }

@@ -115,6 +115,12 @@ struct ntp_cmd_opts {
 	const char *json;	/* report, compare -j FILE */
 	const char *out;	/* btf -o OUT */
 	int help;		/* -h */
+	/* report --what-if-* (docs/what-if.md) */
+	const char *wi_qd;	/* --what-if-qd N[,N...] */
+	const char *wi_fit;	/* --what-if-fit FILE[@QD][,FILE[@QD]...] */
+	const char *wi_servers;	/* --what-if-servers STAGE=N|delay[,...] */
+	unsigned wi_tags;	/* --what-if-tags N */
+	unsigned wi_qd_was;	/* --what-if-qd-was N */
 };
 
 struct ntp_record_opts {

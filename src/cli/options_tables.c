@@ -161,6 +161,16 @@ static const struct ntp_optdef top_look_optdefs[] = {
 	NTP_OPTDEF_END
 };
 
+static const struct ntp_optdef top_whatif_optdefs[] = {
+	{ .name = "what-if-servers", .arg = "STAGE=N|delay[,...]",
+	  .help = "a stage's parallelism, e.g. storage=4 (stages: host_block\nhost_driver network target_driver storage)",
+	  .type = NTP_OT_CUSTOM, .key = 'W' },
+	{ .name = "what-if-tags", .arg = "N",
+	  .help = "the host's tags per hardware queue (live: from sysfs)",
+	  .type = NTP_OT_U32, .off = TOP(wi.tags), .lo = 1, .hi = 65536 },
+	NTP_OPTDEF_END
+};
+
 const struct ntp_optset ntp_top_optsets[] = {
 	{ "what to watch (as in ntprof record):", ntp_side_optdefs },
 	{ NULL, ntp_capture_optdefs },
@@ -168,6 +178,7 @@ const struct ntp_optset ntp_top_optsets[] = {
 	{ "replay:", top_replay_optdefs },
 	{ "batch:", top_batch_optdefs },
 	{ "look:", top_look_optdefs },
+	{ "what-if (key W; docs/what-if.md):", top_whatif_optdefs },
 };
 
 #define CMD(f) offsetof(struct ntp_cmd_opts, f)
@@ -183,6 +194,21 @@ static const struct ntp_optdef report_optdefs[] = {
 	{ .name = "json", .letter = 'j', .arg = "FILE",
 	  .help = "write the report as JSON to FILE ('-': to stdout, instead\nof the text); schema in docs/json-schema.md",
 	  .type = NTP_OT_STRING, .off = CMD(json), .values = "FILE" },
+	{ .name = "what-if-qd", .arg = "N[,N...]",
+	  .help = "also predict each group at these queue depths (1..1024):\nIOPS, mean, p99, each stage; method in docs/what-if.md",
+	  .type = NTP_OT_STRING, .off = CMD(wi_qd) },
+	{ .name = "what-if-qd-was", .arg = "N",
+	  .help = "the queue depth the recording ran at (default: rate x\nmean, which reads low when the application's own time\nper command is not small beside the latency)",
+	  .type = NTP_OT_U32, .off = CMD(wi_qd_was), .lo = 1, .hi = 1024 },
+	{ .name = "what-if-fit", .arg = "FILE[@QD][,...]",
+	  .help = "the same workload recorded at other queue depths (QD if\nknown): the stages' parallelism is fitted across the loads",
+	  .type = NTP_OT_STRING, .off = CMD(wi_fit), .values = "FILE" },
+	{ .name = "what-if-servers", .arg = "STAGE=N|delay[,...]",
+	  .help = "give a stage's parallelism, e.g. storage=4 (stages:\nhost_block host_driver network target_driver storage)",
+	  .type = NTP_OT_STRING, .off = CMD(wi_servers) },
+	{ .name = "what-if-tags", .arg = "N",
+	  .help = "the host's tags per hardware queue (nr_requests):\nbeyond them commands wait in the host's block layer",
+	  .type = NTP_OT_U32, .off = CMD(wi_tags), .lo = 1, .hi = 65536 },
 	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
 	NTP_OPTDEF_END
 };

@@ -29,6 +29,7 @@ struct acc {
 	uint64_t seen, sampled, fallback, incomplete, missed;
 	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
+	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
 	uint64_t st_n[NTP_STAGE_COUNT];
 	int64_t st_sum[NTP_STAGE_COUNT];
 	uint64_t c_n[NTP_COMP_COUNT];
@@ -255,6 +256,17 @@ static void account(struct ntp_model *m, struct group *g, const struct ntp_recor
 	if (b.flags & NTP_BD_RSP_FALLBACK)
 		g->cur->fallback++;
 	acc_add(g->cur, &b);
+	{
+		const struct ntp_record *r = h ? h : t;
+		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
+										 : first_ts(r);
+		uint64_t hi = lo + (uint64_t)(b.e2e > 0 ? b.e2e : 0);
+
+		if (lo && (!g->cur->span_lo || lo < g->cur->span_lo))
+			g->cur->span_lo = lo;
+		if (hi > g->cur->span_hi)
+			g->cur->span_hi = hi;
+	}
 }
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
@@ -467,6 +479,14 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		o->rate = counted ? (double)commands / seconds : (double)a->est_cmds / seconds;
 	o->iops = o->rate;
 	o->mbps = o->rate * g->len / 1e6;
+	/* The time the group had commands: its sampled commands span
+	 * (n - 1) / (n + 1) of it on average, when spread evenly. */
+	if (a->sampled > 1 && a->span_hi > a->span_lo && seconds > 0) {
+		double busy = (double)(a->span_hi - a->span_lo) / 1e9 * (double)(a->sampled + 1) /
+			      (double)(a->sampled - 1);
+
+		o->busy_rate = o->rate * seconds / (busy < seconds ? busy : seconds);
+	}
 	if (a->sampled) {
 		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
 		o->e2e_mean_us = us(e2e_mean);
@@ -544,6 +564,10 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
+	if (s->span_lo && (!d->span_lo || s->span_lo < d->span_lo))
+		d->span_lo = s->span_lo;
+	if (s->span_hi > d->span_hi)
+		d->span_hi = s->span_hi;
 	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
 		d->st_n[i] += s->st_n[i];
 		d->st_sum[i] = (int64_t)((uint64_t)d->st_sum[i] + (uint64_t)s->st_sum[i]);

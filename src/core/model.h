@@ -70,6 +70,10 @@ struct ntp_snap_group {
 	double qd_host_recv;		/* counted, host-only: the host's receive paths (in NETWORK) */
 	uint64_t qd_summed;		/* commands behind the counted QDs in the interval */
 	uint64_t qd_incomplete;		/* commands left out of them (a timestamp missing) */
+	/* Extension (whatif): commands/s while the group had commands, from the
+	 * span of its sampled commands (a recording's idle start and end left
+	 * out); 0: fewer than two sampled */
+	double busy_rate;
 };
 
 struct ntp_snapshot {

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "core/report_whatif.h"
+#include "hostq.h"
 #include "logcap.h"
 #include "opts.h"
 #include "source.h"
@@ -192,6 +194,65 @@ static int write_file(const char *path, const char *text, char *err, size_t errl
 	return ntp_out_close(&o, err, errlen);
 }
 
+/* The what-if view as shown (after the main screen's text, 100 columns). */
+static char *append_whatif(char *text, const struct ntp_view *v, const struct ntp_history *h,
+			   const struct ntp_top_info *info)
+{
+	struct ntp_top_info in = *info;
+	struct ntp_screen scr;
+	char *w, *all = NULL;
+
+	in.hint = "";
+	if (ntp_screen_init(&scr, 24, 100))
+		return text;
+	ntp_render(&scr, v, h, &in);
+	w = ntp_screen_to_text(&scr);
+	ntp_screen_free(&scr);
+	if (w && asprintf(&all, "%s\n%s", text, w) < 0)
+		all = NULL;
+	free(w);
+	if (!all)
+		return text;
+	free(text);
+	return all;
+}
+
+/* The what-if of the shown interval's groups at the view's QD: the
+ * report's "what_if" member (docs/json-schema.md), fitted on the intervals
+ * kept before it, as the view is. */
+static json_object *whatif_json(const struct ntp_view *v, const struct ntp_history *h,
+				const struct ntp_snapshot *s, const struct ntp_top_info *info)
+{
+	const struct ntp_snapshot *fit[NTP_WI_MAX_FIT];
+	struct ntp_wi_request rq;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.qd[0] = v->wi_qd ? v->wi_qd : 1;
+	rq.n_qd = 1;
+	if (info->wi)
+		rq.params = *info->wi;
+	for (int i = h->n - 1; i >= 0 && rq.n_fit < NTP_WI_MAX_FIT; i--)
+		if (h->snap[i] != s && h->snap[i]->index < s->index)
+			fit[rq.n_fit++] = h->snap[i];
+	rq.fit = fit;
+	return ntp_whatif_json(s, &rq);
+}
+
+/* Live: the host's tags of the selected group's namespace, from sysfs
+ * (unless --what-if-tags gave them). */
+static void live_host_queues(const struct ntp_view *v, const struct ntp_history *h, struct ntp_wi_params *wi)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+
+	if (wi->tags_from && !strcmp(wi->tags_from, "--what-if-tags"))
+		return;
+	wi->tags = wi->hw_queues = 0;
+	wi->tags_from = NULL;
+	if (n && !top_host_queues(s->groups[idx[v->selected < n ? v->selected : 0]].dev, &wi->tags, &wi->hw_queues))
+		wi->tags_from = "sysfs";
+}
+
 /* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json. */
 static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
 			  const char *dir)
@@ -208,6 +269,8 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 	now_stamp(stamp, sizeof(stamp));
 	snprintf(base, sizeof(base), "%s/ntprof-top-%s-i%llu", dir, stamp, (unsigned long long)s->index);
 	text = screen_text(v, h, info, 100);
+	if (text && v->mode == NTP_MODE_WHATIF)
+		text = append_whatif(text, v, h, info);
 	snprintf(path, sizeof(path), "%s.txt", base);
 	if (!text)
 		snprintf(err, sizeof(err), "out of memory");
@@ -218,6 +281,8 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 	}
 	free(text);
 	j = ntp_snapshot_json(s, info->host);
+	if (j && v->mode == NTP_MODE_WHATIF)
+		json_object_object_add(j, "what_if", whatif_json(v, h, s, info));
 	snprintf(path, sizeof(path), "%s.json", base);
 	if (!j || write_file(path, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY), err, sizeof(err))) {
 		if (!j)
@@ -281,6 +346,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	char host[4 * NTP_HOSTNAME_LEN + 1];
 	struct ntp_top_info info = { 0 };
 	struct ntp_screen scr = { 0 };
+	struct ntp_wi_params wi = { 0 };
 	struct ntp_view_ctx ctx;
 	struct ntp_view v;
 	struct hist hist;
@@ -300,6 +366,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	info.host = src->info.hostname[0] ? ntp_escape(src->info.hostname, host, sizeof(host)) : "?";
 	info.source = source;
 	info.rec_path = rec_path;
+	wi = o->wi;
+	info.wi = &wi;
 
 	top_logcap_hold(1);
 	if (ntp_term_open(theme, !o->no_color, err, sizeof(err))) {
@@ -363,6 +431,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		view_ctx(&v, &h, ns, &ctx);
 		if (v.selected >= ctx.n_visible)
 			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
+		/* a recording carries no host limits: only a live host has them */
+		if (v.mode == NTP_MODE_WHATIF && !o->src.replay)
+			live_host_queues(&v, &h, &wi);
 		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
 		int rows, cols;
 

@@ -48,21 +48,28 @@ static void usage(FILE *f)
 	fprintf(f, "\nIn the monitor, h, ? or F1 lists the keys.\n");
 }
 
+struct custom_ctx {
+	int done;			/* -h or -V */
+	struct top_opts *o;
+};
+
 static int custom(void *ctx, int key, const char *val, char *err, size_t errlen)
 {
-	(void)val;
-	(void)err;
-	(void)errlen;
-	*(int *)ctx = key;
+	struct custom_ctx *c = ctx;
+
+	if (key == 'W')		/* --what-if-servers */
+		return ntp_wi_parse_servers(val, &c->o->wi, err, errlen) ? -1 : 0;
+	c->done = key;
 	return 0;
 }
 
 int top_parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, &o->src.cap, o, o, o };
+	void *bases[TOP_OPTSETS] = { &o->src.cap, &o->src.cap, &o->src.cap, o, o, o, o };
+	struct custom_ctx cc = { 0, o };
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
 	char err[8192];	/* an option's value is echoed whole */
-	int first, done = 0;
+	int first;
 
 	memset(o, 0, sizeof(*o));
 	ntp_capture_defaults(&o->src.cap);
@@ -71,15 +78,17 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	o->dir = ".";
 	o->no_color = nc && *nc;
 	o->width = cols && atoi(cols) >= 20 ? atoi(cols) : 100;
-	first = ntp_options_parse(argc, argv, ntp_top_optsets, bases, TOP_OPTSETS, custom, &done,
+	first = ntp_options_parse(argc, argv, ntp_top_optsets, bases, TOP_OPTSETS, custom, &cc,
 				  " (--help lists the options)", err, sizeof(err));
 	if (first < 0)
 		return bad("%s", err);
-	if (done == 'h') {
+	if (o->wi.tags)
+		o->wi.tags_from = "--what-if-tags";
+	if (cc.done == 'h') {
 		usage(stdout);
 		return 1;
 	}
-	if (done == 'V') {
+	if (cc.done == 'V') {
 		printf("ntprof-top %s\n", NTP_VERSION);
 		return 1;
 	}

@@ -4,8 +4,9 @@
 #define NTP_TOP_OPTS_H
 
 #include "source.h"
+#include "core/whatif.h"
 
-#define TOP_OPTSETS 6		/* ntp_top_optsets[] (src/cli/options_tables.c) */
+#define TOP_OPTSETS 7		/* ntp_top_optsets[] (src/cli/options_tables.c) */
 #define TOP_MAX_REPLAY 64
 
 struct top_opts {
@@ -19,6 +20,7 @@ struct top_opts {
 	const char *dir;		/* --dir: where w and S write */
 	int width;			/* batch: columns (--width, else $COLUMNS, else 100) */
 	char *replay_files[TOP_MAX_REPLAY];	/* --replay FILE and the files after it */
+	struct ntp_wi_params wi;	/* --what-if-servers, --what-if-tags (docs/what-if.md) */
 };
 
 /* 0: run; 1: done (help/version printed); -1: bad usage (message printed). */

@@ -4,15 +4,22 @@
 #include <stdio.h>
 #include <string.h>
 #include "keys.h"
+#include "../core/whatif.h"
 
-#define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL)
+/* the views of the data: the keys that choose and step through it work in each */
+#define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_WHATIF)
 
 const struct ntp_binding ntp_bindings[] = {
 	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY },
 	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
 	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
-	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP },
+	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF },
 	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL },
+	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL },
+	{ '>',                NTP_ACT_WI_QD_UP,      "< >",     "what-if: lower / raise the target QD (1, 2, 4 ... 1024)", NTP_MODE_WHATIF },
+	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
+	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF },
+	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
 	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL },
 	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL },
 	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL },
@@ -44,6 +51,7 @@ void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling)
 	v->io = -1;
 	v->interval_ms = interval_ms;
 	v->sampling = sampling;
+	v->wi_qd = 16;
 }
 
 void ntp_view_msg(struct ntp_view *v, const char *fmt, ...)
@@ -222,6 +230,14 @@ unsigned ntp_view_apply(struct ntp_view *v, enum ntp_action a, const struct ntp_
 		return NTP_REACT_REDRAW;
 	case NTP_ACT_QUIT:
 		return NTP_REACT_QUIT;
+	case NTP_ACT_WHATIF:
+		v->mode = v->mode == NTP_MODE_WHATIF ? NTP_MODE_MAIN : NTP_MODE_WHATIF;
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_WI_QD_UP:
+	case NTP_ACT_WI_QD_DOWN:
+		v->wi_qd = ntp_wi_qd_step(v->wi_qd ? v->wi_qd : 1, a == NTP_ACT_WI_QD_UP ? 1 : -1);
+		snprintf(v->msg, sizeof(v->msg), "what-if at QD %u", v->wi_qd);
+		return NTP_REACT_REDRAW;
 	}
 	return 0;
 }

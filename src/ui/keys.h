@@ -29,8 +29,9 @@ enum ntp_mode {
 	NTP_MODE_MAIN = 1u << 0,
 	NTP_MODE_DETAIL = 1u << 1,
 	NTP_MODE_HELP = 1u << 2,
+	NTP_MODE_WHATIF = 1u << 3,	/* the selected group predicted at another QD */
 };
-#define NTP_MODE_ANY (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_HELP)
+#define NTP_MODE_ANY (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF)
 
 enum ntp_action {
 	NTP_ACT_NONE = 0,
@@ -52,6 +53,9 @@ enum ntp_action {
 	NTP_ACT_SELECT_UP,
 	NTP_ACT_SELECT_DOWN,
 	NTP_ACT_QUIT,
+	NTP_ACT_WHATIF,
+	NTP_ACT_WI_QD_UP,
+	NTP_ACT_WI_QD_DOWN,
 };
 
 /* Reaction bits. */
@@ -87,6 +91,7 @@ struct ntp_view {
 	unsigned interval_ms;
 	unsigned sampling;
 	int sampling_fixed;		/* replay: the recording's rate cannot change */
+	uint32_t wi_qd;			/* the what-if view's target queue depth */
 	char msg[NTP_VIEW_MSG_LEN];	/* status line; "" = the default hint */
 };
 

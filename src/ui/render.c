@@ -128,22 +128,27 @@ static void sparkline(struct ntp_screen *scr, int row, int x, int w, const struc
 	}
 }
 
-static void stage_bar(struct ntp_screen *scr, int row, const struct ntp_layout *l, int stage, double share,
-		      int glyphs)
+void ntp_render_stage_bar(struct ntp_screen *scr, int row, int x, int width, int stage, double share, int glyphs)
 {
 	uint8_t role = NTP_ROLE_BAR_HOST_BLOCK + stage;
-	double cells = fmax(0, fmin(1, share)) * l->bar_w;
+	double cells = fmax(0, fmin(1, share)) * width;
 
 	if (glyphs == NTP_GLYPHS_UTF8) {
 		int eighths_total = (int)lround(cells * 8);
 
-		ntp_screen_fill(scr, row, l->bar_x, eighths_total / 8, role, "█");
+		ntp_screen_fill(scr, row, x, eighths_total / 8, role, "█");
 		if (eighths_total % 8)
-			ntp_screen_put(scr, row, l->bar_x + eighths_total / 8, 1, role, eighths[eighths_total % 8]);
+			ntp_screen_put(scr, row, x + eighths_total / 8, 1, role, eighths[eighths_total % 8]);
 	} else {
-		ntp_screen_fill(scr, row, l->bar_x, (int)lround(cells), role,
+		ntp_screen_fill(scr, row, x, (int)lround(cells), role,
 				glyphs == NTP_GLYPHS_ASCII ? bar_ascii[stage] : bar_mono[stage]);
 	}
+}
+
+static void stage_bar(struct ntp_screen *scr, int row, const struct ntp_layout *l, int stage, double share,
+		      int glyphs)
+{
+	ntp_render_stage_bar(scr, row, l->bar_x, l->bar_w, stage, share, glyphs);
 }
 
 static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout *l, const struct ntp_history *h,
@@ -278,6 +283,8 @@ void ntp_render(struct ntp_screen *scr, const struct ntp_view *v, const struct n
 		ntp_render_help(scr, &l, info);
 	else if (v->mode == NTP_MODE_DETAIL)
 		ntp_render_detail(scr, &l, v, s, info);
+	else if (v->mode == NTP_MODE_WHATIF)
+		ntp_render_whatif(scr, &l, v, h, s, info);
 	else
 		render_main(scr, &l, v, h, s, info);
 	ntp_render_status(scr, l.status_row, v, info);

@@ -14,6 +14,7 @@
 #include "../core/report.h"
 #include "keys.h"
 #include "screen.h"
+#include "../core/whatif.h"
 
 enum ntp_glyphs {
 	NTP_GLYPHS_UTF8 = 0,	/* colour: stages differ by colour, bars with eighths */
@@ -30,6 +31,9 @@ struct ntp_top_info {
 	uint64_t rec_records;
 	int glyphs;			/* enum ntp_glyphs */
 	const char *hint;		/* status line when the view has no message; NULL: the key hint */
+	/* The what-if view: what the data cannot show (the host's tags from
+	 * sysfs on a live host); NULL: nothing known. */
+	const struct ntp_wi_params *wi;
 };
 
 /* The intervals kept, oldest first. */
@@ -81,5 +85,14 @@ void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v
 void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
 		       const struct ntp_snapshot *s, const struct ntp_top_info *info);
 void ntp_render_help(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_top_info *info);
+void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
+		       const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info);
+/* A stage's bar of share (0..1) in width cells from column x. */
+void ntp_render_stage_bar(struct ntp_screen *scr, int row, int x, int width, int stage, double share, int glyphs);
+/* The what-if model of group g of the shown interval s: the history's
+ * earlier intervals give the load levels (core/whatif.h). */
+struct ntp_wi_model;
+void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+		      const struct ntp_wi_params *p, struct ntp_wi_model *m);
 
 #endif

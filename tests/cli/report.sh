@@ -67,6 +67,24 @@ check report-exactq-host.txt "$NTPROF" report eqh.ntp
 check report-exactq-target.txt "$NTPROF" report eqt.ntp
 check report-exactq.json "$NTPROF" report -j - eqh.ntp eqt.ntp
 
+# --what-if-qd: the stages of one run predicted at other queue depths. From
+# one load level every stage is a delay (and the report says so); with a
+# second recording at twice the rate and a drive twice as slow, the storage's
+# parallelism is fitted; given servers and host tags: the tags' wait
+gen -o wa.ntp -d 1 --seed 21 --rate 5000 -s 1 --delay storage=lognormal:200us:0.3
+gen -o wb.ntp -d 1 --seed 22 --rate 10000 -s 1 --delay storage=lognormal:400us:0.3
+check report-whatif-one.txt "$NTPROF" report --what-if-qd 1,2,8 wa.ntp
+check report-whatif-fit.txt "$NTPROF" report --what-if-qd 4,8,16,32 --what-if-fit wa.ntp wb.ntp
+# the QDs the runs had, given: Little's law would read them lower (open-loop recordings)
+check report-whatif-given.txt "$NTPROF" report --what-if-qd 8,32 --what-if-qd-was 4 --what-if-fit wa.ntp@2 wb.ntp
+check refuse-whatif-fitqd.txt "$NTPROF" report --what-if-qd 8 --what-if-fit wa.ntp@0 wb.ntp
+check report-whatif.json "$NTPROF" report -j - --what-if-qd 4,64 --what-if-servers storage=4 \
+	--what-if-tags 16 wa.ntp
+check refuse-whatif-qd.txt "$NTPROF" report --what-if-qd 4,0 wa.ntp
+check refuse-whatif-servers.txt "$NTPROF" report --what-if-qd 4 --what-if-servers disk=2 wa.ntp
+check refuse-whatif-alone.txt "$NTPROF" report --what-if-tags 8 wa.ntp
+check refuse-whatif-fit.txt "$NTPROF" report --what-if-qd 4 --what-if-fit nothere.ntp wa.ntp
+
 # joined runs on either side of a compare: HOST.ntp,TARGET.ntp
 gen -o a2h.ntp --target-out a2t.ntp -d 1 --seed 18 --rate 20000
 check compare-joined.txt "$NTPROF" compare a2h.ntp,a2t.ntp b.ntp

@@ -209,7 +209,7 @@ static void test_every_size(void **state)
 			struct ntp_screen s;
 			char *text;
 
-			for (unsigned mode = NTP_MODE_MAIN; mode <= NTP_MODE_HELP; mode <<= 1) {
+			for (unsigned mode = NTP_MODE_MAIN; mode <= NTP_MODE_WHATIF; mode <<= 1) {
 				v.mode = mode;
 				assert_int_equal(ntp_screen_init(&s, rows, cols), 0);
 				ntp_render(&s, &v, &hist, &info);
@@ -361,6 +361,91 @@ static void test_theme_fallbacks_and_errors(void **state)
 	assert_non_null(strstr(err, "theme '/nonexistent/x.theme'"));
 }
 
+/* The what-if view over intervals of a workload whose QD was tuned 1, 2, 8:
+ * built from a known network (storage: 4 servers of 2 ms), so the fitted
+ * parallelism and the knee can be read off the screen. */
+static void whatif_interval(struct ntp_snapshot *s, uint64_t k, int qd)
+{
+	static const struct ntp_mva_station truth[NTP_STAGE_COUNT] = {
+		{ 6, 0 }, { 14, 0 }, { 120, 0 }, { 25, 0 }, { 2000, 4 },
+	};
+	struct ntp_mva_result r;
+	struct ntp_snap_group *g = &s->groups[0];
+
+	memset(s, 0, sizeof(*s));
+	s->index = k;
+	s->seconds = 1;
+	s->sampling = 1;
+	s->role = NTP_ROLE_BOTH;
+	s->transport = NTP_TRANSPORT_TCP;
+	s->n_groups = 1;
+	assert_int_equal(ntp_mva_solve(truth, NTP_STAGE_COUNT, 40, qd, &r), 0);
+	g->io = NTP_IO_READ;
+	g->len = 4096;
+	strcpy(g->dev, "nvme0n1");
+	g->rate = r.x * 1e6;
+	g->sampled = (uint64_t)g->rate;
+	g->e2e_mean_us = r.r_total;
+	g->e2e_p99_us = 1.3 * r.r_total;
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		fixture_stage(g, st, r.r[st], 1.3 * r.r[st], g->rate);
+}
+
+static void test_whatif_view(void **state)
+{
+	static struct ntp_snapshot wsnap[3];
+	static const struct ntp_snapshot *wp[3] = { &wsnap[0], &wsnap[1], &wsnap[2] };
+	struct ntp_history wh = { wp, 3 }, saved = hist;
+	struct ntp_wi_params par = { .tags = 16, .hw_queues = 2, .tags_from = "sysfs" };
+	struct ntp_top_info in = info;
+	struct ntp_view_ctx ctx = { .n_visible = 1, .n_hist = 3, .oldest = 0, .newest = 2 };
+	struct ntp_screen s;
+	struct ntp_view v;
+	char *text;
+
+	(void)state;
+	whatif_interval(&wsnap[0], 0, 1);
+	whatif_interval(&wsnap[1], 1, 2);
+	whatif_interval(&wsnap[2], 2, 8);
+	in.wi = &par;
+	ntp_view_init(&v, 1000, 1);
+	assert_int_equal(ntp_key_action(&v, 'W'), NTP_ACT_WHATIF);
+	ntp_view_apply(&v, NTP_ACT_WHATIF, &ctx);
+	assert_int_equal(v.mode, NTP_MODE_WHATIF);
+	/* 16 -> 32, and back down to 8 */
+	ntp_view_apply(&v, ntp_key_action(&v, '>'), &ctx);
+	assert_int_equal(v.wi_qd, 32);
+	ntp_view_apply(&v, ntp_key_action(&v, '<'), &ctx);
+	ntp_view_apply(&v, ntp_key_action(&v, ','), &ctx);
+	assert_int_equal(v.wi_qd, 8);
+	hist = wh;
+	render_golden("whatif_80x24", 24, 80, &v, &in, 1);
+	v.wi_qd = 32;
+	render_golden("whatif_120x30", 30, 120, &v, &in, 0);
+	/* the storage is fitted to 4 servers and saturates first; past 16
+	 * tags the rest waits in the host's block layer */
+	assert_int_equal(ntp_screen_init(&s, 30, 120), 0);
+	ntp_render(&s, &v, &hist, &in);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "4 srv fitted"));
+	assert_non_null(strstr(text, "saturates first: storage"));
+	assert_non_null(strstr(text, "past them commands wait in the block layer"));
+	free(text);
+	/* paused on the first interval: nothing earlier, one load level */
+	v.paused = 1;
+	v.shown = 0;
+	ntp_render(&s, &v, &hist, &in);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "delay (1 load)"));
+	assert_non_null(strstr(text, "1 load level seen"));
+	free(text);
+	ntp_screen_free(&s);
+	hist = saved;
+	/* Esc and W both go back */
+	ntp_view_apply(&v, ntp_key_action(&v, NTP_KEY_ESC), &ctx);
+	assert_int_equal(v.mode, NTP_MODE_MAIN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_mono_and_ascii),
 		cmocka_unit_test(test_detail_and_help),
 		cmocka_unit_test(test_filters_and_pause),
+		cmocka_unit_test(test_whatif_view),
 		cmocka_unit_test(test_every_size),
 		cmocka_unit_test(test_waiting_and_empty),
 		cmocka_unit_test(test_screen_put_clips_and_replaces),

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_whatif.c - the what-if section of `ntprof report`: per group, the
+ * model's parameters and where each came from, the stage that saturates
+ * first and the knee, then one row per queue depth asked for. JSON numbers
+ * carry the text's rounding, as in report_json.c.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+#include "report_whatif.h"
+
+const struct ntp_snap_group *ntp_snapshot_find_group(const struct ntp_snapshot *s,
+						     const struct ntp_snap_group *g)
+{
+	for (unsigned i = 0; i < s->n_groups; i++) {
+		const struct ntp_snap_group *o = &s->groups[i];
+
+		if (o->io == g->io && o->len == g->len && !strncmp(o->dev, g->dev, NTP_DEV_LEN))
+			return o;
+	}
+	return NULL;
+}
+
+void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_request *rq,
+			struct ntp_wi_model *m)
+{
+	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+	struct ntp_wi_params p = rq->params;
+	int n = 0;
+
+	memset(p.fit_qd, 0, sizeof(p.fit_qd));
+	for (int i = 0; i < rq->n_fit && n < NTP_WI_MAX_FIT; i++) {
+		const struct ntp_snap_group *o = ntp_snapshot_find_group(rq->fit[i], g);
+
+		if (o) {
+			p.fit_qd[n] = rq->fit_qd[i];
+			fit[n++] = o;
+		}
+	}
+	ntp_wi_build(g, fit, n, &p, m);
+}
+
+void ntp_wi_station_label(const struct ntp_wi_model *m, int k, char *buf, size_t len)
+{
+	const struct ntp_wi_station *s = &m->st[k];
+
+	switch (s->source) {
+	case NTP_WI_SRC_ONE_LOAD:
+		snprintf(buf, len, "delay (one load level: parallelism not seen)");
+		break;
+	case NTP_WI_SRC_NO_CONTENTION:
+		snprintf(buf, len, "delay (no contention seen up to QD %.0f)", s->fit_max_qd);
+		break;
+	case NTP_WI_SRC_FITTED:
+		snprintf(buf, len, "%d server%s (fitted, %d load levels)", s->servers,
+			 s->servers == 1 ? "" : "s", m->n_levels);
+		break;
+	case NTP_WI_SRC_GIVEN:
+		if (s->servers)
+			snprintf(buf, len, "%d server%s (given)", s->servers, s->servers == 1 ? "" : "s");
+		else
+			snprintf(buf, len, "delay (given)");
+		break;
+	}
+}
+
+static const char *short_stage(int k)
+{
+	static const char *const n[NTP_STAGE_COUNT] = {
+		"host block", "host driver", "network", "tgt driver", "storage",
+	};
+	return k >= 0 && k < NTP_STAGE_COUNT ? n[k] : "-";
+}
+
+static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+			const struct ntp_wi_request *rq)
+{
+	struct ntp_wi_model m;
+	char label[64], rate[32], what[96];
+
+	ntp_group_label(g, label, sizeof(label));
+	fprintf(f, "\n== what if: %s\n", label);
+	ntp_wi_build_group(g, rq, &m);
+	if (!m.ok) {
+		fprintf(f, "no prediction: %s\n", m.why);
+		return;
+	}
+	ntp_rate_label(m.base_iops, rate, sizeof(rate));
+	fprintf(f, "measured at QD %u (%srate x mean = %.2f): %s IOPS, mean %.2f us, p99 %.2f us; "
+		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, rate, m.base_mean_us,
+		m.base_p99_us, m.think_us);
+	fprintf(f, "%-36s %10s  %s\n", "stage", "service us", "station");
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		if (!m.st[k].present)
+			continue;
+		ntp_wi_station_label(&m, k, what, sizeof(what));
+		fprintf(f, "%-36s %10.2f  %s\n", ntp_stage_name(k, s->transport, s->impl_host,
+								 s->impl_target, g->host_only),
+			m.st[k].service_us, what);
+	}
+	if (m.bottleneck >= 0) {
+		ntp_rate_label(m.max_iops, rate, sizeof(rate));
+		fprintf(f, "saturates first: %s, knee at QD %.1f, at most %s IOPS\n",
+			short_stage(m.bottleneck), m.knee_qd, rate);
+	} else {
+		fprintf(f, "saturates first: nothing the data shows (every stage a delay)\n");
+	}
+	if (m.tags)
+		fprintf(f, "host tags: %u per hardware queue (%s)%s\n", m.tags,
+			m.tags_from ? m.tags_from : "given",
+			m.tags_first ? "; they run out before the knee" : "");
+	else
+		fprintf(f, "host tags: not in the recording (give --what-if-tags): no limit modelled\n");
+	fprintf(f, "%5s %9s %10s %10s", "QD", "IOPS", "mean us", "p99 us");
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		if (m.st[k].present)
+			fprintf(f, " %17s", short_stage(k));
+	fprintf(f, "  saturated\n");
+	for (int i = 0; i < rq->n_qd; i++) {
+		struct ntp_wi_pred p;
+
+		if (ntp_wi_predict(&m, rq->qd[i], &p))
+			continue;
+		fprintf(f, "%5u %9.0f %10.2f %10.2f", p.qd, p.iops, p.mean_us, p.p99_us);
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			char cell[32];
+
+			if (!m.st[k].present)
+				continue;
+			snprintf(cell, sizeof(cell), "%.1f/%.2f", p.stage_us[k], p.stage_qd[k]);
+			fprintf(f, " %17s", cell);
+		}
+		fprintf(f, "  %s", p.saturated >= 0 ? short_stage(p.saturated) : "-");
+		if (p.tag_wait_us > 0)
+			fprintf(f, " (%u in flight, %.1f us waiting for a tag)", p.qd_in_flight, p.tag_wait_us);
+		fputc('\n', f);
+	}
+	fprintf(f, "stage cells: mean us / avg QD; method and limits: docs/what-if.md\n");
+}
+
+void ntp_whatif_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_wi_request *rq)
+{
+	for (unsigned i = 0; i < s->n_groups; i++)
+		print_group(f, s, &s->groups[i], rq);
+}
+
+static json_object *num(double v, int decimals)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), "%.*f", decimals, v);
+	if (s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1))
+		memmove(s, s + 1, strlen(s));
+	return json_object_new_double_s(v, s);
+}
+
+static void add(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_wi_request *rq)
+{
+	json_object *o = json_object_new_object(), *sts, *preds, *tags, *meas;
+	struct ntp_wi_model m;
+	char label[64];
+
+	ntp_group_label(g, label, sizeof(label));
+	add(o, "label", json_object_new_string(label));
+	add(o, "io", json_object_new_string(ntp_io_name(g->io)));
+	add(o, "size", json_object_new_int64(g->len));
+	add(o, "dev", json_object_new_string(g->dev));
+	ntp_wi_build_group(g, rq, &m);
+	add(o, "ok", json_object_new_boolean(m.ok));
+	add(o, "why", m.ok ? NULL : json_object_new_string(m.why));
+	if (!m.ok)
+		return o;
+	meas = json_object_new_object();
+	add(meas, "qd", json_object_new_int64(m.base_qd));
+	add(meas, "qd_given", json_object_new_boolean(m.base_qd_given));
+	add(meas, "qd_little", num(m.base_qd_little, 4));
+	add(meas, "iops", num(m.base_iops, 1));
+	add(meas, "mean_us", num(m.base_mean_us, 3));
+	add(meas, "p99_us", num(m.base_p99_us, 3));
+	add(o, "measured", meas);
+	add(o, "think_us", num(m.think_us, 3));
+	add(o, "load_levels", json_object_new_int64(m.n_levels));
+	sts = json_object_new_array();
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		const struct ntp_wi_station *s = &m.st[k];
+		json_object *so;
+
+		if (!s->present)
+			continue;
+		so = json_object_new_object();
+		add(so, "stage", json_object_new_string(ntp_stage_key(k)));
+		add(so, "kind", json_object_new_string(s->servers ? "queue" : "delay"));
+		add(so, "servers", s->servers ? json_object_new_int64(s->servers) : NULL);
+		add(so, "source", json_object_new_string(ntp_wi_source_key(s->source)));
+		add(so, "service_us", num(s->service_us, 3));
+		add(so, "measured_us", num(s->measured_us, 3));
+		add(so, "seen_up_to_qd", s->source == NTP_WI_SRC_GIVEN ? NULL : num(s->fit_max_qd, 0));
+		add(so, "fit_rms_error", s->source == NTP_WI_SRC_FITTED ? num(s->fit_err, 4) : NULL);
+		json_object_array_add(sts, so);
+	}
+	add(o, "stations", sts);
+	add(o, "saturates_first", m.bottleneck >= 0 ? json_object_new_string(ntp_stage_key(m.bottleneck)) : NULL);
+	add(o, "knee_qd", m.bottleneck >= 0 ? num(m.knee_qd, 2) : NULL);
+	add(o, "max_iops", m.bottleneck >= 0 ? num(m.max_iops, 1) : NULL);
+	tags = json_object_new_object();
+	add(tags, "tags", m.tags ? json_object_new_int64(m.tags) : NULL);
+	add(tags, "hw_queues", m.hw_queues ? json_object_new_int64(m.hw_queues) : NULL);
+	add(tags, "from", m.tags ? json_object_new_string(m.tags_from ? m.tags_from : "given") : NULL);
+	add(tags, "before_knee", json_object_new_boolean(m.tags_first));
+	add(o, "host_tags", tags);
+	preds = json_object_new_array();
+	for (int i = 0; i < rq->n_qd; i++) {
+		struct ntp_wi_pred p;
+		json_object *po, *ps;
+
+		if (ntp_wi_predict(&m, rq->qd[i], &p))
+			continue;
+		po = json_object_new_object();
+		add(po, "qd", json_object_new_int64(p.qd));
+		add(po, "in_flight", json_object_new_int64(p.qd_in_flight));
+		add(po, "iops", num(p.iops, 1));
+		add(po, "mean_us", num(p.mean_us, 3));
+		add(po, "p99_us", num(p.p99_us, 3));
+		add(po, "tag_wait_us", num(p.tag_wait_us, 3));
+		add(po, "saturated", p.saturated >= 0 ? json_object_new_string(ntp_stage_key(p.saturated)) : NULL);
+		ps = json_object_new_array();
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			json_object *e;
+
+			if (!m.st[k].present)
+				continue;
+			e = json_object_new_object();
+			add(e, "stage", json_object_new_string(ntp_stage_key(k)));
+			add(e, "mean_us", num(p.stage_us[k], 3));
+			add(e, "avg_qd", num(p.stage_qd[k], 4));
+			add(e, "utilization", m.st[k].servers ? num(p.util[k], 4) : NULL);
+			json_object_array_add(ps, e);
+		}
+		add(po, "stages", ps);
+		json_object_array_add(preds, po);
+	}
+	add(o, "predictions", preds);
+	return o;
+}
+
+json_object *ntp_whatif_json(const struct ntp_snapshot *s, const struct ntp_wi_request *rq)
+{
+	json_object *o = json_object_new_object(), *gs = json_object_new_array();
+
+	add(o, "fit_recordings", json_object_new_int64(rq->n_fit));
+	for (unsigned i = 0; i < s->n_groups; i++)
+		json_object_array_add(gs, group_json(&s->groups[i], rq));
+	add(o, "groups", gs);
+	return o;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report_whatif.h - `ntprof report --what-if-qd`: each group's prediction at
+ * other queue depths (whatif.h) as text and as the "what_if" member of the
+ * report's JSON (docs/json-schema.md, docs/what-if.md).
+ */
+#ifndef NTP_REPORT_WHATIF_H
+#define NTP_REPORT_WHATIF_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+#include "model.h"
+#include "whatif.h"
+
+#define NTP_WI_MAX_ASKED 32
+
+struct ntp_wi_request {
+	uint32_t qd[NTP_WI_MAX_ASKED];
+	int n_qd;
+	struct ntp_wi_params params;
+	/* the same workload recorded at other loads (--what-if-fit): whole-run
+	 * snapshots whose groups, matched by I/O type, size and device, give
+	 * the load levels the parallelism is fitted on */
+	const struct ntp_snapshot *const *fit;
+	int n_fit;
+	uint32_t fit_qd[NTP_WI_MAX_FIT];	/* the QD each ran at (FILE@QD), 0: inferred */
+};
+
+/* The group of s with g's I/O type, size and device, or NULL. */
+const struct ntp_snap_group *ntp_snapshot_find_group(const struct ntp_snapshot *s,
+						     const struct ntp_snap_group *g);
+/* The model of group g of s, with the request's fit snapshots and parameters. */
+void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_request *rq,
+			struct ntp_wi_model *m);
+/* "delay (no contention seen up to QD 2)", "4 servers (fitted, 3 load levels)" */
+void ntp_wi_station_label(const struct ntp_wi_model *m, int stage, char *buf, size_t len);
+
+void ntp_whatif_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_wi_request *rq);
+json_object *ntp_whatif_json(const struct ntp_snapshot *s, const struct ntp_wi_request *rq);
+
+#endif

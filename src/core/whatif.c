@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * whatif.c - a closed queueing network of the five stages, solved by exact
+ * mean value analysis, calibrated on a measured interval and asked about other
+ * queue depths. The method and its limits: docs/what-if.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "whatif.h"
+
+/* ---- the solver ---- */
+
+/* log(sum_j exp(a[j] + b[n - j])): one term of a convolution of two
+ * stations' unnormalized marginals, in logs (their range, D^j / j! up to
+ * j = 1024, is far beyond a double's). */
+static double lconv_at(const double *a, const double *b, int n)
+{
+	double mx = -INFINITY, s = 0;
+
+	for (int j = 0; j <= n; j++)
+		if (a[j] + b[n - j] > mx)
+			mx = a[j] + b[n - j];
+	if (mx == -INFINITY)
+		return -INFINITY;
+	for (int j = 0; j <= n; j++) {
+		double d = a[j] + b[n - j] - mx;
+
+		if (d > -50)	/* below e^-50 of the largest term: nothing in a double */
+			s += exp(d);
+	}
+	return mx + log(s);
+}
+
+static void lconv(const double *a, const double *b, double *out, int n)
+{
+	for (int m = 0; m <= n; m++)
+		out[m] = lconv_at(a, b, m);
+}
+
+/* log f(j): a delay of demand d (j customers: d^j / j!), or a queue with c
+ * servers (d^j / prod_{i<=j} min(i, c)). */
+static void lfactor(double d, int c, double *f, int n)
+{
+	f[0] = 0;
+	for (int j = 1; j <= n; j++) {
+		if (d <= 0) {
+			f[j] = -INFINITY;
+			continue;
+		}
+		f[j] = f[j - 1] + log(d) - log(c == 0 || j < c ? j : c);
+	}
+}
+
+/* Multi-server queues: the product-form solution by convolution (Buzen),
+ * the same exact result as load-dependent MVA, whose recursion on the
+ * marginal probabilities is numerically unstable (docs/what-if.md). */
+static int solve_conv(const struct ntp_mva_station *st, int k, double z, int n, struct ntp_mva_result *out)
+{
+	double *f[NTP_STAGE_COUNT + 1] = { 0 }, *g = NULL, *rest = NULL, *tmp = NULL, dz = z;
+	int q[NTP_STAGE_COUNT], nq = 0, ret = -1;
+	size_t sz = (size_t)(n + 1) * sizeof(double);
+
+	for (int i = 0; i < k; i++) {
+		if (st[i].servers == 0 || st[i].servers >= n)
+			dz += st[i].demand;	/* delays merge into one (infinite servers) */
+		else
+			q[nq++] = i;
+	}
+	g = malloc(sz);
+	rest = malloc(sz);
+	tmp = malloc(sz);
+	if (!g || !rest || !tmp)
+		goto out;
+	for (int a = 0; a <= nq; a++) {
+		f[a] = malloc(sz);
+		if (!f[a])
+			goto out;
+		if (a < nq)
+			lfactor(st[q[a]].demand, st[q[a]].servers, f[a], n);
+		else
+			lfactor(dz, 0, f[a], n);
+	}
+	memcpy(g, f[nq], sz);
+	for (int a = 0; a < nq; a++) {
+		lconv(g, f[a], tmp, n);
+		memcpy(g, tmp, sz);
+	}
+	out->x = g[n] > -INFINITY ? exp(g[n - 1] - g[n]) : 0;
+	for (int i = 0; i < k; i++)
+		out->r[i] = st[i].demand;
+	for (int a = 0; a < nq; a++) {
+		double ql = 0;
+
+		/* the network without station a, then its marginal at a */
+		memcpy(rest, f[nq], sz);
+		for (int b = 0; b < nq; b++) {
+			if (b == a)
+				continue;
+			lconv(rest, f[b], tmp, n);
+			memcpy(rest, tmp, sz);
+		}
+		for (int j = 1; j <= n; j++)
+			ql += j * exp(f[a][j] + rest[n - j] - g[n]);
+		out->r[q[a]] = out->x > 0 ? ql / out->x : st[q[a]].demand;
+	}
+	out->r_total = 0;
+	for (int i = 0; i < k; i++) {
+		out->q[i] = out->x * out->r[i];
+		out->r_total += out->r[i];
+	}
+	ret = 0;
+out:
+	for (int a = 0; a <= nq; a++)
+		free(f[a]);
+	free(g);
+	free(rest);
+	free(tmp);
+	return ret;
+}
+
+int ntp_mva_solve(const struct ntp_mva_station *st, int k, double z, int n, struct ntp_mva_result *out)
+{
+	int multi = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (k < 1 || k > NTP_STAGE_COUNT || n < 1 || n > NTP_WI_MAX_QD || z < 0)
+		return -1;
+	for (int i = 0; i < k; i++) {
+		if (st[i].demand < 0 || st[i].servers < 0)
+			return -1;
+		multi |= st[i].servers > 1 && st[i].servers < n;
+	}
+	if (multi)
+		return solve_conv(st, k, z, n, out);
+	/* Delays and single-server queues: exact MVA (Reiser and Lavenberg).
+	 * A station with c >= n servers never has them all busy: a delay. */
+	for (int m = 1; m <= n; m++) {
+		double sum = 0;
+
+		for (int i = 0; i < k; i++) {
+			double d = st[i].demand;
+
+			out->r[i] = st[i].servers == 1 && n > 1 ? d * (1 + out->q[i]) : d;
+			sum += out->r[i];
+		}
+		out->x = (z + sum) > 0 ? m / (z + sum) : 0;
+		out->r_total = sum;
+		for (int i = 0; i < k; i++)
+			out->q[i] = out->x * out->r[i];
+	}
+	return 0;
+}
+
+/* ---- the model of one group ---- */
+
+const char *ntp_wi_source_key(enum ntp_wi_source s)
+{
+	switch (s) {
+	case NTP_WI_SRC_ONE_LOAD: return "one_load";
+	case NTP_WI_SRC_NO_CONTENTION: return "no_contention";
+	case NTP_WI_SRC_FITTED: return "fitted";
+	case NTP_WI_SRC_GIVEN: return "given";
+	}
+	return "?";
+}
+
+/* One load level: what the fit needs of an interval. */
+struct level {
+	uint32_t qd;
+	double x;			/* commands per us */
+	double r[NTP_STAGE_COUNT];
+	double e2e;
+};
+
+static int level_of(const struct ntp_snap_group *g, uint32_t given, struct level *l)
+{
+	double lq;
+
+	if (!g || g->target_only || g->rate <= 0 || g->e2e_mean_us <= 0)
+		return -1;
+	/* the rate while the group had commands: a recording's idle start
+	 * and end would read as a lower QD */
+	l->x = (g->busy_rate > 0 ? g->busy_rate : g->rate) / 1e6;
+	l->e2e = g->e2e_mean_us;
+	lq = l->x * l->e2e;
+	l->qd = given ? given : lq < 1.5 ? 1 : (uint32_t)lround(lq);
+	if (l->qd > NTP_WI_MAX_QD)
+		l->qd = NTP_WI_MAX_QD;
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		l->r[k] = g->stage[k].present ? g->stage[k].mean_us : 0;
+	return 0;
+}
+
+/* Stage k as a c-server queue beside one delay holding the rest of the
+ * loop (the other stages and the think time as measured at that level):
+ * the residence time at qd. */
+static double two_station(double s, int c, double rest, uint32_t qd)
+{
+	struct ntp_mva_station st[2] = { { s, c }, { rest > 0 ? rest : 0, 0 } };
+	struct ntp_mva_result r;
+
+	if (ntp_mva_solve(st, 2, 0, (int)qd, &r))
+		return s;
+	return r.r[0];
+}
+
+/* The service time that makes stage k at lv reproduce its measured time. */
+static double calibrate_one(const struct level *lv, int k, int c)
+{
+	double want = lv->r[k], lo = 0, hi = want, rest = lv->qd / lv->x - want;
+
+	if (c == 0 || want <= 0)
+		return want > 0 ? want : 0;
+	for (int it = 0; it < 40; it++) {
+		double mid = (lo + hi) / 2;
+
+		if (two_station(mid, c, rest, lv->qd) < want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Growth below this is read as noise, not waiting (docs/what-if.md). */
+#define NTP_WI_NOISE 0.10
+
+/* Intervals at the same QD are one load level: their means averaged (less
+ * noise, and the fit's cost grows with the levels, not the intervals). */
+static int merge_levels(const struct level *lv, int n, struct level *out)
+{
+	int cnt[NTP_WI_MAX_FIT + 1], m = 0;
+
+	for (int i = 0; i < n; i++) {
+		int j;
+
+		for (j = 0; j < m && out[j].qd != lv[i].qd; j++)
+			;
+		if (j == m) {
+			out[m] = lv[i];
+			cnt[m++] = 1;
+			continue;
+		}
+		out[j].x += lv[i].x;
+		out[j].e2e += lv[i].e2e;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			out[j].r[k] += lv[i].r[k];
+		cnt[j]++;
+	}
+	for (int j = 0; j < m; j++) {
+		out[j].x /= cnt[j];
+		out[j].e2e /= cnt[j];
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			out[j].r[k] /= cnt[j];
+	}
+	return m;
+}
+
+static void fit_stage(struct ntp_wi_station *s, int k, const struct level *lv, int nlv)
+{
+	int lo = 0, grew = 0;
+	uint32_t maxqd = 0;
+	double best_err = INFINITY;
+	int best_c = 0;
+
+	for (int i = 1; i < nlv; i++)
+		if (lv[i].qd < lv[lo].qd)
+			lo = i;
+	for (int i = 0; i < nlv; i++) {
+		if (lv[i].qd > maxqd)
+			maxqd = lv[i].qd;
+		if (lv[i].qd > lv[lo].qd && lv[lo].r[k] > 0 && lv[i].r[k] > (1 + NTP_WI_NOISE) * lv[lo].r[k])
+			grew = 1;
+	}
+	s->fit_max_qd = maxqd;
+	if (!grew || lv[lo].r[k] <= 0) {
+		s->servers = 0;
+		s->source = NTP_WI_SRC_NO_CONTENTION;
+		return;
+	}
+	/* candidates: every c up to 64, then coarser; c >= the highest level
+	 * is a delay over the data, which is the c = 0 candidate */
+	for (int c = 0; c <= (int)maxqd; c = c < 64 ? c + 1 : c + c / 2) {
+		double s_c = calibrate_one(&lv[lo], k, c), err = 0;
+		int n = 0;
+
+		for (int i = 0; i < nlv; i++) {
+			double pred, e;
+
+			if (lv[i].qd == lv[lo].qd || lv[i].r[k] <= 0)
+				continue;
+			pred = c ? two_station(s_c, c, lv[i].qd / lv[i].x - lv[i].r[k], lv[i].qd) : s_c;
+			e = (pred - lv[i].r[k]) / lv[i].r[k];
+			err += e * e;
+			n++;
+		}
+		err = n ? sqrt(err / n) : 0;
+		if (err < best_err - 1e-12) {
+			best_err = err;
+			best_c = c;
+		}
+	}
+	s->servers = best_c;
+	s->source = best_c ? NTP_WI_SRC_FITTED : NTP_WI_SRC_NO_CONTENTION;
+	s->fit_err = best_err;
+}
+
+static void stations(const struct ntp_wi_model *m, struct ntp_mva_station *st)
+{
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		st[k].demand = m->st[k].present ? m->st[k].service_us : 0;
+		st[k].servers = m->st[k].present ? m->st[k].servers : 0;
+	}
+}
+
+int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group *const *fit, int nfit,
+		 const struct ntp_wi_params *p, struct ntp_wi_model *m)
+{
+	struct level lv[NTP_WI_MAX_FIT + 1], lvm[NTP_WI_MAX_FIT + 1];
+	struct ntp_mva_station st[NTP_STAGE_COUNT];
+	struct ntp_mva_result r;
+	int nlv = 0, distinct = 0;
+	double dsum, dmax;
+
+	memset(m, 0, sizeof(*m));
+	m->bottleneck = -1;
+	if (p) {
+		m->tags = p->tags;
+		m->hw_queues = p->hw_queues;
+		m->tags_from = p->tags_from;
+	}
+	if (!base || base->target_only) {
+		snprintf(m->why, sizeof(m->why), "no host side recorded: the closed loop of the queue depth is the host's");
+		return 0;
+	}
+	if (level_of(base, p ? p->base_qd : 0, &lv[0])) {
+		snprintf(m->why, sizeof(m->why), "no command rate or latency measured");
+		return 0;
+	}
+	nlv = 1;
+	for (int i = 0; i < nfit && nlv <= NTP_WI_MAX_FIT; i++)
+		if (fit && fit[i] && !fit[i]->target_only &&
+		    !level_of(fit[i], p && i < NTP_WI_MAX_FIT ? p->fit_qd[i] : 0, &lv[nlv]))
+			nlv++;
+	m->n_levels = distinct = merge_levels(lv, nlv, lvm);
+	m->base_qd = lv[0].qd;
+	m->base_qd_given = p && p->base_qd;
+	m->base_qd_little = lv[0].x * lv[0].e2e;
+	m->base_iops = lv[0].x * 1e6;
+	m->base_mean_us = base->e2e_mean_us;
+	m->base_p99_us = base->e2e_p99_us;
+	/* The time between a completion and the next submission (the
+	 * application's own work): the closed loop is QD = X (R + Z). */
+	m->think_us = lv[0].qd / lv[0].x - lv[0].e2e;
+	if (m->think_us < 0)
+		m->think_us = 0;
+
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		struct ntp_wi_station *s = &m->st[k];
+		int given = p ? p->servers[k] : 0;
+
+		if (!base->stage[k].present)
+			continue;
+		s->present = 1;
+		s->measured_us = base->stage[k].mean_us;
+		s->excess_p99_us = base->stage[k].p99_us > base->stage[k].mean_us ?
+				   base->stage[k].p99_us - base->stage[k].mean_us : 0;
+		if (given) {
+			s->servers = given > 0 ? given : 0;
+			s->source = NTP_WI_SRC_GIVEN;
+		} else if (distinct < 2) {
+			s->servers = 0;
+			s->source = NTP_WI_SRC_ONE_LOAD;
+			s->fit_max_qd = lv[0].qd;
+		} else {
+			fit_stage(s, k, lvm, distinct);
+		}
+		s->service_us = s->measured_us > 0 ? s->measured_us : 0;
+	}
+
+	/* Calibrate the queues' service times on the base interval: each
+	 * S <- S x measured / predicted until the network at the base QD
+	 * reproduces every stage's measured time (each R grows with its S). */
+	for (int it = 0; it < 200; it++) {
+		double worst = 0;
+
+		stations(m, st);
+		if (ntp_mva_solve(st, NTP_STAGE_COUNT, m->think_us, (int)m->base_qd, &r))
+			break;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			struct ntp_wi_station *s = &m->st[k];
+			double d;
+
+			if (!s->present || !s->servers || r.r[k] <= 0 || s->measured_us <= 0)
+				continue;
+			d = fabs(r.r[k] - s->measured_us) / s->measured_us;
+			if (d > worst)
+				worst = d;
+			s->service_us *= s->measured_us / r.r[k];
+		}
+		if (worst < 1e-9)
+			break;
+	}
+
+	/* Asymptotes: X <= c/S at every queue, so the largest S/c bounds the
+	 * rate; the knee is where the light-load line N / (sum S + Z) meets it. */
+	dsum = m->think_us;
+	dmax = 0;
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		const struct ntp_wi_station *s = &m->st[k];
+
+		if (!s->present)
+			continue;
+		dsum += s->service_us;
+		if (s->servers && s->service_us / s->servers > dmax) {
+			dmax = s->service_us / s->servers;
+			m->bottleneck = k;
+		}
+	}
+	if (m->bottleneck >= 0 && dmax > 0) {
+		m->max_iops = 1e6 / dmax;
+		m->knee_qd = dsum / dmax;
+	} else {
+		m->bottleneck = -1;
+	}
+	m->tags_first = m->tags && (m->bottleneck < 0 || m->knee_qd > m->tags);
+	m->ok = 1;
+	return 0;
+}
+
+int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred *out)
+{
+	struct ntp_mva_station st[NTP_STAGE_COUNT];
+	struct ntp_mva_result r, rt;
+	double rss = 0, rss0 = 0, maxu = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->saturated = -1;
+	if (!m->ok || qd < 1 || qd > NTP_WI_MAX_QD)
+		return -1;
+	out->qd = qd;
+	out->qd_in_flight = qd;
+	stations(m, st);
+	if (ntp_mva_solve(st, NTP_STAGE_COUNT, m->think_us, (int)qd, &r))
+		return -1;
+	out->iops = r.x * 1e6;
+	out->mean_us = r.r_total;
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		out->stage_us[k] = r.r[k];
+	/* Past the host's tags only that many commands are beyond the block
+	 * layer: the stages hold them as a network of `tags` customers kept
+	 * full (no think time: a command ending hands its tag to one already
+	 * waiting), and the rest wait for a tag in the host's block layer;
+	 * the closed loop QD = X (R + Z) gives that wait. */
+	if (m->tags && qd > m->tags && !ntp_mva_solve(st, NTP_STAGE_COUNT, 0, (int)m->tags, &rt)) {
+		double x = rt.x < r.x ? rt.x : r.x, e2e = x > 0 ? qd / x - m->think_us : 0;
+
+		out->qd_in_flight = m->tags;
+		out->iops = x * 1e6;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			out->stage_us[k] = rt.r[k];
+		out->tag_wait_us = e2e > rt.r_total ? e2e - rt.r_total : 0;
+		out->stage_us[NTP_STAGE_HOST_BLOCK] += out->tag_wait_us;
+		out->mean_us = rt.r_total + out->tag_wait_us;
+		if (out->tag_wait_us > 0)
+			out->saturated = NTP_STAGE_HOST_BLOCK;
+	}
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		const struct ntp_wi_station *s = &m->st[k];
+		double f;
+
+		if (!s->present)
+			continue;
+		out->stage_qd[k] = out->iops / 1e6 * out->stage_us[k];
+		if (s->servers) {
+			out->util[k] = out->iops / 1e6 * s->service_us / s->servers;
+			if (out->util[k] > maxu) {
+				maxu = out->util[k];
+				if (out->saturated != NTP_STAGE_HOST_BLOCK && maxu >= 0.9)
+					out->saturated = k;
+			}
+		}
+		/* p99: each stage keeps its measured shape, its tail growing with
+		 * its mean; the tails combine as independent (root sum of squares),
+		 * scaled so the base interval gives its measured p99 */
+		f = s->measured_us > 0 ? out->stage_us[k] / s->measured_us : 1;
+		rss += (s->excess_p99_us * f) * (s->excess_p99_us * f);
+		rss0 += s->excess_p99_us * s->excess_p99_us;
+	}
+	if (m->base_p99_us > m->base_mean_us && rss0 > 0)
+		out->p99_us = out->mean_us + (m->base_p99_us - m->base_mean_us) * sqrt(rss / rss0);
+	else
+		out->p99_us = m->base_mean_us > 0 ? out->mean_us * m->base_p99_us / m->base_mean_us : out->mean_us;
+	if (out->p99_us < out->mean_us)
+		out->p99_us = out->mean_us;
+	return 0;
+}
+
+int ntp_wi_parse_qds(const char *s, uint32_t *qd, int max, char *err, size_t errlen)
+{
+	int n = 0;
+	const char *p = s;
+
+	if (!s || !*s) {
+		snprintf(err, errlen, "--what-if-qd: no queue depth given");
+		return -1;
+	}
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || v < 1 || v > NTP_WI_MAX_QD) {
+			snprintf(err, errlen, "--what-if-qd: '%s': queue depths are 1..%d, comma-separated",
+				 s, NTP_WI_MAX_QD);
+			return -1;
+		}
+		if (n >= max) {
+			snprintf(err, errlen, "--what-if-qd: at most %d queue depths", max);
+			return -1;
+		}
+		qd[n++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			snprintf(err, errlen, "--what-if-qd: '%s' ends with a comma", s);
+			return -1;
+		}
+	}
+	return n;
+}
+
+int ntp_wi_parse_servers(const char *s, struct ntp_wi_params *p, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL, *tok;
+
+	if (!s || strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "--what-if-servers: give STAGE=N|delay[,...]");
+		return -1;
+	}
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		int k, found = -1;
+		long v;
+
+		if (!eq) {
+			snprintf(err, errlen, "--what-if-servers: '%s' is not STAGE=N|delay", tok);
+			return -1;
+		}
+		*eq = '\0';
+		for (k = 0; k < NTP_STAGE_COUNT; k++)
+			if (!strcmp(tok, ntp_stage_key(k)))
+				found = k;
+		if (found < 0) {
+			snprintf(err, errlen, "--what-if-servers: unknown stage '%s' (host_block, host_driver, "
+				 "network, target_driver, storage)", tok);
+			return -1;
+		}
+		if (!strcmp(eq + 1, "delay")) {
+			p->servers[found] = -1;
+			continue;
+		}
+		v = strtol(eq + 1, &end, 10);
+		if (end == eq + 1 || *end || v < 1 || v > 4096) {
+			snprintf(err, errlen, "--what-if-servers: %s=%s: servers are 1..4096 or 'delay'", tok, eq + 1);
+			return -1;
+		}
+		p->servers[found] = (int)v;
+	}
+	return 0;
+}
+
+uint32_t ntp_wi_qd_step(uint32_t qd, int dir)
+{
+	uint32_t p = 1;
+
+	if (dir > 0) {
+		while (p <= qd && p < NTP_WI_MAX_QD)
+			p <<= 1;
+		return p > qd ? p : NTP_WI_MAX_QD;
+	}
+	while (p * 2 < qd)
+		p <<= 1;
+	return p;
+}

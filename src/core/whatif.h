@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * whatif.h - what the measured stages of a group predict at another queue
+ * depth. The workload is a closed loop of N commands (an application that
+ * keeps N in flight); the five stages are the stations of a closed queueing
+ * network, each either a delay (no contention) or a queue with c servers,
+ * solved by exact mean value analysis. Method, choices and limits:
+ * docs/what-if.md.
+ *
+ * Pure: no clock, no sysfs. The caller gives the host's tag limit when it
+ * knows it (ntprof-top reads sysfs on a live host; a recording does not
+ * carry it).
+ */
+#ifndef NTP_WHATIF_H
+#define NTP_WHATIF_H
+
+#include "model.h"
+
+#define NTP_WI_MAX_QD 1024
+#define NTP_WI_MAX_FIT 64		/* intervals at other loads used to estimate parallelism */
+
+/* ---- the solver ---- */
+struct ntp_mva_station {
+	double demand;			/* mean service time per visit (any unit, the same for all) */
+	int servers;			/* 0: a delay (infinite servers); c >= 1: a queue with c servers */
+};
+
+struct ntp_mva_result {
+	double x;			/* throughput, commands per unit of time */
+	double r[NTP_STAGE_COUNT];	/* residence time per station */
+	double q[NTP_STAGE_COUNT];	/* mean commands at each station */
+	double r_total;			/* sum of r (think time left out) */
+};
+
+/* Exact MVA of a closed single-class network: k <= NTP_STAGE_COUNT stations
+ * visited once each, think time z (a delay outside the stations), population
+ * n >= 1 (n <= NTP_WI_MAX_QD). Multi-server queues by the load-dependent
+ * recursion on the marginal probabilities of their first c-1 states
+ * (docs/what-if.md). Returns 0, or -1 on bad arguments. */
+int ntp_mva_solve(const struct ntp_mva_station *st, int k, double z, int n, struct ntp_mva_result *out);
+
+/* ---- the model of one group ---- */
+
+/* Where a stage's number of servers came from. */
+enum ntp_wi_source {
+	NTP_WI_SRC_ONE_LOAD = 0,	/* one load level only: no contention can be seen, taken as a delay */
+	NTP_WI_SRC_NO_CONTENTION,	/* intervals at other loads showed no waiting: a delay */
+	NTP_WI_SRC_FITTED,		/* c fitted to the intervals at other loads */
+	NTP_WI_SRC_GIVEN,		/* given by the user */
+};
+const char *ntp_wi_source_key(enum ntp_wi_source s);	/* JSON: "one_load", "no_contention", "fitted", "given" */
+
+/* Parameters from outside the measured data. */
+struct ntp_wi_params {
+	int servers[NTP_STAGE_COUNT];	/* given: > 0 a queue with that many servers, -1 a delay, 0 not given */
+	uint32_t tags;			/* host's tags (commands in flight) in one hardware queue; 0: unknown */
+	uint32_t hw_queues;		/* the host's hardware queues (0: unknown); shown, not modelled */
+	const char *tags_from;		/* where tags came from: "sysfs", "--what-if-tags", NULL */
+	/* The QD each run had, when known (0: inferred by Little's law, which
+	 * reads low when the application's own time per command is not small
+	 * beside the latency): the base, and the fit groups in their order. */
+	uint32_t base_qd;
+	uint32_t fit_qd[NTP_WI_MAX_FIT];
+};
+
+struct ntp_wi_station {
+	int present;
+	int servers;			/* 0: delay */
+	enum ntp_wi_source source;
+	double service_us;		/* calibrated service time (a delay: its time) */
+	double measured_us;		/* the base interval's mean */
+	double excess_p99_us;		/* base p99 - mean (the tail to scale) */
+	double fit_max_qd;		/* NO_CONTENTION/FITTED: the highest load level seen (Little QD) */
+	double fit_err;			/* FITTED: rms relative error of the fit */
+};
+
+struct ntp_wi_model {
+	int ok;				/* 0: no prediction, why says why */
+	char why[128];
+	uint32_t base_qd;		/* the closed-loop QD the base interval ran at (Little, rounded) */
+	int base_qd_given;		/* ... or as given (ntp_wi_params.base_qd) */
+	double base_qd_little;		/* rate x e2e mean, unrounded */
+	double think_us;		/* time outside the host's block layer per command */
+	double base_iops, base_mean_us, base_p99_us;
+	int n_levels;			/* load levels (distinct QDs) behind the parameters */
+	struct ntp_wi_station st[NTP_STAGE_COUNT];
+	uint32_t tags, hw_queues;
+	const char *tags_from;
+	/* The asymptotes: the stage that saturates first and the QD where it does. */
+	int bottleneck;			/* enum ntp_stage, -1: every stage a delay */
+	double max_iops;		/* its capacity: servers / service time (0: none) */
+	double knee_qd;			/* (sum of service times + think) x max_iops (0: none) */
+	int tags_first;			/* the host's tags run out below the knee */
+};
+
+struct ntp_wi_pred {
+	uint32_t qd;			/* asked for */
+	uint32_t qd_in_flight;		/* past the host: min(qd, tags) */
+	double iops, mean_us, p99_us;
+	double stage_us[NTP_STAGE_COUNT], stage_qd[NTP_STAGE_COUNT];
+	double util[NTP_STAGE_COUNT];	/* busy servers / servers (queues), 0 for delays */
+	double tag_wait_us;		/* waiting for a tag in the host's block layer (in stage_us[HOST_BLOCK]) */
+	int saturated;			/* enum ntp_stage whose utilization passed 90 %, -1: none */
+};
+
+/* Builds the model from the base interval's group and, optionally, the same
+ * group in intervals at other loads (fit, nfit; NULL entries are skipped).
+ * Returns 0 (m->ok says whether a prediction is possible). */
+int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group *const *fit, int nfit,
+		 const struct ntp_wi_params *p, struct ntp_wi_model *m);
+/* The prediction at qd (1 .. NTP_WI_MAX_QD). 0, or -1 if !m->ok or qd out of range. */
+int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred *out);
+/* Parses "4,8,16" (each 1 .. NTP_WI_MAX_QD) into qd[], at most max; returns
+ * the count, or -1 with err filled. */
+int ntp_wi_parse_qds(const char *s, uint32_t *qd, int max, char *err, size_t errlen);
+/* Parses "storage=4,network=delay" into p->servers; 0, or -1 with err filled. */
+int ntp_wi_parse_servers(const char *s, struct ntp_wi_params *p, char *err, size_t errlen);
+/* The QD steps of ntprof-top's what-if view: 1, 2, 4 ... NTP_WI_MAX_QD. */
+uint32_t ntp_wi_qd_step(uint32_t qd, int dir);
+
+#endif
