@@ -18,7 +18,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -
 	      -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ibpf
 FUZZ_CORE := src/core/ntpfile.c src/core/crc32c.c
 
-$(O)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_CORE) src/core/ntpfile.h bpf/ntprof_event.h
+$(O)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c tests/fuzz/repair.h $(FUZZ_CORE) src/core/ntpfile.h bpf/ntprof_event.h
 	$(MSG) CLANG $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) tests/fuzz/fuzz_reader.c $(FUZZ_CORE) -o $@ -lpthread

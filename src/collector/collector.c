@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "say.h"
+#include "core/clock.h"
 #include "collector.h"
 #include "session.h"
 #include "hooks.h"
@@ -103,31 +105,6 @@ static int resolve_session(struct ntp_collector *c, const char *session, char *e
 	}
 	closedir(d);
 	return 0;
-}
-
-static void say(const struct ntp_collector_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(const struct ntp_collector_opts *o, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (o->say)
-		o->say(o->say_ctx, line);
-	else
-		fprintf(stderr, "ntprof: %s\n", line);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -383,9 +360,9 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 		}
 		c->hook_state[i] = 2;	/* to load */
 	}
-	t0 = mono_s();
+	t0 = (ntp_mono_ns() / 1e9);
 	err = ntprof_bpf__load(skel);
-	c->load_s = mono_s() - t0;
+	c->load_s = (ntp_mono_ns() / 1e9) - t0;
 	if (err) {
 		snprintf(errbuf, errlen, "loading the %s programs failed: %s%s", fentry ? "fentry" : "kprobe",
 			 strerror(-err), getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
@@ -450,7 +427,7 @@ static int attach_all(struct ntp_collector *c, double timeout_s, char *errbuf, s
 	struct attach_state *st = calloc(1, sizeof(*st));
 	int idx_of[64], n = 0, ret = 0;
 	struct timespec dl;
-	double t0 = mono_s();
+	double t0 = (ntp_mono_ns() / 1e9);
 
 	if (!st)
 		return -ENOMEM;
@@ -508,7 +485,7 @@ static int attach_all(struct ntp_collector *c, double timeout_s, char *errbuf, s
 		return -ETIMEDOUT;
 	}
 	pthread_mutex_unlock(&st->lock);
-	c->attach_s = mono_s() - t0;
+	c->attach_s = (ntp_mono_ns() / 1e9) - t0;
 	c->links = calloc(n ? n : 1, sizeof(*c->links));
 	for (int k = 0; k < n; k++) {
 		int i = idx_of[k];

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "say.h"
+#include "core/clock.h"
 #include "../../bpf/ntprof_spdk.h"
 #include "ntprof_spdk.skel.h"
 #include "spdk.h"
@@ -58,30 +60,6 @@ struct ntp_spdk {
 	void *cb_ctx;
 	int seen;
 };
-
-static void say(const struct ntp_spdk_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(const struct ntp_spdk_opts *o, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (o->say)
-		o->say(o->say_ctx, line);
-	else
-		fprintf(stderr, "ntprof: %s\n", line);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
 {
@@ -349,7 +327,7 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 	for (int i = s->n_procs - 1; i >= 0; i--)
 		if (arm(s, i, err, errlen) < 0)
 			return -1;
-	s->last_scan = mono_s();
+	s->last_scan = (ntp_mono_ns() / 1e9);
 	return 0;
 }
 
@@ -480,7 +458,7 @@ int ntp_spdk_poll(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
 	err = ring_buffer__consume(s->rb);
 	if (err < 0 && err != -EINTR)
 		return err;
-	if (mono_s() - s->last_scan >= 1.0) {
+	if ((ntp_mono_ns() / 1e9) - s->last_scan >= 1.0) {
 		char why[512];
 
 		if (rescan(s, why, sizeof(why)))

@@ -19,36 +19,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "core/ntpfile.h"
+#include "repair.h"
 
 static volatile uint64_t sink;
-
-static void repair(uint8_t *p, size_t len)
-{
-	uint32_t hlen, crc;
-	size_t off;
-
-	if (len < 16)
-		return;
-	memcpy(&hlen, p + 12, 4);
-	if (hlen < 8 || hlen > len)
-		return;
-	crc = ntp_crc32c(0, p, hlen - 4);
-	memcpy(p + hlen - 4, &crc, 4);
-	for (off = hlen; off + NTP_BLOCK_HDR_LEN <= len;) {
-		uint32_t blen;
-
-		memcpy(&blen, p + off + 8, 4);
-		if (blen <= len - off - NTP_BLOCK_HDR_LEN) {
-			crc = ntp_crc32c(0, p + off + NTP_BLOCK_HDR_LEN, blen);
-			memcpy(p + off + 16, &crc, 4);
-		}
-		crc = ntp_crc32c(0, p + off, 20);
-		memcpy(p + off + 20, &crc, 4);
-		if (blen > len - off - NTP_BLOCK_HDR_LEN)
-			break;
-		off += NTP_BLOCK_HDR_LEN + blen;
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data + 1, size);
 	if (mode & 1)
-		repair(buf, size);
+		ntp_fuzz_repair(buf, size);
 	if (mode & 2) {
 		if (memfd < 0)
 			memfd = memfd_create("fuzz.ntp", 0);
