@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* report_int.h - what report_compare.c shares with report_json.c. */
+/* report_int.h - what report_compare.c and report_whatif.c share with report_json.c. */
 #ifndef NTP_REPORT_INT_H
 #define NTP_REPORT_INT_H
 
@@ -28,5 +28,9 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 			  struct ntp_compare_row *out, unsigned max);
 /* Index of the row whose mean grew most from A to B (in both), or -1. */
 int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
+
+/* A group's identity in the JSON: label, io, size, dev (report_json.c). */
+struct json_object;
+struct json_object *ntp_json_group_ident(const struct ntp_snap_group *g);
 
 #endif

@@ -54,7 +54,7 @@ static json_object *latency(double mean, double p50, double p99, double p999, ui
 	return o;
 }
 
-static json_object *group_ident(const struct ntp_snap_group *g)
+json_object *ntp_json_group_ident(const struct ntp_snap_group *g)
 {
 	json_object *o = json_object_new_object();
 	char label[64];
@@ -110,7 +110,7 @@ static void host_only_network(const struct ntp_snapshot *s, const struct ntp_sna
 
 static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_snap_group *g)
 {
-	json_object *o = group_ident(g), *st = json_object_new_array(), *rows = json_object_new_array();
+	json_object *o = ntp_json_group_ident(g), *st = json_object_new_array(), *rows = json_object_new_array();
 	json_object *comps = json_object_new_array();
 	struct ntp_stage_row r[NTP_STAGE_COUNT + 1];
 	unsigned n;
@@ -240,7 +240,7 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp_snap_group *ga,
 				  const struct ntp_snapshot *b, const struct ntp_snap_group *gb)
 {
-	json_object *o = group_ident(ga ? ga : gb), *stages = json_object_new_array();
+	json_object *o = ntp_json_group_ident(ga ? ga : gb), *stages = json_object_new_array();
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
 	unsigned n;
 	int v;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "report.h"
 #include "report_whatif.h"
+#include "report_int.h"
 
 const struct ntp_snap_group *ntp_snapshot_find_group(const struct ntp_snapshot *s,
 						     const struct ntp_snap_group *g)
@@ -162,15 +163,9 @@ static void add(json_object *o, const char *k, json_object *v)
 
 static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_wi_request *rq)
 {
-	json_object *o = json_object_new_object(), *sts, *preds, *tags, *meas;
+	json_object *o = ntp_json_group_ident(g), *sts, *preds, *tags, *meas;
 	struct ntp_wi_model m;
-	char label[64];
 
-	ntp_group_label(g, label, sizeof(label));
-	add(o, "label", json_object_new_string(label));
-	add(o, "io", json_object_new_string(ntp_io_name(g->io)));
-	add(o, "size", json_object_new_int64(g->len));
-	add(o, "dev", json_object_new_string(g->dev));
 	ntp_wi_build_group(g, rq, &m);
 	add(o, "ok", json_object_new_boolean(m.ok));
 	add(o, "why", m.ok ? NULL : json_object_new_string(m.why));
