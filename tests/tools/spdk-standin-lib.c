@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -46,7 +47,12 @@ static uint16_t sock_lport, sock_rport;
 static pthread_t peer;
 static atomic_int peer_stop;
 static struct standin_delays peer_d;
-static int peer_is_target;
+static int peer_is_target, peer_qd = 1;
+/* The target's receive buffer: like SPDK's posix socket layer (its "pipe"),
+ * it reads all that is there and reads again only when it is empty, so at
+ * a queue depth above 1 one read can carry several capsules. */
+static char pipe_buf[65536];
+static size_t pipe_len, pipe_off;
 
 static int io_all(int fd, char *buf, size_t len, int wr)
 {
@@ -77,13 +83,42 @@ static int io_all(int fd, char *buf, size_t len, int wr)
 	return 0;
 }
 
+static int pipe_read(char *out, size_t len)
+{
+	while (pipe_len - pipe_off < len) {
+		struct pollfd p = { .fd = sock_fd, .events = POLLIN };
+		ssize_t n;
+
+		if (pipe_off) {
+			memmove(pipe_buf, pipe_buf + pipe_off, pipe_len - pipe_off);
+			pipe_len -= pipe_off;
+			pipe_off = 0;
+		}
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -1;
+		n = recv(sock_fd, pipe_buf + pipe_len, sizeof(pipe_buf) - pipe_len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			return -1;
+		pipe_len += (size_t)n;
+	}
+	memcpy(out, pipe_buf + pipe_off, len);
+	pipe_off += len;
+	return 0;
+}
+
 /* The other end: a target answers each capsule after the host's wait; a
- * host sends the next capsule once the answer is in. */
+ * host keeps its queue depth of capsules outstanding, sending the next one
+ * when an answer is in. */
 static void *peer_main(void *arg)
 {
 	static char buf[ANSWER_LEN];
 
 	(void)arg;
+	for (int i = 1; !peer_is_target && i < peer_qd; i++)
+		if (io_all(peer_fd, buf, CAPSULE_LEN, 1))
+			return NULL;
 	while (!atomic_load(&peer_stop)) {
 		if (peer_is_target) {
 			if (io_all(peer_fd, buf, CAPSULE_LEN, 0))
@@ -99,7 +134,7 @@ static void *peer_main(void *arg)
 	return NULL;
 }
 
-int standin_sock_open(int target, const struct standin_delays *d)
+int standin_sock_open(int target, const struct standin_delays *d, int qd)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
@@ -137,6 +172,7 @@ int standin_sock_open(int target, const struct standin_delays *d)
 	sock_rport = ntohs(a.sin_port);
 	peer_d = *d;
 	peer_is_target = !target;
+	peer_qd = qd > 0 ? qd : 1;
 	if (pthread_create(&peer, NULL, peer_main, NULL)) {
 		errno = EAGAIN;
 		goto fail;
@@ -213,7 +249,7 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	int sampled;
 
 	/* the capsule is read before SPDK knows the command */
-	if (sock && io_all(sock_fd, buf, CAPSULE_LEN, 0))
+	if (sock && pipe_read(buf, CAPSULE_LEN))
 		return 0;
 	ntprof_begin(&r, c->qid, c->cid, c->opc, c->nsid, (uint32_t)c->slba, (uint32_t)(c->slba >> 32), c->nlb,
 		     NTP_SPDK_T_CMD_RECV, 0);

@@ -21,7 +21,8 @@
  * --sock (TCP, -r host or target): each command's capsule and answer cross a
  * loopback TCP connection to a thread of the stand-in playing the other end,
  * so that the kernel socket calls ntprof hooks for SPDK run; the target
- * writes its answer --flush-us after queueing it (default 20).
+ * writes its answer --flush-us after queueing it (default 20); --qd N: the
+ * target's peer keeps N capsules outstanding (default 1).
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -113,13 +114,14 @@ int main(int argc, char **argv)
 		{ "wait-sampling", no_argument, NULL, 'w' },
 		{ "sock", no_argument, NULL, 'K' },
 		{ "flush-us", required_argument, NULL, 'F' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ 0 }
 	};
 	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000, .flush_ns = 20000 };
 	struct standin_cmd *cmds = NULL, c;
 	const char *role = NULL, *in = NULL, *list = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
-	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0;
+	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0, qd = 1;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
 	FILE *lf = NULL;
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
 		case 'C': cntlid = (uint16_t)strtoul(optarg, NULL, 10); break;
 		case 'w': wait = 1; break;
 		case 'K': sock = 1; break;
+		case 'Q': qd = atoi(optarg); break;
 		case 'F': d.flush_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
@@ -152,7 +155,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spdk-standin: --sock needs -t tcp and -r host or target\n");
 		return 2;
 	}
-	if (sock && standin_sock_open(!host, &d)) {
+	if (sock && standin_sock_open(!host, &d, qd)) {
 		perror("spdk-standin: loopback TCP connection");
 		return 1;
 	}

@@ -31,8 +31,9 @@ uint32_t standin_sampling(void);
 /* --sock: every command's PDUs cross a real loopback TCP connection, whose
  * other end is a thread of this process playing the peer (the host of a
  * target, the target of a host); reads wait in poll() and read non-blocking,
- * as SPDK's poller does. 0, or -1 with errno. */
-int standin_sock_open(int target, const struct standin_delays *d);
+ * as SPDK's poller does. A target's peer keeps qd capsules outstanding.
+ * 0, or -1 with errno. */
+int standin_sock_open(int target, const struct standin_delays *d, int qd);
 void standin_sock_close(void);
 
 #endif
