@@ -557,7 +557,7 @@ static void test_host_queues(void **state)
 	struct ntp_writer *w;
 	struct ntp_reader *r;
 	const struct ntp_file_info *ri;
-	struct ntp_record rec = mkrec(1);
+	struct ntp_record rec = mkrec(0);
 	uint8_t h[NTP_HOSTQ_OFF + 2 * NTP_HOSTQ_ENTRY + 4];
 	uint32_t hlen, crc;
 	FILE *f;
