@@ -166,7 +166,7 @@ static const struct ntp_optdef top_whatif_optdefs[] = {
 	  .help = "a stage's parallelism, e.g. storage=4 (stages: host_block\nhost_driver network target_driver storage)",
 	  .type = NTP_OT_CUSTOM, .key = 'W' },
 	{ .name = "what-if-tags", .arg = "N",
-	  .help = "the host's tags per hardware queue (live: from sysfs)",
+	  .help = "the host's tags per hardware queue (default: from sysfs\nlive, from the recording's header in replay)",
 	  .type = NTP_OT_U32, .off = TOP(wi.tags), .lo = 1, .hi = 65536 },
 	{ .name = "what-if-qd-was", .arg = "N",
 	  .help = "the queue depth the workload runs at (default: rate x\nmean, which reads low when the application's own time\nper command is not small beside the latency; keys [ ])",
