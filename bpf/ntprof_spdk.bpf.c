@@ -81,6 +81,10 @@ static __always_inline int io_of(__u8 opc)
 
 static __always_inline bool wanted(const struct ntp_spdk_rec *s)
 {
+	/* reads and writes only, as the kernel side (io_wanted): not the
+	 * Fabrics Connect each I/O queue starts with, nor flushes */
+	if (io_of(s->opc) == NTP_IO_OTHER)
+		return false;
 	if (filter_io >= 0 && io_of(s->opc) != filter_io)
 		return false;
 	if (filter_n_sizes) {
