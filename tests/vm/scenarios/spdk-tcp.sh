@@ -1,0 +1,9 @@
+# spdk-tcp: real SPDK over NVMe/TCP on the guest's loopback, where fentry
+# and kprobes exist: the socket hooks split both sides' records. From the 9p
+# share NTP_VM_SHARE (tests/vm/guest/spdk-real.sh, docs/spdk.md). Not in
+# the default set: CI has no SPDK.
+# tb-default: no
+# tb-timeout: 600
+. /tb/ntprof-checks.sh
+. /tb/spdk-real.sh
+spdk_real tcp
