@@ -17,7 +17,7 @@ spdk_split() {
 }
 
 spdk_real() {
-	local T=$1 NQN A TR B tgt rt perf rh prc m avg mean split_host split_target hr tr sh nh st nt
+	local stuck= T=$1 NQN A TR B tgt rt perf rh prc m avg mean split_host split_target hr tr sh nh st nt
 	NQN=nqn.2016-06.io.spdk:cnode1
 	mkdir -p /share
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro share /share 2>/dev/null ||
@@ -86,10 +86,21 @@ spdk_real() {
 	wait $perf
 	prc=$?
 	sleep 1
-	[ -n "$rh" ] && kill -INT $rh && wait $rh
-	kill -INT $rt
-	wait $rt
+	# Ctrl-C for both recorders; one that has not stopped 60 s later is
+	# reported and killed (its file then lacks its last records)
+	for r in $rh $rt; do
+		kill -INT $r
+		for _ in $(seq 60); do kill -0 $r 2>/dev/null || break; sleep 1; done
+		if kill -0 $r 2>/dev/null; then
+			tb_log "recorder $r did not stop on SIGINT: $(cat /proc/$r/wchan 2>/dev/null); $(cat /proc/$r/stack 2>/dev/null | head -8 | tr '\n' ' ')"
+			stuck="$stuck $r"
+			kill -9 $r
+		fi
+		wait $r
+	done
 	kill $tgt
+	for _ in $(seq 30); do kill -0 $tgt 2>/dev/null || break; sleep 1; done
+	kill -9 $tgt 2>/dev/null
 	wait $tgt
 	cat $TB_OUT/perf.out | tail -6
 	ntprof report --detail $TB_OUT/host.ntp $TB_OUT/target.ntp > $TB_OUT/join.txt 2>&1
@@ -107,10 +118,10 @@ spdk_real() {
 		sh=$1 nh=$3
 		set -- $split_target
 		st=$1 nt=$3
-		tb_check spdk-$T "$prc == 0 && $(echo "$m" | grep -c 'matched (100 % of the host')  == 1 && $sh * 100 >= $nh * 95 && $st * 100 >= $nt * 95 && ${hr:-0} > 0 && ${tr:-0} > 0" \
-			"perf exit $prc, $m; split by the socket hooks: host $split_host, target $split_target; receive paths: host ${hr:-?} us, target ${tr:-?} us; ntprof host mean ${mean:-?} us, perf Average ${avg:-?} us"
+		tb_check spdk-$T "$prc == 0 && $(echo "$stuck" | wc -w) == 0 && $(echo "$m" | grep -c 'matched (100 % of the host')  == 1 && $sh * 100 >= $nh * 95 && $st * 100 >= $nt * 95 && ${hr:-0} > 0 && ${tr:-0} > 0" \
+			"perf exit $prc, recorders stuck:${stuck:- none}, $m; split by the socket hooks: host $split_host, target $split_target; receive paths: host ${hr:-?} us, target ${tr:-?} us; ntprof host mean ${mean:-?} us, perf Average ${avg:-?} us"
 	else
-		tb_check spdk-$T "$prc == 0 && $(echo "$m" | grep -c 'matched (100 % of the host')  == 1" \
-			"perf exit $prc, $m; ntprof host mean ${mean:-?} us, perf Average ${avg:-?} us"
+		tb_check spdk-$T "$prc == 0 && $(echo "$stuck" | wc -w) == 0 && $(echo "$m" | grep -c 'matched (100 % of the host')  == 1" \
+			"perf exit $prc, recorders stuck:${stuck:- none}, $m; ntprof host mean ${mean:-?} us, perf Average ${avg:-?} us"
 	fi
 }
