@@ -139,7 +139,7 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 	int32_t prev = -1, i, older[64];
 	unsigned n_older = 0;
 
-	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
+	for (i = p->count ? p->bk[b].head : -1; i >= 0; prev = i, i = p->slots[i].next) {
 		if (p->slots[i].key != key)
 			continue;
 		if (ntp_same_command(&p->slots[i].r, r))
@@ -163,7 +163,9 @@ uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
 {
 	uint64_t key = key_of(r), n = 0;
 	uint32_t b = bucket_of(p, key);
-	int32_t prev = -1, i = p->bk[b].head;
+	/* one side of a stream mostly finds the other's record waiting and
+	 * waits for nothing itself: its own structure is empty */
+	int32_t prev = -1, i = p->count ? p->bk[b].head : -1;
 
 	while (i >= 0) {
 		int32_t next = p->slots[i].next;
