@@ -150,15 +150,97 @@ static const char *impl_name(uint8_t impl)
 	return impl == NTP_IMPL_SPDK ? "spdk" : impl == NTP_IMPL_LINUX ? "linux" : "unknown";
 }
 
+/*
+ * What a row repeats from the rows before, formatted once: the device
+ * (the same 32 bytes row after row; its CSV field may be quoted), the
+ * names of side, transport and implementation, and the high digits of a
+ * timestamp (ns since boot: its digits above the eighth change every 0.1
+ * s, so the timestamps of a row, and of the rows around it, share them).
+ */
+struct text {
+	int key;		/* what it is the text of; -1: none yet */
+	unsigned len;
+	char s[16];		/* 16 bytes stored whatever len */
+};
+
+struct row_cache {
+	char dev_raw[NTP_DEV_LEN];
+	int dev_set;
+	unsigned dev_len;
+	char dev[2 * NTP_DEV_LEN + 2 + 16];	/* the field; 16 bytes of slack, stored whole */
+	struct text side, transport, impl;
+	uint64_t ts_hi;		/* timestamp / 10^8 of ts_hi_digits; UINT64_MAX: none */
+	uint64_t ts_hi_digits;	/* its 1 to 8 digits, ASCII, from the lowest byte */
+	unsigned ts_hi_len;
+};
+
+static void cache_init(struct row_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->side.key = c->transport.key = c->impl.key = -1;
+	c->ts_hi = UINT64_MAX;
+}
+
+/* A name (at most 16 bytes: longer ones are written as they are). */
+static inline char *put_text(char *p, struct text *t, int key, const char *(*name)(uint8_t))
+{
+	if (t->key != key) {
+		const char *s = name((uint8_t)key);
+		size_t n = strlen(s);
+
+		if (n > sizeof(t->s))
+			return put_str(p, s);
+		memset(t->s, 0, sizeof(t->s));
+		memcpy(t->s, s, n);
+		t->len = (unsigned)n;
+		t->key = key;
+	}
+	memcpy(p, t->s, sizeof(t->s));
+	return p + t->len;
+}
+
+/* A timestamp: as put_u64, with the digits above the eighth from the cache. */
+static inline __attribute__((always_inline)) char *put_ts(char *p, struct row_cache *c, uint64_t v)
+{
+	uint64_t hi;
+
+	if (v < 100000000)
+		return put_upto8(p, (uint32_t)v);
+	hi = v / 100000000;
+	if (hi >= 100000000)
+		return put_u64(p, v);
+	if (hi != c->ts_hi) {
+		uint64_t d = digits8((uint32_t)hi);
+		unsigned lead = d ? (unsigned)__builtin_ctzll(d) / 8 : 7;
+
+		c->ts_hi_digits = (d | 0x3030303030303030ull) >> (8 * lead);
+		c->ts_hi_len = 8 - lead;
+		c->ts_hi = hi;
+	}
+	memcpy(p, &c->ts_hi_digits, 8);
+	p += c->ts_hi_len;
+	return put_8(p, (uint32_t)(v - hi * 100000000));
+}
+
+static const char commas[8] = { ',', ',', ',', ',', ',', ',', ',', ',' };
+
+/* n commas; writes up to 7 bytes past them. */
+static inline char *put_commas(char *p, unsigned n)
+{
+	for (unsigned k = 0; k < n; k += 8)
+		memcpy(p + k, commas, 8);
+	return p + n;
+}
+
 /* One row; buf holds at least ROW_MAX bytes. Returns its length. */
 #define ROW_MAX 1024
-static size_t row(char *buf, const struct ntp_record *r)
+static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 {
-	char dev[NTP_DEV_LEN + 1], *p = buf;
+	char *p = buf;
+	uint32_t valid = r->ts_valid & ((1u << NTP_TS_COUNT) - 1);
+	unsigned at = 0;
 
-	memcpy(dev, r->dev, NTP_DEV_LEN);
-	dev[NTP_DEV_LEN] = '\0';
-	p = put_str(p, side_name(r->side));
+	p = put_text(p, &c->side, r->side, side_name);
 	*p++ = ',';
 	p = put_u64(p, r->cntlid);
 	*p++ = ',';
@@ -176,11 +258,21 @@ static size_t row(char *buf, const struct ntp_record *r)
 	*p++ = ',';
 	p = put_u64(p, r->len);
 	*p++ = ',';
-	p = put_field(p, dev);		/* at most 2 * 32 + 2 bytes */
+	if (!c->dev_set || memcmp(c->dev_raw, r->dev, NTP_DEV_LEN)) {
+		char dev[NTP_DEV_LEN + 1];
+
+		memcpy(dev, r->dev, NTP_DEV_LEN);
+		dev[NTP_DEV_LEN] = '\0';
+		memcpy(c->dev_raw, r->dev, NTP_DEV_LEN);
+		c->dev_len = (unsigned)(put_field(c->dev, dev) - c->dev);	/* at most 2 * 32 + 2 bytes */
+		c->dev_set = 1;
+	}
+	memcpy(p, c->dev, sizeof(c->dev));
+	p += c->dev_len;
 	*p++ = ',';
-	p = put_str(p, ntp_transport_name(r->transport));
+	p = put_text(p, &c->transport, r->transport, ntp_transport_name);
 	*p++ = ',';
-	p = put_str(p, impl_name(r->impl));
+	p = put_text(p, &c->impl, r->impl, impl_name);
 	*p++ = ',';
 	p = put_u64(p, r->cpu);
 	*p++ = ',';
@@ -189,11 +281,16 @@ static size_t row(char *buf, const struct ntp_record *r)
 	p = put_hex(p, r->flags);
 	*p++ = ',';
 	p = put_hex(p, r->ts_valid);
-	for (int i = 0; i < NTP_TS_COUNT; i++) {
-		*p++ = ',';
-		if (r->ts_valid & (1u << i))
-			p = put_u64(p, r->ts[i]);
+	/* one column per timestamp: the commas up to each one seen, then
+	 * those of the empty ones after the last */
+	for (uint32_t v = valid; v; v &= v - 1) {
+		unsigned i = (unsigned)__builtin_ctz(v);
+
+		p = put_commas(p, i + 1 - at);
+		at = i + 1;
+		p = put_ts(p, c, r->ts[i]);
 	}
+	p = put_commas(p, NTP_TS_COUNT - at);
 	*p++ = '\r';
 	*p++ = '\n';
 	return (size_t)(p - buf);
@@ -231,6 +328,7 @@ int cmd_dump(int argc, char **argv)
 	struct ntp_cmd_opts o = { 0 };
 	void *bases[] = { &o };
 	static char obuf[1 << 16], rows[1 << 18];
+	static struct row_cache cache;
 	size_t rows_len = 0;
 	int werr = 0;
 	const struct ntp_read_stats *st;
@@ -253,6 +351,7 @@ int cmd_dump(int argc, char **argv)
 	if (!r)
 		return ntp_err("%s", err);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	cache_init(&cache);
 	fputs("side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,dev,transport,impl,cpu,seq,flags,ts_valid", stdout);
 	for (int i = 0; i < NTP_TS_COUNT; i++)
 		printf(",%s", ts_names[i]);
@@ -263,11 +362,11 @@ int cmd_dump(int argc, char **argv)
 		for (size_t i = 0; i < n && !werr; i++) {
 			/* rows are formatted into a batch written as one: a write
 			 * through stdio per row cost as much as its formatting */
-			if (rows_len > sizeof(rows) - ROW_MAX - 24) {
+			if (rows_len > sizeof(rows) - ROW_MAX - 128) {
 				werr = write_out(rows, rows_len);
 				rows_len = 0;
 			}
-			rows_len += row(rows + rows_len, &recs[i]);
+			rows_len += row(rows + rows_len, &recs[i], &cache);
 		}
 	if (werr || write_out(rows, rows_len))
 		return write_failed(r);
