@@ -167,12 +167,23 @@ struct text {
 	char s[16];		/* 16 bytes stored whatever len */
 };
 
+/* A field's last value and its digits (a u32 has at most 10). */
+struct num {
+	uint64_t v;
+	int set;
+	unsigned len;
+	char s[16];		/* 16 bytes stored whatever len */
+};
+
 struct row_cache {
 	char dev_raw[NTP_DEV_LEN];
 	int dev_set;
 	unsigned dev_len;
 	char dev[2 * NTP_DEV_LEN + 2 + 16];	/* the field; 16 bytes of slack, stored whole */
 	struct text side, transport, impl;
+	/* fields that repeat from row to row: a host's controller and
+	 * namespace, a queue's CPU, the opcode and size of most commands */
+	struct num cntlid, qid, opcode, nsid, nlb, len, cpu;
 	uint64_t ts_hi;		/* timestamp / 10^8 of ts_hi_digits; UINT64_MAX: none */
 	uint64_t ts_hi_digits;	/* its 1 to 8 digits, ASCII, from the lowest byte */
 	unsigned ts_hi_len;
@@ -201,6 +212,22 @@ static inline char *put_text(char *p, struct text *t, int key, const char *(*nam
 	}
 	memcpy(p, t->s, sizeof(t->s));
 	return p + t->len;
+}
+
+/* v < 2^32 as put_u64 writes it, from the cache when it is the last value. */
+static inline __attribute__((always_inline)) char *put_num(char *p, struct num *c, uint32_t v)
+{
+	if (!c->set || c->v != v) {
+		char tmp[32];
+
+		_Static_assert(sizeof(c->s) >= 10, "a u32's digits fit");
+		c->len = (unsigned)(put_u64(tmp, v) - tmp);
+		memcpy(c->s, tmp, sizeof(c->s));
+		c->v = v;
+		c->set = 1;
+	}
+	memcpy(p, c->s, sizeof(c->s));
+	return p + c->len;
 }
 
 /* A timestamp: as put_u64, with the digits above the eighth from the cache. */
@@ -247,21 +274,21 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 
 	p = put_text(p, &c->side, r->side, side_name);
 	*p++ = ',';
-	p = put_u64(p, r->cntlid);
+	p = put_num(p, &c->cntlid, r->cntlid);
 	*p++ = ',';
-	p = put_u64(p, r->qid);
+	p = put_num(p, &c->qid, r->qid);
 	*p++ = ',';
 	p = put_u64(p, r->cid);
 	*p++ = ',';
-	p = put_u64(p, r->opcode);
+	p = put_num(p, &c->opcode, r->opcode);
 	*p++ = ',';
-	p = put_u64(p, r->nsid);
+	p = put_num(p, &c->nsid, r->nsid);
 	*p++ = ',';
 	p = put_u64(p, r->slba);
 	*p++ = ',';
-	p = put_u64(p, r->nlb);
+	p = put_num(p, &c->nlb, r->nlb);
 	*p++ = ',';
-	p = put_u64(p, r->len);
+	p = put_num(p, &c->len, r->len);
 	*p++ = ',';
 	if (!c->dev_set || memcmp(c->dev_raw, r->dev, NTP_DEV_LEN)) {
 		char dev[NTP_DEV_LEN + 1];
@@ -279,7 +306,7 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	*p++ = ',';
 	p = put_text(p, &c->impl, r->impl, impl_name);
 	*p++ = ',';
-	p = put_u64(p, r->cpu);
+	p = put_num(p, &c->cpu, r->cpu);
 	*p++ = ',';
 	p = put_u64(p, r->seq);
 	*p++ = ',';
