@@ -184,6 +184,7 @@ struct row_cache {
 	/* fields that repeat from row to row: a host's controller and
 	 * namespace, a queue's CPU, the opcode and size of most commands */
 	struct num cntlid, qid, opcode, nsid, nlb, len, cpu;
+	struct num flags, ts_valid;	/* in hex: a side's records have the same */
 	uint64_t ts_hi;		/* timestamp / 10^8 of ts_hi_digits; UINT64_MAX: none */
 	uint64_t ts_hi_digits;	/* its 1 to 8 digits, ASCII, from the lowest byte */
 	unsigned ts_hi_len;
@@ -222,6 +223,22 @@ static inline __attribute__((always_inline)) char *put_num(char *p, struct num *
 
 		_Static_assert(sizeof(c->s) >= 10, "a u32's digits fit");
 		c->len = (unsigned)(put_u64(tmp, v) - tmp);
+		memcpy(c->s, tmp, sizeof(c->s));
+		c->v = v;
+		c->set = 1;
+	}
+	memcpy(p, c->s, sizeof(c->s));
+	return p + c->len;
+}
+
+/* As put_hex, from the cache when v is the last value. */
+static inline __attribute__((always_inline)) char *put_hex_num(char *p, struct num *c, uint32_t v)
+{
+	if (!c->set || c->v != v) {
+		char tmp[32];
+
+		_Static_assert(sizeof(c->s) >= 10, "0x and a u32's hex digits fit");
+		c->len = (unsigned)(put_hex(tmp, v) - tmp);
 		memcpy(c->s, tmp, sizeof(c->s));
 		c->v = v;
 		c->set = 1;
@@ -310,9 +327,9 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	*p++ = ',';
 	p = put_u64(p, r->seq);
 	*p++ = ',';
-	p = put_hex(p, r->flags);
+	p = put_hex_num(p, &c->flags, r->flags);
 	*p++ = ',';
-	p = put_hex(p, r->ts_valid);
+	p = put_hex_num(p, &c->ts_valid, r->ts_valid);
 	/* one column per timestamp: the commas up to each one seen, then
 	 * those of the empty ones after the last */
 	for (uint32_t v = valid; v; v &= v - 1) {
