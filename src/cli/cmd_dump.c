@@ -186,6 +186,7 @@ struct row_cache {
 	struct num cntlid, qid, opcode, nsid, nlb, len, cpu;
 	struct num flags, ts_valid;	/* in hex: a side's records have the same */
 	uint64_t ts_hi;		/* timestamp / 10^8 of ts_hi_digits; UINT64_MAX: none */
+	uint64_t ts_base;	/* ts_hi x 10^8 (when ts_hi is set) */
 	uint64_t ts_hi_digits;	/* its 1 to 8 digits, ASCII, from the lowest byte */
 	unsigned ts_hi_len;
 };
@@ -250,8 +251,13 @@ static inline __attribute__((always_inline)) char *put_hex_num(char *p, struct n
 /* A timestamp: as put_u64, with the digits above the eighth from the cache. */
 static inline __attribute__((always_inline)) char *put_ts(char *p, struct row_cache *c, uint64_t v)
 {
-	uint64_t hi;
+	uint64_t hi, lo = v - c->ts_base;
 
+	/* the high digits of the last one (most): no division */
+	if (lo < 100000000 && c->ts_hi != UINT64_MAX) {
+		memcpy(p, &c->ts_hi_digits, 8);
+		return put_8(p + c->ts_hi_len, (uint32_t)lo);
+	}
 	if (v < 100000000)
 		return put_upto8(p, (uint32_t)v);
 	hi = v / 100000000;
@@ -264,6 +270,7 @@ static inline __attribute__((always_inline)) char *put_ts(char *p, struct row_ca
 		c->ts_hi_digits = (d | 0x3030303030303030ull) >> (8 * lead);
 		c->ts_hi_len = 8 - lead;
 		c->ts_hi = hi;
+		c->ts_base = hi * 100000000;
 	}
 	memcpy(p, &c->ts_hi_digits, 8);
 	p += c->ts_hi_len;
