@@ -385,7 +385,8 @@ int cmd_dump(int argc, char **argv)
 	struct ntp_cmd_opts o = { 0 };
 	void *bases[] = { &o };
 	static char obuf[1 << 16], rows[1 << 18];
-	static struct row_cache cache;
+	/* one per side: a file's host and target rows alternate */
+	static struct row_cache cache[3];
 	size_t rows_len = 0;
 	int werr = 0;
 	const struct ntp_read_stats *st;
@@ -408,7 +409,8 @@ int cmd_dump(int argc, char **argv)
 	if (!r)
 		return ntp_err("%s", err);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	cache_init(&cache);
+	for (int k = 0; k < 3; k++)
+		cache_init(&cache[k]);
 	fputs("side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,dev,transport,impl,cpu,seq,flags,ts_valid", stdout);
 	for (int i = 0; i < NTP_TS_COUNT; i++)
 		printf(",%s", ts_names[i]);
@@ -423,7 +425,7 @@ int cmd_dump(int argc, char **argv)
 				werr = write_out(rows, rows_len);
 				rows_len = 0;
 			}
-			rows_len += row(rows + rows_len, &recs[i], &cache);
+			rows_len += row(rows + rows_len, &recs[i], &cache[recs[i].side < 3 ? recs[i].side : 0]);
 		}
 	if (werr || write_out(rows, rows_len))
 		return write_failed(r);
