@@ -7,6 +7,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
@@ -84,6 +87,35 @@ static inline uint64_t digits8(uint32_t v)	/* v < 10^8: 8 digits 0..9, not ASCII
 	x = q | ((x - q * 100) << 16);			/* 4 lanes of 2 digits */
 	q = ((x * 103) >> 10) & 0x000F000F000F000Full;	/* each / 10 */
 	return q | ((x - q * 10) << 8);			/* 8 digits */
+}
+
+/*
+ * digits8 of two values at once, a and b < 10^8, in the lanes of one SSE2
+ * register (every x86-64 has it): the same steps, the divisions by 10^4 in
+ * 64-bit lanes, by 100 and by 10 as 16-bit multiplies by reciprocals
+ * (x * 5243 >> 19 is x / 100 for x < 43699, x * 6554 >> 16 is x / 10 for
+ * x < 16389), about half the instructions of two digits8.
+ */
+static inline __attribute__((always_inline)) void digits8x2(uint32_t a, uint32_t b, uint64_t *da, uint64_t *db)
+{
+#ifdef __SSE2__
+	__m128i x = _mm_set_epi64x((long long)b, (long long)a), q, r;
+
+	q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(109951163)), 40);	/* / 10^4 */
+	r = _mm_sub_epi64(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
+	x = _mm_or_si128(q, _mm_slli_epi64(r, 32));		/* 2 x 2 lanes of 4 digits */
+	q = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);	/* / 100 */
+	r = _mm_sub_epi16(x, _mm_mullo_epi16(q, _mm_set1_epi16(100)));
+	x = _mm_or_si128(q, _mm_slli_epi32(r, 16));		/* 2 x 4 lanes of 2 digits */
+	q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));		/* / 10 */
+	r = _mm_sub_epi16(x, _mm_mullo_epi16(q, _mm_set1_epi16(10)));
+	x = _mm_or_si128(q, _mm_slli_epi16(r, 8));		/* 2 x 8 digits */
+	*da = (uint64_t)_mm_cvtsi128_si64(x);
+	*db = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x));
+#else
+	*da = digits8(a);
+	*db = digits8(b);
+#endif
 }
 
 /* 1 to 8 digits of v < 10^8; writes 8 bytes at p. */
@@ -341,7 +373,32 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	 * those of the empty ones after the last */
 	for (uint32_t v = valid; v; v &= v - 1) {
 		unsigned i = (unsigned)__builtin_ctz(v);
+		uint32_t w = v & (v - 1);
 
+		/* two timestamps with the cached high digits: their low eight
+		 * digits side by side (the common case) */
+		if (w && c->ts_hi != UINT64_MAX) {
+			unsigned j = (unsigned)__builtin_ctz(w);
+			uint64_t li = r->ts[i] - c->ts_base, lj = r->ts[j] - c->ts_base, di, dj;
+
+			if (li < 100000000 && lj < 100000000) {
+				digits8x2((uint32_t)li, (uint32_t)lj, &di, &dj);
+				di |= 0x3030303030303030ull;
+				dj |= 0x3030303030303030ull;
+				p = put_commas(p, i + 1 - at);
+				memcpy(p, &c->ts_hi_digits, 8);
+				p += c->ts_hi_len;
+				memcpy(p, &di, 8);
+				p = put_commas(p + 8, j - i);
+				memcpy(p, &c->ts_hi_digits, 8);
+				p += c->ts_hi_len;
+				memcpy(p, &dj, 8);
+				p += 8;
+				at = j + 1;
+				v = w;
+				continue;
+			}
+		}
 		p = put_commas(p, i + 1 - at);
 		at = i + 1;
 		p = put_ts(p, c, r->ts[i]);
