@@ -119,6 +119,16 @@ static inline __attribute__((always_inline)) void digits8x2(uint32_t a, uint32_t
 }
 
 /* 1 to 8 digits of v < 10^8; writes 8 bytes at p. */
+/* The digits d (digits8 of a value), leading zeros dropped; writes 8 bytes at p. */
+static inline __attribute__((always_inline)) char *put_digits(char *p, uint64_t d)
+{
+	unsigned lead = d ? (unsigned)__builtin_ctzll(d) / 8 : 7;	/* leading zeros */
+
+	d = (d | 0x3030303030303030ull) >> (8 * lead);
+	memcpy(p, &d, 8);
+	return p + 8 - lead;
+}
+
 static inline __attribute__((always_inline)) char *put_upto8(char *p, uint32_t v)
 {
 	uint64_t d = digits8(v);
@@ -320,6 +330,21 @@ static inline char *put_commas(char *p, unsigned n)
 	return p + n;
 }
 
+/* The 32 bytes of two devices equal: two vector compares, no call. */
+static inline int dev_same(const char *a, const char *b)
+{
+#ifdef __SSE2__
+	_Static_assert(NTP_DEV_LEN == 32, "two 16-byte halves");
+	__m128i e0 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)a), _mm_loadu_si128((const __m128i *)b));
+	__m128i e1 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(a + 16)),
+				    _mm_loadu_si128((const __m128i *)(b + 16)));
+
+	return _mm_movemask_epi8(_mm_and_si128(e0, e1)) == 0xffff;
+#else
+	return !memcmp(a, b, NTP_DEV_LEN);
+#endif
+}
+
 /* One row; buf holds at least ROW_MAX bytes. Returns its length. */
 #define ROW_MAX 1024
 static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
@@ -327,6 +352,12 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	char *p = buf;
 	uint32_t valid = r->ts_valid & ((1u << NTP_TS_COUNT) - 1);
 	unsigned at = 0;
+	/* slba and seq below 10^8 (most): their digits side by side */
+	int pair = r->slba < 100000000 && r->seq < 100000000;
+	uint64_t dslba = 0, dseq = 0;
+
+	if (pair)
+		digits8x2((uint32_t)r->slba, (uint32_t)r->seq, &dslba, &dseq);
 
 	p = put_text(p, &c->side, r->side, side_name);
 	*p++ = ',';
@@ -340,13 +371,13 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	*p++ = ',';
 	p = put_num(p, &c->nsid, r->nsid);
 	*p++ = ',';
-	p = put_u64(p, r->slba);
+	p = pair ? put_digits(p, dslba) : put_u64(p, r->slba);
 	*p++ = ',';
 	p = put_num(p, &c->nlb, r->nlb);
 	*p++ = ',';
 	p = put_num(p, &c->len, r->len);
 	*p++ = ',';
-	if (!c->dev_set || memcmp(c->dev_raw, r->dev, NTP_DEV_LEN)) {
+	if (!c->dev_set || !dev_same(c->dev_raw, r->dev)) {
 		char dev[NTP_DEV_LEN + 1];
 
 		memcpy(dev, r->dev, NTP_DEV_LEN);
@@ -364,7 +395,7 @@ static size_t row(char *buf, const struct ntp_record *r, struct row_cache *c)
 	*p++ = ',';
 	p = put_num(p, &c->cpu, r->cpu);
 	*p++ = ',';
-	p = put_u64(p, r->seq);
+	p = pair ? put_digits(p, dseq) : put_u64(p, r->seq);
 	*p++ = ',';
 	p = put_hex_num(p, &c->flags, r->flags);
 	*p++ = ',';
