@@ -16,6 +16,7 @@
 #include "options.h"
 #include "core/out.h"
 #include "core/ntpfile.h"
+#include "core/esc.h"
 
 static const char *const ts_names[NTP_TS_COUNT] = {
 	"h_blk_submit", "h_drv_submit", "h_cmd_sent", "h_r2t_arrive", "h_r2t_drv", "h_data_sent",
@@ -27,7 +28,7 @@ static const char *const ts_names[NTP_TS_COUNT] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: ntprof dump FILE\n"
+"usage: ntprof dump [--header] FILE\n"
 "Prints every record of a recording as CSV (RFC 4180), one row per record and\n"
 "side, with a header row. Columns: side, cntlid, qid, cid, opcode, nsid, slba,\n"
 "nlb, len, dev, transport, impl, cpu, seq, flags, ts_valid, then one column per\n"
@@ -36,8 +37,37 @@ static void usage(FILE *f)
 "A file cut short is printed up to its last whole block, with a note on stderr\n"
 "saying how it ended (exit 0); a block that fails its CRC is left out, the\n"
 "blocks after it are printed, and a one-line error follows (exit 1).\n"
-"\n"
-"  -h, --help    this help\n");
+"With --header, the file's header as \"field: value\" lines instead: format,\n"
+"machine, sampling, start, and the host's queues per namespace.\n"
+"\n");
+	ntp_cmd_help(f, "dump");
+}
+
+static const char *impl_name(uint8_t impl);
+
+/* --header: what the header says (docs/ntp-format.md), one field a line. */
+static int print_header(const struct ntp_reader *r)
+{
+	const struct ntp_file_info *fi = ntp_reader_info(r);
+
+	printf("file: %s\n", ntp_esc(ntp_reader_path(r)));
+	printf("format: %u.%u\n", fi->version_major, fi->version_minor);
+	printf("role: %s\n", ntp_role_name(fi->role));
+	printf("transport: %s\n", ntp_transport_name(fi->transport));
+	printf("impl: host %s, target %s\n", impl_name(fi->impl_host), impl_name(fi->impl_target));
+	printf("sampling: 1 in %u\n", fi->sampling);
+	printf("record_size: %u\n", fi->record_size);
+	printf("start_mono_ns: %llu\n", (unsigned long long)fi->start_mono_ns);
+	printf("start_real_ns: %llu\n", (unsigned long long)fi->start_real_ns);
+	printf("hostname: %s\n", ntp_esc(fi->hostname));
+	printf("kernel: %s\n", ntp_esc(fi->kernel));
+	printf("tool_version: %s\n", ntp_esc(fi->tool_version));
+	if (!fi->n_hostq)
+		printf("host_queues: none recorded\n");
+	for (uint32_t i = 0; i < fi->n_hostq; i++)
+		printf("host_queues: %s %u hardware queue%s x %u tags\n", ntp_esc(fi->hostq[i].dev),
+		       fi->hostq[i].hw_queues, fi->hostq[i].hw_queues == 1 ? "" : "s", fi->hostq[i].tags);
+	return ntp_out_flush(stdout) ? ntp_err("dump: cannot write to stdout: %m") : 0;
 }
 
 /* Appends s as one CSV field, quoted when it holds a comma, quote or line break. */
@@ -496,6 +526,12 @@ int cmd_dump(int argc, char **argv)
 	r = ntp_reader_open(argv[first], err, sizeof(err));
 	if (!r)
 		return ntp_err("%s", err);
+	if (o.header) {
+		int ret = print_header(r);
+
+		ntp_reader_close(r);
+		return ret;
+	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	for (int k = 0; k < 3; k++)
 		cache_init(&cache[k]);

@@ -144,6 +144,8 @@ int cmd_report(int argc, char **argv)
 	}
 	wi.fit = (const struct ntp_snapshot *const *)fit_snap;
 	wi.n_fit = n_fit;
+	wi.hostq = meta.hostq;
+	wi.n_hostq = meta.n_hostq;
 	if (json) {
 		json_object *o = ntp_report_json(snap, &meta);
 

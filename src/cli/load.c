@@ -8,6 +8,7 @@
 #include "core/pump_files.h"
 
 struct ntp_loaded {
+	struct ntp_file_info hostq;	/* the host files' queue tables, merged */
 	char host_name[NTP_HOSTNAME_LEN + 1], host_kernel[NTP_KERNEL_LEN + 1];
 	char target_name[NTP_HOSTNAME_LEN + 1], target_kernel[NTP_KERNEL_LEN + 1];
 };
@@ -59,6 +60,10 @@ static void name_machines(struct ntp_files *f, struct ntp_loaded *l, struct ntp_
 			memcpy(l->target_kernel, fi->kernel, NTP_KERNEL_LEN);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		ntp_hostq_merge(&l->hostq, ntp_reader_info(ntp_files_reader(f, i)));
+	meta->hostq = l->hostq.n_hostq ? l->hostq.hostq : NULL;
+	meta->n_hostq = l->hostq.n_hostq;
 	meta->host_name = l->host_name[0] ? l->host_name : NULL;
 	meta->host_kernel = l->host_kernel;
 	meta->target_name = l->target_name[0] ? l->target_name : NULL;
