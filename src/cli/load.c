@@ -70,9 +70,10 @@ static void name_machines(struct ntp_files *f, struct ntp_loaded *l, struct ntp_
 	meta->target_kernel = l->target_kernel;
 }
 
-int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_report_meta *meta,
-	     struct ntp_loaded **keep)
+int ntp_load(char **paths, size_t n, unsigned no_quantiles, struct ntp_snapshot *snap,
+	     struct ntp_report_meta *meta, struct ntp_loaded **keep)
 {
+	struct ntp_model_config cfg;
 	struct ntp_loaded *l = calloc(1, sizeof(*l));
 	struct ntp_files *f = NULL;
 	struct ntp_model *m = NULL;
@@ -88,7 +89,9 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 		ntp_err("%s", err);
 		goto out;
 	}
-	pc.model = m = ntp_model_new(ntp_files_model_config(f));
+	cfg = *ntp_files_model_config(f);
+	cfg.no_quantiles = (uint8_t)no_quantiles;
+	pc.model = m = ntp_model_new(&cfg);
 	pc.start_ns = ntp_files_start(f);
 	p = m ? ntp_pump_new(&pc) : NULL;
 	if (!l || !p) {
