@@ -17,23 +17,28 @@
 #                 calibration programs, with ntprof recording
 # Usage: bench/hook_cost.sh [KERNEL]   (make bench-hooks; as root)
 #        SCENARIOS="bench-hooks" bench/hook_cost.sh   (a subset)
+#        RUN=build/vm/runs/<run> bench/hook_cost.sh   (print a finished run again)
 set -eu
 cd "$(dirname "$0")/.."
 kernel=${1:-6.1}
 scen=${SCENARIOS:-bench-hooks bench-hooks-rdma bench-tcpstream}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-make --no-print-directory vm-test KERNEL="$kernel" SCENARIOS="$scen" >"$log" 2>&1 || {
-	tail -20 "$log"; exit 1; }
-run=$(ls -td build/vm/runs/*/ | head -1)
+if [ -n "${RUN:-}" ]; then
+	run=$RUN	# print a finished run's figures again
+else
+	make --no-print-directory vm-test KERNEL="$kernel" SCENARIOS="$scen" >"$log" 2>&1 || {
+		tail -20 "$log"; exit 1; }
+	run=$(ls -td build/vm/runs/*/ | head -1)
+fi
 echo "hook cost, kernel $kernel under TCG, one run ($run)"
 grep -h 'bench-' "$run/results.txt" | grep -v PASS | sed 's/^/  /' || true
 awk '
 function kv(line, key,   r) { r = ""; if (match(line, " " key "=[^ ]*")) { r = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) } return r }
 $2 == "hc-syscall" { sys = $0 }
-$2 ~ /-cal$/ && $1 ~ /^bench-hooks/ { cal[$1] = $0 }
-$2 ~ /-s[0-9]+$/ { s[++ns] = $0 }
+$2 ~ /-s[0-9]+$/ && $2 !~ /-lat-/ { s[++ns] = $0 }
 $2 ~ /-observer$/ { obs[++no] = $0 }
+$2 ~ /-lat-s[0-9]+$/ { lat[++nl] = $0 }
 $1 == "bench-tcpstream" { st[$2] = $0 }
 END {
 	if (sys != "") {
@@ -41,27 +46,34 @@ END {
 		printf "  getpgid %s ns (real CPU 55.0 ns): TCG x%s; empty fentry %s ns (real 6.1 ns): TCG x%s; empty kprobe %s ns; fentry + 1 lookup %s ns\n",
 			kv(sys, "syscall_ns"), kv(sys, "tcg_factor_syscall"), kv(sys, "fentry_ns"), kv(sys, "tcg_factor_fentry"), kv(sys, "kprobe_ns"), kv(sys, "fentry_lookup_ns")
 	}
-	for (c in cal) {
-		l = cal[c]
-		printf "\n%s: bpf_stats ns per run under the load (TCG), calibration programs on ntprof'"'"'s functions\n", c
-		printf "  empty fentry %s  fexit %s  tp_btf %s  kprobe %s  kretprobe %s  raw_tp %s;  one lookup: fentry %s  kprobe %s\n",
-			kv(l, "fe_empty_ns"), kv(l, "fx_empty_ns"), kv(l, "tp_empty_ns"), kv(l, "kp_empty_ns"), kv(l, "kr_empty_ns"), kv(l, "rt_empty_ns"), kv(l, "fe_lookup_ns"), kv(l, "kp_lookup_ns")
-		printf "  runs per I/O of the functions ntprof hooks: entries %s, exits %s, tracepoints %s\n", kv(l, "fe_empty_runs_per_io"), kv(l, "fx_empty_runs_per_io"), kv(l, "tp_empty_runs_per_io")
-	}
 	if (ns) {
 		printf "\nntprof per I/O (record -r both, fentry flavour)\n"
-		printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s %8s\n", "run", "entry", "exit", "tp", "runs", "BPF ns", "x empty", "lookups", "real ns", "share%", "slowdown%", "e2e/load"
+		printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s\n", "run", "entry", "exit", "tp", "runs", "BPF ns", "x empty", "lookups", "real ns", "share%", "rec.miss"
 		for (i = 1; i <= ns; i++) {
-			l = s[i]
-			split(l, f, " "); printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s %8s\n", f[2], kv(l, "entry_per_io"), kv(l, "exit_per_io"), kv(l, "tp_per_io"), kv(l, "runs_per_io"),
-				kv(l, "bpf_ns_per_io"), kv(l, "empty_units"), kv(l, "body_lookups"), kv(l, "real_ns_per_io"), kv(l, "share_pct"), kv(l, "slowdown_pct"), kv(l, "e2e_over_load")
+			l = s[i]; split(l, f, " ")
+			printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s\n", f[2], kv(l, "entry_per_io"), kv(l, "exit_per_io"), kv(l, "tp_per_io"), kv(l, "runs_per_io"),
+				kv(l, "bpf_ns_per_io"), kv(l, "empty_units"), kv(l, "body_lookups"), kv(l, "real_ns_per_io"), kv(l, "share_pct"), kv(l, "recursion_misses")
 		}
-		printf "  (x empty: BPF ns / an empty fentry'"'"'s; lookups: ns beyond empty programs / one lookup'"'"'s; real ns: published dispatch per kind + body / TCG factor)\n"
+		printf "  calibration beside each, bpf_stats ns per run (TCG): empty fentry, fexit, tp_btf; one lookup (fentry)\n"
+		for (i = 1; i <= ns; i++) {
+			l = s[i]; split(l, f, " ")
+			printf "  %-22s %8s %8s %8s %8s\n", f[2], kv(l, "fe_empty_ns"), kv(l, "fx_empty_ns"), kv(l, "tp_empty_ns"), kv(l, "fe_lookup_ns")
+		}
+		printf "  (x empty: BPF ns / an empty fentry'"'"'s; lookups: ns beyond empty programs / one lookup'"'"'s; real ns: published dispatch per kind + lookups x a published lookup; share: BPF ns of the load'"'"'s mean)\n"
+	}
+	if (nl) {
+		printf "\nobserver: the load'"'"'s mean over the commands ntprof sampled against the rest, same run\n"
+		printf "  %-28s %8s %8s %9s %8s %9s %8s %9s\n", "run", "mean us", "sampled", "mean us", "rest", "mean us", "sampled%", "e2e/load"
+		for (i = 1; i <= nl; i++) {
+			l = lat[i]; split(l, f, " ")
+			printf "  %-28s %8s %8s %9s %8s %9s %8s %9s\n", f[2], kv(l, "mean_us"), kv(l, "sampled_ios"), kv(l, "sampled_mean_us"), kv(l, "rest_ios"), kv(l, "rest_mean_us"), kv(l, "sampled_vs_rest_pct"), kv(l, "e2e_over_load")
+		}
 	}
 	for (i = 1; i <= no; i++) {
 		l = obs[i]; split(l, f, " ")
-		printf "\n%s: load mean bare %s us; -s 1000 %s, -s 100 %s, -s 1 %s us; an unsampled command +%s us, a sampled one +%s us: sampled %s %% slower than the rest\n",
-			f[1], kv(l, "base_us"), kv(l, "s1000_us"), kv(l, "s100_us"), kv(l, "s1_us"), kv(l, "unsampled_extra_us"), kv(l, "sampled_extra_us"), kv(l, "sampled_vs_rest_pct")
+		printf "\n%s: load mean bare %s us (before and after each); -s 1000 %s, -s 100 %s, -s 1 %s us\n", f[1], kv(l, "bare_us"), kv(l, "s1000_us"), kv(l, "s100_us"), kv(l, "s1_us")
+		printf "  slowdown against the bare runs around it: -s 1000 %s %%, -s 100 %s %%, -s 1 %s %%; hence a sampled command %s %% slower than the rest\n",
+			kv(l, "slowdown_s1000_pct"), kv(l, "slowdown_s100_pct"), kv(l, "slowdown_s1_pct"), kv(l, "sampled_vs_rest_pct")
 	}
 	if ("bench-tcpstream-base" in st) {
 		printf "\nplain TCP stream over loopback (1 KiB sends), CPU ns per send\n"

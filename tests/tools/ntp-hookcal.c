@@ -21,7 +21,8 @@
  *       (tools/testing/selftests/bpf/benchs/bench_trigger.c), whose published
  *       figures for real CPUs docs/performance.md cites. Last line:
  *       ntp-hookcal: syscall_ns=X fentry_ns=X kprobe_ns=X fentry_lookup_ns=X
- *       (the hooks' figures are the extra ns per call over the bare one).
+ *       (the hooks' figures are the extra ns per call over the bare one;
+ *       each the least of 10 chunks of N/10 calls).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -254,13 +255,28 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static double syscall_ns(long n)
+static double syscall_ns1(long n)
 {
 	double t0 = now_s();
 
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getpgid, 0);
 	return (now_s() - t0) * 1e9 / n;
+}
+
+/* The least of 10 chunks of n/10 calls: the guest is a process on a shared
+ * machine, and whatever else runs there only ever adds time. */
+static double syscall_ns(long n)
+{
+	double best = 0;
+
+	for (int i = 0; i < 10; i++) {
+		double ns = syscall_ns1(n / 10);
+
+		if (i == 0 || ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 /* ns per getpgid() with prog attached (entry of the syscall's function) */
@@ -275,7 +291,7 @@ static double with_prog(struct bpf_program *prog, bool kprobe, long n)
 			strerror(errno));
 		return -1;
 	}
-	syscall_ns(n / 10);	/* warm up */
+	syscall_ns1(n / 10);	/* warm up: TCG translates the code anew */
 	ns = syscall_ns(n);
 	bpf_link__destroy(l);
 	return ns;
@@ -311,7 +327,7 @@ static int cmd_syscall(int argc, char **argv)
 		ntprof_calib_bpf__destroy(s);
 		return 1;
 	}
-	syscall_ns(n / 10);
+	syscall_ns1(n / 10);
 	b0 = syscall_ns(n);
 	fe = with_prog(s->progs.cal_fe_empty, false, n);
 	kp = with_prog(s->progs.cal_kp_empty, true, n);
@@ -320,7 +336,7 @@ static int cmd_syscall(int argc, char **argv)
 	ntprof_calib_bpf__destroy(s);
 	if (fe < 0 || kp < 0 || fl < 0)
 		return 1;
-	base = (b0 + b1) / 2;
+	base = b0 < b1 ? b0 : b1;
 	printf("ntp-hookcal: calls=%ld syscall_ns=%.1f fentry_ns=%.1f kprobe_ns=%.1f fentry_lookup_ns=%.1f\n", n,
 	       base, fe - base, kp - base, fl - base);
 	return 0;
