@@ -189,6 +189,26 @@ int BPF_PROG(ntp_h_comp_rt, struct request *rq)
 	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
 }
 
+/* A host socket send's entry notes its time in the PDU's slot without the
+ * slot's valid bit (host_send_pending); its exit, when the call accepted
+ * bytes, makes it valid (host_sock_send). Over loopback the whole round trip
+ * can end, response parsed and request completed on the other CPU, while the
+ * sender is still inside tcp_sendpage (its softirq delivered the capsule to
+ * the target before the call returned): the record would leave before the
+ * exit stamps it. A response proves the send went out: the pending time
+ * stands. Otherwise the unconfirmed value is cleared. */
+static __always_inline void send_settle(struct ntp_record *r, int slot)
+{
+	if (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)
+		return;
+	if (has_ts(r, slot))
+		return;
+	if (r->ts[slot] && has_ts(r, NTP_TS_H_RSP_DRV))
+		r->ts_valid |= 1u << slot;
+	else
+		r->ts[slot] = 0;
+}
+
 /* The command leaves the host: block_rq_complete fires in blk_update_request,
  * after nvme_complete_rq, for every block device (most lookups miss). */
 static __always_inline int host_blk_complete(struct request *rq)
@@ -198,6 +218,8 @@ static __always_inline int host_blk_complete(struct request *rq)
 
 	if (!r)
 		return 0;
+	send_settle(r, NTP_TS_H_CMD_SENT);
+	send_settle(r, NTP_TS_H_DATA_SENT);
 	set_ts(r, NTP_TS_H_BLK_COMPLETE, bpf_ktime_get_ns());
 	leave_side(&host_cmds, key, r);
 	return 0;
@@ -290,7 +312,10 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 		return;
 	key = rq_of_tcp_req(req);
 	r = bpf_map_lookup_elem(&host_cmds, &key);
-	if (!r)
+	/* the request may have completed and started a new command during the
+	 * call (send_settle): a send that began before it was submitted is not
+	 * its own */
+	if (!r || now < r->ts[NTP_TS_H_DRV_SUBMIT])
 		return;
 	state = BPF_CORE_READ(req, state);
 	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
@@ -299,6 +324,34 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 		 has_ts(r, NTP_TS_H_R2T_DRV))
 		set_ts_once(r, NTP_TS_H_DATA_SENT, now);
 	/* DATA without an R2T is in-capsule data: part of the command capsule */
+}
+
+/* The entry of a socket send on the host's queue: the PDU's slot gets the
+ * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
+ * it: the retry is the send. */
+static __always_inline void host_send_pending(__u64 queue, __u64 now)
+{
+	struct nvme_tcp_queue___ntp *q = (void *)queue;
+	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
+	struct ntp_record *r;
+	__u64 key;
+	int state;
+
+	if (!req)
+		return;
+	key = rq_of_tcp_req(req);
+	r = bpf_map_lookup_elem(&host_cmds, &key);
+	if (!r)
+		return;
+	state = BPF_CORE_READ(req, state);
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU) {
+		if (!has_ts(r, NTP_TS_H_CMD_SENT))
+			r->ts[NTP_TS_H_CMD_SENT] = now;
+	} else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+		   has_ts(r, NTP_TS_H_R2T_DRV)) {
+		if (!has_ts(r, NTP_TS_H_DATA_SENT))
+			r->ts[NTP_TS_H_DATA_SENT] = now;
+	}
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
@@ -938,8 +991,11 @@ static __always_inline int sock_send_enter(__u64 ud)
 
 	/* the socket must be the remembered queue's: a send on another socket
 	 * from inside io_work is not the PDU's */
-	if (c && c->queue && (!ud || ud == c->queue))
-		c->send_ns = bpf_ktime_get_ns();
+	if (!c || !c->queue || (ud && ud != c->queue))
+		return 0;
+	c->send_ns = bpf_ktime_get_ns();
+	if (c->side == NTP_SIDE_HOST)
+		host_send_pending(c->queue, c->send_ns);
 	return 0;
 }
 
