@@ -76,10 +76,15 @@ END {
 			kv(l, "slowdown_s1000_pct"), kv(l, "slowdown_s100_pct"), kv(l, "slowdown_s1_pct"), kv(l, "sampled_vs_rest_pct")
 	}
 	if ("bench-tcpstream-base" in st) {
-		printf "\nplain TCP stream over loopback (1 KiB sends), CPU ns per send\n"
-		printf "  bare %s (%s sends/s)", kv(st["bench-tcpstream-base"], "cpu_ns_per_send"), kv(st["bench-tcpstream-base"], "sends_per_s")
-		if ("bench-tcpstream-base-end" in st) printf ", bare again %s", kv(st["bench-tcpstream-base-end"], "cpu_ns_per_send")
-		printf "\n  empty calibration programs: +%s ns (their socket programs: %s runs, %s BPF ns per send)\n", kv(st["bench-tcpstream-cal"], "extra_ns_per_send"), kv(st["bench-tcpstream-cal"], "sock_runs_per_send"), kv(st["bench-tcpstream-cal"], "sock_bpf_ns_per_send")
-		printf "  ntprof record -s 1000:     +%s ns (its socket programs: %s runs, %s BPF ns per send)\n", kv(st["bench-tcpstream-ntprof"], "extra_ns_per_send"), kv(st["bench-tcpstream-ntprof"], "sock_runs_per_send"), kv(st["bench-tcpstream-ntprof"], "sock_bpf_ns_per_send")
+		b0 = kv(st["bench-tcpstream-base"], "cpu_ns_per_send"); b1 = b0
+		if ("bench-tcpstream-base-end" in st) b1 = kv(st["bench-tcpstream-base-end"], "cpu_ns_per_send")
+		bare = (b0 + b1) / 2
+		printf "\nplain TCP stream over loopback (1 KiB sends, NVMe/TCP idle), CPU ns per send (TCG)\n"
+		printf "  bare %.0f (first %s, last %s; %s sends/s)\n", bare, b0, b1, kv(st["bench-tcpstream-base"], "sends_per_s")
+		c = kv(st["bench-tcpstream-cal"], "cpu_ns_per_send"); n = kv(st["bench-tcpstream-ntprof"], "cpu_ns_per_send")
+		printf "  calibration programs (empty fentry + one-lookup fentry + empty fexit on tcp_sendmsg): +%.0f ns (%.1f %%); their empty pair %s runs, %s BPF ns per send\n",
+			c - bare, 100 * (c - bare) / bare, kv(st["bench-tcpstream-cal"], "sock_runs_per_send"), kv(st["bench-tcpstream-cal"], "sock_bpf_ns_per_send")
+		printf "  ntprof record -r both -s 1000: +%.0f ns (%.1f %%, %.2f x the calibration'"'"'s extra); its socket programs %s runs, %s BPF ns per send\n",
+			n - bare, 100 * (n - bare) / bare, (c > bare ? (n - bare) / (c - bare) : 0), kv(st["bench-tcpstream-ntprof"], "sock_runs_per_send"), kv(st["bench-tcpstream-ntprof"], "sock_bpf_ns_per_send")
 	}
 }' "$run/figures.txt"
