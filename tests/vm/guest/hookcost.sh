@@ -80,7 +80,8 @@ hc_lat() {
 	shift 3
 	ntp_rec_start $name -r both -t $t -s $s --offline -o $TB_OUT/$name.ntp ||
 		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return 1; }
-	tb_load "$@" --secs ${HC_SECS:-8} --log $TB_OUT/$name.iolog > /dev/null
+	# --log before the options: tb_load takes a last argument starting with / for the device
+	tb_load --log $TB_OUT/$name.iolog "$@" --secs ${HC_SECS:-8} > /dev/null
 	ntp_rec_stop INT
 	ntprof report -j $TB_OUT/$name.json $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
 	e2e=$(ntp_json_groups $TB_OUT/$name.json | grep -v '^records ' | sort -t'|' -k2 -n | tail -1 | cut -d'|' -f3)
