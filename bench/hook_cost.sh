@@ -84,7 +84,12 @@ END {
 		c = kv(st["bench-tcpstream-cal"], "cpu_ns_per_send"); n = kv(st["bench-tcpstream-ntprof"], "cpu_ns_per_send")
 		printf "  calibration programs (empty fentry + one-lookup fentry + empty fexit on tcp_sendmsg): +%.0f ns (%.1f %%); their empty pair %s runs, %s BPF ns per send\n",
 			c - bare, 100 * (c - bare) / bare, kv(st["bench-tcpstream-cal"], "sock_runs_per_send"), kv(st["bench-tcpstream-cal"], "sock_bpf_ns_per_send")
-		printf "  ntprof record -r both -s 1000: +%.0f ns (%.1f %%, %.2f x the calibration'"'"'s extra); its socket programs %s runs, %s BPF ns per send\n",
-			n - bare, 100 * (n - bare) / bare, (c > bare ? (n - bare) / (c - bare) : 0), kv(st["bench-tcpstream-ntprof"], "sock_runs_per_send"), kv(st["bench-tcpstream-ntprof"], "sock_bpf_ns_per_send")
+		l = st["bench-tcpstream-ntprof"]
+		if (kv(l, "cal_sock_bpf_ns_per_send") != "")
+			printf "  ntprof record -r both -s 1000 beside them: +%s ns more; its socket programs %s runs, %s BPF ns per send = %.2f x the empty pair'"'"'s in the same phase (%s)\n",
+				kv(l, "extra_ns_per_send"), kv(l, "sock_runs_per_send"), kv(l, "sock_bpf_ns_per_send"), kv(l, "sock_bpf_ns_per_send") / kv(l, "cal_sock_bpf_ns_per_send"), kv(l, "cal_sock_bpf_ns_per_send")
+		else
+			printf "  ntprof record -r both -s 1000: +%.0f ns (%.1f %%); its socket programs %s runs, %s BPF ns per send\n",
+				n - bare, 100 * (n - bare) / bare, kv(l, "sock_runs_per_send"), kv(l, "sock_bpf_ns_per_send")
 	}
 }' "$run/figures.txt"
