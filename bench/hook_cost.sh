@@ -63,10 +63,11 @@ END {
 	}
 	if (nl) {
 		printf "\nobserver: the load'"'"'s mean over the commands ntprof sampled against the rest, same run\n"
-		printf "  %-28s %8s %8s %9s %8s %9s %8s %9s\n", "run", "mean us", "sampled", "mean us", "rest", "mean us", "sampled%", "e2e/load"
+		printf "  %-28s %8s %8s %9s %8s %9s %8s %8s %8s %9s %9s\n", "run", "mean us", "sampled", "mean us", "rest", "mean us", "sampled%", "p50 s", "p50 r", "p50 s/r%", "e2e/load"
 		for (i = 1; i <= nl; i++) {
 			l = lat[i]; split(l, f, " ")
-			printf "  %-28s %8s %8s %9s %8s %9s %8s %9s\n", f[2], kv(l, "mean_us"), kv(l, "sampled_ios"), kv(l, "sampled_mean_us"), kv(l, "rest_ios"), kv(l, "rest_mean_us"), kv(l, "sampled_vs_rest_pct"), kv(l, "e2e_over_load")
+			printf "  %-28s %8s %8s %9s %8s %9s %8s %8s %8s %9s %9s\n", f[2], kv(l, "mean_us"), kv(l, "sampled_ios"), kv(l, "sampled_mean_us"), kv(l, "rest_ios"), kv(l, "rest_mean_us"), kv(l, "sampled_vs_rest_pct"),
+				kv(l, "sampled_p50_us"), kv(l, "rest_p50_us"), kv(l, "sampled_vs_rest_p50_pct"), kv(l, "e2e_over_load")
 		}
 	}
 	for (i = 1; i <= no; i++) {

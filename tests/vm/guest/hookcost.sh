@@ -89,13 +89,19 @@ hc_lat() {
 	# the sampled commands among the load's own I/Os (same run, same
 	# conditions): a host record's byte offset is slba times the block size
 	# (len / (nlb + 1)); the load's log gives each I/O's offset and latency
-	local split
-	split=$( { ntprof dump $TB_OUT/$name.ntp | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	local split med
+	{ ntprof dump $TB_OUT/$name.ntp | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == "host" { printf "S %.0f\n", $(col["slba"]) * ($(col["len"]) / ($(col["nlb"]) + 1)) }'; cat $TB_OUT/$name.iolog; } |
-		awk '$1 == "S" { s[$2] = 1; next }
-		{ if ($1 in s) { sn++; st += $2 } else { rn++; rt += $2 } }
+		awk '$1 == "S" { s[$2] = 1; next } { print ($1 in s) ? "s" : "r", $2 }' > $TB_OUT/$name.split
+	split=$(awk '$1 == "s" { sn++; st += $2 } $1 == "r" { rn++; rt += $2 }
 		END { printf "sampled_ios=%d sampled_mean_us=%.1f rest_ios=%d rest_mean_us=%.1f sampled_vs_rest_pct=%.1f",
-			sn, sn ? st / sn / 1000 : 0, rn, rn ? rt / rn / 1000 : 0, (sn && rn) ? 100 * (st / sn) / (rt / rn) - 100 : 0 }')
+			sn, sn ? st / sn / 1000 : 0, rn, rn ? rt / rn / 1000 : 0, (sn && rn) ? 100 * (st / sn) / (rt / rn) - 100 : 0 }' $TB_OUT/$name.split)
+	# medians too: under TCG a few very slow I/Os move a mean of tens of samples
+	med=$(for k in s r; do grep "^$k " $TB_OUT/$name.split | cut -d' ' -f2 | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%.1f ", NR ? v[int((NR + 1) / 2)] / 1000 : 0 }'; done)
+	set -- $med
+	split="$split sampled_p50_us=$1 rest_p50_us=$2 sampled_vs_rest_p50_pct=$(awk "BEGIN{ printf \"%.1f\", ($1 > 0 && $2 > 0) ? 100 * $1 / $2 - 100 : 0 }")"
+	rm -f $TB_OUT/$name.split
 	rm -f $TB_OUT/$name.iolog
 	tb_figure $name transport=$t sampling=$s mean_us=$TB_LOAD_MEAN_US ios=$TB_LOAD_IOS ntprof_e2e_us=${e2e:-0} \
 		e2e_over_load=$(awk "BEGIN{ printf \"%.3f\", ${e2e:-0} / $TB_LOAD_MEAN_US }") $split
