@@ -5,6 +5,9 @@
 #   report N      `ntprof report` of one file of N records (role both: host and
 #                 target records joined, every command sampled) against `cat`
 #                 of it, records per second, peak RSS
+#   report -j     the same report as JSON of the first size: every stage's and
+#                 component's quantiles kept (the text report prints none of
+#                 the stages' and, without --detail, none of the components')
 #   dump          `ntprof dump` (CSV) of the 1 M file against `cat`
 #   join 2        report of a host file and a target file against `cat` of both
 #   join 64       report of 63 host files and their target, per record, against
@@ -87,6 +90,9 @@ case " $only " in *" report "*)
 		row "report" "$(records "$f")" "$(best "$NTPROF" report "$f")" "$(best cat "$f")" \
 		    "$(rss "$NTPROF" report "$f")"
 	done
+	f=$dir/both-${sizes%% *}.ntp
+	row "report -j" "$(records "$f")" "$(best "$NTPROF" report -j - "$f")" "$(best cat "$f")" \
+	    "$(rss "$NTPROF" report -j - "$f")"
 	echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
 esac
 f1=$dir/both-1000000.ntp

@@ -14,9 +14,10 @@ work=$(mktemp -d /tmp/ntprof-shots.XXXXXX)
 sock=ntprof-shots-$$
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
-"$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 40000 --sizes 4K,128K --read 70 -s 100
+# the host's queues in the header (1 of 128 tags), as ntprof record writes them
+"$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 40000 --sizes 4K,128K --read 70 -s 100 --qd 128 --host-queues
 tm new-session -d -s shot -x 110 -y 32 \
-	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp --what-if-servers storage=16 --what-if-tags 128; sleep 5"
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp --what-if-servers storage=16; sleep 5"
 tm set-option -g window-size manual >/dev/null
 wait_for() {
 	for _ in $(seq 250); do tm capture-pane -p -t shot | grep -qF -- "$1" && return 0; sleep 0.1; done

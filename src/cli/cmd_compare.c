@@ -93,7 +93,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	for (int k = 0; k < 2; k++)
-		if (ntp_load(files[k], nf[k], snap[k], &meta[k], &keep[k]))
+		if (ntp_load(files[k], nf[k], 0, snap[k], &meta[k], &keep[k]))
 			goto out;
 	if (json) {
 		json_object *o = ntp_compare_json(snap[0], snap[1], argv[first], argv[first + 1]);

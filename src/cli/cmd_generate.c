@@ -51,6 +51,8 @@ static void usage(FILE *f)
 "  -s, --sampling N         record one command in N, by the shared hash (default 100)\n"
 "      --exact-queues       the totals carry every command's stage sums, as\n"
 "                           ntprof record --exact-queues writes them\n"
+"      --host-queues        host files' headers carry the host's queues, as\n"
+"                           ntprof record writes them: --queues of --qd tags\n"
 "Path:\n"
 "      --delay SEG=DIST:MEAN[:SPREAD]  (repeatable) a segment's delay; DIST is fixed,\n"
 "                           uniform (mean*(1+-SPREAD)), exp or lognormal (sigma SPREAD);\n"
@@ -218,7 +220,7 @@ int cmd_generate(int argc, char **argv)
 {
 	enum { O_TARGET_OUT = 256, O_RATE, O_QD, O_QUEUES, O_HOSTS, O_SIZES, O_READ, O_INLINE,
 	       O_LBA, O_NSSIZE, O_NSID, O_DELAY, O_LINK, O_OFFSET, O_HOSTDEV, O_TGTDEV,
-	       O_MISS, O_DROP, O_SEED, O_EXACT };
+	       O_MISS, O_DROP, O_SEED, O_EXACT, O_HOSTQ };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "target-out", required_argument, NULL, O_TARGET_OUT },
@@ -246,6 +248,7 @@ int cmd_generate(int argc, char **argv)
 		{ "drop-target", required_argument, NULL, O_DROP },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "host-queues", no_argument, NULL, O_HOSTQ },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -253,7 +256,7 @@ int cmd_generate(int argc, char **argv)
 	struct ntp_synth_config c;
 	const char *output = NULL, *target_out = NULL;
 	uint8_t role = NTP_ROLE_BOTH;
-	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr;
+	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr, host_queues = 0;
 	struct out *outs = NULL;
 	size_t nouts = 0;
 	struct ntp_synth *s = NULL;
@@ -296,6 +299,7 @@ int cmd_generate(int argc, char **argv)
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
 		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
 		case O_EXACT: c.exact_queues = 1; break;
+		case O_HOSTQ: host_queues = 1; break;
 		case O_LINK:
 			if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1;
 			/* slower than 1 Mb/s a command's serialisation outgrows
@@ -434,6 +438,12 @@ int cmd_generate(int argc, char **argv)
 		info.start_real_ns = START_REAL_NS;
 		snprintf(info.kernel, sizeof(info.kernel), "synthetic");
 		snprintf(info.tool_version, sizeof(info.tool_version), "%s", NTP_VERSION);
+		if (host_queues && o->role != NTP_ROLE_TARGET) {
+			info.n_hostq = 1;
+			memcpy(info.hostq[0].dev, c.host_dev, NTP_DEV_LEN);
+			info.hostq[0].hw_queues = c.queues;
+			info.hostq[0].tags = c.qd;
+		}
 		o->w = ntp_writer_open(o->path, &info, err, sizeof(err));
 		if (!o->w) {
 			ret = ntp_err("%s", err);

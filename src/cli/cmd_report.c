@@ -117,7 +117,13 @@ int cmd_report(int argc, char **argv)
 		free(fit_list);
 		return ntp_err("out of memory");
 	}
-	ret = ntp_load(argv + first, (size_t)(argc - first), snap, &meta, &keep);
+	/* The text report prints no stage quantile, and component ones only
+	 * with --detail (report.c); JSON and --what-if-qd (stage p99s,
+	 * whatif.c) need them all. Keeping a histogram costs more than the
+	 * rest of a command's reduction (docs/performance.md). */
+	ret = ntp_load(argv + first, (size_t)(argc - first),
+		       json || wi.n_qd ? 0 : NTP_MODEL_NO_STAGE_Q | (detail ? 0 : NTP_MODEL_NO_COMP_Q),
+		       snap, &meta, &keep);
 	if (ret)
 		goto out;
 	meta.detail = detail;
@@ -131,13 +137,15 @@ int cmd_report(int argc, char **argv)
 			ret = ntp_err("out of memory");
 			goto out;
 		}
-		ret = ntp_load(&fit_path[i], 1, fit_snap[i], &fm, &fk);
+		ret = ntp_load(&fit_path[i], 1, 0, fit_snap[i], &fm, &fk);
 		ntp_load_free(fk);
 		if (ret)
 			goto out;
 	}
 	wi.fit = (const struct ntp_snapshot *const *)fit_snap;
 	wi.n_fit = n_fit;
+	wi.hostq = meta.hostq;
+	wi.n_hostq = meta.n_hostq;
 	if (json) {
 		json_object *o = ntp_report_json(snap, &meta);
 

@@ -8,6 +8,7 @@
 #include "core/pump_files.h"
 
 struct ntp_loaded {
+	struct ntp_file_info hostq;	/* the host files' queue tables, merged */
 	char host_name[NTP_HOSTNAME_LEN + 1], host_kernel[NTP_KERNEL_LEN + 1];
 	char target_name[NTP_HOSTNAME_LEN + 1], target_kernel[NTP_KERNEL_LEN + 1];
 };
@@ -59,15 +60,20 @@ static void name_machines(struct ntp_files *f, struct ntp_loaded *l, struct ntp_
 			memcpy(l->target_kernel, fi->kernel, NTP_KERNEL_LEN);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		ntp_hostq_merge(&l->hostq, ntp_reader_info(ntp_files_reader(f, i)));
+	meta->hostq = l->hostq.n_hostq ? l->hostq.hostq : NULL;
+	meta->n_hostq = l->hostq.n_hostq;
 	meta->host_name = l->host_name[0] ? l->host_name : NULL;
 	meta->host_kernel = l->host_kernel;
 	meta->target_name = l->target_name[0] ? l->target_name : NULL;
 	meta->target_kernel = l->target_kernel;
 }
 
-int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_report_meta *meta,
-	     struct ntp_loaded **keep)
+int ntp_load(char **paths, size_t n, unsigned no_quantiles, struct ntp_snapshot *snap,
+	     struct ntp_report_meta *meta, struct ntp_loaded **keep)
 {
+	struct ntp_model_config cfg;
 	struct ntp_loaded *l = calloc(1, sizeof(*l));
 	struct ntp_files *f = NULL;
 	struct ntp_model *m = NULL;
@@ -83,7 +89,9 @@ int ntp_load(char **paths, size_t n, struct ntp_snapshot *snap, struct ntp_repor
 		ntp_err("%s", err);
 		goto out;
 	}
-	pc.model = m = ntp_model_new(ntp_files_model_config(f));
+	cfg = *ntp_files_model_config(f);
+	cfg.no_quantiles = (uint8_t)no_quantiles;
+	pc.model = m = ntp_model_new(&cfg);
 	pc.start_ns = ntp_files_start(f);
 	p = m ? ntp_pump_new(&pc) : NULL;
 	if (!l || !p) {

@@ -121,6 +121,7 @@ struct ntp_cmd_opts {
 	const char *wi_servers;	/* --what-if-servers STAGE=N|delay[,...] */
 	unsigned wi_tags;	/* --what-if-tags N */
 	unsigned wi_qd_was;	/* --what-if-qd-was N */
+	int header;		/* dump --header */
 };
 
 struct ntp_record_opts {

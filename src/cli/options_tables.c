@@ -166,8 +166,11 @@ static const struct ntp_optdef top_whatif_optdefs[] = {
 	  .help = "a stage's parallelism, e.g. storage=4 (stages: host_block\nhost_driver network target_driver storage)",
 	  .type = NTP_OT_CUSTOM, .key = 'W' },
 	{ .name = "what-if-tags", .arg = "N",
-	  .help = "the host's tags per hardware queue (live: from sysfs)",
+	  .help = "the host's tags per hardware queue (default: from sysfs\nlive, from the recording's header in replay)",
 	  .type = NTP_OT_U32, .off = TOP(wi.tags), .lo = 1, .hi = 65536 },
+	{ .name = "what-if-qd-was", .arg = "N",
+	  .help = "the queue depth the workload runs at (default: rate x\nmean, which reads low when the application's own time\nper command is not small beside the latency; keys [ ])",
+	  .type = NTP_OT_U32, .off = TOP(wi.base_qd), .lo = 1, .hi = 1024 },
 	NTP_OPTDEF_END
 };
 
@@ -230,7 +233,14 @@ static const struct ntp_optdef btf_optdefs[] = {
 
 static const struct ntp_optset report_optsets[] = { { NULL, report_optdefs } };
 static const struct ntp_optset compare_optsets[] = { { NULL, compare_optdefs } };
-static const struct ntp_optset dump_optsets[] = { { NULL, help_optdefs } };
+static const struct ntp_optdef dump_optdefs[] = {
+	{ .name = "header", .help = "print the file's header instead of the records\n(docs/ntp-format.md)",
+	  .type = NTP_OT_FLAG, .off = CMD(header) },
+	{ .name = "help", .letter = 'h', .help = "this help", .type = NTP_OT_FLAG, .off = CMD(help) },
+	NTP_OPTDEF_END
+};
+
+static const struct ntp_optset dump_optsets[] = { { NULL, dump_optdefs } };
 static const struct ntp_optset btf_optsets[] = { { NULL, btf_optdefs } };
 /* probe's words for the SPDK sides (record's are in ntp_capture_optdefs) */
 static const struct ntp_optdef probe_spdk_optdefs[] = {
@@ -257,7 +267,8 @@ const struct ntp_optcmd ntp_optcmds[] = {
 	  "one report over whole recordings, host and target files joined", SETS(report_optsets) },
 	{ "ntprof", "compare", "ntprof compare [-j FILE] A.ntp B.ntp",
 	  "two recordings group by group, and the stage that amplifies latency", SETS(compare_optsets) },
-	{ "ntprof", "dump", "ntprof dump FILE", "every record of a recording as CSV", SETS(dump_optsets) },
+	{ "ntprof", "dump", "ntprof dump [--header] FILE", "every record of a recording as CSV, or its header",
+	  SETS(dump_optsets) },
 	{ "ntprof", "probe", "ntprof probe [-r host|target|both] [-t tcp|rdma] [--kprobes|--fentry] [--btf FILE] "
 	  "[--spdk-host BIN] [--spdk-target BIN]",
 	  "what this kernel offers ntprof, and a test load", SETS(probe_optsets) },

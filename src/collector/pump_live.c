@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include "pump_live.h"
+#include "hostq.h"
 #include "core/clock.h"
 
 static void to_pump(void *ctx, const struct ntp_record *r)
@@ -77,4 +78,9 @@ void ntp_live_file_info(struct ntp_file_info *fi, const struct ntp_collector_opt
 		snprintf(fi->kernel, sizeof(fi->kernel), "%.*s", (int)sizeof(fi->kernel) - 1, u.release);
 	}
 	snprintf(fi->tool_version, sizeof(fi->tool_version), "%s", tool);
+	/* the host's queues as they are now: what caps the commands in flight
+	 * when the recording is read on another machine (docs/what-if.md); an
+	 * SPDK host has no block layer */
+	if (co->role != NTP_ROLE_TARGET && !co->spdk_host)
+		fi->n_hostq = (uint32_t)ntp_host_queues_scan("", co->transport, co->session, fi->hostq, NTP_HOSTQ_MAX);
 }

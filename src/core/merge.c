@@ -71,6 +71,19 @@ static int advance(struct ntp_merge *m, uint32_t c)
 			return 0;
 		}
 	}
+	/* The record after this one is read (its times, for its key) when
+	 * this one is taken: with many files interleaved the hardware's
+	 * stream prefetch does not follow each file, and that read missed
+	 * the caches at every record. Its times start the record. */
+	if (cu->i + 1 < cu->n) {
+		const char *nx = (const char *)&cu->recs[cu->i + 1];
+
+		__builtin_prefetch(nx);
+		__builtin_prefetch(nx + 64);
+		__builtin_prefetch(nx + 128);
+		__builtin_prefetch(nx + 192);
+		__builtin_prefetch(nx + 256);
+	}
 	return 1;
 }
 

@@ -30,10 +30,18 @@ struct acc {
 	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
 	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
+	/* commands with each stage and component: st_n/c_n, plus the run of
+	 * commands of the last presence masks not yet added in (acc_flush);
+	 * commands of one group have one or two masks, so a command counts
+	 * one run, not a counter per stage and component */
 	uint64_t st_n[NTP_STAGE_COUNT];
-	int64_t st_sum[NTP_STAGE_COUNT];
 	uint64_t c_n[NTP_COMP_COUNT];
-	int64_t c_sum[NTP_COMP_COUNT];
+	uint32_t run_st_mask, run_c_mask;
+	uint64_t run_n;
+	/* sums over every command, an absent one adding 0 (stage.h): one
+	 * vector add per pair, no branch per stage or component */
+	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
+	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
 	/* e2e, the stages and the components: sparse (hist.h), so a group
 	 * holds the chunks its latencies use, not two dozen dense histograms */
 	struct ntp_hset h;
@@ -209,28 +217,67 @@ static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, u
 	return g;
 }
 
-static void acc_add(struct acc *a, const struct ntp_breakdown *b)
+/* Adds the run of commands of the last presence masks into st_n and c_n. */
+static void acc_flush(struct acc *a)
+{
+	uint32_t bits;
+
+	for (bits = a->run_st_mask; bits; bits &= bits - 1)
+		a->st_n[__builtin_ctz(bits)] += a->run_n;
+	for (bits = a->run_c_mask; bits; bits &= bits - 1)
+		a->c_n[__builtin_ctz(bits)] += a->run_n;
+	a->run_n = 0;
+}
+
+/* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
+ * adds elsewhere). Unsigned: sums of times from a file wrap (any 64-bit
+ * values), never overflow. */
+typedef uint64_t ntp_u2 __attribute__((vector_size(16), may_alias));
+
+static inline __attribute__((always_inline)) void sum_into(int64_t *restrict dst, const int64_t *restrict src,
+								  unsigned n2)
+{
+#pragma GCC unroll 16
+	for (unsigned i = 0; i < n2; i++) {
+		ntp_u2 d, v;
+
+		__builtin_memcpy(&d, dst + 2 * i, sizeof(d));
+		__builtin_memcpy(&v, src + 2 * i, sizeof(v));
+		d += v;
+		__builtin_memcpy(dst + 2 * i, &d, sizeof(d));
+	}
+}
+
+/* noq: NTP_MODEL_NO_* of the model's config, the histograms not kept */
+static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 {
 	uint32_t bits;
 
 	a->sampled++;
-	/* sums of times from a file wrap (any 64-bit values), never overflow */
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
 	ntp_hset_add(&a->h, H_E2E, b->e2e);
-	for (bits = b->stage_present; bits; bits &= bits - 1) {
-		int s = __builtin_ctz(bits);
-
-		a->st_n[s]++;
-		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)b->stage[s]);
-		ntp_hset_add(&a->h, H_ST + s, b->stage[s]);
+	if (__builtin_expect(b->stage_present != a->run_st_mask || b->comp_present != a->run_c_mask, 0)) {
+		acc_flush(a);
+		a->run_st_mask = b->stage_present;
+		a->run_c_mask = b->comp_present;
 	}
-	for (bits = b->comp_present; bits; bits &= bits - 1) {
-		int c = __builtin_ctz(bits);
+	a->run_n++;
+	/* absent stages and components are 0 in b (stage.h) */
+	sum_into(a->st_sum, b->stage, (NTP_STAGE_COUNT + 1) / 2);
+	sum_into(a->c_sum, b->comp, (NTP_COMP_COUNT + 1) / 2);
+	/* the histograms are most of a command's cost: only those shown */
+	if (!(noq & NTP_MODEL_NO_STAGE_Q))
+		for (bits = b->stage_present; bits; bits &= bits - 1) {
+			int s = __builtin_ctz(bits);
 
-		a->c_n[c]++;
-		a->c_sum[c] = (int64_t)((uint64_t)a->c_sum[c] + (uint64_t)b->comp[c]);
-		ntp_hset_add(&a->h, H_C + c, b->comp[c]);
-	}
+			ntp_hset_add(&a->h, H_ST + s, b->stage[s]);
+		}
+	if (!(noq & NTP_MODEL_NO_COMP_Q))
+		for (bits = b->comp_present; bits; bits &= bits - 1) {
+			int c = __builtin_ctz(bits);
+
+			ntp_hset_add(&a->h, H_C + c, b->comp[c]);
+		}
 }
 
 /* Reduces one command (host and/or target record) into its group. */
@@ -255,7 +302,7 @@ static void account(struct ntp_model *m, struct group *g, const struct ntp_recor
 	}
 	if (b.flags & NTP_BD_RSP_FALLBACK)
 		g->cur->fallback++;
-	acc_add(g->cur, &b);
+	acc_add(g->cur, &b, m->cfg.no_quantiles);
 	{
 		const struct ntp_record *r = h ? h : t;
 		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
@@ -504,9 +551,11 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		/* Every sampled command has each present stage: divide by the
 		 * sampled count so the stage means add up to the e2e mean. */
 		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
-		st->p50_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.50));
-		st->p99_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.99));
-		st->p999_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.999));
+		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_STAGE_Q)) {
+			st->p50_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.50));
+			st->p99_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.99));
+			st->p999_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.999));
+		}
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
 		st->avg_qd = st->avg_qd_little = st->mean_us * 1e-6 * o->rate;
 		if (o->largest < 0 || st->mean_us > o->stage[o->largest].mean_us)
@@ -521,9 +570,11 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 			continue;
 		sc->n = a->c_n[c];
 		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
-		sc->p50_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.50));
-		sc->p99_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.99));
-		sc->p999_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.999));
+		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_COMP_Q)) {
+			sc->p50_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.50));
+			sc->p99_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.99));
+			sc->p999_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.999));
+		}
 		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
 	}
 }
@@ -568,14 +619,13 @@ static void acc_merge(struct acc *d, const struct acc *s)
 		d->span_lo = s->span_lo;
 	if (s->span_hi > d->span_hi)
 		d->span_hi = s->span_hi;
-	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
+	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		d->st_n[i] += s->st_n[i];
-		d->st_sum[i] = (int64_t)((uint64_t)d->st_sum[i] + (uint64_t)s->st_sum[i]);
-	}
-	for (int i = 0; i < NTP_COMP_COUNT; i++) {
+	for (int i = 0; i < NTP_COMP_COUNT; i++)
 		d->c_n[i] += s->c_n[i];
-		d->c_sum[i] = (int64_t)((uint64_t)d->c_sum[i] + (uint64_t)s->c_sum[i]);
-	}
+	sum_into(d->st_sum, s->st_sum, (NTP_STAGE_COUNT + 1) / 2);
+	sum_into(d->c_sum, s->c_sum, (NTP_COMP_COUNT + 1) / 2);
 	ntp_hset_merge(&d->h, &s->h, H_COUNT);
 }
 
@@ -668,6 +718,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			g->counted_all = 1;
 		}
 		g->counted = cum >= 0;
+		acc_flush(g->cur);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,

@@ -26,7 +26,14 @@ struct ntp_model_config {
 	/* Extension (model): records of each side kept waiting for their twin
 	 * when role is both (see pending.h); 0 means 16384. */
 	uint32_t join_window;
+	/* Extension (rptspeed): quantiles a front end never shows, not kept
+	 * (NTP_MODEL_NO_*; 0 keeps every one). Their snapshot fields stay 0;
+	 * counts, means, shares and QDs are unchanged. */
+	uint8_t no_quantiles;
 };
+/* ntp_model_config.no_quantiles */
+#define NTP_MODEL_NO_STAGE_Q	(1u << 0)	/* ntp_snap_stage p50/p99/p99.9 */
+#define NTP_MODEL_NO_COMP_Q	(1u << 1)	/* ntp_snap_comp p50/p99/p99.9 */
 
 struct ntp_snap_stage {
 	int present;

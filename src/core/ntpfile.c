@@ -37,8 +37,12 @@ enum {
 	H_MAGIC = 0, H_MAJOR = 8, H_MINOR = 10, H_HDRLEN = 12, H_RECSIZE = 16,
 	H_ROLE = 20, H_TRANSPORT = 21, H_IMPL_HOST = 22, H_IMPL_TARGET = 23,
 	H_SAMPLING = 24, H_FLAGS = 28, H_START_MONO = 32, H_START_REAL = 40,
-	H_HOSTNAME = 48, H_KERNEL = 112, H_TOOLVER = 176, H_RESERVED = 208,
+	H_HOSTNAME = 48, H_KERNEL = 112, H_TOOLVER = 176,
+	/* 1.2: the host queue table (0 in older files: none) */
+	H_HOSTQ_OFF = 208, H_HOSTQ_COUNT = 212, H_HOSTQ_ENTSZ = 214, H_RESERVED = 216,
 };
+#define HEADER_BUF (NTP_HOSTQ_OFF + NTP_HOSTQ_MAX * NTP_HOSTQ_ENTRY + 4)
+_Static_assert(sizeof(((struct ntp_hostq *)0)->dev) + 8 == NTP_HOSTQ_ENTRY, "a host queue entry is 40 bytes");
 /* block header field offsets */
 enum { B_MAGIC = 0, B_TYPE = 4, B_FLAGS = 6, B_LEN = 8, B_COUNT = 12, B_PCRC = 16, B_HCRC = 20 };
 #define TOTALS_HDR 16	/* u64 as_of, u32 entry_size, u32 reserved */
@@ -154,7 +158,10 @@ static void block_header(uint8_t *h, uint16_t type, uint32_t len, uint32_t count
 struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info *info,
 				   char *errbuf, size_t errlen)
 {
-	uint8_t h[NTP_HEADER_LEN] = { 0 };
+	uint8_t h[HEADER_BUF] = { 0 };
+	uint32_t nq = info->n_hostq < NTP_HOSTQ_MAX ? info->n_hostq : NTP_HOSTQ_MAX;
+	/* without a table the header keeps its 1.0 length */
+	uint32_t hlen = nq ? NTP_HOSTQ_OFF + nq * NTP_HOSTQ_ENTRY + 4 : NTP_HEADER_LEN;
 	struct ntp_writer *w = calloc(1, sizeof(*w));
 
 	if (!w || !(w->blk = malloc(NTP_BLOCK_HDR_LEN + (size_t)NTP_BLOCK_RECORDS * sizeof(struct ntp_record)))) {
@@ -169,7 +176,7 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 	memcpy(h + H_MAGIC, NTP_FILE_MAGIC, 8);
 	put16(h + H_MAJOR, NTP_FORMAT_MAJOR);
 	put16(h + H_MINOR, NTP_FORMAT_MINOR);
-	put32(h + H_HDRLEN, NTP_HEADER_LEN);
+	put32(h + H_HDRLEN, hlen);
 	put32(h + H_RECSIZE, sizeof(struct ntp_record));
 	h[H_ROLE] = info->role;
 	h[H_TRANSPORT] = info->transport;
@@ -183,10 +190,22 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 	memcpy(h + H_HOSTNAME, info->hostname, strnlen(info->hostname, NTP_HOSTNAME_LEN - 1));
 	memcpy(h + H_KERNEL, info->kernel, strnlen(info->kernel, NTP_KERNEL_LEN - 1));
 	memcpy(h + H_TOOLVER, info->tool_version, strnlen(info->tool_version, NTP_TOOLVER_LEN - 1));
-	put32(h + NTP_HEADER_LEN - 4, ntp_crc32c(0, h, NTP_HEADER_LEN - 4));
+	if (nq) {
+		put32(h + H_HOSTQ_OFF, NTP_HOSTQ_OFF);
+		put16(h + H_HOSTQ_COUNT, (uint16_t)nq);
+		put16(h + H_HOSTQ_ENTSZ, NTP_HOSTQ_ENTRY);
+		for (uint32_t i = 0; i < nq; i++) {
+			uint8_t *e = h + NTP_HOSTQ_OFF + i * NTP_HOSTQ_ENTRY;
+
+			memcpy(e, info->hostq[i].dev, strnlen(info->hostq[i].dev, NTP_DEV_LEN - 1));
+			put32(e + NTP_DEV_LEN, info->hostq[i].hw_queues);
+			put32(e + NTP_DEV_LEN + 4, info->hostq[i].tags);
+		}
+	}
+	put32(h + hlen - 4, ntp_crc32c(0, h, hlen - 4));
 	w->last_flush_ns = info->start_mono_ns;
 	w->per_block = NTP_BLOCK_RECORDS;
-	if (write_all(w, h, sizeof(h))) {
+	if (write_all(w, h, hlen)) {
 		snprintf(errbuf, errlen, "%s: cannot write: %s", path, strerror(-w->err));
 		close(w->fd);
 		goto fail;
@@ -698,6 +717,51 @@ static struct ntp_reader *reader_new(const char *name)
 	return r;
 }
 
+/* 1.2's host queue table; older headers have zeros where its place is
+ * (docs/ntp-format.md). 0, or -1 with errbuf filled. */
+static int read_hostq(struct ntp_reader *r, const uint8_t *h, uint32_t hlen, char *errbuf, size_t errlen)
+{
+	uint32_t off = get32(h + H_HOSTQ_OFF), count = get16(h + H_HOSTQ_COUNT);
+	uint32_t esize = get16(h + H_HOSTQ_ENTSZ);
+
+	r->info.n_hostq = 0;
+	if (!off && !count)
+		return 0;
+	if (off < NTP_HOSTQ_OFF || esize < NTP_HOSTQ_ENTRY ||
+	    (uint64_t)off + (uint64_t)count * esize > hlen - 4) {
+		snprintf(errbuf, errlen, "%s: corrupt header (host queue table of %u entries of %u bytes at %u, header %u bytes)",
+			 r->path, count, esize, off, hlen);
+		return -1;
+	}
+	for (uint32_t i = 0; i < count && r->info.n_hostq < NTP_HOSTQ_MAX; i++) {
+		const uint8_t *e = h + off + (size_t)i * esize;
+		struct ntp_hostq *q = &r->info.hostq[r->info.n_hostq++];
+
+		memcpy(q->dev, e, NTP_DEV_LEN - 1);
+		q->dev[NTP_DEV_LEN - 1] = '\0';
+		q->hw_queues = get32(e + NTP_DEV_LEN);
+		q->tags = get32(e + NTP_DEV_LEN + 4);
+	}
+	return 0;
+}
+
+const struct ntp_hostq *ntp_hostq_find(const struct ntp_file_info *fi, const char *dev)
+{
+	for (uint32_t i = 0; i < fi->n_hostq && i < NTP_HOSTQ_MAX; i++)
+		if (!strncmp(fi->hostq[i].dev, dev, NTP_DEV_LEN))
+			return &fi->hostq[i];
+	return NULL;
+}
+
+void ntp_hostq_merge(struct ntp_file_info *dst, const struct ntp_file_info *src)
+{
+	if (dst == src)
+		return;
+	for (uint32_t i = 0; i < src->n_hostq && i < NTP_HOSTQ_MAX && dst->n_hostq < NTP_HOSTQ_MAX; i++)
+		if (!ntp_hostq_find(dst, src->hostq[i].dev))
+			dst->hostq[dst->n_hostq++] = src->hostq[i];
+}
+
 static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 {
 	const char *p = r->path;
@@ -775,6 +839,8 @@ static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 	memcpy(r->info.hostname, h + H_HOSTNAME, NTP_HOSTNAME_LEN - 1);
 	memcpy(r->info.kernel, h + H_KERNEL, NTP_KERNEL_LEN - 1);
 	memcpy(r->info.tool_version, h + H_TOOLVER, NTP_TOOLVER_LEN - 1);
+	if (read_hostq(r, h, hlen, errbuf, errlen))
+		return -1;
 	consume(r, hlen);
 	r->st.end_mono_ns = r->info.start_mono_ns;
 	return 0;

@@ -16,11 +16,21 @@
 #include "../../bpf/ntprof_event.h"
 
 #define NTP_FORMAT_MAJOR 1
-#define NTP_FORMAT_MINOR 1	/* 1.1: totals rows carry struct ntp_group_occ */
+#define NTP_FORMAT_MINOR 2	/* 1.1: totals rows carry struct ntp_group_occ;
+				 * 1.2: the header may carry the host's queues */
 
 #define NTP_HOSTNAME_LEN 64
 #define NTP_KERNEL_LEN 64
 #define NTP_TOOLVER_LEN 32
+
+/* The host's block-layer limits of one namespace as the recorder read them
+ * in sysfs (format 1.2): what caps the commands in flight (docs/what-if.md). */
+#define NTP_HOSTQ_MAX 64		/* namespaces per header; more are left out */
+struct ntp_hostq {
+	char dev[NTP_DEV_LEN];		/* as the host's records name it: nvmeXnY */
+	uint32_t hw_queues;		/* blk-mq hardware queues (0: unknown) */
+	uint32_t tags;			/* tags per hardware queue: nr_requests */
+};
 
 /* What the header says about a recording. */
 struct ntp_file_info {
@@ -37,7 +47,17 @@ struct ntp_file_info {
 	char hostname[NTP_HOSTNAME_LEN];
 	char kernel[NTP_KERNEL_LEN];
 	char tool_version[NTP_TOOLVER_LEN];
+	/* Extension (format 1.2): the host's queues of each namespace when the
+	 * recording started; 0 entries in older files and target files. */
+	uint32_t n_hostq;
+	struct ntp_hostq hostq[NTP_HOSTQ_MAX];
 };
+
+/* The entry of dev (NUL-padded or terminated), or NULL. */
+const struct ntp_hostq *ntp_hostq_find(const struct ntp_file_info *fi, const char *dev);
+/* Adds src's entries whose dev dst does not have yet (joined files: each
+ * host file carries its own namespaces). */
+void ntp_hostq_merge(struct ntp_file_info *dst, const struct ntp_file_info *src);
 
 /* One row of a totals block: exact kernel counts for a group, cumulative. */
 struct ntp_total {
@@ -130,7 +150,9 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 
 /* ---- on-disk constants (docs/ntp-format.md) ---- */
 #define NTP_FILE_MAGIC		"NTPROF\x89\n"	/* 8 bytes */
-#define NTP_HEADER_LEN		256		/* this version's header, CRC included */
+#define NTP_HEADER_LEN		256		/* the header without a host queue table, CRC included */
+#define NTP_HOSTQ_OFF		256		/* where 1.2 puts the host queue table in a longer header */
+#define NTP_HOSTQ_ENTRY		40		/* bytes per entry: dev[32], hw_queues, tags */
 #define NTP_HEADER_MAX		65536		/* larger headers are refused as corrupt */
 #define NTP_BLOCK_MAGIC		0x4B4C4250u	/* "PBLK" little-endian */
 #define NTP_BLOCK_HDR_LEN	24

@@ -116,6 +116,10 @@ static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
 	if (p->bk[b].tail == i)
 		p->bk[b].tail = prev;
 	p->slots[i].live = 0;
+	/* its arrival in the ring (at its seq: the ring and seq advance
+	 * together, and a pending slot's arrival is still in the ring) is dead:
+	 * the expiry passes it without reading the slot, a cache miss */
+	p->ring[p->slots[i].seq & (p->cap - 1)].slot = -1;
 	p->free[p->nfree++] = i;
 	p->count--;
 }
@@ -131,11 +135,14 @@ static void unlink_any(struct ntp_pend *p, int32_t i)
 		unlink_slot(p, b, prev, i);
 }
 
-const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
-				       uint64_t *dropped)
+/* ntp_pend_take when an older record of r's key waits before its match
+ * (a twin lost): found again, the older ones dropped. Out of line: the
+ * common take is the first record of its key. */
+static __attribute__((noinline)) const struct ntp_record *take_past_older(struct ntp_pend *p,
+									   const struct ntp_record *r,
+									   uint64_t key, uint32_t b,
+									   uint64_t *dropped)
 {
-	uint64_t key = key_of(r);
-	uint32_t b = bucket_of(p, key);
 	int32_t prev = -1, i, older[64];
 	unsigned n_older = 0;
 
@@ -159,11 +166,36 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 	return &p->slots[i].r;
 }
 
+const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
+				       uint64_t *dropped)
+{
+	uint64_t key;
+	uint32_t b;
+	int32_t prev = -1, i;
+
+	if (!p->count)
+		return NULL;
+	key = key_of(r);
+	b = bucket_of(p, key);
+	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
+		if (p->slots[i].key != key)
+			continue;
+		if (!ntp_same_command(&p->slots[i].r, r))
+			return take_past_older(p, r, key, b, dropped);
+		unlink_slot(p, b, prev, i);
+		/* The slot is free but untouched until the next put. */
+		return &p->slots[i].r;
+	}
+	return NULL;
+}
+
 uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
 {
 	uint64_t key = key_of(r), n = 0;
 	uint32_t b = bucket_of(p, key);
-	int32_t prev = -1, i = p->bk[b].head;
+	/* one side of a stream mostly finds the other's record waiting and
+	 * waits for nothing itself: its own structure is empty */
+	int32_t prev = -1, i = p->count ? p->bk[b].head : -1;
 
 	while (i >= 0) {
 		int32_t next = p->slots[i].next;
@@ -183,10 +215,13 @@ uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
 static int pop_oldest(struct ntp_pend *p, struct ntp_record *evicted)
 {
 	struct order o = p->ring[p->rhead++ & (p->cap - 1)];
-	struct slot *s = &p->slots[o.slot];
+	struct slot *s;
 
-	if (!s->live || s->seq != o.seq)
+	if (o.slot < 0)
 		return 0;	/* taken or dropped since */
+	s = &p->slots[o.slot];
+	if (!s->live || s->seq != o.seq)
+		return 0;
 	record_copy(evicted, &s->r);
 	unlink_any(p, o.slot);
 	return 1;

@@ -81,6 +81,8 @@ int ntp_pump_add_sink(struct ntp_pump *p, const struct ntp_pump_sink *s);
 
 /* ---- for sources ---- */
 void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r);
+/* ntp_pump_record of r[0..n), in order (a block of a file). */
+void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n);
 /* Cumulative exact counters as of as_of_ns. */
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns);
 /* The source's cumulative count of records it lost (ring buffer full). */

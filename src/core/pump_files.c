@@ -277,21 +277,7 @@ static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
 		const struct ntp_record *recs = c->recs;
 		size_t k = c->n;
 
-		for (size_t i = c->i; i < k; i++) {
-			/* the record after next into L1: its lines come from L2,
-			 * where the CRC pass left them */
-			const char *nx = (const char *)&recs[i + 2];
-
-			_Static_assert(sizeof(*recs) <= 4 * 64 + 64, "a record spans at most 5 lines");
-			if (i + 2 < k) {
-				__builtin_prefetch(nx);
-				__builtin_prefetch(nx + 64);
-				__builtin_prefetch(nx + 128);
-				__builtin_prefetch(nx + 192);
-				__builtin_prefetch(nx + sizeof(*recs) - 1);
-			}
-			ntp_pump_record(p, &recs[i]);
-		}
+		ntp_pump_records(p, recs + c->i, k - c->i);
 		if (k) {
 			uint64_t t = last_ts(&recs[k - 1]);
 

@@ -13,6 +13,8 @@
 #include <json-c/json.h>
 #include "model.h"
 
+struct ntp_hostq;	/* ntpfile.h */
+
 #define NTP_REPORT_MAX_NOTES 16
 #define NTP_REPORT_NOTE_LEN (4096 + 256)	/* a path (PATH_MAX) and why: never cut */
 
@@ -28,6 +30,10 @@ struct ntp_report_meta {
 	/* "" or the first damaged input and why: a block failed its CRC (report
 	 * and compare then exit 1 after the report; a file cut short does not) */
 	char damaged[NTP_REPORT_NOTE_LEN];
+	/* Extension (whatif): the host's queues per namespace from the host
+	 * files' headers (format 1.2, docs/ntp-format.md); NULL: none */
+	const struct ntp_hostq *hostq;
+	unsigned n_hostq;
 };
 
 /* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */

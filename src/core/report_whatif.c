@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "ntpfile.h"
 #include "report.h"
 #include "report_whatif.h"
 #include "report_int.h"
@@ -31,6 +32,12 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 	int n = 0;
 
 	memset(p.fit_qd, 0, sizeof(p.fit_qd));
+	for (unsigned i = 0; !p.tags && i < rq->n_hostq; i++)
+		if (!strncmp(rq->hostq[i].dev, g->dev, NTP_DEV_LEN) && rq->hostq[i].tags) {
+			p.tags = rq->hostq[i].tags;
+			p.hw_queues = rq->hostq[i].hw_queues;
+			p.tags_from = "recording";
+		}
 	for (int i = 0; i < rq->n_fit && n < NTP_WI_MAX_FIT; i++) {
 		const struct ntp_snap_group *o = ntp_snapshot_find_group(rq->fit[i], g);
 
@@ -107,7 +114,11 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	} else {
 		fprintf(f, "saturates first: nothing the data shows (every stage a delay)\n");
 	}
-	if (m.tags)
+	if (m.tags && m.hw_queues)
+		fprintf(f, "host tags: %u per hardware queue, %u hardware queue%s (%s)%s\n", m.tags,
+			m.hw_queues, m.hw_queues == 1 ? "" : "s", m.tags_from ? m.tags_from : "given",
+			m.tags_first ? "; they run out before the knee" : "");
+	else if (m.tags)
 		fprintf(f, "host tags: %u per hardware queue (%s)%s\n", m.tags,
 			m.tags_from ? m.tags_from : "given",
 			m.tags_first ? "; they run out before the knee" : "");

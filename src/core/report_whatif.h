@@ -24,6 +24,10 @@ struct ntp_wi_request {
 	const struct ntp_snapshot *const *fit;
 	int n_fit;
 	uint32_t fit_qd[NTP_WI_MAX_FIT];	/* the QD each ran at (FILE@QD), 0: inferred */
+	/* the host's queues from the recording (ntp_report_meta); they give
+	 * a group's tags unless params.tags does (--what-if-tags) */
+	const struct ntp_hostq *hostq;
+	unsigned n_hostq;
 };
 
 /* The group of s with g's I/O type, size and device, or NULL. */

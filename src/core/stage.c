@@ -93,6 +93,19 @@ const enum ntp_component ntp_component_path_order[NTP_COMP_COUNT] = {
 	NTP_COMP_HOST_DRV_COMP,	NTP_COMP_HOST_BLK_COMP,	NTP_COMP_NET_AND_TARGET,
 };
 
+/* n (even) int64s to 0 in 16-byte stores: a memset of this size was a
+ * `rep stosq`, slow to start, on every command. */
+typedef uint64_t ntp_z2 __attribute__((vector_size(16), aligned(8), may_alias));
+
+static inline __attribute__((always_inline)) void zero(int64_t *p, unsigned n)
+{
+	ntp_z2 *v = (ntp_z2 *)p;
+
+#pragma GCC unroll 16
+	for (unsigned i = 0; i < n / 2; i++)
+		v[i] = (ntp_z2){ 0, 0 };
+}
+
 /* A component and, at once, its stage: no second pass over the components. */
 static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
 {
@@ -201,9 +214,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	struct tview tv = { 0 };
 	int blk_sub, blk_comp, r2t;
 
-	/* comp[] is only read where comp_present says so: not cleared (hot path). */
+	/* absent components and stages are 0 (stage.h) */
 	b->comp_present = b->stage_present = b->flags = 0;
-	memset(b->stage, 0, sizeof(b->stage));
+	zero(b->comp, NTP_COMP_COUNT + 1);
+	zero(b->stage, NTP_STAGE_COUNT + 1);
 	b->e2e = 0;
 	if (!h && !t)
 		return incomplete(b);
@@ -282,8 +296,10 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 	/* No block layer at all (SPDK host): no block stage. With one of its two
 	 * times seen, the stage keeps that half, or the stages would not add up
 	 * to an end to end that starts or ends at that time. */
-	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE)
+	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE) {
 		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
+		b->stage[NTP_STAGE_HOST_BLOCK] = 0;	/* absent: 0 (its parts were 0 anyway) */
+	}
 	return 0;
 }
 

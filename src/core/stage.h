@@ -60,14 +60,18 @@ extern const enum ntp_component ntp_component_path_order[NTP_COMP_COUNT];
 #define NTP_BD_RSP_FALLBACK	(1u << 2)	/* target's RSP_SENT missing, STORAGE_DONE used (docs/stage-model.md) */
 #define NTP_BD_INCOMPLETE	(1u << 3)	/* a needed timestamp missing, no fallback: not usable */
 
+/* comp[] and stage[] are 0 where absent, and one longer than the counts
+ * (that entry 0 too), so a reducer may sum them whole, in pairs (model.c). */
 struct ntp_breakdown {
-	int64_t comp[NTP_COMP_COUNT];	/* ns; may be negative (loopback wire); valid where comp_present */
+	int64_t comp[NTP_COMP_COUNT + 1];	/* ns; may be negative (loopback wire) */
 	uint32_t comp_present;		/* bit per component */
-	int64_t stage[NTP_STAGE_COUNT];	/* ns */
+	int64_t stage[NTP_STAGE_COUNT + 1];	/* ns */
 	uint32_t stage_present;
 	int64_t e2e;			/* ns: host BLK_COMPLETE - BLK_SUBMIT (or target residence if target-only) */
 	uint32_t flags;			/* NTP_BD_* */
 };
+_Static_assert((NTP_COMP_COUNT + 1) % 2 == 0 && (NTP_STAGE_COUNT + 1) % 2 == 0,
+	       "comp[] and stage[] are whole pairs");
 
 /* host and/or target may be NULL (not both). Returns 0, or -1 when the
  * record(s) lack a timestamp the model needs (flags has NTP_BD_INCOMPLETE). */

@@ -8,8 +8,8 @@
  * docs/what-if.md.
  *
  * Pure: no clock, no sysfs. The caller gives the host's tag limit when it
- * knows it (ntprof-top reads sysfs on a live host; a recording does not
- * carry it).
+ * knows it (sysfs on a live host, the header of a recording made since
+ * format 1.2: docs/ntp-format.md, src/collector/hostq.h).
  */
 #ifndef NTP_WHATIF_H
 #define NTP_WHATIF_H
@@ -55,7 +55,7 @@ struct ntp_wi_params {
 	int servers[NTP_STAGE_COUNT];	/* given: > 0 a queue with that many servers, -1 a delay, 0 not given */
 	uint32_t tags;			/* host's tags (commands in flight) in one hardware queue; 0: unknown */
 	uint32_t hw_queues;		/* the host's hardware queues (0: unknown); shown, not modelled */
-	const char *tags_from;		/* where tags came from: "sysfs", "--what-if-tags", NULL */
+	const char *tags_from;		/* where tags came from: "sysfs", "recording", "--what-if-tags", NULL */
 	/* The QD each run had, when known (0: inferred by Little's law, which
 	 * reads low when the application's own time per command is not small
 	 * beside the latency): the base, and the fit groups in their order. */

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/report_whatif.h"
-#include "hostq.h"
+#include "collector/hostq.h"
 #include "logcap.h"
 #include "opts.h"
 #include "source.h"
@@ -231,6 +231,7 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 	rq.n_qd = 1;
 	if (info->wi)
 		rq.params = *info->wi;
+	rq.params.base_qd = v->wi_qd_was;
 	for (int i = h->n - 1; i >= 0 && rq.n_fit < NTP_WI_MAX_FIT; i--)
 		if (h->snap[i] != s && h->snap[i]->index < s->index)
 			fit[rq.n_fit++] = h->snap[i];
@@ -238,19 +239,33 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 	return ntp_whatif_json(s, &rq);
 }
 
-/* Live: the host's tags of the selected group's namespace, from sysfs
- * (unless --what-if-tags gave them). */
-static void live_host_queues(const struct ntp_view *v, const struct ntp_history *h, struct ntp_wi_params *wi)
+/* The host's tags of the selected group's namespace: --what-if-tags, else
+ * the replayed recording's header (docs/ntp-format.md), else sysfs. */
+static void host_queues(const struct ntp_view *v, const struct ntp_history *h, const struct top_source *src,
+			int replay, struct ntp_wi_params *wi)
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
 	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	const char *dev;
 
 	if (wi->tags_from && !strcmp(wi->tags_from, "--what-if-tags"))
 		return;
 	wi->tags = wi->hw_queues = 0;
 	wi->tags_from = NULL;
-	if (n && !top_host_queues(s->groups[idx[v->selected < n ? v->selected : 0]].dev, &wi->tags, &wi->hw_queues))
+	if (!n)
+		return;
+	dev = s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]].dev;
+	if (replay) {
+		const struct ntp_hostq *q = ntp_hostq_find(&src->info, dev);
+
+		if (q && q->tags) {
+			wi->tags = q->tags;
+			wi->hw_queues = q->hw_queues;
+			wi->tags_from = "recording";
+		}
+	} else if (!ntp_host_queues("", dev, &wi->tags, &wi->hw_queues)) {
 		wi->tags_from = "sysfs";
+	}
 }
 
 /* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json. */
@@ -357,6 +372,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		return top_err("out of memory");
 	ntp_view_init(&v, o->src.interval_ms, src->info.sampling);
 	v.sampling_fixed = o->src.replay != NULL;
+	v.wi_qd_was = o->wi.base_qd;	/* --what-if-qd-was; keys [ ] change it */
 	if (o->src.replay)
 		snprintf(source, sizeof(source), "replay %s%s", ntp_esc(o->src.replay),
 			 o->src.speed == 1 ? "" : o->src.speed == 0 ? " (fast)" : " (faster)");
@@ -431,9 +447,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		view_ctx(&v, &h, ns, &ctx);
 		if (v.selected >= ctx.n_visible)
 			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
-		/* a recording carries no host limits: only a live host has them */
-		if (v.mode == NTP_MODE_WHATIF && !o->src.replay)
-			live_host_queues(&v, &h, &wi);
+		if (v.mode == NTP_MODE_WHATIF)
+			host_queues(&v, &h, src, o->src.replay != NULL, &wi);
 		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
 		int rows, cols;
 

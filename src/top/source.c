@@ -224,6 +224,9 @@ static int open_replay(struct top_source *s, const struct top_source_opts *o, st
 	*cfg = *ntp_files_model_config(s->files);
 	/* a recording made with w: the primary file's header, the joined roles */
 	s->info = *ntp_reader_info(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+	/* each host file's queues (what-if view): joined files name their own */
+	for (size_t i = 0; i < ntp_files_count(s->files); i++)
+		ntp_hostq_merge(&s->info, ntp_reader_info(ntp_files_reader(s->files, i)));
 	s->info.role = cfg->role;
 	s->info.impl_host = cfg->impl_host;
 	s->info.impl_target = cfg->impl_target;

@@ -16,10 +16,13 @@ const struct ntp_binding ntp_bindings[] = {
 	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF },
 	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL },
 	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL },
-	{ '>',                NTP_ACT_WI_QD_UP,      "< >",     "what-if: lower / raise the target QD (1, 2, 4 ... 1024)", NTP_MODE_WHATIF },
+	{ '>',                NTP_ACT_WI_QD_UP,      "< > [ ]", "what-if: lower / raise the target QD; [ ]: the run's QD (given)", NTP_MODE_WHATIF },
 	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
 	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF },
 	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
+	/* the QD the run has, given (below 1: inferred by Little's law) */
+	{ ']',                NTP_ACT_WI_WAS_UP,     NULL,      NULL, NTP_MODE_WHATIF },
+	{ '[',                NTP_ACT_WI_WAS_DOWN,   NULL,      NULL, NTP_MODE_WHATIF },
 	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL },
 	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL },
 	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL },
@@ -237,6 +240,18 @@ unsigned ntp_view_apply(struct ntp_view *v, enum ntp_action a, const struct ntp_
 	case NTP_ACT_WI_QD_DOWN:
 		v->wi_qd = ntp_wi_qd_step(v->wi_qd ? v->wi_qd : 1, a == NTP_ACT_WI_QD_UP ? 1 : -1);
 		snprintf(v->msg, sizeof(v->msg), "what-if at QD %u", v->wi_qd);
+		return NTP_REACT_REDRAW;
+	case NTP_ACT_WI_WAS_UP:
+	case NTP_ACT_WI_WAS_DOWN:
+		/* 0 (inferred) is the step below 1 */
+		if (a == NTP_ACT_WI_WAS_UP)
+			v->wi_qd_was = v->wi_qd_was ? ntp_wi_qd_step(v->wi_qd_was, 1) : 1;
+		else
+			v->wi_qd_was = v->wi_qd_was > 1 ? ntp_wi_qd_step(v->wi_qd_was, -1) : 0;
+		if (v->wi_qd_was)
+			snprintf(v->msg, sizeof(v->msg), "the run's QD: %u (given)", v->wi_qd_was);
+		else
+			snprintf(v->msg, sizeof(v->msg), "the run's QD: inferred (rate x mean)");
 		return NTP_REACT_REDRAW;
 	}
 	return 0;

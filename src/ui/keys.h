@@ -56,6 +56,8 @@ enum ntp_action {
 	NTP_ACT_WHATIF,
 	NTP_ACT_WI_QD_UP,
 	NTP_ACT_WI_QD_DOWN,
+	NTP_ACT_WI_WAS_UP,
+	NTP_ACT_WI_WAS_DOWN,
 };
 
 /* Reaction bits. */
@@ -92,6 +94,8 @@ struct ntp_view {
 	unsigned sampling;
 	int sampling_fixed;		/* replay: the recording's rate cannot change */
 	uint32_t wi_qd;			/* the what-if view's target queue depth */
+	uint32_t wi_qd_was;		/* the QD the workload runs at, as given (--what-if-qd-was,
+					 * keys [ ]); 0: inferred by Little's law */
 	char msg[NTP_VIEW_MSG_LEN];	/* status line; "" = the default hint */
 };
 

@@ -58,7 +58,7 @@ static void whatif_model_cached(const struct ntp_history *h, const struct ntp_sn
 	if (c.valid && c.index == s->index && h && h->n == c.n && h->n && c.oldest == h->snap[0]->index &&
 	    c.io == g->io && c.len == g->len && !strncmp(c.dev, g->dev, NTP_DEV_LEN) &&
 	    !memcmp(c.p.servers, p->servers, sizeof(p->servers)) && c.p.tags == p->tags &&
-	    c.p.hw_queues == p->hw_queues && c.p.tags_from == p->tags_from) {
+	    c.p.hw_queues == p->hw_queues && c.p.tags_from == p->tags_from && c.p.base_qd == p->base_qd) {
 		*m = c.m;
 		return;
 	}
@@ -94,6 +94,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 {
 	int idx[NTP_SNAP_MAX_GROUPS], n, row = 2, wide = scr->cols >= 80, num_x, bar_w;
 	const struct ntp_snap_group *g;
+	struct ntp_wi_params par;
 	struct ntp_wi_model m;
 	struct ntp_wi_pred p;
 	char label[64], rate[32], buf[160];
@@ -109,14 +110,20 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
 	ntp_group_label(g, label, sizeof(label));
 	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s", label);
-	whatif_model_cached(h, s, g, info->wi, &m);
+	/* the run's QD as the view has it (--what-if-qd-was, keys [ ]) */
+	if (info->wi)
+		par = *info->wi;
+	else
+		memset(&par, 0, sizeof(par));
+	par.base_qd = v->wi_qd_was;
+	whatif_model_cached(h, s, g, &par, &m);
 	if (!m.ok || ntp_wi_predict(&m, v->wi_qd ? v->wi_qd : 1, &p)) {
 		ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
 		return;
 	}
 	ntp_rate_label(m.base_iops, rate, sizeof(rate));
-	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "measured  QD %-4u %7s IOPS  mean %9.1f  p99 %9.1f us",
-			  m.base_qd, rate, m.base_mean_us, m.base_p99_us);
+	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "measured  QD %-4u %7s IOPS  mean %9.1f  p99 %9.1f us  QD %s",
+			  m.base_qd, rate, m.base_mean_us, m.base_p99_us, m.base_qd_given ? "given" : "inferred");
 	ntp_rate_label(p.iops, rate, sizeof(rate));
 	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_VALUE, "predicted QD %-4u %7s IOPS  mean %9.1f  p99 %9.1f us",
 			  p.qd, rate, p.mean_us, p.p99_us);
@@ -168,7 +175,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 				 m.tags_from ? m.tags_from : "given",
 				 p.tag_wait_us > 0 ? "; past them commands wait in the block layer" : "");
 		else
-			snprintf(buf, sizeof(buf), "host tags: unknown (not in a recording): no limit modelled");
+			snprintf(buf, sizeof(buf), "host tags: unknown (not in the recording): no limit modelled");
 		ntp_screen_put(scr, row++, 1, -1, p.tag_wait_us > 0 ? NTP_ROLE_WARN : NTP_ROLE_TEXT, buf);
 	}
 	if (row <= last)

@@ -92,5 +92,14 @@ rc=0; "$NTPROF" dump >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q "FILE" "$tmp/err" || fail "no FILE: exit $rc, $(cat "$tmp/err")"
 rc=0; "$NTPROF" dump --bogus x >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -ne 0 ] && grep -q "'--bogus'" "$tmp/err" || fail "bad option: exit $rc, $(cat "$tmp/err")"
-"$NTPROF" dump --help | grep -q "^usage: ntprof dump FILE" || fail "--help"
+"$NTPROF" dump --help | grep -q "^usage: ntprof dump \[--header\] FILE" || fail "--help"
+# --header: the header's fields, no CSV; bad files as above (golden outputs
+# with the host's queues: tests/cli/report.sh)
+"$NTPROF" dump --header "$tmp/small.ntp" >"$tmp/hdr" 2>"$tmp/err" || fail "--header: exit $?"
+[ ! -s "$tmp/err" ] || fail "--header: unexpected stderr: $(cat "$tmp/err")"
+grep -qx "format: 1.2" "$tmp/hdr" && grep -qx "role: both" "$tmp/hdr" && grep -qx "sampling: 1 in 1" "$tmp/hdr" &&
+	grep -qx "host_queues: none recorded" "$tmp/hdr" || fail "--header: $(cat "$tmp/hdr")"
+grep -q "^side," "$tmp/hdr" && fail "--header printed CSV"
+rc=0; "$NTPROF" dump --header "$tmp/text.ntp" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -ne 0 ] && [ ! -s "$tmp/out" ] && grep -q "wrong magic" "$tmp/err" || fail "--header of a bad file: exit $rc, $(cat "$tmp/err")"
 exit 0

@@ -84,6 +84,18 @@ check refuse-whatif-qd.txt "$NTPROF" report --what-if-qd 4,0 wa.ntp
 check refuse-whatif-servers.txt "$NTPROF" report --what-if-qd 4 --what-if-servers disk=2 wa.ntp
 check refuse-whatif-alone.txt "$NTPROF" report --what-if-tags 8 wa.ntp
 check refuse-whatif-fit.txt "$NTPROF" report --what-if-qd 4 --what-if-fit nothere.ntp wa.ntp
+# the host's queues in the recording's header (generate --host-queues writes
+# --queues of --qd tags, as ntprof record reads them in sysfs): dump --header
+# shows them, the what-if takes its tags "from" the recording, --what-if-tags
+# still overrides; a target file and an older-format file carry none
+gen -o wq.ntp --target-out wqt.ntp -d 1 --seed 21 --rate 5000 -s 1 --qd 8 --queues 2 --host-queues \
+	--delay storage=lognormal:200us:0.3
+check dump-header.txt "$NTPROF" dump --header wq.ntp
+check dump-header-target.txt "$NTPROF" dump --header wqt.ntp
+check report-whatif-recorded.txt "$NTPROF" report --what-if-qd 4,16 --what-if-servers storage=4 wq.ntp wqt.ntp
+check report-whatif-recorded.json "$NTPROF" report -j - --what-if-qd 4,16 --what-if-servers storage=4 wq.ntp wqt.ntp
+check report-whatif-tags-given.txt "$NTPROF" report --what-if-qd 16 --what-if-servers storage=4 --what-if-tags 4 \
+	wq.ntp wqt.ntp
 
 # joined runs on either side of a compare: HOST.ntp,TARGET.ntp
 gen -o a2h.ntp --target-out a2t.ntp -d 1 --seed 18 --rate 20000

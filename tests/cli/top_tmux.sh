@@ -36,7 +36,7 @@ wait_for() {
 }
 key() { tm send-keys -t top "$@"; }
 
-"$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 20000 --sizes 4K,128K --read 70 -s 100 ||
+"$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 20000 --sizes 4K,128K --read 70 -s 100 --host-queues ||
 	{ echo "FAIL: ntprof generate"; exit 1; }
 tm new-session -d -s top -x 100 -y 30 \
 	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay run.ntp --dir '$work' 2>'$work/stderr'; echo \$? >'$work/exit'; sleep 30"
@@ -120,6 +120,9 @@ else
 	[ "${n:-0}" -gt 100 ] || fail "only '${n:-?}' records recorded in 3 s of 20k commands/s at 1 in 100"
 	"$NTPROF" report "$rec" >"$work/report.txt" 2>&1 || fail "ntprof report $rec failed: $(cat "$work/report.txt")"
 	grep -qF "read 4KiB nvme1n1" "$work/report.txt" || fail "the report of the recording lacks read 4KiB"
+	# the replay's host queues go on into the recording's header
+	"$NTPROF" dump --header "$rec" | grep -qx "host_queues: nvme1n1 1 hardware queue x 32 tags" ||
+		fail "the recording made with w lacks the replay's host queues: $("$NTPROF" dump --header "$rec" 2>&1)"
 	# its counts are from w on, not from ntprof-top's start: the replay's
 	# 20k commands/s, 70 % reads (14k/s), give about 14 kIOPS of reads
 	r=$(sed -n 's/^throughput (commands counted in the kernel): read \([0-9.]*\) kIOPS.*/\1/p' "$work/report.txt")
@@ -135,6 +138,22 @@ txt=$(ls "$work"/ntprof-top-*-i*.txt 2>/dev/null | head -1)
 json=${txt%.txt}.json
 [ -s "$txt" ] && grep -qF "read 4KiB nvme1n1" "$txt" || fail "snapshot text missing or without the groups"
 [ -s "$json" ] && grep -qF '"groups"' "$json" && grep -qF '"latency_us"' "$json" || fail "snapshot JSON missing or incomplete"
+
+# What-if: in replay the host's tags come from the recording's header
+# (generate --host-queues: 1 queue of --qd 32); ] gives the run's QD, [
+# steps back to inferred.
+key W
+wait_for "what-if: the selected group at another queue depth"
+wait_for "host tags: 32 per queue, 1 queue (recording)"
+wait_for "QD inferred"
+key ']'
+wait_for "the run's QD: 1 (given)"
+wait_for "QD given"
+pane >"$panes/whatif.txt"
+key '['
+wait_for "the run's QD: inferred"
+key W
+wait_for "avg QD"
 
 # Resize below the minimum and back; Ctrl-L; q works on the too-small screen.
 tm resize-window -t top -x 50 -y 10
@@ -161,14 +180,18 @@ tm kill-server
 sock=$sock-2
 rm -f "$work/exit"
 tm new-session -d -s top -x 100 -y 30 \
-	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp 2>'$work/stderr2'"
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp --what-if-qd-was 4 2>'$work/stderr2'"
 tm set-option -t top remain-on-exit on >/dev/null
 wait_for "#0" 15
+# --what-if-qd-was: the view starts with the run's QD given
+key W
+wait_for "measured  QD 4 "
+wait_for "QD given"
 [ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "ntprof-top does not use the alternate screen"
 kill -TERM "$(tm display -p -t top '#{pane_pid}')"
 for _ in $(seq 50); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && break; sleep 0.1; done
 [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] || fail "SIGTERM did not stop ntprof-top"
 [ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after SIGTERM the terminal is still in the alternate screen"
 grep -qF "ntprof-top: Terminated, stopping" "$work/stderr2" || fail "no note of the signal: $(cat "$work/stderr2")"
-echo "top_tmux: panes in $panes/ (main, help, detail, too-small); $fails failure(s)"
+echo "top_tmux: panes in $panes/ (main, help, detail, whatif, too-small); $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snap = malloc(sizeof(*snap));
 	if (!snap)
 		return 0;
-	if (ntp_load(paths, n, snap, &meta, &keep) == 0) {
+	if (ntp_load(paths, n, 0, snap, &meta, &keep) == 0) {
 		json_object *o;
 
 		meta.detail = !!(mode & 4);

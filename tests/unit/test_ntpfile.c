@@ -546,6 +546,126 @@ static void put_block(FILE *f, uint16_t type, const void *payload, uint32_t len,
 	fwrite(payload, 1, len, f);
 }
 
+/* Format 1.2: the host's queues in a longer header, read back entry by
+ * entry; a file without them keeps the 256-byte header of 1.0 and reads
+ * back none; an older reader's view (the fixed fields and the CRC at the
+ * header's end) is unchanged by the table. */
+static void test_host_queues(void **state)
+{
+	char path[256], err[256];
+	struct ntp_file_info info = mkinfo();
+	struct ntp_writer *w;
+	struct ntp_reader *r;
+	const struct ntp_file_info *ri;
+	struct ntp_record rec = mkrec(0);
+	uint8_t h[NTP_HOSTQ_OFF + 2 * NTP_HOSTQ_ENTRY + 4];
+	uint32_t hlen, crc;
+	FILE *f;
+
+	(void)state;
+	info.n_hostq = 2;
+	snprintf(info.hostq[0].dev, sizeof(info.hostq[0].dev), "nvme0n1");
+	info.hostq[0].hw_queues = 2;
+	info.hostq[0].tags = 128;
+	snprintf(info.hostq[1].dev, sizeof(info.hostq[1].dev), "nvme1n12");
+	info.hostq[1].hw_queues = 16;
+	info.hostq[1].tags = 1023;
+	tmp_path(path, sizeof(path), "hostq.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(ntp_writer_add(w, &rec), 0);
+	assert_int_equal(ntp_writer_close(w, 9 * NSEC), 0);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	ri = ntp_reader_info(r);
+	assert_int_equal(ri->version_minor, 2);
+	assert_int_equal(ri->n_hostq, 2);
+	assert_string_equal(ri->hostq[0].dev, "nvme0n1");
+	assert_int_equal(ri->hostq[0].hw_queues, 2);
+	assert_int_equal(ri->hostq[0].tags, 128);
+	assert_string_equal(ri->hostq[1].dev, "nvme1n12");
+	assert_int_equal(ri->hostq[1].hw_queues, 16);
+	assert_int_equal(ri->hostq[1].tags, 1023);
+	assert_ptr_equal(ntp_hostq_find(ri, "nvme1n12"), &ri->hostq[1]);
+	assert_null(ntp_hostq_find(ri, "nvme1n1"));
+	assert_string_equal(ri->hostname, "testhost");
+	assert_int_equal(read_all(r), 1);
+	ntp_reader_close(r);
+
+	/* the header on disk: a table of 2 x 40 bytes at 256, the CRC last */
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	memcpy(&hlen, h + 12, 4);
+	assert_int_equal(hlen, sizeof(h));
+	assert_int_equal(h[208] | h[209] << 8, NTP_HOSTQ_OFF);
+	assert_int_equal(h[212], 2);
+	assert_int_equal(h[214], NTP_HOSTQ_ENTRY);
+	assert_memory_equal(h + NTP_HOSTQ_OFF + NTP_HOSTQ_ENTRY, "nvme1n12", 9);
+	memcpy(&crc, h + hlen - 4, 4);
+	assert_int_equal(crc, ntp_crc32c(0, h, hlen - 4));
+
+	/* a table that runs past the header is a corrupt header, not a guess */
+	h[212] = 3;
+	crc = ntp_crc32c(0, h, hlen - 4);
+	memcpy(h + hlen - 4, &crc, 4);
+	r = ntp_reader_open_mem(h, sizeof(h), "bad-table.ntp", err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "bad-table.ntp: corrupt header (host queue table of 3 entries"));
+
+	/* none (a target, an SPDK host, an older ntprof): the 1.0 header */
+	info.n_hostq = 0;
+	tmp_path(path, sizeof(path), "nohostq.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(ntp_writer_close(w, 9 * NSEC), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, NTP_HEADER_LEN, f), NTP_HEADER_LEN);
+	fclose(f);
+	memcpy(&hlen, h + 12, 4);
+	assert_int_equal(hlen, NTP_HEADER_LEN);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_info(r)->n_hostq, 0);
+	ntp_reader_close(r);
+
+	/* a 1.1 file (the reserved bytes zero): read as before, no table */
+	h[10] = 1;
+	crc = ntp_crc32c(0, h, NTP_HEADER_LEN - 4);
+	memcpy(h + NTP_HEADER_LEN - 4, &crc, 4);
+	r = ntp_reader_open_mem(h, NTP_HEADER_LEN, "old.ntp", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_info(r)->version_minor, 1);
+	assert_int_equal(ntp_reader_info(r)->n_hostq, 0);
+	assert_int_equal(ntp_reader_info(r)->sampling, 100);
+	ntp_reader_close(r);
+}
+
+/* Joined files: each host file's namespaces, the first file's entry kept for
+ * a name both carry. */
+static void test_host_queues_merge(void **state)
+{
+	struct ntp_file_info a = mkinfo(), b = mkinfo();
+
+	(void)state;
+	a.n_hostq = 1;
+	snprintf(a.hostq[0].dev, sizeof(a.hostq[0].dev), "nvme0n1");
+	a.hostq[0].tags = 4;
+	b.n_hostq = 2;
+	snprintf(b.hostq[0].dev, sizeof(b.hostq[0].dev), "nvme0n1");
+	b.hostq[0].tags = 8;
+	snprintf(b.hostq[1].dev, sizeof(b.hostq[1].dev), "nvme2n1");
+	b.hostq[1].tags = 16;
+	ntp_hostq_merge(&a, &b);
+	assert_int_equal(a.n_hostq, 2);
+	assert_int_equal(ntp_hostq_find(&a, "nvme0n1")->tags, 4);
+	assert_int_equal(ntp_hostq_find(&a, "nvme2n1")->tags, 16);
+	ntp_hostq_merge(&a, &a);
+	assert_int_equal(a.n_hostq, 2);
+}
+
 /* A file from a newer minor version: longer header, longer records with
  * fields we do not know, a block type we do not know. */
 static void test_newer_minor(void **state)
@@ -958,6 +1078,8 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_newer_minor),
 		cmocka_unit_test(test_flush_every_second),
+		cmocka_unit_test(test_host_queues),
+		cmocka_unit_test(test_host_queues_merge),
 		cmocka_unit_test(test_next_block),
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_map_growing_file),

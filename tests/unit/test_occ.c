@@ -423,7 +423,7 @@ static void test_file_rows(void **state)
 	assert_int_equal(ntp_writer_close(w, 3 * SEC), 0);
 	r = ntp_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
-	assert_int_equal(ntp_reader_info(r)->version_minor, 1);
+	assert_int_equal(ntp_reader_info(r)->version_minor, NTP_FORMAT_MINOR);
 	while (ntp_reader_next(r, &rec) == 1)
 		;
 	rt = ntp_reader_totals(r, &n, &as_of);

@@ -96,6 +96,26 @@ static void test_top_shares_the_table(void **state)
 	assert_ptr_equal(ntp_top_optsets[0].defs, ntp_record_optsets[0].defs);
 }
 
+/* ntprof-top's what-if options: the run's QD as report's --what-if-qd-was
+ * takes it (1..1024), the tags marked as given. */
+static void test_top_whatif(void **state)
+{
+	char *argv[] = { "ntprof-top", "--what-if-qd-was", "32", "--what-if-tags", "64", "--what-if-servers",
+			 "storage=4", NULL };
+	char *bad[] = { "ntprof-top", "--what-if-qd-was", "0", NULL };
+	char *big[] = { "ntprof-top", "--what-if-qd-was", "1025", NULL };
+	struct top_opts o;
+
+	(void)state;
+	assert_int_equal(top_parse_opts(7, argv, &o), 0);
+	assert_int_equal(o.wi.base_qd, 32);
+	assert_int_equal(o.wi.tags, 64);
+	assert_string_equal(o.wi.tags_from, "--what-if-tags");
+	assert_int_equal(o.wi.servers[NTP_STAGE_STORAGE], 4);
+	assert_int_equal(top_parse_opts(3, bad, &o), -1);
+	assert_int_equal(top_parse_opts(3, big, &o), -1);
+}
+
 /* Every command's tables: names and letters unique, each with its help. */
 static void test_tables_whole(void **state)
 {
@@ -129,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_top_shares_the_table),
+		cmocka_unit_test(test_top_whatif),
 		cmocka_unit_test(test_tables_whole),
 	};
 

@@ -439,6 +439,36 @@ static void test_whatif_view(void **state)
 	assert_non_null(strstr(text, "delay (1 load)"));
 	assert_non_null(strstr(text, "1 load level seen"));
 	free(text);
+	/* the run's QD given (--what-if-qd-was, keys [ ]): 0 (inferred), 1, 2
+	 * ... 16; the model is calibrated to it, so the prediction at that QD
+	 * is the measured interval, and the view says the QD was given */
+	v.paused = 0;
+	par.tags_from = "recording";
+	assert_int_equal(v.wi_qd_was, 0);
+	for (int i = 0; i < 5; i++)
+		ntp_view_apply(&v, ntp_key_action(&v, ']'), &ctx);
+	assert_int_equal(v.wi_qd_was, 16);
+	assert_string_equal(v.msg, "the run's QD: 16 (given)");
+	v.wi_qd = 16;
+	v.msg[0] = 0;
+	render_golden("whatif_given_80x24", 24, 80, &v, &in, 0);
+	ntp_render(&s, &v, &hist, &in);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "measured  QD 16      2.0k IOPS  mean    3960.1  p99    5148.1 us  QD given"));
+	assert_non_null(strstr(text, "predicted QD 16      2.0k IOPS  mean    3960.1  p99    5148.1 us"));
+	assert_non_null(strstr(text, "host tags: 16 per queue, 2 queues (recording)"));
+	free(text);
+	for (int i = 0; i < 5; i++)
+		ntp_view_apply(&v, ntp_key_action(&v, '['), &ctx);
+	assert_int_equal(v.wi_qd_was, 0);
+	assert_string_equal(v.msg, "the run's QD: inferred (rate x mean)");
+	ntp_view_apply(&v, ntp_key_action(&v, '['), &ctx);
+	assert_int_equal(v.wi_qd_was, 0);
+	ntp_render(&s, &v, &hist, &in);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "measured  QD 8 "));
+	assert_non_null(strstr(text, "QD inferred"));
+	free(text);
 	ntp_screen_free(&s);
 	hist = saved;
 	/* Esc and W both go back */

@@ -27,6 +27,9 @@
 #    with too few or too many servers. It passes when the prediction holds
 #    within 15 %, or when the stage named carries at least half of the miss of
 #    the mean at the highest QD; it fails when no one stage explains the miss.
+#  whatif-qd-hostq: the host's queues come from the recording (docs/ntp-format.md):
+#    the count and size `ntprof dump --header` shows and the what-if JSON uses
+#    ("from": "recording", no --what-if-tags given) equal the guest's sysfs.
 # tb-timeout: 330
 . /tb/ntprof-checks.sh
 
@@ -84,8 +87,9 @@ one() {
 	# the QDs the recordings ran at are given: under TCG the application's own
 	# time per command is as long as the block layer's, so rate x mean reads
 	# QD 2 as 1 (docs/what-if.md)
+	# the host's tags come from the recording's header (checked by hostq_check)
 	set -- --what-if-qd $(echo $WI_QDS | tr ' ' ,) --what-if-qd-was 2 --what-if-fit $TB_OUT/$n-qd1.ntp@1 \
-		--what-if-tags $WI_TAGS "$@" $TB_OUT/$n-qd2.ntp
+		"$@" $TB_OUT/$n-qd2.ntp
 	ntprof report "$@" > $TB_OUT/$n-whatif.txt 2>&1 || return 1
 	ntprof report -j $TB_OUT/$n-whatif.json "$@" > /dev/null 2>&1
 	: > $TB_OUT/$n.rows
@@ -127,13 +131,33 @@ one() {
 	WI_STORAGE=$(sed -n 's/^STORAGE //p' $TB_OUT/$n.table)
 }
 
-# the host's tags, as ntprof-top reads them on a live host: nr_requests of the
-# controller's path (the multipath head is bio-based and has none)
-host_tags() {
+# the host's queue device in sysfs: the controller's path (the multipath head
+# is bio-based and has no tags of its own)
+host_qdir() {
 	local b=${TB_DEV#/dev/} d
 	d=$(ls -d /sys/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
-	[ -n "$d" ] || d=/sys/block/$b
-	cat $d/queue/nr_requests 2>/dev/null || echo 128
+	echo ${d:-/sys/block/$b}
+}
+# its tags per hardware queue and its hardware queues, as sysfs says
+host_tags() { cat $(host_qdir)/queue/nr_requests 2>/dev/null || echo 0; }
+host_hwq() { ls -d $(host_qdir)/mq/[0-9]* 2>/dev/null | wc -l; }
+
+# hostq_check NAME: the queues recorded in NAME-qd2.ntp's header (dump
+# --header) and used by the what-if (NAME-whatif.json) against sysfs
+hostq_check() {
+	local n=$1 t q hdr js
+	t=$(host_tags) q=$(host_hwq)
+	hdr=$(ntprof dump --header $TB_OUT/$n-qd2.ntp | grep "^host_queues: ${TB_DEV#/dev/} ")
+	js=$(tr -d ' \n' < $TB_OUT/$n-whatif.json | grep -o '"host_tags":{[^}]*}' | head -1)
+	echo "sysfs: $q hardware queues x $t tags; header: $hdr; what-if: $js" > $TB_OUT/$n-hostq.txt
+	tb_figure whatif-qd-hostq setup=$n tags=$t hw_queues=$q
+	js=${js%,\"before_knee\":*}
+	if [ "$t" -gt 0 ] && [ "$hdr" = "host_queues: ${TB_DEV#/dev/} $q hardware queue$([ $q = 1 ] || echo s) x $t tags" ] &&
+		[ "$js" = "\"host_tags\":{\"tags\":$t,\"hw_queues\":$q,\"from\":\"recording\"" ]; then
+		tb_result whatif-qd-hostq-$n PASS "recorded ${TB_DEV#/dev/}: $q hardware queue(s) x $t tags, as sysfs; the what-if took them from the recording"
+	else
+		tb_result whatif-qd-hostq-$n FAIL "sysfs $q x $t; $(cat $TB_OUT/$n-hostq.txt)"
+	fi
 }
 
 # --- null_blk: 4 tags, 20 ms ---
@@ -147,6 +171,7 @@ dev=/dev/wiq
 if tb_setup_tcp $dev; then
 	WI_TAGS=$(host_tags)
 	if one nullblk --what-if-servers storage=4; then
+		hostq_check nullblk
 		tb_figure whatif-qd-nullblk worst_rel_miss=$WI_WORST tags=$WI_TAGS
 		tb_check whatif-qd-nullblk "$WI_WORST <= 0.15" \
 			"IOPS and mean within $(awk -v w=$WI_WORST 'BEGIN { printf "%.1f", 100 * w }') % at QD $WI_QDS (storage 4 servers given; largest stage miss: $WI_BREAK)"
@@ -167,6 +192,7 @@ TB_BACKDEV=
 if tb_setup_tcp; then
 	WI_TAGS=$(host_tags)
 	if one loopback; then
+		hostq_check loopback
 		tb_figure whatif-qd-loopback worst_rel_miss=$WI_WORST
 		if tb_fcmp "$WI_WORST <= 0.15"; then
 			tb_result whatif-qd-loopback PASS "IOPS and mean within $(awk -v w=$WI_WORST 'BEGIN { printf "%.1f", 100 * w }') % at QD $WI_QDS"

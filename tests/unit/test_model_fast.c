@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_model_fast.c - the reducer's shortcuts (model.c) change nothing it
+ * reports: stage and component counts kept per run of presence masks and
+ * sums added whole give the counts and means of every command's own
+ * breakdown, and quantiles left out (no_quantiles) leave every other field
+ * of the snapshot as it was. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/model.h"
+#include "core/synth.h"
+
+/* A stream of both sides' records, writes and reads of two sizes, a tenth
+ * of the target's responses unseen (the fallback: another presence mask). */
+static struct ntp_synth *stream(uint32_t want_sides)
+{
+	struct ntp_synth_config c;
+	struct ntp_synth *s;
+	char err[256];
+
+	ntp_synth_defaults(&c);
+	c.seed = 7;
+	c.count = 30000;
+	c.duration_ns = 0;
+	c.sampling = 1;
+	c.transport = NTP_TRANSPORT_TCP;
+	c.read_pct = 50;
+	c.sizes[0] = 4096;
+	c.sizes[1] = 131072;
+	c.nsizes = 2;
+	c.miss_rsp_sent = 0.1;
+	if (want_sides)
+		c.want_sides = want_sides;
+	s = ntp_synth_new(&c, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+struct ref {
+	uint8_t io;
+	uint32_t len;
+	uint64_t c_n[NTP_COMP_COUNT];
+	int64_t c_sum[NTP_COMP_COUNT];
+	uint64_t st_n[NTP_STAGE_COUNT];
+	int64_t st_sum[NTP_STAGE_COUNT];
+	uint64_t sampled;
+	uint32_t masks[8];
+	unsigned n_masks;
+};
+
+/* Target records alone: each is a command; counts and sums by hand. */
+static void test_counts_and_means(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_TARGET, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *snap = malloc(sizeof(*snap));
+	struct ntp_synth *s = stream(1u << NTP_SIDE_TARGET);
+	struct ref ref[4] = { 0 };
+	unsigned nref = 0, closes = 0, n = 0;
+	struct ntp_record r;
+	uint64_t t, last = 0;
+	enum ntp_synth_event ev;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(snap);
+	ntp_model_set_start(m, 0);
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
+		struct ntp_breakdown b;
+		struct ref *x = NULL;
+
+		if (ev != NTP_SYNTH_RECORD || r.side != NTP_SIDE_TARGET)
+			continue;
+		/* other presence masks within a group: a write's data seen
+		 * only on arrival, a command held back by the drive */
+		if (n % 3 == 0)
+			r.ts_valid &= ~(1u << NTP_TS_T_DATA_RECV);
+		if (n % 5 == 0) {
+			r.ts[NTP_TS_T_BP_RECV] = 100;
+			r.ts_valid |= 1u << NTP_TS_T_BP_RECV;
+		}
+		ntp_model_ingest(m, &r);
+		last = r.ts[NTP_TS_T_CMD_ARRIVE];
+		/* intervals end within runs of masks and between them */
+		if (++n % 4999 == 0) {
+			ntp_model_close_interval(m, last + 1, snap);
+			closes++;
+		}
+		if (ntp_breakdown_compute(NULL, &r, &b))
+			continue;
+		for (unsigned i = 0; i < nref; i++)
+			if (ref[i].io == ntp_io_type_of(r.opcode) && ref[i].len == r.len)
+				x = &ref[i];
+		if (!x) {
+			assert_true(nref < 4);
+			x = &ref[nref++];
+			x->io = ntp_io_type_of(r.opcode);
+			x->len = r.len;
+		}
+		x->sampled++;
+		for (int c = 0; c < NTP_COMP_COUNT; c++)
+			if (b.comp_present & (1u << c)) {
+				x->c_n[c]++;
+				x->c_sum[c] += b.comp[c];
+			} else {
+				assert_int_equal(b.comp[c], 0);	/* absent: 0 (stage.h) */
+			}
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			if (b.stage_present & (1u << k)) {
+				x->st_n[k]++;
+				x->st_sum[k] += b.stage[k];
+			} else {
+				assert_int_equal(b.stage[k], 0);
+			}
+		unsigned j = 0;
+
+		while (j < x->n_masks && x->masks[j] != b.comp_present)
+			j++;
+		if (j == x->n_masks && j < 8)
+			x->masks[x->n_masks++] = b.comp_present;
+	}
+	ntp_model_close_interval(m, last + 1, snap);
+	assert_true(closes > 0);
+	ntp_model_total(m, snap);
+	assert_int_equal(snap->n_groups, nref);
+	for (unsigned i = 0; i < nref; i++) {
+		const struct ref *x = &ref[i];
+		const struct ntp_snap_group *g = NULL;
+
+		/* the stream's groups change masks (above) */
+		assert_true(x->n_masks >= 2);
+		for (unsigned k = 0; k < snap->n_groups; k++)
+			if (snap->groups[k].io == x->io && snap->groups[k].len == x->len)
+				g = &snap->groups[k];
+		assert_non_null(g);
+		assert_int_equal(g->sampled, x->sampled);
+		for (int c = 0; c < NTP_COMP_COUNT; c++) {
+			assert_int_equal(g->comp[c].n, x->c_n[c]);
+			if (x->c_n[c])
+				assert_true(g->comp[c].mean_us == (double)x->c_sum[c] / (double)x->c_n[c] / 1000.0);
+		}
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			assert_int_equal(g->stage[k].present, !!x->st_n[k]);
+			if (x->st_n[k])
+				assert_true(g->stage[k].mean_us == (double)x->st_sum[k] / (double)x->sampled / 1000.0);
+		}
+	}
+	ntp_synth_free(s);
+	free(snap);
+	ntp_model_free(m);
+}
+
+/* The same joined stream into models keeping all, no stage and no
+ * stage nor component quantiles: snapshots equal but for those. */
+static void run(unsigned noq, struct ntp_snapshot *iv, struct ntp_snapshot *all)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1,
+					.no_quantiles = (uint8_t)noq };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_synth *s = stream(0);
+	struct ntp_record r;
+	uint64_t t, last = 0;
+	enum ntp_synth_event ev;
+
+	assert_non_null(m);
+	ntp_model_set_start(m, 0);
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END)
+		if (ev == NTP_SYNTH_RECORD) {
+			ntp_model_ingest(m, &r);
+			if (r.side == NTP_SIDE_HOST)
+				last = r.ts[NTP_TS_H_BLK_SUBMIT];
+		}
+	ntp_model_close_interval(m, last + 1, iv);
+	ntp_model_total(m, all);
+	ntp_synth_free(s);
+	ntp_model_free(m);
+}
+
+static void same_but_quantiles(const struct ntp_snapshot *a, const struct ntp_snapshot *b, unsigned noq)
+{
+	assert_int_equal(a->n_groups, b->n_groups);
+	assert_true(a->n_groups >= 2);
+	for (unsigned i = 0; i < a->n_groups; i++) {
+		struct ntp_snap_group x = a->groups[i], y = b->groups[i];
+
+		assert_true(x.sampled > 100);
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			if (noq & NTP_MODEL_NO_STAGE_Q) {
+				assert_true(y.stage[k].p50_us == 0 && y.stage[k].p99_us == 0 &&
+					    y.stage[k].p999_us == 0);
+				if (x.stage[k].present)
+					assert_true(x.stage[k].p99_us > 0);
+				x.stage[k].p50_us = x.stage[k].p99_us = x.stage[k].p999_us = 0;
+			}
+		}
+		for (int c = 0; c < NTP_COMP_COUNT; c++) {
+			if (noq & NTP_MODEL_NO_COMP_Q) {
+				assert_true(y.comp[c].p50_us == 0 && y.comp[c].p99_us == 0 &&
+					    y.comp[c].p999_us == 0);
+				x.comp[c].p50_us = x.comp[c].p99_us = x.comp[c].p999_us = 0;
+			}
+		}
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+}
+
+static void test_no_quantiles(void **state)
+{
+	struct ntp_snapshot *s[6];
+	const unsigned noq[3] = { 0, NTP_MODEL_NO_STAGE_Q, NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q };
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		s[i] = calloc(1, sizeof(*s[i]));
+		assert_non_null(s[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		run(noq[i], s[2 * i], s[2 * i + 1]);
+	for (int i = 1; i < 3; i++) {
+		same_but_quantiles(s[0], s[2 * i], noq[i]);
+		same_but_quantiles(s[1], s[2 * i + 1], noq[i]);
+	}
+	for (int i = 0; i < 6; i++)
+		free(s[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_and_means),
+		cmocka_unit_test(test_no_quantiles),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
