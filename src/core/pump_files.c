@@ -81,7 +81,7 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 						  (uint64_t)(adj ? adj[i] : 0) - to_wall_p);
 	}
 	if (f->n > 1) {
-		/* several files: a heap picks the next record (merge.h), in the
+		/* several files: a loser tree picks the next record (merge.h), in the
 		 * order of a scan over the files' next records with their times
 		 * mapped as mapped() does (ties to the lower file) */
 		int64_t *off = malloc(f->n * sizeof(*off));
