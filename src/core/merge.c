@@ -48,8 +48,9 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
-/* Moves cursor c to its next record (a new block when needed): 1, or 0 at its end. */
-static int advance(struct ntp_merge *m, uint32_t c)
+/* Moves cursor c to its next record (a new block when needed): 1, or 0 at
+ * its end. Inlined, as key() is: both run once per record. */
+static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
 {
 	struct cursor *cu = &m->cur[c];
 
@@ -76,7 +77,7 @@ static int advance(struct ntp_merge *m, uint32_t c)
 	return 1;
 }
 
-static uint64_t key(const struct ntp_merge *m, uint32_t c)
+static inline __attribute__((always_inline)) uint64_t key(const struct ntp_merge *m, uint32_t c)
 {
 	const struct cursor *cu = &m->cur[c];
 	int64_t x = (int64_t)(ntp_record_last_ts(&cu->recs[cu->i]) + (uint64_t)cu->offset);	/* wraps, as mapped() in pump_files.c */
