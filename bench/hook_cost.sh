@@ -1,20 +1,96 @@
 #!/usr/bin/env bash
-# What ntprof's BPF hooks cost per I/O, from the kernel's own statistics
-# (kernel.bpf_stats_enabled: run_time_ns and run_cnt of every ntp_* program),
-# at -s 1000 and -s 1, QD1 4 KiB random reads over NVMe/TCP, host and target in
-# one guest. Runs the test bed's bench-hooks scenario (tests/vm/scenarios/
-# bench-hooks.sh) and prints its figures: ns of BPF per I/O and their share of
-# the mean I/O latency measured by the load generator in the same run.
-# The guest runs under TCG (software emulation): absolute times are many times
-# those of real hardware; read the share, and compare -s 1000 with -s 1.
+# What ntprof's BPF hooks cost, measured in ONE test-bed run (docs/performance.md
+# says how to read it): the scenarios bench-hooks (NVMe/TCP), bench-hooks-rdma
+# (NVMe/RDMA) and bench-tcpstream (a plain TCP stream, not NVMe-oF), QD1 4 KiB
+# random reads, host and target in one guest. Every figure is a ratio to
+# something measured in the same guest and run: TCG (software emulation)
+# makes absolute times many times those of real hardware.
+#   calibration   ns per run of an empty program of each kind and of one that
+#                 does one hash lookup, on the functions ntprof hooks; the
+#                 dispatch of an empty fentry/kprobe per getpgid() against the
+#                 kernel's published figures: TCG's slowdown
+#   per -s N      programs run per I/O; BPF ns per I/O (bpf_stats, TCG), in
+#                 empty-program runs and in lookups beyond them; the estimate
+#                 for a real CPU; the load's mean latency against its bare mean
+#   observer      the extra latency of a sampled and of an unsampled command
+#   stream        CPU ns per send of a plain TCP stream, bare, with empty
+#                 calibration programs, with ntprof recording
 # Usage: bench/hook_cost.sh [KERNEL]   (make bench-hooks; as root)
+#        SCENARIOS="bench-hooks" bench/hook_cost.sh   (a subset)
+#        RUN=build/vm/runs/<run> bench/hook_cost.sh   (print a finished run again)
 set -eu
 cd "$(dirname "$0")/.."
 kernel=${1:-6.1}
-make --no-print-directory vm-test KERNEL="$kernel" SCENARIOS=bench-hooks >/tmp/ntprof-hook-cost.$$ 2>&1 || {
-	tail -20 /tmp/ntprof-hook-cost.$$; rm -f /tmp/ntprof-hook-cost.$$; exit 1; }
-run=$(ls -td build/vm/runs/*/ | head -1)
-rm -f /tmp/ntprof-hook-cost.$$
-echo "hook cost per I/O, kernel $kernel under TCG ($run):"
-grep '^bench-hooks ' "$run/figures.txt" | sed 's/^bench-hooks /  /'
-grep -h 'bench-hooks' "$run/results.txt" | sed 's/^/  /'
+scen=${SCENARIOS:-bench-hooks bench-hooks-rdma bench-tcpstream}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if [ -n "${RUN:-}" ]; then
+	run=$RUN	# print a finished run's figures again
+else
+	make --no-print-directory vm-test KERNEL="$kernel" SCENARIOS="$scen" >"$log" 2>&1 || {
+		tail -20 "$log"; exit 1; }
+	run=$(ls -td build/vm/runs/*/ | head -1)
+fi
+echo "hook cost, kernel $kernel under TCG, one run ($run)"
+grep -h 'bench-' "$run/results.txt" | grep -v PASS | sed 's/^/  /' || true
+awk '
+function kv(line, key,   r) { r = ""; if (match(line, " " key "=[^ ]*")) { r = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) } return r }
+$2 == "hc-syscall" { sys = $0 }
+$2 ~ /-s[0-9]+$/ && $2 !~ /-lat-/ { s[++ns] = $0 }
+$2 ~ /-observer$/ { obs[++no] = $0 }
+$2 ~ /-lat-s[0-9]+$/ { lat[++nl] = $0 }
+$1 == "bench-tcpstream" { st[$2] = $0 }
+END {
+	if (sys != "") {
+		printf "\ncalibration: dispatch per call of an empty program (getpgid, ntp-hookcal syscall)\n"
+		printf "  getpgid %s ns (real CPU 55.0 ns): TCG x%s; empty fentry %s ns (real 6.1 ns): TCG x%s; empty kprobe %s ns; fentry + 1 lookup %s ns\n",
+			kv(sys, "syscall_ns"), kv(sys, "tcg_factor_syscall"), kv(sys, "fentry_ns"), kv(sys, "tcg_factor_fentry"), kv(sys, "kprobe_ns"), kv(sys, "fentry_lookup_ns")
+	}
+	if (ns) {
+		printf "\nntprof per I/O (record -r both, fentry flavour)\n"
+		printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s\n", "run", "entry", "exit", "tp", "runs", "BPF ns", "x empty", "lookups", "real ns", "share%", "rec.miss"
+		for (i = 1; i <= ns; i++) {
+			l = s[i]; split(l, f, " ")
+			printf "  %-22s %5s %5s %5s %6s %9s %8s %8s %9s %8s %9s\n", f[2], kv(l, "entry_per_io"), kv(l, "exit_per_io"), kv(l, "tp_per_io"), kv(l, "runs_per_io"),
+				kv(l, "bpf_ns_per_io"), kv(l, "empty_units"), kv(l, "body_lookups"), kv(l, "real_ns_per_io"), kv(l, "share_pct"), kv(l, "recursion_misses")
+		}
+		printf "  calibration beside each, bpf_stats ns per run (TCG): empty fentry, fexit, tp_btf; one lookup (fentry)\n"
+		for (i = 1; i <= ns; i++) {
+			l = s[i]; split(l, f, " ")
+			printf "  %-22s %8s %8s %8s %8s\n", f[2], kv(l, "fe_empty_ns"), kv(l, "fx_empty_ns"), kv(l, "tp_empty_ns"), kv(l, "fe_lookup_ns")
+		}
+		printf "  (x empty: BPF ns / an empty fentry'"'"'s; lookups: ns beyond empty programs / one lookup'"'"'s; real ns: published dispatch per kind + lookups x a published lookup; share: BPF ns of the load'"'"'s mean)\n"
+	}
+	if (nl) {
+		printf "\nobserver: the load'"'"'s mean over the commands ntprof sampled against the rest, same run\n"
+		printf "  %-28s %8s %8s %9s %8s %9s %8s %8s %8s %9s %9s\n", "run", "mean us", "sampled", "mean us", "rest", "mean us", "sampled%", "p50 s", "p50 r", "p50 s/r%", "e2e/load"
+		for (i = 1; i <= nl; i++) {
+			l = lat[i]; split(l, f, " ")
+			printf "  %-28s %8s %8s %9s %8s %9s %8s %8s %8s %9s %9s\n", f[2], kv(l, "mean_us"), kv(l, "sampled_ios"), kv(l, "sampled_mean_us"), kv(l, "rest_ios"), kv(l, "rest_mean_us"), kv(l, "sampled_vs_rest_pct"),
+				kv(l, "sampled_p50_us"), kv(l, "rest_p50_us"), kv(l, "sampled_vs_rest_p50_pct"), kv(l, "e2e_over_load")
+		}
+	}
+	for (i = 1; i <= no; i++) {
+		l = obs[i]; split(l, f, " ")
+		printf "\n%s: load mean bare %s us (before and after each); -s 1000 %s, -s 100 %s, -s 1 %s us\n", f[1], kv(l, "bare_us"), kv(l, "s1000_us"), kv(l, "s100_us"), kv(l, "s1_us")
+		printf "  slowdown against the bare runs around it: -s 1000 %s %%, -s 100 %s %%, -s 1 %s %%; hence a sampled command %s %% slower than the rest\n",
+			kv(l, "slowdown_s1000_pct"), kv(l, "slowdown_s100_pct"), kv(l, "slowdown_s1_pct"), kv(l, "sampled_vs_rest_pct")
+	}
+	if ("bench-tcpstream-base" in st) {
+		b0 = kv(st["bench-tcpstream-base"], "cpu_ns_per_send"); b1 = b0
+		if ("bench-tcpstream-base-end" in st) b1 = kv(st["bench-tcpstream-base-end"], "cpu_ns_per_send")
+		bare = (b0 + b1) / 2
+		printf "\nplain TCP stream over loopback (1 KiB sends, NVMe/TCP idle), CPU ns per send (TCG)\n"
+		printf "  bare %.0f (first %s, last %s; %s sends/s)\n", bare, b0, b1, kv(st["bench-tcpstream-base"], "sends_per_s")
+		c = kv(st["bench-tcpstream-cal"], "cpu_ns_per_send"); n = kv(st["bench-tcpstream-ntprof"], "cpu_ns_per_send")
+		printf "  calibration programs (empty fentry + one-lookup fentry + empty fexit on tcp_sendmsg): +%.0f ns (%.1f %%); their empty pair %s runs, %s BPF ns per send\n",
+			c - bare, 100 * (c - bare) / bare, kv(st["bench-tcpstream-cal"], "sock_runs_per_send"), kv(st["bench-tcpstream-cal"], "sock_bpf_ns_per_send")
+		l = st["bench-tcpstream-ntprof"]
+		if (kv(l, "cal_sock_bpf_ns_per_send") != "")
+			printf "  ntprof record -r both -s 1000 beside them: +%s ns more; its socket programs %s runs, %s BPF ns per send = %.2f x the empty pair'"'"'s in the same phase (%s)\n",
+				kv(l, "extra_ns_per_send"), kv(l, "sock_runs_per_send"), kv(l, "sock_bpf_ns_per_send"), kv(l, "sock_bpf_ns_per_send") / kv(l, "cal_sock_bpf_ns_per_send"), kv(l, "cal_sock_bpf_ns_per_send")
+		else
+			printf "  ntprof record -r both -s 1000: +%.0f ns (%.1f %%); its socket programs %s runs, %s BPF ns per send\n",
+				n - bare, 100 * (n - bare) / bare, kv(l, "sock_runs_per_send"), kv(l, "sock_bpf_ns_per_send")
+	}
+}' "$run/figures.txt"

@@ -189,6 +189,26 @@ int BPF_PROG(ntp_h_comp_rt, struct request *rq)
 	return host_stamp(rq, NTP_TS_H_DRV_COMPLETE);
 }
 
+/* A host socket send's entry notes its time in the PDU's slot without the
+ * slot's valid bit (host_send_pending); its exit, when the call accepted
+ * bytes, makes it valid (host_sock_send). Over loopback the whole round trip
+ * can end, response parsed and request completed on the other CPU, while the
+ * sender is still inside tcp_sendpage (its softirq delivered the capsule to
+ * the target before the call returned): the record would leave before the
+ * exit stamps it. A response proves the send went out: the pending time
+ * stands. Otherwise the unconfirmed value is cleared. */
+static __always_inline void send_settle(struct ntp_record *r, int slot)
+{
+	if (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)
+		return;
+	if (has_ts(r, slot))
+		return;
+	if (r->ts[slot] && has_ts(r, NTP_TS_H_RSP_DRV))
+		r->ts_valid |= 1u << slot;
+	else
+		r->ts[slot] = 0;
+}
+
 /* The command leaves the host: block_rq_complete fires in blk_update_request,
  * after nvme_complete_rq, for every block device (most lookups miss). */
 static __always_inline int host_blk_complete(struct request *rq)
@@ -198,6 +218,8 @@ static __always_inline int host_blk_complete(struct request *rq)
 
 	if (!r)
 		return 0;
+	send_settle(r, NTP_TS_H_CMD_SENT);
+	send_settle(r, NTP_TS_H_DATA_SENT);
 	set_ts(r, NTP_TS_H_BLK_COMPLETE, bpf_ktime_get_ns());
 	leave_side(&host_cmds, key, r);
 	return 0;
@@ -230,6 +252,8 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 		e->side = side;
 		e->arrival_ns = 0;
 		e->send_ns = 0;
+		e->bp_sub = 0;
+		e->bp_slept = 0;
 	} else {
 		bpf_map_update_elem(map, &t, &c, BPF_ANY);
 	}
@@ -242,8 +266,10 @@ static __always_inline int ctx_leave(void *map)
 	__u32 t = tid();
 	struct ntp_thread_ctx *e = bpf_map_lookup_elem(map, &t);
 
-	if (e)
+	if (e) {
 		e->queue = 0;
+		e->bp_sub = 0;
+	}
 	return 0;
 }
 
@@ -286,7 +312,10 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 		return;
 	key = rq_of_tcp_req(req);
 	r = bpf_map_lookup_elem(&host_cmds, &key);
-	if (!r)
+	/* the request may have completed and started a new command during the
+	 * call (send_settle): a send that began before it was submitted is not
+	 * its own */
+	if (!r || now < r->ts[NTP_TS_H_DRV_SUBMIT])
 		return;
 	state = BPF_CORE_READ(req, state);
 	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
@@ -295,6 +324,34 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 		 has_ts(r, NTP_TS_H_R2T_DRV))
 		set_ts_once(r, NTP_TS_H_DATA_SENT, now);
 	/* DATA without an R2T is in-capsule data: part of the command capsule */
+}
+
+/* The entry of a socket send on the host's queue: the PDU's slot gets the
+ * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
+ * it: the retry is the send. */
+static __always_inline void host_send_pending(__u64 queue, __u64 now)
+{
+	struct nvme_tcp_queue___ntp *q = (void *)queue;
+	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
+	struct ntp_record *r;
+	__u64 key;
+	int state;
+
+	if (!req)
+		return;
+	key = rq_of_tcp_req(req);
+	r = bpf_map_lookup_elem(&host_cmds, &key);
+	if (!r)
+		return;
+	state = BPF_CORE_READ(req, state);
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU) {
+		if (!has_ts(r, NTP_TS_H_CMD_SENT))
+			r->ts[NTP_TS_H_CMD_SENT] = now;
+	} else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+		   has_ts(r, NTP_TS_H_R2T_DRV)) {
+		if (!has_ts(r, NTP_TS_H_DATA_SENT))
+			r->ts[NTP_TS_H_DATA_SENT] = now;
+	}
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
@@ -318,21 +375,24 @@ int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 
 /* nvme_tcp_recv_skb(desc, skb, offset, len) parses [offset, offset+len) of
  * skb; the responses it completes arrived at the latest with the chunk's last
- * byte. With one command in flight that byte is the response's own. */
+ * byte. With one command in flight that byte is the response's own. Only the
+ * byte is noted here, for every chunk; its arrival time is looked up
+ * (arrival_of) only when a sampled command's response or R2T is among what
+ * the chunk completes (host_rx_arrival). */
 static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
 					   __u32 offset, __u64 len)
 {
 	struct nvme_tcp_queue___ntp *q = BPF_CORE_READ(desc, arg.data);
 	struct ntp_thread_ctx c = { .queue = (__u64)q, .side = NTP_SIDE_HOST };
-	__u64 sk = (__u64)BPF_CORE_READ(q, sock, sk);
 	__u32 seq = 0, t = tid();
-
-	/* TCP_SKB_CB(skb)->seq: the first field of the control block */
-	bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
 	struct ntp_thread_ctx *e;
 
-	if (len)
-		c.arrival_ns = arrival_of(sk, seq + offset + (__u32)len - 1, NULL);
+	if (len) {
+		/* TCP_SKB_CB(skb)->seq: the first field of the control block */
+		bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
+		c.arrival_sk = (__u64)BPF_CORE_READ(q, sock, sk);
+		c.arrival_seq = seq + offset + (__u32)len - 1;
+	}
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;
@@ -370,20 +430,33 @@ int BPF_KRETPROBE(ntp_h_recv_kr)
  * nvme_try_complete_req() -> blk_mq_complete_request_remote(rq) (exported,
  * never inlined), before nvme_complete_rq. Called for every blk-mq driver:
  * a lookup that misses for anything but our sampled host requests. */
+/* The arrival of the chunk this thread's nvme_tcp_recv_skb is parsing
+ * (host_recv_enter), 0: not inside one, or unknown. */
+static __always_inline __u64 host_rx_arrival(__u64 now)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+	__u64 arrive;
+
+	if (!c || !c->queue || !c->arrival_sk)
+		return 0;
+	arrive = arrival_of(c->arrival_sk, c->arrival_seq, NULL);
+	return arrive <= now ? arrive : 0;
+}
+
 static __always_inline int host_cqe(struct request *rq)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	__u64 key = (__u64)rq, now, arrive;
 	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
-	struct ntp_thread_ctx *c;
-	__u32 t;
 
+	/* every blk-mq driver's completions come here: one lookup, nothing else */
 	if (!r || has_ts(r, NTP_TS_H_RSP_DRV))
 		return 0;
+	now = bpf_ktime_get_ns();
 	set_ts(r, NTP_TS_H_RSP_DRV, now);
-	t = tid();
-	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
-		set_ts(r, NTP_TS_H_RSP_ARRIVE, c->arrival_ns);
+	arrive = host_rx_arrival(now);
+	if (arrive)
+		set_ts(r, NTP_TS_H_RSP_ARRIVE, arrive);
 	return 0;
 }
 
@@ -405,17 +478,15 @@ int BPF_KPROBE(ntp_h_cqe_kp, struct request *rq)
 static __always_inline int host_r2t(__u64 key)
 {
 	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
-	__u64 now = bpf_ktime_get_ns();
-	struct ntp_thread_ctx *c;
-	__u32 t;
+	__u64 now, arrive;
 
 	if (!r || has_ts(r, NTP_TS_H_R2T_DRV))
 		return 0;
+	now = bpf_ktime_get_ns();
 	set_ts(r, NTP_TS_H_R2T_DRV, now);
-	t = tid();
-	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (c && c->queue && c->arrival_ns && c->arrival_ns <= now)
-		set_ts(r, NTP_TS_H_R2T_ARRIVE, c->arrival_ns);
+	arrive = host_rx_arrival(now);
+	if (arrive)
+		set_ts(r, NTP_TS_H_R2T_ARRIVE, arrive);
 	return 0;
 }
 
@@ -641,45 +712,32 @@ int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___n
 /* Submission to the backing block device (req->execute for a bdev
  * namespace). After an R2T, it runs when the last data byte was read: the
  * data's first byte sits transfer_len bytes before copied_seq. */
-/* The queue whose worker runs this submission (docs/backpressure.md):
- * nvmet-tcp's io_work (its socket) or nvmet-rdma's CQ poll (the CQ); 0 when
- * the submission runs elsewhere (an RDMA write's after its READ, the
- * admin queue's). Every command's submission counts, sampled or not. */
-static __always_inline __u64 bp_queue_key(void)
+/* The context of the queue's worker this thread is (docs/backpressure.md):
+ * nvmet-tcp's io_work or nvmet-rdma's CQ poll; NULL when the submission runs
+ * elsewhere (an RDMA write's after its READ, the admin queue's). */
+static __always_inline struct ntp_thread_ctx *worker_ctx(void)
 {
-	struct ntp_thread_ctx *c;
-
-	if (ntp_transport == NTP_TRANSPORT_RDMA) {
-		c = target_rdma_ctx();
-		return c ? c->bp_key : 0;
-	}
-	c = target_ctx();
-	return c ? target_sk(c) : 0;
+	return ntp_transport == NTP_TRANSPORT_RDMA ? target_rdma_ctx() : target_ctx();
 }
 
-/* Threads inside a storage submission of a queue's worker: tid -> queue
- * key. Only while inside: sched_switch's lookups miss for everything else. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u64);
-} bp_subs SEC(".maps");
-
+/* Every command's submission counts, sampled or not: the thread's context
+ * (found anyway) notes the queue in place, so sched_switch's lookup of the
+ * same context tells a worker inside a submission, without a map update and
+ * delete per command. */
 static __always_inline int target_exec(struct nvmet_req___ntp *req)
 {
-	__u64 key = (__u64)req, now = bpf_ktime_get_ns(), arrive, sk, q;
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
-	struct ntp_thread_ctx *c;
-	__u32 t;
+	__u64 key = (__u64)req, now, arrive, sk;
+	struct ntp_thread_ctx *c = worker_ctx();
+	struct ntp_record *r;
 
-	q = bp_queue_key();
-	if (q) {
-		t = tid();
-		bpf_map_update_elem(&bp_subs, &t, &q, BPF_ANY);
+	if (c) {
+		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : target_sk(c);
+		c->bp_slept = 0;
 	}
+	r = bpf_map_lookup_elem(&target_cmds, &key);
 	if (!r)
 		return 0;
+	now = bpf_ktime_get_ns();
 	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
@@ -689,7 +747,6 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	 * the verifier must see them unreachable. */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
-	c = target_ctx();
 	if (!c)
 		return 0;
 	sk = target_sk(c);
@@ -711,17 +768,25 @@ int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 	return target_exec(req);
 }
 
+/* The thread's context in the transport's map, whatever its queue (the
+ * submission's hooks and sched_switch, which sees other threads too). */
+static __always_inline struct ntp_thread_ctx *worker_ctx_of(__u32 t)
+{
+	return bpf_map_lookup_elem(ntp_transport == NTP_TRANSPORT_RDMA ? (void *)&recv_ctx : (void *)&send_ctx, &t);
+}
+
 /* The submission returned: the bio is in the block layer; a blocked span
  * (below) ends here. */
 static __always_inline int target_exec_exit(void)
 {
-	__u32 t = tid();
-	__u64 *q = bpf_map_lookup_elem(&bp_subs, &t);
+	struct ntp_thread_ctx *c = worker_ctx_of(tid());
 
-	if (!q)
+	if (!c || !c->bp_sub)
 		return 0;
-	ntp_bp_exit(*q, bpf_ktime_get_ns());
-	bpf_map_delete_elem(&bp_subs, &t);
+	if (c->bp_slept)
+		ntp_bp_exit(c->bp_sub, bpf_ktime_get_ns());
+	c->bp_sub = 0;
+	c->bp_slept = 0;
 	return 0;
 }
 
@@ -731,22 +796,20 @@ static __always_inline int target_exec_exit(void)
  * drive from then until the submission returns: its sleep, its wait for a
  * CPU once a tag is free, the rest of the submission. A submission that
  * never sleeps is not blocked, however long preemption, interrupts or
- * softirqs borrow its CPU. */
+ * softirqs borrow its CPU. Every switch of the machine comes here: one
+ * lookup that misses for every thread but a queue's worker. */
 static __always_inline int bp_switch(bool preempt, struct task_struct *prev)
 {
-	struct ntp_bp *b;
-	__u64 *q;
-	__u32 t;
+	struct ntp_thread_ctx *c;
 
 	if (preempt)
 		return 0;
-	t = BPF_CORE_READ(prev, pid);
-	q = bpf_map_lookup_elem(&bp_subs, &t);
-	if (!q)
+	c = worker_ctx_of(BPF_CORE_READ(prev, pid));
+	/* a second sleep of the same submission: already blocked */
+	if (!c || !c->bp_sub || c->bp_slept)
 		return 0;
-	b = bpf_map_lookup_elem(&bp_queues, q);
-	if (!b || !b->since)	/* a second sleep of the same submission: already blocked */
-		ntp_bp_enter(*q, bpf_ktime_get_ns());
+	ntp_bp_enter(c->bp_sub, bpf_ktime_get_ns());
+	c->bp_slept = 1;
 	return 0;
 }
 
@@ -776,19 +839,23 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
 	return target_exec_exit();
 }
 
-/* "/dev/nullb0" -> "nullb0" */
+/* "/dev/nullb0" -> "nullb0", as a NUL-terminated name of at most
+ * NTP_DEV_LEN - 1 characters. One read of the path (every command comes
+ * here), then a copy from the stack: constant offsets only, which the
+ * verifier takes without a loop. */
 static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
 {
 	char path[NTP_DEV_LEN + 5] = {};
 	const char *p = BPF_CORE_READ(req, ns, device_path);
-	int off = 0;
 
 	if (!p)
 		return;
 	bpf_probe_read_kernel_str(path, sizeof(path), p);
 	if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
-		off = 5;
-	bpf_probe_read_kernel_str(out, NTP_DEV_LEN, p + off);
+		__builtin_memcpy(out, path + 5, NTP_DEV_LEN);
+	else
+		__builtin_memcpy(out, path, NTP_DEV_LEN);
+	out[NTP_DEV_LEN - 1] = 0;
 }
 
 /* Storage done (__nvmet_req_complete, before ->queue_response). Every
@@ -917,13 +984,18 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
  * the send. The PDU is still the one being sent at the exit: the drivers move
  * on (queue->request = NULL, queue->snd_cmd = NULL) only after it returns.
  */
-static __always_inline int sock_send_enter(void)
+static __always_inline int sock_send_enter(__u64 ud)
 {
 	__u32 t = tid();
 	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&send_ctx, &t);
 
-	if (c && c->queue)	/* else not an NVMe/TCP sender: the common case, one lookup */
-		c->send_ns = bpf_ktime_get_ns();
+	/* the socket must be the remembered queue's: a send on another socket
+	 * from inside io_work is not the PDU's */
+	if (!c || !c->queue || (ud && ud != c->queue))
+		return 0;
+	c->send_ns = bpf_ktime_get_ns();
+	if (c->side == NTP_SIDE_HOST)
+		host_send_pending(c->queue, c->send_ns);
 	return 0;
 }
 
@@ -946,26 +1018,49 @@ static __always_inline int sock_send_exit(long ret)
 	return 0;
 }
 
+/*
+ * Every socket send of the machine runs these hooks, NVMe or not. Both
+ * drivers keep their queue in their socket's sk_user_data (nvme-tcp's
+ * nvme_tcp_alloc_queue, nvmet-tcp's nvmet_tcp_set_queue_sock); an ordinary
+ * application socket has none. The fentry/fexit flavour reads that field
+ * (a plain load through the BTF pointer) before anything else: a socket
+ * without it costs no map lookup. The low bits of sk_user_data may carry
+ * flags (SK_USER_DATA_NOCOPY and others, include/net/sock.h): masked off.
+ * The kprobe flavour reads it too (a probe read, still cheaper than a
+ * lookup), but cannot filter at its kretprobe (no arguments there), which
+ * keeps the per-thread lookup.
+ */
+#define NTP_SK_USER_DATA_PTRMASK (~7ULL)
+
+static __always_inline __u64 sk_queue(struct sock *sk)
+{
+	return sk ? (__u64)sk->sk_user_data & NTP_SK_USER_DATA_PTRMASK : 0;
+}
+
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
  * send as pages with kernel_sendmsg -> tcp_sendmsg; from 6.5 on everything
  * goes through tcp_sendmsg (MSG_SPLICE_PAGES) and tcp_sendpage is gone. */
 SEC("fentry/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fe, struct sock *sk)
 {
-	return sock_send_enter();
+	__u64 q = sk_queue(sk);
+
+	return q ? sock_send_enter(q) : 0;
 }
 
 SEC("fexit/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, size_t size, int flags,
 	     int ret)
 {
-	return sock_send_exit(ret);
+	return sk_queue(sk) ? sock_send_exit(ret) : 0;
 }
 
 SEC("kprobe/tcp_sendpage")
 int BPF_KPROBE(ntp_s_sendpage_kp, struct sock *sk)
 {
-	return sock_send_enter();
+	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
+
+	return q ? sock_send_enter(q) : 0;
 }
 
 SEC("kretprobe/tcp_sendpage")
@@ -977,19 +1072,23 @@ int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
 SEC("fentry/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fe, struct sock *sk)
 {
-	return sock_send_enter();
+	__u64 q = sk_queue(sk);
+
+	return q ? sock_send_enter(q) : 0;
 }
 
 SEC("fexit/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size, int ret)
 {
-	return sock_send_exit(ret);
+	return sk_queue(sk) ? sock_send_exit(ret) : 0;
 }
 
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(ntp_s_sendmsg_kp, struct sock *sk)
 {
-	return sock_send_enter();
+	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
+
+	return q ? sock_send_enter(q) : 0;
 }
 
 SEC("kretprobe/tcp_sendmsg")

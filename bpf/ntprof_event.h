@@ -129,6 +129,9 @@ enum ntp_ts_id {
 /* Kernel-internal, never in an emitted record: with --exact-queues every
  * command is tracked for its stage times, and this one was not sampled. */
 #define NTP_REC_F_UNSAMPLED      (1u << 3)
+/* SPDK over TCP: the receive path's arrival came from the kernel's socket
+ * hooks (docs/spdk.md); without it SPDK's parse time stands in for it. */
+#define NTP_REC_F_SOCK_SPLIT     (1u << 4)
 
 /*
  * One record per sampled command and side, written when the command leaves

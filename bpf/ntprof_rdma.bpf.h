@@ -192,13 +192,13 @@ static __always_inline __u64 rdma_rq_of_sqe(void *qe)
  * lookup misses. */
 static __always_inline int rdma_host_post(void *queue, void *qe)
 {
-	__u64 key = rdma_rq_of_sqe(qe), now = bpf_ktime_get_ns();
+	__u64 key = rdma_rq_of_sqe(qe);
 	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
 	struct rdma_cid_key k = {};
 
-	if (!r || has_ts(r, NTP_TS_H_CMD_SENT))
+	if (!r || has_ts(r, NTP_TS_H_CMD_SENT))	/* unsampled: one lookup, nothing else */
 		return 0;
-	set_ts(r, NTP_TS_H_CMD_SENT, now);
+	set_ts(r, NTP_TS_H_CMD_SENT, bpf_ktime_get_ns());
 	k.queue = (__u64)queue;
 	k.cid = r->cid;
 	bpf_map_update_elem(&rdma_host_cids, &k, &key, BPF_ANY);
@@ -223,7 +223,7 @@ int BPF_KPROBE(ntp_h_rpost_kp, void *queue, void *qe)
  * (both drop a reference), so RSP_DRV is this entry, not the completion. */
 static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 {
-	__u64 now = bpf_ktime_get_ns(), rq, *rqp;
+	__u64 now, rq, *rqp;
 	struct nvme_completion___ntp *cqe;
 	struct nvme_rdma_qe___ntp *qe;
 	struct rdma_cid_key k = {};
@@ -238,6 +238,7 @@ static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 	rqp = bpf_map_lookup_elem(&rdma_host_cids, &k);
 	if (!rqp)
 		return 0;
+	now = bpf_ktime_get_ns();
 	rq = *rqp;
 	bpf_map_delete_elem(&rdma_host_cids, &k);
 	r = bpf_map_lookup_elem(&host_cmds, &rq);

@@ -16,8 +16,12 @@
  *          DATA_RECV -> DATA_ARRIVE and DATA_RECV; EXEC -> STORAGE_SUBMIT;
  *          DONE -> STORAGE_DONE; RSP_QUEUED; RSP_SENT.
  * SPDK reads the socket itself: the time a packet reached the kernel's stack
- * is not in its record, so arrival and handling share one stamp, and the
- * receive paths count in the network's wire component.
+ * is not in its record. Over TCP the socket hooks (ntprof_spdk_sock.bpf.h)
+ * give it: host RSP_ARRIVE and R2T_ARRIVE, target CMD_ARRIVE and
+ * DATA_ARRIVE, and the target's RSP_SENT (the send that carried the
+ * response); where they found nothing (not attached, or the connection's
+ * rings no longer cover the command), arrival and handling share SPDK's one
+ * stamp and the receive path counts in the network's wire component.
  *
  * The controller/namespace name (spdk-c<cntlid>n<nsid>) is written in user
  * space (src/collector/spdk.c): no string formatting here.
@@ -28,6 +32,7 @@
 #include <bpf/usdt.bpf.h>
 #include "ntprof_event.h"
 #include "ntprof_spdk.h"
+#include "ntprof_spdk_sock.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -76,6 +81,10 @@ static __always_inline int io_of(__u8 opc)
 
 static __always_inline bool wanted(const struct ntp_spdk_rec *s)
 {
+	/* reads and writes only, as the kernel side (io_wanted): not the
+	 * Fabrics Connect each I/O queue starts with, nor flushes */
+	if (io_of(s->opc) == NTP_IO_OTHER)
+		return false;
 	if (filter_io >= 0 && io_of(s->opc) != filter_io)
 		return false;
 	if (filter_n_sizes) {
@@ -101,6 +110,7 @@ static __always_inline void put(struct ntp_record *r, int slot, __u64 t)
 static __always_inline int spdk_done(long abi, const void *urec, long size, __u8 side, __u8 transport)
 {
 	struct ntp_spdk_rec s;
+	struct ntp_sconn *c;
 	struct ntp_record *r;
 
 	if (abi != NTP_SPDK_ABI || size != sizeof(s)) {
@@ -125,6 +135,7 @@ static __always_inline int spdk_done(long abi, const void *urec, long size, __u8
 		return 0;
 	}
 	__builtin_memset(r, 0, sizeof(*r));
+	c = transport == NTP_TRANSPORT_TCP ? sconn_of(s.lport, s.rport) : NULL;
 	if (side == NTP_SIDE_HOST) {
 		put(r, NTP_TS_H_DRV_SUBMIT, s.ts[NTP_SPDK_H_SUBMIT]);
 		put(r, NTP_TS_H_CMD_SENT, s.ts[NTP_SPDK_H_CMD_SENT]);
@@ -132,6 +143,18 @@ static __always_inline int spdk_done(long abi, const void *urec, long size, __u8
 		put(r, NTP_TS_H_R2T_DRV, s.ts[NTP_SPDK_H_R2T_RECV]);
 		put(r, NTP_TS_H_DATA_SENT, s.ts[NTP_SPDK_H_DATA_SENT]);
 		put(r, NTP_TS_H_RSP_ARRIVE, s.ts[NTP_SPDK_H_RSP_RECV]);
+		if (c) {
+			__u64 sent = s.ts[NTP_SPDK_H_CMD_SENT];
+			__u64 a = sconn_arrival(c, s.ts[NTP_SPDK_H_RSP_RECV],
+						s.ts[NTP_SPDK_H_DATA_SENT] ? s.ts[NTP_SPDK_H_DATA_SENT] : sent);
+
+			if (a) {
+				put(r, NTP_TS_H_RSP_ARRIVE, a);
+				r->flags |= NTP_REC_F_SOCK_SPLIT;
+			}
+			if (s.ts[NTP_SPDK_H_R2T_RECV] && (a = sconn_arrival(c, s.ts[NTP_SPDK_H_R2T_RECV], sent)))
+				put(r, NTP_TS_H_R2T_ARRIVE, a);
+		}
 		put(r, NTP_TS_H_RSP_DRV, s.ts[NTP_SPDK_H_RSP_RECV]);
 		put(r, NTP_TS_H_DRV_COMPLETE, s.ts[NTP_SPDK_H_COMPLETE]);
 		put(r, NTP_TS_H_SEND_DONE, s.ts[NTP_SPDK_H_SEND_DONE]);
@@ -146,12 +169,28 @@ static __always_inline int spdk_done(long abi, const void *urec, long size, __u8
 		put(r, NTP_TS_T_STORAGE_DONE, s.ts[NTP_SPDK_T_DONE]);
 		put(r, NTP_TS_T_RSP_QUEUED, s.ts[NTP_SPDK_T_RSP_QUEUED]);
 		put(r, NTP_TS_T_RSP_SENT, s.ts[NTP_SPDK_T_RSP_SENT]);
+		if (c) {
+			__u64 a = sconn_arrival(c, s.ts[NTP_SPDK_T_CMD_RECV], 0);
+
+			if (a) {
+				put(r, NTP_TS_T_CMD_ARRIVE, a);
+				r->flags |= NTP_REC_F_SOCK_SPLIT;
+			}
+			/* after an R2T: the data came after the R2T went out */
+			if (s.ts[NTP_SPDK_T_R2T_SENT] &&
+			    (a = sconn_arrival(c, s.ts[NTP_SPDK_T_DATA_RECV], s.ts[NTP_SPDK_T_R2T_SENT])))
+				put(r, NTP_TS_T_DATA_ARRIVE, a);
+			a = sconn_send_after(c, s.ts[NTP_SPDK_T_RSP_QUEUED]);
+			if (a)
+				put(r, NTP_TS_T_RSP_SENT, a);
+		}
 		r->seq = __sync_fetch_and_add(&seq_target, 1);
 	}
 	r->slba = s.slba;
 	r->len = s.len;
 	r->nsid = s.nsid;
-	r->flags = s.sample_n == 1 ? NTP_REC_F_SAMPLED_EXACT : 0;
+	if (s.sample_n == 1)
+		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	r->cntlid = s.cntlid;
 	r->qid = s.sqid;
 	r->cid = s.cid;

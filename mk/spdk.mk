@@ -7,7 +7,7 @@
 # (systemtap-sdt-dev).
 
 STANDIN_DIR := $(O)/standin
-STANDIN_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I. -Ibpf
+STANDIN_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -pthread -I. -Ibpf
 
 $(STANDIN_DIR)/lib/libntp_standin.so: tests/tools/spdk-standin-lib.c tests/tools/spdk-standin.h \
 		spdk/ntprof_usdt.h bpf/ntprof_spdk.h bpf/ntprof_hash.h

@@ -26,9 +26,22 @@ $(O)/ntp-load: tests/tools/ntp-load.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static -luring -lm
 
+# The hook-cost bench's tools (bench/hook_cost.sh): the calibration programs'
+# loader, on ntprof's own hook table (src/collector/hooks.c), and a plain TCP
+# stream over loopback.
+$(O)/ntp-hookcal: tests/tools/ntp-hookcal.c src/collector/hooks.c src/collector/hooks.h $(O)/bpf/ntprof_calib.skel.h
+	$(MSG) CC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(O)/bpf $< src/collector/hooks.c -o $@ \
+		$(LDLIBS_BPF)
+$(O)/ntp-tcpstream: tests/tools/ntp-tcpstream.c
+	$(MSG) CC $<
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static
+
 # ntprof-top is built once its sources exist (src/top); the static build is
 # for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
-VM_BINS := $(O)/ntprof $(O)/ntp-load $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
+VM_BINS := $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
 	   $(if $(wildcard /usr/include/sys/sdt.h),$(O)/standin/bin/spdk-standin)
 
 # Each target first makes sure the packages are installed (tests/vm/deps.sh),

@@ -197,9 +197,12 @@ int cmd_probe(int argc, char **argv)
 		fflush(stdout);
 		return ntp_err("%s", err);
 	}
-	if (!sides)	/* SPDK only: the kernel's function hooks would serve the socket hooks */
+	if (!sides)	/* SPDK only: the function hooks are its socket hooks (TCP) */
 		printf("function hooks: %s\n%s", fentry_ok ? "fentry/fexit (they can attach now)" :
 		       k.kprobes ? "kprobe/kretprobe (fentry cannot attach now)" :
+		       co.transport == NTP_TRANSPORT_TCP ?
+		       "none (no fentry, no kprobes: SPDK's USDT probes need neither; its socket hooks cannot "
+		       "attach, its receive paths are not split)" :
 		       "none (no fentry, no kprobes: SPDK's probes are USDT, they need neither)", tbuf);
 	else
 	printf("function hooks: %s (%s)\n%s", ntp_collector_uses_fentry(c) ? "fentry/fexit" : "kprobe/kretprobe",

@@ -13,9 +13,9 @@
 #include "collector/spdk.h"
 #include "probe_spdk.h"
 
-/* The kernel functions through which SPDK's NVMe/TCP sends and receives.
- * ntprof does not attach them yet: SPDK's receive paths are counted in the
- * network's wire component (docs/spdk.md); probe says whether they could. */
+/* The kernel functions through which SPDK's NVMe/TCP sends and receives,
+ * hooked by bpf/ntprof_spdk_sock.bpf.h to split SPDK's network time
+ * (docs/spdk.md); the target's response leaves through tcp_sendmsg. */
 static const struct {
 	const char *fe, *kp, *fn;
 	unsigned sides;		/* NTP_HOOK_HOST | NTP_HOOK_TARGET */
@@ -65,10 +65,11 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 
 			if (!(sock_hooks[i].sides & (side == NTP_SIDE_HOST ? NTP_HOOK_HOST : NTP_HOOK_TARGET)))
 				continue;
-			fprintf(f, "%-7s %-18s %-9s %s (optional, not used yet)%s\n",
-				fe ? "ok" : "missing", sock_hooks[i].fe, "fentry", h.target, fentry_ok ? "" : " (no fentry)");
-			fprintf(f, "%-7s %-18s %-9s %s (optional, not used yet)%s\n",
-				kp ? "ok" : "missing", sock_hooks[i].kp, "kprobe", h.target, kprobes ? "" : " (no kprobes)");
+			fprintf(f, "%-7s %-18s %-9s %s (%s)\n", fe ? "ok" : "missing", sock_hooks[i].fe, "fentry",
+				h.target, fe ? "used" : fentry_ok ? "not in the kernel's BTF" : "no fentry");
+			fprintf(f, "%-7s %-18s %-9s %s (%s)\n", kp ? "ok" : "missing", sock_hooks[i].kp, "kprobe",
+				h.target, kp ? (fe ? "used if fentry cannot attach" : "used") :
+				kprobes ? "not in /proc/kallsyms" : "no kprobes");
 		}
 	}
 	fprintf(f, "%-7s ntp_u_%-13s USDT %s:%s (required)\n", have ? "ok" : "missing", need, NTP_SPDK_PROVIDER, need);

@@ -587,6 +587,7 @@ struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, cha
 		so.bin[0] = o->spdk_host;
 		so.bin[1] = o->spdk_target;
 		so.test_only = o->spdk_test_only;
+		so.flavour = o->flavour == NTP_FLAVOUR_FENTRY ? 1 : o->flavour == NTP_FLAVOUR_KPROBE ? 2 : 0;
 		sp = ntp_spdk_open(&so, errbuf, errlen);
 		if (!sp)
 			return NULL;

@@ -10,6 +10,12 @@
  * a library see each only their own; a process started later is picked up
  * at the next rescan, about a second later. Then the process's sampling
  * variable is set to -s N; it goes back to 0 when the recording stops.
+ *
+ * Over TCP the kernel socket calls of the recorded processes are hooked too
+ * (bpf/ntprof_spdk_sock.bpf.h), in one flavour chosen before load: fentry
+ * when the kernel can attach it, else kprobes, else none (the receive paths
+ * are then not split, and record says so). The hooks filter on the recorded
+ * processes' ids (map spdk_pids, kept here as processes come and go).
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,8 +26,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "hooks.h"
 #include "say.h"
 #include "core/clock.h"
 #include "../../bpf/ntprof_spdk.h"
@@ -59,6 +67,10 @@ struct ntp_spdk {
 	ntp_spdk_record_cb cb;
 	void *cb_ctx;
 	int seen;
+	const char *sock_flavour;	/* "fentry", "kprobe", NULL: socket calls not hooked */
+	char sock_why[256];
+	struct bpf_link *sock_links[3];
+	int ts_fd;			/* asks the kernel for receive timestamps */
 };
 
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
@@ -160,9 +172,29 @@ static struct bpf_program *side_prog(struct ntp_spdk *s, int side)
 	return rdma ? s->skel->progs.ntp_u_nvme_rdma_done : s->skel->progs.ntp_u_nvme_tcp_done;
 }
 
+/* The socket hooks look at the recorded processes only. */
+static void pid_map(struct ntp_spdk *s, pid_t pid, bool add)
+{
+	__u32 k = (__u32)pid;
+	__u8 one = 1;
+
+	if (!s->sock_flavour)
+		return;
+	if (add)
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.spdk_pids), &k, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.spdk_pids), &k);
+}
+
 static void drop_proc(struct ntp_spdk *s, int i, bool reset)
 {
 	struct sproc *p = &s->procs[i];
+	bool other = false;
+
+	for (int k = 0; k < s->n_procs; k++)
+		other |= k != i && s->procs[k].pid == p->pid;
+	if (!other)
+		pid_map(s, p->pid, false);
 
 	if (reset && p->addr && !p->shared && !s->o.test_only)
 		ntp_spdk_var_write(p->pid, p->addr, 0);
@@ -250,6 +282,7 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 		return -1;
 	}
 	s->n_procs++;
+	pid_map(s, pid, true);
 	return 0;
 }
 
@@ -294,6 +327,20 @@ static bool known(const struct ntp_spdk *s, pid_t pid, int side)
 	return false;
 }
 
+/* skb receive stamps are CLOCK_REALTIME; the hooks subtract this. It moves
+ * only when the real-time clock is set (a step), not with NTP's slewing,
+ * which both clocks follow: refreshed at every rescan. */
+static void clock_offset(struct ntp_spdk *s)
+{
+	struct timespec r, m;
+
+	if (!s->sock_flavour || !s->skel->bss)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	s->skel->bss->real_minus_mono = ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll + (r.tv_nsec - m.tv_nsec);
+}
+
 /* New processes of the binaries are claimed, ended ones dropped. */
 static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 {
@@ -327,6 +374,7 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 	for (int i = s->n_procs - 1; i >= 0; i--)
 		if (arm(s, i, err, errlen) < 0)
 			return -1;
+	clock_offset(s);
 	s->last_scan = (ntp_mono_ns() / 1e9);
 	return 0;
 }
@@ -355,16 +403,129 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+enum { SOCK_NONE, SOCK_FENTRY, SOCK_KPROBE };
+
+static struct bpf_program *sock_prog(struct ntprof_spdk_bpf *k, int i, int fl)
+{
+	struct bpf_program *fe[3] = { k->progs.ntp_s_recvmsg_fe, k->progs.ntp_s_copy_fe, k->progs.ntp_s_sendmsg_fe };
+	struct bpf_program *kp[3] = { k->progs.ntp_s_recvmsg_kp, k->progs.ntp_s_copy_kp, k->progs.ntp_s_sendmsg_kp };
+
+	return fl == SOCK_FENTRY ? fe[i] : kp[i];
+}
+
+/* Opens, loads and (socket hooks) attaches the object in one flavour of
+ * the socket hooks. 0; -1 with why (the flavour cannot be had). */
+static int load_flavour(struct ntp_spdk *s, int fl, char *why, size_t whylen)
+{
+	const struct ntp_spdk_opts *o = &s->o;
+	/* the host reads only; the target's response leaves through tcp_sendmsg */
+	int n_sock = o->bin[1] ? 3 : 2, e;
+	struct bpf_program *p;
+
+	s->skel = ntprof_spdk_bpf__open();
+	if (!s->skel) {
+		snprintf(why, whylen, "cannot open the SPDK BPF object: %s", strerror(errno));
+		return -1;
+	}
+	s->skel->rodata->filter_io = o->io_type;
+	s->skel->rodata->filter_n_sizes = o->n_sizes;
+	for (int i = 0; i < o->n_sizes && i < 16; i++)
+		s->skel->rodata->filter_sizes[i] = o->sizes[i];
+	bpf_object__for_each_program(p, s->skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (int side = 0; side < 2; side++)
+		if (o->bin[side])
+			bpf_program__set_autoload(side_prog(s, side), true);
+	for (int i = 0; fl != SOCK_NONE && i < n_sock; i++)
+		bpf_program__set_autoload(sock_prog(s->skel, i, fl), true);
+	e = ntprof_spdk_bpf__load(s->skel);
+	if (e) {
+		if (fl == SOCK_NONE)
+			snprintf(why, whylen, "loading the USDT programs failed: %s%s", strerror(-e),
+				 getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
+		else
+			snprintf(why, whylen, "%s programs do not load: %s", fl == SOCK_FENTRY ? "fentry" : "kprobe",
+				 strerror(-e));
+		goto fail;
+	}
+	for (int i = 0; fl != SOCK_NONE && i < n_sock; i++) {
+		s->sock_links[i] = bpf_program__attach(sock_prog(s->skel, i, fl));
+		if (!s->sock_links[i]) {
+			e = -errno;
+			snprintf(why, whylen, "%s on %s does not attach: %s", fl == SOCK_FENTRY ? "fentry" : "kprobe",
+				 i == 0 ? "tcp_recvmsg" : i == 1 ? "skb_copy_datagram_iter" : "tcp_sendmsg", strerror(-e));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	for (int i = 0; i < 3; i++) {
+		bpf_link__destroy(s->sock_links[i]);
+		s->sock_links[i] = NULL;
+	}
+	ntprof_spdk_bpf__destroy(s->skel);
+	s->skel = NULL;
+	return -1;
+}
+
+static bool have_kprobes(void)
+{
+	struct ntp_kernel k;
+
+	ntp_kernel_probe(&k);
+	return k.kprobes;
+}
+
+static int load(struct ntp_spdk *s, char *err, size_t errlen)
+{
+	char fe_why[200] = "", kp_why[200] = "";
+	int one = 1;
+
+	if (s->o.transport == NTP_TRANSPORT_TCP) {
+		if (s->o.flavour == 2)
+			snprintf(fe_why, sizeof(fe_why), "--kprobes");
+		else if (!load_flavour(s, SOCK_FENTRY, fe_why, sizeof(fe_why)))
+			s->sock_flavour = "fentry";
+		if (!s->sock_flavour && s->o.flavour == 1)
+			snprintf(kp_why, sizeof(kp_why), "--fentry");
+		else if (!s->sock_flavour && !have_kprobes())
+			snprintf(kp_why, sizeof(kp_why), "no kprobes");
+		else if (!s->sock_flavour && !load_flavour(s, SOCK_KPROBE, kp_why, sizeof(kp_why)))
+			s->sock_flavour = "kprobe";
+		if (!s->sock_flavour)
+			snprintf(s->sock_why, sizeof(s->sock_why), "%s; %s", fe_why, kp_why);
+	}
+	if (!s->sock_flavour && load_flavour(s, SOCK_NONE, err, errlen))
+		return -1;
+	if (s->sock_flavour) {
+		/* Received skbs carry their arrival time only while some socket
+		 * asks for it (net_enable_timestamp): this one, while recording. */
+		s->ts_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (s->ts_fd < 0 || setsockopt(s->ts_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
+			say(&s->o, "SPDK: cannot ask for receive timestamps (%s): the receive paths are not split",
+			    strerror(errno));
+		clock_offset(s);
+	}
+	return 0;
+}
+
+const char *ntp_spdk_sock_flavour(const struct ntp_spdk *s, const char **why)
+{
+	if (why)
+		*why = s->sock_why;
+	return s->sock_flavour;
+}
+
 struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t errlen)
 {
 	struct ntp_spdk *s = calloc(1, sizeof(*s));
-	int e;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->o = *o;
+	s->ts_fd = -1;
 	libbpf_set_print(libbpf_quiet);
 	for (int side = 0; side < 2; side++) {
 		const char *bin = o->bin[side];
@@ -399,30 +560,8 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 			goto fail;
 		}
 	}
-	s->skel = ntprof_spdk_bpf__open();
-	if (!s->skel) {
-		snprintf(err, errlen, "cannot open the SPDK BPF object: %s", strerror(errno));
+	if (load(s, err, errlen))
 		goto fail;
-	}
-	s->skel->rodata->filter_io = o->io_type;
-	s->skel->rodata->filter_n_sizes = o->n_sizes;
-	for (int i = 0; i < o->n_sizes && i < 16; i++)
-		s->skel->rodata->filter_sizes[i] = o->sizes[i];
-	{
-		struct bpf_program *p;
-
-		bpf_object__for_each_program(p, s->skel->obj)
-			bpf_program__set_autoload(p, false);
-		for (int side = 0; side < 2; side++)
-			if (o->bin[side])
-				bpf_program__set_autoload(side_prog(s, side), true);
-	}
-	e = ntprof_spdk_bpf__load(s->skel);
-	if (e) {
-		snprintf(err, errlen, "loading the USDT programs failed: %s%s", strerror(-e),
-			 getenv("NTPROF_DEBUG") ? "" : " (NTPROF_DEBUG=1 shows the verifier log)");
-		goto fail;
-	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.spdk_events), on_sample, s, NULL);
 	if (!s->rb) {
 		snprintf(err, errlen, "cannot open the SPDK ring buffer: %s", strerror(errno));
@@ -438,9 +577,13 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 	if (!o->test_only) {
 		say(o, "SPDK: USDT probes attached to %d process%s, sampling 1 in %u", s->n_procs,
 		    s->n_procs == 1 ? "" : "es", o->sampling);
-		if (o->transport == NTP_TRANSPORT_TCP)
-			say(o, "SPDK: its socket calls are not hooked: the receive paths (packet arrival to "
-			    "SPDK reading it) count in the network's wire component, and read 0");
+		if (o->transport == NTP_TRANSPORT_TCP && s->sock_flavour)
+			say(o, "SPDK: its socket calls hooked (%s): tcp_recvmsg, skb_copy_datagram_iter%s",
+			    s->sock_flavour, o->bin[1] ? ", tcp_sendmsg" : "");
+		else if (o->transport == NTP_TRANSPORT_TCP)
+			say(o, "SPDK: its socket calls are not hooked (%s): the receive paths (packet arrival "
+			    "to SPDK reading it) read 0 and count in the network's wire component%s", s->sock_why,
+			    o->bin[1] ? "; the target's response counts as sent when SPDK queued it" : "");
 	}
 	return s;
 fail:
@@ -513,6 +656,10 @@ void ntp_spdk_close(struct ntp_spdk *s)
 	while (s->n_procs)
 		drop_proc(s, s->n_procs - 1, true);
 	ring_buffer__free(s->rb);
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(s->sock_links[i]);
+	if (s->ts_fd >= 0)
+		close(s->ts_fd);
 	ntprof_spdk_bpf__destroy(s->skel);
 	for (int side = 0; side < 2; side++)
 		for (int i = 0; i < s->n_files[side]; i++)

@@ -40,6 +40,8 @@ struct ntp_spdk_opts {
 	const uint32_t *sizes;
 	int n_sizes;
 	bool test_only;			/* ntprof probe: attach and detach, leave the variable alone */
+	int flavour;			/* the socket hooks: 0 fentry when it can attach, else
+					 * kprobes; 1 fentry only (--fentry); 2 kprobes only (--kprobes) */
 	void (*say)(void *ctx, const char *line);
 	void *say_ctx;
 };
@@ -56,6 +58,10 @@ int ntp_spdk_poll(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx);
 int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n);
 /* Records lost (ring buffer full) and ill-formed (another ABI). */
 void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad);
+/* The flavour of the kernel socket hooks attached (TCP): "fentry",
+ * "kprobe", or NULL with why in *why (not attached: the receive paths are
+ * not split). */
+const char *ntp_spdk_sock_flavour(const struct ntp_spdk *s, const char **why);
 /* Sets every process's variable back to 0, releases the locks, detaches. */
 void ntp_spdk_close(struct ntp_spdk *s);
 

@@ -86,6 +86,7 @@ struct ntp_model {
 	uint64_t index;
 	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
 	uint64_t lost, overflow;
+	uint64_t spdk_tcp[2], spdk_split[2];
 	unsigned n_groups, last_hit;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	uint8_t group_slot[GROUP_SLOTS];	/* group number + 1 by key hash, 0: empty */
@@ -324,6 +325,12 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 
 	if (!m->started)
 		ntp_model_set_start(m, first_ts(r));
+	if (r->impl == NTP_IMPL_SPDK && r->transport == NTP_TRANSPORT_TCP) {
+		int t = r->side == NTP_SIDE_TARGET;
+
+		m->spdk_tcp[t]++;
+		m->spdk_split[t] += !!(r->flags & NTP_REC_F_SOCK_SPLIT);
+	}
 	if (r->side == NTP_SIDE_HOST) {
 		m->host_records++;
 		if (m->cfg.role == NTP_ROLE_TARGET)
@@ -604,6 +611,8 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 	out->unmatched_host = m->unmatched_host;
 	out->unmatched_target = m->unmatched_target;
 	out->overflow_records = m->overflow;
+	memcpy(out->spdk_tcp, m->spdk_tcp, sizeof(out->spdk_tcp));
+	memcpy(out->spdk_split, m->spdk_split, sizeof(out->spdk_split));
 }
 
 static void acc_merge(struct acc *d, const struct acc *s)

@@ -96,6 +96,10 @@ struct ntp_snapshot {
 	/* Extension (model): */
 	uint64_t overflow_records;	/* records of groups beyond NTP_SNAP_MAX_GROUPS, left out */
 	uint64_t unmatched_host, unmatched_target;	/* join counters, cumulative, as known so far */
+	/* Extension (sock): SPDK NVMe/TCP records per side [0 host, 1 target],
+	 * cumulative, and those whose receive path the socket hooks split
+	 * (NTP_REC_F_SOCK_SPLIT) */
+	uint64_t spdk_tcp[2], spdk_split[2];
 };
 
 struct ntp_model;

@@ -326,13 +326,22 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 	if (s->overflow_records)
 		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",
 			(unsigned long long)s->overflow_records, NTP_SNAP_MAX_GROUPS);
-	/* SPDK reads its sockets itself: its records have no packet arrival
-	 * (docs/spdk.md, "Not split yet") */
-	if (s->transport == NTP_TRANSPORT_TCP && s->n_groups &&
-	    ((s->role != NTP_ROLE_TARGET && s->impl_host == NTP_IMPL_SPDK) ||
-	     (s->role != NTP_ROLE_HOST && s->impl_target == NTP_IMPL_SPDK)))
-		fprintf(f, "note: SPDK's socket calls are not hooked: its receive paths read 0, their time is "
-			"in the wire\n");
+	/* SPDK reads its sockets itself: only the kernel socket hooks give its
+	 * records a packet arrival (docs/spdk.md, "The socket hooks") */
+	for (int t = 0; t < 2 && s->n_groups; t++) {
+		uint64_t n = s->spdk_tcp[t], split = s->spdk_split[t];
+
+		if (!n || split == n || (t ? s->role == NTP_ROLE_HOST : s->role == NTP_ROLE_TARGET))
+			continue;
+		if (!split)
+			fprintf(f, "note: SPDK's socket calls were not hooked on the %s: its receive path reads 0, "
+				"its time is in the wire%s\n", t ? "target" : "host",
+				t ? "; the response counts as sent when SPDK queued it" : "");
+		else
+			fprintf(f, "note: %llu of %llu SPDK %s records lack the socket hooks' arrival: their "
+				"receive path reads 0, its time is in the wire\n", (unsigned long long)(n - split),
+				(unsigned long long)n, t ? "target" : "host");
+	}
 	fputc('\n', f);
 	if (s->role == NTP_ROLE_BOTH) {
 		/* rounded down to 0.1: 7696 of 7705 must not read "100 %" */

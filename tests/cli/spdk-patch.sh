@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ntprof's SPDK patch carries no line of SPDK's code: every hunk inserts
-# (header "-N,0"), every line in a hunk is an added one, no context, no
+# (header "-N,0", without the function name git puts after it: that is
+# SPDK's text too), every line in a hunk is an added one, no context, no
 # removal. spdk/apply.sh refuses a tree of another version, and a directory
 # that is not an SPDK tree, each in one line. The headers it copies into
 # SPDK compile on their own (C, -Wall -Wextra -Werror).
@@ -13,15 +14,15 @@ bad() { echo "  FAIL $1"; fail=1; }
 
 bad_lines=$(awk '
 	/^diff --git / || /^index / || /^--- a\// || /^\+\+\+ b\// { next }
-	/^@@ -[0-9]+,0 \+[0-9]+(,[0-9]+)? @@/ { next }
+	/^@@ -[0-9]+,0 \+[0-9]+(,[0-9]+)? @@$/ { next }
 	/^\+/ { added++; next }
 	{ print NR ": " $0 }
 	END { if (!added) print "no added line" }' "$P")
 [ -z "$bad_lines" ] && ok "patch-added-lines-only ($(grep -c '^+[^+]' "$P") lines, $(grep -c '^@@' "$P") hunks)" ||
 	{ bad "patch-added-lines-only:"; echo "$bad_lines" | head -5; }
-# what it touches: the four transports, the variable and its export
+# what it touches: the four transports, the request's build time, the variable and its export
 files=$(grep '^+++ b/' "$P" | cut -c7- | sort | tr '\n' ' ')
-[ "$files" = "lib/nvme/nvme.c lib/nvme/nvme_rdma.c lib/nvme/nvme_tcp.c lib/nvme/spdk_nvme.map lib/nvmf/rdma.c lib/nvmf/tcp.c " ] &&
+[ "$files" = "lib/nvme/nvme.c lib/nvme/nvme_internal.h lib/nvme/nvme_rdma.c lib/nvme/nvme_tcp.c lib/nvme/spdk_nvme.map lib/nvmf/rdma.c lib/nvmf/tcp.c " ] &&
 	ok patch-files || bad "patch-files: $files"
 for probe in nvmf_tcp_done nvmf_rdma_done nvme_tcp_done nvme_rdma_done; do
 	grep -q "^+.*NTPROF_DONE($probe," "$P" && ok "patch-fires-$probe" || bad "patch-fires-$probe"

@@ -40,11 +40,13 @@ struct opts {
 	uint64_t offset, size;
 	uint64_t seed;
 	bool quiet;
+	const char *log;   /* --log: one line per I/O, "offset latency_ns" */
 };
 
 struct slot {
 	void *buf;
 	uint64_t start_ns;
+	uint64_t off;
 };
 
 struct lat_log {
@@ -72,7 +74,9 @@ static void usage(FILE *f)
 		"  --offset SIZE  first byte of the region used (default 0)\n"
 		"  --size SIZE    length of the region used (default: to the end)\n"
 		"  --seed N       random offsets seed (default 1)\n"
-		"  --quiet        print only the machine-readable line\n");
+		"  --quiet        print only the machine-readable line\n"
+		"  --log FILE     write each completed I/O as \"offset latency_ns\" to FILE\n"
+		"                 (the hook-cost bench joins it with ntprof's records)\n");
 }
 
 static void die(const char *fmt, const char *arg)
@@ -113,13 +117,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "count", required_argument, 0, 'n' }, { "offset", required_argument, 0, 'o' },
 		{ "size", required_argument, 0, 's' }, { "seed", required_argument, 0, 'S' },
 		{ "quiet", no_argument, 0, 'Q' },      { "help", no_argument, 0, 'h' },
+		{ "log", required_argument, 0, 'L' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
 	char *end;
 
 	*o = (struct opts){ .rand = true, .bs = 4096, .qd = 1, .seed = 1 };
-	while ((c = getopt_long(argc, argv, "r:b:q:t:n:o:s:S:Qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:b:q:t:n:o:s:S:QhL:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!strcmp(optarg, "read")) { o->write = false; o->rand = false; }
@@ -156,6 +161,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 's': o->size = parse_size("--size", optarg); break;
 		case 'S': o->seed = parse_size("--seed", optarg) | 1; break;
 		case 'Q': o->quiet = true; break;
+		case 'L': o->log = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -228,8 +234,13 @@ int main(int argc, char **argv)
 	uint64_t x, nblocks, seq = 0, issued = 0, errors = 0, sum_ns = 0;
 	unsigned inflight = 0;
 	int fd, ret;
+	FILE *log = NULL;
 
 	parse_args(argc, argv, &o);
+	if (o.log && !(log = fopen(o.log, "w"))) {
+		fprintf(stderr, "ntp-load: --log %s: %s\n", o.log, strerror(errno));
+		return 1;
+	}
 	fd = open(o.dev, (o.write ? O_RDWR : O_RDONLY) | O_DIRECT);
 	if (fd < 0) {
 		fprintf(stderr, "ntp-load: cannot open %s: %s\n", o.dev, strerror(errno));
@@ -280,6 +291,7 @@ int main(int argc, char **argv)
 			} else {
 				blk = seq++ % nblocks;
 			}
+			slots[s].off = o.offset + blk * o.bs;
 			if (o.write)
 				io_uring_prep_write(sqe, fd, slots[s].buf, o.bs, o.offset + blk * o.bs);
 			else
@@ -323,6 +335,9 @@ int main(int argc, char **argv)
 			} else {
 				lat_add(&lat, t - slots[s].start_ns);
 				sum_ns += t - slots[s].start_ns;
+				if (log)
+					fprintf(log, "%llu %llu\n", (unsigned long long)slots[s].off,
+						(unsigned long long)(t - slots[s].start_ns));
 			}
 			free_slots[nfree++] = s;
 			n++;
@@ -358,5 +373,9 @@ int main(int argc, char **argv)
 	       rw, o.bs, o.qd, lat.n, (unsigned long long)errors, el, iops, mbps, mean, p50, p99, mn, mx);
 	io_uring_queue_exit(&ring);
 	close(fd);
+	if (log && fclose(log)) {
+		fprintf(stderr, "ntp-load: --log %s: %s\n", o.log, strerror(errno));
+		return 1;
+	}
 	return errors ? 1 : 0;
 }

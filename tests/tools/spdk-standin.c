@@ -7,7 +7,7 @@
  * sampling them with the kernel side's hash, with per-stage delays.
  *
  *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
- *                [--wait-us U] [--storage-us U] [--cntlid C]
+ *                [--wait-us U] [--storage-us U] [--cntlid C] [--sock [--flush-us U]]
  *
  * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
  * ...): the stand-in runs those commands in that order, so its records join
@@ -18,6 +18,11 @@
  * --wait-sampling: start only once a recorder has set the sampling variable.
  * -r both: each command runs on the target's side, then on the host's, in
  * this one process (an SPDK program that is host and target).
+ * --sock (TCP, -r host or target): each command's capsule and answer cross a
+ * loopback TCP connection to a thread of the stand-in playing the other end,
+ * so that the kernel socket calls ntprof hooks for SPDK run; the target
+ * writes its answer --flush-us after queueing it (default 20); --qd N: the
+ * target's peer keeps N capsules outstanding (default 1).
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -107,13 +112,16 @@ int main(int argc, char **argv)
 		{ "storage-us", required_argument, NULL, 'S' },
 		{ "cntlid", required_argument, NULL, 'C' },
 		{ "wait-sampling", no_argument, NULL, 'w' },
+		{ "sock", no_argument, NULL, 'K' },
+		{ "flush-us", required_argument, NULL, 'F' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ 0 }
 	};
-	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000 };
+	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000, .flush_ns = 20000 };
 	struct standin_cmd *cmds = NULL, c;
 	const char *role = NULL, *in = NULL, *list = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
-	int rdma = 0, ncmds = 0, opt, host, both, wait = 0;
+	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0, qd = 1;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
 	FILE *lf = NULL;
@@ -129,6 +137,9 @@ int main(int argc, char **argv)
 		case 'S': d.storage_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'C': cntlid = (uint16_t)strtoul(optarg, NULL, 10); break;
 		case 'w': wait = 1; break;
+		case 'K': sock = 1; break;
+		case 'Q': qd = atoi(optarg); break;
+		case 'F': d.flush_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
 			return 2;
@@ -140,6 +151,14 @@ int main(int argc, char **argv)
 	}
 	host = !strcmp(role, "host");
 	both = !strcmp(role, "both");
+	if (sock && (both || rdma)) {
+		fprintf(stderr, "spdk-standin: --sock needs -t tcp and -r host or target\n");
+		return 2;
+	}
+	if (sock && standin_sock_open(!host, &d, qd)) {
+		perror("spdk-standin: loopback TCP connection");
+		return 1;
+	}
 	if (in && (ncmds = load_csv(in, &cmds)) <= 0) {
 		fprintf(stderr, "spdk-standin: %s: no commands\n", in);
 		return 2;
@@ -188,6 +207,7 @@ int main(int argc, char **argv)
 		printf("sampling %u\n", standin_sampling());
 	if (lf)
 		fclose(lf);
+	standin_sock_close();
 	fprintf(stderr, "standin: %lu commands, %lu sampled\n", done, sampled);
 	free(cmds);
 	return 0;

@@ -21,11 +21,19 @@ struct standin_delays {
 	uint64_t wait_ns;	/* host: capsule queued -> answer read (network and target) */
 	uint64_t storage_ns;	/* target: handed to the bdev -> completed */
 	uint64_t r2t_ns;	/* TCP writes: R2T out -> data in (target), R2T wait (host) */
+	uint64_t flush_ns;	/* --sock, target: response queued -> written to the socket */
 };
 
 /* Run one command on that side; 1 when it was sampled (the probe fired). */
 int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d, int rdma);
 int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays *d, int rdma);
 uint32_t standin_sampling(void);
+/* --sock: every command's PDUs cross a real loopback TCP connection, whose
+ * other end is a thread of this process playing the peer (the host of a
+ * target, the target of a host); reads wait in poll() and read non-blocking,
+ * as SPDK's poller does. A target's peer keeps qd capsules outstanding.
+ * 0, or -1 with errno. */
+int standin_sock_open(int target, const struct standin_delays *d, int qd);
+void standin_sock_close(void);
 
 #endif

@@ -5,7 +5,8 @@
 # in load order (resolved on the host with modprobe --show-depends, since the
 # guest has no kmod); iproute2's ip, tc and rdma and bpftool with their shared
 # libraries (copied through ldd); terminfo entries for ncurses; the project's
-# freshly built binaries from $O (ntprof, ntprof-top, ntp-load, when built);
+# freshly built binaries from $O (ntprof, ntprof-top, ntp-load, the hook-cost
+# bench's ntp-hookcal and ntp-tcpstream, when built);
 # tests/vm/guest (init, lib.sh) and tests/vm/scenarios.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -75,7 +76,7 @@ copy_with_libs /usr/bin/ip /usr/sbin/ip   # iproute2's ip before busybox's in PA
 mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 
 # the project's binaries, as built on the host
-for b in ntprof ntprof-top ntp-load; do
+for b in ntprof ntprof-top ntp-load ntp-hookcal ntp-tcpstream; do
 	if [ -x "$O/$b" ]; then copy_with_libs "$O/$b" "/usr/bin/$b"; fi
 done
 # the SPDK stand-in (mk/spdk.mk), laid out as SPDK's build is: bin/ and lib/

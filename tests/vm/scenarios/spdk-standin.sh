@@ -3,8 +3,12 @@
 # check lacks: probe lists the socket hooks ok in both flavours and loads; a
 # target recording of the stand-in has its records and leaves the variable 0;
 # and one recorder with the kernel's NVMe/TCP host hooks (-r both, fentry)
-# and the stand-in as the SPDK target records both sides at once.
-# tb-timeout: 200
+# and the stand-in as the SPDK target records both sides at once. Then the
+# socket hooks: the stand-in with --sock moves each command's capsule and
+# answer over loopback TCP; as target and as host, the receive path and the
+# target's send come from the kernel's socket calls, are plausible, and the
+# components still sum to the end to end.
+# tb-timeout: 300
 . /tb/ntprof-checks.sh
 S=/opt/standin/bin/spdk-standin
 export LD_LIBRARY_PATH=/opt/standin/lib
@@ -45,5 +49,54 @@ else
 fi
 kill $si
 wait $si
+
+# split: records whose receive path came from the socket hooks (flags bit 4)
+split_of() {
+	ntprof dump "$1" 2>/dev/null | awk -F, -v side="$2" 'NR > 1 && $1 == side {
+		n++; f = $15; sub(/^0x/, "", f); d = length(f) >= 2 ? substr(f, length(f) - 1, 1) : "0"
+		if (index("13579bdf", d)) s++ } END { printf "%d %d", s, n }'
+}
+# mean of a component of the first group's --detail table
+comp() { awk -v c="$2" 'index($0, c) == 1 { print $(NF-3); exit }' "$1"; }
+# |sum of the first group's component means - end to end| in us, and how many
+comp_sum() {
+	awk '/^component / { on = 1; next } on && /^end to end/ { e = $(NF-3); exit }
+	     on && NF > 5 { s += $(NF-3); k++ } END { d = s - e; if (d < 0) d = -d; printf "%.3f %d", d, k }' "$1"
+}
+# the target again with --kprobes (the kprobe twins of the socket hooks),
+# and at queue depth 8: capsules wait in the socket, one read carries several
+for run in target host target-kprobe target-qd8; do
+	role=${run%%-*}
+	fl=fentry qd=1
+	[ $run = target-kprobe ] && fl=kprobe
+	[ $run = target-qd8 ] && qd=8
+	$S -r $role --sock --qd $qd > $TB_OUT/sock-$run.out 2> $TB_OUT/sock-$run.err &
+	si=$!
+	sleep 1
+	ntprof record -r $role --spdk-$role $S -s 2 -d 3 --offline $([ $fl = kprobe ] && echo --kprobes) \
+		-o $TB_OUT/sock-$run.ntp > $TB_OUT/sock-$run.txt 2>&1
+	rc=$?
+	kill $si
+	wait $si
+	ntprof report --detail $TB_OUT/sock-$run.ntp > $TB_OUT/sock-$run.rep 2>&1
+	cat $TB_OUT/sock-$run.rep
+	set -- $(split_of $TB_OUT/sock-$run.ntp $role)
+	sp=$1 n=$2
+	set -- $(comp_sum $TB_OUT/sock-$run.rep)
+	gap=$1 k=$2
+	rp=$(comp $TB_OUT/sock-$run.rep "network: $role receive path")
+	hooked=$(grep -c "its socket calls hooked ($fl)" $TB_OUT/sock-$run.txt)
+	if [ $role = target ]; then
+		# the stand-in writes its answer 20 us (slept) after queueing it
+		cp=$(comp $TB_OUT/sock-$run.rep "target driver, completion")
+		extra="&& $(awk "BEGIN{print (${cp:-0} >= 15 && ${cp:-0} < 20000)}") == 1"
+		what="target driver, completion ${cp:-?} us (the send after a 20 us flush)"
+	else
+		extra=""
+		what="host driver, completion $(comp $TB_OUT/sock-$run.rep "host driver, completion") us"
+	fi
+	tb_check spdk-sock-$run "$rc == 0 && $hooked == 1 && $n > 50 && $sp * 100 >= $n * 95 && $(awk "BEGIN{print (${rp:-0} > 0 && ${rp:-0} < 20000)}") == 1 && $(awk "BEGIN{print ($gap <= 0.005 * ($k + 1))}") == 1 $extra" \
+		"exit $rc, hooked ($fl): $hooked, $sp of $n records split by the socket hooks, receive path ${rp:-?} us, $what, |sum of $k components - end to end| $gap us"
+done
 ntp_no_progs && left=0 || left=1
 tb_check spdk-cleanup "$left == 0" "programs left attached after the recordings: $left"
