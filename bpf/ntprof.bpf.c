@@ -300,24 +300,35 @@ int BPF_KRETPROBE(ntp_h_send_kr)
 /* A socket send on the host's queue: the entry time is when the driver hands
  * the PDU to the network ("handed to the network"); what TCP/IP then does on
  * the way out belongs to the network stage. */
-static __always_inline void host_sock_send(__u64 queue, __u64 now)
+/* The record of the request the host queue is sending, and the PDU it is
+ * at (req->state); NULL when none is being sent or it is not sampled. */
+static __always_inline struct ntp_record *host_send_record(__u64 queue, int *state)
 {
 	struct nvme_tcp_queue___ntp *q = (void *)queue;
 	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
 	struct ntp_record *r;
 	__u64 key;
-	int state;
 
 	if (!req)
-		return;
+		return NULL;
 	key = rq_of_tcp_req(req);
 	r = bpf_map_lookup_elem(&host_cmds, &key);
+	if (r)
+		*state = BPF_CORE_READ(req, state);
+	return r;
+}
+
+static __always_inline void host_sock_send(__u64 queue, __u64 now)
+{
+	struct ntp_record *r;
+	int state = 0;
+
+	r = host_send_record(queue, &state);
 	/* the request may have completed and started a new command during the
 	 * call (send_settle): a send that began before it was submitted is not
 	 * its own */
 	if (!r || now < r->ts[NTP_TS_H_DRV_SUBMIT])
 		return;
-	state = BPF_CORE_READ(req, state);
 	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
 		set_ts_once(r, NTP_TS_H_CMD_SENT, now);
 	else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
@@ -331,19 +342,12 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
  * it: the retry is the send. */
 static __always_inline void host_send_pending(__u64 queue, __u64 now)
 {
-	struct nvme_tcp_queue___ntp *q = (void *)queue;
-	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
 	struct ntp_record *r;
-	__u64 key;
-	int state;
+	int state = 0;
 
-	if (!req)
-		return;
-	key = rq_of_tcp_req(req);
-	r = bpf_map_lookup_elem(&host_cmds, &key);
+	r = host_send_record(queue, &state);
 	if (!r)
 		return;
-	state = BPF_CORE_READ(req, state);
 	if (state == NTP_NVME_TCP_SEND_CMD_PDU) {
 		if (!has_ts(r, NTP_TS_H_CMD_SENT))
 			r->ts[NTP_TS_H_CMD_SENT] = now;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* merge.c - k-way merge of recordings by record time through a heap (merge.h). */
+/* merge.c - k-way merge of recordings by record time through a loser tree (merge.h). */
 #include <stdlib.h>
 #include "merge.h"
 
@@ -9,16 +9,29 @@ struct cursor {
 	int64_t offset;
 };
 
-struct item {
-	uint64_t t;		/* key of the cursor's current record */
-	uint32_t c;		/* cursor (reader) number: breaks ties */
-};
+/*
+ * A loser tree (a tournament) over the cursors: of size leaves (a power
+ * of two >= n, leaf c for cursor c), node[k] (1 <= k < size) holds the
+ * rank of the cursor that lost the match at k, node[0] the winner's (the
+ * ranks in place: no read through a cursor's number). After the winner
+ * moves on, its new rank replays the matches on its path to the root:
+ * log2(size) comparisons, one per level with no swap of entries (a binary
+ * heap's sift-down makes two per level, and moved 16-byte entries).
+ *
+ * A rank orders (key, cursor) in one 128-bit integer: the key above, the
+ * cursor below (ties to the lower cursor). An ended cursor, and a leaf
+ * past n, ranks after every live one: its key is UINT64_MAX and its low
+ * part size + cursor, above any live cursor's number (the cursor is the
+ * low part modulo size either way).
+ */
+typedef unsigned __int128 rank_t;
 
 struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
-	struct item *heap;
-	size_t n;		/* items in the heap: readers not ended */
+	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
+	uint32_t size;		/* leaves: a power of two >= n */
+	uint32_t live;		/* cursors not ended */
 	uint32_t last;		/* cursor of the record popped last, to move on; UINT32_MAX: none */
 };
 
@@ -35,32 +48,9 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
-static int before(const struct item *a, const struct item *b)
-{
-	return a->t < b->t || (a->t == b->t && a->c < b->c);
-}
-
-static void sift_down(struct ntp_merge *m, size_t i)
-{
-	struct item x = m->heap[i];
-
-	for (;;) {
-		size_t k = 2 * i + 1;
-
-		if (k >= m->n)
-			break;
-		if (k + 1 < m->n && before(&m->heap[k + 1], &m->heap[k]))
-			k++;
-		if (!before(&m->heap[k], &x))
-			break;
-		m->heap[i] = m->heap[k];
-		i = k;
-	}
-	m->heap[i] = x;
-}
-
-/* Moves cursor c to its next record (a new block when needed): 1, or 0 at its end. */
-static int advance(struct ntp_merge *m, uint32_t c)
+/* Moves cursor c to its next record (a new block when needed): 1, or 0 at
+ * its end. Inlined, as key() is: both run once per record. */
+static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
 {
 	struct cursor *cu = &m->cur[c];
 
@@ -87,7 +77,7 @@ static int advance(struct ntp_merge *m, uint32_t c)
 	return 1;
 }
 
-static uint64_t key(const struct ntp_merge *m, uint32_t c)
+static inline __attribute__((always_inline)) uint64_t key(const struct ntp_merge *m, uint32_t c)
 {
 	const struct cursor *cu = &m->cur[c];
 	int64_t x = (int64_t)(ntp_record_last_ts(&cu->recs[cu->i]) + (uint64_t)cu->offset);	/* wraps, as mapped() in pump_files.c */
@@ -95,28 +85,78 @@ static uint64_t key(const struct ntp_merge *m, uint32_t c)
 	return x < 0 ? 0 : (uint64_t)x;
 }
 
+static rank_t rank_of(uint64_t key, uint32_t c)
+{
+	return (rank_t)key << 64 | c;
+}
+
+static rank_t rank_ended(const struct ntp_merge *m, uint32_t c)
+{
+	return rank_of(UINT64_MAX, m->size + c);
+}
+
+static uint32_t cursor_of(const struct ntp_merge *m, rank_t x)
+{
+	return (uint32_t)x & (m->size - 1);
+}
+
+/* Replays the matches of leaf c, of new rank x (it won the last
+ * tournament), up to the root. */
+static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
+{
+	rank_t *node = m->node;
+
+	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
+		rank_t o = node[k];
+
+		if (o < x) {
+			node[k] = x;
+			x = o;
+		}
+	}
+	node[0] = x;
+}
+
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
 {
 	struct ntp_merge *m = calloc(1, sizeof(*m));
+	rank_t *win = NULL;
 
-	if (!m || n >= UINT32_MAX)
+	if (!m || n >= UINT32_MAX / 4)
 		goto fail;
 	m->r = r;
 	m->last = UINT32_MAX;
-	m->cur = calloc(n ? n : 1, sizeof(*m->cur));
-	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
-	if (!m->cur || !m->heap)
+	m->size = 1;
+	while (m->size < n)
+		m->size *= 2;
+	m->cur = calloc(m->size, sizeof(*m->cur));
+	m->node = calloc(m->size, sizeof(*m->node));
+	win = calloc(2 * (size_t)m->size, sizeof(*win));
+	if (!m->cur || !m->node || !win)
 		goto fail;
-	for (uint32_t c = 0; c < n; c++) {
+	/* the first tournament, bottom up: win[k] won at node k, node[k] lost */
+	for (uint32_t c = 0; c < m->size; c++) {
+		win[m->size + c] = rank_ended(m, c);
+		if (c >= n)
+			continue;
 		m->cur[c].offset = offset ? offset[c] : 0;
 		m->cur[c].i = (size_t)-1;
-		if (advance(m, c))
-			m->heap[m->n++] = (struct item){ key(m, c), c };
+		if (advance(m, c)) {
+			win[m->size + c] = rank_of(key(m, c), c);
+			m->live++;
+		}
 	}
-	for (size_t i = m->n / 2; i-- > 0;)
-		sift_down(m, i);
+	for (uint32_t k = m->size; k-- > 1;) {
+		rank_t a = win[2 * k], b = win[2 * k + 1];
+
+		win[k] = b < a ? b : a;
+		m->node[k] = b < a ? a : b;
+	}
+	m->node[0] = win[1];
+	free(win);
 	return m;
 fail:
+	free(win);
 	ntp_merge_free(m);
 	return NULL;
 }
@@ -126,39 +166,42 @@ void ntp_merge_free(struct ntp_merge *m)
 	if (!m)
 		return;
 	free(m->cur);
-	free(m->heap);
+	free(m->node);
 	free(m);
 }
 
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
 	const struct cursor *cu;
+	uint32_t w;
 
 	/* The cursor popped last moves on now, not then: its record stayed
 	 * valid (in its reader's block) until this call. */
 	if (m->last != UINT32_MAX) {
-		if (advance(m, m->last))
-			m->heap[0].t = key(m, m->last);
-		else
-			m->heap[0] = m->heap[--m->n];
-		if (m->n)
-			sift_down(m, 0);
+		w = m->last;
+		if (advance(m, w)) {
+			replay(m, w, rank_of(key(m, w), w));
+		} else {
+			replay(m, w, rank_ended(m, w));
+			m->live--;
+		}
 		m->last = UINT32_MAX;
 	}
-	if (!m->n)
+	if (!m->live)
 		return 0;
-	cu = &m->cur[m->heap[0].c];
+	w = cursor_of(m, m->node[0]);
+	cu = &m->cur[w];
 	*rec = &cu->recs[cu->i];
-	*from = m->heap[0].c;
+	*from = w;
 	if (t)
-		*t = m->heap[0].t;
+		*t = (uint64_t)(m->node[0] >> 64);
 	return 1;
 }
 
 void ntp_merge_pop(struct ntp_merge *m)
 {
-	if (m->n)
-		m->last = m->heap[0].c;
+	if (m->live)
+		m->last = cursor_of(m, m->node[0]);
 }
 
 int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)

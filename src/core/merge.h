@@ -4,9 +4,10 @@
  * next record keyed by its latest timestamp plus the reader's offset onto a
  * common clock (a time before that clock's zero counts as 0), the smallest
  * first (ties: the lower reader number), through
- * a binary heap, so choosing the next record costs log2(n) comparisons
+ * a loser tree, so choosing the next record costs log2(n) comparisons
  * instead of one per file (a join of 64 files checked 64 cursors for every
- * record). Memory: the heap and one block per reader (held by the readers).
+ * record), one per level of the tree. Memory: the tree and one block per
+ * reader (held by the readers).
  */
 #ifndef NTP_MERGE_H
 #define NTP_MERGE_H

@@ -121,6 +121,16 @@ void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r)
 		}
 }
 
+struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p)
+{
+	if (p->filtered)
+		return NULL;
+	for (unsigned i = 0; i < p->n_sinks; i++)
+		if (p->sink[i].record)
+			return NULL;
+	return p->cfg.model;
+}
+
 /* The record after next into L1: its lines come from L2, where the
  * reader's CRC pass left them. */
 static inline void prefetch_record(const struct ntp_record *r)

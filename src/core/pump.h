@@ -81,6 +81,11 @@ int ntp_pump_add_sink(struct ntp_pump *p, const struct ntp_pump_sink *s);
 
 /* ---- for sources ---- */
 void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r);
+/* The model, when ntp_pump_record(p, r) is ntp_model_ingest(model, r) (no
+ * filter, no sink of records: a report), so a source feeding one record at
+ * a time may call it straight; NULL otherwise. A sink added later changes
+ * it: ask again at each pull. */
+struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p);
 /* ntp_pump_record of r[0..n), in order (a block of a file). */
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n);
 /* Cumulative exact counters as of as_of_ns. */

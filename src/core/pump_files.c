@@ -81,7 +81,7 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 						  (uint64_t)(adj ? adj[i] : 0) - to_wall_p);
 	}
 	if (f->n > 1) {
-		/* several files: a heap picks the next record (merge.h), in the
+		/* several files: a loser tree picks the next record (merge.h), in the
 		 * order of a scan over the files' next records with their times
 		 * mapped as mapped() does (ties to the lower file) */
 		int64_t *off = malloc(f->n * sizeof(*off));
@@ -318,13 +318,18 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 		uint64_t t;
 		size_t from;
 		int fed = 0;
+		/* a report: each record to the model without the pump's checks */
+		struct ntp_model *plain = ntp_pump_plain_model(p);
 
 		while (ntp_merge_peek(f->mg, &r, &from, &t)) {
 			if (t > until)
 				return pause_at(f, p, until, t, fed, reached);
 			fed = 1;
 			ntp_merge_pop(f->mg);
-			ntp_pump_record(p, r);
+			if (plain)
+				ntp_model_ingest(plain, r);
+			else
+				ntp_pump_record(p, r);
 			if (from == f->primary && t > f->last)
 				f->last = t;
 		}

@@ -106,15 +106,35 @@ static inline __attribute__((always_inline)) void zero(int64_t *p, unsigned n)
 		v[i] = (ntp_z2){ 0, 0 };
 }
 
+/* The stages' sums and both presence masks of the command being broken
+ * down, kept apart from the breakdown until it is done: as locals of an
+ * inlined call they stay in registers (put() read, changed and wrote back
+ * four fields of the breakdown at every component), and are stored once. */
+struct bd_acc {
+	int64_t stage[NTP_STAGE_COUNT];
+	uint32_t comp_present, stage_present;
+};
+
 /* A component and, at once, its stage: no second pass over the components. */
-static inline void put(struct ntp_breakdown *b, enum ntp_component c, int64_t v)
+static inline __attribute__((always_inline)) void put(struct ntp_breakdown *b, struct bd_acc *a,
+						      enum ntp_component c, int64_t v)
 {
 	unsigned s = comp_stage[c];
 
 	b->comp[c] = v;		/* each component is put once per command */
-	b->comp_present |= 1u << c;
-	b->stage[s] = wadd(b->stage[s], v);
-	b->stage_present |= 1u << s;
+	a->comp_present |= 1u << c;
+	a->stage[s] = wadd(a->stage[s], v);
+	a->stage_present |= 1u << s;
+}
+
+/* The sums and masks into the breakdown (its extra stage entry stays 0). */
+static inline __attribute__((always_inline)) int finish(struct ntp_breakdown *b, const struct bd_acc *a)
+{
+	for (unsigned s = 0; s < NTP_STAGE_COUNT; s++)
+		b->stage[s] = a->stage[s];
+	b->comp_present = a->comp_present;
+	b->stage_present = a->stage_present;
+	return 0;
 }
 
 /* The target's view of a command, with the response fallback of docs/stage-model.md applied. */
@@ -172,31 +192,33 @@ static int64_t bp_wire(const struct tview *v, int64_t wire)
 }
 
 /* Target components, CMD_ARRIVE .. rsp_sent, in path order. */
-static void target_components(const struct ntp_record *t, const struct tview *v,
-			      struct ntp_breakdown *b)
+static inline __attribute__((always_inline)) void target_components(const struct ntp_record *t,
+								    const struct tview *v,
+								    struct ntp_breakdown *b,
+								    struct bd_acc *a)
 {
-	put(b, NTP_COMP_TGT_RECV_CMD, v->recv - v->bpr);
+	put(b, a, NTP_COMP_TGT_RECV_CMD, v->recv - v->bpr);
 	if (v->bp_recv)
-		put(b, NTP_COMP_BP_RECV, v->bpr);
+		put(b, a, NTP_COMP_BP_RECV, v->bpr);
 	if (v->rfetch) {
 		int recv = has(t, NTP_TS_T_DATA_RECV) ? NTP_TS_T_DATA_RECV : NTP_TS_T_DATA_ARRIVE;
 
-		put(b, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_RECV));
+		put(b, a, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_R2T_SENT, NTP_TS_T_CMD_RECV));
 		/* RDMA: the READ itself; TCP target-only: R2T out -> data in
 		 * (host and wire, not separable without the host). In a joined
 		 * TCP record this span is replaced by the second round trip. */
 		if (t->transport == NTP_TRANSPORT_RDMA)
-			put(b, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
+			put(b, a, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
 		if (recv == NTP_TS_T_DATA_RECV)
-			put(b, NTP_COMP_TGT_RECV_DATA, d(t, NTP_TS_T_DATA_RECV, NTP_TS_T_DATA_ARRIVE));
-		put(b, NTP_COMP_TGT_DRV_DATA, d(t, NTP_TS_T_STORAGE_SUBMIT, recv));
+			put(b, a, NTP_COMP_TGT_RECV_DATA, d(t, NTP_TS_T_DATA_RECV, NTP_TS_T_DATA_ARRIVE));
+		put(b, a, NTP_COMP_TGT_DRV_DATA, d(t, NTP_TS_T_STORAGE_SUBMIT, recv));
 	} else {
-		put(b, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV));
+		put(b, a, NTP_COMP_TGT_DRV_SUB, d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV));
 	}
-	put(b, NTP_COMP_STORAGE, d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT));
-	put(b, NTP_COMP_TGT_DRV_COMP, v->rsp - v->bps);
+	put(b, a, NTP_COMP_STORAGE, d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT));
+	put(b, a, NTP_COMP_TGT_DRV_COMP, v->rsp - v->bps);
 	if (v->bp_rsp)
-		put(b, NTP_COMP_BP_RSP, v->bps);
+		put(b, a, NTP_COMP_BP_RSP, v->bps);
 }
 
 static int incomplete(struct ntp_breakdown *b)
@@ -208,16 +230,81 @@ static int incomplete(struct ntp_breakdown *b)
 	return -1;
 }
 
-int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t,
-			  struct ntp_breakdown *b)
+/*
+ * The common joined command, one round trip (a read, or a write with its
+ * data in the capsule), with the block layer seen, its response sent, and
+ * no backpressure part: the general code below, with every test of a slot,
+ * flow and fallback decided, in one straight line. The components, stages
+ * and masks are the ones the general code gives such a command (sums wrap
+ * alike, so their order does not matter); test_stage.c compares the two on
+ * random records.
+ */
+static const uint32_t fast_h = 1u << NTP_TS_H_BLK_SUBMIT | 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT |
+			       1u << NTP_TS_H_RSP_ARRIVE | 1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE |
+			       1u << NTP_TS_H_BLK_COMPLETE;
+static const uint32_t fast_h_not = 1u << NTP_TS_H_R2T_ARRIVE;
+static const uint32_t fast_t = 1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV | 1u << NTP_TS_T_STORAGE_SUBMIT |
+			       1u << NTP_TS_T_STORAGE_DONE | 1u << NTP_TS_T_RSP_SENT;
+static const uint32_t fast_t_not = 1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP;
+
+static int fast_flow(const struct ntp_record *h, const struct ntp_record *t)
+{
+	return (h->ts_valid & (fast_h | fast_h_not)) == fast_h && (t->ts_valid & (fast_t | fast_t_not)) == fast_t &&
+	       !(t->flags & NTP_REC_F_RSP_FALLBACK);
+}
+
+static void fast_breakdown(const struct ntp_record *h, const struct ntp_record *t, struct ntp_breakdown *b)
+{
+	int64_t blk_sub = d(h, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_BLK_SUBMIT);
+	int64_t drv_sub = d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT);
+	int64_t wire = wsub(d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT), d(t, NTP_TS_T_RSP_SENT, NTP_TS_T_CMD_ARRIVE));
+	int64_t recv_cmd = d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE);
+	int64_t tdrv_sub = d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV);
+	int64_t storage = d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT);
+	int64_t tdrv_comp = d(t, NTP_TS_T_RSP_SENT, NTP_TS_T_STORAGE_DONE);
+	int64_t recv_rsp = d(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE);
+	int64_t drv_comp = d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV);
+	int64_t blk_comp = d(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_DRV_COMPLETE);
+
+	zero(b->comp, NTP_COMP_COUNT + 1);
+	b->comp[NTP_COMP_HOST_BLK_SUB] = blk_sub;
+	b->comp[NTP_COMP_HOST_DRV_SUB] = drv_sub;
+	b->comp[NTP_COMP_WIRE] = wire;
+	b->comp[NTP_COMP_TGT_RECV_CMD] = recv_cmd;
+	b->comp[NTP_COMP_TGT_DRV_SUB] = tdrv_sub;
+	b->comp[NTP_COMP_STORAGE] = storage;
+	b->comp[NTP_COMP_TGT_DRV_COMP] = tdrv_comp;
+	b->comp[NTP_COMP_HOST_RECV_RSP] = recv_rsp;
+	b->comp[NTP_COMP_HOST_DRV_COMP] = drv_comp;
+	b->comp[NTP_COMP_HOST_BLK_COMP] = blk_comp;
+	b->comp_present = 1u << NTP_COMP_HOST_BLK_SUB | 1u << NTP_COMP_HOST_DRV_SUB | 1u << NTP_COMP_WIRE |
+			  1u << NTP_COMP_TGT_RECV_CMD | 1u << NTP_COMP_TGT_DRV_SUB | 1u << NTP_COMP_STORAGE |
+			  1u << NTP_COMP_TGT_DRV_COMP | 1u << NTP_COMP_HOST_RECV_RSP |
+			  1u << NTP_COMP_HOST_DRV_COMP | 1u << NTP_COMP_HOST_BLK_COMP;
+	b->stage[NTP_STAGE_HOST_BLOCK] = wadd(blk_sub, blk_comp);
+	b->stage[NTP_STAGE_HOST_DRIVER] = wadd(drv_sub, drv_comp);
+	b->stage[NTP_STAGE_NETWORK] = wadd(wadd(wire, recv_cmd), recv_rsp);
+	b->stage[NTP_STAGE_TARGET_DRIVER] = wadd(tdrv_sub, tdrv_comp);
+	b->stage[NTP_STAGE_STORAGE] = storage;
+	b->stage[NTP_STAGE_COUNT] = 0;
+	b->stage_present = (1u << NTP_STAGE_COUNT) - 1;
+	b->e2e = d(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_BLK_SUBMIT);
+	b->flags = 0;
+}
+
+/* The general breakdown, every flow (ntp_breakdown_compute without its
+ * fast path; the tests compare the two). */
+int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_record *t,
+				  struct ntp_breakdown *b)
 {
 	struct tview tv = { 0 };
+	struct bd_acc a = { { 0 }, 0, 0 };
 	int blk_sub, blk_comp, r2t;
 
 	/* absent components and stages are 0 (stage.h) */
 	b->comp_present = b->stage_present = b->flags = 0;
 	zero(b->comp, NTP_COMP_COUNT + 1);
-	zero(b->stage, NTP_STAGE_COUNT + 1);
+	b->stage[NTP_STAGE_COUNT] = 0;
 	b->e2e = 0;
 	if (!h && !t)
 		return incomplete(b);
@@ -230,12 +317,12 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 		return incomplete(b);
 
 	if (!h) {
-		target_components(t, &tv, b);
+		target_components(t, &tv, b, &a);
 		b->e2e = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
 		if (tv.rfetch && t->transport != NTP_TRANSPORT_RDMA)
 			/* TCP R2T, target only: the gap while the host sends its data. */
-			put(b, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
-		return 0;
+			put(b, &a, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
+		return finish(b, &a);
 	}
 
 	/* Host. An SPDK host has no block layer: its driver times stand in
@@ -257,14 +344,14 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 			return incomplete(b);
 	}
 
-	put(b, NTP_COMP_HOST_BLK_SUB, d(h, NTP_TS_H_DRV_SUBMIT, blk_sub));
-	put(b, NTP_COMP_HOST_DRV_SUB, d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT));
+	put(b, &a, NTP_COMP_HOST_BLK_SUB, d(h, NTP_TS_H_DRV_SUBMIT, blk_sub));
+	put(b, &a, NTP_COMP_HOST_DRV_SUB, d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT));
 	if (!t) {
 		int64_t wait = r2t ? wadd(d(h, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_CMD_SENT),
 					  d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_DATA_SENT))
 				   : d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT);
 
-		put(b, NTP_COMP_NET_AND_TARGET, wait);
+		put(b, &a, NTP_COMP_NET_AND_TARGET, wait);
 	} else {
 		int64_t wait, res;
 
@@ -280,27 +367,37 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 		/* one round trip only: an R2T write's wire also holds its data's trip */
 		int64_t wire = wsub(wait, res), bpw = r2t ? 0 : bp_wire(&tv, wire);
 
-		put(b, NTP_COMP_WIRE, wsub(wire, bpw));
+		put(b, &a, NTP_COMP_WIRE, wsub(wire, bpw));
 		if (tv.bp_recv)
-			put(b, NTP_COMP_BP_WIRE, bpw);
-		target_components(t, &tv, b);
+			put(b, &a, NTP_COMP_BP_WIRE, bpw);
+		target_components(t, &tv, b, &a);
 	}
 	if (r2t) {
-		put(b, NTP_COMP_HOST_RECV_R2T, d(h, NTP_TS_H_R2T_DRV, NTP_TS_H_R2T_ARRIVE));
-		put(b, NTP_COMP_HOST_DRV_DATA, d(h, NTP_TS_H_DATA_SENT, NTP_TS_H_R2T_DRV));
+		put(b, &a, NTP_COMP_HOST_RECV_R2T, d(h, NTP_TS_H_R2T_DRV, NTP_TS_H_R2T_ARRIVE));
+		put(b, &a, NTP_COMP_HOST_DRV_DATA, d(h, NTP_TS_H_DATA_SENT, NTP_TS_H_R2T_DRV));
 	}
-	put(b, NTP_COMP_HOST_RECV_RSP, d(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE));
-	put(b, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
-	put(b, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
+	put(b, &a, NTP_COMP_HOST_RECV_RSP, d(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE));
+	put(b, &a, NTP_COMP_HOST_DRV_COMP, d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV));
+	put(b, &a, NTP_COMP_HOST_BLK_COMP, d(h, blk_comp, NTP_TS_H_DRV_COMPLETE));
 	b->e2e = d(h, blk_comp, blk_sub);
 	/* No block layer at all (SPDK host): no block stage. With one of its two
 	 * times seen, the stage keeps that half, or the stages would not add up
 	 * to an end to end that starts or ends at that time. */
 	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE) {
-		b->stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
-		b->stage[NTP_STAGE_HOST_BLOCK] = 0;	/* absent: 0 (its parts were 0 anyway) */
+		a.stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
+		a.stage[NTP_STAGE_HOST_BLOCK] = 0;	/* absent: 0 (its parts were 0 anyway) */
 	}
-	return 0;
+	return finish(b, &a);
+}
+
+int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t,
+			  struct ntp_breakdown *b)
+{
+	if (h && t && fast_flow(h, t)) {
+		fast_breakdown(h, t, b);
+		return 0;
+	}
+	return ntp_breakdown_compute_general(h, t, b);
 }
 
 enum ntp_stage ntp_component_stage(enum ntp_component c)

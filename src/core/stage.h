@@ -77,6 +77,10 @@ _Static_assert((NTP_COMP_COUNT + 1) % 2 == 0 && (NTP_STAGE_COUNT + 1) % 2 == 0,
  * record(s) lack a timestamp the model needs (flags has NTP_BD_INCOMPLETE). */
 int ntp_breakdown_compute(const struct ntp_record *host, const struct ntp_record *target,
 			  struct ntp_breakdown *out);
+/* The same, every flow through the general code (ntp_breakdown_compute
+ * takes the common joined flow in a straight line): for tests. */
+int ntp_breakdown_compute_general(const struct ntp_record *host, const struct ntp_record *target,
+				  struct ntp_breakdown *out);
 
 enum ntp_stage ntp_component_stage(enum ntp_component c);
 const char *ntp_component_name(enum ntp_component c);	/* as in docs/stage-model.md's component table */

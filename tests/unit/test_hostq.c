@@ -9,41 +9,17 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "fake_root.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "collector/hostq.h"
 
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-	char path[512], cmd[600];
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s/%s')\"", root, rel);
-	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void dir(const char *rel)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-	assert_int_equal(system(cmd), 0);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/ntp-hostq-XXXXXX");
-	assert_non_null(mkdtemp(root));
+	fake_root_make("hostq");
 	/* nvme0n1: a multipath head over NVMe/TCP, its path nvme0c1n1 holds
 	 * 3 hardware queues of 128 tags (the head has no nr_requests) */
 	dir("sys/block/nvme0n1/queue");
@@ -68,15 +44,6 @@ static int setup(void **state)
 	/* not NVMe */
 	put("sys/block/sda/queue/nr_requests", "64\n");
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd);
 }
 
 static void test_one(void **state)

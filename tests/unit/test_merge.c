@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_merge.c - the k-way merge of recordings: time order on the common
  * clock, ties to the lower file, every record once, across blocks, with
- * empty files among them; the same order as choosing the minimum by a scan. */
+ * empty files among them; the same order as choosing the minimum by a scan
+ * (the reference merge), for counts of files at, below and above powers of
+ * two (the loser tree's leaves past the files, and files ending one by one). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +15,7 @@
 #include <cmocka.h>
 #include "core/merge.h"
 
-#define FILES 7
+#define FILES_MAX 9
 #define PER 1500	/* several blocks per file */
 
 static char tmpdir[] = "/tmp/test_merge.XXXXXX";
@@ -42,20 +44,21 @@ static struct ntp_record rec(unsigned f, unsigned j, uint64_t t)
 	return r;
 }
 
-static void test_merge_order(void **state)
+static void merge_order(unsigned files)
 {
-	struct ntp_reader *r[FILES];
-	int64_t off[FILES];
-	uint64_t t[FILES][PER], n_of[FILES];
-	unsigned got[FILES] = { 0 }, total = 0, expect = 0;
+	struct ntp_reader *r[FILES_MAX];
+	int64_t off[FILES_MAX];
+	static uint64_t t[FILES_MAX][PER];
+	uint64_t n_of[FILES_MAX];
+	unsigned got[FILES_MAX] = { 0 }, total = 0, expect = 0;
 	uint64_t last_t = 0;
 	size_t last_f = 0;
 	struct ntp_merge *m;
 
-	(void)state;
+	strcpy(tmpdir, "/tmp/test_merge.XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
-	srandom(11);
-	for (unsigned f = 0; f < FILES; f++) {
+	srandom(11 + files);
+	for (unsigned f = 0; f < files; f++) {
 		struct ntp_file_info info = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP,
 					      .sampling = 1, .start_mono_ns = 1 };
 		char path[256], err[256];
@@ -66,7 +69,8 @@ static void test_merge_order(void **state)
 		w = ntp_writer_open(path, &info, err, sizeof(err));
 		assert_non_null(w);
 		/* file 3 is empty; the others in increasing time, coarse steps so
-		 * times repeat across files (ties) */
+		 * times repeat across files (ties), of different lengths so they
+		 * end one by one */
 		n_of[f] = f == 3 ? 0 : PER - 100 * f;
 		for (unsigned j = 0; j < n_of[f]; j++) {
 			struct ntp_record x;
@@ -82,7 +86,7 @@ static void test_merge_order(void **state)
 		off[f] = f % 2 ? 3000 : -5000;	/* onto one clock; the first times of even files map below 0 */
 		expect += (unsigned)n_of[f];
 	}
-	m = ntp_merge_new(r, FILES, off);
+	m = ntp_merge_new(r, files, off);
 	assert_non_null(m);
 	for (;;) {
 		const struct ntp_record *x;
@@ -91,14 +95,14 @@ static void test_merge_order(void **state)
 
 		if (!ntp_merge_next(m, &x, &f, &key))
 			break;
-		assert_true(f < FILES);
+		assert_true(f < files);
 		/* this file's records in their order, each once */
 		assert_int_equal(x->seq, f * PER + got[f]);
 		assert_int_equal(key, mapped(t[f][got[f]], off[f]));
 		assert_int_equal(ntp_record_last_ts(x), t[f][got[f]]);
 		/* the smallest time first, ties to the lower file: what a scan
 		 * over the files' next records would pick */
-		for (size_t o = 0; o < FILES; o++) {
+		for (size_t o = 0; o < files; o++) {
 			uint64_t to;
 
 			if (o == f || got[o] >= n_of[o])
@@ -113,7 +117,7 @@ static void test_merge_order(void **state)
 		total++;
 	}
 	assert_int_equal(total, expect);
-	for (unsigned f = 0; f < FILES; f++)
+	for (unsigned f = 0; f < files; f++)
 		assert_int_equal(got[f], n_of[f]);
 	/* the end stays the end */
 	{
@@ -123,7 +127,7 @@ static void test_merge_order(void **state)
 		assert_int_equal(ntp_merge_next(m, &x, &f, NULL), 0);
 	}
 	ntp_merge_free(m);
-	for (unsigned f = 0; f < FILES; f++) {
+	for (unsigned f = 0; f < files; f++) {
 		char path[256];
 
 		ntp_reader_close(r[f]);
@@ -133,10 +137,33 @@ static void test_merge_order(void **state)
 	rmdir(tmpdir);
 }
 
+static void test_merge_order(void **state)
+{
+	(void)state;
+	for (unsigned files = 1; files <= FILES_MAX; files++)
+		merge_order(files);
+}
+
+/* No file at all: nothing to merge, and the end stays the end. */
+static void test_merge_none(void **state)
+{
+	const struct ntp_record *x;
+	struct ntp_merge *m;
+	size_t f;
+
+	(void)state;
+	m = ntp_merge_new(NULL, 0, NULL);
+	assert_non_null(m);
+	assert_int_equal(ntp_merge_next(m, &x, &f, NULL), 0);
+	assert_int_equal(ntp_merge_next(m, &x, &f, NULL), 0);
+	ntp_merge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_order),
+		cmocka_unit_test(test_merge_none),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

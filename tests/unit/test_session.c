@@ -11,45 +11,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "fake_root.h"
 #include "collector/session.h"
 
 #define NQN "nqn.2014-08.org.ntprof:tb:x"
 
-static char root[64];
-
-static void put(const char *rel, const char *text)
-{
-	char path[512], cmd[600];
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s/%s')\"", root, rel);
-	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/ntp-session-XXXXXX");
-	assert_non_null(mkdtemp(root));
+	fake_root_make("session");
 	put("sys/block/nvme3n1/device/subsysnqn", NQN "\n");
 	put("sys/block/nvme3n1/nsid", "2\n");
 	put("sys/kernel/config/nvmet/subsystems/" NQN "/namespaces/1/device_path", "/dev/nullb0\n");
 	put("sys/kernel/config/nvmet/subsystems/" NQN "/namespaces/2/device_path", "/dev/nullb1\n");
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd);
 }
 
 static void test_follows_the_host(void **state)

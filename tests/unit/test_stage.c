@@ -462,6 +462,80 @@ static void test_generated_tcp(void **state) { (void)state; check_generated(NTP_
 static void test_generated_rdma_hosts(void **state) { (void)state; check_generated(NTP_TRANSPORT_RDMA, 3, 0); }
 static void test_generated_fallback(void **state) { (void)state; check_generated(NTP_TRANSPORT_TCP, 2, 0.1); }
 
+/*
+ * The straight-line breakdown of the common joined flow against the general
+ * code, on random records: random times (any 64-bit values, so sums wrap),
+ * and each slot that decides the flow (block layer, R2T, backpressure,
+ * response sent, fallback flag) present or not, so both the commands that
+ * take the fast path and those just outside it are compared, whole
+ * breakdowns and return values.
+ */
+static void test_fast_path_same(void **state)
+{
+	static const int host_slots[] = {
+		NTP_TS_H_BLK_SUBMIT, NTP_TS_H_R2T_ARRIVE, NTP_TS_H_R2T_DRV, NTP_TS_H_DATA_SENT,
+		NTP_TS_H_BLK_COMPLETE, NTP_TS_H_RSP_DRV,
+	};
+	static const int target_slots[] = {
+		NTP_TS_T_R2T_SENT, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_DATA_RECV, NTP_TS_T_RSP_SENT,
+		NTP_TS_T_BP_RECV, NTP_TS_T_BP_RSP, NTP_TS_T_CMD_RECV,
+	};
+	unsigned fast = 0;
+
+	(void)state;
+	srandom(13);
+	for (int n = 0; n < 200000; n++) {
+		struct ntp_record h, t;
+		struct ntp_breakdown a, b;
+		int ra, rb;
+
+		memset(&h, 0, sizeof(h));
+		memset(&t, 0, sizeof(t));
+		h.side = NTP_SIDE_HOST;
+		t.side = NTP_SIDE_TARGET;
+		h.transport = t.transport = random() % 4 ? NTP_TRANSPORT_TCP : NTP_TRANSPORT_RDMA;
+		for (int k = 0; k < NTP_TS_SLOTS; k++) {
+			/* small times most often (real spans), any 64 bits sometimes */
+			uint64_t big = (uint64_t)random() << 33 ^ (uint64_t)random() << 11 ^ (uint64_t)random();
+
+			h.ts[k] = random() % 8 ? 1000000 + (uint64_t)(random() % 100000) : big;
+			t.ts[k] = random() % 8 ? 5000000 + (uint64_t)(random() % 100000) : big;
+		}
+		/* every slot a flow needs, then some of the deciding ones taken away */
+		h.ts_valid = (1u << NTP_TS_H_SEND_DONE) - 1;
+		t.ts_valid = ((1u << (NTP_TS_T_BP_RSP + 1)) - 1) & ~((1u << NTP_TS_T_CMD_ARRIVE) - 1);
+		if (random() % 2) {
+			h.ts_valid &= ~(1u << NTP_TS_H_R2T_ARRIVE);
+			t.ts_valid &= ~(1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP);
+		}
+		for (int k = 0; k < 2; k++) {
+			if (random() % 3 == 0)
+				h.ts_valid ^= 1u << host_slots[random() % (sizeof(host_slots) / sizeof(host_slots[0]))];
+			if (random() % 3 == 0)
+				t.ts_valid ^= 1u << target_slots[random() % (sizeof(target_slots) / sizeof(target_slots[0]))];
+		}
+		if (random() % 10 == 0)
+			t.flags |= NTP_REC_F_RSP_FALLBACK;
+		memset(&a, 0x5a, sizeof(a));
+		memset(&b, 0xa5, sizeof(b));
+		ra = ntp_breakdown_compute(&h, &t, &a);
+		rb = ntp_breakdown_compute_general(&h, &t, &b);
+		assert_int_equal(ra, rb);
+		assert_memory_equal(a.comp, b.comp, sizeof(a.comp));
+		assert_memory_equal(a.stage, b.stage, sizeof(a.stage));
+		assert_int_equal(a.comp_present, b.comp_present);
+		assert_int_equal(a.stage_present, b.stage_present);
+		assert_int_equal(a.e2e, b.e2e);
+		assert_int_equal(a.flags, b.flags);
+		fast += ra == 0 && a.comp_present == b.comp_present && !(h.ts_valid & 1u << NTP_TS_H_R2T_ARRIVE) &&
+			!(t.ts_valid & (1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP)) &&
+			(h.ts_valid & 1u << NTP_TS_H_BLK_SUBMIT) && (h.ts_valid & 1u << NTP_TS_H_BLK_COMPLETE) &&
+			(t.ts_valid & 1u << NTP_TS_T_RSP_SENT) && !(t.flags & NTP_REC_F_RSP_FALLBACK);
+	}
+	/* a good share of the commands took the fast path */
+	assert_true(fast > 20000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_generated_tcp),
 		cmocka_unit_test(test_generated_rdma_hosts),
 		cmocka_unit_test(test_generated_fallback),
+		cmocka_unit_test(test_fast_path_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
