@@ -102,12 +102,14 @@ VM_LOCK=${NTP_VM_LOCK:-/tmp/ntprof-vm.lock}
 # machine's 127.0.0.1 is 10.0.2.2 in the guest).
 # NTP_VM_SHARE: a directory of the machine shared read-only with the guest
 # (9p tag "share"; the spdk-rdma scenario takes SPDK's programs from it).
+# NTP_VM_MONITOR: a Unix socket path for QEMU's monitor (tests/vm/README.md).
 QEMU=(qemu-system-x86_64
 	-machine pc -accel "tcg${NTP_VM_TCG_OPTS-,thread=single}" -cpu max -smp 2 -m "${NTP_VM_MEM:-2048}"
 	-nographic -no-reboot -nic "${NTP_VM_NIC:-none}"
 	-kernel "$NTP_VM_VMLINUZ" -initrd "$INITRD")
 [ -n "${NTP_VM_SHARE:-}" ] &&
 	QEMU+=(-virtfs "local,path=$NTP_VM_SHARE,mount_tag=share,security_model=none,readonly=on,id=share")
+[ -n "${NTP_VM_MONITOR:-}" ] && QEMU+=(-monitor "unix:$NTP_VM_MONITOR,server,nowait")
 
 if [ "$MODE" != test ]; then
 	say "kernel $NTP_VM_KVER; results share $OUT; Ctrl-A x leaves qemu"

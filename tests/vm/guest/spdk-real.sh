@@ -67,18 +67,33 @@ spdk_real() {
 	cat $TB_OUT/probe-t.txt
 	ntprof record -r target -t $T --spdk-target $B/nvmf_tgt -s 1 --offline -o $TB_OUT/target.ntp > $TB_OUT/t.txt 2>&1 &
 	rt=$!
-	sleep 3
+	# loading and verifying the programs takes seconds under TCG (more with
+	# the socket hooks): perf starts once the target's recorder records
+	if ! tb_wait_file $TB_OUT/t.txt 'profiling as target' 180 $rt; then
+		tb_result spdk-$T FAIL "the target's recorder did not start: $(tr '\n' ' ' < $TB_OUT/t.txt)"
+		kill -9 $rt $tgt 2>/dev/null
+		wait
+		return
+	fi
 	$B/spdk_nvme_perf -c 0x2 --no-huge -s 512 -q 1 -o 4096 -w randread -t 15 \
 		-r "trtype:$TR adrfam:IPv4 traddr:$A trsvcid:4420 subnqn:$NQN" > $TB_OUT/perf.out 2>&1 &
 	perf=$!
 	# the host's recorder as soon as perf has mapped its libraries: retried
-	# while it refuses (no process yet, or the probes' libraries not mapped)
+	# while it refuses (no process yet, or the probes' libraries not mapped).
+	# A recorder that has not said "profiling as host" may still be loading
+	# (seconds under TCG): it is waited for until it says so or exits, never
+	# with a bare `wait`, which would wait for one that records until Ctrl-C
+	# (the scenario then hung, silent, until the runner's watchdog).
 	rh=
 	for _ in $(seq 600); do
 		ntprof record -r host -t $T --spdk-host $B/spdk_nvme_perf -s 1 --offline -o $TB_OUT/host.ntp > $TB_OUT/h.txt 2>&1 &
 		rh=$!
-		for _ in $(seq 20); do grep -q 'profiling as host' $TB_OUT/h.txt && break; kill -0 $rh 2>/dev/null || break; sleep 0.1; done
-		grep -q 'profiling as host' $TB_OUT/h.txt && break
+		tb_wait_file $TB_OUT/h.txt 'profiling as host' 180 $rh && break
+		if kill -0 $rh 2>/dev/null; then
+			tb_log "host recorder $rh neither started nor refused in 180 s: $(cat /proc/$rh/wchan 2>/dev/null); $(tr '\n' ' ' < $TB_OUT/h.txt)"
+			stuck="$stuck $rh"
+			kill -9 $rh
+		fi
 		wait $rh
 		rh=
 		kill -0 $perf 2>/dev/null || break
