@@ -144,14 +144,14 @@ int ntp_fentry_selftest(char *why, size_t len)
 	}
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
-	bpf_program__set_autoload(skel->progs.ntp_s_sendmsg_fe, true);
+	bpf_program__set_autoload(skel->progs.fentry_selftest, true);
 	err = ntprof_bpf__load(skel);
 	if (err) {
 		snprintf(why, len, "a test fentry program on tcp_sendmsg does not load: %s", strerror(-err));
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
-	l = bpf_program__attach(skel->progs.ntp_s_sendmsg_fe);
+	l = bpf_program__attach(skel->progs.fentry_selftest);
 	if (!l) {
 		err = -errno;
 		snprintf(why, len, "a test fentry program on tcp_sendmsg does not attach: %s", strerror(-err));

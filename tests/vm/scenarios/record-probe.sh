@@ -1,7 +1,7 @@
 # record-probe: `ntprof probe -r both -t tcp` on the guest's kernel: every
 # required hook present in the flavour it picked, a real load and attach
 # ("load: ok"), exit 0; and nothing of it left attached afterwards. Before the
-# NVMe/TCP modules are loaded it must fail naming them.
+# NVMe/TCP modules are loaded it must fail naming them, and still find fentry.
 # tb-timeout: 150
 . /tb/ntprof-checks.sh
 if [ ! -d /sys/module/nvmet_tcp ]; then
@@ -9,6 +9,10 @@ if [ ! -d /sys/module/nvmet_tcp ]; then
 	rc=$?
 	tb_check record-probe-missing "$rc != 0 && $(grep -c 'nvmet_tcp: not loaded' $TB_OUT/probe-nomod.txt) > 0" \
 		"before nvmet-tcp is loaded: exit $rc, $(tail -1 $TB_OUT/probe-nomod.txt)"
+	# whether fentry works is a fact of the kernel, not of the NVMe modules
+	# (an SPDK-only machine loads none of them)
+	tb_check record-probe-fentry-nomod "$(grep -c '^fentry: yes' $TB_OUT/probe-nomod.txt) == 1" \
+		"before the modules: $(grep -m1 '^fentry' $TB_OUT/probe-nomod.txt)"
 fi
 tb_setup_tcp || { tb_result record-probe FAIL "NVMe/TCP setup failed"; exit 0; }
 ntprof probe -r both -t tcp > $TB_OUT/probe.txt 2>&1
