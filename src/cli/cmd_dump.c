@@ -288,14 +288,15 @@ static inline char *put_text(char *p, struct text *t, int key, const char *(*nam
 	return p + t->len;
 }
 
-/* v < 2^32 as put_u64 writes it, from the cache when it is the last value. */
-static inline __attribute__((always_inline)) char *put_num(char *p, struct num *c, uint32_t v)
+/* v < 2^32 as put_u64 (or, hex, as put_hex) writes it, from the cache when
+ * it is the last value; hex is a constant at every call, folded away. */
+static inline __attribute__((always_inline)) char *put_cached(char *p, struct num *c, uint32_t v, bool hex)
 {
 	if (!c->set || c->v != v) {
 		char tmp[32];
 
-		_Static_assert(sizeof(c->s) >= 10, "a u32's digits fit");
-		c->len = (unsigned)(put_u64(tmp, v) - tmp);
+		_Static_assert(sizeof(c->s) >= 10, "a u32's digits, or 0x and its hex digits, fit");
+		c->len = (unsigned)((hex ? put_hex(tmp, v) : put_u64(tmp, v)) - tmp);
 		memcpy(c->s, tmp, sizeof(c->s));
 		c->v = v;
 		c->set = 1;
@@ -304,20 +305,14 @@ static inline __attribute__((always_inline)) char *put_num(char *p, struct num *
 	return p + c->len;
 }
 
-/* As put_hex, from the cache when v is the last value. */
+static inline __attribute__((always_inline)) char *put_num(char *p, struct num *c, uint32_t v)
+{
+	return put_cached(p, c, v, false);
+}
+
 static inline __attribute__((always_inline)) char *put_hex_num(char *p, struct num *c, uint32_t v)
 {
-	if (!c->set || c->v != v) {
-		char tmp[32];
-
-		_Static_assert(sizeof(c->s) >= 10, "0x and a u32's hex digits fit");
-		c->len = (unsigned)(put_hex(tmp, v) - tmp);
-		memcpy(c->s, tmp, sizeof(c->s));
-		c->v = v;
-		c->set = 1;
-	}
-	memcpy(p, c->s, sizeof(c->s));
-	return p + c->len;
+	return put_cached(p, c, v, true);
 }
 
 /* A timestamp: as put_u64, with the digits above the eighth from the cache. */
