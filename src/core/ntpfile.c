@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "ntpfile.h"
+#include "ntpfile_int.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error ".ntp files are little-endian; a big-endian port needs byte swapping here"
@@ -371,6 +372,7 @@ int ntp_writer_error(const struct ntp_writer *w)
 /* ================================ reader ================================ */
 
 #define READ_CHUNK (1u << 20)
+#define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
 
 struct ntp_reader {
 	char *path;
@@ -400,6 +402,17 @@ struct ntp_reader {
 	/* ntp_reader_next() cursor over the current block */
 	const struct ntp_record *cur;
 	size_t cur_n, cur_i;
+	uint64_t totals_gen;		/* bumped by each totals row set taken */
+	struct ntp_ahead *ahead;	/* blocks read by a second thread, or NULL */
+	/* read-ahead: windows moved past while the caller may still hold a
+	 * block in them, unmapped once it let go (ntpfile_ahead.c) */
+	struct retired {
+		uint8_t *map;
+		size_t len;
+		uint64_t seq;		/* blocks handed out before it was left */
+		int slot;		/* in the SIGBUS table, or -1 */
+	} retired[NTP_RETIRED_MAX];
+	size_t nretired;
 };
 
 /*
@@ -612,10 +625,60 @@ int ntp_reader_catch_sigbus(const char *prog)
 	return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
 }
 
+/* Unmaps the retired windows that no block the caller holds lies in
+ * (released: blocks it let go). */
+void ntp_reader_reap(struct ntp_reader *r, uint64_t released)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nretired; i++) {
+		struct retired *w = &r->retired[i];
+
+		if (w->seq <= released) {
+			map_slot_free(w->slot);
+			munmap(w->map, w->len);
+		} else {
+			r->retired[k++] = *w;
+		}
+	}
+	r->nretired = k;
+}
+
+/* With read-ahead the caller may still read the blocks handed out from this
+ * window: it is kept (and still recognised by the SIGBUS handler) until
+ * they are let go. */
+static void retire_window(struct ntp_reader *r)
+{
+	struct retired *w;
+
+	if (r->nretired == NTP_RETIRED_MAX)
+		ntp_reader_reap(r, ntp_ahead_wait_released(r->ahead, r->retired[0].seq));
+	w = &r->retired[r->nretired++];
+	w->map = r->map;
+	w->len = r->map_len;
+	w->seq = ntp_ahead_published(r->ahead);
+	w->slot = map_slot_take(r->path);
+	map_slot_set(w->slot, w->map, w->len);
+	map_slot_set(r->map_slot, NULL, 0);
+	r->map = NULL;
+	r->map_len = 0;
+}
+
+int ntp_reader_block_in_map(const struct ntp_reader *r, const struct ntp_record *recs)
+{
+	const uint8_t *p = (const uint8_t *)recs;
+
+	return r->map && p >= r->map && p < r->map + r->map_len;
+}
+
 static void unmap_window(struct ntp_reader *r)
 {
 	if (!r->map)
 		return;
+	if (r->ahead) {
+		retire_window(r);
+		return;
+	}
 	map_slot_set(r->map_slot, NULL, 0);
 	munmap(r->map, r->map_len);
 	r->map = NULL;
@@ -932,10 +995,25 @@ struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *
 
 const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r) { return &r->info; }
 const char *ntp_reader_path(const struct ntp_reader *r) { return r->path; }
-const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r) { return &r->st; }
+const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r)
+{
+	return r->ahead ? ntp_ahead_stats(r->ahead) : &r->st;
+}
+
+const struct ntp_read_stats *ntp_reader_stats_direct(const struct ntp_reader *r) { return &r->st; }
 
 const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns)
 {
+	if (r->ahead)
+		return ntp_ahead_totals(r->ahead, n, as_of_mono_ns);
+	return ntp_reader_totals_direct(r, n, as_of_mono_ns, NULL);
+}
+
+const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, size_t *n,
+						 uint64_t *as_of_mono_ns, uint64_t *gen)
+{
+	if (gen)
+		*gen = r->totals_gen;
 	if (n)
 		*n = r->ntotals;
 	if (as_of_mono_ns)
@@ -1091,12 +1169,20 @@ static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uin
 	}
 	r->ntotals = count;
 	r->totals_as_of = as_of;
+	r->totals_gen++;
 	if (as_of > r->st.end_mono_ns)
 		r->st.end_mono_ns = as_of;
 	return 0;
 }
 
 int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
+{
+	if (r->ahead)
+		return ntp_ahead_block(r->ahead, recs, n);
+	return ntp_reader_block_direct(r, recs, n);
+}
+
+int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
 {
 	while (!r->done) {
 		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
@@ -1195,6 +1281,20 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 	return 0;
 }
 
+int ntp_reader_read_ahead(struct ntp_reader *r)
+{
+	if (r->ahead)
+		return 0;
+	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
+		return 1;	/* memory needs no reading; a block already handed out */
+	r->ahead = ntp_ahead_new(r);
+	if (r->ahead && ntp_ahead_start(r->ahead)) {
+		ntp_ahead_free(r->ahead);
+		r->ahead = NULL;
+	}
+	return r->ahead ? 0 : 1;
+}
+
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
 {
 	if (r->cur_i == r->cur_n) {
@@ -1210,6 +1310,9 @@ void ntp_reader_close(struct ntp_reader *r)
 {
 	if (!r)
 		return;
+	ntp_ahead_free(r->ahead);	/* the thread stops before its window goes */
+	r->ahead = NULL;
+	ntp_reader_reap(r, UINT64_MAX);
 	unmap_window(r);
 	map_slot_free(r->map_slot);
 	if (r->mapped)

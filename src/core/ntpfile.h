@@ -148,6 +148,22 @@ struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *
  */
 int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n);
 
+/*
+ * Extension (perf): a second thread reads, maps and CRC-checks the blocks
+ * while the caller works on the previous ones (docs/performance.md). Blocks,
+ * stats and totals come out exactly as without it, in the same order, each
+ * as of the block last handed out. Call before reading any block: 0 started,
+ * 1 not (a memory source, a block already read, no thread); the reader
+ * works on either way. The thread ends in ntp_reader_close().
+ */
+int ntp_reader_read_ahead(struct ntp_reader *r);
+/* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
+ * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
+ * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */
+#define NTP_AHEAD_FILES 4
+#define NTP_AHEAD_SLOTS 8
+int ntp_read_ahead_wanted(size_t nfiles);
+
 /* ---- on-disk constants (docs/ntp-format.md) ---- */
 #define NTP_FILE_MAGIC		"NTPROF\x89\n"	/* 8 bytes */
 #define NTP_HEADER_LEN		256		/* the header without a host queue table, CRC included */

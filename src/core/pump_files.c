@@ -135,6 +135,11 @@ struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t
 	}
 	if (ntp_join_check(f->in, n, &f->cfg, err, errlen))
 		goto fail;
+	/* blocks read and checked by a second thread, before the merge takes the
+	 * first of each file (ntpfile.h) */
+	if (ntp_read_ahead_wanted(n))
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_ahead(f->r[i]);
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
 	if (!adj) {
