@@ -115,9 +115,12 @@ struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen
 struct ntp_reader_opts {
 	int no_mmap;			/* read with read() even a regular file */
 	size_t map_window;		/* bytes per mmap window; 0: NTP_MAP_WINDOW shared by
-					 * the readers open at once (at least 1 MiB each) */
+					 * the readers open at once (at least 1 MiB each);
+					 * also the first read buffer after mmap (tests) */
 	uint64_t map_fail_from;		/* tests: windows from this offset on fail to map,
 					 * so the switch to read() is exercised; 0: never */
+	int ahead_map;			/* read-ahead maps windows too, instead of read()
+					 * (tests, measurements; NTPROF_AHEAD_MMAP=1) */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,

@@ -81,7 +81,7 @@ static void produce(struct ntp_ahead *a, struct slot *s)
 	s->n = 0;
 	s->st = *ntp_reader_stats_direct(a->r);
 	if (s->more) {
-		if (ntp_reader_block_in_map(a->r, recs)) {
+		if (ntp_reader_block_kept(a->r, recs)) {
 			s->recs = recs;	/* the window stays until the caller lets go */
 			s->n = n;
 		} else if (grow((void **)&s->buf, &s->cap, n, sizeof(*recs))) {

@@ -15,9 +15,10 @@ const struct ntp_read_stats *ntp_reader_stats_direct(const struct ntp_reader *r)
 const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, size_t *n,
 						 uint64_t *as_of_mono_ns, uint64_t *gen);
 
-/* Whether recs lies in the reader's current window (else in a buffer the
- * next block reuses). */
-int ntp_reader_block_in_map(const struct ntp_reader *r, const struct ntp_record *recs);
+/* Whether recs stays where it is until the caller lets go (in the current
+ * window, or in the read buffer, which read-ahead retires rather than
+ * reuses), else a copy is needed (a buffer the next block reuses). */
+int ntp_reader_block_kept(const struct ntp_reader *r, const struct ntp_record *recs);
 /* Unmaps the windows left behind whose blocks the caller let go. */
 void ntp_reader_reap(struct ntp_reader *r, uint64_t released);
 

@@ -1023,6 +1023,7 @@ static void truncated_under_reader(int ahead)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct ntp_reader_opts o = { .ahead_map = 1 };	/* read-ahead through windows */
 		const struct ntp_record *recs;
 		struct ntp_reader *r;
 		size_t k;
@@ -1031,7 +1032,7 @@ static void truncated_under_reader(int ahead)
 		close(pipefd[0]);
 		if (ntp_reader_catch_sigbus("test_ntpfile"))
 			_exit(3);
-		r = ntp_reader_open(path, err, sizeof(err));	/* one window holds the file */
+		r = ntp_reader_open_opts(path, &o, err, sizeof(err));	/* one window holds the file */
 		if (!r)
 			_exit(4);
 		if (truncate(path, 4096))
@@ -1109,15 +1110,16 @@ static void block_log(struct ntp_reader *r, int ahead, int pause, char *log, siz
 
 /* With read-ahead, block by block, the caller sees what it sees without:
  * the same records, stats and totals after each block, whatever the source
- * (one window, one-page windows that the thread leaves behind while the
- * caller still reads in them, read(), mmap failing midway), for a whole,
+ * (read() into buffers the thread leaves behind while the caller still reads
+ * in them; one window, one-page windows, mmap failing midway), for a whole,
  * cut or damaged file; and a reader closed early stops its thread. */
 static void test_read_ahead_matches(void **state)
 {
 	static char want[1 << 16], got[1 << 16];
 	struct ntp_reader_opts opts[] = {
-		{ 0 }, { .map_window = 1 }, { .no_mmap = 1 },
-		{ .map_window = 1, .map_fail_from = 3 * 4096 + 100 },
+		{ 0 }, { .no_mmap = 1 }, { .map_window = 1 }, { .ahead_map = 1 },
+		{ .map_window = 1, .ahead_map = 1 },
+		{ .map_window = 1, .map_fail_from = 3 * 4096 + 100, .ahead_map = 1 },
 	};
 	char path[256], cut[256], err[256];
 	size_t len, tried = 0;
