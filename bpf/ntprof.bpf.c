@@ -114,9 +114,11 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	if (!picked && !exact_queues)
 		return 0;
 
-	r = scratch_record();
-	if (!r)
+	r = cmd_claim(&host_cmds, key);
+	if (!r) {
+		stat_inc(NTP_STAT_TABLE_FULL);
 		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	nreq = (void *)rq + bpf_core_type_size(struct request);
 	r->side = NTP_SIDE_HOST;
@@ -144,8 +146,6 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	if (start && start <= now)
 		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
 	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
-	if (bpf_map_update_elem(&host_cmds, &key, r, BPF_ANY))
-		stat_inc(NTP_STAT_TABLE_FULL);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ int BPF_PROG(ntp_h_setup_rt, struct request *rq, struct nvme_command___ntp *cmd)
 static __always_inline int host_stamp(struct request *rq, int slot)
 {
 	__u64 key = (__u64)rq;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	if (r)
 		set_ts_once(r, slot, bpf_ktime_get_ns());
@@ -214,7 +214,7 @@ static __always_inline void send_settle(struct ntp_record *r, int slot)
 static __always_inline int host_blk_complete(struct request *rq)
 {
 	__u64 key = (__u64)rq;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	if (!r)
 		return 0;
@@ -312,7 +312,7 @@ static __always_inline struct ntp_record *host_send_record(__u64 queue, int *sta
 	if (!req)
 		return NULL;
 	key = rq_of_tcp_req(req);
-	r = bpf_map_lookup_elem(&host_cmds, &key);
+	r = cmd_find(&host_cmds, key);
 	if (r)
 		*state = BPF_CORE_READ(req, state);
 	return r;
@@ -337,25 +337,60 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 	/* DATA without an R2T is in-capsule data: part of the command capsule */
 }
 
+/* The slot a socket send of the host's queue stamps on r: the PDU it is at
+ * (req->state); -1: none. In-capsule data without an R2T is part of the
+ * command capsule. */
+static __always_inline int host_send_slot(struct ntp_record *r, int state)
+{
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
+		return NTP_TS_H_CMD_SENT;
+	if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+	    has_ts(r, NTP_TS_H_R2T_DRV))
+		return NTP_TS_H_DATA_SENT;
+	return -1;
+}
+
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
  * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
- * it: the retry is the send. */
-static __always_inline void host_send_pending(__u64 queue, __u64 now)
+ * it: the retry is the send. The clock is read only for a sampled command. */
+static __always_inline void host_send_pending(__u64 queue)
 {
 	struct ntp_record *r;
-	int state = 0;
+	int state = 0, slot;
 
 	r = host_send_record(queue, &state);
 	if (!r)
 		return;
-	if (state == NTP_NVME_TCP_SEND_CMD_PDU) {
-		if (!has_ts(r, NTP_TS_H_CMD_SENT))
-			r->ts[NTP_TS_H_CMD_SENT] = now;
-	} else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
-		   has_ts(r, NTP_TS_H_R2T_DRV)) {
-		if (!has_ts(r, NTP_TS_H_DATA_SENT))
-			r->ts[NTP_TS_H_DATA_SENT] = now;
-	}
+	slot = host_send_slot(r, state);
+	if (slot == NTP_TS_H_CMD_SENT && !has_ts(r, slot))
+		r->ts[NTP_TS_H_CMD_SENT] = bpf_ktime_get_ns();
+	else if (slot == NTP_TS_H_DATA_SENT && !has_ts(r, slot))
+		r->ts[NTP_TS_H_DATA_SENT] = bpf_ktime_get_ns();
+}
+
+/* The exit of that send (fentry flavour, a host socket: host_sock()): the
+ * entry's time, still in the slot, becomes valid if the call accepted bytes;
+ * a call that did not put nothing on the wire, and its time goes. A slot
+ * without a time is a newer command's on the same request (the old one
+ * completed during the call, send_settle): not stamped, as a send older than
+ * the command's submission is never its own. */
+static __always_inline void host_send_done(__u64 queue, long ret)
+{
+	struct ntp_record *r;
+	int state = 0, slot;
+
+	r = host_send_record(queue, &state);
+	if (!r)
+		return;
+	slot = host_send_slot(r, state);
+	if (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)
+		return;
+	if (has_ts(r, slot))
+		return;
+	if (ret <= 0 || r->ts[slot] < r->ts[NTP_TS_H_DRV_SUBMIT])
+		r->ts[slot] = 0;
+	else if (r->ts[slot])
+		r->ts_valid |= 1u << slot;
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
@@ -451,7 +486,7 @@ static __always_inline __u64 host_rx_arrival(__u64 now)
 static __always_inline int host_cqe(struct request *rq)
 {
 	__u64 key = (__u64)rq, now, arrive;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	/* every blk-mq driver's completions come here: one lookup, nothing else */
 	if (!r || has_ts(r, NTP_TS_H_RSP_DRV))
@@ -481,7 +516,7 @@ int BPF_KPROBE(ntp_h_cqe_kp, struct request *rq)
  * calls it again for follow-on PDUs, which the has_ts check ignores. */
 static __always_inline int host_r2t(__u64 key)
 {
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 	__u64 now, arrive;
 
 	if (!r || has_ts(r, NTP_TS_H_R2T_DRV))
@@ -659,9 +694,11 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
-	r = scratch_record();
-	if (!r)
+	r = cmd_claim(&target_cmds, key);
+	if (!r) {
+		stat_inc(NTP_STAT_TABLE_FULL);
 		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	r->side = NTP_SIDE_TARGET;
 	r->transport = ntp_transport;
@@ -694,8 +731,6 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		 * queue's worker spent in a storage submission (a duration) */
 		set_ts(r, NTP_TS_T_BP_RECV, bp_clamp(ntp_bp_read(bp_key, now) - bp_arrive, now - arrive));
 	}
-	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
-		stat_inc(NTP_STAT_TABLE_FULL);
 	return 0;
 }
 
@@ -738,7 +773,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : target_sk(c);
 		c->bp_slept = 0;
 	}
-	r = bpf_map_lookup_elem(&target_cmds, &key);
+	r = cmd_find(&target_cmds, key);
 	if (!r)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -874,20 +909,20 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 	int io;
 
 	io = io_of(BPF_CORE_READ(req, cmd, common.opcode));
-	r = bpf_map_lookup_elem(&target_cmds, &key);
+	r = cmd_find(&target_cmds, key);
 	if (!io_wanted(io) || !BPF_CORE_READ(req, sq, qid))
 		return 0;
 	len = BPF_CORE_READ(req, transfer_len);
 	if (!size_wanted(len)) {
 		if (r)
-			bpf_map_delete_elem(&target_cmds, &key);
+			cmd_del(&target_cmds, key);
 		return 0;
 	}
 	target_dev(req, dev);
 	/* another namespace than the session's: neither counted nor recorded */
 	if (!tdev_wanted(dev)) {
 		if (r)
-			bpf_map_delete_elem(&target_cmds, &key);
+			cmd_del(&target_cmds, key);
 		return 0;
 	}
 	count_group(NTP_SIDE_TARGET, io, len, dev);
@@ -929,7 +964,7 @@ int BPF_PROG(ntp_t_done_rt, struct nvmet_req___ntp *req)
 static __always_inline int target_queue_response(struct nvmet_req___ntp *req)
 {
 	__u64 key = (__u64)req;
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (r && has_ts(r, NTP_TS_T_STORAGE_DONE))
 		set_ts_once(r, NTP_TS_T_RSP_QUEUED, bpf_ktime_get_ns());
@@ -962,7 +997,7 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
 	if (!cmd)
 		return;
 	key = (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
-	r = bpf_map_lookup_elem(&target_cmds, &key);
+	r = cmd_find(&target_cmds, key);
 	if (!r)
 		return;
 	state = BPF_CORE_READ(cmd, state);
@@ -999,7 +1034,7 @@ static __always_inline int sock_send_enter(__u64 ud)
 		return 0;
 	c->send_ns = bpf_ktime_get_ns();
 	if (c->side == NTP_SIDE_HOST)
-		host_send_pending(c->queue, c->send_ns);
+		host_send_pending(c->queue);
 	return 0;
 }
 
@@ -1041,22 +1076,57 @@ static __always_inline __u64 sk_queue(struct sock *sk)
 	return sk ? (__u64)sk->sk_user_data & NTP_SK_USER_DATA_PTRMASK : 0;
 }
 
+/* A host queue's socket (fentry flavour, host_sk_ready known): its callback
+ * is the host driver's. Then entry and exit find the request from the queue
+ * in sk_user_data, without a per-thread context (the host sends only from
+ * nvme_tcp_try_send, which sets queue->request before its socket sends and
+ * clears it after). Any other socket with sk_user_data is taken to be a
+ * target's, inside nvmet_tcp_io_work (its per-thread context). */
+static __always_inline bool host_sock(struct sock *sk)
+{
+	return host_sk_ready && (__u64)sk->sk_data_ready == host_sk_ready;
+}
+
+static __always_inline int sock_enter_fe(struct sock *sk)
+{
+	__u64 q = sk_queue(sk);
+
+	if (!q)
+		return 0;
+	if (host_sock(sk)) {
+		host_send_pending(q);
+		return 0;
+	}
+	return sock_send_enter(q);
+}
+
+static __always_inline int sock_exit_fe(struct sock *sk, long ret)
+{
+	__u64 q = sk_queue(sk);
+
+	if (!q)
+		return 0;
+	if (host_sock(sk)) {
+		host_send_done(q, ret);
+		return 0;
+	}
+	return sock_send_exit(ret);
+}
+
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
  * send as pages with kernel_sendmsg -> tcp_sendmsg; from 6.5 on everything
  * goes through tcp_sendmsg (MSG_SPLICE_PAGES) and tcp_sendpage is gone. */
 SEC("fentry/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fe, struct sock *sk)
 {
-	__u64 q = sk_queue(sk);
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_fe(sk);
 }
 
 SEC("fexit/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, size_t size, int flags,
 	     int ret)
 {
-	return sk_queue(sk) ? sock_send_exit(ret) : 0;
+	return sock_exit_fe(sk, ret);
 }
 
 SEC("kprobe/tcp_sendpage")
@@ -1076,15 +1146,13 @@ int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
 SEC("fentry/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fe, struct sock *sk)
 {
-	__u64 q = sk_queue(sk);
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_fe(sk);
 }
 
 SEC("fexit/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size, int ret)
 {
-	return sk_queue(sk) ? sock_send_exit(ret) : 0;
+	return sock_exit_fe(sk, ret);
 }
 
 SEC("kprobe/tcp_sendmsg")
