@@ -54,24 +54,59 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* ================================ host ================================ */
 
-static __always_inline struct gendisk *rq_disk(struct request *rq)
+static __always_inline struct gendisk *rq_disk(struct request *rq, bool btf)
 {
 	struct request___old *old = (void *)rq;
 
 	if (bpf_core_field_exists(old->rq_disk))
-		return BPF_CORE_READ(old, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
+		return NTP_RD(btf, old, rq_disk);
+	return NTP_RD2(btf, rq, q, disk);
 }
+
+/* Per CPU, the last disk a host command ran on and its name (host_dev). */
+struct ntp_dev_cache {
+	__u64 disk;		/* struct gendisk * */
+	__u64 diskseq;
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_dev_cache);
+} host_dev_cache SEC(".maps");
 
 /* The disk the request runs on. With native multipath that is the hidden
  * path nvme<S>c<C>n<N>; user space names the group by its head nvme<S>n<N>
  * (a loop here multiplies the verifier's work under TCG). */
-static __always_inline void host_dev(struct request *rq, char *out)
+static __always_inline void host_dev(struct request *rq, char *out, bool btf)
 {
-	struct gendisk *disk = rq_disk(rq);
+	struct gendisk *disk = rq_disk(rq, btf);
+	struct ntp_dev_cache *c = NULL;
+	__u32 zero = 0;
+	__u64 seq = 0;
 
-	if (disk)
-		BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
+	if (!disk)
+		return;
+	/* The name of the disk this CPU saw last, while it is the same disk:
+	 * the same address and the same diskseq (5.15+: a number per disk
+	 * allocation, never reused), so a disk freed and another made at its
+	 * address under another name is read again. Without diskseq, read. */
+	if (bpf_core_field_exists(disk->diskseq)) {
+		seq = NTP_RD(btf, disk, diskseq);
+		c = bpf_map_lookup_elem(&host_dev_cache, &zero);
+		if (c && c->disk == (__u64)disk && c->diskseq == seq) {
+			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
+			return;
+		}
+	}
+	BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
+	if (c) {
+		c->disk = (__u64)disk;
+		c->diskseq = seq;
+		__builtin_memcpy(c->name, out, NTP_DEV_LEN);
+	}
 }
 
 static __always_inline __u64 rq_of_tcp_req(void *req)
@@ -80,7 +115,8 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 	return (__u64)req - bpf_core_type_size(struct request);
 }
 
-static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd)
+/* btf: a tp_btf program (typed pointers: plain loads, NTP_RD) */
+static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd, bool btf)
 {
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
 	char *dev = (char *)devw;
@@ -92,24 +128,24 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u32 len;
 	int io, picked;
 
-	io = io_of(BPF_CORE_READ(cmd, common.opcode));
-	if (!BPF_CORE_READ(rq, q, queuedata))	/* admin and fabrics commands */
+	io = io_of(NTP_RD(btf, cmd, common.opcode));
+	if (!NTP_RD2(btf, rq, q, queuedata))	/* admin and fabrics commands */
 		return 0;
 	/* whatever happens next, a stale record on this request must not absorb it */
 	close_missed(&host_cmds, key, NTP_STAT_MISSED_HOST);
 	if (!io_wanted(io))
 		return 0;
-	len = BPF_CORE_READ(rq, __data_len);
+	len = NTP_RD(btf, rq, __data_len);
 	if (!size_wanted(len))
 		return 0;
-	host_dev(rq, dev);
+	host_dev(rq, dev, btf);
 	if (!dev_wanted(dev))
 		return 0;
 	count_group(NTP_SIDE_HOST, io, len, dev);
 
-	cid = BPF_CORE_READ(cmd, common.command_id);
-	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb = BPF_CORE_READ(cmd, rw.length);
+	cid = NTP_RD(btf, cmd, common.command_id);
+	slba = NTP_RD(btf, cmd, rw.slba);
+	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
@@ -156,13 +192,13 @@ int BPF_PROG(ntp_h_setup_tb, struct request *rq, struct nvme_command___ntp *cmd)
 	 * pointer arithmetic (CO-RE field offsets) before a NULL check */
 	if (!rq || !cmd)
 		return 0;
-	return host_setup_cmd(rq, cmd);
+	return host_setup_cmd(rq, cmd, true);
 }
 
 SEC("raw_tp/nvme_setup_cmd")
 int BPF_PROG(ntp_h_setup_rt, struct request *rq, struct nvme_command___ntp *cmd)
 {
-	return host_setup_cmd(rq, cmd);
+	return host_setup_cmd(rq, cmd, false);
 }
 
 static __always_inline int host_stamp(struct request *rq, int slot)
@@ -669,7 +705,8 @@ static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 /* nvmet_req_init fires in nvmet_tcp_done_recv_pdu (inlined into
  * nvmet_tcp_try_recv_pdu, inside io_work) once the command PDU's header is
  * read: the socket's copied_seq is just past the capsule. */
-static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
+/* btf: a tp_btf program (NTP_RD) */
+static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd, bool btf)
 {
 	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
 	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
@@ -684,13 +721,13 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
 		return 0;
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
-	opcode = BPF_CORE_READ(cmd, common.opcode);
-	sq = BPF_CORE_READ(req, sq);
-	if (!io_wanted(io_of(opcode)) || !BPF_CORE_READ(sq, qid))
+	opcode = NTP_RD(btf, cmd, common.opcode);
+	sq = NTP_RD(btf, req, sq);
+	if (!io_wanted(io_of(opcode)) || !NTP_RD(btf, sq, qid))
 		return 0;
-	cid = BPF_CORE_READ(cmd, common.command_id);
-	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb = BPF_CORE_READ(cmd, rw.length);
+	cid = NTP_RD(btf, cmd, common.command_id);
+	slba = NTP_RD(btf, cmd, rw.slba);
+	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
@@ -739,13 +776,13 @@ int BPF_PROG(ntp_t_init_tb, struct nvmet_req___ntp *req, struct nvme_command___n
 {
 	if (!req || !cmd)
 		return 0;
-	return target_req_init(req, cmd);
+	return target_req_init(req, cmd, true);
 }
 
 SEC("raw_tp/nvmet_req_init")
 int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
-	return target_req_init(req, cmd);
+	return target_req_init(req, cmd, false);
 }
 
 /* Submission to the backing block device (req->execute for a bdev
@@ -882,10 +919,10 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
  * NTP_DEV_LEN - 1 characters. One read of the path (every command comes
  * here), then a copy from the stack: constant offsets only, which the
  * verifier takes without a loop. */
-static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
+static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf)
 {
 	char path[NTP_DEV_LEN + 5] = {};
-	const char *p = BPF_CORE_READ(req, ns, device_path);
+	const char *p = NTP_RD2(btf, req, ns, device_path);
 
 	if (!p)
 		return;
@@ -899,7 +936,8 @@ static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
 
 /* Storage done (__nvmet_req_complete, before ->queue_response). Every
  * command is counted here, where its namespace and length are known. */
-static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
+/* btf: a tp_btf program (NTP_RD) */
+static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool btf)
 {
 	__u64 key = (__u64)req, now;
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for tdev_wanted() */
@@ -908,17 +946,17 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 	__u32 len;
 	int io;
 
-	io = io_of(BPF_CORE_READ(req, cmd, common.opcode));
+	io = io_of(NTP_RD2(btf, req, cmd, common.opcode));
 	r = cmd_find(&target_cmds, key);
-	if (!io_wanted(io) || !BPF_CORE_READ(req, sq, qid))
+	if (!io_wanted(io) || !NTP_RD2(btf, req, sq, qid))
 		return 0;
-	len = BPF_CORE_READ(req, transfer_len);
+	len = NTP_RD(btf, req, transfer_len);
 	if (!size_wanted(len)) {
 		if (r)
 			cmd_del(&target_cmds, key);
 		return 0;
 	}
-	target_dev(req, dev);
+	target_dev(req, dev, btf);
 	/* another namespace than the session's: neither counted nor recorded */
 	if (!tdev_wanted(dev)) {
 		if (r)
@@ -950,13 +988,13 @@ int BPF_PROG(ntp_t_done_tb, struct nvmet_req___ntp *req)
 {
 	if (!req)
 		return 0;
-	return target_req_complete(req);
+	return target_req_complete(req, true);
 }
 
 SEC("raw_tp/nvmet_req_complete")
 int BPF_PROG(ntp_t_done_rt, struct nvmet_req___ntp *req)
 {
-	return target_req_complete(req);
+	return target_req_complete(req, false);
 }
 
 /* ->queue_response also queues the R2T of a write before storage: only the
@@ -986,20 +1024,32 @@ int BPF_KPROBE(ntp_t_qresp_kp, struct nvmet_req___ntp *req)
 /* A socket send inside the target's io_work: queue->snd_cmd is the command
  * being sent, cmd->state the PDU. The response's send is where the command
  * leaves the target: the record goes out. */
-static __always_inline void target_sock_send(__u64 queue, __u64 now)
+/* The record of the command the target queue is sending (queue->snd_cmd),
+ * NULL: none, or not sampled; its nvmet_tcp_cmd in *cmdp (may be NULL). */
+static __always_inline struct ntp_record *target_send_record(__u64 queue, struct nvmet_tcp_cmd___ntp **cmdp)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)queue;
 	struct nvmet_tcp_cmd___ntp *cmd = BPF_CORE_READ(q, snd_cmd);
+
+	if (!cmd)
+		return NULL;
+	if (cmdp)
+		*cmdp = cmd;
+	return cmd_find(&target_cmds, (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req));
+}
+
+static __always_inline void target_sock_send(__u64 queue, __u64 now)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+	struct nvmet_tcp_cmd___ntp *cmd = NULL;
 	struct ntp_record *r;
 	__u64 key;
 	int state;
 
-	if (!cmd)
+	r = target_send_record(queue, &cmd);
+	if (!r || !cmd)
 		return;
 	key = (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
-	r = cmd_find(&target_cmds, key);
-	if (!r)
-		return;
 	state = BPF_CORE_READ(cmd, state);
 	if (state == NTP_NVMET_TCP_SEND_R2T) {
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
@@ -1032,9 +1082,14 @@ static __always_inline int sock_send_enter(__u64 ud)
 	 * from inside io_work is not the PDU's */
 	if (!c || !c->queue || (ud && ud != c->queue))
 		return 0;
+	/* the target: the clock only for a sampled command's PDU; an exit
+	 * without a time does nothing */
+	if (c->side == NTP_SIDE_TARGET) {
+		c->send_ns = target_send_record(c->queue, NULL) ? bpf_ktime_get_ns() : 0;
+		return 0;
+	}
 	c->send_ns = bpf_ktime_get_ns();
-	if (c->side == NTP_SIDE_HOST)
-		host_send_pending(c->queue);
+	host_send_pending(c->queue);
 	return 0;
 }
 

@@ -265,6 +265,14 @@ static const struct ntp_arrivals arrivals_zero = {};
 
 /* ---- helpers ---- */
 
+/* A field read: a plain load through the BTF pointer a tp_btf or fentry
+ * program has (the verifier makes it a load that cannot fault: no helper
+ * call), else bpf_probe_read_kernel (raw_tp, kprobe: no typed pointers).
+ * btf is a constant of the inlined caller, so only one branch is compiled
+ * into each program. */
+#define NTP_RD(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
+#define NTP_RD2(btf, p, f, g) ((btf) ? (p)->f->g : BPF_CORE_READ(p, f, g))
+
 static __always_inline void stat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
