@@ -144,7 +144,9 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	count_group(NTP_SIDE_HOST, io, len, dev);
 
 	cid = NTP_RD(btf, cmd, common.command_id);
-	slba = NTP_RD(btf, cmd, rw.slba);
+	/* not NTP_RD: the verifier walks nvme_command's union by its first
+	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
+	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
@@ -726,7 +728,9 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	if (!io_wanted(io_of(opcode)) || !NTP_RD(btf, sq, qid))
 		return 0;
 	cid = NTP_RD(btf, cmd, common.command_id);
-	slba = NTP_RD(btf, cmd, rw.slba);
+	/* not NTP_RD: the verifier walks nvme_command's union by its first
+	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
+	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)

@@ -134,10 +134,27 @@ struct {
 	__type(value, struct ntp_cmd_slot);
 } target_cmds SEC(".maps");
 
+/* The low 32 bits of a key as a plain number. A key taken from a typed
+ * argument (tp_btf, fentry) is a pointer to the verifier, which allows no
+ * multiplication of one ("math between ptr_ pointer and ... is not
+ * allowed"); a 32-bit move of it is a number to a privileged program (the
+ * verifier's is_pointer_value is false with allow_ptr_leaks). Written in
+ * assembly: clang would clear the high half with shifts, which the verifier
+ * refuses on a pointer too. Only the set comes from it: a slot holds and
+ * compares the whole key. */
+static __always_inline __u64 key_lo32(__u64 key)
+{
+	register __u64 in asm("r1") = key;
+	register __u64 out asm("r2");
+
+	asm volatile("w2 = w1" : "=r"(out) : "r"(in));
+	return out;
+}
+
 static __always_inline struct ntp_cmd_slot *cmd_slot(void *map, __u64 key, __u32 way)
 {
-	/* Fibonacci hashing: the top bits of key times 2^64 / golden ratio */
-	__u32 i = (__u32)((key * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
+	/* Fibonacci hashing: the top bits of the key times 2^64 / golden ratio */
+	__u32 i = (__u32)((key_lo32(key) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
 
 	return bpf_map_lookup_elem(map, &i);
 }
