@@ -26,7 +26,9 @@
 _Static_assert(NTP_SNAP_MAX_GROUPS < GROUP_SLOTS && NTP_SNAP_MAX_GROUPS < 255, "group numbers fit the table");
 
 struct acc {
-	uint64_t seen, sampled, fallback, incomplete, missed;
+	/* what every command touches first, in one cache line (64 groups'
+	 * accumulators share the first-level cache with the file's pages) */
+	uint64_t seen, sampled;
 	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
 	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
@@ -34,16 +36,18 @@ struct acc {
 	 * commands of the last presence masks not yet added in (acc_flush);
 	 * commands of one group have one or two masks, so a command counts
 	 * one run, not a counter per stage and component */
-	uint64_t st_n[NTP_STAGE_COUNT];
-	uint64_t c_n[NTP_COMP_COUNT];
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
+	uint64_t fallback, incomplete, missed;
+	uint64_t st_n[NTP_STAGE_COUNT];
+	uint64_t c_n[NTP_COMP_COUNT];
 	/* e2e, the stages and the components: sparse (hist.h), so a group
-	 * holds the chunks its latencies use, not two dozen dense histograms */
+	 * holds the chunks its latencies use, not two dozen dense histograms;
+	 * last (acc_reset) */
 	struct ntp_hset h;
 };
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
