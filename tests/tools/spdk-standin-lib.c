@@ -231,9 +231,11 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 		pause_ns(d->wait_ns);
 	}
 	NTPROF_STAMP(&r, NTP_SPDK_H_RSP_RECV);
-	NTPROF_STAMP(&r, NTP_SPDK_H_COMPLETE);
 	r.cntlid = c->cntlid;
 	r.len = c->len;
+	/* as SPDK's hosts over TCP and RDMA: COMPLETE where the application's
+	 * callback is called, the probe after the callback returned */
+	NTPROF_STAMP(&r, NTP_SPDK_H_COMPLETE);
 	if (rdma)
 		NTPROF_DONE(nvme_rdma_done, &r);
 	else
@@ -268,7 +270,7 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	pause_ns(d->storage_ns);
 	NTPROF_STAMP(&r, NTP_SPDK_T_DONE);
 	NTPROF_STAMP(&r, NTP_SPDK_T_RSP_QUEUED);
-	NTPROF_STAMP(&r, NTP_SPDK_T_RSP_SENT);
+	NTPROF_STAMP_AS(&r, NTP_SPDK_T_RSP_SENT, NTP_SPDK_T_RSP_QUEUED);
 	if (sock) {
 		/* SPDK writes queued PDUs at its socket group's next flush */
 		pause_ns(d->flush_ns);
