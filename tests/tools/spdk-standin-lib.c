@@ -221,8 +221,12 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 
 		r.lport = sock_lport;
 		r.rport = sock_rport;
+		/* SPDK writes the queued capsule at its next flush */
+		pause_ns(d->flush_ns);
+		if (io_all(sock_fd, buf, CAPSULE_LEN, 1))
+			return sampled;
 		/* the answer's first read: its PDU header is parsed at once */
-		if (io_all(sock_fd, buf, CAPSULE_LEN, 1) || io_all(sock_fd, buf, 24, 0))
+		if (io_all(sock_fd, buf, 24, 0))
 			return sampled;
 		NTPROF_STAMP(&r, NTP_SPDK_H_RSP_RECV);
 		if (io_all(sock_fd, buf + 24, ANSWER_LEN - 24, 0))
