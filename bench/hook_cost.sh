@@ -37,6 +37,7 @@ awk '
 function kv(line, key,   r) { r = ""; if (match(line, " " key "=[^ ]*")) { r = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) } return r }
 $2 == "hc-syscall" { sys = $0 }
 $2 ~ /-s[0-9]+$/ && $2 !~ /-lat-/ { s[++ns] = $0 }
+$2 ~ /-s[0-9]+-progs$/ { pp[++np] = $0 }
 $2 ~ /-observer$/ { obs[++no] = $0 }
 $2 ~ /-lat-s[0-9]+$/ { lat[++nl] = $0 }
 $1 == "bench-tcpstream" { st[$2] = $0 }
@@ -60,6 +61,47 @@ END {
 			printf "  %-22s %8s %8s %8s %8s\n", f[2], kv(l, "fe_empty_ns"), kv(l, "fx_empty_ns"), kv(l, "tp_empty_ns"), kv(l, "fe_lookup_ns")
 		}
 		printf "  (x empty: BPF ns / an empty fentry'"'"'s; lookups: ns beyond empty programs / one lookup'"'"'s; real ns: published dispatch per kind + lookups x a published lookup; share: BPF ns of the load'"'"'s mean)\n"
+		# a sampled command beyond an unsampled one: at -s N the BPF time
+		# per I/O is u + (d - u) / N, so d - u = (x1 - x1000) * 1000 / 999
+		for (i = 1; i <= ns; i++) {
+			l = s[i]; split(l, f, " "); nm = f[2]
+			if (nm !~ /-s1$/) continue
+			base = substr(nm, 1, length(nm) - 3)
+			for (j = 1; j <= ns; j++) {
+				m = s[j]; split(m, g, " ")
+				if (g[2] != base "-s1000") continue
+				if (!hdr++) printf "  BPF per sampled command beyond an unsampled one (-s 1 against -s 1000): TCG ns, x empty fentry, lookups, real ns\n"
+				printf "  %-22s %9.0f %8.1f %8.1f %9.0f\n", base, (kv(l, "bpf_ns_per_io") - kv(m, "bpf_ns_per_io")) * 1000 / 999,
+					(kv(l, "empty_units") - kv(m, "empty_units")) * 1000 / 999, (kv(l, "body_lookups") - kv(m, "body_lookups")) * 1000 / 999,
+					(kv(l, "real_ns_per_io") - kv(m, "real_ns_per_io")) * 1000 / 999
+			}
+		}
+		# each program: runs per I/O and its BPF time per I/O in runs of an
+		# empty fentry of the same phase, at each rate
+		for (i = 1; i <= np; i++) {
+			l = pp[i]; split(l, f, " "); ph = f[2]; sub(/-progs$/, "", ph)
+			efe = 0
+			for (j = 1; j <= ns; j++) { m = s[j]; split(m, g, " "); if (g[2] == ph) efe = kv(m, "fe_empty_ns") }
+			if (efe <= 0) continue
+			tr = ph; sub(/-s[0-9]+$/, "", tr); rate = substr(ph, length(tr) + 3)
+			if (!(tr in seen)) { seen[tr] = 1; trs[++ntr] = tr }
+			for (k = 3; k <= length(f); k++) {
+				split(f[k], a, "="); split(a[2], b, "/")
+				if (b[1] == 0) continue
+				key = tr SUBSEP a[1]
+				if (!(key in pr)) { pr[key] = 1; prl[tr] = prl[tr] " " a[1] }
+				runs[key] = b[1]; units[key, rate] = b[1] * b[2] / efe
+			}
+		}
+		for (t = 1; t <= ntr; t++) {
+			tr = trs[t]
+			printf "  %s, per program: runs per I/O; BPF time per I/O in empty-fentry runs at -s 1000, -s 100, -s 1\n", tr
+			n = split(prl[tr], names, " ")
+			for (k = 1; k <= n; k++) {
+				key = tr SUBSEP names[k]
+				printf "    %-20s %5.2f %7.1f %7.1f %7.1f\n", names[k], runs[key], units[key, 1000], units[key, 100], units[key, 1]
+			}
+		}
 	}
 	if (nl) {
 		printf "\nobserver: the load'"'"'s mean over the commands ntprof sampled against the rest, same run\n"

@@ -54,24 +54,59 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* ================================ host ================================ */
 
-static __always_inline struct gendisk *rq_disk(struct request *rq)
+static __always_inline struct gendisk *rq_disk(struct request *rq, bool btf)
 {
 	struct request___old *old = (void *)rq;
 
 	if (bpf_core_field_exists(old->rq_disk))
-		return BPF_CORE_READ(old, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
+		return NTP_RD(btf, old, rq_disk);
+	return NTP_RD2(btf, rq, q, disk);
 }
+
+/* Per CPU, the last disk a host command ran on and its name (host_dev). */
+struct ntp_dev_cache {
+	__u64 disk;		/* struct gendisk * */
+	__u64 diskseq;
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_dev_cache);
+} host_dev_cache SEC(".maps");
 
 /* The disk the request runs on. With native multipath that is the hidden
  * path nvme<S>c<C>n<N>; user space names the group by its head nvme<S>n<N>
  * (a loop here multiplies the verifier's work under TCG). */
-static __always_inline void host_dev(struct request *rq, char *out)
+static __always_inline void host_dev(struct request *rq, char *out, bool btf)
 {
-	struct gendisk *disk = rq_disk(rq);
+	struct gendisk *disk = rq_disk(rq, btf);
+	struct ntp_dev_cache *c = NULL;
+	__u32 zero = 0;
+	__u64 seq = 0;
 
-	if (disk)
-		BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
+	if (!disk)
+		return;
+	/* The name of the disk this CPU saw last, while it is the same disk:
+	 * the same address and the same diskseq (5.15+: a number per disk
+	 * allocation, never reused), so a disk freed and another made at its
+	 * address under another name is read again. Without diskseq, read. */
+	if (bpf_core_field_exists(disk->diskseq)) {
+		seq = NTP_RD(btf, disk, diskseq);
+		c = bpf_map_lookup_elem(&host_dev_cache, &zero);
+		if (c && c->disk == (__u64)disk && c->diskseq == seq) {
+			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
+			return;
+		}
+	}
+	BPF_CORE_READ_STR_INTO((char (*)[NTP_DEV_LEN])out, disk, disk_name);
+	if (c) {
+		c->disk = (__u64)disk;
+		c->diskseq = seq;
+		__builtin_memcpy(c->name, out, NTP_DEV_LEN);
+	}
 }
 
 static __always_inline __u64 rq_of_tcp_req(void *req)
@@ -80,7 +115,8 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 	return (__u64)req - bpf_core_type_size(struct request);
 }
 
-static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd)
+/* btf: a tp_btf program (typed pointers: plain loads, NTP_RD) */
+static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd, bool btf)
 {
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
 	char *dev = (char *)devw;
@@ -92,31 +128,35 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u32 len;
 	int io, picked;
 
-	io = io_of(BPF_CORE_READ(cmd, common.opcode));
-	if (!BPF_CORE_READ(rq, q, queuedata))	/* admin and fabrics commands */
+	io = io_of(NTP_RD(btf, cmd, common.opcode));
+	if (!NTP_RD2(btf, rq, q, queuedata))	/* admin and fabrics commands */
 		return 0;
 	/* whatever happens next, a stale record on this request must not absorb it */
 	close_missed(&host_cmds, key, NTP_STAT_MISSED_HOST);
 	if (!io_wanted(io))
 		return 0;
-	len = BPF_CORE_READ(rq, __data_len);
+	len = NTP_RD(btf, rq, __data_len);
 	if (!size_wanted(len))
 		return 0;
-	host_dev(rq, dev);
+	host_dev(rq, dev, btf);
 	if (!dev_wanted(dev))
 		return 0;
 	count_group(NTP_SIDE_HOST, io, len, dev);
 
-	cid = BPF_CORE_READ(cmd, common.command_id);
+	cid = NTP_RD(btf, cmd, common.command_id);
+	/* not NTP_RD: the verifier walks nvme_command's union by its first
+	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
 	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb = BPF_CORE_READ(cmd, rw.length);
+	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
 
-	r = scratch_record();
-	if (!r)
+	r = cmd_claim(&host_cmds, key);
+	if (!r) {
+		stat_inc(NTP_STAT_TABLE_FULL);
 		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	nreq = (void *)rq + bpf_core_type_size(struct request);
 	r->side = NTP_SIDE_HOST;
@@ -144,8 +184,6 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	if (start && start <= now)
 		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
 	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
-	if (bpf_map_update_elem(&host_cmds, &key, r, BPF_ANY))
-		stat_inc(NTP_STAT_TABLE_FULL);
 	return 0;
 }
 
@@ -156,19 +194,19 @@ int BPF_PROG(ntp_h_setup_tb, struct request *rq, struct nvme_command___ntp *cmd)
 	 * pointer arithmetic (CO-RE field offsets) before a NULL check */
 	if (!rq || !cmd)
 		return 0;
-	return host_setup_cmd(rq, cmd);
+	return host_setup_cmd(rq, cmd, true);
 }
 
 SEC("raw_tp/nvme_setup_cmd")
 int BPF_PROG(ntp_h_setup_rt, struct request *rq, struct nvme_command___ntp *cmd)
 {
-	return host_setup_cmd(rq, cmd);
+	return host_setup_cmd(rq, cmd, false);
 }
 
 static __always_inline int host_stamp(struct request *rq, int slot)
 {
 	__u64 key = (__u64)rq;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	if (r)
 		set_ts_once(r, slot, bpf_ktime_get_ns());
@@ -214,7 +252,7 @@ static __always_inline void send_settle(struct ntp_record *r, int slot)
 static __always_inline int host_blk_complete(struct request *rq)
 {
 	__u64 key = (__u64)rq;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	if (!r)
 		return 0;
@@ -312,7 +350,7 @@ static __always_inline struct ntp_record *host_send_record(__u64 queue, int *sta
 	if (!req)
 		return NULL;
 	key = rq_of_tcp_req(req);
-	r = bpf_map_lookup_elem(&host_cmds, &key);
+	r = cmd_find(&host_cmds, key);
 	if (r)
 		*state = BPF_CORE_READ(req, state);
 	return r;
@@ -337,25 +375,60 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 	/* DATA without an R2T is in-capsule data: part of the command capsule */
 }
 
+/* The slot a socket send of the host's queue stamps on r: the PDU it is at
+ * (req->state); -1: none. In-capsule data without an R2T is part of the
+ * command capsule. */
+static __always_inline int host_send_slot(struct ntp_record *r, int state)
+{
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
+		return NTP_TS_H_CMD_SENT;
+	if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+	    has_ts(r, NTP_TS_H_R2T_DRV))
+		return NTP_TS_H_DATA_SENT;
+	return -1;
+}
+
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
  * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
- * it: the retry is the send. */
-static __always_inline void host_send_pending(__u64 queue, __u64 now)
+ * it: the retry is the send. The clock is read only for a sampled command. */
+static __always_inline void host_send_pending(__u64 queue)
 {
 	struct ntp_record *r;
-	int state = 0;
+	int state = 0, slot;
 
 	r = host_send_record(queue, &state);
 	if (!r)
 		return;
-	if (state == NTP_NVME_TCP_SEND_CMD_PDU) {
-		if (!has_ts(r, NTP_TS_H_CMD_SENT))
-			r->ts[NTP_TS_H_CMD_SENT] = now;
-	} else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
-		   has_ts(r, NTP_TS_H_R2T_DRV)) {
-		if (!has_ts(r, NTP_TS_H_DATA_SENT))
-			r->ts[NTP_TS_H_DATA_SENT] = now;
-	}
+	slot = host_send_slot(r, state);
+	if (slot == NTP_TS_H_CMD_SENT && !has_ts(r, slot))
+		r->ts[NTP_TS_H_CMD_SENT] = bpf_ktime_get_ns();
+	else if (slot == NTP_TS_H_DATA_SENT && !has_ts(r, slot))
+		r->ts[NTP_TS_H_DATA_SENT] = bpf_ktime_get_ns();
+}
+
+/* The exit of that send (fentry flavour, a host socket: host_sock()): the
+ * entry's time, still in the slot, becomes valid if the call accepted bytes;
+ * a call that did not put nothing on the wire, and its time goes. A slot
+ * without a time is a newer command's on the same request (the old one
+ * completed during the call, send_settle): not stamped, as a send older than
+ * the command's submission is never its own. */
+static __always_inline void host_send_done(__u64 queue, long ret)
+{
+	struct ntp_record *r;
+	int state = 0, slot;
+
+	r = host_send_record(queue, &state);
+	if (!r)
+		return;
+	slot = host_send_slot(r, state);
+	if (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)
+		return;
+	if (has_ts(r, slot))
+		return;
+	if (ret <= 0 || r->ts[slot] < r->ts[NTP_TS_H_DRV_SUBMIT])
+		r->ts[slot] = 0;
+	else if (r->ts[slot])
+		r->ts_valid |= 1u << slot;
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
@@ -451,7 +524,7 @@ static __always_inline __u64 host_rx_arrival(__u64 now)
 static __always_inline int host_cqe(struct request *rq)
 {
 	__u64 key = (__u64)rq, now, arrive;
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	/* every blk-mq driver's completions come here: one lookup, nothing else */
 	if (!r || has_ts(r, NTP_TS_H_RSP_DRV))
@@ -481,7 +554,7 @@ int BPF_KPROBE(ntp_h_cqe_kp, struct request *rq)
  * calls it again for follow-on PDUs, which the has_ts check ignores. */
 static __always_inline int host_r2t(__u64 key)
 {
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 	__u64 now, arrive;
 
 	if (!r || has_ts(r, NTP_TS_H_R2T_DRV))
@@ -634,7 +707,8 @@ static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 /* nvmet_req_init fires in nvmet_tcp_done_recv_pdu (inlined into
  * nvmet_tcp_try_recv_pdu, inside io_work) once the command PDU's header is
  * read: the socket's copied_seq is just past the capsule. */
-static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
+/* btf: a tp_btf program (NTP_RD) */
+static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd, bool btf)
 {
 	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
 	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
@@ -649,19 +723,23 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
 		return 0;
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
-	opcode = BPF_CORE_READ(cmd, common.opcode);
-	sq = BPF_CORE_READ(req, sq);
-	if (!io_wanted(io_of(opcode)) || !BPF_CORE_READ(sq, qid))
+	opcode = NTP_RD(btf, cmd, common.opcode);
+	sq = NTP_RD(btf, req, sq);
+	if (!io_wanted(io_of(opcode)) || !NTP_RD(btf, sq, qid))
 		return 0;
-	cid = BPF_CORE_READ(cmd, common.command_id);
+	cid = NTP_RD(btf, cmd, common.command_id);
+	/* not NTP_RD: the verifier walks nvme_command's union by its first
+	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
 	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb = BPF_CORE_READ(cmd, rw.length);
+	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
-	r = scratch_record();
-	if (!r)
+	r = cmd_claim(&target_cmds, key);
+	if (!r) {
+		stat_inc(NTP_STAT_TABLE_FULL);
 		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	r->side = NTP_SIDE_TARGET;
 	r->transport = ntp_transport;
@@ -694,8 +772,6 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		 * queue's worker spent in a storage submission (a duration) */
 		set_ts(r, NTP_TS_T_BP_RECV, bp_clamp(ntp_bp_read(bp_key, now) - bp_arrive, now - arrive));
 	}
-	if (bpf_map_update_elem(&target_cmds, &key, r, BPF_ANY))
-		stat_inc(NTP_STAT_TABLE_FULL);
 	return 0;
 }
 
@@ -704,13 +780,13 @@ int BPF_PROG(ntp_t_init_tb, struct nvmet_req___ntp *req, struct nvme_command___n
 {
 	if (!req || !cmd)
 		return 0;
-	return target_req_init(req, cmd);
+	return target_req_init(req, cmd, true);
 }
 
 SEC("raw_tp/nvmet_req_init")
 int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd)
 {
-	return target_req_init(req, cmd);
+	return target_req_init(req, cmd, false);
 }
 
 /* Submission to the backing block device (req->execute for a bdev
@@ -738,7 +814,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : target_sk(c);
 		c->bp_slept = 0;
 	}
-	r = bpf_map_lookup_elem(&target_cmds, &key);
+	r = cmd_find(&target_cmds, key);
 	if (!r)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -847,10 +923,10 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
  * NTP_DEV_LEN - 1 characters. One read of the path (every command comes
  * here), then a copy from the stack: constant offsets only, which the
  * verifier takes without a loop. */
-static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
+static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf)
 {
 	char path[NTP_DEV_LEN + 5] = {};
-	const char *p = BPF_CORE_READ(req, ns, device_path);
+	const char *p = NTP_RD2(btf, req, ns, device_path);
 
 	if (!p)
 		return;
@@ -864,7 +940,8 @@ static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out)
 
 /* Storage done (__nvmet_req_complete, before ->queue_response). Every
  * command is counted here, where its namespace and length are known. */
-static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
+/* btf: a tp_btf program (NTP_RD) */
+static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool btf)
 {
 	__u64 key = (__u64)req, now;
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for tdev_wanted() */
@@ -873,21 +950,21 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req)
 	__u32 len;
 	int io;
 
-	io = io_of(BPF_CORE_READ(req, cmd, common.opcode));
-	r = bpf_map_lookup_elem(&target_cmds, &key);
-	if (!io_wanted(io) || !BPF_CORE_READ(req, sq, qid))
+	io = io_of(NTP_RD2(btf, req, cmd, common.opcode));
+	r = cmd_find(&target_cmds, key);
+	if (!io_wanted(io) || !NTP_RD2(btf, req, sq, qid))
 		return 0;
-	len = BPF_CORE_READ(req, transfer_len);
+	len = NTP_RD(btf, req, transfer_len);
 	if (!size_wanted(len)) {
 		if (r)
-			bpf_map_delete_elem(&target_cmds, &key);
+			cmd_del(&target_cmds, key);
 		return 0;
 	}
-	target_dev(req, dev);
+	target_dev(req, dev, btf);
 	/* another namespace than the session's: neither counted nor recorded */
 	if (!tdev_wanted(dev)) {
 		if (r)
-			bpf_map_delete_elem(&target_cmds, &key);
+			cmd_del(&target_cmds, key);
 		return 0;
 	}
 	count_group(NTP_SIDE_TARGET, io, len, dev);
@@ -915,13 +992,13 @@ int BPF_PROG(ntp_t_done_tb, struct nvmet_req___ntp *req)
 {
 	if (!req)
 		return 0;
-	return target_req_complete(req);
+	return target_req_complete(req, true);
 }
 
 SEC("raw_tp/nvmet_req_complete")
 int BPF_PROG(ntp_t_done_rt, struct nvmet_req___ntp *req)
 {
-	return target_req_complete(req);
+	return target_req_complete(req, false);
 }
 
 /* ->queue_response also queues the R2T of a write before storage: only the
@@ -929,7 +1006,7 @@ int BPF_PROG(ntp_t_done_rt, struct nvmet_req___ntp *req)
 static __always_inline int target_queue_response(struct nvmet_req___ntp *req)
 {
 	__u64 key = (__u64)req;
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (r && has_ts(r, NTP_TS_T_STORAGE_DONE))
 		set_ts_once(r, NTP_TS_T_RSP_QUEUED, bpf_ktime_get_ns());
@@ -951,20 +1028,32 @@ int BPF_KPROBE(ntp_t_qresp_kp, struct nvmet_req___ntp *req)
 /* A socket send inside the target's io_work: queue->snd_cmd is the command
  * being sent, cmd->state the PDU. The response's send is where the command
  * leaves the target: the record goes out. */
-static __always_inline void target_sock_send(__u64 queue, __u64 now)
+/* The record of the command the target queue is sending (queue->snd_cmd),
+ * NULL: none, or not sampled; its nvmet_tcp_cmd in *cmdp (may be NULL). */
+static __always_inline struct ntp_record *target_send_record(__u64 queue, struct nvmet_tcp_cmd___ntp **cmdp)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)queue;
 	struct nvmet_tcp_cmd___ntp *cmd = BPF_CORE_READ(q, snd_cmd);
+
+	if (!cmd)
+		return NULL;
+	if (cmdp)
+		*cmdp = cmd;
+	return cmd_find(&target_cmds, (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req));
+}
+
+static __always_inline void target_sock_send(__u64 queue, __u64 now)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+	struct nvmet_tcp_cmd___ntp *cmd = NULL;
 	struct ntp_record *r;
 	__u64 key;
 	int state;
 
-	if (!cmd)
+	r = target_send_record(queue, &cmd);
+	if (!r || !cmd)
 		return;
 	key = (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
-	r = bpf_map_lookup_elem(&target_cmds, &key);
-	if (!r)
-		return;
 	state = BPF_CORE_READ(cmd, state);
 	if (state == NTP_NVMET_TCP_SEND_R2T) {
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
@@ -997,9 +1086,14 @@ static __always_inline int sock_send_enter(__u64 ud)
 	 * from inside io_work is not the PDU's */
 	if (!c || !c->queue || (ud && ud != c->queue))
 		return 0;
+	/* the target: the clock only for a sampled command's PDU; an exit
+	 * without a time does nothing */
+	if (c->side == NTP_SIDE_TARGET) {
+		c->send_ns = target_send_record(c->queue, NULL) ? bpf_ktime_get_ns() : 0;
+		return 0;
+	}
 	c->send_ns = bpf_ktime_get_ns();
-	if (c->side == NTP_SIDE_HOST)
-		host_send_pending(c->queue, c->send_ns);
+	host_send_pending(c->queue);
 	return 0;
 }
 
@@ -1041,22 +1135,57 @@ static __always_inline __u64 sk_queue(struct sock *sk)
 	return sk ? (__u64)sk->sk_user_data & NTP_SK_USER_DATA_PTRMASK : 0;
 }
 
+/* A host queue's socket (fentry flavour, host_sk_ready known): its callback
+ * is the host driver's. Then entry and exit find the request from the queue
+ * in sk_user_data, without a per-thread context (the host sends only from
+ * nvme_tcp_try_send, which sets queue->request before its socket sends and
+ * clears it after). Any other socket with sk_user_data is taken to be a
+ * target's, inside nvmet_tcp_io_work (its per-thread context). */
+static __always_inline bool host_sock(struct sock *sk)
+{
+	return host_sk_ready && (__u64)sk->sk_data_ready == host_sk_ready;
+}
+
+static __always_inline int sock_enter_fe(struct sock *sk)
+{
+	__u64 q = sk_queue(sk);
+
+	if (!q)
+		return 0;
+	if (host_sock(sk)) {
+		host_send_pending(q);
+		return 0;
+	}
+	return sock_send_enter(q);
+}
+
+static __always_inline int sock_exit_fe(struct sock *sk, long ret)
+{
+	__u64 q = sk_queue(sk);
+
+	if (!q)
+		return 0;
+	if (host_sock(sk)) {
+		host_send_done(q, ret);
+		return 0;
+	}
+	return sock_send_exit(ret);
+}
+
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
  * send as pages with kernel_sendmsg -> tcp_sendmsg; from 6.5 on everything
  * goes through tcp_sendmsg (MSG_SPLICE_PAGES) and tcp_sendpage is gone. */
 SEC("fentry/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fe, struct sock *sk)
 {
-	__u64 q = sk_queue(sk);
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_fe(sk);
 }
 
 SEC("fexit/tcp_sendpage")
 int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, size_t size, int flags,
 	     int ret)
 {
-	return sk_queue(sk) ? sock_send_exit(ret) : 0;
+	return sock_exit_fe(sk, ret);
 }
 
 SEC("kprobe/tcp_sendpage")
@@ -1076,15 +1205,13 @@ int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
 SEC("fentry/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fe, struct sock *sk)
 {
-	__u64 q = sk_queue(sk);
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_fe(sk);
 }
 
 SEC("fexit/tcp_sendmsg")
 int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size, int ret)
 {
-	return sk_queue(sk) ? sock_send_exit(ret) : 0;
+	return sock_exit_fe(sk, ret);
 }
 
 SEC("kprobe/tcp_sendmsg")

@@ -7,7 +7,6 @@
 #define NTP_COMMON_BPF_H
 
 #define NTP_MAX_SIZES_BPF 16
-#define NTP_MAX_INFLIGHT 16384	/* sampled commands in flight per side */
 /* data_ready events remembered per socket. A command older than the ring
  * gets the oldest remembered time, too late: its wait in the socket is cut
  * short and the rest lands on the wire. While a target's worker is blocked
@@ -41,6 +40,12 @@ const volatile __u8 ntp_transport = NTP_TRANSPORT_TCP;
  * Without it (5.10) the verifier rejects the instruction, and only pruning by
  * this constant keeps it out of what the verifier visits. */
 const volatile bool has_atomic_fetch = true;
+/* The address of nvme_tcp_data_ready (/proc/kallsyms), fentry flavour only,
+ * 0: unknown. A socket whose sk_data_ready is it is a host queue's, its
+ * nvme_tcp_queue in sk_user_data: the socket send hooks need no per-thread
+ * context from nvme_tcp_try_send, whose hooks are then not loaded
+ * (src/collector/hooks.c, ntp_hook_unneeded). */
+const volatile __u64 host_sk_ready = 0;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
@@ -99,29 +104,118 @@ struct {
 } stats SEC(".maps");
 
 /* Sampled commands in flight, keyed by struct request * (host) and by
- * struct nvmet_req * (target). */
+ * struct nvmet_req * (target): a table of fixed slots, two per set, the set
+ * chosen by a multiplicative hash of the key. Every hook of every command
+ * asks it whether its command is sampled: an array lookup the verifier
+ * inlines (a few instructions, no helper call, no hashing of the key by the
+ * kernel) where a hash map took a call, jhash and a bucket walk; and a
+ * sampled command claims and frees a slot in place, instead of a hash map's
+ * insert (a copy of the record) and delete. A command finds no slot when
+ * both of its set hold commands in flight (counted as table full). */
+#define NTP_CMD_SET_BITS 13
+#define NTP_MAX_INFLIGHT (2 << NTP_CMD_SET_BITS)	/* slots per side */
+
+struct ntp_cmd_slot {
+	__u64 key;		/* 0: free */
+	struct ntp_record r;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NTP_MAX_INFLIGHT);
-	__type(key, __u64);
-	__type(value, struct ntp_record);
+	__type(key, __u32);
+	__type(value, struct ntp_cmd_slot);
 } host_cmds SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NTP_MAX_INFLIGHT);
-	__type(key, __u64);
-	__type(value, struct ntp_record);
+	__type(key, __u32);
+	__type(value, struct ntp_cmd_slot);
 } target_cmds SEC(".maps");
 
-/* Scratch for building a record (272 bytes is too big for the BPF stack budget
- * next to the rest). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ntp_record);
-} scratch SEC(".maps");
+/* The low 32 bits of a key as a plain number. A key taken from a typed
+ * argument (tp_btf, fentry) is a pointer to the verifier, which allows no
+ * multiplication of one ("math between ptr_ pointer and ... is not
+ * allowed"); a 32-bit move of it is a number to a privileged program (the
+ * verifier's is_pointer_value is false with allow_ptr_leaks). Written in
+ * assembly: clang would clear the high half with shifts, which the verifier
+ * refuses on a pointer too. Only the set comes from it: a slot holds and
+ * compares the whole key. */
+static __always_inline __u64 key_lo32(__u64 key)
+{
+	register __u64 in asm("r1") = key;
+	register __u64 out asm("r2");
+
+	asm volatile("w2 = w1" : "=r"(out) : "r"(in));
+	return out;
+}
+
+static __always_inline struct ntp_cmd_slot *cmd_slot(void *map, __u64 key, __u32 way)
+{
+	/* Fibonacci hashing: the top bits of the key times 2^64 / golden ratio */
+	__u32 i = (__u32)((key_lo32(key) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
+
+	return bpf_map_lookup_elem(map, &i);
+}
+
+/* The record of the sampled command key, NULL: not sampled (or not tracked). */
+static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
+
+	if (s && s->key == key)
+		return &s->r;
+	s = cmd_slot(map, key, 1);
+	if (s && s->key == key)
+		return &s->r;
+	return NULL;
+}
+
+/* The command leaves the table (after close_missed, the same key is free). */
+static __always_inline void cmd_del(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
+
+	if (s && s->key == key) {
+		s->key = 0;
+		return;
+	}
+	s = cmd_slot(map, key, 1);
+	if (s && s->key == key)
+		s->key = 0;
+}
+
+/* Take a free slot of the set for key: atomically where the kernel has
+ * compare-and-exchange (BPF atomics, 5.12, as has_atomic_fetch), so two CPUs
+ * that sample in the same instant cannot fill the same slot; before it, a
+ * plain store (two sampled commands of one set within the same few
+ * instructions on two CPUs: a mixed record, not a fault). */
+static __always_inline int cmd_take(struct ntp_cmd_slot *s, __u64 key)
+{
+	if (!s || s->key)
+		return 0;
+	if (has_atomic_fetch)
+		return __sync_val_compare_and_swap(&s->key, 0, key) == 0;
+	s->key = key;
+	return 1;
+}
+
+/* A zeroed record in the table for key (no command of that key may be in it:
+ * close_missed first), NULL when its set is full. Claimed before it is
+ * filled: no hook of the command runs before the one that claims it. */
+static __always_inline struct ntp_record *cmd_claim(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
+
+	if (!cmd_take(s, key)) {
+		s = cmd_slot(map, key, 1);
+		if (!cmd_take(s, key))
+			return NULL;
+	}
+	__builtin_memset(&s->r, 0, sizeof(s->r));
+	return &s->r;
+}
 
 /*
  * Per-thread context: which NVMe/TCP queue the current thread is sending on
@@ -187,6 +281,14 @@ struct {
 static const struct ntp_arrivals arrivals_zero = {};
 
 /* ---- helpers ---- */
+
+/* A field read: a plain load through the BTF pointer a tp_btf or fentry
+ * program has (the verifier makes it a load that cannot fault: no helper
+ * call), else bpf_probe_read_kernel (raw_tp, kprobe: no typed pointers).
+ * btf is a constant of the inlined caller, so only one branch is compiled
+ * into each program. */
+#define NTP_RD(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
+#define NTP_RD2(btf, p, f, g) ((btf) ? (p)->f->g : BPF_CORE_READ(p, f, g))
 
 static __always_inline void stat_inc(__u32 idx)
 {
@@ -338,7 +440,7 @@ static __always_inline void emit(struct ntp_record *r)
  * command on the same request cannot write into it. */
 static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
 {
-	struct ntp_record *old = bpf_map_lookup_elem(map, &key);
+	struct ntp_record *old = cmd_find(map, key);
 
 	if (!old)
 		return;
@@ -354,7 +456,7 @@ static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
 		emit(old);
 		stat_inc(stat);
 	}
-	bpf_map_delete_elem(map, &key);
+	cmd_del(map, key);
 }
 
 /* The command leaves its side: its record goes out if it was sampled. */
@@ -364,17 +466,7 @@ static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *
 		occ_account(r);
 	if (!(r->flags & NTP_REC_F_UNSAMPLED))
 		emit(r);
-	bpf_map_delete_elem(map, &key);
-}
-
-static __always_inline struct ntp_record *scratch_record(void)
-{
-	__u32 zero = 0;
-	struct ntp_record *r = bpf_map_lookup_elem(&scratch, &zero);
-
-	if (r)
-		__builtin_memset(r, 0, sizeof(*r));
-	return r;
+	cmd_del(map, key);
 }
 
 /* ---- packet arrival (see struct ntp_arrivals) ---- */

@@ -193,7 +193,7 @@ static __always_inline __u64 rdma_rq_of_sqe(void *qe)
 static __always_inline int rdma_host_post(void *queue, void *qe)
 {
 	__u64 key = rdma_rq_of_sqe(qe);
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 	struct rdma_cid_key k = {};
 
 	if (!r || has_ts(r, NTP_TS_H_CMD_SENT))	/* unsampled: one lookup, nothing else */
@@ -241,7 +241,7 @@ static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 	now = bpf_ktime_get_ns();
 	rq = *rqp;
 	bpf_map_delete_elem(&rdma_host_cids, &k);
-	r = bpf_map_lookup_elem(&host_cmds, &rq);
+	r = cmd_find(&host_cmds, rq);
 	if (!r || has_ts(r, NTP_TS_H_RSP_DRV) || !has_ts(r, NTP_TS_H_CMD_SENT))
 		return 0;
 	set_ts(r, NTP_TS_H_RSP_DRV, now);
@@ -267,7 +267,7 @@ static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc)
 {
 	void *qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
 	__u64 key = rdma_rq_of_sqe(qe);
-	struct ntp_record *r = bpf_map_lookup_elem(&host_cmds, &key);
+	struct ntp_record *r = cmd_find(&host_cmds, key);
 
 	if (r)
 		set_ts_once(r, NTP_TS_H_SEND_DONE, bpf_ktime_get_ns());
@@ -359,7 +359,7 @@ static __always_inline __u64 rdma_req_of_cqe(void *cqe, __u64 cqe_off)
 static __always_inline int rdma_target_read_post(void *cqe)
 {
 	__u64 key = rdma_req_of_cqe(cqe, bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (r && !has_ts(r, NTP_TS_T_STORAGE_SUBMIT))
 		set_ts_once(r, NTP_TS_T_R2T_SENT, bpf_ktime_get_ns());
@@ -385,7 +385,7 @@ static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *w
 	__u64 now = bpf_ktime_get_ns();
 	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (!r || !has_ts(r, NTP_TS_T_R2T_SENT) || has_ts(r, NTP_TS_T_DATA_RECV))
 		return 0;
@@ -413,7 +413,7 @@ int BPF_KPROBE(ntp_t_rrdone_kp, void *cq, struct ib_wc___ntp *wc)
 static __always_inline int rdma_target_queue_response(struct nvmet_req___ntp *req)
 {
 	__u64 key = (__u64)req, now;
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (!r || !has_ts(r, NTP_TS_T_STORAGE_DONE))
 		return 0;
@@ -442,7 +442,7 @@ static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
 {
 	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, send_cqe));
-	struct ntp_record *r = bpf_map_lookup_elem(&target_cmds, &key);
+	struct ntp_record *r = cmd_find(&target_cmds, key);
 
 	if (!r)
 		return 0;

@@ -266,8 +266,9 @@ static void missing_hooks(unsigned sides, unsigned transport, bool fentry, char 
 	}
 }
 
-/* Before 5.12 (BPF_FETCH) the verifier refuses atomic_fetch_add in a pre-pass
- * over every instruction ("BPF_STX uses reserved fields"), dead or not. The
+/* Before 5.12 (BPF_FETCH) the verifier refuses atomic_fetch_add and
+ * compare-and-exchange in a pre-pass over every instruction ("BPF_STX uses
+ * reserved fields"), dead or not. The
  * programs take it only when has_atomic_fetch (rodata) is set; when the kernel
  * lacks it, that branch is pruned, and its instruction becomes the plain
  * atomic add that every kernel takes, so the pre-pass passes. Same count of
@@ -283,7 +284,9 @@ static int drop_atomic_fetch(struct bpf_program *p)
 		return -ENOMEM;
 	memcpy(out, in, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
-		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) && out[i].imm == (BPF_ADD | BPF_FETCH)) {
+		/* and the compare-and-exchange of a slot's claim (cmd_take) */
+		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
+		    (out[i].imm == (BPF_ADD | BPF_FETCH) || out[i].imm == BPF_CMPXCHG)) {
 			out[i].imm = BPF_ADD;
 			changed++;
 		}
@@ -334,6 +337,9 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	skel->rodata->filter_has_tdev = c->tdev[0] != '\0';
 	skel->rodata->exact_queues = o->exact_queues;
 	skel->rodata->ntp_transport = o->transport;
+	/* with it, the fentry flavour loads no nvme_tcp_try_send hooks
+	 * (ntp_hook_unneeded): the two decisions come from the same fact */
+	skel->rodata->host_sk_ready = fentry ? ntp_host_sk_ready() : 0;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)

@@ -113,10 +113,26 @@ const char *ntp_hook_stands_in_for(const struct ntp_hook *h)
 	return NULL;
 }
 
+/* Hooks the fentry flavour does without when a load-time fact is known: the
+ * host's nvme_tcp_try_send only tells the socket send hooks which queue and
+ * side a send is; with the address of the host driver's receive callback
+ * they tell a host socket by its sk_data_ready (set to nvme_tcp_data_ready
+ * by nvme_tcp_setup_sock_ops, or nvme_tcp_alloc_queue before it) and find
+ * its queue in sk_user_data. The kprobe flavour keeps them: its kretprobes
+ * have no arguments, so no socket to look at (bpf/ntprof.bpf.c). */
+const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry)
+{
+	if (fentry && !strcmp(h->target, "nvme_tcp_try_send") && ntp_host_sk_ready())
+		return "the socket hooks tell host sockets by sk_data_ready == nvme_tcp_data_ready";
+	return NULL;
+}
+
 bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry)
 {
 	const char *orig = ntp_hook_stands_in_for(h);
 
+	if (ntp_hook_unneeded(h, fentry))
+		return false;
 	if (!(fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h)))
 		return false;
 	if (!orig)
@@ -250,6 +266,7 @@ bool ntp_hook_present_fentry(const struct ntp_hook *h)
 
 /* ---- /proc/kallsyms, read once into the few names we ask about ---- */
 static char *ksyms_found;	/* "\nname\n" entries found */
+static unsigned long long host_sk_ready_addr;	/* nvme_tcp_data_ready, 0: unknown */
 
 static void ksyms_load(void)
 {
@@ -282,6 +299,9 @@ static void ksyms_load(void)
 		want = want || !strcmp(name, "tcp_recvmsg") || !strcmp(name, "skb_copy_datagram_iter");
 		if (!want)
 			continue;
+		/* an unprivileged reader sees 0 (kptr_restrict): unknown */
+		if (!strcmp(name, "nvme_tcp_data_ready"))
+			host_sk_ready_addr = strtoull(line, NULL, 16);
 		if (len + strlen(name) + 2 > cap) {
 			char *n = realloc(ksyms_found, cap * 2);
 
@@ -305,6 +325,13 @@ bool ntp_hook_present_kprobe(const struct ntp_hook *h)
 		return false;
 	snprintf(key, sizeof(key), "\n%s\n", h->target);
 	return strstr(ksyms_found, key) != NULL;
+}
+
+unsigned long long ntp_host_sk_ready(void)
+{
+	if (!ksyms_found)
+		ksyms_load();
+	return host_sk_ready_addr;
 }
 
 const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry)
@@ -424,4 +451,5 @@ void ntp_hooks_cleanup(void)
 	vmlinux_btf = NULL;
 	free(ksyms_found);
 	ksyms_found = NULL;
+	host_sk_ready_addr = 0;
 }

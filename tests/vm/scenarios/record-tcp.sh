@@ -7,6 +7,7 @@
 #                 block layer may merge two adjacent random writes into one
 #                 request: one record of twice the size)
 #   NAME-slots    every host record has every timestamp of its flow
+#   NAME-fentry   with module BTF, the fentry flavour loaded (no fallback to kprobes)
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean; the gap
 #                 (system call, io_uring, wake-up: outside the block layer) is a figure
@@ -64,6 +65,15 @@ EOT
 	local inc_allow=$((rh / 2000))
 	[ -e /sys/kernel/btf/nvme_tcp ] || inc_allow=$((rh / 100))
 	tb_check $name-slots "$inc <= $inc_allow && $rh > 0" "$inc of $rh host records lack one of: $cols (allowed: $inc_allow)"
+	# With module BTF the recorder must have loaded the fentry flavour: a
+	# verifier rejection of an fentry program makes it fall back to kprobes
+	# (it says "using kprobes"), which would pass every other check here.
+	if [ -e /sys/kernel/btf/nvme_tcp ]; then
+		local fell=0
+		grep -q 'using kprobes' $TB_OUT/$name.err && fell=1
+		tb_check $name-fentry "$fell == 0" \
+			"module BTF present, flavour: $([ $fell = 0 ] && echo fentry || grep -m1 'using kprobes' $TB_OUT/$name.err)"
+	fi
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
 	tb_check $name-e2e "$e2e > 0 && $e2e <= $TB_LOAD_MEAN_US" \
