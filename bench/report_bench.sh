@@ -14,12 +14,18 @@
 #                 join 2 (same number of records)
 #   groups 64     report of 64 groups (64 sizes, reads) per record against one
 #                 group (same flows: 4 KiB reads, no link serialisation)
-# Times are CPU seconds (user + system; perf stat's task-clock when perf is
-# there), best of 5, pinned to one CPU, page cache warm; wall times in
-# parentheses. Peak RSS from /usr/bin/time -v.
+# Two measures of every row, each a ratio within this run:
+#   cpu    CPU seconds (user + system; perf stat's task-clock when perf is
+#          there), best of 5, pinned to one CPU, so the reader runs in the one
+#          thread (ntp_read_ahead_wanted: one CPU); wall times in parentheses
+#   wall   wall seconds, best of 5, on every CPU (two or more: the blocks are
+#          read and checked by a second thread, docs/performance.md); the CPU
+#          seconds of that run (both threads) in parentheses
+# Page cache warm. Peak RSS from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
 # files, default NTPROF), BENCH_DIR (default a temporary
-# directory, removed after; files in it are reused), SIZES (default
+# directory, removed after; files in it are reused), MEASURES (default "cpu
+# wall"), SIZES (default
 # "1000000 10000000"), ONLY (a subset of "report dump join groups").
 set -eu
 cd "$(dirname "$0")/.."
@@ -34,24 +40,30 @@ core=$(( $(nproc) - 1 ))	# one core: the targets are per core
 GEN=${GEN:-$NTPROF}	# the program that writes the files (another version's, to compare)
 gen() { nice "$GEN" generate -q -s 1 --rate 200000 --qd 64 --seed 1 "$@"; }
 
+pin="taskset -c $core"	# cleared for the wall rows
 one() {		# "cpu wall" seconds of one run of "$@"
-	local t0 t1 c
-	if command -v perf >/dev/null; then
+	local t0 t1 c TIMEFORMAT='%3R %3U %3S'
+	if [ "$measure" = wall ]; then	# no perf around it: its start is not the program's
+		{ time "$@" >/dev/null 2>&1; } 2>"$dir/time.txt"
+		awk '{printf "%.4f %.4f", $2 + $3, $1}' "$dir/time.txt"
+	elif command -v perf >/dev/null; then
 		t0=$(date +%s.%N)
-		c=$(taskset -c $core perf stat -x, -e task-clock -- "$@" 2>&1 >/dev/null |
+		c=$($pin perf stat -x, -e task-clock -- "$@" 2>&1 >/dev/null |
 		    awk -F, '/task-clock/ {print $1 / 1000}')
 		t1=$(date +%s.%N)
 		awk -v c="$c" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f %.2f", c, b - a}'
 	else
-		/usr/bin/time -o "$dir/time.txt" -f '%U %S %e' taskset -c $core "$@" >/dev/null 2>&1
+		/usr/bin/time -o "$dir/time.txt" -f '%U %S %e' $pin "$@" >/dev/null 2>&1
 		awk '{printf "%.4f %.2f", $1 + $2, $3}' "$dir/time.txt"
 	fi
 }
 
-best() {	# "cpu wall" of the run with the least CPU time out of 5
+best() {	# "cpu wall" of the run with the least CPU time out of 5, pinned;
+		# the wall measure: "wall cpu" of the run with the least wall time
 	local b='' w='' t
 	for _ in 1 2 3 4 5; do
 		t=$(one "$@")
+		[ "$measure" = cpu ] || t="${t#* } ${t% *}"
 		if [ -z "$b" ] || awk -v a="${t% *}" -v b="$b" 'BEGIN {exit !(a < b)}'; then
 			b=${t% *}
 			w=${t#* }
@@ -75,51 +87,60 @@ row() {
 	    -v rss="$5" 'BEGIN {
 		if (a <= 0) a = 0.001
 		if (b <= 0) b = 0.001
-		printf "%-10s %9d %6.3f (%5.2f) %6.3f (%5.2f) %8.2fM %7.2fx %7s MiB\n",
+		printf "%-10s %9d %6.3f (%5.3f) %6.3f (%5.3f) %8.2fM %7.2fx %7s MiB\n",
 		       name, n, a, wa, b, wb, n / a / 1e6, a / b, rss }'
 }
 
-echo "ntprof reading recordings: CPU seconds, best of 5, ratio of the two times of a row"
-printf '%-10s %9s %14s %14s %9s %8s %11s\n' what records "time s" "against s" "records/s" ratio "peak RSS"
-printf '%-10s %9s %14s %14s\n' "" "" "cpu (wall)" "cpu (wall)"
-case " $only " in *" report "*)
-	for n in $sizes; do
-		f=$dir/both-$n.ntp
-		[ -s "$f" ] || gen -o "$f" -n $((n / 2))
-		cat "$f" >/dev/null	# warm the page cache
-		row "report" "$(records "$f")" "$(best "$NTPROF" report "$f")" "$(best cat "$f")" \
-		    "$(rss "$NTPROF" report "$f")"
-	done
-	f=$dir/both-${sizes%% *}.ntp
-	row "report -j" "$(records "$f")" "$(best "$NTPROF" report -j - "$f")" "$(best cat "$f")" \
-	    "$(rss "$NTPROF" report -j - "$f")"
-	echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
-esac
-f1=$dir/both-1000000.ntp
-case " $only " in *" dump "*)
-	[ -s "$f1" ] || gen -o "$f1" -n 500000
-	cat "$f1" >/dev/null
-	row "dump" 1000000 "$(best "$NTPROF" dump "$f1")" "$(best cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
-	echo "  against: cat of the file; target: <= 4x cat"
-esac
-case " $only " in *" join "*)
-	[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
-	[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
-	set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
-	cat "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@" >/dev/null
-	j2=$(best "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")
-	row "join 2" "$(records "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$j2" \
-	    "$(best cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")"
-	row "join $#" "$(records "$@")" "$(best "$NTPROF" report "$@")" "$j2" "$(rss "$NTPROF" report "$@")"
-	echo "  against: join 2 of cat of both; join $#, against join 2 (the same 1 M records); targets: <= 2.5x, <= 1x"
-esac
-case " $only " in *" groups "*)
-	[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
-	[ -s "$dir/g64.ntp" ] || gen -o "$dir/g64.ntp" -n 500000 --read 100 --link-gbps 0 \
-		--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
-	cat "$dir/g1.ntp" "$dir/g64.ntp" >/dev/null
-	g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
-	row "groups $g" "$(records "$dir/g64.ntp")" "$(best "$NTPROF" report "$dir/g64.ntp")" \
-	    "$(best "$NTPROF" report "$dir/g1.ntp")" "$(rss "$NTPROF" report "$dir/g64.ntp")"
-	echo "  against: the same records in one group; target: <= 1x"
-esac
+for measure in ${MEASURES:-cpu wall}; do
+[ "$measure" = cpu ] && pin="taskset -c $core" || pin=
+	if [ "$measure" = cpu ]; then
+		echo "ntprof reading recordings: CPU seconds on one CPU, best of 5, ratio of the two times of a row"
+		head="cpu (wall)"
+	else
+		echo "the same on every CPU ($(nproc)): wall seconds, best of 5, ratio of the two wall times of a row"
+		head="wall (cpu)"
+	fi
+	printf '%-10s %9s %14s %14s %9s %8s %11s\n' what records "time s" "against s" "records/s" ratio "peak RSS"
+	printf '%-10s %9s %14s %14s\n' "" "" "$head" "$head"
+	case " $only " in *" report "*)
+		for n in $sizes; do
+			f=$dir/both-$n.ntp
+			[ -s "$f" ] || gen -o "$f" -n $((n / 2))
+			cat "$f" >/dev/null	# warm the page cache
+			row "report" "$(records "$f")" "$(best "$NTPROF" report "$f")" "$(best cat "$f")" \
+			    "$(rss "$NTPROF" report "$f")"
+		done
+		f=$dir/both-${sizes%% *}.ntp
+		row "report -j" "$(records "$f")" "$(best "$NTPROF" report -j - "$f")" "$(best cat "$f")" \
+		    "$(rss "$NTPROF" report -j - "$f")"
+		echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
+	esac
+	f1=$dir/both-1000000.ntp
+	case " $only " in *" dump "*)
+		[ -s "$f1" ] || gen -o "$f1" -n 500000
+		cat "$f1" >/dev/null
+		row "dump" 1000000 "$(best "$NTPROF" dump "$f1")" "$(best cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
+		echo "  against: cat of the file; target: <= 4x cat"
+	esac
+	case " $only " in *" join "*)
+		[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
+		[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
+		set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
+		cat "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@" >/dev/null
+		j2=$(best "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")
+		row "join 2" "$(records "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$j2" \
+		    "$(best cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")"
+		row "join $#" "$(records "$@")" "$(best "$NTPROF" report "$@")" "$j2" "$(rss "$NTPROF" report "$@")"
+		echo "  against: join 2 of cat of both; join $#, against join 2 (the same 1 M records); targets: <= 2.5x, <= 1x"
+	esac
+	case " $only " in *" groups "*)
+		[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
+		[ -s "$dir/g64.ntp" ] || gen -o "$dir/g64.ntp" -n 500000 --read 100 --link-gbps 0 \
+			--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
+		cat "$dir/g1.ntp" "$dir/g64.ntp" >/dev/null
+		g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
+		row "groups $g" "$(records "$dir/g64.ntp")" "$(best "$NTPROF" report "$dir/g64.ntp")" \
+		    "$(best "$NTPROF" report "$dir/g1.ntp")" "$(rss "$NTPROF" report "$dir/g64.ntp")"
+		echo "  against: the same records in one group; target: <= 1x"
+	esac
+done

@@ -527,6 +527,8 @@ int cmd_dump(int argc, char **argv)
 		ntp_reader_close(r);
 		return ret;
 	}
+	if (ntp_read_ahead_wanted(1))
+		ntp_reader_read_ahead(r);	/* blocks checked by a second thread (ntpfile.h) */
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	for (int k = 0; k < 3; k++)
 		cache_init(&cache[k]);

@@ -84,7 +84,7 @@ int ntp_load(char **paths, size_t n, unsigned no_quantiles, struct ntp_snapshot 
 	int ret = 1;
 
 	memset(meta, 0, sizeof(*meta));
-	f = ntp_files_open(paths, n, err, sizeof(err));
+	f = ntp_files_open_ahead(paths, n, 1, err, sizeof(err));	/* read at full speed */
 	if (!f) {
 		ntp_err("%s", err);
 		goto out;

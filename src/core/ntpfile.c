@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "ntpfile.h"
+#include "ntpfile_int.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error ".ntp files are little-endian; a big-endian port needs byte swapping here"
@@ -371,6 +372,7 @@ int ntp_writer_error(const struct ntp_writer *w)
 /* ================================ reader ================================ */
 
 #define READ_CHUNK (1u << 20)
+#define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
 
 struct ntp_reader {
 	char *path;
@@ -383,6 +385,7 @@ struct ntp_reader {
 	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
 	int mapped;			/* reads through mmap windows */
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
+	int ahead_map;			/* see ntp_reader_opts */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -400,6 +403,17 @@ struct ntp_reader {
 	/* ntp_reader_next() cursor over the current block */
 	const struct ntp_record *cur;
 	size_t cur_n, cur_i;
+	uint64_t totals_gen;		/* bumped by each totals row set taken */
+	struct ntp_ahead *ahead;	/* blocks read by a second thread, or NULL */
+	/* read-ahead: windows or read buffers moved past while the caller may
+	 * still hold a block in them, let go once it did (ntpfile_ahead.c) */
+	struct retired {
+		uint8_t *map;		/* a window, or a read buffer (slot -2) */
+		size_t len;
+		uint64_t seq;		/* blocks handed out before it was left */
+		int slot;		/* in the SIGBUS table, or -1; -2: a buffer */
+	} retired[NTP_RETIRED_MAX];
+	size_t nretired;
 };
 
 /*
@@ -414,6 +428,7 @@ struct ntp_reader {
 #define READ_AHEAD (64u << 10)
 
 static size_t fill_map(struct ntp_reader *r, size_t need);
+static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
 
 static size_t fill(struct ntp_reader *r, size_t need)
 {
@@ -433,13 +448,18 @@ static size_t fill(struct ntp_reader *r, size_t need)
 
 		while (need + lead > ncap)
 			ncap *= 2;
-		if (ncap != r->cap) {
+		/* with read-ahead the caller may still read blocks in the buffer:
+		 * the unread bytes go to a new one, the old is let go later */
+		if (ncap != r->cap || r->ahead) {
 			uint8_t *nb = malloc(ncap);
 
 			if (!nb)
 				return have;
 			memcpy(nb + lead, r->buf + r->start, have);
-			free(r->buf);
+			if (r->ahead)
+				retire(r, r->buf, r->cap);
+			else
+				free(r->buf);
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -612,10 +632,73 @@ int ntp_reader_catch_sigbus(const char *prog)
 	return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
 }
 
+/* Unmaps the retired windows that no block the caller holds lies in
+ * (released: blocks it let go). */
+void ntp_reader_reap(struct ntp_reader *r, uint64_t released)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nretired; i++) {
+		struct retired *w = &r->retired[i];
+
+		if (w->seq <= released && w->slot == -2) {
+			free(w->map);
+		} else if (w->seq <= released) {
+			map_slot_free(w->slot);
+			munmap(w->map, w->len);
+		} else {
+			r->retired[k++] = *w;
+		}
+	}
+	r->nretired = k;
+}
+
+/* With read-ahead the caller may still read the blocks handed out from this
+ * window: it is kept (and still recognised by the SIGBUS handler) until
+ * they are let go. */
+static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len)
+{
+	struct retired *w;
+
+	if (r->nretired == NTP_RETIRED_MAX)
+		ntp_reader_reap(r, ntp_ahead_wait_released(r->ahead, r->retired[0].seq));
+	w = &r->retired[r->nretired++];
+	w->map = p;
+	w->len = len;
+	w->seq = ntp_ahead_published(r->ahead);
+	w->slot = -2;
+	return w;
+}
+
+static void retire_window(struct ntp_reader *r)
+{
+	struct retired *w = retire(r, r->map, r->map_len);
+
+	w->slot = map_slot_take(r->path);
+	map_slot_set(w->slot, w->map, w->len);
+	map_slot_set(r->map_slot, NULL, 0);
+	r->map = NULL;
+	r->map_len = 0;
+}
+
+int ntp_reader_block_kept(const struct ntp_reader *r, const struct ntp_record *recs)
+{
+	const uint8_t *p = (const uint8_t *)recs;
+
+	if (r->map)
+		return p >= r->map && p < r->map + r->map_len;
+	/* read(): with read-ahead the buffer is retired, never moved (fill) */
+	return r->ahead && r->buf && p >= r->buf && p < r->buf + r->cap;
+}
+
 static void unmap_window(struct ntp_reader *r)
 {
 	if (!r->map)
 		return;
+	if (r->ahead) {
+		retire_window(r);
+		return;
+	}
 	map_slot_set(r->map_slot, NULL, 0);
 	munmap(r->map, r->map_len);
 	r->map = NULL;
@@ -627,11 +710,12 @@ static void unmap_window(struct ntp_reader *r)
  * read it on with read() from the current offset, as if it had never been
  * mapped. The unmapped window's bytes are read again.
  */
-static size_t map_failed(struct ntp_reader *r, size_t need)
+/* From here on the file is read with read(), from the current offset. */
+static int to_read(struct ntp_reader *r)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = 2 * READ_CHUNK;
+	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
 	r->buf = malloc(r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
@@ -639,11 +723,16 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
 		r->eof = 1;
 		r->start = r->end = 0;
 		r->data = no_bytes;
-		return 0;
+		return -1;
 	}
 	r->data = r->buf;
 	r->start = r->end = (size_t)(r->off & 7);	/* records stay 8-byte aligned */
-	return fill(r, need);
+	return 0;
+}
+
+static size_t map_failed(struct ntp_reader *r, size_t need)
+{
+	return to_read(r) ? 0 : fill(r, need);
 }
 
 /* fill() for a mapped file: maps a window starting at the page of the read
@@ -851,8 +940,12 @@ struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen
 	const char *no_mmap = getenv("NTPROF_NO_MMAP");
 	struct ntp_reader_opts o = { 0 };
 
+	const char *ahead_map = getenv("NTPROF_AHEAD_MMAP");
+
 	if (no_mmap && *no_mmap && strcmp(no_mmap, "0"))
 		o.no_mmap = 1;
+	if (ahead_map && *ahead_map && strcmp(ahead_map, "0"))
+		o.ahead_map = 1;
 	return ntp_reader_open_opts(path, &o, errbuf, errlen);
 }
 
@@ -887,6 +980,7 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 		__atomic_add_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 		r->window = (o->map_window + page - 1) / page * page;	/* 0: shared */
 		r->map_fail_from = o->map_fail_from;
+		r->ahead_map = o->ahead_map;
 		r->map_slot = map_slot_take(r->path);
 		r->data = no_bytes;
 		if (parse_header(r, errbuf, errlen))
@@ -932,10 +1026,25 @@ struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *
 
 const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r) { return &r->info; }
 const char *ntp_reader_path(const struct ntp_reader *r) { return r->path; }
-const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r) { return &r->st; }
+const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r)
+{
+	return r->ahead ? ntp_ahead_stats(r->ahead) : &r->st;
+}
+
+const struct ntp_read_stats *ntp_reader_stats_direct(const struct ntp_reader *r) { return &r->st; }
 
 const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns)
 {
+	if (r->ahead)
+		return ntp_ahead_totals(r->ahead, n, as_of_mono_ns);
+	return ntp_reader_totals_direct(r, n, as_of_mono_ns, NULL);
+}
+
+const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, size_t *n,
+						 uint64_t *as_of_mono_ns, uint64_t *gen)
+{
+	if (gen)
+		*gen = r->totals_gen;
 	if (n)
 		*n = r->ntotals;
 	if (as_of_mono_ns)
@@ -1091,12 +1200,20 @@ static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uin
 	}
 	r->ntotals = count;
 	r->totals_as_of = as_of;
+	r->totals_gen++;
 	if (as_of > r->st.end_mono_ns)
 		r->st.end_mono_ns = as_of;
 	return 0;
 }
 
 int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
+{
+	if (r->ahead)
+		return ntp_ahead_block(r->ahead, recs, n);
+	return ntp_reader_block_direct(r, recs, n);
+}
+
+int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
 {
 	while (!r->done) {
 		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
@@ -1195,6 +1312,33 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 	return 0;
 }
 
+int ntp_reader_read_ahead(struct ntp_reader *r)
+{
+	if (r->ahead)
+		return 0;
+	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
+		return 1;	/* memory needs no reading; a block already handed out */
+	/*
+	 * The thread reads with read(), not through windows: on this kind of
+	 * machine the kernel maps a page of the page cache into a window
+	 * (MAP_POPULATE) in several times the time that read() copies it, and
+	 * one thread now does all of that work while the other parses
+	 * (docs/performance.md). No block was handed out: the header's
+	 * window goes, the bytes after it are read again.
+	 */
+	if (r->mapped && !r->ahead_map) {
+		unmap_window(r);
+		if (to_read(r))
+			return 1;
+	}
+	r->ahead = ntp_ahead_new(r);
+	if (r->ahead && ntp_ahead_start(r->ahead)) {
+		ntp_ahead_free(r->ahead);
+		r->ahead = NULL;
+	}
+	return r->ahead ? 0 : 1;
+}
+
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
 {
 	if (r->cur_i == r->cur_n) {
@@ -1210,6 +1354,9 @@ void ntp_reader_close(struct ntp_reader *r)
 {
 	if (!r)
 		return;
+	ntp_ahead_free(r->ahead);	/* the thread stops before its window goes */
+	r->ahead = NULL;
+	ntp_reader_reap(r, UINT64_MAX);
 	unmap_window(r);
 	map_slot_free(r->map_slot);
 	if (r->mapped)

@@ -115,9 +115,12 @@ struct ntp_reader *ntp_reader_open(const char *path, char *errbuf, size_t errlen
 struct ntp_reader_opts {
 	int no_mmap;			/* read with read() even a regular file */
 	size_t map_window;		/* bytes per mmap window; 0: NTP_MAP_WINDOW shared by
-					 * the readers open at once (at least 1 MiB each) */
+					 * the readers open at once (at least 1 MiB each);
+					 * also the first read buffer after mmap (tests) */
 	uint64_t map_fail_from;		/* tests: windows from this offset on fail to map,
 					 * so the switch to read() is exercised; 0: never */
+	int ahead_map;			/* read-ahead maps windows too, instead of read()
+					 * (tests, measurements; NTPROF_AHEAD_MMAP=1) */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
@@ -147,6 +150,22 @@ struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *
  * 1 with *n >= 1; 0 at the end. Do not mix with ntp_reader_next().
  */
 int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n);
+
+/*
+ * Extension (perf): a second thread reads, maps and CRC-checks the blocks
+ * while the caller works on the previous ones (docs/performance.md). Blocks,
+ * stats and totals come out exactly as without it, in the same order, each
+ * as of the block last handed out. Call before reading any block: 0 started,
+ * 1 not (a memory source, a block already read, no thread); the reader
+ * works on either way. The thread ends in ntp_reader_close().
+ */
+int ntp_reader_read_ahead(struct ntp_reader *r);
+/* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
+ * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
+ * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */
+#define NTP_AHEAD_FILES 4
+#define NTP_AHEAD_SLOTS 8
+int ntp_read_ahead_wanted(size_t nfiles);
 
 /* ---- on-disk constants (docs/ntp-format.md) ---- */
 #define NTP_FILE_MAGIC		"NTPROF\x89\n"	/* 8 bytes */

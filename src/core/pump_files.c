@@ -118,6 +118,12 @@ static struct ntp_files *files_alloc(size_t n)
 
 struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t errlen)
 {
+	return ntp_files_open_ahead(paths, n, 0, err, errlen);
+}
+
+struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ahead,
+				       char *err, size_t errlen)
+{
 	struct ntp_files *f = files_alloc(n);
 	int64_t *adj = NULL;
 
@@ -135,6 +141,11 @@ struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t
 	}
 	if (ntp_join_check(f->in, n, &f->cfg, err, errlen))
 		goto fail;
+	/* blocks read and checked by a second thread, before the merge takes the
+	 * first of each file (ntpfile.h) */
+	if (read_ahead && ntp_read_ahead_wanted(n))
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_ahead(f->r[i]);
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
 	if (!adj) {

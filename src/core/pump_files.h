@@ -20,6 +20,11 @@ struct ntp_files;
 /* Opens paths[0..n), checks they go together (ntp_join_check) and aligns
  * several files' clocks (ntp_join_align). NULL with a one-line reason. */
 struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t errlen);
+/* The same, each file's blocks read by a second thread when read_ahead and
+ * ntp_read_ahead_wanted(n) (ntpfile.h): for reading at full speed (report,
+ * compare), not a replay at the recording's pace. */
+struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ahead,
+				       char *err, size_t errlen);
 void ntp_files_close(struct ntp_files *f);
 
 /* The model's configuration for these files (role, transport, sampling...). */

@@ -8,6 +8,8 @@
  *          CRC checks instead of dying at them
  *   bit 1  read through a file descriptor (the buffered read path with its
  *          buffer growth and moves) instead of from memory
+ *   bit 2  with bit 1: blocks read by a second thread (read-ahead), into
+ *          buffers retired instead of moved
  * Invariants checked: every record returned comes from a verified block,
  * counts agree, and nothing crashes, leaks or reads out of bounds
  * (ASan/UBSan).
@@ -51,6 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
 		r = ntp_reader_open(path, err, sizeof(err));
+		if (r && (mode & 4) && ntp_reader_read_ahead(r) < 0)
+			abort();
 	} else {
 		r = ntp_reader_open_mem(buf, size, "fuzz.ntp", err, sizeof(err));
 	}

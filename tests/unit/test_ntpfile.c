@@ -1010,20 +1010,20 @@ static void test_map_growing_file(void **state)
 
 /* Truncated by another process while mapped: with ntp_reader_catch_sigbus()
  * the process says which file and exits 1 instead of dying of SIGBUS. */
-static void test_map_truncated_under_reader(void **state)
+static void truncated_under_reader(int ahead)
 {
 	char path[256], err[256], msg[512] = "";
 	int pipefd[2], status;
 	pid_t pid;
 	ssize_t n;
 
-	(void)state;
 	tmp_path(path, sizeof(path), "shrink.ntp");
 	write_medium(path);
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct ntp_reader_opts o = { .ahead_map = 1 };	/* read-ahead through windows */
 		const struct ntp_record *recs;
 		struct ntp_reader *r;
 		size_t k;
@@ -1032,11 +1032,14 @@ static void test_map_truncated_under_reader(void **state)
 		close(pipefd[0]);
 		if (ntp_reader_catch_sigbus("test_ntpfile"))
 			_exit(3);
-		r = ntp_reader_open(path, err, sizeof(err));	/* one window holds the file */
+		r = ntp_reader_open_opts(path, &o, err, sizeof(err));	/* one window holds the file */
 		if (!r)
 			_exit(4);
 		if (truncate(path, 4096))
 			_exit(5);
+		/* with read-ahead, the thread that touches the window faults */
+		if (ahead && ntp_reader_read_ahead(r))
+			_exit(6);
 		while (ntp_reader_next_block(r, &recs, &k))
 			;
 		_exit(0);	/* not reached: the pages past 4096 are gone */
@@ -1050,6 +1053,127 @@ static void test_map_truncated_under_reader(void **state)
 	assert_int_equal(WEXITSTATUS(status), 1);
 	assert_non_null(strstr(msg, "test_ntpfile: "));
 	assert_non_null(strstr(msg, "shrink.ntp: the file was truncated while being read"));
+}
+
+static void test_map_truncated_under_reader(void **state)
+{
+	(void)state;
+	truncated_under_reader(0);
+	truncated_under_reader(1);
+}
+
+
+/* ---- read-ahead: a second thread reads the blocks (ntpfile_ahead.c) ---- */
+
+/* Appends to log what the caller sees after each block: its records, the
+ * stats and the totals as of it. ahead: with read-ahead; pause: let the
+ * thread run ahead before the block is read (its window must stay). */
+static void block_log(struct ntp_reader *r, int ahead, int pause, char *log, size_t cap)
+{
+	const struct ntp_record *recs;
+	size_t n, len = strlen(log), k = 0;
+
+	if (!r) {
+		snprintf(log + len, cap - len, "no reader\n");
+		return;
+	}
+	if (ahead)
+		assert_int_equal(ntp_reader_read_ahead(r), 0);
+	for (;;) {
+		const struct ntp_read_stats *st;
+		const struct ntp_total *t;
+		uint64_t as_of;
+		size_t nt;
+		int more = ntp_reader_next_block(r, &recs, &n);
+		uint32_t crc = 0;
+
+		if (more && pause && k++ % 3 == 0)
+			usleep(2000);
+		if (more)
+			crc = ntp_crc32c(0, recs, n * sizeof(*recs));
+		st = ntp_reader_stats(r);
+		t = ntp_reader_totals(r, &nt, &as_of);
+		len += (size_t)snprintf(log + len, cap - len,
+					"%d %zu %08x | %llu %llu %llu %llu %d %d %llu '%s' | %zu %llu %llu\n",
+					more, more ? n : 0, crc, (unsigned long long)st->records,
+					(unsigned long long)st->dropped, (unsigned long long)st->skipped_blocks,
+					(unsigned long long)st->damaged_blocks, st->truncated, st->corrupt,
+					(unsigned long long)st->end_mono_ns, st->why, nt,
+					(unsigned long long)as_of,
+					(unsigned long long)(nt ? t[nt - 1].count.commands : 0));
+		assert_true(len < cap);
+		if (!more)
+			break;
+	}
+	ntp_reader_close(r);
+}
+
+/* With read-ahead, block by block, the caller sees what it sees without:
+ * the same records, stats and totals after each block, whatever the source
+ * (read() into buffers the thread leaves behind while the caller still reads
+ * in them; one window, one-page windows, mmap failing midway), for a whole,
+ * cut or damaged file; and a reader closed early stops its thread. */
+static void test_read_ahead_matches(void **state)
+{
+	static char want[1 << 16], got[1 << 16];
+	struct ntp_reader_opts opts[] = {
+		{ 0 }, { .no_mmap = 1 }, { .map_window = 1 }, { .ahead_map = 1 },
+		{ .map_window = 1, .ahead_map = 1 },
+		{ .map_window = 1, .map_fail_from = 3 * 4096 + 100, .ahead_map = 1 },
+	};
+	char path[256], cut[256], err[256];
+	size_t len, tried = 0;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ahead.ntp");
+	tmp_path(cut, sizeof(cut), "ahead-cut.ntp");
+	write_medium(path);
+	buf = slurp(path, &len);
+	for (size_t k = 0; k <= len; k += k == len ? 1 : 1 + k % 3001) {
+		for (int flip = 0; flip < 2; flip++) {
+			if (flip && k == len)
+				continue;
+			if (flip)
+				buf[k] ^= 0x10;
+			spew(cut, buf, flip ? len : k);
+			if (flip)
+				buf[k] ^= 0x10;
+			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+				want[0] = got[0] = '\0';
+				block_log(ntp_reader_open_opts(cut, &opts[o], err, sizeof(err)), 0, 0,
+					  want, sizeof(want));
+				block_log(ntp_reader_open_opts(cut, &opts[o], err, sizeof(err)), 1,
+					  k == len || k % 2, got, sizeof(got));
+				assert_string_equal(want, got);
+				tried++;
+			}
+		}
+	}
+	assert_true(tried > 200);
+	/* memory needs no thread; nor does a reader that handed out a block */
+	{
+		struct ntp_reader *r = ntp_reader_open_mem(buf, len, "m", err, sizeof(err));
+		const struct ntp_record *recs;
+		size_t n;
+
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		ntp_reader_close(r);
+		r = ntp_reader_open(path, err, sizeof(err));
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		ntp_reader_close(r);
+		/* closed after two blocks, the thread waiting for room */
+		for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+			r = ntp_reader_open_opts(path, &opts[o], err, sizeof(err));
+			assert_int_equal(ntp_reader_read_ahead(r), 0);
+			assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+			assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+			usleep(2000);
+			ntp_reader_close(r);
+		}
+	}
+	free(buf);
 }
 
 static int setup(void **state)
@@ -1084,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
+		cmocka_unit_test(test_read_ahead_matches),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);

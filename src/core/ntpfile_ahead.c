@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntpfile_ahead.c - a reader's blocks read by a second thread.
+ *
+ * Mapping a window of the file, the first touch of its pages and the CRC32C
+ * of every payload cost about as much as `cat` of the file
+ * (docs/performance.md); the records' processing costs more again. With two
+ * CPUs they overlap: this thread runs the reader's own block loop
+ * (ntp_reader_block_direct, unchanged, so a cut or damaged file ends or skips
+ * exactly as without it) and copies each verified block into one of
+ * NTP_AHEAD_SLOTS slots; the caller takes the slots in order. A block's
+ * records are copied because the reader's window is unmapped as it moves on,
+ * while the caller may still hold the previous block (ntpfile.h). The copy
+ * runs while the block is still in this CPU's cache.
+ *
+ * Each slot carries the reader's stats and, when they changed, its totals as
+ * of that block, so what the caller sees after a block is what it saw
+ * without the thread: report output stays byte-identical.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ntpfile_int.h"
+
+struct slot {
+	const struct ntp_record *recs;	/* in the reader's window, or buf */
+	struct ntp_record *buf;		/* a copy when the reader's buffer is reused */
+	size_t n, cap;
+	int more;			/* 0: the reader's end (recs unused) */
+	struct ntp_read_stats st;	/* the reader's, after this block */
+	int tot_new;			/* totals changed before this block */
+	struct ntp_total *tot;
+	size_t ntot, tot_cap;
+	uint64_t tot_as_of;
+};
+
+struct ntp_ahead {
+	struct ntp_reader *r;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t data, space;
+	struct slot slot[NTP_AHEAD_SLOTS];
+	size_t head, tail, count;	/* count includes the slot the caller holds */
+	uint64_t published, released;	/* blocks handed to the caller, let go by it */
+	int holding, quit, finished, started;
+	int prod_waits, cons_waits;	/* asleep on space / on data */
+	uint64_t sent_gen;		/* thread: totals generation last sent */
+	/* the caller's view, as of the block last handed out */
+	struct ntp_read_stats st;
+	struct ntp_total *tot;
+	size_t ntot, tot_cap;
+	uint64_t tot_as_of;
+};
+
+static int grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	void *q;
+
+	if (want <= *cap)
+		return 0;
+	q = realloc(*p, want * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = want;
+	return 0;
+}
+
+/* Fills s with the reader's next block (or its end). */
+static void produce(struct ntp_ahead *a, struct slot *s)
+{
+	const struct ntp_record *recs;
+	const struct ntp_total *t;
+	size_t n = 0, k;
+	uint64_t as_of, gen;
+
+	s->more = ntp_reader_block_direct(a->r, &recs, &n) == 1;
+	s->n = 0;
+	s->st = *ntp_reader_stats_direct(a->r);
+	if (s->more) {
+		if (ntp_reader_block_kept(a->r, recs)) {
+			s->recs = recs;	/* the window stays until the caller lets go */
+			s->n = n;
+		} else if (grow((void **)&s->buf, &s->cap, n, sizeof(*recs))) {
+			s->more = 0;	/* as the reader itself says when memory runs out */
+			s->st.truncated = 1;
+			if (!s->st.why[0])
+				strcpy(s->st.why, "out of memory");
+		} else {
+			memcpy(s->buf, recs, n * sizeof(*recs));
+			s->recs = s->buf;
+			s->n = n;
+		}
+	}
+	t = ntp_reader_totals_direct(a->r, &k, &as_of, &gen);
+	s->tot_new = gen != a->sent_gen;
+	if (s->tot_new) {
+		if (grow((void **)&s->tot, &s->tot_cap, k, sizeof(*t))) {
+			s->tot_new = 0;	/* the counts stay estimated until memory allows */
+		} else {
+			if (k)
+				memcpy(s->tot, t, k * sizeof(*t));
+			s->ntot = k;
+			s->tot_as_of = as_of;
+			a->sent_gen = gen;
+		}
+	}
+}
+
+static void *run(void *arg)
+{
+	struct ntp_ahead *a = arg;
+
+	for (;;) {
+		struct slot *s;
+		uint64_t released;
+		int more;
+
+		pthread_mutex_lock(&a->mu);
+		/* full: sleep until half the slots are free, so that the caller
+		 * wakes this thread once per half a ring, not once per block (a
+		 * wake-up costs the caller a system call and the CPU an interrupt) */
+		if (a->count == NTP_AHEAD_SLOTS)
+			while (a->count > NTP_AHEAD_SLOTS / 2 && !a->quit) {
+				a->prod_waits = 1;
+				pthread_cond_wait(&a->space, &a->mu);
+			}
+		a->prod_waits = 0;
+		if (a->quit) {
+			pthread_mutex_unlock(&a->mu);
+			break;
+		}
+		s = &a->slot[a->tail];
+		released = a->released;
+		pthread_mutex_unlock(&a->mu);
+		ntp_reader_reap(a->r, released);
+		produce(a, s);	/* the slot is not the caller's until published */
+		more = s->more;
+		pthread_mutex_lock(&a->mu);
+		a->tail = (a->tail + 1) % NTP_AHEAD_SLOTS;
+		a->count++;
+		a->published += more;
+		if (a->cons_waits)
+			pthread_cond_signal(&a->data);
+		pthread_mutex_unlock(&a->mu);
+		if (!more)
+			break;
+	}
+	return NULL;
+}
+
+uint64_t ntp_ahead_published(const struct ntp_ahead *a)
+{
+	return a->published;	/* the thread's own count: it alone writes it */
+}
+
+uint64_t ntp_ahead_wait_released(struct ntp_ahead *a, uint64_t seq)
+{
+	uint64_t released;
+
+	pthread_mutex_lock(&a->mu);
+	while (a->released < seq && !a->quit) {
+		a->prod_waits = 1;	/* woken by the latest when the ring is half empty */
+		pthread_cond_wait(&a->space, &a->mu);
+	}
+	a->prod_waits = 0;
+	released = a->quit ? UINT64_MAX : a->released;	/* quit: the caller holds nothing */
+	pthread_mutex_unlock(&a->mu);
+	return released;
+}
+
+struct ntp_ahead *ntp_ahead_new(struct ntp_reader *r)
+{
+	struct ntp_ahead *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->r = r;
+	a->st = *ntp_reader_stats_direct(r);
+	ntp_reader_totals_direct(r, NULL, NULL, &a->sent_gen);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->data, NULL);
+	pthread_cond_init(&a->space, NULL);
+	return a;
+}
+
+int ntp_ahead_start(struct ntp_ahead *a)
+{
+	sigset_t all, old;
+	int err;
+	/* Signals meant for the program (SIGINT, SIGPIPE...) go to the caller's
+	 * thread; faults on the mapping (SIGBUS: a file truncated while mapped,
+	 * ntp_reader_catch_sigbus) are raised in the thread that touches it. */
+	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&a->th, NULL, run, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	a->started = !err;
+	return err ? -1 : 0;
+}
+
+int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t *n)
+{
+	struct slot *s;
+
+	if (a->finished)
+		return 0;
+	pthread_mutex_lock(&a->mu);
+	if (a->holding) {	/* the previous block is no longer the caller's */
+		a->head = (a->head + 1) % NTP_AHEAD_SLOTS;
+		a->count--;
+		a->released++;
+		a->holding = 0;
+		if (a->prod_waits && a->count <= NTP_AHEAD_SLOTS / 2)
+			pthread_cond_signal(&a->space);
+	}
+	while (!a->count) {
+		a->cons_waits = 1;
+		pthread_cond_wait(&a->data, &a->mu);
+	}
+	a->cons_waits = 0;
+	s = &a->slot[a->head];
+	a->holding = 1;
+	pthread_mutex_unlock(&a->mu);
+	a->st = s->st;
+	if (s->tot_new && !grow((void **)&a->tot, &a->tot_cap, s->ntot, sizeof(*a->tot))) {
+		if (s->ntot)
+			memcpy(a->tot, s->tot, s->ntot * sizeof(*a->tot));
+		a->ntot = s->ntot;
+		a->tot_as_of = s->tot_as_of;
+	}
+	if (!s->more) {
+		a->finished = 1;
+		return 0;
+	}
+	*recs = s->recs;
+	*n = s->n;
+	return 1;
+}
+
+const struct ntp_read_stats *ntp_ahead_stats(const struct ntp_ahead *a) { return &a->st; }
+
+const struct ntp_total *ntp_ahead_totals(const struct ntp_ahead *a, size_t *n, uint64_t *as_of_mono_ns)
+{
+	if (n)
+		*n = a->ntot;
+	if (as_of_mono_ns)
+		*as_of_mono_ns = a->tot_as_of;
+	return a->tot;
+}
+
+void ntp_ahead_free(struct ntp_ahead *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->quit = 1;
+	pthread_cond_broadcast(&a->space);
+	pthread_mutex_unlock(&a->mu);
+	if (a->started)
+		pthread_join(a->th, NULL);
+	for (size_t i = 0; i < NTP_AHEAD_SLOTS; i++) {
+		free(a->slot[i].buf);
+		free(a->slot[i].tot);
+	}
+	free(a->tot);
+	pthread_cond_destroy(&a->space);
+	pthread_cond_destroy(&a->data);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
+
+int ntp_read_ahead_wanted(size_t nfiles)
+{
+	const char *e = getenv("NTPROF_THREADS");
+	cpu_set_t set;
+
+	if (e && !strcmp(e, "0"))
+		return 0;
+	if (!nfiles || nfiles > NTP_AHEAD_FILES)
+		return 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	return CPU_COUNT(&set) >= 2;
+}

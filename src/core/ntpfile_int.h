@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ntpfile_int.h - between the reader (ntpfile.c) and its read-ahead thread
+ * (ntpfile_ahead.c); not for other callers.
+ */
+#ifndef NTP_FILE_INT_H
+#define NTP_FILE_INT_H
+
+#include "ntpfile.h"
+
+/* The reader's own block loop, stats and totals (in the thread's hands once
+ * read-ahead runs). gen: bumped each time the totals change (may be NULL). */
+int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs, size_t *n);
+const struct ntp_read_stats *ntp_reader_stats_direct(const struct ntp_reader *r);
+const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, size_t *n,
+						 uint64_t *as_of_mono_ns, uint64_t *gen);
+
+/* Whether recs stays where it is until the caller lets go (in the current
+ * window, or in the read buffer, which read-ahead retires rather than
+ * reuses), else a copy is needed (a buffer the next block reuses). */
+int ntp_reader_block_kept(const struct ntp_reader *r, const struct ntp_record *recs);
+/* Unmaps the windows left behind whose blocks the caller let go. */
+void ntp_reader_reap(struct ntp_reader *r, uint64_t released);
+
+struct ntp_ahead;
+/* Blocks handed to the caller so far (the thread's side). */
+uint64_t ntp_ahead_published(const struct ntp_ahead *a);
+/* Waits until the caller let go of seq blocks; returns how many it has. */
+uint64_t ntp_ahead_wait_released(struct ntp_ahead *a, uint64_t seq);
+/* The state for r (NULL: no memory); ntp_ahead_start() then starts the
+ * thread (0, or -1: none), once r->ahead points to it. */
+struct ntp_ahead *ntp_ahead_new(struct ntp_reader *r);
+int ntp_ahead_start(struct ntp_ahead *a);
+/* ntp_reader_next_block(), stats and totals as of the block last handed out. */
+int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t *n);
+const struct ntp_read_stats *ntp_ahead_stats(const struct ntp_ahead *a);
+const struct ntp_total *ntp_ahead_totals(const struct ntp_ahead *a, size_t *n, uint64_t *as_of_mono_ns);
+/* Stops and joins the thread if started, frees a (NULL: nothing); the
+ * windows it left are the reader's to unmap (ntp_reader_reap). */
+void ntp_ahead_free(struct ntp_ahead *a);
+
+#endif
