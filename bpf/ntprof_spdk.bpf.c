@@ -148,6 +148,10 @@ static __always_inline int spdk_done(long abi, const void *urec, long size, __u8
 			__u64 a = sconn_arrival(c, s.ts[NTP_SPDK_H_RSP_RECV],
 						s.ts[NTP_SPDK_H_DATA_SENT] ? s.ts[NTP_SPDK_H_DATA_SENT] : sent);
 
+			/* the capsule left at the first send on the connection
+			 * after SPDK queued it, as the target's answer does */
+			put(r, NTP_TS_H_CMD_SENT, sconn_send_after(c, sent));
+
 			if (a) {
 				put(r, NTP_TS_H_RSP_ARRIVE, a);
 				r->flags |= NTP_REC_F_SOCK_SPLIT;

@@ -98,7 +98,8 @@ struct ntp_spdk_rec {
 	__u8 opc;
 	__u8 flags;
 	__u32 sample_n;		/* the N this command was sampled with */
-	__u32 rsvd0;
+	__u32 cyc;		/* SPDK's side only: slots still in CPU cycles
+				 * (spdk/ntprof_usdt.h); 0 when the probe fires */
 	__u64 rsvd[2];
 };
 

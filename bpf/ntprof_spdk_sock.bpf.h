@@ -11,7 +11,8 @@
  *                           receive time (skb->tstamp) is when the data
  *                           reached the socket
  *   tcp_sendmsg             SPDK hands PDUs to the kernel (the target's
- *                           response leaves at its socket layer's next flush)
+ *                           response, the host's capsule and data leave at
+ *                           its socket layer's next flush)
  *
  * Every program first checks that the calling process is one being recorded
  * (spdk_pids, filled by src/collector/spdk.c); any other process pays that
@@ -26,7 +27,8 @@
  * bytes came with the last read of that connection before that time; the
  * PDU had arrived at the latest with the newest skb of that read. The
  * target's response was written by the first send on the connection after
- * it was queued (RSP_QUEUED). Times of other commands on the same
+ * it was queued (RSP_QUEUED), the host's capsule and H2C data likewise
+ * (CMD_SENT, DATA_SENT). Times of other commands on the same
  * connection never enter: the rings are searched by the command's own
  * times, which holds at any queue depth.
  */

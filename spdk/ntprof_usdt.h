@@ -35,6 +35,130 @@ static inline uint64_t ntprof_now(void)
 }
 
 /*
+ * A stamp inside a command's interval is a cycle counter read, not a clock
+ * read: a sampled command takes some ten stamps on its two sides while the
+ * application's clock runs, and clock_gettime() costs several times what the
+ * counter does (a vDSO call that reads it and scales it), which made the
+ * sampled commands measurably slower than the others (docs/spdk.md). When
+ * the probe fires, outside the interval, ntprof_settle() reads the clock
+ * once and turns the counter stamps back into CLOCK_MONOTONIC ns, at the
+ * counter's rate measured by this thread over at least NTPROF_CAL_NS. Until
+ * then, or where the counter is not a constant-rate one, stamps read the
+ * clock as before.
+ */
+#define NTPROF_CYC_ON	(1u << 31)	/* in cyc: this record stamps in cycles */
+#define NTPROF_CAL_NS	10000000ull	/* the shortest span a rate is taken over */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+static inline uint64_t ntprof_cycles(void)
+{
+	return __rdtsc();
+}
+
+/* The TSC ticks at one rate in every P-state and C-state ("invariant TSC",
+ * CPUID 0x80000007 EDX bit 8), which is what lets the kernel build its
+ * clock on it. */
+static inline int ntprof_cycles_usable(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));
+}
+#elif defined(__aarch64__)
+static inline uint64_t ntprof_cycles(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+/* The generic timer's counter has a fixed frequency by architecture. */
+static inline int ntprof_cycles_usable(void)
+{
+	return 1;
+}
+#else
+static inline uint64_t ntprof_cycles(void)
+{
+	return 0;
+}
+
+static inline int ntprof_cycles_usable(void)
+{
+	return 0;
+}
+#endif
+
+/* Per thread (SPDK's reactors are pinned threads), per file that includes
+ * this header: a pair read at the first settle, and once NTPROF_CAL_NS have
+ * passed, the counter's rate in ns per cycle. state: 0 not begun, 1 base
+ * taken, 2 rate known, -1 no usable counter. */
+struct ntprof_cal {
+	uint64_t cyc, ns;
+	double ns_per_cyc;
+	int state;
+};
+static __thread struct ntprof_cal ntprof_cal_t;
+
+/* The clock and the counter at one instant: the counter read on both sides
+ * of the clock read, so the pair is not skewed by the clock read's length. */
+static inline void ntprof_pair(uint64_t *cyc, uint64_t *ns)
+{
+	uint64_t a = ntprof_cycles();
+
+	*ns = ntprof_now();
+	*cyc = a + (ntprof_cycles() - a) / 2;
+}
+
+/* A stamp: cycles on a record that stamps in cycles, else the clock. */
+static inline uint64_t ntprof_stamp_now(uint32_t *cyc, unsigned i)
+{
+	if (*cyc) {
+		*cyc |= 1u << i;
+		return ntprof_cycles();
+	}
+	return ntprof_now();
+}
+
+/* Before the probe fires: CLOCK_MONOTONIC ns in every slot, the clock read
+ * here anchoring the counter stamps; and this thread's rate updated. */
+static inline void ntprof_settle(struct ntp_spdk_rec *r)
+{
+	struct ntprof_cal *c = &ntprof_cal_t;
+	uint64_t cyc, ns;
+	unsigned i;
+
+	if (c->state < 0 || (c->state == 0 && !ntprof_cycles_usable())) {
+		c->state = -1;
+		r->cyc = 0;
+		return;
+	}
+	ntprof_pair(&cyc, &ns);
+	if (c->state == 0) {
+		c->cyc = cyc;
+		c->ns = ns;
+		c->state = 1;
+	} else if (ns - c->ns >= NTPROF_CAL_NS && cyc > c->cyc) {
+		/* over the whole span since the base: the longer, the finer */
+		c->ns_per_cyc = (double)(ns - c->ns) / (double)(cyc - c->cyc);
+		c->state = 2;
+	}
+	for (i = 0; i < NTP_SPDK_TS && (r->cyc & ~NTPROF_CYC_ON); i++) {
+		uint64_t back;
+
+		if (!(r->cyc & (1u << i)))
+			continue;
+		r->cyc &= ~(1u << i);
+		back = cyc > r->ts[i] ? (uint64_t)((double)(cyc - r->ts[i]) * c->ns_per_cyc) : 0;
+		r->ts[i] = back < ns ? ns - back : 1;
+	}
+	r->cyc = 0;
+}
+
+/*
  * A command's identity from its SQE, and the decision. The hash's inputs are
  * the kernel side's (bpf/ntprof.bpf.c): cid, SQE dwords 10-11 and the low
  * half of dword 12, on I/O queues only. t0 is the side's first stamp.
@@ -60,18 +184,30 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	r->nsid = nsid;
 	r->slba = slba;
 	r->nlb = nlb;
-	r->ts[first_slot] = t0 ? t0 : ntprof_now();
+	if (ntprof_cal_t.state == 2)
+		r->cyc = NTPROF_CYC_ON;
+	r->ts[first_slot] = t0 ? t0 : ntprof_stamp_now(&r->cyc, first_slot);
 }
 
 /* The first time a sampled command reaches slot i. */
 #define NTPROF_STAMP(r, i) do {						\
 	if (__builtin_expect((r)->abi != 0, 0) && !(r)->ts[(i)])		\
-		(r)->ts[(i)] = ntprof_now();					\
+		(r)->ts[(i)] = ntprof_stamp_now(&(r)->cyc, (i));		\
+} while (0)
+
+/* Slot j at the instant slot i was just stamped: the same time without a
+ * second read. */
+#define NTPROF_STAMP_AS(r, j, i) do {					\
+	if (__builtin_expect((r)->abi != 0, 0) && !(r)->ts[(j)]) {	\
+		(r)->ts[(j)] = (r)->ts[(i)];				\
+		(r)->cyc |= ((r)->cyc >> (i) & 1u) << (j);		\
+	}								\
 } while (0)
 
 /* The command is finished on this side: hand the record over, once. */
 #define NTPROF_DONE(probe, r) do {						\
 	if (__builtin_expect((r)->abi != 0, 0)) {				\
+		ntprof_settle(r);						\
 		DTRACE_PROBE3(ntprof, probe, NTP_SPDK_ABI, (r), sizeof(*(r)));	\
 		(r)->abi = 0;							\
 	}									\

@@ -15,14 +15,15 @@
 
 /* The kernel functions through which SPDK's NVMe/TCP sends and receives,
  * hooked by bpf/ntprof_spdk_sock.bpf.h to split SPDK's network time
- * (docs/spdk.md); the target's response leaves through tcp_sendmsg. */
+ * (docs/spdk.md); the target's response and the host's capsule leave
+ * through tcp_sendmsg. */
 static const struct {
 	const char *fe, *kp, *fn;
 	unsigned sides;		/* NTP_HOOK_HOST | NTP_HOOK_TARGET */
 } sock_hooks[] = {
 	{ "ntp_s_recvmsg_fe", "ntp_s_recvmsg_kp", "tcp_recvmsg", NTP_HOOK_HOST | NTP_HOOK_TARGET },
 	{ "ntp_s_copy_fe", "ntp_s_copy_kp", "skb_copy_datagram_iter", NTP_HOOK_HOST | NTP_HOOK_TARGET },
-	{ "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", "tcp_sendmsg", NTP_HOOK_TARGET },
+	{ "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", "tcp_sendmsg", NTP_HOOK_HOST | NTP_HOOK_TARGET },
 };
 
 int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, bool fentry_ok, bool kprobes,

@@ -418,8 +418,8 @@ static struct bpf_program *sock_prog(struct ntprof_spdk_bpf *k, int i, int fl)
 static int load_flavour(struct ntp_spdk *s, int fl, char *why, size_t whylen)
 {
 	const struct ntp_spdk_opts *o = &s->o;
-	/* the host reads only; the target's response leaves through tcp_sendmsg */
-	int n_sock = o->bin[1] ? 3 : 2, e;
+	/* both sides read through tcp_recvmsg and write through tcp_sendmsg */
+	int n_sock = 3, e;
 	struct bpf_program *p;
 
 	s->skel = ntprof_spdk_bpf__open();
@@ -578,12 +578,13 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 		say(o, "SPDK: USDT probes attached to %d process%s, sampling 1 in %u", s->n_procs,
 		    s->n_procs == 1 ? "" : "es", o->sampling);
 		if (o->transport == NTP_TRANSPORT_TCP && s->sock_flavour)
-			say(o, "SPDK: its socket calls hooked (%s): tcp_recvmsg, skb_copy_datagram_iter%s",
-			    s->sock_flavour, o->bin[1] ? ", tcp_sendmsg" : "");
+			say(o, "SPDK: its socket calls hooked (%s): tcp_recvmsg, skb_copy_datagram_iter, tcp_sendmsg",
+			    s->sock_flavour);
 		else if (o->transport == NTP_TRANSPORT_TCP)
 			say(o, "SPDK: its socket calls are not hooked (%s): the receive paths (packet arrival "
 			    "to SPDK reading it) read 0 and count in the network's wire component%s", s->sock_why,
-			    o->bin[1] ? "; the target's response counts as sent when SPDK queued it" : "");
+			    o->bin[1] ? "; the target's response counts as sent when SPDK queued it" :
+					"; the host's capsule counts as sent when SPDK queued it");
 	}
 	return s;
 fail:

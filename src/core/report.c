@@ -336,7 +336,8 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		if (!split)
 			fprintf(f, "note: SPDK's socket calls were not hooked on the %s: its receive path reads 0, "
 				"its time is in the wire%s\n", t ? "target" : "host",
-				t ? "; the response counts as sent when SPDK queued it" : "");
+				t ? "; the response counts as sent when SPDK queued it" :
+				    "; the capsule counts as sent when SPDK queued it");
 		else
 			fprintf(f, "note: %llu of %llu SPDK %s records lack the socket hooks' arrival: their "
 				"receive path reads 0, its time is in the wire\n", (unsigned long long)(n - split),

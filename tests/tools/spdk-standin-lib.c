@@ -221,8 +221,12 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 
 		r.lport = sock_lport;
 		r.rport = sock_rport;
+		/* SPDK writes the queued capsule at its next flush */
+		pause_ns(d->flush_ns);
+		if (io_all(sock_fd, buf, CAPSULE_LEN, 1))
+			return sampled;
 		/* the answer's first read: its PDU header is parsed at once */
-		if (io_all(sock_fd, buf, CAPSULE_LEN, 1) || io_all(sock_fd, buf, 24, 0))
+		if (io_all(sock_fd, buf, 24, 0))
 			return sampled;
 		NTPROF_STAMP(&r, NTP_SPDK_H_RSP_RECV);
 		if (io_all(sock_fd, buf + 24, ANSWER_LEN - 24, 0))
@@ -231,9 +235,11 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 		pause_ns(d->wait_ns);
 	}
 	NTPROF_STAMP(&r, NTP_SPDK_H_RSP_RECV);
-	NTPROF_STAMP(&r, NTP_SPDK_H_COMPLETE);
 	r.cntlid = c->cntlid;
 	r.len = c->len;
+	/* as SPDK's hosts over TCP and RDMA: COMPLETE where the application's
+	 * callback is called, the probe after the callback returned */
+	NTPROF_STAMP(&r, NTP_SPDK_H_COMPLETE);
 	if (rdma)
 		NTPROF_DONE(nvme_rdma_done, &r);
 	else
@@ -268,7 +274,7 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	pause_ns(d->storage_ns);
 	NTPROF_STAMP(&r, NTP_SPDK_T_DONE);
 	NTPROF_STAMP(&r, NTP_SPDK_T_RSP_QUEUED);
-	NTPROF_STAMP(&r, NTP_SPDK_T_RSP_SENT);
+	NTPROF_STAMP_AS(&r, NTP_SPDK_T_RSP_SENT, NTP_SPDK_T_RSP_QUEUED);
 	if (sock) {
 		/* SPDK writes queued PDUs at its socket group's next flush */
 		pause_ns(d->flush_ns);

@@ -21,7 +21,7 @@ struct standin_delays {
 	uint64_t wait_ns;	/* host: capsule queued -> answer read (network and target) */
 	uint64_t storage_ns;	/* target: handed to the bdev -> completed */
 	uint64_t r2t_ns;	/* TCP writes: R2T out -> data in (target), R2T wait (host) */
-	uint64_t flush_ns;	/* --sock, target: response queued -> written to the socket */
+	uint64_t flush_ns;	/* --sock: response (target) / capsule (host) queued -> written */
 };
 
 /* Run one command on that side; 1 when it was sampled (the probe fired). */
