@@ -69,7 +69,7 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
  */
 #define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
 #define NTP_HSET_MAX 32		/* histograms per set */
-#define NTP_HSET_FIRST 16	/* chunks of the first allocation (4 KiB) */
+#define NTP_HSET_FIRST 4	/* chunks of the first allocation (1 KiB): chunk 0 and a few */
 
 struct ntp_hset {
 	/* the chunks, contiguous; grows by doubling (realloc), so the
