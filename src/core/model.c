@@ -53,8 +53,7 @@ struct acc {
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
-/* calloc, 64-byte aligned (struct group, struct acc, the model holding
- * the groups) */
+/* calloc, 64-byte aligned (struct acc) */
 static void *calloc64(size_t size)
 {
 	void *p = NULL;
@@ -126,6 +125,7 @@ struct group_cache {
 };
 
 struct ntp_model {
+	void *mem;			/* the allocation m is aligned in (model_alloc) */
 	struct ntp_model_config cfg;
 	int join;
 	struct ntp_pend *hpend, *tpend;
@@ -161,11 +161,16 @@ uint8_t ntp_io_type_of(uint8_t opcode)
 
 struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 {
-	struct ntp_model *m = calloc64(sizeof(*m));
+	/* calloc, aligned by hand: its pages come from the kernel zeroed and
+	 * stay untouched until used (the totals' tables are most of it),
+	 * where calloc64's memset would make them all resident */
+	void *mem = calloc(1, sizeof(struct ntp_model) + 63);
+	struct ntp_model *m = mem ? (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63) : NULL;
 	uint32_t win;
 
 	if (!m)
 		return NULL;
+	m->mem = mem;
 	m->cfg = *cfg;
 	m->gc.last_dev_no = -1;
 	if (!m->cfg.sampling)
@@ -193,7 +198,7 @@ void ntp_model_free(struct ntp_model *m)
 	}
 	ntp_pend_free(m->hpend);
 	ntp_pend_free(m->tpend);
-	free(m);
+	free(m->mem);
 }
 
 void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns)
