@@ -9,8 +9,11 @@
  * finds commands present in a host-side file and a target-side file (same
  * key, LBA, length, opcode), and takes the median of the host's "command
  * sent" minus the target's "command arrived" on the mapped clocks: the wall
- * clocks' disagreement plus a one-way trip of the wire. That offset only
- * orders the input; no stage time uses it.
+ * clocks' disagreement plus a one-way trip of the wire. When a recording
+ * began more than a second before the last one did, a second sample of it
+ * starts where the last one began (on the wall clocks), and the offset more
+ * pairs agree on wins: its first records may hold no command of the other's.
+ * That offset only orders the input; no stage time uses it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,12 @@
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
 #define ALIGN_SAMPLE_MIN 4096	/* ...but of each of many host-side files at least this */
 #define ALIGN_MIN_PAIRS 8
+/* A second sample starts where the last recording began, on the wall clocks,
+ * less this margin, after passing at most ALIGN_SKIP_MAX records: for a side
+ * that began so much earlier that its first records hold no command of the
+ * other's (an SPDK target recorded seconds before its host). */
+#define ALIGN_LATE_MARGIN_NS 1000000000ll
+#define ALIGN_SKIP_MAX (16 * ALIGN_SAMPLE)
 #define ALIGN_SORT_STACK 256	/* differences sorted without malloc: one command's shifts */
 
 struct mark {
@@ -156,13 +165,15 @@ static void sort_i64(int64_t *a, size_t n)
 		free(tmp);
 }
 
-/* The first records (at most max) of one file, one side's marks, sorted by command. */
-static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max)
+/* The first records (at most max) of one file, one side's marks, sorted by
+ * command; with from_wall, the first from that time on (mapped clock), after
+ * passing at most ALIGN_SKIP_MAX earlier records. */
+static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max, int64_t from_wall)
 {
 	char err[256];
 	struct ntp_reader *r = ntp_reader_open(path, err, sizeof(err));
 	const struct ntp_record *recs;
-	size_t n = 0, k, seen = 0;
+	size_t n = 0, k, seen = 0, skipped = 0;
 	int slot = side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
 	int64_t to_wall;
 
@@ -175,6 +186,11 @@ static size_t sample(const char *path, uint8_t side, struct mark *out, size_t ma
 
 			if (x->side != side || !(x->ts_valid & (1u << slot)))
 				continue;
+			if (from_wall && wrap_add(x->ts[slot], to_wall) < from_wall && skipped < ALIGN_SKIP_MAX) {
+				skipped++;
+				seen--;
+				continue;
+			}
 			out[n++] = (struct mark){
 				((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
 				x->slba, x->len, x->opcode, side, wrap_add(x->ts[slot], to_wall) };
@@ -256,8 +272,8 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 	return nd;
 }
 
-static int median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
-			 int64_t *d, int64_t *out)
+static size_t median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
+			    int64_t *d, int64_t *out)
 {
 	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
 
@@ -290,7 +306,7 @@ static int median_offset(const struct mark *h, size_t nh, const struct mark *t, 
 		}
 	}
 	*out = d[best_l + best / 2];
-	return 1;
+	return best;
 }
 
 static int has_side(uint8_t role, uint8_t side)
@@ -298,22 +314,56 @@ static int has_side(uint8_t role, uint8_t side)
 	return side == NTP_SIDE_HOST ? role != NTP_ROLE_TARGET : role != NTP_ROLE_HOST;
 }
 
+/* The offset of b's targets against a's hosts (from set 0 or 1 of the
+ * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
+static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct mark *const tm[2],
+			  size_t *const nt[2], size_t a, size_t b, int64_t *d, int64_t *off)
+{
+	size_t best = 0;
+
+	for (int set = 0; set < 2; set++) {
+		int64_t o;
+		size_t c;
+
+		if (!hm[set])
+			continue;
+		c = median_offset(hm[set] + a * ALIGN_SAMPLE, nh[set][a], tm[set] + b * ALIGN_SAMPLE,
+				  nt[set][b], d, &o);
+		if (c > best) {
+			best = c;
+			*off = o;
+		}
+	}
+	return best;
+}
+
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
-	struct mark *hm = NULL, *tm = NULL;
-	size_t *nh = calloc(n, sizeof(*nh)), *nt = calloc(n, sizeof(*nt));
-	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d));
+	struct mark *hm[2] = { NULL, NULL }, *tm[2] = { NULL, NULL };
+	size_t *nh[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
+	size_t *nt[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
+	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
 	char *done = calloc(n, 1);
 	size_t hosts = 0, host_max;
-	int progress = 1;
+	int progress = 1, sets = 1;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !nh || !nt || !d || !done)
+	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !d || !done)
 		goto out;
-	hm = malloc(n * ALIGN_SAMPLE * sizeof(*hm));
-	tm = malloc(n * ALIGN_SAMPLE * sizeof(*tm));
-	if (!hm || !tm)
-		goto out;
+	/* the latest start of a recording, on the wall clocks */
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)in[i].info->start_real_ns > late)
+			late = (int64_t)in[i].info->start_real_ns;
+	from = late - ALIGN_LATE_MARGIN_NS;
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)in[i].info->start_real_ns < from)
+			sets = 2;
+	for (int set = 0; set < sets; set++) {
+		hm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*hm[set]));
+		tm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*tm[set]));
+		if (!hm[set] || !tm[set])
+			goto out;
+	}
 	/* A target's sample holds the first commands of all its hosts, of
 	 * each host about ALIGN_SAMPLE / hosts: a longer sample of a host's
 	 * own file finds no more pairs, and 64 files of full samples cost more
@@ -323,11 +373,24 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
 	if (host_max < ALIGN_SAMPLE_MIN)
 		host_max = ALIGN_SAMPLE_MIN;
-	for (size_t i = 0; i < n; i++) {
-		if (has_side(in[i].info->role, NTP_SIDE_HOST))
-			nh[i] = sample(in[i].path, NTP_SIDE_HOST, hm + i * ALIGN_SAMPLE, host_max);
-		if (has_side(in[i].info->role, NTP_SIDE_TARGET))
-			nt[i] = sample(in[i].path, NTP_SIDE_TARGET, tm + i * ALIGN_SAMPLE, ALIGN_SAMPLE);
+	for (int set = 0; set < sets; set++) {
+		for (size_t i = 0; i < n; i++) {
+			/* set 1 differs from set 0 only for the files that began earlier */
+			int64_t f = set && (int64_t)in[i].info->start_real_ns < from ? from : 0;
+
+			if (set && !f) {
+				memcpy(hm[1] + i * ALIGN_SAMPLE, hm[0] + i * ALIGN_SAMPLE, nh[0][i] * sizeof(*hm[1]));
+				memcpy(tm[1] + i * ALIGN_SAMPLE, tm[0] + i * ALIGN_SAMPLE, nt[0][i] * sizeof(*tm[1]));
+				nh[1][i] = nh[0][i];
+				nt[1][i] = nt[0][i];
+				continue;
+			}
+			if (has_side(in[i].info->role, NTP_SIDE_HOST))
+				nh[set][i] = sample(in[i].path, NTP_SIDE_HOST, hm[set] + i * ALIGN_SAMPLE, host_max, f);
+			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+				nt[set][i] = sample(in[i].path, NTP_SIDE_TARGET, tm[set] + i * ALIGN_SAMPLE,
+						    ALIGN_SAMPLE, f);
+		}
 	}
 	/* Spread from the primary file: a target aligned on a host, then the
 	 * other hosts of that target on it, and so on. */
@@ -341,12 +404,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (median_offset(hm + a * ALIGN_SAMPLE, nh[a], tm + b * ALIGN_SAMPLE,
-						  nt[b], d, &off)) {
+				if (pair_offset(hm, nh, tm, nt, a, b, d, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (median_offset(hm + b * ALIGN_SAMPLE, nh[b],
-							 tm + a * ALIGN_SAMPLE, nt[a], d, &off)) {
+				} else if (pair_offset(hm, nh, tm, nt, b, a, d, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -354,10 +415,12 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 		}
 	}
 out:
-	free(hm);
-	free(tm);
-	free(nh);
-	free(nt);
+	for (int set = 0; set < 2; set++) {
+		free(hm[set]);
+		free(tm[set]);
+		free(nh[set]);
+		free(nt[set]);
+	}
 	free(d);
 	free(done);
 }

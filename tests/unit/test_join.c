@@ -393,14 +393,14 @@ static void test_two_files_unsynced_wall_clocks(void **state)
 }
 
 /* An SPDK host at queue depth 1: one tag for every command, and the sampled
- * LBAs come back again and again. The target's recording began 2000 commands
- * before the host's, wall clocks 30 s apart: the alignment still finds the
- * offset exactly (in-order pairing would pair the target's earlier instances
- * of an LBA with the host's), and every host record joins its own twin, not
- * an earlier command of the same LBA (the stage times say which). */
-static void test_two_files_one_tag(void **state)
+ * LBAs come back again and again. The target's recording began `early`
+ * commands before the host's, wall clocks wall_skew apart: the alignment still
+ * finds the offset exactly (in-order pairing would pair the target's earlier
+ * instances of an LBA with the host's), and every host record joins its own
+ * twin, not an earlier command of the same LBA (the stage times say which). */
+static void one_tag_case(uint64_t n, uint64_t early, uint64_t lbas, int64_t wall_skew)
 {
-	const uint64_t off = 5000000000000ull, n = 12000, early = 2000;
+	const uint64_t off = 5000000000000ull;
 	struct ntp_record *r = calloc(2 * n, sizeof(*r));
 	struct ntp_file_info hi = info(NTP_ROLE_HOST, "h", 1), ti = info(NTP_ROLE_TARGET, "t", 1);
 	char hp[] = "/tmp/ntp-join-h-XXXXXX", tp[] = "/tmp/ntp-join-t-XXXXXX", err[256];
@@ -412,21 +412,20 @@ static void test_two_files_one_tag(void **state)
 	uint64_t x = 88172645463325252ull;
 	int64_t adj[2];
 
-	(void)state;
 	assert_non_null(r);
 	close(mkstemp(hp));
 	close(mkstemp(tp));
 	hi.start_mono_ns = 1000 + early * 100000;
 	hi.start_real_ns = 1796000000000000000ull;
 	ti.start_mono_ns = 1000 + off;
-	ti.start_real_ns = hi.start_real_ns - early * 100000 + 30000000000ull;
+	ti.start_real_ns = hi.start_real_ns - early * 100000 + (uint64_t)wall_skew;
 	for (uint64_t i = 0; i < n; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		/* 40 LBAs only: each comes back about every 40 commands; the
-		 * storage time tells the instances apart */
-		make_cmd(1, 0, (x % 40) * 8, 1000 + i * 100000, 40000 + (int64_t)(i % 7) * 1000, off,
+		/* each LBA comes back about every `lbas` commands; the storage
+		 * time tells the instances apart */
+		make_cmd(1, 0, (x % lbas) * 8, 1000 + i * 100000, 40000 + (int64_t)(i % 7) * 1000, off,
 			 &r[2 * i], &r[2 * i + 1]);
 		if (i < early)
 			r[2 * i].side = 0;	/* the host did not record these */
@@ -437,7 +436,7 @@ static void test_two_files_one_tag(void **state)
 	in[1] = (struct ntp_join_input){ tp, &ti };
 	assert_int_equal(ntp_join_check(in, 2, &cfg, err, sizeof(err)), 0);
 	ntp_join_align(in, 2, 0, adj);
-	assert_int_equal(adj[1], -30000000000ll - 5000);
+	assert_int_equal(adj[1], -wall_skew - 5000);
 	rd[0] = ntp_reader_open(hp, err, sizeof(err));
 	rd[1] = ntp_reader_open(tp, err, sizeof(err));
 	m = ntp_model_new(&cfg);
@@ -459,6 +458,34 @@ static void test_two_files_one_tag(void **state)
 	free(r);
 }
 
+/* 40 LBAs: every LBA has many instances in the alignment's sample. */
+static void test_two_files_one_tag(void **state)
+{
+	(void)state;
+	one_tag_case(12000, 2000, 40, 30000000000ll);
+}
+
+/* A random read over a namespace of 16k blocks, the target's recording
+ * 15000 commands ahead: most LBAs are in the sample once or twice on each
+ * side, so one LBA's instances alone cannot say which target instance is
+ * the host's twin; the pairs of all of them agree on one offset. */
+static void test_two_files_one_tag_few_repeats(void **state)
+{
+	(void)state;
+	one_tag_case(60000, 15000, 16384, 30000000000ll);
+}
+
+/* The target's recording 40000 commands ahead, more than the alignment's
+ * sample: its first records hold no command of the host's, so the sample is
+ * taken again where the host's recording began on the wall clocks (one
+ * machine's two recorders: a real SPDK run whose target recorder started
+ * 4.7 s early was otherwise aligned 5 s off and joined 1.4 %). */
+static void test_two_files_one_tag_far_ahead(void **state)
+{
+	(void)state;
+	one_tag_case(80000, 40000, 16384, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +497,8 @@ int main(void)
 		cmocka_unit_test(test_two_files_shifted_clock),
 		cmocka_unit_test(test_two_files_unsynced_wall_clocks),
 		cmocka_unit_test(test_two_files_one_tag),
+		cmocka_unit_test(test_two_files_one_tag_few_repeats),
+		cmocka_unit_test(test_two_files_one_tag_far_ahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
