@@ -102,53 +102,68 @@ double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
 
 /* ---- sparse sets ---- */
 
-uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d)
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d)
 {
 	static uint32_t sink[CHUNK];	/* out of memory: counts land here, lost */
-	uint32_t slab = s->used / NTP_HSET_SLAB, *c;
+	uint32_t *c;
 
-	if (slab >= NTP_HSET_SLABS) {
-		s->oom = 1;	/* cannot happen: every chunk of every histogram fits */
-		return sink;
-	}
-	if (slab == s->nslab) {
-		s->slab[slab] = malloc(NTP_HSET_SLAB * CHUNK * sizeof(uint32_t));
-		if (!s->slab[slab]) {
-			s->oom = 1;
+	if (!s->used)
+		s->used = 1;	/* chunk 0: "none" in the directory */
+	if (s->used >= s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : NTP_HSET_FIRST;
+		uint32_t *p;
+
+		if (cap > NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1)
+			cap = NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1;
+		p = s->used < cap ? realloc(s->chunks, (size_t)cap * CHUNK * sizeof(uint32_t)) : NULL;
+		if (!p) {
+			s->oom = 1;	/* (full cannot happen: every chunk of every histogram fits) */
 			return sink;
 		}
-		s->nslab++;
+		s->chunks = p;
+		s->cap = cap;
 	}
-	c = s->slab[slab] + (size_t)(s->used++ % NTP_HSET_SLAB) * CHUNK;
+	c = s->chunks + (size_t)s->used * CHUNK;
 	memset(c, 0, CHUNK * sizeof(uint32_t));
-	*d = c;
+	*d = (uint16_t)s->used++;
 	return c;
 }
 
 void ntp_hset_reset(struct ntp_hset *s)
 {
 	memset(s->dir, 0, sizeof(s->dir));
-	s->used = 0;
+	s->used = s->used ? 1 : 0;
 	s->oom = 0;
 }
 
 void ntp_hset_free(struct ntp_hset *s)
 {
-	for (uint32_t i = 0; i < s->nslab; i++)
-		free(s->slab[i]);
-	memset(s, 0, sizeof(*s));
+	free(s->chunks);
+	s->chunks = NULL;
+	memset(s->dir, 0, sizeof(s->dir));
+	s->used = s->cap = 0;
+	s->oom = 0;
+}
+
+static const uint32_t *chunk_at(const struct ntp_hset *s, unsigned h, unsigned k)
+{
+	unsigned d = s->dir[h][k];
+
+	return d ? s->chunks + (size_t)d * CHUNK : NULL;
 }
 
 void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned nh)
 {
 	for (unsigned h = 0; h < nh && h < NTP_HSET_MAX; h++)
 		for (unsigned k = 0; k < 2 * NTP_HIST_CHUNKS; k++) {
-			const uint32_t *from = src->dir[h][k];
+			const uint32_t *from = chunk_at(src, h, k);
 			uint32_t *to;
 
 			if (!from)
 				continue;
-			to = dst->dir[h][k] ? dst->dir[h][k] : ntp_hset_chunk(dst, &dst->dir[h][k]);
+			/* the chunk first: it may move dst's chunks */
+			to = dst->dir[h][k] ? dst->chunks + (size_t)dst->dir[h][k] * CHUNK
+					    : ntp_hset_chunk(dst, &dst->dir[h][k]);
 			for (unsigned j = 0; j < CHUNK; j++)
 				to[j] += from[j];
 		}
@@ -159,8 +174,8 @@ static void chunks_of(const struct ntp_hset *s, unsigned h, const uint32_t *pos[
 		      const uint32_t *neg[NTP_HIST_CHUNKS])
 {
 	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
-		pos[k] = s->dir[h][k];
-		neg[k] = s->dir[h][NTP_HIST_CHUNKS + k];
+		pos[k] = chunk_at(s, h, k);
+		neg[k] = chunk_at(s, h, NTP_HIST_CHUNKS + k);
 	}
 }
 
@@ -186,5 +201,5 @@ double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, doubl
 
 size_t ntp_hset_bytes(const struct ntp_hset *s)
 {
-	return sizeof(*s) + (size_t)s->nslab * NTP_HSET_SLAB * CHUNK * sizeof(uint32_t);
+	return sizeof(*s) + (size_t)s->cap * CHUNK * sizeof(uint32_t);
 }

@@ -60,42 +60,47 @@ static inline void ntp_hist_add(struct ntp_hist *h, int64_t v)
 /*
  * A set of histograms with the same buckets, stored sparsely: each one's
  * buckets in chunks of 64 (one power of two, 256 bytes), allocated from
- * slabs at the first value that lands in them. Latencies of one kind span a
+ * one growing array at the first value that lands in them. Latencies of one kind span a
  * few powers of two, so a set of two dozen histograms (a group's e2e, stages and
  * components in model.c) holds tens of KiB where dense ones held 400 KiB,
  * and reset and merge touch only the chunks in use. Quantiles are the same
  * as struct ntp_hist's for the same values (same buckets, same walk).
- * All zero (calloc) is an empty set; ntp_hset_free() releases the slabs.
+ * All zero (calloc) is an empty set; ntp_hset_free() releases the chunks.
  */
 #define NTP_HIST_CHUNKS (NTP_HIST_BUCKETS >> NTP_HIST_SUB_BITS)	/* 36 */
 #define NTP_HSET_MAX 32		/* histograms per set */
-#define NTP_HSET_SLAB 64	/* chunks per allocation */
-#define NTP_HSET_SLABS ((NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + NTP_HSET_SLAB - 1) / NTP_HSET_SLAB + 1)
+#define NTP_HSET_FIRST 4	/* chunks of the first allocation (1 KiB): chunk 0 and a few */
 
 struct ntp_hset {
+	/* the chunks, contiguous; grows by doubling (realloc), so the
+	 * directory holds chunk numbers, not pointers */
+	uint32_t *chunks;
 	/* histogram h's chunk k: dir[h][k] for v >= 0, dir[h][NTP_HIST_CHUNKS + k]
-	 * for v < 0; NULL: none yet. Chunks come from slabs that never move. */
-	uint32_t *dir[NTP_HSET_MAX][2 * NTP_HIST_CHUNKS];
-	uint32_t *slab[NTP_HSET_SLABS];
-	uint32_t nslab;		/* slabs allocated */
-	uint32_t used;		/* chunks handed out, in slab order */
+	 * for v < 0, a chunk number; 0: none yet (chunk 0 is never handed
+	 * out). 16 bits: 4.5 KiB, where pointers took 18 KiB that every
+	 * group's allocation, reset and free wrote whole. */
+	uint16_t dir[NTP_HSET_MAX][2 * NTP_HIST_CHUNKS];
+	uint32_t used;		/* chunks handed out, chunk 0 included (0: none allocated) */
+	uint32_t cap;		/* chunks allocated */
 	int oom;		/* a chunk could not be allocated: counts were lost */
 };
+_Static_assert(NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS < 65535, "chunk numbers fit 16 bits");
 
 /* Slow path of ntp_hset_add: a zeroed chunk for dir entry *d. */
-uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint32_t **d);
+uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d);
 
 static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
 {
 	uint64_t neg = (uint64_t)(v >> 63);		/* 0 or all ones */
 	unsigned i = ntp_hist_index(((uint64_t)v ^ neg) - neg);
-	uint32_t **d = &s->dir[h][(i >> NTP_HIST_SUB_BITS) + (neg & NTP_HIST_CHUNKS)];
-	uint32_t *c = __builtin_expect(*d != 0, 1) ? *d : ntp_hset_chunk(s, d);
+	uint16_t *d = &s->dir[h][(i >> NTP_HIST_SUB_BITS) + (neg & NTP_HIST_CHUNKS)];
+	uint32_t *c = __builtin_expect(*d != 0, 1) ? s->chunks + ((size_t)*d << NTP_HIST_SUB_BITS)
+						   : ntp_hset_chunk(s, d);
 
 	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
 }
 
-/* Empties every histogram of the set; keeps the slabs for reuse. */
+/* Empties every histogram of the set; keeps the chunks' memory for reuse. */
 void ntp_hset_reset(struct ntp_hset *s);
 void ntp_hset_free(struct ntp_hset *s);
 /* dst's histograms += src's (the first nh of each). */
@@ -103,7 +108,7 @@ void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned n
 uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h);
 /* As ntp_hist_quantile, for histogram h of the set. */
 double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q);
-/* Bytes the set holds (directory and slabs). */
+/* Bytes the set holds (directory and chunks). */
 size_t ntp_hset_bytes(const struct ntp_hset *s);
 
 void ntp_hist_reset(struct ntp_hist *h);

@@ -26,7 +26,9 @@
 _Static_assert(NTP_SNAP_MAX_GROUPS < GROUP_SLOTS && NTP_SNAP_MAX_GROUPS < 255, "group numbers fit the table");
 
 struct acc {
-	uint64_t seen, sampled, fallback, incomplete, missed;
+	/* what every command touches first, in one cache line (64 groups'
+	 * accumulators share the first-level cache with the file's pages) */
+	uint64_t seen, sampled;
 	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
 	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
@@ -34,20 +36,33 @@ struct acc {
 	 * commands of the last presence masks not yet added in (acc_flush);
 	 * commands of one group have one or two masks, so a command counts
 	 * one run, not a counter per stage and component */
-	uint64_t st_n[NTP_STAGE_COUNT];
-	uint64_t c_n[NTP_COMP_COUNT];
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
+	uint64_t fallback, incomplete, missed;
+	uint64_t st_n[NTP_STAGE_COUNT];
+	uint64_t c_n[NTP_COMP_COUNT];
 	/* e2e, the stages and the components: sparse (hist.h), so a group
-	 * holds the chunks its latencies use, not two dozen dense histograms */
-	struct ntp_hset h;
-};
+	 * holds the chunks its latencies use, not two dozen dense histograms;
+	 * last (acc_reset) */
+	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
+} __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
+
+/* calloc, 64-byte aligned (struct acc) */
+static void *calloc64(size_t size)
+{
+	void *p = NULL;
+
+	size = (size + 63) & ~(size_t)63;
+	if (posix_memalign(&p, 64, size))
+		return NULL;
+	return memset(p, 0, size);
+}
 
 static void acc_free(struct acc *a)
 {
@@ -56,7 +71,16 @@ static void acc_free(struct acc *a)
 	free(a);
 }
 
+/* 64-byte aligned (calloc64) with its first line what a command touches:
+ * with 64 groups, every line more per group is 64 more in the first-level
+ * cache */
 struct group {
+	struct acc *cur, *all;
+	uint64_t unmatched;
+	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
+	 * and over the closed intervals; role both: the target's group is the
+	 * backing device its matched records name */
+	char tdev[NTP_DEV_LEN];
 	uint8_t io;
 	uint8_t side;			/* whose totals count its commands */
 	uint32_t len;
@@ -66,18 +90,42 @@ struct group {
 	uint64_t cmds_all;		/* exact commands of every closed interval */
 	int counted;			/* the totals had this group */
 	int counted_all;
-	uint64_t unmatched, unmatched_all;
-	struct acc *cur, *all;
-	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
-	 * and over the closed intervals; role both: the target's group is the
-	 * backing device its matched records name */
-	char tdev[NTP_DEV_LEN];
+	uint64_t unmatched_all;
 	struct ntp_group_occ base_h, base_t, all_h, all_t;
 	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
+} __attribute__((aligned(64)));
+
+/*
+ * In front of group_find, the lookup every record makes (twice a command
+ * in a join): a group's key packed in 64 bits, the device as a number
+ * (the devices seen, most often one), so that records of 64 interleaved
+ * groups find theirs with one 32-byte compare, one multiply and a probe
+ * of a 2 KiB table instead of hashing and comparing the device's bytes
+ * against a group's (which sit in 64 separate cache lines). It holds
+ * group_find's answers only: a key is cached after group_find returned
+ * its group, and its answer never changes once given (a key's group is
+ * the one found, or made, at its first record). A device without its
+ * NUL in NTP_DEV_LEN bytes is never cached, and after a group was made
+ * from one (its stored key is cut, so two groups can then share a key)
+ * only group_find answers.
+ */
+#define GC_DEVS 64
+#define GC_SLOTS 256
+struct group_cache {
+	uint64_t last_key;		/* key of last (0: none) */
+	struct group *last;
+	char last_dev[NTP_DEV_LEN];	/* the last record's device, its number last_dev_no */
+	int last_dev_no;		/* -1: not numbered */
+	int off;			/* a group was made from a device without its NUL */
+	unsigned n_devs;
+	char devs[GC_DEVS][NTP_DEV_LEN];
+	uint64_t key[GC_SLOTS];		/* 0: empty */
+	uint8_t grp[GC_SLOTS];		/* group number of key[] */
 };
 
 struct ntp_model {
+	void *mem;			/* the allocation m is aligned in (model_alloc) */
 	struct ntp_model_config cfg;
 	int join;
 	struct ntp_pend *hpend, *tpend;
@@ -90,6 +138,7 @@ struct ntp_model {
 	unsigned n_groups, last_hit;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	uint8_t group_slot[GROUP_SLOTS];	/* group number + 1 by key hash, 0: empty */
+	struct group_cache gc;
 	struct ntp_total totals[MAX_TOTALS];
 	size_t n_totals;
 	uint64_t totals_as_of;		/* when the kernel's counters were read */
@@ -112,12 +161,18 @@ uint8_t ntp_io_type_of(uint8_t opcode)
 
 struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 {
-	struct ntp_model *m = calloc(1, sizeof(*m));
+	/* calloc, aligned by hand: its pages come from the kernel zeroed and
+	 * stay untouched until used (the totals' tables are most of it),
+	 * where calloc64's memset would make them all resident */
+	void *mem = calloc(1, sizeof(struct ntp_model) + 63);
+	struct ntp_model *m = mem ? (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63) : NULL;
 	uint32_t win;
 
 	if (!m)
 		return NULL;
+	m->mem = mem;
 	m->cfg = *cfg;
+	m->gc.last_dev_no = -1;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
 	m->join = cfg->role == NTP_ROLE_BOTH;
@@ -143,7 +198,7 @@ void ntp_model_free(struct ntp_model *m)
 	}
 	ntp_pend_free(m->hpend);
 	ntp_pend_free(m->tpend);
-	free(m);
+	free(m->mem);
 }
 
 void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns)
@@ -160,7 +215,8 @@ static uint64_t first_ts(const struct ntp_record *r)
 }
 
 /*
- * Group lookup: the last group hit, else an open-addressing table of group
+ * Group lookup (behind the cache of group_of, below): the last group hit,
+ * else an open-addressing table of group
  * numbers by the key's hash (records of many groups interleave: a linear
  * scan of 64 groups cost as much as the rest of a record's reduction).
  */
@@ -182,7 +238,7 @@ static int group_is(const struct group *g, uint8_t io, uint8_t side, const struc
 	return g->io == io && g->len == r->len && g->side == side && !memcmp(g->dev, r->dev, NTP_DEV_LEN);
 }
 
-static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
+static struct group *group_find(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
 {
 	uint8_t io = ntp_io_type_of(r->opcode);
 	struct group *g = &m->groups[m->last_hit];
@@ -203,18 +259,73 @@ static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, u
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
-	g->cur = calloc(1, sizeof(*g->cur));
+	g->cur = calloc64(sizeof(*g->cur));
 	if (!g->cur)
 		return NULL;
 	g->io = io;
 	g->side = side;
 	g->len = r->len;
 	memcpy(g->dev, r->dev, NTP_DEV_LEN);
+	m->gc.off |= r->dev[NTP_DEV_LEN - 1] != '\0';
 	/* the key as stored: a dev without its NUL in 32 bytes is cut, and
 	 * never equals a record's again (as with the linear scan before) */
 	g->dev[NTP_DEV_LEN - 1] = '\0';
 	m->group_slot[slot] = (uint8_t)(m->n_groups + 1);
 	m->last_hit = m->n_groups++;
+	return g;
+}
+
+
+static int gc_dev_no(struct group_cache *c, const char *dev)
+{
+	unsigned i;
+
+	if (!memcmp(dev, c->last_dev, NTP_DEV_LEN) && c->last_dev_no >= 0)
+		return c->last_dev_no;
+	if (dev[NTP_DEV_LEN - 1])
+		return -1;
+	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
+		;
+	if (i == c->n_devs) {
+		if (i == GC_DEVS)
+			return -1;
+		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
+	}
+	memcpy(c->last_dev, dev, NTP_DEV_LEN);
+	c->last_dev_no = (int)i;
+	return (int)i;
+}
+
+static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
+{
+	struct group_cache *c = &m->gc;
+	struct group *g;
+	uint64_t key;
+	unsigned slot;
+	int dev;
+
+	if (c->off || (dev = gc_dev_no(c, r->dev)) < 0)
+		return group_find(m, r, side);
+	/* never 0: the device's number + 1 in the top bits */
+	key = (uint64_t)(dev + 1) << 48 | (uint64_t)side << 40 | (uint64_t)ntp_io_type_of(r->opcode) << 32 | r->len;
+	if (key == c->last_key)
+		return c->last;
+	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
+		if (c->key[slot] == key) {
+			g = &m->groups[c->grp[slot]];
+			goto hit;
+		}
+		if (!c->key[slot])
+			break;
+	}
+	g = group_find(m, r, side);
+	if (!g || c->off)
+		return g;
+	c->key[slot] = key;	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
+	c->grp[slot] = (uint8_t)(g - m->groups);
+hit:
+	c->last_key = key;
+	c->last = g;
 	return g;
 }
 
@@ -735,7 +846,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		out->n_groups++;
 		/* Fold the interval into the run's accumulators, start afresh. */
 		if (!g->all)
-			g->all = calloc(1, sizeof(*g->all));
+			g->all = calloc64(sizeof(*g->all));
 		if (g->all)
 			acc_merge(g->all, g->cur);
 		g->unmatched_all += g->unmatched;

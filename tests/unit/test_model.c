@@ -217,12 +217,78 @@ static void test_many_groups(void **state)
 	ntp_model_free(m);
 }
 
+/*
+ * The group lookup's cache of packed keys: groups of one device that differ
+ * in size and I/O type, interleaved, each count exactly their records, also
+ * after a record whose device fills NTP_DEV_LEN bytes without a NUL made a
+ * group of its own (its key is stored cut: the lookup then stops caching)
+ * and with more devices than the cache numbers.
+ */
+static void test_group_cache(void **state)
+{
+	enum { LENS = 8, PER = 50, DEVS = 80 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	unsigned got[2][LENS], n_long = 0;
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	for (unsigned n = 0; n < 2 * LENS * PER; n++) {
+		unsigned k = n % (2 * LENS);
+
+		host_rec(&r, k & 1 ? 0x01 : 0x02, 4096u * (k / 2 + 1), "nvme0n1", (uint64_t)n * 1000);
+		ntp_model_ingest(m, &r);
+		if (n == LENS * PER) {	/* halfway: a device of 32 bytes, no NUL */
+			host_rec(&r, 0x02, 4096, "nvme0n1", (uint64_t)n * 1000);
+			memset(r.dev, 'x', NTP_DEV_LEN);
+			ntp_model_ingest(m, &r);
+			n_long++;
+		}
+	}
+	/* devices beyond the cache's numbers: the groups left take them */
+	for (unsigned d = 0; d < DEVS; d++) {
+		char dev[24];
+
+		snprintf(dev, sizeof(dev), "nvme9n%u", d);
+		host_rec(&r, 0x02, 512, dev, SEC / 2 + d);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	ntp_model_total(m, s);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS);
+	memset(got, 0, sizeof(got));
+	for (unsigned g = 0; g < s->n_groups; g++) {
+		const struct ntp_snap_group *o = &s->groups[g];
+
+		if (!strcmp(o->dev, "nvme0n1")) {
+			assert_true(o->len % 4096 == 0 && o->len / 4096 - 1 < LENS);
+			got[o->io == NTP_IO_WRITE][o->len / 4096 - 1] += (unsigned)o->sampled;
+		} else if (o->dev[0] == 'x') {
+			assert_int_equal(o->sampled, n_long);
+		} else {
+			assert_int_equal(o->sampled, 1);
+			assert_int_equal(o->len, 512);
+		}
+	}
+	for (unsigned w = 0; w < 2; w++)
+		for (unsigned l = 0; l < LENS; l++)
+			assert_int_equal(got[w][l], PER);
+	assert_int_equal(s->overflow_records, DEVS - (NTP_SNAP_MAX_GROUPS - 2 * LENS - 1));
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals_and_totals),
 		cmocka_unit_test(test_estimated_rate_and_order),
 		cmocka_unit_test(test_many_groups),
+		cmocka_unit_test(test_group_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
