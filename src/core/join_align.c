@@ -315,20 +315,23 @@ static int has_side(uint8_t role, uint8_t side)
 }
 
 /* The offset of b's targets against a's hosts (from set 0 or 1 of the
- * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
+ * samples, whichever more pairs agree on): its agreeing count, 0 if none.
+ * Set 1 holds second samples of the files that began early only; for the
+ * others it is set 0. */
 static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct mark *const tm[2],
-			  size_t *const nt[2], size_t a, size_t b, int64_t *d, int64_t *off)
+			  size_t *const nt[2], const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
 {
 	size_t best = 0;
 
 	for (int set = 0; set < 2; set++) {
+		int sa = set && early[a], sb = set && early[b];
 		int64_t o;
 		size_t c;
 
-		if (!hm[set])
-			continue;
-		c = median_offset(hm[set] + a * ALIGN_SAMPLE, nh[set][a], tm[set] + b * ALIGN_SAMPLE,
-				  nt[set][b], d, &o);
+		if (set && !sa && !sb)
+			continue;	/* the same samples as set 0 */
+		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], tm[sb] + b * ALIGN_SAMPLE,
+				  nt[sb][b], d, &o);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -343,12 +346,12 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	size_t *nh[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	size_t *nt[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
-	char *done = calloc(n, 1);
+	char *done = calloc(n, 1), *early = calloc(n, 1);
 	size_t hosts = 0, host_max;
 	int progress = 1, sets = 1;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !d || !done)
+	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -357,7 +360,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	from = late - ALIGN_LATE_MARGIN_NS;
 	for (size_t i = 0; i < n; i++)
 		if ((int64_t)in[i].info->start_real_ns < from)
-			sets = 2;
+			early[i] = 1, sets = 2;
 	for (int set = 0; set < sets; set++) {
 		hm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*hm[set]));
 		tm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*tm[set]));
@@ -375,16 +378,11 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 		host_max = ALIGN_SAMPLE_MIN;
 	for (int set = 0; set < sets; set++) {
 		for (size_t i = 0; i < n; i++) {
-			/* set 1 differs from set 0 only for the files that began earlier */
-			int64_t f = set && (int64_t)in[i].info->start_real_ns < from ? from : 0;
+			/* set 1: only the files that began early (pair_offset) */
+			int64_t f = set ? from : 0;
 
-			if (set && !f) {
-				memcpy(hm[1] + i * ALIGN_SAMPLE, hm[0] + i * ALIGN_SAMPLE, nh[0][i] * sizeof(*hm[1]));
-				memcpy(tm[1] + i * ALIGN_SAMPLE, tm[0] + i * ALIGN_SAMPLE, nt[0][i] * sizeof(*tm[1]));
-				nh[1][i] = nh[0][i];
-				nt[1][i] = nt[0][i];
+			if (set && !early[i])
 				continue;
-			}
 			if (has_side(in[i].info->role, NTP_SIDE_HOST))
 				nh[set][i] = sample(in[i].path, NTP_SIDE_HOST, hm[set] + i * ALIGN_SAMPLE, host_max, f);
 			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
@@ -404,10 +402,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(hm, nh, tm, nt, a, b, d, &off)) {
+				if (pair_offset(hm, nh, tm, nt, early, a, b, d, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(hm, nh, tm, nt, b, a, d, &off)) {
+				} else if (pair_offset(hm, nh, tm, nt, early, b, a, d, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -423,4 +421,5 @@ out:
 	}
 	free(d);
 	free(done);
+	free(early);
 }
