@@ -335,57 +335,52 @@ int BPF_KRETPROBE(ntp_h_send_kr)
 	return ctx_leave(&send_ctx);
 }
 
-/* A socket send on the host's queue: the entry time is when the driver hands
- * the PDU to the network ("handed to the network"); what TCP/IP then does on
- * the way out belongs to the network stage. */
-/* The record of the request the host queue is sending, and the PDU it is
- * at (req->state); NULL when none is being sent or it is not sampled. */
-static __always_inline struct ntp_record *host_send_record(__u64 queue, int *state)
+/* The record of the request the host queue is sending (NULL when none is
+ * being sent or it is not sampled), and in *slot the timestamp this send
+ * stamps on it, from the PDU the request is at (req->state): the command
+ * capsule, or a write's data after an R2T; -1: none (DATA without an R2T is
+ * in-capsule data, part of the command capsule). */
+static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 {
 	struct nvme_tcp_queue___ntp *q = (void *)queue;
 	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
 	struct ntp_record *r;
-	__u64 key;
+	int state;
 
+	*slot = -1;
 	if (!req)
 		return NULL;
-	key = rq_of_tcp_req(req);
-	r = cmd_find(&host_cmds, key);
-	if (r)
-		*state = BPF_CORE_READ(req, state);
+	r = cmd_find(&host_cmds, rq_of_tcp_req(req));
+	if (!r)
+		return NULL;
+	state = BPF_CORE_READ(req, state);
+	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
+		*slot = NTP_TS_H_CMD_SENT;
+	else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
+		 has_ts(r, NTP_TS_H_R2T_DRV))
+		*slot = NTP_TS_H_DATA_SENT;
 	return r;
 }
 
+/* A socket send on the host's queue, stamped at its exit with the entry's
+ * time (kprobe flavour, through the per-thread context): the entry time is
+ * when the driver hands the PDU to the network ("handed to the network");
+ * what TCP/IP then does on the way out belongs to the network stage. */
 static __always_inline void host_sock_send(__u64 queue, __u64 now)
 {
 	struct ntp_record *r;
-	int state = 0;
+	int slot;
 
-	r = host_send_record(queue, &state);
+	r = host_send_at(queue, &slot);
 	/* the request may have completed and started a new command during the
 	 * call (send_settle): a send that began before it was submitted is not
 	 * its own */
 	if (!r || now < r->ts[NTP_TS_H_DRV_SUBMIT])
 		return;
-	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
+	if (slot == NTP_TS_H_CMD_SENT)
 		set_ts_once(r, NTP_TS_H_CMD_SENT, now);
-	else if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
-		 has_ts(r, NTP_TS_H_R2T_DRV))
+	else if (slot == NTP_TS_H_DATA_SENT)
 		set_ts_once(r, NTP_TS_H_DATA_SENT, now);
-	/* DATA without an R2T is in-capsule data: part of the command capsule */
-}
-
-/* The slot a socket send of the host's queue stamps on r: the PDU it is at
- * (req->state); -1: none. In-capsule data without an R2T is part of the
- * command capsule. */
-static __always_inline int host_send_slot(struct ntp_record *r, int state)
-{
-	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
-		return NTP_TS_H_CMD_SENT;
-	if ((state == NTP_NVME_TCP_SEND_H2C_PDU || state == NTP_NVME_TCP_SEND_DATA) &&
-	    has_ts(r, NTP_TS_H_R2T_DRV))
-		return NTP_TS_H_DATA_SENT;
-	return -1;
 }
 
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
@@ -394,12 +389,11 @@ static __always_inline int host_send_slot(struct ntp_record *r, int state)
 static __always_inline void host_send_pending(__u64 queue)
 {
 	struct ntp_record *r;
-	int state = 0, slot;
+	int slot;
 
-	r = host_send_record(queue, &state);
+	r = host_send_at(queue, &slot);
 	if (!r)
 		return;
-	slot = host_send_slot(r, state);
 	if (slot == NTP_TS_H_CMD_SENT && !has_ts(r, slot))
 		r->ts[NTP_TS_H_CMD_SENT] = bpf_ktime_get_ns();
 	else if (slot == NTP_TS_H_DATA_SENT && !has_ts(r, slot))
@@ -415,13 +409,10 @@ static __always_inline void host_send_pending(__u64 queue)
 static __always_inline void host_send_done(__u64 queue, long ret)
 {
 	struct ntp_record *r;
-	int state = 0, slot;
+	int slot;
 
-	r = host_send_record(queue, &state);
-	if (!r)
-		return;
-	slot = host_send_slot(r, state);
-	if (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)
+	r = host_send_at(queue, &slot);
+	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
 		return;
 	if (has_ts(r, slot))
 		return;
@@ -1028,32 +1019,28 @@ int BPF_KPROBE(ntp_t_qresp_kp, struct nvmet_req___ntp *req)
 /* A socket send inside the target's io_work: queue->snd_cmd is the command
  * being sent, cmd->state the PDU. The response's send is where the command
  * leaves the target: the record goes out. */
-/* The record of the command the target queue is sending (queue->snd_cmd),
- * NULL: none, or not sampled; its nvmet_tcp_cmd in *cmdp (may be NULL). */
-static __always_inline struct ntp_record *target_send_record(__u64 queue, struct nvmet_tcp_cmd___ntp **cmdp)
+/* The key of the command the target queue is sending (queue->snd_cmd: its
+ * nvmet_req, inside the nvmet_tcp_cmd), 0: none; its nvmet_tcp_cmd in *cmdp. */
+static __always_inline __u64 target_send_key(__u64 queue, struct nvmet_tcp_cmd___ntp **cmdp)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)queue;
 	struct nvmet_tcp_cmd___ntp *cmd = BPF_CORE_READ(q, snd_cmd);
 
-	if (!cmd)
-		return NULL;
-	if (cmdp)
-		*cmdp = cmd;
-	return cmd_find(&target_cmds, (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req));
+	*cmdp = cmd;
+	return cmd ? (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req) : 0;
 }
 
 static __always_inline void target_sock_send(__u64 queue, __u64 now)
 {
 	struct nvmet_tcp_queue___ntp *q = (void *)queue;
-	struct nvmet_tcp_cmd___ntp *cmd = NULL;
+	struct nvmet_tcp_cmd___ntp *cmd;
+	__u64 key = target_send_key(queue, &cmd);
 	struct ntp_record *r;
-	__u64 key;
 	int state;
 
-	r = target_send_record(queue, &cmd);
-	if (!r || !cmd)
+	r = key ? cmd_find(&target_cmds, key) : NULL;
+	if (!r)
 		return;
-	key = (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
 	state = BPF_CORE_READ(cmd, state);
 	if (state == NTP_NVMET_TCP_SEND_R2T) {
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
@@ -1089,7 +1076,10 @@ static __always_inline int sock_send_enter(__u64 ud)
 	/* the target: the clock only for a sampled command's PDU; an exit
 	 * without a time does nothing */
 	if (c->side == NTP_SIDE_TARGET) {
-		c->send_ns = target_send_record(c->queue, NULL) ? bpf_ktime_get_ns() : 0;
+		struct nvmet_tcp_cmd___ntp *cmd;
+		__u64 key = target_send_key(c->queue, &cmd);
+
+		c->send_ns = key && cmd_find(&target_cmds, key) ? bpf_ktime_get_ns() : 0;
 		return 0;
 	}
 	c->send_ns = bpf_ktime_get_ns();

@@ -159,30 +159,33 @@ static __always_inline struct ntp_cmd_slot *cmd_slot(void *map, __u64 key, __u32
 	return bpf_map_lookup_elem(map, &i);
 }
 
-/* The record of the sampled command key, NULL: not sampled (or not tracked). */
-static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
+/* The slot of the sampled command key, NULL: not sampled (or not tracked). */
+static __always_inline struct ntp_cmd_slot *cmd_find_slot(void *map, __u64 key)
 {
 	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
 
 	if (s && s->key == key)
-		return &s->r;
+		return s;
 	s = cmd_slot(map, key, 1);
 	if (s && s->key == key)
-		return &s->r;
+		return s;
 	return NULL;
+}
+
+/* The record of the sampled command key, NULL: not sampled (or not tracked). */
+static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
+
+	return s ? &s->r : NULL;
 }
 
 /* The command leaves the table (after close_missed, the same key is free). */
 static __always_inline void cmd_del(void *map, __u64 key)
 {
-	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
+	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
 
-	if (s && s->key == key) {
-		s->key = 0;
-		return;
-	}
-	s = cmd_slot(map, key, 1);
-	if (s && s->key == key)
+	if (s)
 		s->key = 0;
 }
 
