@@ -290,6 +290,8 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 		e->side = side;
 		e->arrival_ns = 0;
 		e->send_ns = 0;
+		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */
+			bp_busy_add(t, -1);
 		e->bp_sub = 0;
 		e->bp_slept = 0;
 	} else {
@@ -306,6 +308,8 @@ static __always_inline int ctx_leave(void *map)
 
 	if (e) {
 		e->queue = 0;
+		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */
+			bp_busy_add(t, -1);
 		e->bp_sub = 0;
 	}
 	return 0;
@@ -687,6 +691,48 @@ static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
 	return (__u64)BPF_CORE_READ(q, sock, sk);
 }
 
+/* The target's hooks find a command's queue from the command itself, without
+ * nvmet_tcp_io_work's per-thread context (tgt_sk_ready known: fentry flavour,
+ * NVMe/TCP). */
+static __always_inline bool tgt_direct(void)
+{
+	return ntp_transport == NTP_TRANSPORT_TCP && tgt_sk_ready;
+}
+
+/* The nvmet_tcp_queue of req, 0: req is not an nvmet-tcp command. The
+ * nvmet_req of nvmet-tcp sits in a struct nvmet_tcp_cmd after its queue
+ * pointer, and its sq is that queue's nvme_sq: the read through the
+ * container is taken only when it points back at req's own sq (another
+ * transport's request, nvmet-rdma's inside its rsp, fails the test). */
+static __always_inline __u64 target_tcp_queue_of(struct nvmet_req___ntp *req, bool btf)
+{
+	struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
+	__u64 q = (__u64)BPF_CORE_READ(cmd, queue);
+	__u64 sq = (__u64)NTP_RD(btf, req, sq);
+
+	if (!q || q + bpf_core_field_offset(struct nvmet_tcp_queue___ntp, nvme_sq) != sq)
+		return 0;
+	return q;
+}
+
+static __always_inline __u64 tcp_queue_sk(__u64 queue)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+
+	return (__u64)BPF_CORE_READ(q, sock, sk);
+}
+
+/* The thread's context in map, made on first use (a queue worker's). */
+static __always_inline struct ntp_thread_ctx *thread_ctx(void *map, __u32 t)
+{
+	struct ntp_thread_ctx zero = { .side = NTP_SIDE_TARGET }, *c = bpf_map_lookup_elem(map, &t);
+
+	if (c)
+		return c;
+	bpf_map_update_elem(map, &t, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &t);
+}
+
 /* A difference of two blocked-time readings, within [0, span]. */
 static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 {
@@ -702,8 +748,8 @@ static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd, bool btf)
 {
 	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
-	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
-	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key;
+	struct ntp_thread_ctx *c = NULL;
+	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key, tq = 0;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
 	__u16 cid, nlb;
@@ -711,8 +757,18 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u8 opcode;
 	int picked;
 
-	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
-		return 0;
+	/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's
+	 * recv_done), or (tgt_direct) not an nvmet-tcp command, which
+	 * nvmet_tcp parses only in io_work */
+	if (tgt_direct()) {
+		tq = target_tcp_queue_of(req, btf);
+		if (!tq)
+			return 0;
+	} else {
+		c = rdma ? target_rdma_ctx() : target_ctx();
+		if (!c)
+			return 0;
+	}
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = NTP_RD(btf, cmd, common.opcode);
 	sq = NTP_RD(btf, req, sq);
@@ -749,12 +805,12 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
-	if (rdma) {
+	if (rdma && c) {
 		arrive = c->arrival_ns;
 		bp_arrive = c->arrival_bp;
 		bp_key = c->bp_key;
 	} else {
-		bp_key = target_sk(c);
+		bp_key = tq ? tcp_queue_sk(tq) : c ? target_sk(c) : 0;
 		arrive = arrival_of(bp_key, sk_copied_seq(bp_key) - 1, &bp_arrive);
 	}
 	if (arrive && arrive <= now) {
@@ -795,14 +851,33 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
  * (found anyway) notes the queue in place, so sched_switch's lookup of the
  * same context tells a worker inside a submission, without a map update and
  * delete per command. */
-static __always_inline int target_exec(struct nvmet_req___ntp *req)
+/* btf: an fentry program (NTP_RD) */
+static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, sk;
-	struct ntp_thread_ctx *c = worker_ctx();
+	__u64 key = (__u64)req, now, arrive, sk = 0;
+	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
+	__u32 t = tid();
 
+	if (tgt_direct()) {
+		/* every nvmet-tcp submission runs in its queue's io_work
+		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request) */
+		__u64 tq = target_tcp_queue_of(req, btf);
+
+		c = NULL;
+		if (tq) {
+			sk = tcp_queue_sk(tq);
+			c = thread_ctx(&send_ctx, t);
+		}
+	} else {
+		c = worker_ctx();
+		if (c && ntp_transport == NTP_TRANSPORT_TCP)
+			sk = target_sk(c);
+	}
 	if (c) {
-		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : target_sk(c);
+		if (!c->bp_sub)
+			bp_busy_add(t, 1);
+		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : sk;
 		c->bp_slept = 0;
 	}
 	r = cmd_find(&target_cmds, key);
@@ -818,9 +893,8 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	 * the verifier must see them unreachable. */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
-	if (!c)
+	if (!sk)
 		return 0;
-	sk = target_sk(c);
 	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
 	if (arrive && arrive <= now)
 		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
@@ -830,13 +904,13 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 SEC("fentry/nvmet_bdev_execute_rw")
 int BPF_PROG(ntp_t_exec_fe, struct nvmet_req___ntp *req)
 {
-	return target_exec(req);
+	return target_exec(req, true);
 }
 
 SEC("kprobe/nvmet_bdev_execute_rw")
 int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 {
-	return target_exec(req);
+	return target_exec(req, false);
 }
 
 /* The thread's context in the transport's map, whatever its queue (the
@@ -850,12 +924,14 @@ static __always_inline struct ntp_thread_ctx *worker_ctx_of(__u32 t)
  * (below) ends here. */
 static __always_inline int target_exec_exit(void)
 {
-	struct ntp_thread_ctx *c = worker_ctx_of(tid());
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = worker_ctx_of(t);
 
 	if (!c || !c->bp_sub)
 		return 0;
 	if (c->bp_slept)
 		ntp_bp_exit(c->bp_sub, bpf_ktime_get_ns());
+	bp_busy_add(t, -1);
 	c->bp_sub = 0;
 	c->bp_slept = 0;
 	return 0;
@@ -869,13 +945,18 @@ static __always_inline int target_exec_exit(void)
  * never sleeps is not blocked, however long preemption, interrupts or
  * softirqs borrow its CPU. Every switch of the machine comes here: one
  * lookup that misses for every thread but a queue's worker. */
-static __always_inline int bp_switch(bool preempt, struct task_struct *prev)
+static __always_inline int bp_switch(bool preempt, struct task_struct *prev, bool btf)
 {
 	struct ntp_thread_ctx *c;
+	__u32 pid;
 
 	if (preempt)
 		return 0;
-	c = worker_ctx_of(BPF_CORE_READ(prev, pid));
+	pid = NTP_RD(btf, prev, pid);
+	/* the common case: no thread of prev's bucket is in a submission */
+	if (!bp_busy_maybe(pid))
+		return 0;
+	c = worker_ctx_of(pid);
 	/* a second sleep of the same submission: already blocked */
 	if (!c || !c->bp_sub || c->bp_slept)
 		return 0;
@@ -889,13 +970,13 @@ int BPF_PROG(ntp_t_sched_tb, bool preempt, struct task_struct *prev, struct task
 {
 	if (!prev)
 		return 0;
-	return bp_switch(preempt, prev);
+	return bp_switch(preempt, prev, true);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(ntp_t_sched_rt, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return bp_switch(preempt, prev);
+	return bp_switch(preempt, prev, false);
 }
 
 SEC("fexit/nvmet_bdev_execute_rw")
@@ -1030,27 +1111,99 @@ static __always_inline __u64 target_send_key(__u64 queue, struct nvmet_tcp_cmd__
 	return cmd ? (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req) : 0;
 }
 
-static __always_inline void target_sock_send(__u64 queue, __u64 now)
+/* The record of the command the target queue is sending (NULL: none, or not
+ * sampled), its key in *keyp, and in *slot what this send stamps from the
+ * PDU the command is at (cmd->state): R2T_SENT, RSP_SENT; -1: none. */
+static __always_inline struct ntp_record *target_send_at(__u64 queue, int *slot, __u64 *keyp)
 {
-	struct nvmet_tcp_queue___ntp *q = (void *)queue;
 	struct nvmet_tcp_cmd___ntp *cmd;
 	__u64 key = target_send_key(queue, &cmd);
 	struct ntp_record *r;
 	int state;
 
+	*slot = -1;
+	*keyp = key;
 	r = key ? cmd_find(&target_cmds, key) : NULL;
 	if (!r)
-		return;
+		return NULL;
 	state = BPF_CORE_READ(cmd, state);
-	if (state == NTP_NVMET_TCP_SEND_R2T) {
+	if (state == NTP_NVMET_TCP_SEND_R2T)
+		*slot = NTP_TS_T_R2T_SENT;
+	else if (state == NTP_NVMET_TCP_SEND_RESPONSE)
+		*slot = NTP_TS_T_RSP_SENT;
+	return r;
+}
+
+/* The response went out at `at`: the queue's blocked time since STORAGE_DONE,
+ * and the record leaves the target. */
+static __always_inline void target_rsp_sent(__u64 queue, __u64 key, struct ntp_record *r, __u64 at)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+
+	set_ts(r, NTP_TS_T_RSP_SENT, at);
+	if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= at)
+		set_ts(r, NTP_TS_T_BP_RSP,
+		       bp_clamp(ntp_bp_read((__u64)BPF_CORE_READ(q, sock, sk), at) - r->ts[NTP_TS_T_BP_RSP],
+				at - r->ts[NTP_TS_T_STORAGE_DONE]));
+	leave_side(&target_cmds, key, r);
+}
+
+static __always_inline void target_sock_send(__u64 queue, __u64 now)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT)
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
-	} else if (state == NTP_NVMET_TCP_SEND_RESPONSE) {
-		set_ts(r, NTP_TS_T_RSP_SENT, now);
-		if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= now)
-			set_ts(r, NTP_TS_T_BP_RSP,
-			       bp_clamp(ntp_bp_read((__u64)BPF_CORE_READ(q, sock, sk), now) - r->ts[NTP_TS_T_BP_RSP],
-					now - r->ts[NTP_TS_T_STORAGE_DONE]));
-		leave_side(&target_cmds, key, r);
+	else if (slot == NTP_TS_T_RSP_SENT)
+		target_rsp_sent(queue, key, r, now);
+}
+
+/* Without the per-thread context (tgt_direct, a target socket told by its
+ * sk_data_ready), as on the host: the entry writes its time into the PDU's
+ * slot, not yet valid; the exit makes it valid when the call accepted bytes
+ * (the response's: the record leaves), else clears it. The command cannot
+ * change during the call: nvmet_tcp moves on (snd_cmd = NULL, the command
+ * put) only after the socket send returns. The clock is read only for a
+ * sampled command. */
+static __always_inline void target_send_pending(__u64 queue)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT))
+		r->ts[NTP_TS_T_R2T_SENT] = bpf_ktime_get_ns();
+	else if (slot == NTP_TS_T_RSP_SENT)
+		r->ts[NTP_TS_T_RSP_SENT] = bpf_ktime_get_ns();
+}
+
+static __always_inline void target_send_done(__u64 queue, long ret)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT)) {
+		if (ret > 0 && r->ts[NTP_TS_T_R2T_SENT])
+			r->ts_valid |= 1u << NTP_TS_T_R2T_SENT;
+		else
+			r->ts[NTP_TS_T_R2T_SENT] = 0;
+	} else if (slot == NTP_TS_T_RSP_SENT) {
+		if (ret > 0 && r->ts[NTP_TS_T_RSP_SENT])
+			target_rsp_sent(queue, key, r, r->ts[NTP_TS_T_RSP_SENT]);
+		else
+			r->ts[NTP_TS_T_RSP_SENT] = 0;
 	}
 }
 
@@ -1136,6 +1289,19 @@ static __always_inline bool host_sock(struct sock *sk)
 	return host_sk_ready && (__u64)sk->sk_data_ready == host_sk_ready;
 }
 
+/* A target queue's socket (tgt_direct): its callback is nvmet_tcp_data_ready. */
+static __always_inline bool tgt_sock(struct sock *sk)
+{
+	return tgt_direct() && (__u64)sk->sk_data_ready == tgt_sk_ready;
+}
+
+/* With both callbacks' addresses known, a socket with sk_user_data that is
+ * neither driver's (another kernel user of the field) costs nothing more. */
+static __always_inline bool sock_needs_ctx(void)
+{
+	return !host_sk_ready || !tgt_direct();
+}
+
 static __always_inline int sock_enter_fe(struct sock *sk)
 {
 	__u64 q = sk_queue(sk);
@@ -1146,7 +1312,11 @@ static __always_inline int sock_enter_fe(struct sock *sk)
 		host_send_pending(q);
 		return 0;
 	}
-	return sock_send_enter(q);
+	if (tgt_sock(sk)) {
+		target_send_pending(q);
+		return 0;
+	}
+	return sock_needs_ctx() ? sock_send_enter(q) : 0;
 }
 
 static __always_inline int sock_exit_fe(struct sock *sk, long ret)
@@ -1159,7 +1329,11 @@ static __always_inline int sock_exit_fe(struct sock *sk, long ret)
 		host_send_done(q, ret);
 		return 0;
 	}
-	return sock_send_exit(ret);
+	if (tgt_sock(sk)) {
+		target_send_done(q, ret);
+		return 0;
+	}
+	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
 }
 
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot

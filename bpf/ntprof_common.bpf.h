@@ -46,6 +46,13 @@ const volatile bool has_atomic_fetch = true;
  * context from nvme_tcp_try_send, whose hooks are then not loaded
  * (src/collector/hooks.c, ntp_hook_unneeded). */
 const volatile __u64 host_sk_ready = 0;
+/* The address of nvmet_tcp_data_ready, fentry flavour recording the NVMe/TCP
+ * target only, 0: unknown. A target queue's socket has it in sk_data_ready
+ * and its nvmet_tcp_queue in sk_user_data; a command's queue is
+ * container_of(req, struct nvmet_tcp_cmd, req)->queue: the target's hooks
+ * then need no per-thread context from nvmet_tcp_io_work, whose hooks are
+ * not loaded (src/collector/hooks.c, ntp_hook_unneeded). */
+const volatile __u64 tgt_sk_ready = 0;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
@@ -503,6 +510,29 @@ static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 	if (b->since && b->since <= now)
 		v += now - b->since;
 	return v;
+}
+
+/* sched_switch's gate (docs/backpressure.md): per bucket of thread ids
+ * (tid % NTP_BP_BUCKETS), how many of its threads may be inside a storage
+ * submission. A switch of a thread whose bucket is 0 is no queue worker in a
+ * submission: one load of a global array (a direct map value, no helper
+ * call), a compare, and out; only the rest look their context up. Keyed by
+ * thread, not CPU, so a worker that migrates keeps its count. Incremented
+ * when a thread's context gets its submission (bp_sub goes from 0 to a
+ * queue), decremented when the submission's exit clears it: a count never
+ * falls below the number of its threads inside (a missed exit, a context
+ * overwritten or evicted only leaves it too high, which costs a lookup). */
+#define NTP_BP_BUCKETS 1024
+volatile __u32 bp_busy[NTP_BP_BUCKETS];
+
+static __always_inline void bp_busy_add(__u32 t, int d)
+{
+	__sync_fetch_and_add(&bp_busy[t % NTP_BP_BUCKETS], d);
+}
+
+static __always_inline int bp_busy_maybe(__u32 t)
+{
+	return bp_busy[t % NTP_BP_BUCKETS] != 0;
 }
 
 static __always_inline void ntp_bp_enter(__u64 key, __u64 now)

@@ -340,6 +340,9 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	/* with it, the fentry flavour loads no nvme_tcp_try_send hooks
 	 * (ntp_hook_unneeded): the two decisions come from the same fact */
 	skel->rodata->host_sk_ready = fentry ? ntp_host_sk_ready() : 0;
+	/* and without nvmet_tcp_io_work's (its address exists only with
+	 * nvmet_tcp loaded, whose types the target's code then reads) */
+	skel->rodata->tgt_sk_ready = fentry && o->transport == NTP_TRANSPORT_TCP ? ntp_tgt_sk_ready() : 0;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)

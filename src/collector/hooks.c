@@ -118,12 +118,29 @@ const char *ntp_hook_stands_in_for(const struct ntp_hook *h)
  * side a send is; with the address of the host driver's receive callback
  * they tell a host socket by its sk_data_ready (set to nvme_tcp_data_ready
  * by nvme_tcp_setup_sock_ops, or nvme_tcp_alloc_queue before it) and find
- * its queue in sk_user_data. The kprobe flavour keeps them: its kretprobes
- * have no arguments, so no socket to look at (bpf/ntprof.bpf.c). */
-const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry)
+ * its queue in sk_user_data. The same for the target's nvmet_tcp_io_work
+ * with nvmet_tcp_data_ready (nvmet_tcp_set_queue_sock): the socket hooks
+ * tell its sockets, and nvmet_req_init and nvmet_bdev_execute_rw find the
+ * queue from the command (bpf/ntprof.bpf.c, target_tcp_queue_of). The
+ * kprobe flavour keeps them: its kretprobes have no arguments, so no socket
+ * to look at. *addr: the address that decided it. */
+const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry, unsigned long long *addr)
 {
-	if (fentry && !strcmp(h->target, "nvme_tcp_try_send") && ntp_host_sk_ready())
+	unsigned long long a;
+
+	if (!fentry)
+		return NULL;
+	if (!strcmp(h->target, "nvme_tcp_try_send") && (a = ntp_host_sk_ready())) {
+		if (addr)
+			*addr = a;
 		return "the socket hooks tell host sockets by sk_data_ready == nvme_tcp_data_ready";
+	}
+	if (!strcmp(h->target, "nvmet_tcp_io_work") && (a = ntp_tgt_sk_ready())) {
+		if (addr)
+			*addr = a;
+		return "the socket hooks tell target sockets by sk_data_ready == nvmet_tcp_data_ready, "
+		       "a command's queue comes from the command";
+	}
 	return NULL;
 }
 
@@ -131,7 +148,7 @@ bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry)
 {
 	const char *orig = ntp_hook_stands_in_for(h);
 
-	if (ntp_hook_unneeded(h, fentry))
+	if (ntp_hook_unneeded(h, fentry, NULL))
 		return false;
 	if (!(fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h)))
 		return false;
@@ -267,6 +284,7 @@ bool ntp_hook_present_fentry(const struct ntp_hook *h)
 /* ---- /proc/kallsyms, read once into the few names we ask about ---- */
 static char *ksyms_found;	/* "\nname\n" entries found */
 static unsigned long long host_sk_ready_addr;	/* nvme_tcp_data_ready, 0: unknown */
+static unsigned long long tgt_sk_ready_addr;	/* nvmet_tcp_data_ready, 0: unknown */
 
 static void ksyms_load(void)
 {
@@ -302,6 +320,8 @@ static void ksyms_load(void)
 		/* an unprivileged reader sees 0 (kptr_restrict): unknown */
 		if (!strcmp(name, "nvme_tcp_data_ready"))
 			host_sk_ready_addr = strtoull(line, NULL, 16);
+		if (!strcmp(name, "nvmet_tcp_data_ready"))
+			tgt_sk_ready_addr = strtoull(line, NULL, 16);
 		if (len + strlen(name) + 2 > cap) {
 			char *n = realloc(ksyms_found, cap * 2);
 
@@ -332,6 +352,13 @@ unsigned long long ntp_host_sk_ready(void)
 	if (!ksyms_found)
 		ksyms_load();
 	return host_sk_ready_addr;
+}
+
+unsigned long long ntp_tgt_sk_ready(void)
+{
+	if (!ksyms_found)
+		ksyms_load();
+	return tgt_sk_ready_addr;
 }
 
 const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry)
@@ -452,4 +479,5 @@ void ntp_hooks_cleanup(void)
 	free(ksyms_found);
 	ksyms_found = NULL;
 	host_sk_ready_addr = 0;
+	tgt_sk_ready_addr = 0;
 }
