@@ -479,38 +479,46 @@ int BPF_PROG(ntp_h_recv_fe, read_descriptor_t *desc, struct sk_buff *skb, unsign
 	return host_recv_enter(desc, skb, offset, len);
 }
 
-SEC("fexit/nvme_tcp_recv_skb")
-int BPF_PROG(ntp_h_recv_fx, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len,
-	     int ret)
-{
-	return ctx_leave(&recv_ctx);
-}
-
 SEC("kprobe/nvme_tcp_recv_skb")
 int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
 {
 	return host_recv_enter(desc, skb, offset, len);
 }
 
-SEC("kretprobe/nvme_tcp_recv_skb")
-int BPF_KRETPROBE(ntp_h_recv_kr)
-{
-	return ctx_leave(&recv_ctx);
-}
 
 /* Response parsed: 6.1 inlines nvme_tcp_process_nvme_cqe, which ends in
  * nvme_try_complete_req() -> blk_mq_complete_request_remote(rq) (exported,
  * never inlined), before nvme_complete_rq. Called for every blk-mq driver:
  * a lookup that misses for anything but our sampled host requests. */
+/* The context of the nvme_tcp_recv_skb this thread is inside, NULL: none.
+ * No exit hook clears it: the entry noted the chunk's last byte, and
+ * tcp_read_sock moves the socket's copied_seq past what its actor consumed
+ * only after the actor returns (5.10 to 6.12: copied_seq is written after
+ * the call, at the end of the loop or of the read), so while the thread is
+ * inside, copied_seq is at most the chunk's first byte; once the chunk was
+ * consumed it is past its last. A context left by an earlier call (a
+ * timeout or a cancel completing a request on a worker that parsed a
+ * chunk before) is told by that, without a pair of hooks per chunk. */
+static __always_inline struct ntp_thread_ctx *host_rx_ctx(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+
+	if (!c || !c->queue || !c->arrival_sk || c->side != NTP_SIDE_HOST)
+		return NULL;
+	if ((__s32)(sk_copied_seq(c->arrival_sk) - c->arrival_seq) > 0)
+		return NULL;
+	return c;
+}
+
 /* The arrival of the chunk this thread's nvme_tcp_recv_skb is parsing
  * (host_recv_enter), 0: not inside one, or unknown. */
 static __always_inline __u64 host_rx_arrival(__u64 now)
 {
-	__u32 t = tid();
-	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+	struct ntp_thread_ctx *c = host_rx_ctx();
 	__u64 arrive;
 
-	if (!c || !c->queue || !c->arrival_sk)
+	if (!c)
 		return 0;
 	arrive = arrival_of(c->arrival_sk, c->arrival_seq, NULL);
 	return arrive <= now ? arrive : 0;
@@ -592,12 +600,11 @@ static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32
 	struct nvme_tcp_queue___ntp *q;
 	struct ntp_thread_ctx *c;
 	struct request *rq = NULL, **rqs;
-	__u32 t = tid();
 	__u8 type = 0;
 	void *pdu;
 
-	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (!c || !c->queue || c->side != NTP_SIDE_HOST)
+	c = host_rx_ctx();
+	if (!c)
 		return 0;
 	q = (void *)c->queue;
 	pdu = BPF_CORE_READ(q, pdu);
@@ -991,23 +998,95 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
 	return target_exec_exit();
 }
 
+/* The target's group key, cached per CPU (docs/hooks.md, "The target's
+ * device name"): the namespace and the generation of namespace changes it
+ * was read under. A namespace's device_path changes only while it is
+ * disabled, and a namespace is freed only after nvmet_ns_free disables it:
+ * every change passes nvmet_ns_disable, whose entry bumps ns_gen
+ * (ntp_t_nsoff). tdev_cache_ok: user space sets it once that hook is
+ * attached (src/collector/collector.c); until then, or without the hook,
+ * every command reads its path. */
+volatile __u32 tdev_cache_ok;
+volatile __u64 ns_gen;
+
+struct ntp_tdev_cache {
+	__u64 ns;		/* struct nvmet_ns * */
+	__u64 gen;		/* ns_gen when it was read */
+	__u64 busy;		/* being filled: an interrupt's command on this CPU reads the path itself */
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_tdev_cache);
+} tdev_cache SEC(".maps");
+
+static __always_inline int ns_disable(void)
+{
+	__sync_fetch_and_add(&ns_gen, 1);
+	return 0;
+}
+
+SEC("fentry/nvmet_ns_disable")
+int BPF_PROG(ntp_t_nsoff_fe, void *ns)
+{
+	return ns_disable();
+}
+
+SEC("kprobe/nvmet_ns_disable")
+int BPF_KPROBE(ntp_t_nsoff_kp, void *ns)
+{
+	return ns_disable();
+}
+
 /* "/dev/nullb0" -> "nullb0", as a NUL-terminated name of at most
- * NTP_DEV_LEN - 1 characters. One read of the path (every command comes
- * here), then a copy from the stack: constant offsets only, which the
+ * NTP_DEV_LEN - 1 characters. One read of the path when the cache above
+ * misses, then a copy from the stack: constant offsets only, which the
  * verifier takes without a loop. */
 static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf)
 {
 	char path[NTP_DEV_LEN + 5] = {};
-	const char *p = NTP_RD2(btf, req, ns, device_path);
+	struct nvmet_ns___ntp *ns = NTP_RD(btf, req, ns);
+	struct ntp_tdev_cache *c = NULL;
+	const char *p;
+	__u32 zero = 0;
+	__u64 gen = 0;
 
-	if (!p)
+	if (!ns)
 		return;
-	bpf_probe_read_kernel_str(path, sizeof(path), p);
-	if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
-		__builtin_memcpy(out, path + 5, NTP_DEV_LEN);
-	else
-		__builtin_memcpy(out, path, NTP_DEV_LEN);
-	out[NTP_DEV_LEN - 1] = 0;
+	if (tdev_cache_ok) {
+		/* the generation first: a disable after it makes this fill stale */
+		gen = ns_gen;
+		c = bpf_map_lookup_elem(&tdev_cache, &zero);
+		if (c && !c->busy && c->ns == (__u64)ns && c->gen == gen) {
+			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
+			return;
+		}
+		if (c && c->busy)
+			c = NULL;
+		if (c) {
+			c->busy = 1;
+			asm volatile("" ::: "memory");
+		}
+	}
+	p = NTP_RD(btf, ns, device_path);
+	if (p) {
+		bpf_probe_read_kernel_str(path, sizeof(path), p);
+		if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
+			__builtin_memcpy(out, path + 5, NTP_DEV_LEN);
+		else
+			__builtin_memcpy(out, path, NTP_DEV_LEN);
+		out[NTP_DEV_LEN - 1] = 0;
+	}
+	if (c) {
+		__builtin_memcpy(c->name, out, NTP_DEV_LEN);
+		c->ns = (__u64)ns;
+		c->gen = gen;
+		asm volatile("" ::: "memory");
+		c->busy = 0;
+	}
 }
 
 /* Storage done (__nvmet_req_complete, before ->queue_response). Every
@@ -1336,6 +1415,83 @@ static __always_inline int sock_exit_fe(struct sock *sk, long ret)
 	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
 }
 
+/*
+ * The kprobe flavour with the drivers' callbacks' addresses known: the
+ * kprobe has the socket, tells a host's or a target's by its sk_data_ready
+ * (a probe read), does what the fentry does, and leaves the queue for its
+ * kretprobe (which has no arguments) in the thread's context: no
+ * nvme_tcp_try_send or nvmet_tcp_io_work hooks. The kretprobe of every
+ * other send asks send_busy first (no lookup); the stack pointer tells the
+ * stashed send's return from a later call's, should a kretprobe have been
+ * missed (its instances exhausted).
+ */
+static __always_inline int sock_stash(struct pt_regs *ctx, __u64 q, __u8 side)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = thread_ctx(&send_ctx, t);
+
+	if (!c)
+		return 0;
+	if (!c->stash_q)
+		__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], 1);
+	c->stash_q = q;
+	c->stash_side = side;
+	c->stash_sp = PT_REGS_SP(ctx);
+	return 0;
+}
+
+/* 1: the return of a stashed send, handled. */
+static __always_inline int sock_unstash(struct pt_regs *ctx, long ret)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c;
+	__u64 q, sp = PT_REGS_SP(ctx);
+
+	if (!send_busy[t % NTP_BP_BUCKETS])
+		return 0;
+	c = bpf_map_lookup_elem(&send_ctx, &t);
+	if (!c || !c->stash_q)
+		return 0;
+	q = c->stash_q;
+	c->stash_q = 0;
+	__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], -1);
+	/* x86-64: the return popped the return address; arm64: none */
+	if (sp < c->stash_sp || sp - c->stash_sp > 16)
+		return 1;
+	if (c->stash_side == NTP_SIDE_HOST)
+		host_send_done(q, ret);
+	else if (tgt_direct())
+		target_send_done(q, ret);
+	return 1;
+}
+
+static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
+{
+	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK, dr;
+
+	if (!q)
+		return 0;
+	if (host_sk_ready || tgt_direct()) {
+		dr = (__u64)BPF_CORE_READ(sk, sk_data_ready);
+		if (host_sk_ready && dr == host_sk_ready) {
+			host_send_pending(q);
+			return sock_stash(ctx, q, NTP_SIDE_HOST);
+		}
+		if (tgt_direct() && dr == tgt_sk_ready) {
+			target_send_pending(q);
+			return sock_stash(ctx, q, NTP_SIDE_TARGET);
+		}
+	}
+	return sock_needs_ctx() ? sock_send_enter(q) : 0;
+}
+
+static __always_inline int sock_exit_kp(struct pt_regs *ctx, long ret)
+{
+	if ((host_sk_ready || tgt_direct()) && sock_unstash(ctx, ret))
+		return 0;
+	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
+}
+
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
  * send as pages with kernel_sendmsg -> tcp_sendmsg; from 6.5 on everything
  * goes through tcp_sendmsg (MSG_SPLICE_PAGES) and tcp_sendpage is gone. */
@@ -1355,15 +1511,13 @@ int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, 
 SEC("kprobe/tcp_sendpage")
 int BPF_KPROBE(ntp_s_sendpage_kp, struct sock *sk)
 {
-	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_kp(ctx, sk);
 }
 
 SEC("kretprobe/tcp_sendpage")
 int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
 {
-	return sock_send_exit(ret);
+	return sock_exit_kp(ctx, ret);
 }
 
 SEC("fentry/tcp_sendmsg")
@@ -1381,15 +1535,13 @@ int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size,
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(ntp_s_sendmsg_kp, struct sock *sk)
 {
-	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_kp(ctx, sk);
 }
 
 SEC("kretprobe/tcp_sendmsg")
 int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
 {
-	return sock_send_exit(ret);
+	return sock_exit_kp(ctx, ret);
 }
 
 #include "ntprof_rdma.bpf.h"

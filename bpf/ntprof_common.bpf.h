@@ -244,6 +244,9 @@ struct ntp_thread_ctx {
 	__u32 arrival_seq;	/* host receive: last byte of the chunk being parsed... */
 	__u64 arrival_sk;	/* ...on this socket; its arrival is looked up only for a sampled command */
 	__u64 bp_sub;		/* target: the queue whose storage submission this thread is in, 0: none */
+	__u64 stash_q;		/* kprobe flavour: the queue of the socket send in progress, 0: none */
+	__u64 stash_sp;		/* ...its entry's stack pointer (its kretprobe's, give or take the return address) */
+	__u8 stash_side;	/* ...enum ntp_side */
 };
 
 /* LRU: an entry per thread that ever sent or received on an NVMe/TCP queue
@@ -534,6 +537,12 @@ static __always_inline int bp_busy_maybe(__u32 t)
 {
 	return bp_busy[t % NTP_BP_BUCKETS] != 0;
 }
+
+/* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
+ * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
+ * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every
+ * other send of the machine costs a load and a compare. */
+volatile __u32 send_busy[NTP_BP_BUCKETS];
 
 static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 {
