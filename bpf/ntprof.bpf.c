@@ -13,11 +13,12 @@
  *
  * Host (keyed by struct request *):
  *   nvme_setup_cmd tp        sample pick, DRV_SUBMIT, BLK_SUBMIT=rq->start_time_ns
- *   nvme_tcp_try_send        which queue this thread sends on (context only)
+ *   nvme_tcp_try_send        which queue this thread sends on (context only;
+ *                            only where nvme_tcp_data_ready's address is unknown)
  *   tcp_sendpage/tcp_sendmsg CMD_SENT / DATA_SENT (6.1 inlined the PDU senders
  *                            into nvme_tcp_try_send; we see their socket sends)
  *   nvme_tcp_data_ready      packet arrival per socket
- *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only)
+ *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only, entry)
  *   nvme_tcp_setup_h2c_data_pdu  R2T_DRV, R2T_ARRIVE (called by handle_r2t)
  *   blk_mq_tag_to_rq        the same, where the above is inlined (5.10)
  *   blk_mq_complete_request_remote  RSP_DRV, RSP_ARRIVE (6.1 inlined
@@ -25,7 +26,8 @@
  *   nvme_complete_rq tp      DRV_COMPLETE
  *   block_rq_complete tp     BLK_COMPLETE; the record leaves the host
  * Target (keyed by struct nvmet_req *):
- *   nvmet_tcp_io_work        which queue this thread works on (context only)
+ *   nvmet_tcp_io_work        which queue this thread works on (context only;
+ *                            only where nvmet_tcp_data_ready's address is unknown)
  *   nvmet_tcp_data_ready     packet arrival per socket
  *   nvmet_req_init tp        sample pick, CMD_RECV, CMD_ARRIVE
  *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
@@ -33,6 +35,7 @@
  *                            record leaves the target at RSP_SENT
  *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T)
  *   nvmet_req_complete tp    STORAGE_DONE, exact per-group counter
+ *   nvmet_ns_disable         the generation of the device-name cache
  *   nvmet_tcp_queue_response RSP_QUEUED
  *
  * --exact-queues (knob exact_queues): every command is tracked as a sampled
@@ -126,9 +129,11 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u16 cid, nlb;
 	__u64 slba;
 	__u32 len;
+	__u8 opcode;
 	int io, picked;
 
-	io = io_of(NTP_RD(btf, cmd, common.opcode));
+	opcode = NTP_RD(btf, cmd, common.opcode);
+	io = io_of(opcode);
 	if (!NTP_RD2(btf, rq, q, queuedata))	/* admin and fabrics commands */
 		return 0;
 	/* whatever happens next, a stale record on this request must not absorb it */
@@ -166,9 +171,12 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	r->slba = slba;
 	r->nlb = nlb;
 	r->len = len;
-	r->opcode = BPF_CORE_READ(cmd, common.opcode);
-	r->nsid = BPF_CORE_READ(cmd, common.nsid);
-	r->qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	/* a sampled command's own fields: plain loads where the tracepoint's
+	 * pointers are typed (each BPF_CORE_READ is a helper call, on the
+	 * path that makes a sampled command slower than the rest) */
+	r->opcode = opcode;
+	r->nsid = NTP_RD(btf, cmd, common.nsid);
+	r->qid = NTP_RD2(btf, rq, mq_hctx, queue_num) + 1;
 	r->cntlid = BPF_CORE_READ(nreq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
@@ -180,7 +188,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
 	 * bpf_ktime_get_ns) when it allocates the request for the bio, if I/O
 	 * accounting is on; nvme_setup_cmd runs later inside ->queue_rq. */
-	start = BPF_CORE_READ(rq, start_time_ns);
+	start = NTP_RD(btf, rq, start_time_ns);
 	if (start && start <= now)
 		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
 	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
@@ -759,7 +767,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key, tq = 0;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
-	__u16 cid, nlb;
+	__u16 cid, nlb, qid;
 	__u64 slba;
 	__u8 opcode;
 	int picked;
@@ -779,7 +787,10 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = NTP_RD(btf, cmd, common.opcode);
 	sq = NTP_RD(btf, req, sq);
-	if (!io_wanted(io_of(opcode)) || !NTP_RD(btf, sq, qid))
+	if (!sq)
+		return 0;
+	qid = NTP_RD(btf, sq, qid);
+	if (!io_wanted(io_of(opcode)) || !qid)
 		return 0;
 	cid = NTP_RD(btf, cmd, common.command_id);
 	/* not NTP_RD: the verifier walks nvme_command's union by its first
@@ -802,9 +813,9 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	r->slba = slba;
 	r->nlb = nlb;
 	r->opcode = opcode;
-	r->nsid = BPF_CORE_READ(cmd, common.nsid);
-	r->qid = BPF_CORE_READ(sq, qid);
-	r->cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
+	r->nsid = NTP_RD(btf, cmd, common.nsid);
+	r->qid = qid;
+	r->cntlid = NTP_RD2(btf, sq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	if (picked)
@@ -950,8 +961,9 @@ static __always_inline int target_exec_exit(void)
  * drive from then until the submission returns: its sleep, its wait for a
  * CPU once a tag is free, the rest of the submission. A submission that
  * never sleeps is not blocked, however long preemption, interrupts or
- * softirqs borrow its CPU. Every switch of the machine comes here: one
- * lookup that misses for every thread but a queue's worker. */
+ * softirqs borrow its CPU. Every switch of the machine comes here: a thread
+ * whose bucket of bp_busy is 0 is no worker in a submission, and costs a
+ * load and a compare; only the others look their context up. */
 static __always_inline int bp_switch(bool preempt, struct task_struct *prev, bool btf)
 {
 	struct ntp_thread_ctx *c;
@@ -1347,8 +1359,7 @@ static __always_inline int sock_send_exit(long ret)
  * without it costs no map lookup. The low bits of sk_user_data may carry
  * flags (SK_USER_DATA_NOCOPY and others, include/net/sock.h): masked off.
  * The kprobe flavour reads it too (a probe read, still cheaper than a
- * lookup), but cannot filter at its kretprobe (no arguments there), which
- * keeps the per-thread lookup.
+ * lookup); its kretprobe has no arguments and asks send_busy (sock_stash).
  */
 #define NTP_SK_USER_DATA_PTRMASK (~7ULL)
 
