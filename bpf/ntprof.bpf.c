@@ -435,22 +435,28 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
-static __always_inline int sk_ready(struct sock *sk, int target)
+/* The low bits of sk_user_data may carry flags (SK_USER_DATA_NOCOPY and
+ * others, include/net/sock.h): masked off. */
+#define NTP_SK_USER_DATA_PTRMASK (~7ULL)
+
+/* target: with the queue (the socket's sk_user_data, nvmet_tcp_set_queue_sock),
+ * whose blocked time the arrival notes; btf: an fentry program (NTP_RD) */
+static __always_inline int sk_ready(struct sock *sk, int target, bool btf)
 {
-	arrival_note(sk, target);
+	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0);
 	return 0;
 }
 
 SEC("fentry/nvme_tcp_data_ready")
 int BPF_PROG(ntp_h_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk, 0);
+	return sk_ready(sk, 0, true);
 }
 
 SEC("kprobe/nvme_tcp_data_ready")
 int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk, 0);
+	return sk_ready(sk, 0, false);
 }
 
 /* nvme_tcp_recv_skb(desc, skb, offset, len) parses [offset, offset+len) of
@@ -672,13 +678,13 @@ int BPF_KRETPROBE(ntp_t_work_kr)
 SEC("fentry/nvmet_tcp_data_ready")
 int BPF_PROG(ntp_t_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk, 1);
+	return sk_ready(sk, 1, true);
 }
 
 SEC("kprobe/nvmet_tcp_data_ready")
 int BPF_KPROBE(ntp_t_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk, 1);
+	return sk_ready(sk, 1, false);
 }
 
 static __always_inline struct ntp_thread_ctx *target_ctx(void)
@@ -828,8 +834,12 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		bp_arrive = c->arrival_bp;
 		bp_key = c->bp_key;
 	} else {
-		bp_key = tq ? tcp_queue_sk(tq) : c ? target_sk(c) : 0;
-		arrive = arrival_of(bp_key, sk_copied_seq(bp_key) - 1, &bp_arrive);
+		/* the blocked time is kept per queue, the arrivals per socket */
+		__u64 sk;
+
+		bp_key = tq ? tq : c ? c->queue : 0;
+		sk = tq ? tcp_queue_sk(tq) : c ? target_sk(c) : 0;
+		arrive = arrival_of(sk, sk_copied_seq(sk) - 1, &bp_arrive);
 	}
 	if (arrive && arrive <= now) {
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
@@ -872,7 +882,7 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
 /* btf: an fentry program (NTP_RD) */
 static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, sk = 0;
+	__u64 key = (__u64)req, now, arrive, tq = 0, sk;
 	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
 	__u32 t = tid();
@@ -880,22 +890,18 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	if (tgt_direct()) {
 		/* every nvmet-tcp submission runs in its queue's io_work
 		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request) */
-		__u64 tq = target_tcp_queue_of(req, btf);
-
-		c = NULL;
-		if (tq) {
-			sk = tcp_queue_sk(tq);
-			c = thread_ctx(&send_ctx, t);
-		}
+		tq = target_tcp_queue_of(req, btf);
+		c = tq ? thread_ctx(&send_ctx, t) : NULL;
 	} else {
 		c = worker_ctx();
 		if (c && ntp_transport == NTP_TRANSPORT_TCP)
-			sk = target_sk(c);
+			tq = c->queue;
 	}
 	if (c) {
 		if (!c->bp_sub)
 			bp_busy_add(t, 1);
-		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : sk;
+		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
+		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq;
 		c->bp_slept = 0;
 	}
 	r = cmd_find(&target_cmds, key);
@@ -911,8 +917,9 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	 * the verifier must see them unreachable. */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
-	if (!sk)
+	if (!tq)
 		return 0;
+	sk = tcp_queue_sk(tq);
 	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
 	if (arrive && arrive <= now)
 		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
@@ -1143,7 +1150,7 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool
 	if (ntp_transport == NTP_TRANSPORT_TCP) {
 		struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
 
-		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue, sock, sk), now);
+		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue), now);
 	}
 	r->len = len;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
@@ -1229,12 +1236,10 @@ static __always_inline struct ntp_record *target_send_at(__u64 queue, int *slot,
  * and the record leaves the target. */
 static __always_inline void target_rsp_sent(__u64 queue, __u64 key, struct ntp_record *r, __u64 at)
 {
-	struct nvmet_tcp_queue___ntp *q = (void *)queue;
-
 	set_ts(r, NTP_TS_T_RSP_SENT, at);
 	if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= at)
 		set_ts(r, NTP_TS_T_BP_RSP,
-		       bp_clamp(ntp_bp_read((__u64)BPF_CORE_READ(q, sock, sk), at) - r->ts[NTP_TS_T_BP_RSP],
+		       bp_clamp(ntp_bp_read(queue, at) - r->ts[NTP_TS_T_BP_RSP],
 				at - r->ts[NTP_TS_T_STORAGE_DONE]));
 	leave_side(&target_cmds, key, r);
 }
@@ -1356,13 +1361,11 @@ static __always_inline int sock_send_exit(long ret)
  * nvme_tcp_alloc_queue, nvmet-tcp's nvmet_tcp_set_queue_sock); an ordinary
  * application socket has none. The fentry/fexit flavour reads that field
  * (a plain load through the BTF pointer) before anything else: a socket
- * without it costs no map lookup. The low bits of sk_user_data may carry
- * flags (SK_USER_DATA_NOCOPY and others, include/net/sock.h): masked off.
- * The kprobe flavour reads it too (a probe read, still cheaper than a
- * lookup); its kretprobe has no arguments and asks send_busy (sock_stash).
+ * without it costs no map lookup (the low bits of sk_user_data are masked
+ * off: NTP_SK_USER_DATA_PTRMASK). The kprobe flavour reads it too (a probe
+ * read, still cheaper than a lookup); its kretprobe has no arguments and
+ * asks send_busy (sock_stash).
  */
-#define NTP_SK_USER_DATA_PTRMASK (~7ULL)
-
 static __always_inline __u64 sk_queue(struct sock *sk)
 {
 	return sk ? (__u64)sk->sk_user_data & NTP_SK_USER_DATA_PTRMASK : 0;

@@ -488,7 +488,8 @@ static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *
 /* ---- packet arrival (see struct ntp_arrivals) ---- */
 
 /* ---- storage backpressure (docs/backpressure.md) ----
- * Per target queue (TCP: its socket; RDMA: its completion queue), the
+ * Per target queue (TCP: its struct nvmet_tcp_queue; RDMA: its completion
+ * queue), the
  * cumulative time its worker slept inside a storage submission
  * (nvmet_bdev_execute_rw, which sleeps in blk_mq_get_tag when the drive has
  * no free tag). A reading at t is total + (t - since) while asleep, so the
@@ -572,8 +573,9 @@ static __always_inline void ntp_bp_exit(__u64 key, __u64 now)
 	b->since = 0;
 }
 
-/* bp: also remember the queue's blocked-time reading (target sockets) */
-static __always_inline void arrival_note(struct sock *sk, int bp)
+/* bpq: also remember the blocked-time reading of that queue (a target
+ * socket's nvmet_tcp_queue, the key of bp_queues), 0: none */
+static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
@@ -591,7 +593,7 @@ static __always_inline void arrival_note(struct sock *sk, int bp)
 	i = a->head % NTP_ARRIVALS;
 	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
 	a->ts[i] = now;
-	a->bp[i] = bp ? ntp_bp_read(key, now) : 0;
+	a->bp[i] = bpq ? ntp_bp_read(bpq, now) : 0;
 	a->head += 1;
 }
 
