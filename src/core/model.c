@@ -41,6 +41,12 @@ struct acc {
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
+	/* the common joined flow's stage and component sums (account_fast),
+	 * side by side: two cache lines a command touches where st_sum and
+	 * c_sum span four (64 groups' lines share the first-level cache);
+	 * added into st_sum and c_sum by acc_flush. FAST_ST + stage, then
+	 * FAST_C + k for the k-th component of fast_comp[]. */
+	int64_t fast_sum[16] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -54,6 +60,15 @@ struct acc {
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
+/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
+ * the order of their sums in acc.fast_sum */
+static const uint8_t fast_comp[] = {
+	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
+	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
+	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
+};
+enum { FAST_ST = 0, FAST_C = NTP_STAGE_COUNT, FAST_N = FAST_C + sizeof(fast_comp) };
+_Static_assert(FAST_N <= 16, "the fast sums fit acc.fast_sum");
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
 /* calloc, 64-byte aligned (struct acc) */
@@ -115,6 +130,9 @@ struct group {
  */
 #define GC_DEVS 64
 #define GC_SLOTS 256
+#define GC_GRP_SHIFT 56			/* above the key's device number (bits 48..54) */
+_Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS <= 256,
+	       "the device number and the group number fit their bits");
 struct group_cache {
 	uint64_t last_key;		/* key of last (0: none) */
 	struct group *last;
@@ -123,8 +141,9 @@ struct group_cache {
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_devs;
 	char devs[GC_DEVS][NTP_DEV_LEN];
-	uint64_t key[GC_SLOTS];		/* 0: empty */
-	uint8_t grp[GC_SLOTS];		/* group number of key[] */
+	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
+	 * lookup reads, where a table of group numbers beside took a second */
+	uint64_t key[GC_SLOTS];
 };
 
 struct ntp_model {
@@ -336,8 +355,8 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	if (key == c->last_key)
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
-		if (c->key[slot] == key) {
-			g = &m->groups[c->grp[slot]];
+		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
+			g = &m->groups[c->key[slot] >> GC_GRP_SHIFT];
 			goto hit;
 		}
 		if (!c->key[slot])
@@ -346,8 +365,8 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	g = group_find(m, r, side);
 	if (!g || c->off)
 		return g;
-	c->key[slot] = key;	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
-	c->grp[slot] = (uint8_t)(g - m->groups);
+	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
+	c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 hit:
 	c->last_key = key;
 	c->last = g;
@@ -364,6 +383,13 @@ static void acc_flush(struct acc *a)
 	for (bits = a->run_c_mask; bits; bits &= bits - 1)
 		a->c_n[__builtin_ctz(bits)] += a->run_n;
 	a->run_n = 0;
+	/* the fast flow's sums (wrapping adds: the order makes no difference) */
+	for (int s = 0; s < NTP_STAGE_COUNT; s++)
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[FAST_ST + s]);
+	for (unsigned k = 0; k < sizeof(fast_comp); k++)
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] +
+						   (uint64_t)a->fast_sum[FAST_C + k]);
+	memset(a->fast_sum, 0, sizeof(a->fast_sum));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
@@ -508,21 +534,15 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 	}
 	a->run_n++;
 #define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
-	ADD(a->st_sum[NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK]);
-	ADD(a->st_sum[NTP_STAGE_HOST_DRIVER], stage[NTP_STAGE_HOST_DRIVER]);
-	ADD(a->st_sum[NTP_STAGE_NETWORK], stage[NTP_STAGE_NETWORK]);
-	ADD(a->st_sum[NTP_STAGE_TARGET_DRIVER], stage[NTP_STAGE_TARGET_DRIVER]);
-	ADD(a->st_sum[NTP_STAGE_STORAGE], stage[NTP_STAGE_STORAGE]);
-	ADD(a->c_sum[NTP_COMP_HOST_BLK_SUB], comp[NTP_COMP_HOST_BLK_SUB]);
-	ADD(a->c_sum[NTP_COMP_HOST_DRV_SUB], comp[NTP_COMP_HOST_DRV_SUB]);
-	ADD(a->c_sum[NTP_COMP_WIRE], comp[NTP_COMP_WIRE]);
-	ADD(a->c_sum[NTP_COMP_TGT_RECV_CMD], comp[NTP_COMP_TGT_RECV_CMD]);
-	ADD(a->c_sum[NTP_COMP_TGT_DRV_SUB], comp[NTP_COMP_TGT_DRV_SUB]);
-	ADD(a->c_sum[NTP_COMP_STORAGE], comp[NTP_COMP_STORAGE]);
-	ADD(a->c_sum[NTP_COMP_TGT_DRV_COMP], comp[NTP_COMP_TGT_DRV_COMP]);
-	ADD(a->c_sum[NTP_COMP_HOST_RECV_RSP], comp[NTP_COMP_HOST_RECV_RSP]);
-	ADD(a->c_sum[NTP_COMP_HOST_DRV_COMP], comp[NTP_COMP_HOST_DRV_COMP]);
-	ADD(a->c_sum[NTP_COMP_HOST_BLK_COMP], comp[NTP_COMP_HOST_BLK_COMP]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_DRIVER], stage[NTP_STAGE_HOST_DRIVER]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_NETWORK], stage[NTP_STAGE_NETWORK]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_TARGET_DRIVER], stage[NTP_STAGE_TARGET_DRIVER]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_STORAGE], stage[NTP_STAGE_STORAGE]);
+	/* constant indices: the loop unrolls into ten adds to memory */
+#pragma GCC unroll 10
+	for (unsigned k = 0; k < sizeof(fast_comp); k++)
+		ADD(a->fast_sum[FAST_C + k], comp[fast_comp[k]]);
 #undef ADD
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
