@@ -336,7 +336,8 @@ int BPF_KPROBE(ntp_h_rpost_kp, void *queue, void *qe)
  * qe->data is the NVMe CQE. The request completes here, or in
  * nvme_rdma_send_done when the capsule's own send completion comes later
  * (both drop a reference), so RSP_DRV is this entry, not the completion. */
-static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
+/* btf: an fentry program, wc typed (NTP_RD: plain loads, no helper call) */
+static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
 	struct nvme_completion___ntp *cqe;
 	struct nvme_rdma_qe___ntp *qe;
@@ -345,11 +346,11 @@ static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 
 	if (!rdma_host_inflight)	/* no sampled command waits: not one of ours */
 		return 0;
-	if (BPF_CORE_READ(wc, status) != NTP_IB_WC_SUCCESS)
+	if (NTP_RD(btf, wc, status) != NTP_IB_WC_SUCCESS)
 		return 0;
-	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
+	qe = (void *)NTP_RD(btf, wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
 	cqe = BPF_CORE_READ(qe, data);
-	rq = rdma_cid_take((__u64)BPF_CORE_READ(wc, qp, qp_context), BPF_CORE_READ(cqe, command_id));
+	rq = rdma_cid_take((__u64)NTP_RD2(btf, wc, qp, qp_context), BPF_CORE_READ(cqe, command_id));
 	if (!rq)
 		return 0;
 	rdma_host_inflight_add(-1);
@@ -365,25 +366,27 @@ static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 SEC("fentry/nvme_rdma_recv_done")
 int BPF_PROG(ntp_h_rrecv_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_recv(cq, wc);
+	if (!wc)
+		return 0;
+	return rdma_host_recv(cq, wc, true);
 }
 
 SEC("kprobe/nvme_rdma_recv_done")
 int BPF_KPROBE(ntp_h_rrecv_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_recv(cq, wc);
+	return rdma_host_recv(cq, wc, false);
 }
 
 /* nvme_rdma_send_done(cq, wc): the capsule's send completion (the target's
  * HCA acknowledged it). Informational: the stage model does not use it. */
-static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc)
+static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc, bool btf)
 {
 	struct ntp_record *r;
 	void *qe;
 
 	if (!rdma_host_inflight)
 		return 0;
-	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
+	qe = (void *)NTP_RD(btf, wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
 	r = cmd_find(&host_cmds, rdma_rq_of_sqe(qe));
 	if (!r || !has_ts(r, NTP_TS_H_CMD_SENT) || has_ts(r, NTP_TS_H_SEND_DONE))
 		return 0;
@@ -395,13 +398,15 @@ static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc)
 SEC("fentry/nvme_rdma_send_done")
 int BPF_PROG(ntp_h_rsdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_send_done(wc);
+	if (!wc)
+		return 0;
+	return rdma_host_send_done(wc, true);
 }
 
 SEC("kprobe/nvme_rdma_send_done")
 int BPF_KPROBE(ntp_h_rsdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_send_done(wc);
+	return rdma_host_send_done(wc, false);
 }
 
 /* =============================== target =============================== */
@@ -502,10 +507,10 @@ int BPF_KPROBE(ntp_t_rread_kp, void *rw_ctx, void *qp, __u32 port_num, void *cqe
 
 /* nvmet_rdma_read_data_done(cq, wc): the RDMA READ completed, all the data
  * is in; it goes on to req->execute. */
-static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc)
+static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
+	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
 	struct ntp_record *r = cmd_find(&target_cmds, key);
 
@@ -519,13 +524,15 @@ static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *w
 SEC("fentry/nvmet_rdma_read_data_done")
 int BPF_PROG(ntp_t_rrdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_read_done(cq, wc);
+	if (!wc)
+		return 0;
+	return rdma_target_read_done(cq, wc, true);
 }
 
 SEC("kprobe/nvmet_rdma_read_data_done")
 int BPF_KPROBE(ntp_t_rrdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_read_done(cq, wc);
+	return rdma_target_read_done(cq, wc, false);
 }
 
 /* nvmet_rdma_queue_response(req), the .queue_response op: it chains a read's
@@ -560,9 +567,9 @@ int BPF_KPROBE(ntp_t_rqresp_kp, struct nvmet_req___ntp *req)
 /* nvmet_rdma_send_done(cq, wc): the response's send completion; right after
  * it nvmet_rdma_release_rsp frees the rsp for the next command, so this is
  * where the record leaves the target. */
-static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
+static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
+	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, send_cqe));
 	struct ntp_record *r = cmd_find(&target_cmds, key);
 
@@ -580,13 +587,15 @@ static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
 SEC("fentry/nvmet_rdma_send_done")
 int BPF_PROG(ntp_t_rsdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_send_done(wc);
+	if (!wc)
+		return 0;
+	return rdma_target_send_done(wc, true);
 }
 
 SEC("kprobe/nvmet_rdma_send_done")
 int BPF_KPROBE(ntp_t_rsdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_send_done(wc);
+	return rdma_target_send_done(wc, false);
 }
 
 #endif
