@@ -3,10 +3,17 @@
 #include <stdlib.h>
 #include "merge.h"
 
+/* Keys are computed for a chunk of a cursor's records at a time, in one
+ * loop (ntp_merge_run looks at the records after the current one, and the
+ * loop over a record's valid timestamps pipelines better over many). */
+#define KEY_CHUNK 16
+
 struct cursor {
 	const struct ntp_record *recs;
 	size_t n, i;
 	int64_t offset;
+	size_t kbase, kcnt;		/* key[j]: the key of recs[kbase + j], j < kcnt */
+	uint64_t key[KEY_CHUNK];
 };
 
 /*
@@ -48,6 +55,99 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
+/* A key from a record's latest time: wraps, as mapped() in pump_files.c. */
+static inline uint64_t key_of_ts(uint64_t t, int64_t off)
+{
+	int64_t x = (int64_t)(t + (uint64_t)off);
+
+	return x < 0 ? 0 : (uint64_t)x;
+}
+
+static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	for (size_t j = 0; j < k; j++)
+		out[j] = key_of_ts(ntp_record_last_ts(&r[j]), off);
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/*
+ * The same with AVX2, without a branch: the loop over a record's valid
+ * timestamps (ten or so) cost a load, a compare and a branch each, and its
+ * trip count differs between a host's record and a target's, which
+ * alternate in a join. Here the 24 slots are six vectors; a lane's valid
+ * bit shifted to its top selects it (or 0); an unsigned maximum is the
+ * signed one with the top bit flipped. Slots from NTP_TS_COUNT on are
+ * masked off as the loop's mask does.
+ */
+#define SEL(q) _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(flip),				\
+		_mm256_castsi256_pd(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), flip)), \
+		_mm256_castsi256_pd(_mm256_sllv_epi64(v, sh##q))))
+#define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
+#define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
+__attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
+						      uint64_t *out)
+{
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
+	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
+	const __m256i sh2 = _mm256_setr_epi64x(55, 54, 53, 52), sh3 = _mm256_setr_epi64x(51, 50, 49, 48);
+	const __m256i sh4 = _mm256_setr_epi64x(47, 46, 45, 44), sh5 = _mm256_setr_epi64x(43, 42, 41, 40);
+
+	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
+	for (size_t j = 0; j < k; j++) {
+		__m256i v = _mm256_set1_epi64x(r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1));
+		__m256i y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
+		__m128i a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+
+		a = MAX2(a, _mm_unpackhi_epi64(a, a));
+		out[j] = key_of_ts((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
+	}
+}
+#undef SEL
+#undef MAX4
+#undef MAX2
+
+static int use_avx2 = -1;
+
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	if (use_avx2 < 0)
+		use_avx2 = __builtin_cpu_supports("avx2") && !getenv("NTPROF_NO_AVX2");
+	if (use_avx2)
+		keys_avx2(r, k, off, out);
+	else
+		keys_scalar(r, k, off, out);
+}
+#else
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	keys_scalar(r, k, off, out);
+}
+#endif
+
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
+{
+	keys_block(r, n, off, out);
+}
+
+/* The keys of cursor cu's records from i on (at most KEY_CHUNK, within its block). */
+static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
+{
+	size_t k = cu->n - i < KEY_CHUNK ? cu->n - i : KEY_CHUNK;
+
+	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->kbase = i;
+	cu->kcnt = k;
+}
+
+/* The key of cursor cu's record i (in its block). */
+static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, size_t i)
+{
+	if (i - cu->kbase >= cu->kcnt)
+		keys_fill(cu, i);
+	return cu->key[i - cu->kbase];
+}
+
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
  * its end. Inlined, as key() is: both run once per record. */
 static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
@@ -56,6 +156,7 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 
 	while (++cu->i >= cu->n) {
 		cu->i = (size_t)-1;
+		cu->kcnt = 0;	/* the keys were of the block before */
 		if (ntp_reader_next_block(m->r[c], &cu->recs, &cu->n) != 1) {
 			cu->n = 0;
 			return 0;
@@ -77,12 +178,11 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 	return 1;
 }
 
-static inline __attribute__((always_inline)) uint64_t key(const struct ntp_merge *m, uint32_t c)
+static inline __attribute__((always_inline)) uint64_t key(struct ntp_merge *m, uint32_t c)
 {
-	const struct cursor *cu = &m->cur[c];
-	int64_t x = (int64_t)(ntp_record_last_ts(&cu->recs[cu->i]) + (uint64_t)cu->offset);	/* wraps, as mapped() in pump_files.c */
+	struct cursor *cu = &m->cur[c];
 
-	return x < 0 ? 0 : (uint64_t)x;
+	return key_at(cu, cu->i);
 }
 
 static rank_t rank_of(uint64_t key, uint32_t c)
@@ -170,23 +270,29 @@ void ntp_merge_free(struct ntp_merge *m)
 	free(m);
 }
 
+/* The cursor popped last moves on now, not then: its record stayed valid
+ * (in its reader's block) until this call. */
+static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
+{
+	uint32_t w = m->last;
+
+	if (w == UINT32_MAX)
+		return;
+	if (advance(m, w)) {
+		replay(m, w, rank_of(key(m, w), w));
+	} else {
+		replay(m, w, rank_ended(m, w));
+		m->live--;
+	}
+	m->last = UINT32_MAX;
+}
+
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
 	const struct cursor *cu;
 	uint32_t w;
 
-	/* The cursor popped last moves on now, not then: its record stayed
-	 * valid (in its reader's block) until this call. */
-	if (m->last != UINT32_MAX) {
-		w = m->last;
-		if (advance(m, w)) {
-			replay(m, w, rank_of(key(m, w), w));
-		} else {
-			replay(m, w, rank_ended(m, w));
-			m->live--;
-		}
-		m->last = UINT32_MAX;
-	}
+	settle(m);
 	if (!m->live)
 		return 0;
 	w = cursor_of(m, m->node[0]);
@@ -209,6 +315,57 @@ int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 	if (!ntp_merge_peek(m, rec, from, t))
 		return 0;
 	ntp_merge_pop(m);
+	return 1;
+}
+
+/*
+ * The records that follow the winner's in its block come next as long as
+ * each ranks before the runner-up: the best of the others, which is the
+ * best of the losers on the winner's path (each lost its match to it), and
+ * which does not change while only the winner moves on. One comparison per
+ * record instead of a replay of its path; the path is replayed once, with
+ * the first record that falls behind.
+ */
+int ntp_merge_run(struct ntp_merge *m, uint64_t until, const struct ntp_record **recs, size_t *n,
+		  size_t *from, uint64_t *tmax)
+{
+	struct cursor *cu;
+	rank_t x, second = ~(rank_t)0;
+	uint64_t k, hi;
+	size_t i0, i;
+	uint32_t w;
+
+	settle(m);
+	x = m->node[0];
+	k = (uint64_t)(x >> 64);
+	if (!m->live || k > until)
+		return 0;
+	w = cursor_of(m, x);
+	for (uint32_t j = (m->size + w) >> 1; j; j >>= 1)
+		if (m->node[j] < second)
+			second = m->node[j];
+	cu = &m->cur[w];
+	i0 = cu->i;
+	hi = k;
+	for (i = i0 + 1; i < cu->n; i++) {
+		k = key_at(cu, i);
+		if (k > until || rank_of(k, w) > second)
+			break;
+		if (k > hi)
+			hi = k;
+	}
+	*recs = &cu->recs[i0];
+	*n = i - i0;
+	*from = w;
+	*tmax = hi;
+	if (i < cu->n) {
+		cu->i = i;
+		replay(m, w, rank_of(k, w));
+	} else {
+		/* the block's last record taken: the next block at the next call */
+		cu->i = cu->n - 1;
+		m->last = w;
+	}
 	return 1;
 }
 

@@ -32,11 +32,23 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 void ntp_merge_pop(struct ntp_merge *m);
 /* Peek and pop. */
 int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
+/* The next records in time order while they come one after another from
+ * one reader, none with a key above until: 1 with recs[0..*n) (*n >= 1,
+ * consecutive in reader *from's block, valid until the next call) and
+ * *tmax, the largest of their keys; they are taken, as by *n peeks and
+ * pops. 0 when the next record's key is above until or every reader
+ * ended (ntp_merge_peek tells which). */
+int ntp_merge_run(struct ntp_merge *m, uint64_t until, const struct ntp_record **recs, size_t *n,
+		  size_t *from, uint64_t *tmax);
 /* Reader i's next record (NULL once it ended), whatever its place in the
  * order; before the first pop (after it, the reader popped last still shows
  * the record taken until the next peek). */
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
 /* The time a record is merged by: its latest valid timestamp (0: none). */
 uint64_t ntp_record_last_ts(const struct ntp_record *r);
+/* out[j]: the merge key of r[j] with offset off (its latest valid timestamp
+ * plus off, wrapping; a time before 0 as 0), for j < n: AVX2 where the CPU
+ * has it (NTPROF_NO_AVX2=1: not), else ntp_record_last_ts per record. */
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
 
 #endif

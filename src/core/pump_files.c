@@ -327,23 +327,19 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	} else if (f->mg) {
 		const struct ntp_record *r;
 		uint64_t t;
-		size_t from;
+		size_t from, k;
 		int fed = 0;
-		/* a report: each record to the model without the pump's checks */
-		struct ntp_model *plain = ntp_pump_plain_model(p);
 
-		while (ntp_merge_peek(f->mg, &r, &from, &t)) {
-			if (t > until)
-				return pause_at(f, p, until, t, fed, reached);
+		/* runs of one file's records fed as a block (a report: to the
+		 * model without the pump's checks per record) */
+		while (ntp_merge_run(f->mg, until, &r, &k, &from, &t)) {
 			fed = 1;
-			ntp_merge_pop(f->mg);
-			if (plain)
-				ntp_model_ingest(plain, r);
-			else
-				ntp_pump_record(p, r);
+			ntp_pump_records(p, r, k);
 			if (from == f->primary && t > f->last)
 				f->last = t;
 		}
+		if (ntp_merge_peek(f->mg, &r, &from, &t))
+			return pause_at(f, p, until, t, fed, reached);
 	} else {
 		/* one file, paced */
 		struct cursor *c = &f->cur[0];
