@@ -165,9 +165,10 @@ static void sort_i64(int64_t *a, size_t n)
 		free(tmp);
 }
 
-/* The first records (at most max) of one file, one side's marks, sorted by
- * command; with from_wall, the first from that time on (mapped clock), after
- * passing at most ALIGN_SKIP_MAX earlier records. */
+/* The first records (at most max) of one file, one side's marks, in file
+ * order (a target's are sorted by command later, tindex_build); with
+ * from_wall, the first from that time on (mapped clock), after passing at
+ * most ALIGN_SKIP_MAX earlier records. */
 static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max, int64_t from_wall)
 {
 	char err[256];
@@ -197,7 +198,6 @@ static size_t sample(const char *path, uint8_t side, struct mark *out, size_t ma
 		}
 	}
 	ntp_reader_close(r);
-	sort_marks(out, n);
 	return n;
 }
 
@@ -234,7 +234,7 @@ static size_t agree(const int64_t *x, size_t n)
 }
 
 /* The differences of the best shift of one command's instances, appended to d. */
-static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, size_t nt, int64_t *d,
+static size_t best_shift(const int64_t *h, size_t nh, const int64_t *t, size_t nt, int64_t *d,
 			 size_t nd)
 {
 	int64_t tmp[ALIGN_GROUP_MAX], best[ALIGN_GROUP_MAX];
@@ -256,7 +256,7 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 		size_t n = 0, c;
 
 		for (long k = sh < 0 ? -sh : 0; k < (long)nh && k + sh < (long)nt; k++)
-			tmp[n++] = wrap_sub((uint64_t)h[k].t, (uint64_t)t[k + sh].t);
+			tmp[n++] = wrap_sub((uint64_t)h[k], (uint64_t)t[k + sh]);
 		if (n < need)
 			continue;
 		sort_i64(tmp, n);
@@ -272,28 +272,129 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 	return nd;
 }
 
-static size_t median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
+/*
+ * A target sample's commands found by hash: the sample sorted by command
+ * (then time), each command's run of instances [start, end) in a table of
+ * open addressing. A host sample is looked up record by record, not
+ * sorted: with 63 hosts and their target, sorting every host's sample and
+ * walking the target's beside each cost more than the rest of the join's
+ * start. The offset is the one the two sorted samples walked side by side
+ * gave: the same commands, each command's instances in time order, and
+ * the differences sorted before they are used, so the commands' order does
+ * not count (nor does the cap on differences: at most one per host mark).
+ */
+struct tgroup {
+	uint32_t start, end;	/* end 0: empty entry */
+};
+
+struct tindex {
+	const struct mark *t;	/* sorted */
+	int64_t *tt;		/* t[i].t */
+	struct tgroup *tab;
+	uint32_t mask;
+};
+
+static uint32_t cmd_hash(const struct mark *m)
+{
+	uint64_t h = m->key * 0x9E3779B97F4A7C15ull;
+
+	h ^= m->slba * 0xC2B2AE3D27D4EB4Full;
+	h ^= ((uint64_t)m->len << 8 | m->opcode) * 0x165667B19E3779F9ull;
+	return (uint32_t)(h >> 32);
+}
+
+/* Sorts t and indexes its commands; -1 when out of memory. */
+static int tindex_build(struct tindex *x, struct mark *t, size_t nt)
+{
+	uint32_t size = 16;
+
+	while (size < 2 * nt)
+		size *= 2;
+	sort_marks(t, nt);
+	x->t = t;
+	x->mask = size - 1;
+	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
+	x->tab = calloc(size, sizeof(*x->tab));
+	if (!x->tt || !x->tab)
+		return -1;
+	for (size_t i = 0; i < nt; i++)
+		x->tt[i] = t[i].t;
+	for (size_t i = 0; i < nt;) {
+		size_t e = i + 1;
+		uint32_t b = cmd_hash(&t[i]) & x->mask;
+
+		while (e < nt && same_cmd(&t[e], &t[i]))
+			e++;
+		while (x->tab[b].end)
+			b = (b + 1) & x->mask;
+		x->tab[b] = (struct tgroup){ (uint32_t)i, (uint32_t)e };
+		i = e;
+	}
+	return 0;
+}
+
+static void tindex_free(struct tindex *x)
+{
+	free(x->tt);
+	free(x->tab);
+	x->tt = NULL;
+	x->tab = NULL;
+}
+
+/* The run of x's instances of h's command; NULL if none. */
+static const struct tgroup *tindex_find(const struct tindex *x, const struct mark *h)
+{
+	for (uint32_t b = cmd_hash(h) & x->mask; x->tab[b].end; b = (b + 1) & x->mask)
+		if (same_cmd(&x->t[x->tab[b].start], h))
+			return &x->tab[b];
+	return NULL;
+}
+
+/* A host mark that has target instances: its command's run, its time. */
+struct hit {
+	uint32_t start, end;
+	int64_t t;
+};
+
+static inline int hit_less(const struct hit *a, const struct hit *b)
+{
+	return a->start != b->start ? a->start < b->start : a->t < b->t;
+}
+
+DEFINE_SORT(sort_hits_in, struct hit, hit_less)
+
+static size_t median_offset(const struct mark *h, size_t nh, const struct tindex *x, size_t nt,
 			    int64_t *d, int64_t *out)
 {
-	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
+	size_t nd = 0, l = 0, best = 0, best_l = 0, n = 0;
+	struct hit *hit;
+	int64_t *ht;
 
-	while (i < nh && j < nt) {
-		if (same_cmd(&h[i], &t[j])) {
-			size_t i1 = i, j1 = j;
+	if (!nh || !nt)
+		return 0;
+	hit = malloc(2 * nh * sizeof(*hit));
+	if (!hit)
+		return 0;
+	for (size_t i = 0; i < nh; i++) {
+		const struct tgroup *g = tindex_find(x, &h[i]);
 
-			while (i1 < nh && same_cmd(&h[i1], &h[i]))
-				i1++;
-			while (j1 < nt && same_cmd(&t[j1], &t[j]))
-				j1++;
-			nd = best_shift(h + i, i1 - i, t + j, j1 - j, d, nd);
-			i = i1;
-			j = j1;
-		} else if (cmp_mark(&h[i], &t[j]) < 0) {
-			i++;
-		} else {
-			j++;
-		}
+		if (g)
+			hit[n++] = (struct hit){ g->start, g->end, h[i].t };
 	}
+	sort_hits_in(hit, n, hit + n);
+	/* the hits' times, in place: each command's host instances in time order */
+	ht = (int64_t *)(void *)(hit + n);
+	for (size_t i = 0; i < n; i++)
+		ht[i] = hit[i].t;
+	for (size_t i = 0; i < n;) {
+		size_t i1 = i + 1, start = hit[i].start, end = hit[i].end;
+
+		while (i1 < n && hit[i1].start == start)
+			i1++;
+		nd = best_shift(ht + i, i1 - i, x->tt + start, end - start, d, nd);
+		i = i1;
+	}
+	free(hit);
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	sort_i64(d, nd);
@@ -318,7 +419,7 @@ static int has_side(uint8_t role, uint8_t side)
  * samples, whichever more pairs agree on): its agreeing count, 0 if none.
  * Set 1 holds second samples of the files that began early only; for the
  * others it is set 0. */
-static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct mark *const tm[2],
+static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct tindex *const ti[2],
 			  size_t *const nt[2], const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
 {
 	size_t best = 0;
@@ -330,8 +431,7 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], tm[sb] + b * ALIGN_SAMPLE,
-				  nt[sb][b], d, &o);
+		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], &ti[sb][b], nt[sb][b], d, &o);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -343,6 +443,7 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct mark *hm[2] = { NULL, NULL }, *tm[2] = { NULL, NULL };
+	struct tindex *ti[2] = { calloc(n, sizeof(struct tindex)), calloc(n, sizeof(struct tindex)) };
 	size_t *nh[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	size_t *nt[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
@@ -351,7 +452,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	int progress = 1, sets = 1;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !d || !done || !early)
+	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !ti[0] || !ti[1] || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -386,8 +487,12 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			if (has_side(in[i].info->role, NTP_SIDE_HOST))
 				nh[set][i] = sample(in[i].path, NTP_SIDE_HOST, hm[set] + i * ALIGN_SAMPLE, host_max, f);
 			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+			{
 				nt[set][i] = sample(in[i].path, NTP_SIDE_TARGET, tm[set] + i * ALIGN_SAMPLE,
 						    ALIGN_SAMPLE, f);
+				if (tindex_build(&ti[set][i], tm[set] + i * ALIGN_SAMPLE, nt[set][i]))
+					goto out;
+			}
 		}
 	}
 	/* Spread from the primary file: a target aligned on a host, then the
@@ -402,10 +507,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(hm, nh, tm, nt, early, a, b, d, &off)) {
+				if (pair_offset(hm, nh, ti, nt, early, a, b, d, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(hm, nh, tm, nt, early, b, a, d, &off)) {
+				} else if (pair_offset(hm, nh, ti, nt, early, b, a, d, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -414,6 +519,9 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	}
 out:
 	for (int set = 0; set < 2; set++) {
+		for (size_t i = 0; ti[set] && i < n; i++)
+			tindex_free(&ti[set][i]);
+		free(ti[set]);
 		free(hm[set]);
 		free(tm[set]);
 		free(nh[set]);
