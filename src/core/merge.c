@@ -206,13 +206,16 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 {
 	rank_t *node = m->node;
 
+	/* without a branch: whether the rank coming up wins a match is a coin
+	 * toss when files interleave, a branch mispredicted at every other
+	 * level */
 	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
 		rank_t o = node[k];
+		uint64_t lt = -(uint64_t)(o < x);
+		uint64_t xl = (uint64_t)x, xh = (uint64_t)(x >> 64), ol = (uint64_t)o, oh = (uint64_t)(o >> 64);
 
-		if (o < x) {
-			node[k] = x;
-			x = o;
-		}
+		node[k] = (rank_t)((xh & lt) | (oh & ~lt)) << 64 | ((xl & lt) | (ol & ~lt));
+		x = (rank_t)((oh & lt) | (xh & ~lt)) << 64 | ((ol & lt) | (xl & ~lt));
 	}
 	node[0] = x;
 }
@@ -318,55 +321,100 @@ int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 	return 1;
 }
 
-/*
- * The records that follow the winner's in its block come next as long as
- * each ranks before the runner-up: the best of the others, which is the
- * best of the losers on the winner's path (each lost its match to it), and
- * which does not change while only the winner moves on. One comparison per
- * record instead of a replay of its path; the path is replayed once, with
- * the first record that falls behind.
- */
-int ntp_merge_run(struct ntp_merge *m, uint64_t until, const struct ntp_record **recs, size_t *n,
-		  size_t *from, uint64_t *tmax)
+/* A record the model reads soon, into the caches (the two files' blocks
+ * together are larger than a core's L2: the CRC's pass left them further). */
+#define PREFETCH_AHEAD 2
+
+static inline void prefetch_record(const struct ntp_record *r)
 {
-	struct cursor *cu;
-	rank_t x, second = ~(rank_t)0;
-	uint64_t k, hi;
-	size_t i0, i;
+	const char *x = (const char *)r;
+
+	__builtin_prefetch(x);
+	__builtin_prefetch(x + 64);
+	__builtin_prefetch(x + 128);
+	__builtin_prefetch(x + 192);
+	__builtin_prefetch(x + sizeof(*r) - 1);
+}
+
+/*
+ * Two files, both live: no tree, the two cursors' keys compared (ties to
+ * cursor 0, as the ranks order them), the winner moved on within its
+ * block without a call. The tree's two ranks are written back at the end.
+ */
+static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		     uint64_t *pmax)
+{
+	uint64_t k[2], pm = *pmax;
+	size_t fed = 0;
 	uint32_t w;
 
-	settle(m);
-	x = m->node[0];
-	k = (uint64_t)(x >> 64);
-	if (!m->live || k > until)
-		return 0;
-	w = cursor_of(m, x);
-	for (uint32_t j = (m->size + w) >> 1; j; j >>= 1)
-		if (m->node[j] < second)
-			second = m->node[j];
-	cu = &m->cur[w];
-	i0 = cu->i;
-	hi = k;
-	for (i = i0 + 1; i < cu->n; i++) {
-		k = key_at(cu, i);
-		if (k > until || rank_of(k, w) > second)
+	k[cursor_of(m, m->node[0])] = (uint64_t)(m->node[0] >> 64);
+	k[cursor_of(m, m->node[1])] = (uint64_t)(m->node[1] >> 64);
+	for (;;) {
+		struct cursor *cu;
+
+		w = k[1] < k[0];
+		if (k[w] > until)
 			break;
-		if (k > hi)
-			hi = k;
+		cu = &m->cur[w];
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		/* the files interleave at random: no branch on which one it was */
+		pm = w == primary && k[w] > pm ? k[w] : pm;
+		if (++cu->i < cu->n) {
+			if (cu->i + PREFETCH_AHEAD < cu->n)
+				prefetch_record(&cu->recs[cu->i + PREFETCH_AHEAD]);
+			k[w] = key_at(cu, cu->i);
+			continue;
+		}
+		cu->i--;
+		if (advance(m, w)) {
+			k[w] = key(m, w);
+			continue;
+		}
+		m->live--;
+		break;
 	}
-	*recs = &cu->recs[i0];
-	*n = i - i0;
-	*from = w;
-	*tmax = hi;
-	if (i < cu->n) {
-		cu->i = i;
-		replay(m, w, rank_of(k, w));
-	} else {
-		/* the block's last record taken: the next block at the next call */
-		cu->i = cu->n - 1;
-		m->last = w;
+	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
+	{
+		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k[0], 0) : rank_ended(m, 0);
+		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k[1], 1) : rank_ended(m, 1);
+
+		m->node[0] = r0 < r1 ? r0 : r1;
+		m->node[1] = r0 < r1 ? r1 : r0;
 	}
-	return 1;
+	*pmax = pm;
+	return fed;
+}
+
+size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		       uint64_t *primary_max)
+{
+	size_t fed = 0;
+	uint64_t pm = *primary_max;
+
+	settle(m);
+	if (m->size == 2 && m->live == 2)
+		fed = drain2(m, until, fn, ctx, primary, &pm);
+	while (m->live) {
+		uint64_t k = (uint64_t)(m->node[0] >> 64);
+		uint32_t w = cursor_of(m, m->node[0]);
+		struct cursor *cu = &m->cur[w];
+
+		if (k > until)
+			break;
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		if (advance(m, w)) {
+			replay(m, w, rank_of(key(m, w), w));
+		} else {
+			replay(m, w, rank_ended(m, w));
+			m->live--;
+		}
+	}
+	*primary_max = pm;
+	return fed;
 }
 
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i)

@@ -32,14 +32,14 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 void ntp_merge_pop(struct ntp_merge *m);
 /* Peek and pop. */
 int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
-/* The next records in time order while they come one after another from
- * one reader, none with a key above until: 1 with recs[0..*n) (*n >= 1,
- * consecutive in reader *from's block, valid until the next call) and
- * *tmax, the largest of their keys; they are taken, as by *n peeks and
- * pops. 0 when the next record's key is above until or every reader
- * ended (ntp_merge_peek tells which). */
-int ntp_merge_run(struct ntp_merge *m, uint64_t until, const struct ntp_record **recs, size_t *n,
-		  size_t *from, uint64_t *tmax);
+/* Calls fn(ctx, rec) for the next records in time order while the next
+ * one's key is at most until: the records *n peeks and pops would give,
+ * each valid during its call only (its reader moves on right after).
+ * Returns how many; *primary_max is raised to the largest key of those of
+ * reader primary. Two files are merged without the tree. */
+typedef void (*ntp_merge_fn)(void *ctx, const struct ntp_record *rec);
+size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		       uint64_t *primary_max);
 /* Reader i's next record (NULL once it ended), whatever its place in the
  * order; before the first pop (after it, the reader popped last still shows
  * the record taken until the next peek). */

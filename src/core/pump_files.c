@@ -314,6 +314,16 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 	return 1;
 }
 
+static void feed_model(void *m, const struct ntp_record *r)
+{
+	ntp_model_ingest(m, r);
+}
+
+static void feed_pump(void *p, const struct ntp_record *r)
+{
+	ntp_pump_record(p, r);
+}
+
 int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
 {
 	struct ntp_files *f = ctx;
@@ -327,17 +337,12 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	} else if (f->mg) {
 		const struct ntp_record *r;
 		uint64_t t;
-		size_t from, k;
-		int fed = 0;
+		size_t from;
+		/* a report: each record to the model without the pump's checks */
+		struct ntp_model *plain = ntp_pump_plain_model(p);
+		int fed = plain ? ntp_merge_drain(f->mg, until, feed_model, plain, f->primary, &f->last) > 0
+				: ntp_merge_drain(f->mg, until, feed_pump, p, f->primary, &f->last) > 0;
 
-		/* runs of one file's records fed as a block (a report: to the
-		 * model without the pump's checks per record) */
-		while (ntp_merge_run(f->mg, until, &r, &k, &from, &t)) {
-			fed = 1;
-			ntp_pump_records(p, r, k);
-			if (from == f->primary && t > f->last)
-				f->last = t;
-		}
 		if (ntp_merge_peek(f->mg, &r, &from, &t))
 			return pause_at(f, p, until, t, fed, reached);
 	} else {
