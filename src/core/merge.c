@@ -95,9 +95,20 @@ __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r
 
 	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
 	for (size_t j = 0; j < k; j++) {
-		__m256i v = _mm256_set1_epi64x(r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1));
-		__m256i y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
-		__m128i a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+		uint32_t valid = r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1);
+		__m256i v = _mm256_set1_epi64x(valid), y;
+		__m128i a;
+
+		/* a host's record has times in slots 0-11 only, a target's in
+		 * 8-23: half the vectors (a file is one side: the branch is
+		 * predicted) */
+		if (!(valid >> 12))
+			y = MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
+		else if (!(valid & 0xff))
+			y = MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
+		else
+			y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
+		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 		a = MAX2(a, _mm_unpackhi_epi64(a, a));
 		out[j] = key_of_ts((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
