@@ -51,39 +51,11 @@ static int64_t wrap_sub(uint64_t a, uint64_t b)
 	return (int64_t)(a - b);
 }
 
-static int cmp_mark(const void *pa, const void *pb)
-{
-	const struct mark *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->slba != b->slba)
-		return a->slba < b->slba ? -1 : 1;
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
-	if (a->opcode != b->opcode)
-		return a->opcode < b->opcode ? -1 : 1;
-	return (a->t > b->t) - (a->t < b->t);
-}
-
 static int cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
 	return (a > b) - (a < b);
-}
-
-static inline int mark_less(const struct mark *a, const struct mark *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (a->slba != b->slba)
-		return a->slba < b->slba;
-	if (a->len != b->len)
-		return a->len < b->len;
-	if (a->opcode != b->opcode)
-		return a->opcode < b->opcode;
-	return a->t < b->t;
 }
 
 static inline int i64_less(const int64_t *a, const int64_t *b)
@@ -137,20 +109,7 @@ static void name(T *a, size_t n, T *tmp)					\
 		memcpy(a, src, n * sizeof(*a));					\
 }
 
-DEFINE_SORT(sort_marks_in, struct mark, mark_less)
 DEFINE_SORT(sort_i64_in, int64_t, i64_less)
-
-static void sort_marks(struct mark *a, size_t n)
-{
-	struct mark *tmp = n > 16 ? malloc(n * sizeof(*tmp)) : NULL;
-
-	if (n > 16 && !tmp) {
-		qsort(a, n, sizeof(*a), cmp_mark);
-		return;
-	}
-	sort_marks_in(a, n, tmp);
-	free(tmp);
-}
 
 static void sort_i64(int64_t *a, size_t n)
 {
@@ -273,24 +232,30 @@ static size_t best_shift(const int64_t *h, size_t nh, const int64_t *t, size_t n
 }
 
 /*
- * A target sample's commands found by hash: the sample sorted by command
- * (then time), each command's run of instances [start, end) in a table of
- * open addressing. A host sample is looked up record by record, not
- * sorted: with 63 hosts and their target, sorting every host's sample and
- * walking the target's beside each cost more than the rest of the join's
- * start. The offset is the one the two sorted samples walked side by side
- * gave: the same commands, each command's instances in time order, and
- * the differences sorted before they are used, so the commands' order does
- * not count (nor does the cap on differences: at most one per host mark).
+ * A target sample's commands found by hash: each command (key, LBA,
+ * length, opcode) a group, its instances' times in time order, in a table
+ * of open addressing. A host sample is looked up record by record: with 63
+ * hosts and their target, sorting every host's sample and walking the
+ * target's sorted sample beside each cost more than the rest of the join's
+ * start, and sorting a 2-file join's samples was most of its alignment.
+ * The offset is the one the two sorted samples walked side by side gave:
+ * the same commands, each command's instances in time order on both sides,
+ * and the differences sorted before they are used, so the order commands
+ * are met in does not count (nor does the cap on differences, never
+ * reached: at most one difference per host mark).
  */
 struct tgroup {
-	uint32_t start, end;	/* end 0: empty entry */
+	uint32_t first;		/* a mark of the command, in the sample */
+	uint32_t start, end;	/* its instances' times: tt[start, end) */
+	uint32_t hhead, stamp;	/* a host sample's hits of it (median_offset) */
 };
 
 struct tindex {
-	const struct mark *t;	/* sorted */
-	int64_t *tt;		/* t[i].t */
-	struct tgroup *tab;
+	const struct mark *t;	/* the sample, in file order */
+	int64_t *tt;		/* the groups' times, group by group, each in time order */
+	struct tgroup *g;
+	uint32_t ng, stamp;
+	uint32_t *tab;		/* group + 1 by hash; 0: empty */
 	uint32_t mask;
 };
 
@@ -303,98 +268,159 @@ static uint32_t cmd_hash(const struct mark *m)
 	return (uint32_t)(h >> 32);
 }
 
-/* Sorts t and indexes its commands; -1 when out of memory. */
-static int tindex_build(struct tindex *x, struct mark *t, size_t nt)
+/* The group of m's command (its table entry when absent), or UINT32_MAX. */
+static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot)
 {
-	uint32_t size = 16;
+	uint32_t b = cmd_hash(m) & x->mask;
+
+	for (; x->tab[b]; b = (b + 1) & x->mask)
+		if (same_cmd(&x->t[x->g[x->tab[b] - 1].first], m))
+			return x->tab[b] - 1;
+	if (slot)
+		*slot = b;
+	return UINT32_MAX;
+}
+
+/* Insertion sort: a command's instances are few (and mostly one). */
+static void sort_few(int64_t *a, size_t n)
+{
+	if (n > 32) {
+		sort_i64(a, n);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		int64_t v = a[i];
+		size_t j = i;
+
+		for (; j > 0 && v < a[j - 1]; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+/* Indexes the commands of t (not moved); -1 when out of memory. */
+static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
+{
+	uint32_t size = 16, *gid = malloc((nt ? nt : 1) * sizeof(*gid));
 
 	while (size < 2 * nt)
 		size *= 2;
-	sort_marks(t, nt);
 	x->t = t;
 	x->mask = size - 1;
+	x->ng = 0;
+	x->stamp = 0;
 	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
+	x->g = malloc((nt ? nt : 1) * sizeof(*x->g));
 	x->tab = calloc(size, sizeof(*x->tab));
-	if (!x->tt || !x->tab)
+	if (!gid || !x->tt || !x->g || !x->tab) {
+		free(gid);
 		return -1;
-	for (size_t i = 0; i < nt; i++)
-		x->tt[i] = t[i].t;
-	for (size_t i = 0; i < nt;) {
-		size_t e = i + 1;
-		uint32_t b = cmd_hash(&t[i]) & x->mask;
-
-		while (e < nt && same_cmd(&t[e], &t[i]))
-			e++;
-		while (x->tab[b].end)
-			b = (b + 1) & x->mask;
-		x->tab[b] = (struct tgroup){ (uint32_t)i, (uint32_t)e };
-		i = e;
 	}
+	/* the groups, their sizes, then their times in place */
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t slot, g = tindex_find(x, &t[i], &slot);
+
+		if (g == UINT32_MAX) {
+			g = x->ng++;
+			x->g[g] = (struct tgroup){ .first = (uint32_t)i };
+			x->tab[slot] = g + 1;
+		}
+		x->g[g].end++;
+		gid[i] = g;
+	}
+	for (uint32_t g = 0, at = 0; g < x->ng; g++) {
+		x->g[g].start = at;
+		at += x->g[g].end;
+		x->g[g].end = x->g[g].start;
+	}
+	for (size_t i = 0; i < nt; i++)
+		x->tt[x->g[gid[i]].end++] = t[i].t;
+	for (uint32_t g = 0; g < x->ng; g++)
+		if (x->g[g].end - x->g[g].start > 1)
+			sort_few(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
+	free(gid);
 	return 0;
 }
 
 static void tindex_free(struct tindex *x)
 {
 	free(x->tt);
+	free(x->g);
 	free(x->tab);
 	x->tt = NULL;
+	x->g = NULL;
 	x->tab = NULL;
 }
 
-/* The run of x's instances of h's command; NULL if none. */
-static const struct tgroup *tindex_find(const struct tindex *x, const struct mark *h)
-{
-	for (uint32_t b = cmd_hash(h) & x->mask; x->tab[b].end; b = (b + 1) & x->mask)
-		if (same_cmd(&x->t[x->tab[b].start], h))
-			return &x->tab[b];
-	return NULL;
-}
-
-/* A host mark that has target instances: its command's run, its time. */
-struct hit {
-	uint32_t start, end;
-	int64_t t;
-};
-
-static inline int hit_less(const struct hit *a, const struct hit *b)
-{
-	return a->start != b->start ? a->start < b->start : a->t < b->t;
-}
-
-DEFINE_SORT(sort_hits_in, struct hit, hit_less)
-
-static size_t median_offset(const struct mark *h, size_t nh, const struct tindex *x, size_t nt,
+static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
 			    int64_t *d, int64_t *out)
 {
-	size_t nd = 0, l = 0, best = 0, best_l = 0, n = 0;
-	struct hit *hit;
-	int64_t *ht;
+	size_t nd = 0, l = 0, best = 0, best_l = 0, nhit = 0, ntouched = 0;
+	/* per host mark: the next hit of its group (+1), its time; the groups hit */
+	uint32_t *next, *touched;
+	int64_t *ht, buf[ALIGN_GROUP_MAX];
 
 	if (!nh || !nt)
 		return 0;
-	hit = malloc(2 * nh * sizeof(*hit));
-	if (!hit)
+	next = malloc(nh * sizeof(*next));
+	touched = malloc(nh * sizeof(*touched));
+	ht = malloc(nh * sizeof(*ht));
+	if (!next || !touched || !ht) {
+		free(next);
+		free(touched);
+		free(ht);
 		return 0;
+	}
+	/* a stamp per call tells a group's hits of this call from an earlier one's */
+	if (++x->stamp == 0) {
+		for (uint32_t g = 0; g < x->ng; g++)
+			x->g[g].stamp = 0;
+		x->stamp = 1;
+	}
 	for (size_t i = 0; i < nh; i++) {
-		const struct tgroup *g = tindex_find(x, &h[i]);
+		uint32_t g = tindex_find(x, &h[i], NULL);
 
-		if (g)
-			hit[n++] = (struct hit){ g->start, g->end, h[i].t };
+		if (g == UINT32_MAX)
+			continue;
+		if (x->g[g].stamp != x->stamp) {
+			x->g[g].stamp = x->stamp;
+			x->g[g].hhead = 0;
+			touched[ntouched++] = g;
+		}
+		ht[nhit] = h[i].t;
+		next[nhit] = x->g[g].hhead;
+		x->g[g].hhead = (uint32_t)++nhit;
 	}
-	sort_hits_in(hit, n, hit + n);
-	/* the hits' times, in place: each command's host instances in time order */
-	ht = (int64_t *)(void *)(hit + n);
-	for (size_t i = 0; i < n; i++)
-		ht[i] = hit[i].t;
-	for (size_t i = 0; i < n;) {
-		size_t i1 = i + 1, start = hit[i].start, end = hit[i].end;
+	for (size_t k = 0; k < ntouched; k++) {
+		const struct tgroup *g = &x->g[touched[k]];
+		size_t n = 0;
 
-		while (i1 < n && hit[i1].start == start)
-			i1++;
-		nd = best_shift(ht + i, i1 - i, x->tt + start, end - start, d, nd);
-		i = i1;
+		/* the command's host instances (at most the first ALIGN_GROUP_MAX
+		 * in time order count: all of them sorted, then cut) */
+		for (uint32_t i = g->hhead; i; i = next[i - 1])
+			n++;
+		if (n == 1 && g->end - g->start == 1) {
+			if (nd < ALIGN_SAMPLE)
+				d[nd++] = wrap_sub((uint64_t)ht[g->hhead - 1], (uint64_t)x->tt[g->start]);
+			continue;	/* one shift, one difference: best_shift's result */
+		}
+		{
+			int64_t *hs = n <= ALIGN_GROUP_MAX ? buf : malloc(n * sizeof(*hs));
+			size_t j = 0;
+
+			if (!hs)
+				continue;
+			for (uint32_t i = g->hhead; i; i = next[i - 1])
+				hs[j++] = ht[i - 1];
+			sort_few(hs, n);
+			nd = best_shift(hs, n, x->tt + g->start, g->end - g->start, d, nd);
+			if (hs != buf)
+				free(hs);
+		}
 	}
-	free(hit);
+	free(next);
+	free(touched);
+	free(ht);
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	sort_i64(d, nd);

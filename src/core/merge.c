@@ -217,16 +217,13 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 {
 	rank_t *node = m->node;
 
-	/* without a branch: whether the rank coming up wins a match is a coin
-	 * toss when files interleave, a branch mispredicted at every other
-	 * level */
 	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
 		rank_t o = node[k];
-		uint64_t lt = -(uint64_t)(o < x);
-		uint64_t xl = (uint64_t)x, xh = (uint64_t)(x >> 64), ol = (uint64_t)o, oh = (uint64_t)(o >> 64);
 
-		node[k] = (rank_t)((xh & lt) | (oh & ~lt)) << 64 | ((xl & lt) | (ol & ~lt));
-		x = (rank_t)((oh & lt) | (xh & ~lt)) << 64 | ((ol & lt) | (xl & ~lt));
+		if (o < x) {
+			node[k] = x;
+			x = o;
+		}
 	}
 	node[0] = x;
 }
