@@ -255,7 +255,7 @@ struct tindex {
 	int64_t *tt;		/* the groups' times, group by group, each in time order */
 	struct tgroup *g;
 	uint32_t ng, stamp;
-	uint32_t *tab;		/* group + 1 by hash; 0: empty */
+	uint64_t *tab;		/* by hash: the hash above, group + 1 below; 0: empty */
 	uint32_t mask;
 };
 
@@ -268,16 +268,23 @@ static uint32_t cmd_hash(const struct mark *m)
 	return (uint32_t)(h >> 32);
 }
 
-/* The group of m's command (its table entry when absent), or UINT32_MAX. */
-static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot)
+/* The group of m's command, or UINT32_MAX (and *slot, its table entry to
+ * fill, *hash). A command is compared only where the hash matches: most
+ * host marks of many hosts have no instance in the target's sample. */
+static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
 {
-	uint32_t b = cmd_hash(m) & x->mask;
+	uint32_t h = cmd_hash(m), b = h & x->mask;
 
-	for (; x->tab[b]; b = (b + 1) & x->mask)
-		if (same_cmd(&x->t[x->g[x->tab[b] - 1].first], m))
-			return x->tab[b] - 1;
-	if (slot)
+	for (; x->tab[b]; b = (b + 1) & x->mask) {
+		uint32_t g = (uint32_t)x->tab[b] - 1;
+
+		if ((uint32_t)(x->tab[b] >> 32) == h && same_cmd(&x->t[x->g[g].first], m))
+			return g;
+	}
+	if (slot) {
 		*slot = b;
+		*hash = h;
+	}
 	return UINT32_MAX;
 }
 
@@ -318,12 +325,12 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	}
 	/* the groups, their sizes, then their times in place */
 	for (size_t i = 0; i < nt; i++) {
-		uint32_t slot, g = tindex_find(x, &t[i], &slot);
+		uint32_t slot, hash, g = tindex_find(x, &t[i], &slot, &hash);
 
 		if (g == UINT32_MAX) {
 			g = x->ng++;
 			x->g[g] = (struct tgroup){ .first = (uint32_t)i };
-			x->tab[slot] = g + 1;
+			x->tab[slot] = (uint64_t)hash << 32 | (g + 1);
 		}
 		x->g[g].end++;
 		gid[i] = g;
@@ -378,7 +385,7 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 		x->stamp = 1;
 	}
 	for (size_t i = 0; i < nh; i++) {
-		uint32_t g = tindex_find(x, &h[i], NULL);
+		uint32_t g = tindex_find(x, &h[i], NULL, NULL);
 
 		if (g == UINT32_MAX)
 			continue;
