@@ -4,8 +4,7 @@
 #include "merge.h"
 
 /* Keys are computed for a chunk of a cursor's records at a time, in one
- * loop (ntp_merge_run looks at the records after the current one, and the
- * loop over a record's valid timestamps pipelines better over many). */
+ * loop over records (keys_block), not one call per record. */
 #define KEY_CHUNK 16
 
 struct cursor {
@@ -329,21 +328,6 @@ int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 	return 1;
 }
 
-/* A record the model reads soon, into the caches (the two files' blocks
- * together are larger than a core's L2: the CRC's pass left them further). */
-#define PREFETCH_AHEAD 2
-
-static inline void prefetch_record(const struct ntp_record *r)
-{
-	const char *x = (const char *)r;
-
-	__builtin_prefetch(x);
-	__builtin_prefetch(x + 64);
-	__builtin_prefetch(x + 128);
-	__builtin_prefetch(x + 192);
-	__builtin_prefetch(x + sizeof(*r) - 1);
-}
-
 /*
  * Two files, both live: no tree, the two cursors' keys compared (ties to
  * cursor 0, as the ranks order them), the winner moved on within its
@@ -370,8 +354,6 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
 		/* the files interleave at random: no branch on which one it was */
 		pm = w == primary && k[w] > pm ? k[w] : pm;
 		if (++cu->i < cu->n) {
-			if (cu->i + PREFETCH_AHEAD < cu->n)
-				prefetch_record(&cu->recs[cu->i + PREFETCH_AHEAD]);
 			k[w] = key_at(cu, cu->i);
 			continue;
 		}
