@@ -364,6 +364,44 @@ static void tindex_free(struct tindex *x)
 	x->tab = NULL;
 }
 
+/* The differences in order: a radix sort, eight passes of a byte each over
+ * the values with the sign bit flipped (their unsigned order is the signed
+ * one), no comparison to mispredict; the merge sort for few. */
+static void sort_diffs(int64_t *a, size_t n)
+{
+	uint64_t *src = (uint64_t *)(void *)a, *dst, *t;
+	size_t cnt[8][256];
+
+	if (n < 1024 || !(dst = malloc(n * sizeof(*dst)))) {
+		sort_i64(a, n);
+		return;
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = src[i] ^ (1ull << 63);
+
+		for (int b = 0; b < 8; b++)
+			cnt[b][(v >> (8 * b)) & 0xff]++;
+	}
+	for (int b = 0; b < 8; b++) {
+		size_t at = 0;
+
+		for (int v = 0; v < 256; v++) {
+			size_t c = cnt[b][v];
+
+			cnt[b][v] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[b][((src[i] ^ (1ull << 63)) >> (8 * b)) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* eight passes: the result is back in a */
+	free(dst);
+}
+
 static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
 			    int64_t *d, int64_t *out)
 {
@@ -435,7 +473,7 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 	free(ht);
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
-	sort_i64(d, nd);
+	sort_diffs(d, nd);
 	for (size_t r = 0; r < nd; r++) {
 		while ((__int128)d[r] - d[l] > ALIGN_WINDOW_NS)
 			l++;

@@ -143,10 +143,33 @@ static void test_align_against_walk(void **state)
 	one_case(5, 5, 100, 0, 0, 8);
 }
 
+/* The differences' radix sort against the merge sort: any 64-bit values,
+ * repeats, the extremes. */
+static void test_sort_diffs(void **state)
+{
+	static int64_t a[40000], b[40000];
+
+	(void)state;
+	srandom(3);
+	for (size_t n = 0; n <= 40000; n = n * 3 + 7) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = (uint64_t)random() << 42 ^ (uint64_t)random() << 21 ^ (uint64_t)random();
+
+			a[i] = random() % 5 == 0 ? (int64_t)(v % 7) - 3 : random() % 50 == 0 ? INT64_MIN
+			     : random() % 50 == 0 ? INT64_MAX : (int64_t)v;
+		}
+		memcpy(b, a, n * sizeof(*a));
+		sort_diffs(a, n);
+		sort_i64(b, n);
+		assert_memory_equal(a, b, n * sizeof(*a));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_align_against_walk),
+		cmocka_unit_test(test_sort_diffs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
