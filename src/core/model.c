@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "hist.h"
 #include "model.h"
 #include "occ.h"
@@ -38,6 +41,12 @@ struct acc {
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
+	/* the common joined flow's stage and component sums (account_fast),
+	 * side by side: two cache lines a command touches where st_sum and
+	 * c_sum span four (64 groups' lines share the first-level cache);
+	 * added into st_sum and c_sum by acc_flush. FAST_ST + stage, then
+	 * FAST_C + k for the k-th component of fast_comp[]. */
+	int64_t fast_sum[16] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -51,6 +60,15 @@ struct acc {
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
+/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
+ * the order of their sums in acc.fast_sum */
+static const uint8_t fast_comp[] = {
+	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
+	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
+	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
+};
+enum { FAST_ST = 0, FAST_C = NTP_STAGE_COUNT, FAST_N = FAST_C + sizeof(fast_comp) };
+_Static_assert(FAST_N <= 16, "the fast sums fit acc.fast_sum");
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
 /* calloc, 64-byte aligned (struct acc) */
@@ -112,6 +130,9 @@ struct group {
  */
 #define GC_DEVS 64
 #define GC_SLOTS 256
+#define GC_GRP_SHIFT 56			/* above the key's device number (bits 48..54) */
+_Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS <= 256,
+	       "the device number and the group number fit their bits");
 struct group_cache {
 	uint64_t last_key;		/* key of last (0: none) */
 	struct group *last;
@@ -120,8 +141,9 @@ struct group_cache {
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_devs;
 	char devs[GC_DEVS][NTP_DEV_LEN];
-	uint64_t key[GC_SLOTS];		/* 0: empty */
-	uint8_t grp[GC_SLOTS];		/* group number of key[] */
+	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
+	 * lookup reads, where a table of group numbers beside took a second */
+	uint64_t key[GC_SLOTS];
 };
 
 struct ntp_model {
@@ -275,13 +297,11 @@ static struct group *group_find(struct ntp_model *m, const struct ntp_record *r,
 	return g;
 }
 
-
-static int gc_dev_no(struct group_cache *c, const char *dev)
+/* A device not the last one seen: its number (-1: none, the cache is not used). */
+static __attribute__((noinline)) int gc_dev_new(struct group_cache *c, const char *dev)
 {
 	unsigned i;
 
-	if (!memcmp(dev, c->last_dev, NTP_DEV_LEN) && c->last_dev_no >= 0)
-		return c->last_dev_no;
 	if (dev[NTP_DEV_LEN - 1])
 		return -1;
 	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
@@ -296,7 +316,31 @@ static int gc_dev_no(struct group_cache *c, const char *dev)
 	return (int)i;
 }
 
-static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
+/* The device names of two records are equal: 32 bytes, in two 16-byte
+ * compares where SSE2 has them (memcmp's inline expansion took 17
+ * instructions of every command). */
+static inline int dev_eq(const char *a, const char *b)
+{
+#if defined(__SSE2__)
+	__m128i x0 = _mm_loadu_si128((const __m128i *)a), x1 = _mm_loadu_si128((const __m128i *)(a + 16));
+	__m128i y0 = _mm_loadu_si128((const __m128i *)b), y1 = _mm_loadu_si128((const __m128i *)(b + 16));
+
+	return _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x0, y0), _mm_cmpeq_epi8(x1, y1))) == 0xffff;
+#else
+	return !memcmp(a, b, NTP_DEV_LEN);
+#endif
+}
+_Static_assert(NTP_DEV_LEN == 32, "dev_eq compares 32 bytes");
+
+static inline __attribute__((always_inline)) int gc_dev_no(struct group_cache *c, const char *dev)
+{
+	if (__builtin_expect(c->last_dev_no >= 0 && dev_eq(dev, c->last_dev), 1))
+		return c->last_dev_no;
+	return gc_dev_new(c, dev);
+}
+
+static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
+								    const struct ntp_record *r, uint8_t side)
 {
 	struct group_cache *c = &m->gc;
 	struct group *g;
@@ -311,8 +355,8 @@ static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, u
 	if (key == c->last_key)
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
-		if (c->key[slot] == key) {
-			g = &m->groups[c->grp[slot]];
+		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
+			g = &m->groups[c->key[slot] >> GC_GRP_SHIFT];
 			goto hit;
 		}
 		if (!c->key[slot])
@@ -321,8 +365,8 @@ static struct group *group_of(struct ntp_model *m, const struct ntp_record *r, u
 	g = group_find(m, r, side);
 	if (!g || c->off)
 		return g;
-	c->key[slot] = key;	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
-	c->grp[slot] = (uint8_t)(g - m->groups);
+	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
+	c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 hit:
 	c->last_key = key;
 	c->last = g;
@@ -339,6 +383,13 @@ static void acc_flush(struct acc *a)
 	for (bits = a->run_c_mask; bits; bits &= bits - 1)
 		a->c_n[__builtin_ctz(bits)] += a->run_n;
 	a->run_n = 0;
+	/* the fast flow's sums (wrapping adds: the order makes no difference) */
+	for (int s = 0; s < NTP_STAGE_COUNT; s++)
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[FAST_ST + s]);
+	for (unsigned k = 0; k < sizeof(fast_comp); k++)
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] +
+						   (uint64_t)a->fast_sum[FAST_C + k]);
+	memset(a->fast_sum, 0, sizeof(a->fast_sum));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
@@ -392,8 +443,9 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 		}
 }
 
-/* Reduces one command (host and/or target record) into its group. */
-static void account(struct ntp_model *m, struct group *g, const struct ntp_record *h,
+/* Reduces one command (host and/or target record) into its group: any
+ * flow (account() takes the common joined one itself). */
+static __attribute__((noinline)) void account_general(struct ntp_model *m, struct group *g, const struct ntp_record *h,
 		    const struct ntp_record *t)
 {
 	struct ntp_breakdown b;
@@ -428,6 +480,100 @@ static void account(struct ntp_model *m, struct group *g, const struct ntp_recor
 	}
 }
 
+/*
+ * The common joined flow (stage.h: ntp_fast_flow), most commands of a
+ * recording, added up straight from the two records: account_general with
+ * acc_add on the breakdown ntp_breakdown_compute gives such a command, whose
+ * masks are constants, absent components are not added (they are 0) and the
+ * fallback flag is clear. The histograms are updated in acc_add's order.
+ * Without the breakdown in memory, its 20 zeroed and stored components and
+ * 13 vector adds become ten additions into the group's sums
+ * (test_model_fast.c compares the snapshots with the general code's).
+ */
+/* The stages' and components' histograms of a fast flow (account_fast),
+ * when kept: apart, so that the common case keeps its values in registers. */
+static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp_record *h,
+						 const struct ntp_record *t, unsigned noq)
+{
+	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+
+	ntp_fast_compute(h, t, comp, stage, &e2e);
+	if (!(noq & NTP_MODEL_NO_STAGE_Q))
+		for (int s = 0; s < NTP_STAGE_COUNT; s++)
+			ntp_hset_add(&a->h, H_ST + s, stage[s]);
+	if (!(noq & NTP_MODEL_NO_COMP_Q))
+		for (uint32_t bits = NTP_FAST_COMPS; bits; bits &= bits - 1) {
+			int c = __builtin_ctz(bits);
+
+			ntp_hset_add(&a->h, H_C + c, comp[c]);
+		}
+}
+
+static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct group *g,
+								const struct ntp_record *h,
+								const struct ntp_record *t)
+{
+	struct acc *a = g->cur;
+	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+	unsigned noq = m->cfg.no_quantiles;
+
+	if ((h->flags | t->flags) & NTP_REC_F_CLOSED_MISSED)
+		a->missed++;
+	if (__builtin_expect(!g->tdev[0], 0)) {
+		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
+		g->tdev[NTP_DEV_LEN - 1] = '\0';
+	}
+	ntp_fast_compute(h, t, comp, stage, &e2e);
+	a->sampled++;
+	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
+	ntp_hset_add(&a->h, H_E2E, e2e);
+	if (__builtin_expect(a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS, 0)) {
+		acc_flush(a);
+		a->run_st_mask = NTP_FAST_STAGES;
+		a->run_c_mask = NTP_FAST_COMPS;
+	}
+	a->run_n++;
+#define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_DRIVER], stage[NTP_STAGE_HOST_DRIVER]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_NETWORK], stage[NTP_STAGE_NETWORK]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_TARGET_DRIVER], stage[NTP_STAGE_TARGET_DRIVER]);
+	ADD(a->fast_sum[FAST_ST + NTP_STAGE_STORAGE], stage[NTP_STAGE_STORAGE]);
+	/* constant indices: the loop unrolls into ten adds to memory */
+#pragma GCC unroll 10
+	for (unsigned k = 0; k < sizeof(fast_comp); k++)
+		ADD(a->fast_sum[FAST_C + k], comp[fast_comp[k]]);
+#undef ADD
+	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
+		fast_hists(a, h, t, noq);
+	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
+	{
+		uint64_t lo = h->ts[NTP_TS_H_BLK_SUBMIT];
+		uint64_t hi = lo + (uint64_t)(e2e > 0 ? e2e : 0);
+
+		if (lo && (!a->span_lo || lo < a->span_lo))
+			a->span_lo = lo;
+		if (hi > a->span_hi)
+			a->span_hi = hi;
+	}
+}
+
+static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct group *g,
+							   const struct ntp_record *h, const struct ntp_record *t)
+{
+	if (__builtin_expect(g && h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1))
+		account_fast(m, g, h, t);
+	else
+		account_general(m, g, h, t);
+}
+
+/* account() out of line, for the other sites (one side only, host first). */
+static __attribute__((noinline)) void account_call(struct ntp_model *m, struct group *g,
+						   const struct ntp_record *h, const struct ntp_record *t)
+{
+	account(m, g, h, t);
+}
+
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
 	const struct ntp_record *twin;
@@ -452,7 +598,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			g->cur->est_cmds += m->cfg.sampling;
 		}
 		if (!m->join) {
-			account(m, g, r, NULL);
+			account_call(m, g, r, NULL);
 			return;
 		}
 		twin = ntp_pend_take(m->tpend, r, &m->unmatched_target);
@@ -481,7 +627,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 				g->cur->seen++;
 				g->cur->est_cmds += m->cfg.sampling;
 			}
-			account(m, g, NULL, r);
+			account_call(m, g, NULL, r);
 			return;
 		}
 		uint64_t dropped = 0;
@@ -496,7 +642,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			m->unmatched_host += dropped;
 			if (g)
 				g->unmatched += dropped;
-			account(m, g, twin, r);
+			account_call(m, g, twin, r);
 		} else if (ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}

@@ -30,6 +30,10 @@ struct ntp_model_config {
 	 * (NTP_MODEL_NO_*; 0 keeps every one). Their snapshot fields stay 0;
 	 * counts, means, shares and QDs are unchanged. */
 	uint8_t no_quantiles;
+	/* Every command through the general breakdown and accumulation (the
+	 * common joined flow is otherwise added up straight from its two
+	 * records, model.c account_fast): for tests, which compare the two. */
+	uint8_t general_only;
 };
 /* ntp_model_config.no_quantiles */
 #define NTP_MODEL_NO_STAGE_Q	(1u << 0)	/* ntp_snap_stage p50/p99/p99.9 */

@@ -373,6 +373,7 @@ int ntp_writer_error(const struct ntp_writer *w)
 
 #define READ_CHUNK (1u << 20)
 #define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
+#define NTP_SPARE_MAX 8
 
 struct ntp_reader {
 	char *path;
@@ -414,6 +415,10 @@ struct ntp_reader {
 		int slot;		/* in the SIGBUS table, or -1; -2: a buffer */
 	} retired[NTP_RETIRED_MAX];
 	size_t nretired;
+	/* read buffers let go, kept for the next (buf_new): a read-ahead
+	 * reader moves to a new buffer every few blocks */
+	uint8_t *spare[NTP_SPARE_MAX];
+	size_t nspare, spare_cap;
 };
 
 /*
@@ -429,6 +434,38 @@ struct ntp_reader {
 
 static size_t fill_map(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
+
+/*
+ * A read buffer of cap bytes: a spare one of that size (buf_let_go), or a
+ * new one. A read-ahead reader moves to a new buffer every few blocks and
+ * lets the old one go once the caller is done with it; freed and
+ * allocated again, each came back from the C library as fresh pages, one
+ * page fault per 4 KiB at read()'s first touch (most of the page faults of
+ * a report, in the reading thread that sets its pace). Asking for huge
+ * pages (MADV_HUGEPAGE) saved little more and may stall in the kernel's
+ * compaction: not done.
+ */
+static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
+{
+	if (r->nspare && r->spare_cap == cap)
+		return r->spare[--r->nspare];
+	return malloc(cap);
+}
+
+/* A read buffer nobody reads any more: kept for buf_new, or freed. */
+static void buf_let_go(struct ntp_reader *r, uint8_t *p, size_t cap)
+{
+	if (r->nspare && r->spare_cap != cap) {
+		while (r->nspare)
+			free(r->spare[--r->nspare]);
+	}
+	if (r->nspare == NTP_SPARE_MAX) {
+		free(p);
+		return;
+	}
+	r->spare_cap = cap;
+	r->spare[r->nspare++] = p;
+}
 
 static size_t fill(struct ntp_reader *r, size_t need)
 {
@@ -451,7 +488,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		/* with read-ahead the caller may still read blocks in the buffer:
 		 * the unread bytes go to a new one, the old is let go later */
 		if (ncap != r->cap || r->ahead) {
-			uint8_t *nb = malloc(ncap);
+			uint8_t *nb = buf_new(r, ncap);
 
 			if (!nb)
 				return have;
@@ -459,7 +496,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (r->ahead)
 				retire(r, r->buf, r->cap);
 			else
-				free(r->buf);
+				buf_let_go(r, r->buf, r->cap);
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -642,7 +679,7 @@ void ntp_reader_reap(struct ntp_reader *r, uint64_t released)
 		struct retired *w = &r->retired[i];
 
 		if (w->seq <= released && w->slot == -2) {
-			free(w->map);
+			buf_let_go(r, w->map, w->len);
 		} else if (w->seq <= released) {
 			map_slot_free(w->slot);
 			munmap(w->map, w->len);
@@ -716,7 +753,7 @@ static int to_read(struct ntp_reader *r)
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
-	r->buf = malloc(r->cap);
+	r->buf = buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
 			 (unsigned long long)r->off, r->buf ? strerror(errno) : "out of memory");
@@ -991,7 +1028,7 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 	r->cap = 2 * READ_CHUNK;
 	if (r->size && r->size + 64 < r->cap)
 		r->cap = (size_t)r->size + 64;
-	if (!(r->buf = malloc(r->cap))) {
+	if (!(r->buf = buf_new(r, r->cap))) {
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -1364,6 +1401,8 @@ void ntp_reader_close(struct ntp_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	while (r->nspare)
+		free(r->spare[--r->nspare]);
 	free(r->scratch);
 	free(r->totals);
 	free(r->path);

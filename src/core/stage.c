@@ -230,65 +230,17 @@ static int incomplete(struct ntp_breakdown *b)
 	return -1;
 }
 
-/*
- * The common joined command, one round trip (a read, or a write with its
- * data in the capsule), with the block layer seen, its response sent, and
- * no backpressure part: the general code below, with every test of a slot,
- * flow and fallback decided, in one straight line. The components, stages
- * and masks are the ones the general code gives such a command (sums wrap
- * alike, so their order does not matter); test_stage.c compares the two on
- * random records.
- */
-static const uint32_t fast_h = 1u << NTP_TS_H_BLK_SUBMIT | 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT |
-			       1u << NTP_TS_H_RSP_ARRIVE | 1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE |
-			       1u << NTP_TS_H_BLK_COMPLETE;
-static const uint32_t fast_h_not = 1u << NTP_TS_H_R2T_ARRIVE;
-static const uint32_t fast_t = 1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV | 1u << NTP_TS_T_STORAGE_SUBMIT |
-			       1u << NTP_TS_T_STORAGE_DONE | 1u << NTP_TS_T_RSP_SENT;
-static const uint32_t fast_t_not = 1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP;
-
-static int fast_flow(const struct ntp_record *h, const struct ntp_record *t)
-{
-	return (h->ts_valid & (fast_h | fast_h_not)) == fast_h && (t->ts_valid & (fast_t | fast_t_not)) == fast_t &&
-	       !(t->flags & NTP_REC_F_RSP_FALLBACK);
-}
-
+/* The common joined flow (stage.h: ntp_fast_flow) in one straight line:
+ * the components, stages and masks the general code below gives such a
+ * command (sums wrap alike, so their order does not matter); test_stage.c
+ * compares the two on random records. */
 static void fast_breakdown(const struct ntp_record *h, const struct ntp_record *t, struct ntp_breakdown *b)
 {
-	int64_t blk_sub = d(h, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_BLK_SUBMIT);
-	int64_t drv_sub = d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT);
-	int64_t wire = wsub(d(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT), d(t, NTP_TS_T_RSP_SENT, NTP_TS_T_CMD_ARRIVE));
-	int64_t recv_cmd = d(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE);
-	int64_t tdrv_sub = d(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV);
-	int64_t storage = d(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT);
-	int64_t tdrv_comp = d(t, NTP_TS_T_RSP_SENT, NTP_TS_T_STORAGE_DONE);
-	int64_t recv_rsp = d(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE);
-	int64_t drv_comp = d(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV);
-	int64_t blk_comp = d(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_DRV_COMPLETE);
-
 	zero(b->comp, NTP_COMP_COUNT + 1);
-	b->comp[NTP_COMP_HOST_BLK_SUB] = blk_sub;
-	b->comp[NTP_COMP_HOST_DRV_SUB] = drv_sub;
-	b->comp[NTP_COMP_WIRE] = wire;
-	b->comp[NTP_COMP_TGT_RECV_CMD] = recv_cmd;
-	b->comp[NTP_COMP_TGT_DRV_SUB] = tdrv_sub;
-	b->comp[NTP_COMP_STORAGE] = storage;
-	b->comp[NTP_COMP_TGT_DRV_COMP] = tdrv_comp;
-	b->comp[NTP_COMP_HOST_RECV_RSP] = recv_rsp;
-	b->comp[NTP_COMP_HOST_DRV_COMP] = drv_comp;
-	b->comp[NTP_COMP_HOST_BLK_COMP] = blk_comp;
-	b->comp_present = 1u << NTP_COMP_HOST_BLK_SUB | 1u << NTP_COMP_HOST_DRV_SUB | 1u << NTP_COMP_WIRE |
-			  1u << NTP_COMP_TGT_RECV_CMD | 1u << NTP_COMP_TGT_DRV_SUB | 1u << NTP_COMP_STORAGE |
-			  1u << NTP_COMP_TGT_DRV_COMP | 1u << NTP_COMP_HOST_RECV_RSP |
-			  1u << NTP_COMP_HOST_DRV_COMP | 1u << NTP_COMP_HOST_BLK_COMP;
-	b->stage[NTP_STAGE_HOST_BLOCK] = wadd(blk_sub, blk_comp);
-	b->stage[NTP_STAGE_HOST_DRIVER] = wadd(drv_sub, drv_comp);
-	b->stage[NTP_STAGE_NETWORK] = wadd(wadd(wire, recv_cmd), recv_rsp);
-	b->stage[NTP_STAGE_TARGET_DRIVER] = wadd(tdrv_sub, tdrv_comp);
-	b->stage[NTP_STAGE_STORAGE] = storage;
+	ntp_fast_compute(h, t, b->comp, b->stage, &b->e2e);
+	b->comp_present = NTP_FAST_COMPS;
 	b->stage[NTP_STAGE_COUNT] = 0;
-	b->stage_present = (1u << NTP_STAGE_COUNT) - 1;
-	b->e2e = d(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_BLK_SUBMIT);
+	b->stage_present = NTP_FAST_STAGES;
 	b->flags = 0;
 }
 
@@ -393,7 +345,7 @@ int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_r
 int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t,
 			  struct ntp_breakdown *b)
 {
-	if (h && t && fast_flow(h, t)) {
+	if (h && t && ntp_fast_flow(h, t)) {
 		fast_breakdown(h, t, b);
 		return 0;
 	}

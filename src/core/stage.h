@@ -82,6 +82,73 @@ int ntp_breakdown_compute(const struct ntp_record *host, const struct ntp_record
 int ntp_breakdown_compute_general(const struct ntp_record *host, const struct ntp_record *target,
 				  struct ntp_breakdown *out);
 
+/*
+ * The common joined command, one round trip (a read, or a write with its
+ * data in the capsule), with the block layer seen, its response sent, and
+ * no backpressure part: ntp_breakdown_compute takes it in a straight line,
+ * and a reducer may add its ten components up without the breakdown in
+ * memory (model.c). Its components are NTP_FAST_COMPS, its stages all
+ * five; the values are the general code's for such a command (test_stage.c
+ * compares the two on random records, test_model_fast.c the reducer's sums).
+ */
+#define NTP_FAST_H	(1u << NTP_TS_H_BLK_SUBMIT | 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT | \
+			 1u << NTP_TS_H_RSP_ARRIVE | 1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE | \
+			 1u << NTP_TS_H_BLK_COMPLETE)
+#define NTP_FAST_H_NOT	(1u << NTP_TS_H_R2T_ARRIVE)
+#define NTP_FAST_T	(1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV | 1u << NTP_TS_T_STORAGE_SUBMIT | \
+			 1u << NTP_TS_T_STORAGE_DONE | 1u << NTP_TS_T_RSP_SENT)
+#define NTP_FAST_T_NOT	(1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP)
+#define NTP_FAST_COMPS	(1u << NTP_COMP_HOST_BLK_SUB | 1u << NTP_COMP_HOST_DRV_SUB | 1u << NTP_COMP_WIRE | \
+			 1u << NTP_COMP_TGT_RECV_CMD | 1u << NTP_COMP_TGT_DRV_SUB | 1u << NTP_COMP_STORAGE | \
+			 1u << NTP_COMP_TGT_DRV_COMP | 1u << NTP_COMP_HOST_RECV_RSP | \
+			 1u << NTP_COMP_HOST_DRV_COMP | 1u << NTP_COMP_HOST_BLK_COMP)
+#define NTP_FAST_STAGES	((1u << NTP_STAGE_COUNT) - 1)
+
+static inline int ntp_fast_flow(const struct ntp_record *h, const struct ntp_record *t)
+{
+	return (h->ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) == NTP_FAST_H &&
+	       (t->ts_valid & (NTP_FAST_T | NTP_FAST_T_NOT)) == NTP_FAST_T && !(t->flags & NTP_REC_F_RSP_FALLBACK);
+}
+
+/* A fast flow's components (indexed by enum ntp_component; the others are
+ * left as they were), stages and end to end. Differences and sums wrap
+ * (a file's times may be any 64-bit values; signed overflow is undefined). */
+static inline __attribute__((always_inline)) void ntp_fast_compute(const struct ntp_record *h,
+								   const struct ntp_record *t,
+								   int64_t *comp, int64_t *stage, int64_t *e2e)
+{
+#define NTP_FAST_D(r, to, from) ((r)->ts[to] - (r)->ts[from])
+	uint64_t blk_sub = NTP_FAST_D(h, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_BLK_SUBMIT);
+	uint64_t drv_sub = NTP_FAST_D(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT);
+	uint64_t wire = NTP_FAST_D(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT) -
+			NTP_FAST_D(t, NTP_TS_T_RSP_SENT, NTP_TS_T_CMD_ARRIVE);
+	uint64_t recv_cmd = NTP_FAST_D(t, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_ARRIVE);
+	uint64_t tdrv_sub = NTP_FAST_D(t, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_CMD_RECV);
+	uint64_t storage = NTP_FAST_D(t, NTP_TS_T_STORAGE_DONE, NTP_TS_T_STORAGE_SUBMIT);
+	uint64_t tdrv_comp = NTP_FAST_D(t, NTP_TS_T_RSP_SENT, NTP_TS_T_STORAGE_DONE);
+	uint64_t recv_rsp = NTP_FAST_D(h, NTP_TS_H_RSP_DRV, NTP_TS_H_RSP_ARRIVE);
+	uint64_t drv_comp = NTP_FAST_D(h, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_RSP_DRV);
+	uint64_t blk_comp = NTP_FAST_D(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_DRV_COMPLETE);
+
+	comp[NTP_COMP_HOST_BLK_SUB] = (int64_t)blk_sub;
+	comp[NTP_COMP_HOST_DRV_SUB] = (int64_t)drv_sub;
+	comp[NTP_COMP_WIRE] = (int64_t)wire;
+	comp[NTP_COMP_TGT_RECV_CMD] = (int64_t)recv_cmd;
+	comp[NTP_COMP_TGT_DRV_SUB] = (int64_t)tdrv_sub;
+	comp[NTP_COMP_STORAGE] = (int64_t)storage;
+	comp[NTP_COMP_TGT_DRV_COMP] = (int64_t)tdrv_comp;
+	comp[NTP_COMP_HOST_RECV_RSP] = (int64_t)recv_rsp;
+	comp[NTP_COMP_HOST_DRV_COMP] = (int64_t)drv_comp;
+	comp[NTP_COMP_HOST_BLK_COMP] = (int64_t)blk_comp;
+	stage[NTP_STAGE_HOST_BLOCK] = (int64_t)(blk_sub + blk_comp);
+	stage[NTP_STAGE_HOST_DRIVER] = (int64_t)(drv_sub + drv_comp);
+	stage[NTP_STAGE_NETWORK] = (int64_t)(wire + recv_cmd + recv_rsp);
+	stage[NTP_STAGE_TARGET_DRIVER] = (int64_t)(tdrv_sub + tdrv_comp);
+	stage[NTP_STAGE_STORAGE] = (int64_t)storage;
+	*e2e = (int64_t)NTP_FAST_D(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_BLK_SUBMIT);
+#undef NTP_FAST_D
+}
+
 enum ntp_stage ntp_component_stage(enum ntp_component c);
 const char *ntp_component_name(enum ntp_component c);	/* as in docs/stage-model.md's component table */
 /* Stage names depend on transport and implementation, e.g.

@@ -2,8 +2,9 @@
 /* test_model_fast.c - the reducer's shortcuts (model.c) change nothing it
  * reports: stage and component counts kept per run of presence masks and
  * sums added whole give the counts and means of every command's own
- * breakdown, and quantiles left out (no_quantiles) leave every other field
- * of the snapshot as it was. */
+ * breakdown, quantiles left out (no_quantiles) leave every other field
+ * of the snapshot as it was, and the common joined flow added up straight
+ * from its two records (account_fast) gives the general code's snapshot. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -229,11 +230,150 @@ static void test_no_quantiles(void **state)
 		free(s[i]);
 }
 
+/* The joined stream of stream(), with more flows beside the common one:
+ * every 7th host and 17th target record with NTP_REC_F_CLOSED_MISSED,
+ * every 11th target record held back by the drive (backpressure: the
+ * general code), every 13th host record without its block layer's
+ * submission, every 19th with an end to end below 0. */
+static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, struct ntp_snapshot *all,
+		       uint64_t *fast)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1,
+					.no_quantiles = (uint8_t)noq, .general_only = (uint8_t)general_only };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_synth *s = stream(0);
+	struct ntp_record r;
+	uint64_t t, last = 0, nh = 0, nt = 0;
+	enum ntp_synth_event ev;
+
+	assert_non_null(m);
+	ntp_model_set_start(m, 0);
+	*fast = 0;
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
+		if (ev != NTP_SYNTH_RECORD)
+			continue;
+		if (r.side == NTP_SIDE_HOST) {
+			if (++nh % 7 == 0)
+				r.flags |= NTP_REC_F_CLOSED_MISSED;
+			if (nh % 13 == 0)
+				r.ts_valid &= ~(1u << NTP_TS_H_BLK_SUBMIT);
+			if (nh % 19 == 0)	/* an end to end below 0: a span of none */
+				r.ts[NTP_TS_H_BLK_COMPLETE] = r.ts[NTP_TS_H_BLK_SUBMIT] - 5;
+			if ((r.ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) == NTP_FAST_H)
+				(*fast)++;	/* a host side of the common flow */
+			last = r.ts[NTP_TS_H_DRV_SUBMIT];
+		} else {
+			if (++nt % 11 == 0) {
+				r.ts[NTP_TS_T_BP_RECV] = 50;
+				r.ts_valid |= 1u << NTP_TS_T_BP_RECV;
+			}
+			if (nt % 17 == 0)
+				r.flags |= NTP_REC_F_CLOSED_MISSED;
+		}
+		ntp_model_ingest(m, &r);
+		/* intervals that end inside runs of commands */
+		if ((nh + nt) % 9001 == 0)
+			ntp_model_close_interval(m, last + 1, iv);
+	}
+	ntp_model_close_interval(m, last + 1, iv);
+	ntp_model_total(m, all);
+	ntp_synth_free(s);
+	ntp_model_free(m);
+}
+
+static void test_fused_equals_general(void **state)
+{
+	const unsigned noq[3] = { 0, NTP_MODEL_NO_STAGE_Q, NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q };
+	struct ntp_snapshot *s[4];
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		s[i] = calloc(1, sizeof(*s[i]));
+		assert_non_null(s[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		uint64_t fast, fast_g;
+		uint64_t missed = 0, r2t = 0, bp = 0, sampled = 0;
+
+		run_joined(noq[i], 0, s[0], s[1], &fast);
+		run_joined(noq[i], 1, s[2], s[3], &fast_g);
+		assert_int_equal(fast, fast_g);
+		assert_true(s[1]->n_groups >= 2);
+		/* the stream has the common flow and others, in every group */
+		for (unsigned k = 0; k < s[1]->n_groups; k++) {
+			const struct ntp_snap_group *g = &s[1]->groups[k];
+
+			sampled += g->sampled;
+			missed += g->missed_records;
+			r2t += g->comp[NTP_COMP_HOST_RECV_R2T].n;
+			bp += g->comp[NTP_COMP_BP_RECV].n;
+		}
+		assert_true(fast > sampled / 2);
+		assert_true(missed > 0 && r2t > 0 && bp > 0);
+		assert_memory_equal(s[0], s[2], sizeof(*s[0]));
+		assert_memory_equal(s[1], s[3], sizeof(*s[1]));
+	}
+	for (int i = 0; i < 4; i++)
+		free(s[i]);
+}
+
+/* Devices whose names differ only in their last bytes, or only in their
+ * first, are groups of their own, records of them interleaved (the group
+ * lookup's device compare, model.c dev_eq, looks at all 32 bytes). */
+static void test_long_device_names(void **state)
+{
+	static const char *const devs[3] = {
+		"nvme-subsystem-0123456789-ab-n1",	/* 31 characters: the NUL is the 32nd byte */
+		"nvme-subsystem-0123456789-ab-n2",
+		"nvmf-subsystem-0123456789-ab-n1",
+	};
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *snap = calloc(1, sizeof(*snap));
+	struct ntp_synth *s = stream(1u << NTP_SIDE_HOST);
+	struct ntp_record r;
+	uint64_t t, last = 0, want[3] = { 0 };
+	enum ntp_synth_event ev;
+	unsigned n = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(snap);
+	ntp_model_set_start(m, 0);
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
+		unsigned k = n++ % 7 % 3;	/* runs of one device and changes */
+
+		if (ev != NTP_SYNTH_RECORD || r.side != NTP_SIDE_HOST || r.len != 4096 || r.opcode != 0x02)
+			continue;
+		memset(r.dev, 0, sizeof(r.dev));
+		memcpy(r.dev, devs[k], strlen(devs[k]));
+		ntp_model_ingest(m, &r);
+		want[k]++;
+		last = r.ts[NTP_TS_H_DRV_SUBMIT];
+	}
+	ntp_model_close_interval(m, last + 1, snap);
+	assert_int_equal(snap->n_groups, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned k = 0;
+
+		while (k < 3 && strcmp(snap->groups[i].dev, devs[k]))
+			k++;
+		assert_true(k < 3);
+		assert_true(want[k] > 100);
+		assert_int_equal(snap->groups[i].seen, want[k]);
+	}
+	ntp_synth_free(s);
+	free(snap);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_and_means),
 		cmocka_unit_test(test_no_quantiles),
+		cmocka_unit_test(test_fused_equals_general),
+		cmocka_unit_test(test_long_device_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

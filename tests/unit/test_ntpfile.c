@@ -198,6 +198,22 @@ static void test_crc32c(void **state)
 	for (size_t len = 0; len < 40000 - 8; len = len < 64 ? len + 1 : len * 3 / 2 + 7)
 		for (size_t a = 0; a < 8; a++)
 			assert_int_equal(ntp_crc32c(0, buf + a, len), ntp_crc32c_sw(0, buf + a, len));
+	/* around the three streams' threshold (1 KiB), every length, and
+	 * records blocks' sizes (1024 and 4096 records of 272 bytes) */
+	for (size_t len = 1000; len < 1100; len++)
+		assert_int_equal(ntp_crc32c(0, buf + (len & 7), len), ntp_crc32c_sw(0, buf + (len & 7), len));
+	{
+		size_t big = 4096 * 272 + 64;
+		uint8_t *b2 = malloc(big);
+
+		assert_non_null(b2);
+		for (size_t i = 0; i < big; i++)
+			b2[i] = (uint8_t)(i * 2246822519u >> 11);
+		for (size_t len = 1024 * 272 - 3; len < 1024 * 272 + 3; len++)
+			assert_int_equal(ntp_crc32c(0, b2 + 1, len), ntp_crc32c_sw(0, b2 + 1, len));
+		assert_int_equal(ntp_crc32c(7, b2, 4096 * 272), ntp_crc32c_sw(7, b2, 4096 * 272));
+		free(b2);
+	}
 	/* continuing a CRC equals one pass */
 	assert_int_equal(ntp_crc32c(ntp_crc32c(0, buf, 12345), buf + 12345, 20000),
 			 ntp_crc32c(0, buf, 32345));
