@@ -695,8 +695,9 @@ static __always_inline struct ntp_thread_ctx *target_ctx(void)
 	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
-/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.h), with the
- * completion event's time as the command's arrival. */
+/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.h), polling
+ * the CQ in bp_key, whose state gives a tracked command's arrival: */
+static __always_inline __u64 rdma_target_arrival(__u64 cq, __u64 now, __u64 *bp);
 static __always_inline struct ntp_thread_ctx *target_rdma_ctx(void)
 {
 	__u32 t = tid();
@@ -830,9 +831,8 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
 	if (rdma && c) {
-		arrive = c->arrival_ns;
-		bp_arrive = c->arrival_bp;
 		bp_key = c->bp_key;
+		arrive = rdma_target_arrival(bp_key, now, &bp_arrive);
 	} else {
 		/* the blocked time is kept per queue, the arrivals per socket */
 		__u64 sk;

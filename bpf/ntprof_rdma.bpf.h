@@ -32,10 +32,35 @@
 #ifndef NTP_RDMA_BPF_H
 #define NTP_RDMA_BPF_H
 
+/* The host's sampled commands between their post and the last of their
+ * two completions (the response's receive, the capsule's send), counted
+ * twice each: with none in flight, the host's completion hooks and the
+ * host's CQ events return after reading this one number (an unsampled
+ * command costs its hash in nvme_setup_cmd, docs/performance.md). A count
+ * that stays up (a response a kprobe missed, an entry of rdma_host_cids
+ * taken over) only costs what every completion cost before. */
+volatile __u64 rdma_host_inflight = 0;
+
+static __always_inline void rdma_host_inflight_add(__s64 n)
+{
+	__sync_fetch_and_add(&rdma_host_inflight, n);	/* no fetch: a plain XADD, any kernel */
+}
+
 /* Per CQ (struct ib_cq *): its last completion event, and its last polls
  * that returned completions (rdma_core:cq_poll), each with the CQ's
- * blocked-time reading (docs/backpressure.md). */
+ * blocked-time reading (docs/backpressure.md). Both tracepoints fire for
+ * every CQ of the machine: the state is a table of fixed slots, two per
+ * set, the set chosen by a multiplicative hash of the CQ, as the command
+ * tables (ntprof_common.bpf.h, cmd_slot): an array lookup the verifier
+ * inlines, where a hash map took a helper call and jhash per event. A CQ
+ * whose set holds two other CQs is not tracked: its completions get the
+ * callback's own time as arrival (receive path 0, the span in the wire,
+ * same network stage). */
+#define NTP_RDMA_CQ_SET_BITS 11
+
 struct rdma_cq_state {
+	__u64 cq;		/* struct ib_cq *; 0: free slot */
+	__u64 target;		/* nvmet-rdma polls it (its recv_done ran on it) */
 	__u64 event;		/* last completion event */
 	__u64 event_bp;
 	__u64 poll;		/* last poll that returned completions */
@@ -45,63 +70,94 @@ struct rdma_cq_state {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 << NTP_RDMA_CQ_SET_BITS);
+	__type(key, __u32);
 	__type(value, struct rdma_cq_state);
-} rdma_cq_events SEC(".maps");
+} rdma_cqs SEC(".maps");
 
-/* A sampled host command between its post and its response: the response
- * names it only by (queue, command id); blk-mq's tag lookup
- * (nvme_find_rq) is not something to redo in BPF. */
-struct rdma_cid_key {
-	__u64 queue;		/* struct nvme_rdma_queue * */
-	__u32 cid;		/* command id as on the wire */
-	__u32 pad;
-};
+static __always_inline struct rdma_cq_state *rdma_cq_slot(__u64 cq, __u32 way)
+{
+	__u32 i = (__u32)((key_lo32(cq) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_RDMA_CQ_SET_BITS)) * 2 + way;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, NTP_MAX_INFLIGHT);
-	__type(key, struct rdma_cid_key);
-	__type(value, __u64);	/* struct request * */
-} rdma_host_cids SEC(".maps");
+	return bpf_map_lookup_elem(&rdma_cqs, &i);
+}
+
+/* cq's state, NULL: not tracked (yet) */
+static __always_inline struct rdma_cq_state *rdma_cq_find(__u64 cq)
+{
+	struct rdma_cq_state *s = rdma_cq_slot(cq, 0);
+
+	if (s && s->cq == cq)
+		return s;
+	s = rdma_cq_slot(cq, 1);
+	if (s && s->cq == cq)
+		return s;
+	return NULL;
+}
+
+/* cq's state, taking a free slot of its set on first sight (a plain store:
+ * two CPUs that take the same slot for two new CQs in the same instant
+ * leave one, and the other takes a slot at its next event). */
+static __always_inline struct rdma_cq_state *rdma_cq_get(__u64 cq)
+{
+	struct rdma_cq_state *s0 = rdma_cq_slot(cq, 0), *s1, *s;
+
+	if (!s0)
+		return NULL;
+	if (s0->cq == cq)
+		return s0;
+	s1 = rdma_cq_slot(cq, 1);
+	if (!s1)
+		return NULL;
+	if (s1->cq == cq)
+		return s1;
+	s = !s0->cq ? s0 : !s1->cq ? s1 : NULL;
+	if (!s)
+		return NULL;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->cq = cq;
+	return s;
+}
 
 /* ---- completion events ---- */
 
-static __always_inline int rdma_cq_event(void *cq)
+/* rdma_core:cq_schedule(cq): a CQ's completion event. The time is wanted on
+ * nvmet-rdma's CQs for every command (its arrival is noted before the
+ * command is parsed, hence before the pick), on the host's only while a
+ * sampled command waits for its response (rdma_host_inflight). */
+static __always_inline int rdma_cq_event(__u64 cq)
 {
-	__u64 key = (__u64)cq, now = bpf_ktime_get_ns();
-	struct rdma_cq_state *t, n = { .event = now };
+	struct rdma_cq_state *t = rdma_cq_get(cq);
+	__u64 now;
 
-	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
-	if (t) {	/* in place: no LRU insert per event */
-		t->event = now;
-		t->event_bp = ntp_bp_read(key, now);
-	} else {
-		n.event_bp = ntp_bp_read(key, now);
-		bpf_map_update_elem(&rdma_cq_events, &key, &n, BPF_ANY);
-	}
+	if (!t || (!t->target && !rdma_host_inflight))
+		return 0;
+	now = bpf_ktime_get_ns();
+	t->event = now;
+	if (t->target)	/* the blocked-time reading is the target's (docs/backpressure.md) */
+		t->event_bp = ntp_bp_read(cq, now);
 	return 0;
 }
 
 /* rdma_core:cq_poll(cq, requested, rc) after each ib_poll_cq of
- * __ib_process_cq: rc completions were taken off the CQ now. */
-static __always_inline int rdma_cq_poll(void *cq, int rc)
+ * __ib_process_cq: rc completions were taken off the CQ now. Only the
+ * target's arrival uses it (rdma_target_arrival). */
+static __always_inline int rdma_cq_poll(__u64 cq, int rc)
 {
-	__u64 key = (__u64)cq, now;
 	struct rdma_cq_state *t;
+	__u64 now;
 
 	if (rc <= 0)
 		return 0;
-	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
-	if (!t)
+	t = rdma_cq_find(cq);
+	if (!t || !t->target)
 		return 0;
 	now = bpf_ktime_get_ns();
 	t->prev_poll = t->poll;
 	t->prev_bp = t->poll_bp;
 	t->poll = now;
-	t->poll_bp = ntp_bp_read(key, now);
+	t->poll_bp = ntp_bp_read(cq, now);
 	return 0;
 }
 
@@ -110,13 +166,13 @@ int BPF_PROG(ntp_r_cqpoll_tb, void *cq, int requested, int rc)
 {
 	if (!cq)
 		return 0;
-	return rdma_cq_poll(cq, rc);
+	return rdma_cq_poll((__u64)cq, rc);
 }
 
 SEC("raw_tp/cq_poll")
 int BPF_PROG(ntp_r_cqpoll_rt, void *cq, int requested, int rc)
 {
-	return rdma_cq_poll(cq, rc);
+	return rdma_cq_poll((__u64)cq, rc);
 }
 
 /* When did the completion being handled on cq reach the stack? Its CQ's
@@ -126,10 +182,8 @@ int BPF_PROG(ntp_r_cqpoll_rt, void *cq, int requested, int rc)
  * and the whole span counts as the wire, in the same (network) stage. */
 static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
 {
-	struct rdma_cq_state *t;
-	__u64 key = (__u64)cq;
+	struct rdma_cq_state *t = rdma_cq_find((__u64)cq);
 
-	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
 	if (t && t->event >= after && t->event <= now)
 		return t->event;
 	return now;
@@ -142,13 +196,15 @@ static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
  * and then the poll's time errs late (by less than a batch's handling). The
  * event alone is no bound while the worker keeps polling (the CQ is not
  * re-armed, no event fires): behind a worker blocked on the drive it can be
- * many commands older than this one (docs/backpressure.md). */
-static __always_inline __u64 rdma_target_arrival(void *cq, __u64 now, __u64 *bp)
+ * many commands older than this one (docs/backpressure.md).
+ * nvmet_req_init asks, for a command it tracks only: inside the callback
+ * the CQ's state stands still (no event before the poll work re-arms the
+ * CQ, no poll before the batch's callbacks returned), so the answer is the
+ * one the callback's entry would have had. */
+static __always_inline __u64 rdma_target_arrival(__u64 cq, __u64 now, __u64 *bp)
 {
-	struct rdma_cq_state *t;
-	__u64 key = (__u64)cq;
+	struct rdma_cq_state *t = rdma_cq_find(cq);
 
-	t = bpf_map_lookup_elem(&rdma_cq_events, &key);
 	if (!t)
 		return now;
 	if (t->event && t->event >= t->prev_poll && t->event <= now) {
@@ -167,13 +223,13 @@ int BPF_PROG(ntp_r_cqev_tb, void *cq)
 {
 	if (!cq)
 		return 0;
-	return rdma_cq_event(cq);
+	return rdma_cq_event((__u64)cq);
 }
 
 SEC("raw_tp/cq_schedule")
 int BPF_PROG(ntp_r_cqev_rt, void *cq)
 {
-	return rdma_cq_event(cq);
+	return rdma_cq_event((__u64)cq);
 }
 
 /* ================================ host ================================ */
@@ -186,6 +242,67 @@ static __always_inline __u64 rdma_rq_of_sqe(void *qe)
 	return req - bpf_core_type_size(struct request);	/* blk_mq_rq_to_pdu(rq) == rq + 1 */
 }
 
+/* A sampled host command between its post and its response: the response
+ * names it only by (queue, command id); blk-mq's tag lookup (nvme_find_rq)
+ * is not something to redo in BPF. Fixed slots, two per set, the set from
+ * a multiplicative hash of both (as rdma_cqs): the response's lookup is
+ * inlined, the post's insert a few stores. An entry whose response never
+ * came (a kprobe skipped) is taken over by a later command of its set. */
+struct rdma_cid_slot {
+	__u64 queue;		/* struct nvme_rdma_queue *; 0: free slot */
+	__u64 rq;		/* struct request * */
+	__u32 cid;		/* command id as on the wire */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct rdma_cid_slot);
+} rdma_host_cids SEC(".maps");
+
+static __always_inline struct rdma_cid_slot *rdma_cid_slot(__u64 queue, __u32 cid, __u32 way)
+{
+	__u64 h = (key_lo32(queue) ^ ((__u64)cid << 32)) * 0x9E3779B97F4A7C15ULL;
+	__u32 i = (__u32)(h >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
+
+	return bpf_map_lookup_elem(&rdma_host_cids, &i);
+}
+
+/* (queue, cid) -> rq: a free slot of the set, or the one the same key
+ * holds, else the second (the newest wins, as in an LRU). A plain store:
+ * two CPUs that fill the same free slot in the same instant leave one. */
+static __always_inline void rdma_cid_put(__u64 queue, __u32 cid, __u64 rq)
+{
+	struct rdma_cid_slot *s = rdma_cid_slot(queue, cid, 0);
+
+	if (!s)
+		return;
+	if (s->queue && (s->queue != queue || s->cid != cid)) {
+		s = rdma_cid_slot(queue, cid, 1);
+		if (!s)
+			return;
+	}
+	s->rq = rq;
+	s->cid = cid;
+	s->queue = queue;
+}
+
+/* The request waiting for (queue, cid), its slot freed; 0: none. */
+static __always_inline __u64 rdma_cid_take(__u64 queue, __u32 cid)
+{
+	struct rdma_cid_slot *s = rdma_cid_slot(queue, cid, 0);
+
+	if (!s || s->queue != queue || s->cid != cid) {
+		s = rdma_cid_slot(queue, cid, 1);
+		if (!s || s->queue != queue || s->cid != cid)
+			return 0;
+	}
+	s->queue = 0;
+	return s->rq;
+}
+
 /* nvme_rdma_post_send(queue, qe, sge, num_sge, first) from ->queue_rq: the
  * capsule (after a memory registration, chained as `first`) goes to the HCA.
  * Also posts the AEN capsule (ctrl->async_event_sqe): no request, the
@@ -194,14 +311,12 @@ static __always_inline int rdma_host_post(void *queue, void *qe)
 {
 	__u64 key = rdma_rq_of_sqe(qe);
 	struct ntp_record *r = cmd_find(&host_cmds, key);
-	struct rdma_cid_key k = {};
 
 	if (!r || has_ts(r, NTP_TS_H_CMD_SENT))	/* unsampled: one lookup, nothing else */
 		return 0;
 	set_ts(r, NTP_TS_H_CMD_SENT, bpf_ktime_get_ns());
-	k.queue = (__u64)queue;
-	k.cid = r->cid;
-	bpf_map_update_elem(&rdma_host_cids, &k, &key, BPF_ANY);
+	rdma_cid_put((__u64)queue, r->cid, key);
+	rdma_host_inflight_add(2);	/* its response, its send completion */
 	return 0;
 }
 
@@ -221,26 +336,25 @@ int BPF_KPROBE(ntp_h_rpost_kp, void *queue, void *qe)
  * qe->data is the NVMe CQE. The request completes here, or in
  * nvme_rdma_send_done when the capsule's own send completion comes later
  * (both drop a reference), so RSP_DRV is this entry, not the completion. */
-static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
+/* btf: an fentry program, wc typed (NTP_RD: plain loads, no helper call) */
+static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 now, rq, *rqp;
 	struct nvme_completion___ntp *cqe;
 	struct nvme_rdma_qe___ntp *qe;
-	struct rdma_cid_key k = {};
 	struct ntp_record *r;
+	__u64 now, rq;
 
-	if (BPF_CORE_READ(wc, status) != NTP_IB_WC_SUCCESS)
+	if (!rdma_host_inflight)	/* no sampled command waits: not one of ours */
 		return 0;
-	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
+	if (NTP_RD(btf, wc, status) != NTP_IB_WC_SUCCESS)
+		return 0;
+	qe = (void *)NTP_RD(btf, wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
 	cqe = BPF_CORE_READ(qe, data);
-	k.queue = (__u64)BPF_CORE_READ(wc, qp, qp_context);
-	k.cid = BPF_CORE_READ(cqe, command_id);
-	rqp = bpf_map_lookup_elem(&rdma_host_cids, &k);
-	if (!rqp)
+	rq = rdma_cid_take((__u64)NTP_RD2(btf, wc, qp, qp_context), BPF_CORE_READ(cqe, command_id));
+	if (!rq)
 		return 0;
+	rdma_host_inflight_add(-1);
 	now = bpf_ktime_get_ns();
-	rq = *rqp;
-	bpf_map_delete_elem(&rdma_host_cids, &k);
 	r = cmd_find(&host_cmds, rq);
 	if (!r || has_ts(r, NTP_TS_H_RSP_DRV) || !has_ts(r, NTP_TS_H_CMD_SENT))
 		return 0;
@@ -252,60 +366,73 @@ static __always_inline int rdma_host_recv(void *cq, struct ib_wc___ntp *wc)
 SEC("fentry/nvme_rdma_recv_done")
 int BPF_PROG(ntp_h_rrecv_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_recv(cq, wc);
+	if (!wc)
+		return 0;
+	return rdma_host_recv(cq, wc, true);
 }
 
 SEC("kprobe/nvme_rdma_recv_done")
 int BPF_KPROBE(ntp_h_rrecv_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_recv(cq, wc);
+	return rdma_host_recv(cq, wc, false);
 }
 
 /* nvme_rdma_send_done(cq, wc): the capsule's send completion (the target's
  * HCA acknowledged it). Informational: the stage model does not use it. */
-static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc)
+static __always_inline int rdma_host_send_done(struct ib_wc___ntp *wc, bool btf)
 {
-	void *qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
-	__u64 key = rdma_rq_of_sqe(qe);
-	struct ntp_record *r = cmd_find(&host_cmds, key);
+	struct ntp_record *r;
+	void *qe;
 
-	if (r)
-		set_ts_once(r, NTP_TS_H_SEND_DONE, bpf_ktime_get_ns());
+	if (!rdma_host_inflight)
+		return 0;
+	qe = (void *)NTP_RD(btf, wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe___ntp, cqe);
+	r = cmd_find(&host_cmds, rdma_rq_of_sqe(qe));
+	if (!r || !has_ts(r, NTP_TS_H_CMD_SENT) || has_ts(r, NTP_TS_H_SEND_DONE))
+		return 0;
+	set_ts(r, NTP_TS_H_SEND_DONE, bpf_ktime_get_ns());
+	rdma_host_inflight_add(-1);
 	return 0;
 }
 
 SEC("fentry/nvme_rdma_send_done")
 int BPF_PROG(ntp_h_rsdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_send_done(wc);
+	if (!wc)
+		return 0;
+	return rdma_host_send_done(wc, true);
 }
 
 SEC("kprobe/nvme_rdma_send_done")
 int BPF_KPROBE(ntp_h_rsdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_host_send_done(wc);
+	return rdma_host_send_done(wc, false);
 }
 
 /* =============================== target =============================== */
 
 /* nvmet_rdma_recv_done(cq, wc) parses the command inside (handle_command ->
- * nvmet_req_init) when the queue is live: remember, for this thread, the
- * CQ's event time as the command's arrival (target_req_init reads it).
- * nvmet-rdma polls its CQs from a work item: the callback runs in a
- * kworker, and a nested softirq never parses an nvmet-rdma command. */
-static __always_inline int rdma_target_recv_enter(void *cq, struct ib_wc___ntp *wc)
+ * nvmet_req_init) when the queue is live: remember, for this thread, the CQ
+ * it polls; nvmet_req_init asks the CQ's state for the arrival of a command
+ * it tracks (rdma_target_arrival), nothing is timed here. The CQ is marked
+ * nvmet-rdma's: its events and polls are timed from then on (the first
+ * command of a CQ gets its callback's time, receive path 0). nvmet-rdma
+ * polls its CQs from a work item: the callback runs in a kworker, and a
+ * nested softirq never parses an nvmet-rdma command. */
+static __always_inline int rdma_target_recv_enter(void *cq)
 {
-	__u64 now = bpf_ktime_get_ns();
+	struct rdma_cq_state *s = rdma_cq_get((__u64)cq);
 	struct ntp_thread_ctx c = {
-		.queue = (__u64)BPF_CORE_READ(wc, qp, qp_context),
+		.queue = (__u64)cq,	/* not 0: inside the callback (target_rdma_ctx) */
 		.bp_key = (__u64)cq,
 		.side = NTP_SIDE_TARGET,
 	}, *e;
 	__u32 t = tid();
 
-	if (!c.queue)
-		return 0;
-	c.arrival_ns = rdma_target_arrival(cq, now, &c.arrival_bp);
+	if (s && !s->target) {
+		s->event = 0;	/* an event of before, without its blocked-time reading */
+		s->target = 1;
+	}
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;
@@ -327,7 +454,7 @@ static __always_inline int rdma_target_recv_leave(void)
 SEC("fentry/nvmet_rdma_recv_done")
 int BPF_PROG(ntp_t_rrecv_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_recv_enter(cq, wc);
+	return rdma_target_recv_enter(cq);
 }
 
 SEC("fexit/nvmet_rdma_recv_done")
@@ -339,7 +466,7 @@ int BPF_PROG(ntp_t_rrecv_fx, void *cq, struct ib_wc___ntp *wc)
 SEC("kprobe/nvmet_rdma_recv_done")
 int BPF_KPROBE(ntp_t_rrecv_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_recv_enter(cq, wc);
+	return rdma_target_recv_enter(cq);
 }
 
 SEC("kretprobe/nvmet_rdma_recv_done")
@@ -380,10 +507,10 @@ int BPF_KPROBE(ntp_t_rread_kp, void *rw_ctx, void *qp, __u32 port_num, void *cqe
 
 /* nvmet_rdma_read_data_done(cq, wc): the RDMA READ completed, all the data
  * is in; it goes on to req->execute. */
-static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc)
+static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
+	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
 	struct ntp_record *r = cmd_find(&target_cmds, key);
 
@@ -397,13 +524,15 @@ static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *w
 SEC("fentry/nvmet_rdma_read_data_done")
 int BPF_PROG(ntp_t_rrdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_read_done(cq, wc);
+	if (!wc)
+		return 0;
+	return rdma_target_read_done(cq, wc, true);
 }
 
 SEC("kprobe/nvmet_rdma_read_data_done")
 int BPF_KPROBE(ntp_t_rrdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_read_done(cq, wc);
+	return rdma_target_read_done(cq, wc, false);
 }
 
 /* nvmet_rdma_queue_response(req), the .queue_response op: it chains a read's
@@ -438,9 +567,9 @@ int BPF_KPROBE(ntp_t_rqresp_kp, struct nvmet_req___ntp *req)
 /* nvmet_rdma_send_done(cq, wc): the response's send completion; right after
  * it nvmet_rdma_release_rsp frees the rsp for the next command, so this is
  * where the record leaves the target. */
-static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
+static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 key = rdma_req_of_cqe(BPF_CORE_READ(wc, wr_cqe),
+	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, send_cqe));
 	struct ntp_record *r = cmd_find(&target_cmds, key);
 
@@ -458,13 +587,15 @@ static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc)
 SEC("fentry/nvmet_rdma_send_done")
 int BPF_PROG(ntp_t_rsdone_fe, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_send_done(wc);
+	if (!wc)
+		return 0;
+	return rdma_target_send_done(wc, true);
 }
 
 SEC("kprobe/nvmet_rdma_send_done")
 int BPF_KPROBE(ntp_t_rsdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
-	return rdma_target_send_done(wc);
+	return rdma_target_send_done(wc, false);
 }
 
 #endif

@@ -51,39 +51,11 @@ static int64_t wrap_sub(uint64_t a, uint64_t b)
 	return (int64_t)(a - b);
 }
 
-static int cmp_mark(const void *pa, const void *pb)
-{
-	const struct mark *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->slba != b->slba)
-		return a->slba < b->slba ? -1 : 1;
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
-	if (a->opcode != b->opcode)
-		return a->opcode < b->opcode ? -1 : 1;
-	return (a->t > b->t) - (a->t < b->t);
-}
-
 static int cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
 	return (a > b) - (a < b);
-}
-
-static inline int mark_less(const struct mark *a, const struct mark *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (a->slba != b->slba)
-		return a->slba < b->slba;
-	if (a->len != b->len)
-		return a->len < b->len;
-	if (a->opcode != b->opcode)
-		return a->opcode < b->opcode;
-	return a->t < b->t;
 }
 
 static inline int i64_less(const int64_t *a, const int64_t *b)
@@ -137,20 +109,7 @@ static void name(T *a, size_t n, T *tmp)					\
 		memcpy(a, src, n * sizeof(*a));					\
 }
 
-DEFINE_SORT(sort_marks_in, struct mark, mark_less)
 DEFINE_SORT(sort_i64_in, int64_t, i64_less)
-
-static void sort_marks(struct mark *a, size_t n)
-{
-	struct mark *tmp = n > 16 ? malloc(n * sizeof(*tmp)) : NULL;
-
-	if (n > 16 && !tmp) {
-		qsort(a, n, sizeof(*a), cmp_mark);
-		return;
-	}
-	sort_marks_in(a, n, tmp);
-	free(tmp);
-}
 
 static void sort_i64(int64_t *a, size_t n)
 {
@@ -165,13 +124,19 @@ static void sort_i64(int64_t *a, size_t n)
 		free(tmp);
 }
 
-/* The first records (at most max) of one file, one side's marks, sorted by
- * command; with from_wall, the first from that time on (mapped clock), after
- * passing at most ALIGN_SKIP_MAX earlier records. */
+/* The first records (at most max) of one file, one side's marks, in file
+ * order (a target's are sorted by command later, tindex_build); with
+ * from_wall, the first from that time on (mapped clock), after passing at
+ * most ALIGN_SKIP_MAX earlier records. */
 static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max, int64_t from_wall)
 {
 	char err[256];
-	struct ntp_reader *r = ntp_reader_open(path, err, sizeof(err));
+	/* A short sample (of one of many hosts) with read(): a mapped window
+	 * is populated whole, most of it past the sample (a 64-file join's
+	 * alignment spent half its time in mmap and munmap). A full sample
+	 * is most of a window: mapped, which measured faster there. */
+	struct ntp_reader_opts o = { .no_mmap = max < ALIGN_SAMPLE };
+	struct ntp_reader *r = ntp_reader_open_opts(path, &o, err, sizeof(err));
 	const struct ntp_record *recs;
 	size_t n = 0, k, seen = 0, skipped = 0;
 	int slot = side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
@@ -197,7 +162,6 @@ static size_t sample(const char *path, uint8_t side, struct mark *out, size_t ma
 		}
 	}
 	ntp_reader_close(r);
-	sort_marks(out, n);
 	return n;
 }
 
@@ -234,7 +198,7 @@ static size_t agree(const int64_t *x, size_t n)
 }
 
 /* The differences of the best shift of one command's instances, appended to d. */
-static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, size_t nt, int64_t *d,
+static size_t best_shift(const int64_t *h, size_t nh, const int64_t *t, size_t nt, int64_t *d,
 			 size_t nd)
 {
 	int64_t tmp[ALIGN_GROUP_MAX], best[ALIGN_GROUP_MAX];
@@ -256,7 +220,7 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 		size_t n = 0, c;
 
 		for (long k = sh < 0 ? -sh : 0; k < (long)nh && k + sh < (long)nt; k++)
-			tmp[n++] = wrap_sub((uint64_t)h[k].t, (uint64_t)t[k + sh].t);
+			tmp[n++] = wrap_sub((uint64_t)h[k], (uint64_t)t[k + sh]);
 		if (n < need)
 			continue;
 		sort_i64(tmp, n);
@@ -272,31 +236,244 @@ static size_t best_shift(const struct mark *h, size_t nh, const struct mark *t, 
 	return nd;
 }
 
-static size_t median_offset(const struct mark *h, size_t nh, const struct mark *t, size_t nt,
+/*
+ * A target sample's commands found by hash: each command (key, LBA,
+ * length, opcode) a group, its instances' times in time order, in a table
+ * of open addressing. A host sample is looked up record by record: with 63
+ * hosts and their target, sorting every host's sample and walking the
+ * target's sorted sample beside each cost more than the rest of the join's
+ * start, and sorting a 2-file join's samples was most of its alignment.
+ * The offset is the one the two sorted samples walked side by side gave:
+ * the same commands, each command's instances in time order on both sides,
+ * and the differences sorted before they are used, so the order commands
+ * are met in does not count (nor does the cap on differences, never
+ * reached: at most one difference per host mark).
+ */
+struct tgroup {
+	uint32_t first;		/* a mark of the command, in the sample */
+	uint32_t start, end;	/* its instances' times: tt[start, end) */
+	uint32_t hhead, stamp;	/* a host sample's hits of it (median_offset) */
+};
+
+struct tindex {
+	const struct mark *t;	/* the sample, in file order */
+	int64_t *tt;		/* the groups' times, group by group, each in time order */
+	struct tgroup *g;
+	uint32_t ng, stamp;
+	uint64_t *tab;		/* by hash: the hash above, group + 1 below; 0: empty */
+	uint32_t mask;
+};
+
+static uint32_t cmd_hash(const struct mark *m)
+{
+	uint64_t h = m->key * 0x9E3779B97F4A7C15ull;
+
+	h ^= m->slba * 0xC2B2AE3D27D4EB4Full;
+	h ^= ((uint64_t)m->len << 8 | m->opcode) * 0x165667B19E3779F9ull;
+	return (uint32_t)(h >> 32);
+}
+
+/* The group of m's command, or UINT32_MAX (and *slot, its table entry to
+ * fill, *hash). A command is compared only where the hash matches: most
+ * host marks of many hosts have no instance in the target's sample. */
+static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
+{
+	uint32_t h = cmd_hash(m), b = h & x->mask;
+
+	for (; x->tab[b]; b = (b + 1) & x->mask) {
+		uint32_t g = (uint32_t)x->tab[b] - 1;
+
+		if ((uint32_t)(x->tab[b] >> 32) == h && same_cmd(&x->t[x->g[g].first], m))
+			return g;
+	}
+	if (slot) {
+		*slot = b;
+		*hash = h;
+	}
+	return UINT32_MAX;
+}
+
+/* Insertion sort: a command's instances are few (and mostly one). */
+static void sort_few(int64_t *a, size_t n)
+{
+	if (n > 32) {
+		sort_i64(a, n);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		int64_t v = a[i];
+		size_t j = i;
+
+		for (; j > 0 && v < a[j - 1]; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+/* Indexes the commands of t (not moved); -1 when out of memory. */
+static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
+{
+	uint32_t size = 16, *gid = malloc((nt ? nt : 1) * sizeof(*gid));
+
+	while (size < 2 * nt)
+		size *= 2;
+	x->t = t;
+	x->mask = size - 1;
+	x->ng = 0;
+	x->stamp = 0;
+	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
+	x->g = malloc((nt ? nt : 1) * sizeof(*x->g));
+	x->tab = calloc(size, sizeof(*x->tab));
+	if (!gid || !x->tt || !x->g || !x->tab) {
+		free(gid);
+		return -1;
+	}
+	/* the groups, their sizes, then their times in place */
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t slot, hash, g = tindex_find(x, &t[i], &slot, &hash);
+
+		if (g == UINT32_MAX) {
+			g = x->ng++;
+			x->g[g] = (struct tgroup){ .first = (uint32_t)i };
+			x->tab[slot] = (uint64_t)hash << 32 | (g + 1);
+		}
+		x->g[g].end++;
+		gid[i] = g;
+	}
+	for (uint32_t g = 0, at = 0; g < x->ng; g++) {
+		x->g[g].start = at;
+		at += x->g[g].end;
+		x->g[g].end = x->g[g].start;
+	}
+	for (size_t i = 0; i < nt; i++)
+		x->tt[x->g[gid[i]].end++] = t[i].t;
+	for (uint32_t g = 0; g < x->ng; g++)
+		if (x->g[g].end - x->g[g].start > 1)
+			sort_few(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
+	free(gid);
+	return 0;
+}
+
+static void tindex_free(struct tindex *x)
+{
+	free(x->tt);
+	free(x->g);
+	free(x->tab);
+	x->tt = NULL;
+	x->g = NULL;
+	x->tab = NULL;
+}
+
+/* The differences in order: a radix sort, eight passes of a byte each over
+ * the values with the sign bit flipped (their unsigned order is the signed
+ * one), no comparison to mispredict; the merge sort for few. */
+static void sort_diffs(int64_t *a, size_t n)
+{
+	uint64_t *src = (uint64_t *)(void *)a, *dst, *t;
+	size_t cnt[8][256];
+
+	if (n < 1024 || !(dst = malloc(n * sizeof(*dst)))) {
+		sort_i64(a, n);
+		return;
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = src[i] ^ (1ull << 63);
+
+		for (int b = 0; b < 8; b++)
+			cnt[b][(v >> (8 * b)) & 0xff]++;
+	}
+	for (int b = 0; b < 8; b++) {
+		size_t at = 0;
+
+		for (int v = 0; v < 256; v++) {
+			size_t c = cnt[b][v];
+
+			cnt[b][v] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[b][((src[i] ^ (1ull << 63)) >> (8 * b)) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* eight passes: the result is back in a */
+	free(dst);
+}
+
+static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
 			    int64_t *d, int64_t *out)
 {
-	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
+	size_t nd = 0, l = 0, best = 0, best_l = 0, nhit = 0, ntouched = 0;
+	/* per host mark: the next hit of its group (+1), its time; the groups hit */
+	uint32_t *next, *touched;
+	int64_t *ht, buf[ALIGN_GROUP_MAX];
 
-	while (i < nh && j < nt) {
-		if (same_cmd(&h[i], &t[j])) {
-			size_t i1 = i, j1 = j;
+	if (!nh || !nt)
+		return 0;
+	next = malloc(nh * sizeof(*next));
+	touched = malloc(nh * sizeof(*touched));
+	ht = malloc(nh * sizeof(*ht));
+	if (!next || !touched || !ht) {
+		free(next);
+		free(touched);
+		free(ht);
+		return 0;
+	}
+	/* a stamp per call tells a group's hits of this call from an earlier one's */
+	if (++x->stamp == 0) {
+		for (uint32_t g = 0; g < x->ng; g++)
+			x->g[g].stamp = 0;
+		x->stamp = 1;
+	}
+	for (size_t i = 0; i < nh; i++) {
+		uint32_t g = tindex_find(x, &h[i], NULL, NULL);
 
-			while (i1 < nh && same_cmd(&h[i1], &h[i]))
-				i1++;
-			while (j1 < nt && same_cmd(&t[j1], &t[j]))
-				j1++;
-			nd = best_shift(h + i, i1 - i, t + j, j1 - j, d, nd);
-			i = i1;
-			j = j1;
-		} else if (cmp_mark(&h[i], &t[j]) < 0) {
-			i++;
-		} else {
-			j++;
+		if (g == UINT32_MAX)
+			continue;
+		if (x->g[g].stamp != x->stamp) {
+			x->g[g].stamp = x->stamp;
+			x->g[g].hhead = 0;
+			touched[ntouched++] = g;
+		}
+		ht[nhit] = h[i].t;
+		next[nhit] = x->g[g].hhead;
+		x->g[g].hhead = (uint32_t)++nhit;
+	}
+	for (size_t k = 0; k < ntouched; k++) {
+		const struct tgroup *g = &x->g[touched[k]];
+		size_t n = 0;
+
+		/* the command's host instances (at most the first ALIGN_GROUP_MAX
+		 * in time order count: all of them sorted, then cut) */
+		for (uint32_t i = g->hhead; i; i = next[i - 1])
+			n++;
+		if (n == 1 && g->end - g->start == 1) {
+			if (nd < ALIGN_SAMPLE)
+				d[nd++] = wrap_sub((uint64_t)ht[g->hhead - 1], (uint64_t)x->tt[g->start]);
+			continue;	/* one shift, one difference: best_shift's result */
+		}
+		{
+			int64_t *hs = n <= ALIGN_GROUP_MAX ? buf : malloc(n * sizeof(*hs));
+			size_t j = 0;
+
+			if (!hs)
+				continue;
+			for (uint32_t i = g->hhead; i; i = next[i - 1])
+				hs[j++] = ht[i - 1];
+			sort_few(hs, n);
+			nd = best_shift(hs, n, x->tt + g->start, g->end - g->start, d, nd);
+			if (hs != buf)
+				free(hs);
 		}
 	}
+	free(next);
+	free(touched);
+	free(ht);
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
-	sort_i64(d, nd);
+	sort_diffs(d, nd);
 	for (size_t r = 0; r < nd; r++) {
 		while ((__int128)d[r] - d[l] > ALIGN_WINDOW_NS)
 			l++;
@@ -318,7 +495,7 @@ static int has_side(uint8_t role, uint8_t side)
  * samples, whichever more pairs agree on): its agreeing count, 0 if none.
  * Set 1 holds second samples of the files that began early only; for the
  * others it is set 0. */
-static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct mark *const tm[2],
+static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct tindex *const ti[2],
 			  size_t *const nt[2], const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
 {
 	size_t best = 0;
@@ -330,8 +507,7 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], tm[sb] + b * ALIGN_SAMPLE,
-				  nt[sb][b], d, &o);
+		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], &ti[sb][b], nt[sb][b], d, &o);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -343,6 +519,7 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct mark *hm[2] = { NULL, NULL }, *tm[2] = { NULL, NULL };
+	struct tindex *ti[2] = { calloc(n, sizeof(struct tindex)), calloc(n, sizeof(struct tindex)) };
 	size_t *nh[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	size_t *nt[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
@@ -351,7 +528,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	int progress = 1, sets = 1;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !d || !done || !early)
+	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !ti[0] || !ti[1] || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -386,8 +563,12 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			if (has_side(in[i].info->role, NTP_SIDE_HOST))
 				nh[set][i] = sample(in[i].path, NTP_SIDE_HOST, hm[set] + i * ALIGN_SAMPLE, host_max, f);
 			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+			{
 				nt[set][i] = sample(in[i].path, NTP_SIDE_TARGET, tm[set] + i * ALIGN_SAMPLE,
 						    ALIGN_SAMPLE, f);
+				if (tindex_build(&ti[set][i], tm[set] + i * ALIGN_SAMPLE, nt[set][i]))
+					goto out;
+			}
 		}
 	}
 	/* Spread from the primary file: a target aligned on a host, then the
@@ -402,10 +583,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(hm, nh, tm, nt, early, a, b, d, &off)) {
+				if (pair_offset(hm, nh, ti, nt, early, a, b, d, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(hm, nh, tm, nt, early, b, a, d, &off)) {
+				} else if (pair_offset(hm, nh, ti, nt, early, b, a, d, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -414,6 +595,9 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	}
 out:
 	for (int set = 0; set < 2; set++) {
+		for (size_t i = 0; ti[set] && i < n; i++)
+			tindex_free(&ti[set][i]);
+		free(ti[set]);
 		free(hm[set]);
 		free(tm[set]);
 		free(nh[set]);

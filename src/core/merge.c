@@ -3,10 +3,16 @@
 #include <stdlib.h>
 #include "merge.h"
 
+/* Keys are computed for a chunk of a cursor's records at a time, in one
+ * loop over records (keys_block), not one call per record. */
+#define KEY_CHUNK 16
+
 struct cursor {
 	const struct ntp_record *recs;
 	size_t n, i;
 	int64_t offset;
+	size_t kbase, kcnt;		/* key[j]: the key of recs[kbase + j], j < kcnt */
+	uint64_t key[KEY_CHUNK];
 };
 
 /*
@@ -48,6 +54,110 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
+/* A key from a record's latest time: wraps, as mapped() in pump_files.c. */
+static inline uint64_t key_of_ts(uint64_t t, int64_t off)
+{
+	int64_t x = (int64_t)(t + (uint64_t)off);
+
+	return x < 0 ? 0 : (uint64_t)x;
+}
+
+static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	for (size_t j = 0; j < k; j++)
+		out[j] = key_of_ts(ntp_record_last_ts(&r[j]), off);
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/*
+ * The same with AVX2, without a branch: the loop over a record's valid
+ * timestamps (ten or so) cost a load, a compare and a branch each, and its
+ * trip count differs between a host's record and a target's, which
+ * alternate in a join. Here the 24 slots are six vectors; a lane's valid
+ * bit shifted to its top selects it (or 0); an unsigned maximum is the
+ * signed one with the top bit flipped. Slots from NTP_TS_COUNT on are
+ * masked off as the loop's mask does.
+ */
+#define SEL(q) _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(flip),				\
+		_mm256_castsi256_pd(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), flip)), \
+		_mm256_castsi256_pd(_mm256_sllv_epi64(v, sh##q))))
+#define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
+#define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
+__attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
+						      uint64_t *out)
+{
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
+	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
+	const __m256i sh2 = _mm256_setr_epi64x(55, 54, 53, 52), sh3 = _mm256_setr_epi64x(51, 50, 49, 48);
+	const __m256i sh4 = _mm256_setr_epi64x(47, 46, 45, 44), sh5 = _mm256_setr_epi64x(43, 42, 41, 40);
+
+	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
+	for (size_t j = 0; j < k; j++) {
+		uint32_t valid = r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1);
+		__m256i v = _mm256_set1_epi64x(valid), y;
+		__m128i a;
+
+		/* a host's record has times in slots 0-11 only, a target's in
+		 * 8-23: half the vectors (a file is one side: the branch is
+		 * predicted) */
+		if (!(valid >> 12))
+			y = MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
+		else if (!(valid & 0xff))
+			y = MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
+		else
+			y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
+		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+
+		a = MAX2(a, _mm_unpackhi_epi64(a, a));
+		out[j] = key_of_ts((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
+	}
+}
+#undef SEL
+#undef MAX4
+#undef MAX2
+
+static int use_avx2 = -1;
+
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	if (use_avx2 < 0)
+		use_avx2 = __builtin_cpu_supports("avx2") && !getenv("NTPROF_NO_AVX2");
+	if (use_avx2)
+		keys_avx2(r, k, off, out);
+	else
+		keys_scalar(r, k, off, out);
+}
+#else
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
+{
+	keys_scalar(r, k, off, out);
+}
+#endif
+
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
+{
+	keys_block(r, n, off, out);
+}
+
+/* The keys of cursor cu's records from i on (at most KEY_CHUNK, within its block). */
+static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
+{
+	size_t k = cu->n - i < KEY_CHUNK ? cu->n - i : KEY_CHUNK;
+
+	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->kbase = i;
+	cu->kcnt = k;
+}
+
+/* The key of cursor cu's record i (in its block). */
+static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, size_t i)
+{
+	if (i - cu->kbase >= cu->kcnt)
+		keys_fill(cu, i);
+	return cu->key[i - cu->kbase];
+}
+
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
  * its end. Inlined, as key() is: both run once per record. */
 static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
@@ -56,6 +166,7 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 
 	while (++cu->i >= cu->n) {
 		cu->i = (size_t)-1;
+		cu->kcnt = 0;	/* the keys were of the block before */
 		if (ntp_reader_next_block(m->r[c], &cu->recs, &cu->n) != 1) {
 			cu->n = 0;
 			return 0;
@@ -77,12 +188,11 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 	return 1;
 }
 
-static inline __attribute__((always_inline)) uint64_t key(const struct ntp_merge *m, uint32_t c)
+static inline __attribute__((always_inline)) uint64_t key(struct ntp_merge *m, uint32_t c)
 {
-	const struct cursor *cu = &m->cur[c];
-	int64_t x = (int64_t)(ntp_record_last_ts(&cu->recs[cu->i]) + (uint64_t)cu->offset);	/* wraps, as mapped() in pump_files.c */
+	struct cursor *cu = &m->cur[c];
 
-	return x < 0 ? 0 : (uint64_t)x;
+	return key_at(cu, cu->i);
 }
 
 static rank_t rank_of(uint64_t key, uint32_t c)
@@ -170,23 +280,29 @@ void ntp_merge_free(struct ntp_merge *m)
 	free(m);
 }
 
+/* The cursor popped last moves on now, not then: its record stayed valid
+ * (in its reader's block) until this call. */
+static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
+{
+	uint32_t w = m->last;
+
+	if (w == UINT32_MAX)
+		return;
+	if (advance(m, w)) {
+		replay(m, w, rank_of(key(m, w), w));
+	} else {
+		replay(m, w, rank_ended(m, w));
+		m->live--;
+	}
+	m->last = UINT32_MAX;
+}
+
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
 	const struct cursor *cu;
 	uint32_t w;
 
-	/* The cursor popped last moves on now, not then: its record stayed
-	 * valid (in its reader's block) until this call. */
-	if (m->last != UINT32_MAX) {
-		w = m->last;
-		if (advance(m, w)) {
-			replay(m, w, rank_of(key(m, w), w));
-		} else {
-			replay(m, w, rank_ended(m, w));
-			m->live--;
-		}
-		m->last = UINT32_MAX;
-	}
+	settle(m);
 	if (!m->live)
 		return 0;
 	w = cursor_of(m, m->node[0]);
@@ -210,6 +326,85 @@ int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 		return 0;
 	ntp_merge_pop(m);
 	return 1;
+}
+
+/*
+ * Two files, both live: no tree, the two cursors' keys compared (ties to
+ * cursor 0, as the ranks order them), the winner moved on within its
+ * block without a call. The tree's two ranks are written back at the end.
+ */
+static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		     uint64_t *pmax)
+{
+	uint64_t k[2], pm = *pmax;
+	size_t fed = 0;
+	uint32_t w;
+
+	k[cursor_of(m, m->node[0])] = (uint64_t)(m->node[0] >> 64);
+	k[cursor_of(m, m->node[1])] = (uint64_t)(m->node[1] >> 64);
+	for (;;) {
+		struct cursor *cu;
+
+		w = k[1] < k[0];
+		if (k[w] > until)
+			break;
+		cu = &m->cur[w];
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		/* the files interleave at random: no branch on which one it was */
+		pm = w == primary && k[w] > pm ? k[w] : pm;
+		if (++cu->i < cu->n) {
+			k[w] = key_at(cu, cu->i);
+			continue;
+		}
+		cu->i--;
+		if (advance(m, w)) {
+			k[w] = key(m, w);
+			continue;
+		}
+		m->live--;
+		break;
+	}
+	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
+	{
+		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k[0], 0) : rank_ended(m, 0);
+		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k[1], 1) : rank_ended(m, 1);
+
+		m->node[0] = r0 < r1 ? r0 : r1;
+		m->node[1] = r0 < r1 ? r1 : r0;
+	}
+	*pmax = pm;
+	return fed;
+}
+
+size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		       uint64_t *primary_max)
+{
+	size_t fed = 0;
+	uint64_t pm = *primary_max;
+
+	settle(m);
+	if (m->size == 2 && m->live == 2)
+		fed = drain2(m, until, fn, ctx, primary, &pm);
+	while (m->live) {
+		uint64_t k = (uint64_t)(m->node[0] >> 64);
+		uint32_t w = cursor_of(m, m->node[0]);
+		struct cursor *cu = &m->cur[w];
+
+		if (k > until)
+			break;
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		if (advance(m, w)) {
+			replay(m, w, rank_of(key(m, w), w));
+		} else {
+			replay(m, w, rank_ended(m, w));
+			m->live--;
+		}
+	}
+	*primary_max = pm;
+	return fed;
 }
 
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i)

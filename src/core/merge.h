@@ -32,11 +32,23 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 void ntp_merge_pop(struct ntp_merge *m);
 /* Peek and pop. */
 int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
+/* Calls fn(ctx, rec) for the next records in time order while the next
+ * one's key is at most until: the records *n peeks and pops would give,
+ * each valid during its call only (its reader moves on right after).
+ * Returns how many; *primary_max is raised to the largest key of those of
+ * reader primary. Two files are merged without the tree. */
+typedef void (*ntp_merge_fn)(void *ctx, const struct ntp_record *rec);
+size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+		       uint64_t *primary_max);
 /* Reader i's next record (NULL once it ended), whatever its place in the
  * order; before the first pop (after it, the reader popped last still shows
  * the record taken until the next peek). */
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
 /* The time a record is merged by: its latest valid timestamp (0: none). */
 uint64_t ntp_record_last_ts(const struct ntp_record *r);
+/* out[j]: the merge key of r[j] with offset off (its latest valid timestamp
+ * plus off, wrapping; a time before 0 as 0), for j < n: AVX2 where the CPU
+ * has it (NTPROF_NO_AVX2=1: not), else ntp_record_last_ts per record. */
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
 
 #endif

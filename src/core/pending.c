@@ -9,29 +9,35 @@ struct slot {
 	uint64_t key;
 	uint64_t seq;		/* arrival number */
 	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
-	int32_t live;
-};
-
-struct order {
-	int32_t slot;
-	uint64_t seq;
+	int32_t older, newer;	/* the arrival list: pending slots, oldest first; -1 ends */
 };
 
 struct bucket {
 	int32_t head, tail;	/* -1: empty */
 };
 
+/*
+ * Expiry needs the oldest pending record only (a record still pending cap
+ * arrivals later is the oldest then): pending slots are kept in arrival
+ * order in a list through the slots, where a ring of every arrival (16
+ * bytes each, a megabyte at a join's window) was walked and written at
+ * every put. The bucket table grows with the records pending, not with the
+ * capacity: a join's window of 65536 had 32768 buckets, 256 KiB read at
+ * random at every put and take (a cache miss, most of a put's time) for
+ * the few dozen records a stream keeps pending.
+ */
 struct ntp_pend {
-	uint32_t cap, bmask;
+	uint32_t cap, bmask, bmax;
 	uint64_t seq;		/* arrivals so far */
 	size_t count;
 	struct slot *slots;
 	int32_t *free;		/* stack of free slots */
 	uint32_t nfree;
-	struct order *ring;	/* arrivals, oldest at head; entries of freed slots are stale */
-	uint64_t rhead, rtail;
+	int32_t oldest, newest;	/* the arrival list's ends; -1: empty */
 	struct bucket *bk;	/* per bucket: first and last slot, one cache line for both */
 };
+
+#define BUCKETS_MIN 64
 
 /*
  * A record into a slot: 272 bytes as 16-byte vector moves. GCC copies a
@@ -72,19 +78,20 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	while (cap < capacity && cap < (1u << 24))
 		cap <<= 1;
 	p->cap = cap;
-	p->bmask = cap / 2 - 1;
+	p->bmax = cap / 2;
+	p->bmask = (p->bmax < BUCKETS_MIN ? p->bmax : BUCKETS_MIN) - 1;
+	p->oldest = p->newest = -1;
 	p->slots = calloc(cap, sizeof(*p->slots));
 	p->free = malloc(cap * sizeof(*p->free));
-	p->ring = malloc(cap * sizeof(*p->ring));
-	p->bk = malloc(cap / 2 * sizeof(*p->bk));
-	if (!p->slots || !p->free || !p->ring || !p->bk) {
+	p->bk = malloc((p->bmask + 1) * sizeof(*p->bk));
+	if (!p->slots || !p->free || !p->bk) {
 		ntp_pend_free(p);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < cap; i++)
 		p->free[i] = (int32_t)(cap - 1 - i);
 	p->nfree = cap;
-	memset(p->bk, 0xff, cap / 2 * sizeof(*p->bk));
+	memset(p->bk, 0xff, (p->bmask + 1) * sizeof(*p->bk));
 	return p;
 }
 
@@ -94,7 +101,6 @@ void ntp_pend_free(struct ntp_pend *p)
 		return;
 	free(p->slots);
 	free(p->free);
-	free(p->ring);
 	free(p->bk);
 	free(p);
 }
@@ -109,17 +115,22 @@ int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b)
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it. */
 static void unlink_slot(struct ntp_pend *p, uint32_t b, int32_t prev, int32_t i)
 {
+	struct slot *s = &p->slots[i];
+
 	if (prev < 0)
-		p->bk[b].head = p->slots[i].next;
+		p->bk[b].head = s->next;
 	else
-		p->slots[prev].next = p->slots[i].next;
+		p->slots[prev].next = s->next;
 	if (p->bk[b].tail == i)
 		p->bk[b].tail = prev;
-	p->slots[i].live = 0;
-	/* its arrival in the ring (at its seq: the ring and seq advance
-	 * together, and a pending slot's arrival is still in the ring) is dead:
-	 * the expiry passes it without reading the slot, a cache miss */
-	p->ring[p->slots[i].seq & (p->cap - 1)].slot = -1;
+	if (s->older < 0)
+		p->oldest = s->newer;
+	else
+		p->slots[s->older].newer = s->newer;
+	if (s->newer < 0)
+		p->newest = s->older;
+	else
+		p->slots[s->newer].older = s->older;
 	p->free[p->nfree++] = i;
 	p->count--;
 }
@@ -211,20 +222,33 @@ uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
 	return n;
 }
 
-/* Pops the oldest arrival; 1 and *evicted filled if it was still pending. */
-static int pop_oldest(struct ntp_pend *p, struct ntp_record *evicted)
+/* Relinks every pending slot into a table of twice the buckets per
+ * record pending (up to cap / 2), in arrival order: each key's records
+ * stay in theirs. */
+static __attribute__((noinline)) void grow(struct ntp_pend *p)
 {
-	struct order o = p->ring[p->rhead++ & (p->cap - 1)];
-	struct slot *s;
+	uint32_t n = (p->bmask + 1) * 4;
+	struct bucket *bk;
 
-	if (o.slot < 0)
-		return 0;	/* taken or dropped since */
-	s = &p->slots[o.slot];
-	if (!s->live || s->seq != o.seq)
-		return 0;
-	record_copy(evicted, &s->r);
-	unlink_any(p, o.slot);
-	return 1;
+	if (n > p->bmax)
+		n = p->bmax;
+	bk = malloc(n * sizeof(*bk));
+	if (!bk)
+		return;		/* longer chains, the same order */
+	memset(bk, 0xff, n * sizeof(*bk));
+	free(p->bk);
+	p->bk = bk;
+	p->bmask = n - 1;
+	for (int32_t i = p->oldest; i >= 0; i = p->slots[i].newer) {
+		uint32_t b = bucket_of(p, p->slots[i].key);
+
+		p->slots[i].next = -1;
+		if (bk[b].tail < 0)
+			bk[b].head = i;
+		else
+			p->slots[bk[b].tail].next = i;
+		bk[b].tail = i;
+	}
 }
 
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
@@ -234,26 +258,35 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 	struct slot *s;
 	uint32_t b;
 
-	/* Expire by count: what is still pending cap arrivals later goes. */
-	if (p->rtail - p->rhead == p->cap)
-		ev = pop_oldest(p, evicted);
-	while (!p->nfree)
-		ev |= pop_oldest(p, evicted);
+	/* Expire by count: what is still pending cap arrivals later goes
+	 * (then the oldest; with cap pending, it is that one, and a slot is
+	 * free after it). */
+	if (p->oldest >= 0 && p->slots[p->oldest].seq + p->cap == p->seq) {
+		record_copy(evicted, &p->slots[p->oldest].r);
+		unlink_any(p, p->oldest);
+		ev = 1;
+	}
 	i = p->free[--p->nfree];
 	s = &p->slots[i];
 	record_copy(&s->r, r);
 	s->key = key_of(r);
 	s->seq = p->seq++;
 	s->next = -1;
-	s->live = 1;
-	p->ring[p->rtail++ & (p->cap - 1)] = (struct order){ i, s->seq };
+	s->older = p->newest;
+	s->newer = -1;
+	if (p->newest < 0)
+		p->oldest = i;
+	else
+		p->slots[p->newest].newer = i;
+	p->newest = i;
 	b = bucket_of(p, s->key);
 	if (p->bk[b].tail < 0)
 		p->bk[b].head = i;
 	else
 		p->slots[p->bk[b].tail].next = i;
 	p->bk[b].tail = i;
-	p->count++;
+	if (++p->count > 2 * (size_t)(p->bmask + 1) && p->bmask + 1 < p->bmax)
+		grow(p);
 	return ev;
 }
 

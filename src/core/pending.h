@@ -2,9 +2,10 @@
 /*
  * pending.h - records of one side waiting for their twin from the other side,
  * in a bounded structure: `capacity` slots, chained per hash bucket of the
- * join key (cntlid, qid, cid), reused last-freed-first so the few slots of a
- * stream whose twins come soon stay in cache; an arrival-order ring of slot
- * numbers gives the oldest.
+ * join key (cntlid, qid, cid) in a table that grows with the records
+ * pending, reused last-freed-first so the few slots of a stream whose twins
+ * come soon stay in cache; a list of the pending slots in arrival order
+ * gives the oldest.
  *
  * Expiry is by count, never by comparing clocks: a record still pending
  * `capacity` arrivals later, or the oldest when every slot is taken, is

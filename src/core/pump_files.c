@@ -314,6 +314,16 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 	return 1;
 }
 
+static void feed_model(void *m, const struct ntp_record *r)
+{
+	ntp_model_ingest(m, r);
+}
+
+static void feed_pump(void *p, const struct ntp_record *r)
+{
+	ntp_pump_record(p, r);
+}
+
 int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)
 {
 	struct ntp_files *f = ctx;
@@ -328,22 +338,13 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 		const struct ntp_record *r;
 		uint64_t t;
 		size_t from;
-		int fed = 0;
 		/* a report: each record to the model without the pump's checks */
 		struct ntp_model *plain = ntp_pump_plain_model(p);
+		int fed = plain ? ntp_merge_drain(f->mg, until, feed_model, plain, f->primary, &f->last) > 0
+				: ntp_merge_drain(f->mg, until, feed_pump, p, f->primary, &f->last) > 0;
 
-		while (ntp_merge_peek(f->mg, &r, &from, &t)) {
-			if (t > until)
-				return pause_at(f, p, until, t, fed, reached);
-			fed = 1;
-			ntp_merge_pop(f->mg);
-			if (plain)
-				ntp_model_ingest(plain, r);
-			else
-				ntp_pump_record(p, r);
-			if (from == f->primary && t > f->last)
-				f->last = t;
-		}
+		if (ntp_merge_peek(f->mg, &r, &from, &t))
+			return pause_at(f, p, until, t, fed, reached);
 	} else {
 		/* one file, paced */
 		struct cursor *c = &f->cur[0];

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_pending.c - the join's pending records (pending.h) against a plain
+ * list in arrival order that does what pending.h says: a take finds the
+ * oldest record of the same command among those of its key and drops the
+ * older ones of the key (at most 64, as the structure does), a put evicts
+ * the record still pending capacity arrivals later, drop_key drops a key's
+ * records. Random operations over few keys and commands, capacities from
+ * the smallest up, so chains, evictions, reuse of slots and the growth of
+ * the bucket table all happen; every returned record, count and eviction
+ * compared. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "core/pending.h"
+
+#define REF_MAX 70000
+
+struct ref {
+	uint32_t cap;
+	uint64_t puts;
+	size_t n;
+	uint64_t seq[REF_MAX];		/* arrival number of each live record, oldest first */
+	struct ntp_record r[REF_MAX];
+};
+
+static int same_key(const struct ntp_record *a, const struct ntp_record *b)
+{
+	return a->cntlid == b->cntlid && a->qid == b->qid && a->cid == b->cid;
+}
+
+static void ref_remove(struct ref *x, size_t i)
+{
+	memmove(&x->seq[i], &x->seq[i + 1], (x->n - i - 1) * sizeof(x->seq[0]));
+	memmove(&x->r[i], &x->r[i + 1], (x->n - i - 1) * sizeof(x->r[0]));
+	x->n--;
+}
+
+static int ref_put(struct ref *x, const struct ntp_record *r, struct ntp_record *ev)
+{
+	int evicted = 0;
+
+	if (x->n && x->seq[0] + x->cap == x->puts) {
+		*ev = x->r[0];
+		ref_remove(x, 0);
+		evicted = 1;
+	}
+	x->seq[x->n] = x->puts++;
+	x->r[x->n++] = *r;
+	return evicted;
+}
+
+/* the taken record copied to *out: 1, or 0 */
+static int ref_take(struct ref *x, const struct ntp_record *r, uint64_t *dropped, struct ntp_record *out)
+{
+	size_t older[REF_MAX], n_older = 0, i;
+
+	for (i = 0; i < x->n; i++) {
+		if (!same_key(&x->r[i], r))
+			continue;
+		if (ntp_same_command(&x->r[i], r))
+			break;
+		older[n_older++] = i;
+	}
+	if (i == x->n)
+		return 0;
+	*out = x->r[i];
+	ref_remove(x, i);
+	if (n_older > 64)
+		n_older = 64;
+	while (n_older--) {
+		ref_remove(x, older[n_older]);	/* from the last: the indices before stay */
+		(*dropped)++;
+	}
+	return 1;
+}
+
+static uint64_t ref_drop_key(struct ref *x, const struct ntp_record *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = x->n; i-- > 0;)
+		if (same_key(&x->r[i], r)) {
+			ref_remove(x, i);
+			n++;
+		}
+	return n;
+}
+
+static void random_cmd(struct ntp_record *r, unsigned keys, unsigned cmds, uint64_t id)
+{
+	unsigned k = (unsigned)random() % keys;
+
+	memset(r, 0, sizeof(*r));
+	r->cntlid = (uint16_t)(1 + k % 3);
+	r->qid = (uint16_t)(k / 3 % 5);
+	r->cid = (uint16_t)(k / 15);
+	r->opcode = 2;
+	r->nsid = 1;
+	r->len = 4096;
+	r->slba = (uint64_t)(random() % cmds);
+	r->seq = id;			/* tells the records apart */
+	r->ts[3] = id * 7;
+	r->ts_valid = 1u << 3;
+}
+
+/* puts and takes in percent of the operations, the rest drop_key */
+static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put, int take,
+			      unsigned seed)
+{
+	static struct ref x;
+	struct ntp_pend *p = ntp_pend_new(capacity);
+	uint64_t id = 1;
+
+	assert_non_null(p);
+	srandom(seed);
+	memset(&x, 0, sizeof(x));
+	x.cap = 16;
+	while (x.cap < capacity && x.cap < (1u << 24))
+		x.cap <<= 1;
+	for (unsigned op = 0; op < ops; op++) {
+		struct ntp_record r, ev1, ev2, out;
+		uint64_t d1 = 0, d2 = 0;
+		const struct ntp_record *got;
+		int w = (int)(random() % 100), e1, e2;
+
+		random_cmd(&r, keys, cmds, id++);
+		if (w < put) {
+			memset(&ev1, 0, sizeof(ev1));
+			memset(&ev2, 0, sizeof(ev2));
+			e1 = ntp_pend_put(p, &r, &ev1);
+			e2 = ref_put(&x, &r, &ev2);
+			assert_int_equal(e1, e2);
+			if (e1)
+				assert_memory_equal(&ev1, &ev2, sizeof(ev1));
+		} else if (w < put + take) {
+			got = ntp_pend_take(p, &r, &d1);
+			e2 = ref_take(&x, &r, &d2, &out);
+			assert_int_equal(got != NULL, e2);
+			if (got)
+				assert_memory_equal(got, &out, sizeof(out));
+			assert_int_equal(d1, d2);
+		} else {
+			assert_int_equal(ntp_pend_drop_key(p, &r), ref_drop_key(&x, &r));
+		}
+		assert_int_equal(ntp_pend_count(p), x.n);
+	}
+	ntp_pend_free(p);
+}
+
+static void test_pending_reference(void **state)
+{
+	(void)state;
+	/* few keys and commands: long chains, matches past older records */
+	against_reference(16, 4, 3, 20000, 50, 40, 1);
+	against_reference(16, 40, 2, 20000, 50, 40, 2);
+	/* more puts than takes: evictions of the oldest, records taken
+	 * from the middle of the arrival order before */
+	against_reference(16, 50, 4, 20000, 70, 28, 6);
+	/* more keys than the table starts with buckets, evictions at 64 */
+	against_reference(64, 3000, 4, 60000, 50, 40, 3);
+	/* one key: more than 64 older records of it before a match */
+	against_reference(1024, 1, 300, 20000, 60, 40, 4);
+	/* a join's window, most records taken soon: the bucket table grows */
+	against_reference(4096, 2000, 2, 40000, 50, 40, 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pending_reference),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
