@@ -13,11 +13,12 @@
  *
  * Host (keyed by struct request *):
  *   nvme_setup_cmd tp        sample pick, DRV_SUBMIT, BLK_SUBMIT=rq->start_time_ns
- *   nvme_tcp_try_send        which queue this thread sends on (context only)
+ *   nvme_tcp_try_send        which queue this thread sends on (context only;
+ *                            only where nvme_tcp_data_ready's address is unknown)
  *   tcp_sendpage/tcp_sendmsg CMD_SENT / DATA_SENT (6.1 inlined the PDU senders
  *                            into nvme_tcp_try_send; we see their socket sends)
  *   nvme_tcp_data_ready      packet arrival per socket
- *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only)
+ *   nvme_tcp_recv_skb        arrival of the chunk being parsed (context only, entry)
  *   nvme_tcp_setup_h2c_data_pdu  R2T_DRV, R2T_ARRIVE (called by handle_r2t)
  *   blk_mq_tag_to_rq        the same, where the above is inlined (5.10)
  *   blk_mq_complete_request_remote  RSP_DRV, RSP_ARRIVE (6.1 inlined
@@ -25,7 +26,8 @@
  *   nvme_complete_rq tp      DRV_COMPLETE
  *   block_rq_complete tp     BLK_COMPLETE; the record leaves the host
  * Target (keyed by struct nvmet_req *):
- *   nvmet_tcp_io_work        which queue this thread works on (context only)
+ *   nvmet_tcp_io_work        which queue this thread works on (context only;
+ *                            only where nvmet_tcp_data_ready's address is unknown)
  *   nvmet_tcp_data_ready     packet arrival per socket
  *   nvmet_req_init tp        sample pick, CMD_RECV, CMD_ARRIVE
  *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
@@ -33,6 +35,7 @@
  *                            record leaves the target at RSP_SENT
  *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T)
  *   nvmet_req_complete tp    STORAGE_DONE, exact per-group counter
+ *   nvmet_ns_disable         the generation of the device-name cache
  *   nvmet_tcp_queue_response RSP_QUEUED
  *
  * --exact-queues (knob exact_queues): every command is tracked as a sampled
@@ -126,9 +129,11 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u16 cid, nlb;
 	__u64 slba;
 	__u32 len;
+	__u8 opcode;
 	int io, picked;
 
-	io = io_of(NTP_RD(btf, cmd, common.opcode));
+	opcode = NTP_RD(btf, cmd, common.opcode);
+	io = io_of(opcode);
 	if (!NTP_RD2(btf, rq, q, queuedata))	/* admin and fabrics commands */
 		return 0;
 	/* whatever happens next, a stale record on this request must not absorb it */
@@ -166,9 +171,12 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	r->slba = slba;
 	r->nlb = nlb;
 	r->len = len;
-	r->opcode = BPF_CORE_READ(cmd, common.opcode);
-	r->nsid = BPF_CORE_READ(cmd, common.nsid);
-	r->qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	/* a sampled command's own fields: plain loads where the tracepoint's
+	 * pointers are typed (each BPF_CORE_READ is a helper call, on the
+	 * path that makes a sampled command slower than the rest) */
+	r->opcode = opcode;
+	r->nsid = NTP_RD(btf, cmd, common.nsid);
+	r->qid = NTP_RD2(btf, rq, mq_hctx, queue_num) + 1;
 	r->cntlid = BPF_CORE_READ(nreq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
@@ -180,7 +188,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	/* blk-mq stamps start_time_ns (ktime_get_ns, the clock of
 	 * bpf_ktime_get_ns) when it allocates the request for the bio, if I/O
 	 * accounting is on; nvme_setup_cmd runs later inside ->queue_rq. */
-	start = BPF_CORE_READ(rq, start_time_ns);
+	start = NTP_RD(btf, rq, start_time_ns);
 	if (start && start <= now)
 		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
 	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
@@ -290,6 +298,8 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 		e->side = side;
 		e->arrival_ns = 0;
 		e->send_ns = 0;
+		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */
+			bp_busy_add(t, -1);
 		e->bp_sub = 0;
 		e->bp_slept = 0;
 	} else {
@@ -306,6 +316,8 @@ static __always_inline int ctx_leave(void *map)
 
 	if (e) {
 		e->queue = 0;
+		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */
+			bp_busy_add(t, -1);
 		e->bp_sub = 0;
 	}
 	return 0;
@@ -423,22 +435,28 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
-static __always_inline int sk_ready(struct sock *sk, int target)
+/* The low bits of sk_user_data may carry flags (SK_USER_DATA_NOCOPY and
+ * others, include/net/sock.h): masked off. */
+#define NTP_SK_USER_DATA_PTRMASK (~7ULL)
+
+/* target: with the queue (the socket's sk_user_data, nvmet_tcp_set_queue_sock),
+ * whose blocked time the arrival notes; btf: an fentry program (NTP_RD) */
+static __always_inline int sk_ready(struct sock *sk, int target, bool btf)
 {
-	arrival_note(sk, target);
+	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0);
 	return 0;
 }
 
 SEC("fentry/nvme_tcp_data_ready")
 int BPF_PROG(ntp_h_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk, 0);
+	return sk_ready(sk, 0, true);
 }
 
 SEC("kprobe/nvme_tcp_data_ready")
 int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk, 0);
+	return sk_ready(sk, 0, false);
 }
 
 /* nvme_tcp_recv_skb(desc, skb, offset, len) parses [offset, offset+len) of
@@ -475,38 +493,46 @@ int BPF_PROG(ntp_h_recv_fe, read_descriptor_t *desc, struct sk_buff *skb, unsign
 	return host_recv_enter(desc, skb, offset, len);
 }
 
-SEC("fexit/nvme_tcp_recv_skb")
-int BPF_PROG(ntp_h_recv_fx, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len,
-	     int ret)
-{
-	return ctx_leave(&recv_ctx);
-}
-
 SEC("kprobe/nvme_tcp_recv_skb")
 int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
 {
 	return host_recv_enter(desc, skb, offset, len);
 }
 
-SEC("kretprobe/nvme_tcp_recv_skb")
-int BPF_KRETPROBE(ntp_h_recv_kr)
-{
-	return ctx_leave(&recv_ctx);
-}
 
 /* Response parsed: 6.1 inlines nvme_tcp_process_nvme_cqe, which ends in
  * nvme_try_complete_req() -> blk_mq_complete_request_remote(rq) (exported,
  * never inlined), before nvme_complete_rq. Called for every blk-mq driver:
  * a lookup that misses for anything but our sampled host requests. */
+/* The context of the nvme_tcp_recv_skb this thread is inside, NULL: none.
+ * No exit hook clears it: the entry noted the chunk's last byte, and
+ * tcp_read_sock moves the socket's copied_seq past what its actor consumed
+ * only after the actor returns (5.10 to 6.12: copied_seq is written after
+ * the call, at the end of the loop or of the read), so while the thread is
+ * inside, copied_seq is at most the chunk's first byte; once the chunk was
+ * consumed it is past its last. A context left by an earlier call (a
+ * timeout or a cancel completing a request on a worker that parsed a
+ * chunk before) is told by that, without a pair of hooks per chunk. */
+static __always_inline struct ntp_thread_ctx *host_rx_ctx(void)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+
+	if (!c || !c->queue || !c->arrival_sk || c->side != NTP_SIDE_HOST)
+		return NULL;
+	if ((__s32)(sk_copied_seq(c->arrival_sk) - c->arrival_seq) > 0)
+		return NULL;
+	return c;
+}
+
 /* The arrival of the chunk this thread's nvme_tcp_recv_skb is parsing
  * (host_recv_enter), 0: not inside one, or unknown. */
 static __always_inline __u64 host_rx_arrival(__u64 now)
 {
-	__u32 t = tid();
-	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+	struct ntp_thread_ctx *c = host_rx_ctx();
 	__u64 arrive;
 
-	if (!c || !c->queue || !c->arrival_sk)
+	if (!c)
 		return 0;
 	arrive = arrival_of(c->arrival_sk, c->arrival_seq, NULL);
 	return arrive <= now ? arrive : 0;
@@ -588,12 +614,11 @@ static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32
 	struct nvme_tcp_queue___ntp *q;
 	struct ntp_thread_ctx *c;
 	struct request *rq = NULL, **rqs;
-	__u32 t = tid();
 	__u8 type = 0;
 	void *pdu;
 
-	c = bpf_map_lookup_elem(&recv_ctx, &t);
-	if (!c || !c->queue || c->side != NTP_SIDE_HOST)
+	c = host_rx_ctx();
+	if (!c)
 		return 0;
 	q = (void *)c->queue;
 	pdu = BPF_CORE_READ(q, pdu);
@@ -653,13 +678,13 @@ int BPF_KRETPROBE(ntp_t_work_kr)
 SEC("fentry/nvmet_tcp_data_ready")
 int BPF_PROG(ntp_t_ready_fe, struct sock *sk)
 {
-	return sk_ready(sk, 1);
+	return sk_ready(sk, 1, true);
 }
 
 SEC("kprobe/nvmet_tcp_data_ready")
 int BPF_KPROBE(ntp_t_ready_kp, struct sock *sk)
 {
-	return sk_ready(sk, 1);
+	return sk_ready(sk, 1, false);
 }
 
 static __always_inline struct ntp_thread_ctx *target_ctx(void)
@@ -688,6 +713,48 @@ static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
 	return (__u64)BPF_CORE_READ(q, sock, sk);
 }
 
+/* The target's hooks find a command's queue from the command itself, without
+ * nvmet_tcp_io_work's per-thread context (tgt_sk_ready known: fentry flavour,
+ * NVMe/TCP). */
+static __always_inline bool tgt_direct(void)
+{
+	return ntp_transport == NTP_TRANSPORT_TCP && tgt_sk_ready;
+}
+
+/* The nvmet_tcp_queue of req, 0: req is not an nvmet-tcp command. The
+ * nvmet_req of nvmet-tcp sits in a struct nvmet_tcp_cmd after its queue
+ * pointer, and its sq is that queue's nvme_sq: the read through the
+ * container is taken only when it points back at req's own sq (another
+ * transport's request, nvmet-rdma's inside its rsp, fails the test). */
+static __always_inline __u64 target_tcp_queue_of(struct nvmet_req___ntp *req, bool btf)
+{
+	struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
+	__u64 q = (__u64)BPF_CORE_READ(cmd, queue);
+	__u64 sq = (__u64)NTP_RD(btf, req, sq);
+
+	if (!q || q + bpf_core_field_offset(struct nvmet_tcp_queue___ntp, nvme_sq) != sq)
+		return 0;
+	return q;
+}
+
+static __always_inline __u64 tcp_queue_sk(__u64 queue)
+{
+	struct nvmet_tcp_queue___ntp *q = (void *)queue;
+
+	return (__u64)BPF_CORE_READ(q, sock, sk);
+}
+
+/* The thread's context in map, made on first use (a queue worker's). */
+static __always_inline struct ntp_thread_ctx *thread_ctx(void *map, __u32 t)
+{
+	struct ntp_thread_ctx zero = { .side = NTP_SIDE_TARGET }, *c = bpf_map_lookup_elem(map, &t);
+
+	if (c)
+		return c;
+	bpf_map_update_elem(map, &t, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &t);
+}
+
 /* A difference of two blocked-time readings, within [0, span]. */
 static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 {
@@ -703,21 +770,34 @@ static __always_inline __u64 bp_clamp(__u64 d, __u64 span)
 static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct nvme_command___ntp *cmd, bool btf)
 {
 	int rdma = ntp_transport == NTP_TRANSPORT_RDMA;
-	struct ntp_thread_ctx *c = rdma ? target_rdma_ctx() : target_ctx();
-	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key;
+	struct ntp_thread_ctx *c = NULL;
+	__u64 key = (__u64)req, now, arrive, bp_arrive = 0, bp_key, tq = 0;
 	struct nvmet_sq___ntp *sq;
 	struct ntp_record *r;
-	__u16 cid, nlb;
+	__u16 cid, nlb, qid;
 	__u64 slba;
 	__u8 opcode;
 	int picked;
 
-	if (!c)		/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's recv_done) */
-		return 0;
+	/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's
+	 * recv_done), or (tgt_direct) not an nvmet-tcp command, which
+	 * nvmet_tcp parses only in io_work */
+	if (tgt_direct()) {
+		tq = target_tcp_queue_of(req, btf);
+		if (!tq)
+			return 0;
+	} else {
+		c = rdma ? target_rdma_ctx() : target_ctx();
+		if (!c)
+			return 0;
+	}
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = NTP_RD(btf, cmd, common.opcode);
 	sq = NTP_RD(btf, req, sq);
-	if (!io_wanted(io_of(opcode)) || !NTP_RD(btf, sq, qid))
+	if (!sq)
+		return 0;
+	qid = NTP_RD(btf, sq, qid);
+	if (!io_wanted(io_of(opcode)) || !qid)
 		return 0;
 	cid = NTP_RD(btf, cmd, common.command_id);
 	/* not NTP_RD: the verifier walks nvme_command's union by its first
@@ -740,9 +820,9 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	r->slba = slba;
 	r->nlb = nlb;
 	r->opcode = opcode;
-	r->nsid = BPF_CORE_READ(cmd, common.nsid);
-	r->qid = BPF_CORE_READ(sq, qid);
-	r->cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
+	r->nsid = NTP_RD(btf, cmd, common.nsid);
+	r->qid = qid;
+	r->cntlid = NTP_RD2(btf, sq, ctrl, cntlid);
 	if (sampling_n <= 1)
 		r->flags |= NTP_REC_F_SAMPLED_EXACT;
 	if (picked)
@@ -750,12 +830,16 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	else
 		r->flags |= NTP_REC_F_UNSAMPLED;	/* --exact-queues only */
 	set_ts(r, NTP_TS_T_CMD_RECV, now);
-	if (rdma) {
+	if (rdma && c) {
 		bp_key = c->bp_key;
 		arrive = rdma_target_arrival(bp_key, now, &bp_arrive);
 	} else {
-		bp_key = target_sk(c);
-		arrive = arrival_of(bp_key, sk_copied_seq(bp_key) - 1, &bp_arrive);
+		/* the blocked time is kept per queue, the arrivals per socket */
+		__u64 sk;
+
+		bp_key = tq ? tq : c ? c->queue : 0;
+		sk = tq ? tcp_queue_sk(tq) : c ? target_sk(c) : 0;
+		arrive = arrival_of(sk, sk_copied_seq(sk) - 1, &bp_arrive);
 	}
 	if (arrive && arrive <= now) {
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
@@ -795,14 +879,29 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
  * (found anyway) notes the queue in place, so sched_switch's lookup of the
  * same context tells a worker inside a submission, without a map update and
  * delete per command. */
-static __always_inline int target_exec(struct nvmet_req___ntp *req)
+/* btf: an fentry program (NTP_RD) */
+static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, sk;
-	struct ntp_thread_ctx *c = worker_ctx();
+	__u64 key = (__u64)req, now, arrive, tq = 0, sk;
+	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
+	__u32 t = tid();
 
+	if (tgt_direct()) {
+		/* every nvmet-tcp submission runs in its queue's io_work
+		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request) */
+		tq = target_tcp_queue_of(req, btf);
+		c = tq ? thread_ctx(&send_ctx, t) : NULL;
+	} else {
+		c = worker_ctx();
+		if (c && ntp_transport == NTP_TRANSPORT_TCP)
+			tq = c->queue;
+	}
 	if (c) {
-		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : target_sk(c);
+		if (!c->bp_sub)
+			bp_busy_add(t, 1);
+		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
+		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq;
 		c->bp_slept = 0;
 	}
 	r = cmd_find(&target_cmds, key);
@@ -818,9 +917,9 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 	 * the verifier must see them unreachable. */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
-	if (!c)
+	if (!tq)
 		return 0;
-	sk = target_sk(c);
+	sk = tcp_queue_sk(tq);
 	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
 	if (arrive && arrive <= now)
 		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
@@ -830,13 +929,13 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 SEC("fentry/nvmet_bdev_execute_rw")
 int BPF_PROG(ntp_t_exec_fe, struct nvmet_req___ntp *req)
 {
-	return target_exec(req);
+	return target_exec(req, true);
 }
 
 SEC("kprobe/nvmet_bdev_execute_rw")
 int BPF_KPROBE(ntp_t_exec_kp, struct nvmet_req___ntp *req)
 {
-	return target_exec(req);
+	return target_exec(req, false);
 }
 
 /* The thread's context in the transport's map, whatever its queue (the
@@ -850,12 +949,14 @@ static __always_inline struct ntp_thread_ctx *worker_ctx_of(__u32 t)
  * (below) ends here. */
 static __always_inline int target_exec_exit(void)
 {
-	struct ntp_thread_ctx *c = worker_ctx_of(tid());
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = worker_ctx_of(t);
 
 	if (!c || !c->bp_sub)
 		return 0;
 	if (c->bp_slept)
 		ntp_bp_exit(c->bp_sub, bpf_ktime_get_ns());
+	bp_busy_add(t, -1);
 	c->bp_sub = 0;
 	c->bp_slept = 0;
 	return 0;
@@ -867,15 +968,21 @@ static __always_inline int target_exec_exit(void)
  * drive from then until the submission returns: its sleep, its wait for a
  * CPU once a tag is free, the rest of the submission. A submission that
  * never sleeps is not blocked, however long preemption, interrupts or
- * softirqs borrow its CPU. Every switch of the machine comes here: one
- * lookup that misses for every thread but a queue's worker. */
-static __always_inline int bp_switch(bool preempt, struct task_struct *prev)
+ * softirqs borrow its CPU. Every switch of the machine comes here: a thread
+ * whose bucket of bp_busy is 0 is no worker in a submission, and costs a
+ * load and a compare; only the others look their context up. */
+static __always_inline int bp_switch(bool preempt, struct task_struct *prev, bool btf)
 {
 	struct ntp_thread_ctx *c;
+	__u32 pid;
 
 	if (preempt)
 		return 0;
-	c = worker_ctx_of(BPF_CORE_READ(prev, pid));
+	pid = NTP_RD(btf, prev, pid);
+	/* the common case: no thread of prev's bucket is in a submission */
+	if (!bp_busy_maybe(pid))
+		return 0;
+	c = worker_ctx_of(pid);
 	/* a second sleep of the same submission: already blocked */
 	if (!c || !c->bp_sub || c->bp_slept)
 		return 0;
@@ -889,13 +996,13 @@ int BPF_PROG(ntp_t_sched_tb, bool preempt, struct task_struct *prev, struct task
 {
 	if (!prev)
 		return 0;
-	return bp_switch(preempt, prev);
+	return bp_switch(preempt, prev, true);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(ntp_t_sched_rt, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return bp_switch(preempt, prev);
+	return bp_switch(preempt, prev, false);
 }
 
 SEC("fexit/nvmet_bdev_execute_rw")
@@ -910,23 +1017,95 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
 	return target_exec_exit();
 }
 
+/* The target's group key, cached per CPU (docs/hooks.md, "The target's
+ * device name"): the namespace and the generation of namespace changes it
+ * was read under. A namespace's device_path changes only while it is
+ * disabled, and a namespace is freed only after nvmet_ns_free disables it:
+ * every change passes nvmet_ns_disable, whose entry bumps ns_gen
+ * (ntp_t_nsoff). tdev_cache_ok: user space sets it once that hook is
+ * attached (src/collector/collector.c); until then, or without the hook,
+ * every command reads its path. */
+volatile __u32 tdev_cache_ok;
+volatile __u64 ns_gen;
+
+struct ntp_tdev_cache {
+	__u64 ns;		/* struct nvmet_ns * */
+	__u64 gen;		/* ns_gen when it was read */
+	__u64 busy;		/* being filled: an interrupt's command on this CPU reads the path itself */
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_tdev_cache);
+} tdev_cache SEC(".maps");
+
+static __always_inline int ns_disable(void)
+{
+	__sync_fetch_and_add(&ns_gen, 1);
+	return 0;
+}
+
+SEC("fentry/nvmet_ns_disable")
+int BPF_PROG(ntp_t_nsoff_fe, void *ns)
+{
+	return ns_disable();
+}
+
+SEC("kprobe/nvmet_ns_disable")
+int BPF_KPROBE(ntp_t_nsoff_kp, void *ns)
+{
+	return ns_disable();
+}
+
 /* "/dev/nullb0" -> "nullb0", as a NUL-terminated name of at most
- * NTP_DEV_LEN - 1 characters. One read of the path (every command comes
- * here), then a copy from the stack: constant offsets only, which the
+ * NTP_DEV_LEN - 1 characters. One read of the path when the cache above
+ * misses, then a copy from the stack: constant offsets only, which the
  * verifier takes without a loop. */
 static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf)
 {
 	char path[NTP_DEV_LEN + 5] = {};
-	const char *p = NTP_RD2(btf, req, ns, device_path);
+	struct nvmet_ns___ntp *ns = NTP_RD(btf, req, ns);
+	struct ntp_tdev_cache *c = NULL;
+	const char *p;
+	__u32 zero = 0;
+	__u64 gen = 0;
 
-	if (!p)
+	if (!ns)
 		return;
-	bpf_probe_read_kernel_str(path, sizeof(path), p);
-	if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
-		__builtin_memcpy(out, path + 5, NTP_DEV_LEN);
-	else
-		__builtin_memcpy(out, path, NTP_DEV_LEN);
-	out[NTP_DEV_LEN - 1] = 0;
+	if (tdev_cache_ok) {
+		/* the generation first: a disable after it makes this fill stale */
+		gen = ns_gen;
+		c = bpf_map_lookup_elem(&tdev_cache, &zero);
+		if (c && !c->busy && c->ns == (__u64)ns && c->gen == gen) {
+			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
+			return;
+		}
+		if (c && c->busy)
+			c = NULL;
+		if (c) {
+			c->busy = 1;
+			asm volatile("" ::: "memory");
+		}
+	}
+	p = NTP_RD(btf, ns, device_path);
+	if (p) {
+		bpf_probe_read_kernel_str(path, sizeof(path), p);
+		if (path[0] == '/' && path[1] == 'd' && path[2] == 'e' && path[3] == 'v' && path[4] == '/')
+			__builtin_memcpy(out, path + 5, NTP_DEV_LEN);
+		else
+			__builtin_memcpy(out, path, NTP_DEV_LEN);
+		out[NTP_DEV_LEN - 1] = 0;
+	}
+	if (c) {
+		__builtin_memcpy(c->name, out, NTP_DEV_LEN);
+		c->ns = (__u64)ns;
+		c->gen = gen;
+		asm volatile("" ::: "memory");
+		c->busy = 0;
+	}
 }
 
 /* Storage done (__nvmet_req_complete, before ->queue_response). Every
@@ -971,7 +1150,7 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool
 	if (ntp_transport == NTP_TRANSPORT_TCP) {
 		struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
 
-		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue, sock, sk), now);
+		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue), now);
 	}
 	r->len = len;
 	__builtin_memcpy(r->dev, dev, NTP_DEV_LEN);
@@ -1030,27 +1209,97 @@ static __always_inline __u64 target_send_key(__u64 queue, struct nvmet_tcp_cmd__
 	return cmd ? (__u64)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req) : 0;
 }
 
-static __always_inline void target_sock_send(__u64 queue, __u64 now)
+/* The record of the command the target queue is sending (NULL: none, or not
+ * sampled), its key in *keyp, and in *slot what this send stamps from the
+ * PDU the command is at (cmd->state): R2T_SENT, RSP_SENT; -1: none. */
+static __always_inline struct ntp_record *target_send_at(__u64 queue, int *slot, __u64 *keyp)
 {
-	struct nvmet_tcp_queue___ntp *q = (void *)queue;
 	struct nvmet_tcp_cmd___ntp *cmd;
 	__u64 key = target_send_key(queue, &cmd);
 	struct ntp_record *r;
 	int state;
 
+	*slot = -1;
+	*keyp = key;
 	r = key ? cmd_find(&target_cmds, key) : NULL;
 	if (!r)
-		return;
+		return NULL;
 	state = BPF_CORE_READ(cmd, state);
-	if (state == NTP_NVMET_TCP_SEND_R2T) {
+	if (state == NTP_NVMET_TCP_SEND_R2T)
+		*slot = NTP_TS_T_R2T_SENT;
+	else if (state == NTP_NVMET_TCP_SEND_RESPONSE)
+		*slot = NTP_TS_T_RSP_SENT;
+	return r;
+}
+
+/* The response went out at `at`: the queue's blocked time since STORAGE_DONE,
+ * and the record leaves the target. */
+static __always_inline void target_rsp_sent(__u64 queue, __u64 key, struct ntp_record *r, __u64 at)
+{
+	set_ts(r, NTP_TS_T_RSP_SENT, at);
+	if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= at)
+		set_ts(r, NTP_TS_T_BP_RSP,
+		       bp_clamp(ntp_bp_read(queue, at) - r->ts[NTP_TS_T_BP_RSP],
+				at - r->ts[NTP_TS_T_STORAGE_DONE]));
+	leave_side(&target_cmds, key, r);
+}
+
+static __always_inline void target_sock_send(__u64 queue, __u64 now)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT)
 		set_ts_once(r, NTP_TS_T_R2T_SENT, now);
-	} else if (state == NTP_NVMET_TCP_SEND_RESPONSE) {
-		set_ts(r, NTP_TS_T_RSP_SENT, now);
-		if (has_ts(r, NTP_TS_T_STORAGE_DONE) && r->ts[NTP_TS_T_STORAGE_DONE] <= now)
-			set_ts(r, NTP_TS_T_BP_RSP,
-			       bp_clamp(ntp_bp_read((__u64)BPF_CORE_READ(q, sock, sk), now) - r->ts[NTP_TS_T_BP_RSP],
-					now - r->ts[NTP_TS_T_STORAGE_DONE]));
-		leave_side(&target_cmds, key, r);
+	else if (slot == NTP_TS_T_RSP_SENT)
+		target_rsp_sent(queue, key, r, now);
+}
+
+/* Without the per-thread context (tgt_direct, a target socket told by its
+ * sk_data_ready), as on the host: the entry writes its time into the PDU's
+ * slot, not yet valid; the exit makes it valid when the call accepted bytes
+ * (the response's: the record leaves), else clears it. The command cannot
+ * change during the call: nvmet_tcp moves on (snd_cmd = NULL, the command
+ * put) only after the socket send returns. The clock is read only for a
+ * sampled command. */
+static __always_inline void target_send_pending(__u64 queue)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT))
+		r->ts[NTP_TS_T_R2T_SENT] = bpf_ktime_get_ns();
+	else if (slot == NTP_TS_T_RSP_SENT)
+		r->ts[NTP_TS_T_RSP_SENT] = bpf_ktime_get_ns();
+}
+
+static __always_inline void target_send_done(__u64 queue, long ret)
+{
+	struct ntp_record *r;
+	__u64 key;
+	int slot;
+
+	r = target_send_at(queue, &slot, &key);
+	if (!r)
+		return;
+	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT)) {
+		if (ret > 0 && r->ts[NTP_TS_T_R2T_SENT])
+			r->ts_valid |= 1u << NTP_TS_T_R2T_SENT;
+		else
+			r->ts[NTP_TS_T_R2T_SENT] = 0;
+	} else if (slot == NTP_TS_T_RSP_SENT) {
+		if (ret > 0 && r->ts[NTP_TS_T_RSP_SENT])
+			target_rsp_sent(queue, key, r, r->ts[NTP_TS_T_RSP_SENT]);
+		else
+			r->ts[NTP_TS_T_RSP_SENT] = 0;
 	}
 }
 
@@ -1112,14 +1361,11 @@ static __always_inline int sock_send_exit(long ret)
  * nvme_tcp_alloc_queue, nvmet-tcp's nvmet_tcp_set_queue_sock); an ordinary
  * application socket has none. The fentry/fexit flavour reads that field
  * (a plain load through the BTF pointer) before anything else: a socket
- * without it costs no map lookup. The low bits of sk_user_data may carry
- * flags (SK_USER_DATA_NOCOPY and others, include/net/sock.h): masked off.
- * The kprobe flavour reads it too (a probe read, still cheaper than a
- * lookup), but cannot filter at its kretprobe (no arguments there), which
- * keeps the per-thread lookup.
+ * without it costs no map lookup (the low bits of sk_user_data are masked
+ * off: NTP_SK_USER_DATA_PTRMASK). The kprobe flavour reads it too (a probe
+ * read, still cheaper than a lookup); its kretprobe has no arguments and
+ * asks send_busy (sock_stash).
  */
-#define NTP_SK_USER_DATA_PTRMASK (~7ULL)
-
 static __always_inline __u64 sk_queue(struct sock *sk)
 {
 	return sk ? (__u64)sk->sk_user_data & NTP_SK_USER_DATA_PTRMASK : 0;
@@ -1136,6 +1382,19 @@ static __always_inline bool host_sock(struct sock *sk)
 	return host_sk_ready && (__u64)sk->sk_data_ready == host_sk_ready;
 }
 
+/* A target queue's socket (tgt_direct): its callback is nvmet_tcp_data_ready. */
+static __always_inline bool tgt_sock(struct sock *sk)
+{
+	return tgt_direct() && (__u64)sk->sk_data_ready == tgt_sk_ready;
+}
+
+/* With both callbacks' addresses known, a socket with sk_user_data that is
+ * neither driver's (another kernel user of the field) costs nothing more. */
+static __always_inline bool sock_needs_ctx(void)
+{
+	return !host_sk_ready || !tgt_direct();
+}
+
 static __always_inline int sock_enter_fe(struct sock *sk)
 {
 	__u64 q = sk_queue(sk);
@@ -1146,7 +1405,11 @@ static __always_inline int sock_enter_fe(struct sock *sk)
 		host_send_pending(q);
 		return 0;
 	}
-	return sock_send_enter(q);
+	if (tgt_sock(sk)) {
+		target_send_pending(q);
+		return 0;
+	}
+	return sock_needs_ctx() ? sock_send_enter(q) : 0;
 }
 
 static __always_inline int sock_exit_fe(struct sock *sk, long ret)
@@ -1159,7 +1422,88 @@ static __always_inline int sock_exit_fe(struct sock *sk, long ret)
 		host_send_done(q, ret);
 		return 0;
 	}
-	return sock_send_exit(ret);
+	if (tgt_sock(sk)) {
+		target_send_done(q, ret);
+		return 0;
+	}
+	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
+}
+
+/*
+ * The kprobe flavour with the drivers' callbacks' addresses known: the
+ * kprobe has the socket, tells a host's or a target's by its sk_data_ready
+ * (a probe read), does what the fentry does, and leaves the queue for its
+ * kretprobe (which has no arguments) in the thread's context: no
+ * nvme_tcp_try_send or nvmet_tcp_io_work hooks. The kretprobe of every
+ * other send asks send_busy first (no lookup); the stack pointer tells the
+ * stashed send's return from a later call's, should a kretprobe have been
+ * missed (its instances exhausted).
+ */
+static __always_inline int sock_stash(struct pt_regs *ctx, __u64 q, __u8 side)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c = thread_ctx(&send_ctx, t);
+
+	if (!c)
+		return 0;
+	if (!c->stash_q)
+		__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], 1);
+	c->stash_q = q;
+	c->stash_side = side;
+	c->stash_sp = PT_REGS_SP(ctx);
+	return 0;
+}
+
+/* 1: the return of a stashed send, handled. */
+static __always_inline int sock_unstash(struct pt_regs *ctx, long ret)
+{
+	__u32 t = tid();
+	struct ntp_thread_ctx *c;
+	__u64 q, sp = PT_REGS_SP(ctx);
+
+	if (!send_busy[t % NTP_BP_BUCKETS])
+		return 0;
+	c = bpf_map_lookup_elem(&send_ctx, &t);
+	if (!c || !c->stash_q)
+		return 0;
+	q = c->stash_q;
+	c->stash_q = 0;
+	__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], -1);
+	/* x86-64: the return popped the return address; arm64: none */
+	if (sp < c->stash_sp || sp - c->stash_sp > 16)
+		return 1;
+	if (c->stash_side == NTP_SIDE_HOST)
+		host_send_done(q, ret);
+	else if (tgt_direct())
+		target_send_done(q, ret);
+	return 1;
+}
+
+static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
+{
+	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK, dr;
+
+	if (!q)
+		return 0;
+	if (host_sk_ready || tgt_direct()) {
+		dr = (__u64)BPF_CORE_READ(sk, sk_data_ready);
+		if (host_sk_ready && dr == host_sk_ready) {
+			host_send_pending(q);
+			return sock_stash(ctx, q, NTP_SIDE_HOST);
+		}
+		if (tgt_direct() && dr == tgt_sk_ready) {
+			target_send_pending(q);
+			return sock_stash(ctx, q, NTP_SIDE_TARGET);
+		}
+	}
+	return sock_needs_ctx() ? sock_send_enter(q) : 0;
+}
+
+static __always_inline int sock_exit_kp(struct pt_regs *ctx, long ret)
+{
+	if ((host_sk_ready || tgt_direct()) && sock_unstash(ctx, ret))
+		return 0;
+	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
 }
 
 /* 6.1 sends PDUs with kernel_sendpage -> tcp_sendpage, and data it cannot
@@ -1181,15 +1525,13 @@ int BPF_PROG(ntp_s_sendpage_fx, struct sock *sk, struct page *page, int offset, 
 SEC("kprobe/tcp_sendpage")
 int BPF_KPROBE(ntp_s_sendpage_kp, struct sock *sk)
 {
-	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_kp(ctx, sk);
 }
 
 SEC("kretprobe/tcp_sendpage")
 int BPF_KRETPROBE(ntp_s_sendpage_kr, int ret)
 {
-	return sock_send_exit(ret);
+	return sock_exit_kp(ctx, ret);
 }
 
 SEC("fentry/tcp_sendmsg")
@@ -1207,15 +1549,13 @@ int BPF_PROG(ntp_s_sendmsg_fx, struct sock *sk, struct msghdr *msg, size_t size,
 SEC("kprobe/tcp_sendmsg")
 int BPF_KPROBE(ntp_s_sendmsg_kp, struct sock *sk)
 {
-	__u64 q = (__u64)BPF_CORE_READ(sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK;
-
-	return q ? sock_send_enter(q) : 0;
+	return sock_enter_kp(ctx, sk);
 }
 
 SEC("kretprobe/tcp_sendmsg")
 int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
 {
-	return sock_send_exit(ret);
+	return sock_exit_kp(ctx, ret);
 }
 
 #include "ntprof_rdma.bpf.h"

@@ -46,6 +46,13 @@ const volatile bool has_atomic_fetch = true;
  * context from nvme_tcp_try_send, whose hooks are then not loaded
  * (src/collector/hooks.c, ntp_hook_unneeded). */
 const volatile __u64 host_sk_ready = 0;
+/* The address of nvmet_tcp_data_ready, fentry flavour recording the NVMe/TCP
+ * target only, 0: unknown. A target queue's socket has it in sk_data_ready
+ * and its nvmet_tcp_queue in sk_user_data; a command's queue is
+ * container_of(req, struct nvmet_tcp_cmd, req)->queue: the target's hooks
+ * then need no per-thread context from nvmet_tcp_io_work, whose hooks are
+ * not loaded (src/collector/hooks.c, ntp_hook_unneeded). */
+const volatile __u64 tgt_sk_ready = 0;
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
 volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
@@ -237,6 +244,9 @@ struct ntp_thread_ctx {
 	__u32 arrival_seq;	/* host receive: last byte of the chunk being parsed... */
 	__u64 arrival_sk;	/* ...on this socket; its arrival is looked up only for a sampled command */
 	__u64 bp_sub;		/* target: the queue whose storage submission this thread is in, 0: none */
+	__u64 stash_q;		/* kprobe flavour: the queue of the socket send in progress, 0: none */
+	__u64 stash_sp;		/* ...its entry's stack pointer (its kretprobe's, give or take the return address) */
+	__u8 stash_side;	/* ...enum ntp_side */
 };
 
 /* LRU: an entry per thread that ever sent or received on an NVMe/TCP queue
@@ -426,13 +436,16 @@ static __always_inline void occ_account(const struct ntp_record *r)
 
 /* No wake-up per record: a wake-up is an irq_work (a self-IPI) and a
  * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
- * Only a ring filling up wakes the reader at once. */
+ * Only a ring filling up wakes the reader at once: asked every 32nd record
+ * of a side (its seq), a helper call the other 31 do without on the
+ * sampled path; 2 MiB of the 4 are thousands of records, far more than the
+ * 64 records of both sides between two questions. */
 static __always_inline void emit(struct ntp_record *r)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	r->cpu = bpf_get_smp_processor_id();
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
+	if (!(r->seq & 31) && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), flags))
 		stat_inc(NTP_STAT_LOST);
@@ -475,7 +488,8 @@ static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *
 /* ---- packet arrival (see struct ntp_arrivals) ---- */
 
 /* ---- storage backpressure (docs/backpressure.md) ----
- * Per target queue (TCP: its socket; RDMA: its completion queue), the
+ * Per target queue (TCP: its struct nvmet_tcp_queue; RDMA: its completion
+ * queue), the
  * cumulative time its worker slept inside a storage submission
  * (nvmet_bdev_execute_rw, which sleeps in blk_mq_get_tag when the drive has
  * no free tag). A reading at t is total + (t - since) while asleep, so the
@@ -505,6 +519,35 @@ static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 	return v;
 }
 
+/* sched_switch's gate (docs/backpressure.md): per bucket of thread ids
+ * (tid % NTP_BP_BUCKETS), how many of its threads may be inside a storage
+ * submission. A switch of a thread whose bucket is 0 is no queue worker in a
+ * submission: one load of a global array (a direct map value, no helper
+ * call), a compare, and out; only the rest look their context up. Keyed by
+ * thread, not CPU, so a worker that migrates keeps its count. Incremented
+ * when a thread's context gets its submission (bp_sub goes from 0 to a
+ * queue), decremented when the submission's exit clears it: a count never
+ * falls below the number of its threads inside (a missed exit, a context
+ * overwritten or evicted only leaves it too high, which costs a lookup). */
+#define NTP_BP_BUCKETS 1024
+volatile __u32 bp_busy[NTP_BP_BUCKETS];
+
+static __always_inline void bp_busy_add(__u32 t, int d)
+{
+	__sync_fetch_and_add(&bp_busy[t % NTP_BP_BUCKETS], d);
+}
+
+static __always_inline int bp_busy_maybe(__u32 t)
+{
+	return bp_busy[t % NTP_BP_BUCKETS] != 0;
+}
+
+/* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
+ * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
+ * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every
+ * other send of the machine costs a load and a compare. */
+volatile __u32 send_busy[NTP_BP_BUCKETS];
+
 static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 {
 	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key), zero = {};
@@ -530,8 +573,9 @@ static __always_inline void ntp_bp_exit(__u64 key, __u64 now)
 	b->since = 0;
 }
 
-/* bp: also remember the queue's blocked-time reading (target sockets) */
-static __always_inline void arrival_note(struct sock *sk, int bp)
+/* bpq: also remember the blocked-time reading of that queue (a target
+ * socket's nvmet_tcp_queue, the key of bp_queues), 0: none */
+static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
@@ -549,7 +593,7 @@ static __always_inline void arrival_note(struct sock *sk, int bp)
 	i = a->head % NTP_ARRIVALS;
 	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
 	a->ts[i] = now;
-	a->bp[i] = bp ? ntp_bp_read(key, now) : 0;
+	a->bp[i] = bpq ? ntp_bp_read(bpq, now) : 0;
 	a->head += 1;
 }
 

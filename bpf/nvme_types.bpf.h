@@ -118,6 +118,7 @@ struct nvmet_tcp_cmd___ntp {
 struct nvmet_tcp_queue___ntp {
 	struct socket *sock;
 	struct work_struct io_work;
+	struct nvmet_sq___ntp nvme_sq;		/* its nvmet_req's sq */
 	struct nvmet_tcp_cmd___ntp *snd_cmd;	/* the command being sent */
 } __ntp_core;
 

@@ -42,11 +42,12 @@ static void say_line(void *ctx, const char *line)
 static bool stand_in_note(const struct ntp_hook *h, bool there, bool fentry, char *buf, size_t len)
 {
 	const char *orig = ntp_hook_stands_in_for(h);
-	const char *unneeded = there ? ntp_hook_unneeded(h, fentry) : NULL;
+	unsigned long long addr = 0;
+	const char *unneeded = there ? ntp_hook_unneeded(h, fentry, &addr) : NULL;
 
 	/* a load-time fact makes it redundant: say which, with the address found */
 	if (unneeded) {
-		snprintf(buf, len, " (unused: %s at 0x%llx)", unneeded, ntp_host_sk_ready());
+		snprintf(buf, len, " (unused: %s at 0x%llx)", unneeded, addr);
 		return true;
 	}
 	if (!orig)

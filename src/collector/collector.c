@@ -337,9 +337,12 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 	skel->rodata->filter_has_tdev = c->tdev[0] != '\0';
 	skel->rodata->exact_queues = o->exact_queues;
 	skel->rodata->ntp_transport = o->transport;
-	/* with it, the fentry flavour loads no nvme_tcp_try_send hooks
-	 * (ntp_hook_unneeded): the two decisions come from the same fact */
-	skel->rodata->host_sk_ready = fentry ? ntp_host_sk_ready() : 0;
+	/* with it, no nvme_tcp_try_send hooks are loaded (ntp_hook_unneeded):
+	 * the two decisions come from the same fact */
+	skel->rodata->host_sk_ready = ntp_host_sk_ready();
+	/* and without nvmet_tcp_io_work's (its address exists only with
+	 * nvmet_tcp loaded, whose types the target's code then reads) */
+	skel->rodata->tgt_sk_ready = o->transport == NTP_TRANSPORT_TCP ? ntp_tgt_sk_ready() : 0;
 	skel->data->sampling_n = o->sampling ? o->sampling : 1;
 
 	bpf_object__for_each_program(p, skel->obj)
@@ -545,6 +548,11 @@ static int try_flavour(struct ntp_collector *c, bool fentry, double timeout_s, c
 		unload(c, false);
 		return -1;
 	}
+	/* the target's device-name cache, only once the hook that tells every
+	 * namespace change is attached (bpf/ntprof.bpf.c, target_dev) */
+	for (size_t i = 0; i < ntp_n_hooks; i++)
+		if (!strcmp(ntp_hooks[i].target, "nvmet_ns_disable") && c->hook_state[i] == 1 && c->skel->bss)
+			__atomic_store_n(&c->skel->bss->tdev_cache_ok, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -28,7 +28,6 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NULL, NTP_HOOK_TCP },
 	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
 	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fx", "ntp_h_recv_kr", NTP_HOOK_EXIT, H, false, NULL, NTP_HOOK_TCP },
 	/* 5.10 inlines it into nvme_tcp_handle_r2t (no symbol, no BTF FUNC) */
 	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, true,
 	  "writes that wait for an R2T lack the R2T and data-sent times", NTP_HOOK_TCP },
@@ -49,6 +48,9 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "sched_switch", NULL, "ntp_t_sched_tb", "ntp_t_sched_rt", NTP_HOOK_TP, T, true,
 	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
 	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
+	/* every change of a namespace's path passes it: the target's device
+	 * name is cached until then (bpf/ntprof.bpf.c, target_dev) */
+	{ "nvmet_ns_disable", "nvmet", "ntp_t_nsoff_fe", "ntp_t_nsoff_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
 	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
 	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NULL, NTP_HOOK_TCP },
@@ -118,12 +120,29 @@ const char *ntp_hook_stands_in_for(const struct ntp_hook *h)
  * side a send is; with the address of the host driver's receive callback
  * they tell a host socket by its sk_data_ready (set to nvme_tcp_data_ready
  * by nvme_tcp_setup_sock_ops, or nvme_tcp_alloc_queue before it) and find
- * its queue in sk_user_data. The kprobe flavour keeps them: its kretprobes
- * have no arguments, so no socket to look at (bpf/ntprof.bpf.c). */
-const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry)
+ * its queue in sk_user_data. The same for the target's nvmet_tcp_io_work
+ * with nvmet_tcp_data_ready (nvmet_tcp_set_queue_sock): the socket hooks
+ * tell its sockets, and nvmet_req_init and nvmet_bdev_execute_rw find the
+ * queue from the command (bpf/ntprof.bpf.c, target_tcp_queue_of). Both
+ * flavours: the kretprobe of a socket send, which has no arguments, finds
+ * the queue its kprobe left in the thread's context (sock_stash). *addr:
+ * the address that decided it. */
+const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry, unsigned long long *addr)
 {
-	if (fentry && !strcmp(h->target, "nvme_tcp_try_send") && ntp_host_sk_ready())
+	unsigned long long a;
+
+	(void)fentry;	/* both flavours: the kprobe of a socket send has the socket */
+	if (!strcmp(h->target, "nvme_tcp_try_send") && (a = ntp_host_sk_ready())) {
+		if (addr)
+			*addr = a;
 		return "the socket hooks tell host sockets by sk_data_ready == nvme_tcp_data_ready";
+	}
+	if (!strcmp(h->target, "nvmet_tcp_io_work") && (a = ntp_tgt_sk_ready())) {
+		if (addr)
+			*addr = a;
+		return "the socket hooks tell target sockets by sk_data_ready == nvmet_tcp_data_ready, "
+		       "a command's queue comes from the command";
+	}
 	return NULL;
 }
 
@@ -131,7 +150,7 @@ bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry)
 {
 	const char *orig = ntp_hook_stands_in_for(h);
 
-	if (ntp_hook_unneeded(h, fentry))
+	if (ntp_hook_unneeded(h, fentry, NULL))
 		return false;
 	if (!(fentry ? ntp_hook_present_fentry(h) : ntp_hook_present_kprobe(h)))
 		return false;
@@ -267,6 +286,7 @@ bool ntp_hook_present_fentry(const struct ntp_hook *h)
 /* ---- /proc/kallsyms, read once into the few names we ask about ---- */
 static char *ksyms_found;	/* "\nname\n" entries found */
 static unsigned long long host_sk_ready_addr;	/* nvme_tcp_data_ready, 0: unknown */
+static unsigned long long tgt_sk_ready_addr;	/* nvmet_tcp_data_ready, 0: unknown */
 
 static void ksyms_load(void)
 {
@@ -302,6 +322,8 @@ static void ksyms_load(void)
 		/* an unprivileged reader sees 0 (kptr_restrict): unknown */
 		if (!strcmp(name, "nvme_tcp_data_ready"))
 			host_sk_ready_addr = strtoull(line, NULL, 16);
+		if (!strcmp(name, "nvmet_tcp_data_ready"))
+			tgt_sk_ready_addr = strtoull(line, NULL, 16);
 		if (len + strlen(name) + 2 > cap) {
 			char *n = realloc(ksyms_found, cap * 2);
 
@@ -332,6 +354,13 @@ unsigned long long ntp_host_sk_ready(void)
 	if (!ksyms_found)
 		ksyms_load();
 	return host_sk_ready_addr;
+}
+
+unsigned long long ntp_tgt_sk_ready(void)
+{
+	if (!ksyms_found)
+		ksyms_load();
+	return tgt_sk_ready_addr;
 }
 
 const char *ntp_hook_prog(const struct ntp_hook *h, bool fentry)
@@ -452,4 +481,5 @@ void ntp_hooks_cleanup(void)
 	free(ksyms_found);
 	ksyms_found = NULL;
 	host_sk_ready_addr = 0;
+	tgt_sk_ready_addr = 0;
 }

@@ -68,11 +68,14 @@ const char *ntp_hook_stands_in_for(const struct ntp_hook *h);
  * absent (decided from the same BTF / kallsyms, never by version). */
 bool ntp_hook_wanted(const struct ntp_hook *h, bool fentry);
 /* Why this flavour does without the hook although it is there (a fact found
- * at load time makes it redundant), or NULL. */
-const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry);
+ * at load time makes it redundant), or NULL; *addr (may be NULL): the
+ * address found. */
+const char *ntp_hook_unneeded(const struct ntp_hook *h, bool fentry, unsigned long long *addr);
 /* The address of nvme_tcp_data_ready in /proc/kallsyms (the host's socket
  * callback, which tells a host socket from a target's), 0: unknown. */
 unsigned long long ntp_host_sk_ready(void);
+/* The same for the target's, nvmet_tcp_data_ready. */
+unsigned long long ntp_tgt_sk_ready(void);
 const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry);
 
 /* ---- A BTF file for kernels whose modules carry no BTF (5.10: module BTF

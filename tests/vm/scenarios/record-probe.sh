@@ -48,6 +48,16 @@ r2t_own=$(grep -c "^ok .* $fl  *nvme_tcp_setup_h2c_data_pdu " $TB_OUT/probe.txt)
 r2t_sub=$(grep -c "^ok .* $fl  *blk_mq_tag_to_rq .*stands in for nvme_tcp_setup_h2c_data_pdu" $TB_OUT/probe.txt)
 tb_check record-probe-r2t "$rc == 0 && $r2t_own + $r2t_sub == 1" \
 	"$fl: nvme_tcp_setup_h2c_data_pdu ${r2t_own} row ok, blk_mq_tag_to_rq stand-in ${r2t_sub}: $(grep " $fl  *blk_mq_tag_to_rq " $TB_OUT/probe.txt | cut -c1-140)"
+# where kallsyms shows the drivers' socket callbacks (root), both flavours
+# do without the per-thread context hooks, and probe says so with the address
+a_h=$(awk '$3 == "nvme_tcp_data_ready" { print $1; exit }' /proc/kallsyms)
+a_t=$(awk '$3 == "nvmet_tcp_data_ready" { print $1; exit }' /proc/kallsyms)
+if [ -n "$a_h" ] && [ -n "$a_t" ] && [ "$a_h" != 0000000000000000 ]; then
+	un_h=$(grep -c " nvme_tcp_try_send .*(unused: .*nvme_tcp_data_ready at 0x${a_h#"${a_h%%[1-9a-f]*}"})" $TB_OUT/probe.txt)
+	un_t=$(grep -c " nvmet_tcp_io_work .*(unused: .*nvmet_tcp_data_ready.* at 0x${a_t#"${a_t%%[1-9a-f]*}"})" $TB_OUT/probe.txt)
+	tb_check record-probe-unneeded "$un_h + $un_t > 0 && $un_h == $(grep -c '^ok .* nvme_tcp_try_send ' $TB_OUT/probe.txt) && $un_t == $(grep -c '^ok .* nvmet_tcp_io_work ' $TB_OUT/probe.txt)" \
+		"rows saying unused: nvme_tcp_try_send $un_h, nvmet_tcp_io_work $un_t (kallsyms: $a_h, $a_t)"
+fi
 missing=$(grep -c '^missing' $TB_OUT/probe.txt)
 ntp_no_progs && left=0 || left=1
 tb_check record-probe "$rc == 0 && $(grep -c '^load: ok$' $TB_OUT/probe.txt) == 1 && $left == 0" \
