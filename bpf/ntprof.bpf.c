@@ -347,6 +347,33 @@ int BPF_KRETPROBE(ntp_h_send_kr)
 	return ctx_leave(&send_ctx);
 }
 
+/* A socket send's PDU slot, the host's or the target's (host_send_at,
+ * target_send_at), when the send is seen at its entry and its exit: the
+ * entry writes the time into the slot, not yet valid, unless the slot is
+ * already stamped (a retry after -EAGAIN overwrites it: the retry is the
+ * send); the clock is read only for a sampled command. */
+static __always_inline void send_slot_pending(struct ntp_record *r, int slot)
+{
+	if (!has_ts(r, slot))
+		r->ts[slot] = bpf_ktime_get_ns();
+}
+
+/* The exit: the entry's time, still in the slot, becomes valid if the call
+ * accepted bytes and it is not older than floor; otherwise it goes (a call
+ * that put nothing on the wire; a slot without a time, or with one from
+ * before floor, is a newer command's). 1: made valid. */
+static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long ret, __u64 floor)
+{
+	if (has_ts(r, slot))
+		return 0;
+	if (ret > 0 && r->ts[slot] && r->ts[slot] >= floor) {
+		r->ts_valid |= 1u << slot;
+		return 1;
+	}
+	r->ts[slot] = 0;
+	return 0;
+}
+
 /* The record of the request the host queue is sending (NULL when none is
  * being sent or it is not sampled), and in *slot the timestamp this send
  * stamps on it, from the PDU the request is at (req->state): the command
@@ -404,12 +431,9 @@ static __always_inline void host_send_pending(__u64 queue)
 	int slot;
 
 	r = host_send_at(queue, &slot);
-	if (!r)
+	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
 		return;
-	if (slot == NTP_TS_H_CMD_SENT && !has_ts(r, slot))
-		r->ts[NTP_TS_H_CMD_SENT] = bpf_ktime_get_ns();
-	else if (slot == NTP_TS_H_DATA_SENT && !has_ts(r, slot))
-		r->ts[NTP_TS_H_DATA_SENT] = bpf_ktime_get_ns();
+	send_slot_pending(r, slot);
 }
 
 /* The exit of that send (fentry flavour, a host socket: host_sock()): the
@@ -426,12 +450,7 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 	r = host_send_at(queue, &slot);
 	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
 		return;
-	if (has_ts(r, slot))
-		return;
-	if (ret <= 0 || r->ts[slot] < r->ts[NTP_TS_H_DRV_SUBMIT])
-		r->ts[slot] = 0;
-	else if (r->ts[slot])
-		r->ts_valid |= 1u << slot;
+	send_slot_settle(r, slot, ret, r->ts[NTP_TS_H_DRV_SUBMIT]);
 }
 
 /* -- receive: packet arrival per socket, then the chunk being parsed -- */
@@ -706,13 +725,6 @@ static __always_inline struct ntp_thread_ctx *target_rdma_ctx(void)
 	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
-static __always_inline __u64 target_sk(struct ntp_thread_ctx *c)
-{
-	struct nvmet_tcp_queue___ntp *q = (void *)c->queue;
-
-	return (__u64)BPF_CORE_READ(q, sock, sk);
-}
-
 /* The target's hooks find a command's queue from the command itself, without
  * nvmet_tcp_io_work's per-thread context (tgt_sk_ready known: fentry flavour,
  * NVMe/TCP). */
@@ -838,7 +850,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		__u64 sk;
 
 		bp_key = tq ? tq : c ? c->queue : 0;
-		sk = tq ? tcp_queue_sk(tq) : c ? target_sk(c) : 0;
+		sk = tcp_queue_sk(bp_key);
 		arrive = arrival_of(sk, sk_copied_seq(sk) - 1, &bp_arrive);
 	}
 	if (arrive && arrive <= now) {
@@ -913,7 +925,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 		return 0;
 	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
 	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h); and
-	 * without nvmet_tcp loaded, target_sk()'s CO-RE reads have no target:
+	 * without nvmet_tcp loaded, tcp_queue_sk()'s CO-RE reads have no target:
 	 * the verifier must see them unreachable. */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
@@ -1273,12 +1285,9 @@ static __always_inline void target_send_pending(__u64 queue)
 	int slot;
 
 	r = target_send_at(queue, &slot, &key);
-	if (!r)
+	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT))
 		return;
-	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT))
-		r->ts[NTP_TS_T_R2T_SENT] = bpf_ktime_get_ns();
-	else if (slot == NTP_TS_T_RSP_SENT)
-		r->ts[NTP_TS_T_RSP_SENT] = bpf_ktime_get_ns();
+	send_slot_pending(r, slot);
 }
 
 static __always_inline void target_send_done(__u64 queue, long ret)
@@ -1288,19 +1297,11 @@ static __always_inline void target_send_done(__u64 queue, long ret)
 	int slot;
 
 	r = target_send_at(queue, &slot, &key);
-	if (!r)
+	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT))
 		return;
-	if (slot == NTP_TS_T_R2T_SENT && !has_ts(r, NTP_TS_T_R2T_SENT)) {
-		if (ret > 0 && r->ts[NTP_TS_T_R2T_SENT])
-			r->ts_valid |= 1u << NTP_TS_T_R2T_SENT;
-		else
-			r->ts[NTP_TS_T_R2T_SENT] = 0;
-	} else if (slot == NTP_TS_T_RSP_SENT) {
-		if (ret > 0 && r->ts[NTP_TS_T_RSP_SENT])
-			target_rsp_sent(queue, key, r, r->ts[NTP_TS_T_RSP_SENT]);
-		else
-			r->ts[NTP_TS_T_RSP_SENT] = 0;
-	}
+	/* the response's send made valid: the record leaves */
+	if (send_slot_settle(r, slot, ret, 0) && slot == NTP_TS_T_RSP_SENT)
+		target_rsp_sent(queue, key, r, r->ts[NTP_TS_T_RSP_SENT]);
 }
 
 /* =============================== sockets ============================== */
@@ -1447,7 +1448,7 @@ static __always_inline int sock_stash(struct pt_regs *ctx, __u64 q, __u8 side)
 	if (!c)
 		return 0;
 	if (!c->stash_q)
-		__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], 1);
+		bucket_add(send_busy, t, 1);
 	c->stash_q = q;
 	c->stash_side = side;
 	c->stash_sp = PT_REGS_SP(ctx);
@@ -1461,14 +1462,14 @@ static __always_inline int sock_unstash(struct pt_regs *ctx, long ret)
 	struct ntp_thread_ctx *c;
 	__u64 q, sp = PT_REGS_SP(ctx);
 
-	if (!send_busy[t % NTP_BP_BUCKETS])
+	if (!bucket_maybe(send_busy, t))
 		return 0;
 	c = bpf_map_lookup_elem(&send_ctx, &t);
 	if (!c || !c->stash_q)
 		return 0;
 	q = c->stash_q;
 	c->stash_q = 0;
-	__sync_fetch_and_add(&send_busy[t % NTP_BP_BUCKETS], -1);
+	bucket_add(send_busy, t, -1);
 	/* x86-64: the return popped the return address; arm64: none */
 	if (sp < c->stash_sp || sp - c->stash_sp > 16)
 		return 1;

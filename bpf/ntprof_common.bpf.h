@@ -237,7 +237,6 @@ struct ntp_thread_ctx {
 	__u64 queue;		/* struct nvme_tcp_queue * or struct nvmet_tcp_queue * */
 	__u64 arrival_ns;	/* host receive: arrival of the chunk being parsed */
 	__u64 send_ns;		/* entry of the socket send in progress */
-	__u64 arrival_bp;	/* target RDMA: the CQ's blocked-time reading at arrival_ns */
 	__u64 bp_key;		/* target RDMA: the CQ (struct ib_cq *) being polled */
 	__u8 side;		/* enum ntp_side of queue */
 	__u8 bp_slept;		/* target: the storage submission in progress slept */
@@ -532,14 +531,26 @@ static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 #define NTP_BP_BUCKETS 1024
 volatile __u32 bp_busy[NTP_BP_BUCKETS];
 
+/* One of these per-bucket counts (bp_busy, send_busy below): thread t's
+ * bucket moves by d; or whether any thread of t's bucket may be inside. */
+static __always_inline void bucket_add(volatile __u32 *counts, __u32 t, int d)
+{
+	__sync_fetch_and_add(&counts[t % NTP_BP_BUCKETS], d);
+}
+
+static __always_inline int bucket_maybe(volatile __u32 *counts, __u32 t)
+{
+	return counts[t % NTP_BP_BUCKETS] != 0;
+}
+
 static __always_inline void bp_busy_add(__u32 t, int d)
 {
-	__sync_fetch_and_add(&bp_busy[t % NTP_BP_BUCKETS], d);
+	bucket_add(bp_busy, t, d);
 }
 
 static __always_inline int bp_busy_maybe(__u32 t)
 {
-	return bp_busy[t % NTP_BP_BUCKETS] != 0;
+	return bucket_maybe(bp_busy, t);
 }
 
 /* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
