@@ -185,16 +185,11 @@ static uint32_t crc_hw3(uint32_t c, const uint8_t *p, size_t n)
 }
 #endif
 
-static void init_all(void)
-{
-	tables_init();
-}
-
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	uint32_t c = ~crc;
 
-	pthread_once(&tab_once, init_all);
+	pthread_once(&tab_once, tables_init);
 #if defined(__x86_64__)
 	if (have_sse42 && have_pclmul)
 		return ~crc_hw3(c, buf, len);
@@ -207,6 +202,6 @@ uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len)
 /* The table version alone, so tests can check both paths agree. */
 uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
-	pthread_once(&tab_once, init_all);
+	pthread_once(&tab_once, tables_init);
 	return ~crc_sw(~crc, buf, len);
 }

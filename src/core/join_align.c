@@ -132,9 +132,9 @@ static size_t sample(const char *path, uint8_t side, struct mark *out, size_t ma
 {
 	char err[256];
 	/* A short sample (of one of many hosts) with read(): a mapped window
-	 * is populated whole, most of it past the sample (a 64-file join's
-	 * alignment spent half its time in mmap and munmap). A full sample
-	 * is most of a window: mapped, which measured faster there. */
+	 * is populated whole, most of it past the sample, so a 64-file join's
+	 * alignment went mostly to mmap and munmap. A full sample is most of a
+	 * window: mapped (docs/performance.md). */
 	struct ntp_reader_opts o = { .no_mmap = max < ALIGN_SAMPLE };
 	struct ntp_reader *r = ntp_reader_open_opts(path, &o, err, sizeof(err));
 	const struct ntp_record *recs;
@@ -241,8 +241,9 @@ static size_t best_shift(const int64_t *h, size_t nh, const int64_t *t, size_t n
  * length, opcode) a group, its instances' times in time order, in a table
  * of open addressing. A host sample is looked up record by record: with 63
  * hosts and their target, sorting every host's sample and walking the
- * target's sorted sample beside each cost more than the rest of the join's
- * start, and sorting a 2-file join's samples was most of its alignment.
+ * target's sorted sample beside each was the largest part of the join's
+ * start, and sorting a 2-file join's samples most of its alignment
+ * (docs/performance.md).
  * The offset is the one the two sorted samples walked side by side gave:
  * the same commands, each command's instances in time order on both sides,
  * and the differences sorted before they are used, so the order commands

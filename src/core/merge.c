@@ -54,18 +54,10 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
-/* A key from a record's latest time: wraps, as mapped() in pump_files.c. */
-static inline uint64_t key_of_ts(uint64_t t, int64_t off)
-{
-	int64_t x = (int64_t)(t + (uint64_t)off);
-
-	return x < 0 ? 0 : (uint64_t)x;
-}
-
 static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
 {
 	for (size_t j = 0; j < k; j++)
-		out[j] = key_of_ts(ntp_record_last_ts(&r[j]), off);
+		out[j] = ntp_merge_map(ntp_record_last_ts(&r[j]), off);
 }
 
 #if defined(__x86_64__)
@@ -110,7 +102,7 @@ __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r
 		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 		a = MAX2(a, _mm_unpackhi_epi64(a, a));
-		out[j] = key_of_ts((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
+		out[j] = ntp_merge_map((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
 	}
 }
 #undef SEL
@@ -280,6 +272,18 @@ void ntp_merge_free(struct ntp_merge *m)
 	free(m);
 }
 
+/* Cursor w, whose record was taken, moves on and takes its new place in the
+ * tree (or leaves it, ended). */
+static inline __attribute__((always_inline)) void step(struct ntp_merge *m, uint32_t w)
+{
+	if (advance(m, w)) {
+		replay(m, w, rank_of(key(m, w), w));
+	} else {
+		replay(m, w, rank_ended(m, w));
+		m->live--;
+	}
+}
+
 /* The cursor popped last moves on now, not then: its record stayed valid
  * (in its reader's block) until this call. */
 static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
@@ -288,12 +292,7 @@ static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
 
 	if (w == UINT32_MAX)
 		return;
-	if (advance(m, w)) {
-		replay(m, w, rank_of(key(m, w), w));
-	} else {
-		replay(m, w, rank_ended(m, w));
-		m->live--;
-	}
+	step(m, w);
 	m->last = UINT32_MAX;
 }
 
@@ -396,12 +395,7 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 		fn(ctx, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
-		if (advance(m, w)) {
-			replay(m, w, rank_of(key(m, w), w));
-		} else {
-			replay(m, w, rank_ended(m, w));
-			m->live--;
-		}
+		step(m, w);
 	}
 	*primary_max = pm;
 	return fed;

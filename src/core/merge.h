@@ -46,6 +46,16 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
 /* The time a record is merged by: its latest valid timestamp (0: none). */
 uint64_t ntp_record_last_ts(const struct ntp_record *r);
+/* A file's time t on the merge's clock (its offset off added). A file's
+ * times may be any 64-bit values (a damaged or hostile file, a clock years
+ * off): the sum wraps, never overflows (signed overflow is undefined), and a
+ * time before 0 is 0; a wrapped time only misorders the merge. */
+static inline uint64_t ntp_merge_map(uint64_t t, int64_t off)
+{
+	int64_t x = (int64_t)(t + (uint64_t)off);
+
+	return x < 0 ? 0 : (uint64_t)x;
+}
 /* out[j]: the merge key of r[j] with offset off (its latest valid timestamp
  * plus off, wrapping; a time before 0 as 0), for j < n: AVX2 where the CPU
  * has it (NTPROF_NO_AVX2=1: not), else ntp_record_last_ts per record. */

@@ -317,8 +317,8 @@ static __attribute__((noinline)) int gc_dev_new(struct group_cache *c, const cha
 }
 
 /* The device names of two records are equal: 32 bytes, in two 16-byte
- * compares where SSE2 has them (memcmp's inline expansion took 17
- * instructions of every command). */
+ * compares where SSE2 has them (fewer instructions per command than
+ * memcmp's inline expansion, docs/performance.md). */
 static inline int dev_eq(const char *a, const char *b)
 {
 #if defined(__SSE2__)
@@ -371,6 +371,15 @@ hit:
 	c->last_key = key;
 	c->last = g;
 	return g;
+}
+
+/* The group's span takes in [lo, hi] (lo 0: no start known). */
+static inline void span_add(struct acc *a, uint64_t lo, uint64_t hi)
+{
+	if (lo && (!a->span_lo || lo < a->span_lo))
+		a->span_lo = lo;
+	if (hi > a->span_hi)
+		a->span_hi = hi;
 }
 
 /* Adds the run of commands of the last presence masks into st_n and c_n. */
@@ -473,10 +482,7 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
 										 : first_ts(r);
 		uint64_t hi = lo + (uint64_t)(b.e2e > 0 ? b.e2e : 0);
 
-		if (lo && (!g->cur->span_lo || lo < g->cur->span_lo))
-			g->cur->span_lo = lo;
-		if (hi > g->cur->span_hi)
-			g->cur->span_hi = hi;
+		span_add(g->cur, lo, hi);
 	}
 }
 
@@ -551,10 +557,7 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 		uint64_t lo = h->ts[NTP_TS_H_BLK_SUBMIT];
 		uint64_t hi = lo + (uint64_t)(e2e > 0 ? e2e : 0);
 
-		if (lo && (!a->span_lo || lo < a->span_lo))
-			a->span_lo = lo;
-		if (hi > a->span_hi)
-			a->span_hi = hi;
+		span_add(a, lo, hi);
 	}
 }
 
@@ -881,10 +884,7 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
-	if (s->span_lo && (!d->span_lo || s->span_lo < d->span_lo))
-		d->span_lo = s->span_lo;
-	if (s->span_hi > d->span_hi)
-		d->span_hi = s->span_hi;
+	span_add(d, s->span_lo, s->span_hi);
 	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		d->st_n[i] += s->st_n[i];

@@ -440,10 +440,9 @@ static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
  * new one. A read-ahead reader moves to a new buffer every few blocks and
  * lets the old one go once the caller is done with it; freed and
  * allocated again, each came back from the C library as fresh pages, one
- * page fault per 4 KiB at read()'s first touch (most of the page faults of
- * a report, in the reading thread that sets its pace). Asking for huge
- * pages (MADV_HUGEPAGE) saved little more and may stall in the kernel's
- * compaction: not done.
+ * page fault per 4 KiB at read()'s first touch, in the reading thread that
+ * sets a report's pace. Huge pages (MADV_HUGEPAGE) are not asked for: they
+ * may stall in the kernel's compaction (docs/performance.md).
  */
 static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 {

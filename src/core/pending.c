@@ -23,8 +23,8 @@ struct bucket {
  * bytes each, a megabyte at a join's window) was walked and written at
  * every put. The bucket table grows with the records pending, not with the
  * capacity: a join's window of 65536 had 32768 buckets, 256 KiB read at
- * random at every put and take (a cache miss, most of a put's time) for
- * the few dozen records a stream keeps pending.
+ * random at every put and take (a cache miss each) for the few dozen
+ * records a stream keeps pending.
  */
 struct ntp_pend {
 	uint32_t cap, bmask, bmax;

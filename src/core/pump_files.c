@@ -37,11 +37,6 @@ struct ntp_files {
 	size_t ntot_cap;
 };
 
-static uint64_t last_ts(const struct ntp_record *r)
-{
-	return ntp_record_last_ts(r);
-}
-
 static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 {
 	while (!c->done && c->i >= c->n) {
@@ -52,16 +47,6 @@ static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 		}
 	}
 	return !c->done;
-}
-
-/* A file's times may be any 64-bit values (a damaged or hostile file, a
- * clock years off): offsets and mapped times wrap, never overflow (signed
- * overflow is undefined); a wrapped time only misorders the merge. */
-static uint64_t mapped(int64_t off, uint64_t t)
-{
-	int64_t x = (int64_t)(t + (uint64_t)off);
-
-	return x < 0 ? 0 : (uint64_t)x;
 }
 
 /* Sets up the cursors over f->r (already open). adj: join_align's corrections (may be NULL). */
@@ -83,7 +68,7 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 	if (f->n > 1) {
 		/* several files: a loser tree picks the next record (merge.h), in the
 		 * order of a scan over the files' next records with their times
-		 * mapped as mapped() does (ties to the lower file) */
+		 * mapped as ntp_merge_map() does (ties to the lower file) */
 		int64_t *off = malloc(f->n * sizeof(*off));
 
 		if (!off)
@@ -197,9 +182,9 @@ uint64_t ntp_files_start(struct ntp_files *f)
 		const struct ntp_record *r = ntp_merge_current(f->mg, f->primary);
 
 		if (r)
-			f->start = last_ts(r);
+			f->start = ntp_record_last_ts(r);
 	} else if (!f->start && cursor_fill(f->r[f->primary], c)) {
-		f->start = last_ts(&c->recs[c->i]);
+		f->start = ntp_record_last_ts(&c->recs[c->i]);
 	}
 	return f->start;
 }
@@ -230,7 +215,7 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 		size_t k;
 
 		ntp_reader_totals(f->r[i], &k, &t);
-		if (!k || t == f->cur[i].totals_as_of || (!at_end && mapped(f->cur[i].off, t) > until))
+		if (!k || t == f->cur[i].totals_as_of || (!at_end && ntp_merge_map(t, f->cur[i].off) > until))
 			continue;
 		fresh = 1;
 	}
@@ -261,10 +246,10 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 		memcpy(f->tot + total, rows, k * sizeof(*rows));
 		total += k;
 		f->cur[i].totals_as_of = t;
-		if (mapped(f->cur[i].off, t) > as_of)
-			as_of = mapped(f->cur[i].off, t);
+		if (ntp_merge_map(t, f->cur[i].off) > as_of)
+			as_of = ntp_merge_map(t, f->cur[i].off);
 		if (i == f->primary)
-			primary_as_of = mapped(f->cur[i].off, t);
+			primary_as_of = ntp_merge_map(t, f->cur[i].off);
 	}
 	/* The model keeps one time for all rows. The groups reported are the
 	 * primary file's (a join reports the host's commands), so its rows'
@@ -290,7 +275,7 @@ static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
 
 		ntp_pump_records(p, recs + c->i, k - c->i);
 		if (k) {
-			uint64_t t = last_ts(&recs[k - 1]);
+			uint64_t t = ntp_record_last_ts(&recs[k - 1]);
 
 			if (t > f->last)
 				f->last = t;
@@ -351,7 +336,7 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 		int fed = 0;
 
 		while (cursor_fill(f->r[0], c)) {
-			uint64_t t = mapped(c->off, last_ts(&c->recs[c->i]));
+			uint64_t t = ntp_merge_map(ntp_record_last_ts(&c->recs[c->i]), c->off);
 
 			if (t > until)
 				return pause_at(f, p, until, t, fed, reached);
