@@ -4,8 +4,8 @@
  * in a bounded structure: `capacity` slots, chained per hash bucket of the
  * join key (cntlid, qid, cid) in a table that grows with the records
  * pending, reused last-freed-first so the few slots of a stream whose twins
- * come soon stay in cache; a list of the pending slots in arrival order
- * gives the oldest.
+ * come soon stay in cache; a ring of the slot each of the last `capacity`
+ * arrivals went to names the one that expires at each put.
  *
  * Expiry is by count, never by comparing clocks: a record still pending
  * `capacity` arrivals later, or the oldest when every slot is taken, is
