@@ -6,10 +6,11 @@
 #include "pending.h"
 
 struct slot {
-	struct ntp_record r;
+	const struct ntp_record *rec;	/* the record: r, or the caller's (ntp_pend_put_ref) */
 	uint64_t key;
 	uint64_t due;		/* the arrival number at which it expires; DUE_FREE: not pending */
 	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
+	struct ntp_record r;
 };
 
 #define DUE_FREE UINT64_MAX	/* never an arrival number (they count from 0) */
@@ -40,6 +41,8 @@ struct ntp_pend {
 	int32_t *free;		/* stack of free slots */
 	uint32_t nfree;
 	int32_t *ring;		/* slot of arrival n at n & (cap - 1) */
+	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
+	size_t nref;		/* pending records held by reference */
 	struct bucket *bk;	/* per bucket: first and last slot, one cache line for both */
 };
 
@@ -158,6 +161,7 @@ static inline __attribute__((always_inline)) void unlink_slot(struct ntp_pend *p
 		p->slots[prev].next = s->next;
 	if (p->bk[b].tail == i)
 		p->bk[b].tail = prev;
+	p->nref -= s->rec != &s->r;
 	s->due = DUE_FREE;
 	p->free[p->nfree++] = i;
 	p->count--;
@@ -188,7 +192,7 @@ static __attribute__((noinline)) const struct ntp_record *take_past_older(struct
 	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
 		if (p->slots[i].key != key)
 			continue;
-		if (ntp_same_command(&p->slots[i].r, r))
+		if (ntp_same_command(p->slots[i].rec, r))
 			break;
 		if (n_older < 64)
 			older[n_older++] = i;
@@ -202,7 +206,7 @@ static __attribute__((noinline)) const struct ntp_record *take_past_older(struct
 		(*dropped)++;
 	}
 	/* The slot is free but untouched until the next put. */
-	return &p->slots[i].r;
+	return p->slots[i].rec;
 }
 
 /* ntp_pend_take with records pending. Apart, so that a take from an empty
@@ -222,11 +226,11 @@ static __attribute__((noinline)) const struct ntp_record *take_some(struct ntp_p
 	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
 		if (p->slots[i].key != key)
 			continue;
-		if (!same_rest(&p->slots[i].r, r))
+		if (!same_rest(p->slots[i].rec, r))
 			return take_past_older(p, r, key, b, dropped);
 		unlink_slot(p, b, prev, i);
 		/* The slot is free but untouched until the next put. */
-		return &p->slots[i].r;
+		return p->slots[i].rec;
 	}
 	return NULL;
 }
@@ -304,16 +308,23 @@ static __attribute__((noinline)) void grow(struct ntp_pend *p)
 	}
 }
 
-/* Appends r, its arrival number p->seq, which goes to ring entry at. */
+/* Appends r, its arrival number p->seq, which goes to ring entry at; by
+ * reference when ref (a constant) is set. */
 static inline __attribute__((always_inline)) void append(struct ntp_pend *p, const struct ntp_record *r,
-							  uint32_t at)
+							  uint32_t at, int ref)
 {
 	uint64_t key = key_of(r);
 	int32_t i = p->free[--p->nfree];
 	struct slot *s = &p->slots[i];
 	uint32_t b;
 
-	record_copy(&s->r, r);
+	if (ref) {
+		s->rec = r;
+		p->nref++;
+	} else {
+		record_copy(&s->r, r);
+		s->rec = &s->r;
+	}
 	s->key = key;
 	s->due = p->seq++ + p->cap;
 	s->next = -1;
@@ -331,15 +342,16 @@ static inline __attribute__((always_inline)) void append(struct ntp_pend *p, con
 /* ntp_pend_put when the record of ring entry at, slot i, expires: out of
  * line, so that the common put saves no registers for it. */
 static __attribute__((noinline)) int put_evicting(struct ntp_pend *p, const struct ntp_record *r,
-						  struct ntp_record *evicted, uint32_t at, int32_t i)
+						  struct ntp_record *evicted, uint32_t at, int32_t i, int ref)
 {
-	record_copy(evicted, &p->slots[i].r);
+	record_copy(evicted, p->slots[i].rec);
 	unlink_any(p, i);
-	append(p, r, at);
+	append(p, r, at, ref);
 	return 1;
 }
 
-int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
+static inline __attribute__((always_inline)) int put(struct ntp_pend *p, const struct ntp_record *r,
+						      struct ntp_record *evicted, int ref)
 {
 	uint32_t at = (uint32_t)p->seq & (p->cap - 1);
 	int32_t i = p->ring[at];
@@ -348,9 +360,53 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 	 * pending, goes (with cap pending it is the oldest, and a slot is
 	 * free after it). */
 	if (__builtin_expect(p->slots[i].due == p->seq, 0))
-		return put_evicting(p, r, evicted, at, i);
-	append(p, r, at);
+		return put_evicting(p, r, evicted, at, i, ref);
+	append(p, r, at, ref);
 	return 0;
+}
+
+int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
+{
+	return put(p, r, evicted, 0);
+}
+
+/*
+ * The copy of a record into its slot (272 bytes) was the largest single
+ * part of a put, and most records put are taken within a few records of
+ * the same block: by reference, only those still pending when the block
+ * is let go are copied (ntp_pend_settle), a few per block.
+ */
+int ntp_pend_put_ref(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
+{
+	return put(p, r, evicted, 1);
+}
+
+/* The records pending arrived within the last cap arrivals, those held by
+ * reference since the last settle: the ring names the slots of the
+ * arrivals, newest first, and a slot's due arrival number says whether it
+ * still holds that arrival. Most were taken soon after they came, so the
+ * walk stops when it has met the nref still pending, mostly among the
+ * newest. */
+void ntp_pend_settle(struct ntp_pend *p)
+{
+	/* locals: the copies' stores may alias *p for the compiler */
+	const uint64_t cap = p->cap, end = p->seq;
+	const int32_t *ring = p->ring;
+	struct slot *slots = p->slots;
+	uint64_t a = end, from = end - p->settled > cap ? end - cap : p->settled;
+	size_t left = p->nref;
+
+	while (left && a > from) {
+		struct slot *s = &slots[ring[--a & (cap - 1)]];
+
+		if (s->due == a + cap && s->rec != &s->r) {
+			record_copy(&s->r, s->rec);
+			s->rec = &s->r;
+			left--;
+		}
+	}
+	p->nref = 0;
+	p->settled = end;
 }
 
 size_t ntp_pend_count(const struct ntp_pend *p)

@@ -39,6 +39,12 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);
 /* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
+/* ntp_pend_put keeping r by reference: r must stay valid and unchanged until
+ * the next ntp_pend_settle(p), which copies the records so put that are
+ * still pending. A record taken is then valid until the next put on p and
+ * while the one put is. */
+int ntp_pend_put_ref(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
+void ntp_pend_settle(struct ntp_pend *p);
 size_t ntp_pend_count(const struct ntp_pend *p);
 
 #endif

@@ -155,12 +155,15 @@ void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n)
 		if (i + 2 < n)
 			prefetch_record(&r[i + 2]);
 		/* no filter, no sink of records (a report): the model alone,
-		 * without the checks per record */
+		 * without the checks per record, the block's records valid
+		 * until the return */
 		if (plain)
-			ntp_model_ingest(p->cfg.model, &r[i]);
+			ntp_model_ingest_ref(p->cfg.model, &r[i]);
 		else
 			ntp_pump_record(p, &r[i]);
 	}
+	if (plain)
+		ntp_model_settle(p->cfg.model);
 }
 
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns)

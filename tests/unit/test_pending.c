@@ -107,12 +107,19 @@ static void random_cmd(struct ntp_record *r, unsigned keys, unsigned cmds, uint6
 	r->ts_valid = 1u << 3;
 }
 
+#define BLOCK 96
+
 /* puts and takes in percent of the operations, the rest drop_key: put1
- * and take1 for the first half of the operations, put2 and take2 after */
-static void against_reference_phases(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put1,
-				     int take1, int put2, int take2, unsigned seed)
+ * and take1 for the first half of the operations, put2 and take2 after;
+ * ref percent of the puts by reference (ntp_pend_put_ref) from a block of
+ * records settled at random or when full, then overwritten (a record not
+ * copied at the settle would read as garbage) */
+static void against_reference_mixed(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put1,
+				    int take1, int put2, int take2, int ref, unsigned seed)
 {
 	static struct ref x;
+	static struct ntp_record block[BLOCK];
+	unsigned in_block = 0;
 	struct ntp_pend *p = ntp_pend_new(capacity);
 	uint64_t id = 1;
 
@@ -131,9 +138,16 @@ static void against_reference_phases(uint32_t capacity, unsigned keys, unsigned 
 
 		random_cmd(&r, keys, cmds, id++);
 		if (w < put) {
+			int by_ref = (int)(random() % 100) < ref;
+
 			memset(&ev1, 0, sizeof(ev1));
 			memset(&ev2, 0, sizeof(ev2));
-			e1 = ntp_pend_put(p, &r, &ev1);
+			if (by_ref) {
+				block[in_block] = r;
+				e1 = ntp_pend_put_ref(p, &block[in_block++], &ev1);
+			} else {
+				e1 = ntp_pend_put(p, &r, &ev1);
+			}
 			e2 = ref_put(&x, &r, &ev2);
 			assert_int_equal(e1, e2);
 			if (e1)
@@ -149,8 +163,19 @@ static void against_reference_phases(uint32_t capacity, unsigned keys, unsigned 
 			assert_int_equal(ntp_pend_drop_key(p, &r), ref_drop_key(&x, &r));
 		}
 		assert_int_equal(ntp_pend_count(p), x.n);
+		if (in_block == BLOCK || (ref && random() % 50 == 0)) {
+			ntp_pend_settle(p);
+			memset(block, 0xa5, sizeof(block));
+			in_block = 0;
+		}
 	}
 	ntp_pend_free(p);
+}
+
+static void against_reference_phases(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put1,
+				     int take1, int put2, int take2, unsigned seed)
+{
+	against_reference_mixed(capacity, keys, cmds, ops, put1, take1, put2, take2, 0, seed);
 }
 
 static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put, int take,
@@ -174,6 +199,22 @@ static void test_pending_reference(void **state)
 	against_reference(1024, 1, 300, 20000, 60, 40, 4);
 	/* a join's window, most records taken soon: the bucket table grows */
 	against_reference(4096, 2000, 2, 40000, 50, 40, 5);
+}
+
+/* Puts by reference: records taken from the block they were put from,
+ * others settled (copied) and met again after the block was overwritten,
+ * evictions of records held either way, more puts between two settles
+ * than the capacity (the ring wraps within a block), settles with
+ * nothing pending by reference. */
+static void test_pending_ref(void **state)
+{
+	(void)state;
+	against_reference_mixed(16, 4, 3, 20000, 50, 40, 50, 40, 100, 11);
+	against_reference_mixed(16, 50, 4, 20000, 70, 28, 70, 28, 50, 12);
+	against_reference_mixed(64, 3000, 2, 40000, 50, 50, 85, 10, 100, 13);
+	against_reference_mixed(256, 500, 3, 40000, 45, 55, 75, 20, 70, 14);
+	against_reference_mixed(1024, 1, 300, 20000, 60, 40, 60, 40, 100, 15);
+	against_reference_mixed(4096, 2000, 2, 40000, 50, 40, 50, 40, 90, 16);
 }
 
 /* one put and one take on both, compared */
@@ -286,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_pending_reference),
 		cmocka_unit_test(test_pending_ring),
 		cmocka_unit_test(test_pending_grow_oldest),
+		cmocka_unit_test(test_pending_ref),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
