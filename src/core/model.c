@@ -572,7 +572,7 @@ static __attribute__((noinline)) void account_call(struct ntp_model *m, struct g
 }
 
 /* ntp_model_ingest, the records waiting for their twin kept by reference
- * when ref (a constant) is set (ntp_model_ingest_ref) */
+ * when ref (a constant) is set (ntp_model_ingest_block) */
 static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref)
 {
 	const struct ntp_record *twin;
@@ -653,13 +653,19 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 	ingest(m, r, 0);
 }
 
-void ntp_model_ingest_ref(struct ntp_model *m, const struct ntp_record *r)
+/*
+ * One loop over the block, the reduction inlined in it: a call per record
+ * saved and restored the registers of the reduction each time. The records
+ * that wait for their twin are kept by reference until the block's end,
+ * when those still waiting are copied (ntp_pend_settle).
+ */
+void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
-	ingest(m, r, 1);
-}
-
-void ntp_model_settle(struct ntp_model *m)
-{
+	for (size_t i = 0; i < n; i++) {
+		if (i + 2 < n)
+			ntp_prefetch_record(&r[i + 2]);
+		ingest(m, &r[i], 1);
+	}
 	if (m->join) {
 		ntp_pend_settle(m->hpend);
 		ntp_pend_settle(m->tpend);
