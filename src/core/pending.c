@@ -13,7 +13,11 @@ struct slot {
 	struct ntp_record r;
 };
 
-#define DUE_FREE UINT64_MAX	/* never an arrival number (they count from 0) */
+/* Arrival numbers start at cap, so that a due one (at least 2 cap) is never
+ * 0: the slots and the ring come zeroed from calloc, their pages resident
+ * only once used, and a ring entry not yet written names slot 0, whose due
+ * is then 0 or at least 2 cap, never an arrival before the first. */
+#define DUE_FREE 0
 
 struct bucket {
 	int32_t head, tail;	/* -1: empty */
@@ -34,7 +38,7 @@ struct bucket {
  */
 struct ntp_pend {
 	uint32_t cap, bmask, bmax;
-	uint64_t seq;		/* arrivals so far */
+	uint64_t seq;		/* the next arrival's number (from cap, DUE_FREE) */
 	size_t count;
 	size_t grow_at;		/* the count past which the bucket table grows */
 	struct slot *slots;
@@ -112,20 +116,17 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	p->cap = cap;
 	p->bmax = cap / 2;
 	p->bmask = (p->bmax < BUCKETS_MIN ? p->bmax : BUCKETS_MIN) - 1;
-	p->slots = malloc(cap * sizeof(*p->slots));
+	p->seq = p->settled = cap;	/* DUE_FREE */
+	p->slots = calloc(cap, sizeof(*p->slots));
 	p->free = malloc(cap * sizeof(*p->free));
-	/* zeroed: before cap arrivals an entry names slot 0, whose due is
-	 * then above the arrivals so far (or DUE_FREE) */
 	p->ring = calloc(cap, sizeof(*p->ring));
 	p->bk = malloc((p->bmask + 1) * sizeof(*p->bk));
 	if (!p->slots || !p->free || !p->ring || !p->bk) {
 		ntp_pend_free(p);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < cap; i++) {
+	for (uint32_t i = 0; i < cap; i++)
 		p->free[i] = (int32_t)(cap - 1 - i);
-		p->slots[i].due = DUE_FREE;
-	}
 	p->nfree = cap;
 	grow_limit(p);
 	memset(p->bk, 0xff, (p->bmask + 1) * sizeof(*p->bk));
@@ -291,7 +292,7 @@ static __attribute__((noinline)) void grow(struct ntp_pend *p)
 	grow_limit(p);
 	/* the pending records arrived within the last cap arrivals: the ring
 	 * names them in arrival order */
-	for (uint64_t a = p->seq > p->cap ? p->seq - p->cap : 0; a < p->seq; a++) {
+	for (uint64_t a = p->seq - p->cap; a < p->seq; a++) {
 		int32_t i = p->ring[a & (p->cap - 1)];
 		uint32_t b;
 
