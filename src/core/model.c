@@ -26,6 +26,15 @@
 
 #define MAX_TOTALS 512
 
+/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
+ * the order of their sums in acc.fast_sum */
+static const uint8_t fast_comp[] = {
+	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
+	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
+	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
+};
+enum { FAST_N = sizeof(fast_comp) };
+
 struct acc {
 	/* what every command touches first, in one cache line (64 groups'
 	 * accumulators share the first-level cache with the file's pages) */
@@ -39,12 +48,13 @@ struct acc {
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
-	/* the common joined flow's stage and component sums (account_fast),
-	 * side by side: two cache lines a command touches where st_sum and
-	 * c_sum span four (64 groups' lines share the first-level cache);
-	 * added into st_sum and c_sum by acc_flush. FAST_ST + stage, then
-	 * FAST_C + k for the k-th component of fast_comp[]. */
-	int64_t fast_sum[16] __attribute__((aligned(64)));
+	/* the common joined flow's component sums (account_fast), the k-th
+	 * of fast_comp[] at k, side by side: two cache lines a command
+	 * touches where st_sum and c_sum span four (64 groups' lines share
+	 * the first-level cache); added into c_sum, and into st_sum of each
+	 * one's stage (a stage is the sum of its components, stage.h), by
+	 * acc_flush, so no stage sum is added per command. */
+	int64_t fast_sum[FAST_N] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -58,15 +68,6 @@ struct acc {
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
-/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
- * the order of their sums in acc.fast_sum */
-static const uint8_t fast_comp[] = {
-	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
-	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
-	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
-};
-enum { FAST_ST = 0, FAST_C = NTP_STAGE_COUNT, FAST_N = FAST_C + sizeof(fast_comp) };
-_Static_assert(FAST_N <= 16, "the fast sums fit acc.fast_sum");
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
 /* calloc, 64-byte aligned (struct acc) */
@@ -390,11 +391,12 @@ static void run_flush(struct acc *a)
 static void acc_flush(struct acc *a)
 {
 	run_flush(a);
-	for (int s = 0; s < NTP_STAGE_COUNT; s++)
-		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[FAST_ST + s]);
-	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] +
-						   (uint64_t)a->fast_sum[FAST_C + k]);
+	for (unsigned k = 0; k < FAST_N; k++) {
+		int s = ntp_component_stage(fast_comp[k]);
+
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[k]);
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)a->fast_sum[k]);
+	}
 	memset(a->fast_sum, 0, sizeof(a->fast_sum));
 }
 
@@ -522,15 +524,10 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 	}
 	a->run_n++;
 #define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_DRIVER], stage[NTP_STAGE_HOST_DRIVER]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_NETWORK], stage[NTP_STAGE_NETWORK]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_TARGET_DRIVER], stage[NTP_STAGE_TARGET_DRIVER]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_STORAGE], stage[NTP_STAGE_STORAGE]);
 	/* constant indices: the loop unrolls into ten adds to memory */
 #pragma GCC unroll 10
 	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		ADD(a->fast_sum[FAST_C + k], comp[fast_comp[k]]);
+		ADD(a->fast_sum[k], comp[fast_comp[k]]);
 #undef ADD
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
