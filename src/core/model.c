@@ -568,15 +568,16 @@ static __attribute__((noinline)) void account_call(struct ntp_model *m, struct g
 	account(m, g, h, t);
 }
 
-/* ntp_model_ingest, the records waiting for their twin kept by reference
- * when ref (a constant) is set (ntp_model_ingest_block) */
+/* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
+ * the records waiting for their twin kept by reference and the start set
+ * by the caller */
 static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
 	struct group *g;
 
-	if (!m->started)
+	if (!ref && !m->started)
 		ntp_model_set_start(m, first_ts(r));
 	if (r->impl == NTP_IMPL_SPDK && r->transport == NTP_TRANSPORT_TCP) {
 		int t = r->side == NTP_SIDE_TARGET;
@@ -658,6 +659,8 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
  */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
+	if (n && !m->started)
+		ntp_model_set_start(m, first_ts(r));
 	for (size_t i = 0; i < n; i++) {
 		if (i + 2 < n)
 			ntp_prefetch_record(&r[i + 2]);
