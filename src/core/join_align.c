@@ -137,23 +137,30 @@ struct sampler {
 	uint8_t side;
 };
 
-/* Takes x into s (not full yet); 1 once s is full. */
-static int sampler_take(struct sampler *s, const struct ntp_record *x, int64_t to_wall)
+/* Takes the records x[0..k) into s while it is not full; 1 once it is. */
+static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k, int64_t to_wall)
 {
 	int slot = s->side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
+	size_t n = s->n, seen = s->seen;
 
-	if (x->side == s->side && (x->ts_valid & (1u << slot))) {
-		int64_t t = wrap_add(x->ts[slot], to_wall);
+	for (size_t i = 0; i < k && seen < s->max; i++, seen++) {
+		int64_t t;
 
+		if (x[i].side != s->side || !(x[i].ts_valid & (1u << slot)))
+			continue;
+		t = wrap_add(x[i].ts[slot], to_wall);
 		if (s->from && t < s->from && s->skipped < ALIGN_SKIP_MAX) {
 			s->skipped++;
-			return 0;	/* passed: not one of the max */
+			seen--;		/* passed: not one of the max */
+			continue;
 		}
-		s->out[s->n++] = (struct mark){
-			((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
-			x->slba, x->len, x->opcode, t };
+		s->out[n++] = (struct mark){
+			((uint64_t)x[i].cntlid << 32) | ((uint64_t)x[i].qid << 16) | x[i].cid,
+			x[i].slba, x[i].len, x[i].opcode, t };
 	}
-	return ++s->seen >= s->max;
+	s->n = n;
+	s->seen = seen;
+	return seen >= s->max;
 }
 
 /* Fills the samplers s[0..ns) of one file (its sides, from its start and,
@@ -182,11 +189,12 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 	if (!left || !(r = ntp_reader_open_opts(path, &o, err, sizeof(err))))
 		return;
 	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
+	/* each sampler walks the block on its own: the same records as a walk
+	 * of all of them record by record */
 	while (left && ntp_reader_next_block(r, &recs, &k) == 1)
-		for (size_t i = 0; i < k && left; i++)
-			for (size_t j = 0; j < ns; j++)
-				if (s[j].seen < s[j].max && sampler_take(&s[j], &recs[i], to_wall))
-					left--;
+		for (size_t j = 0; j < ns; j++)
+			if (s[j].seen < s[j].max && sampler_take(&s[j], recs, k, to_wall))
+				left--;
 	ntp_reader_close(r);
 }
 
@@ -533,40 +541,36 @@ static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_
 	return best;
 }
 
-/* Keeps of the host marks m[0..n) those whose command some target sample
- * holds (in order), in fs->h[set]; -1 when out of memory. */
-static int keep_hits(struct fsample *all, size_t nf, struct fsample *fs, int set, const struct mark *m, size_t n)
+/* Appends to *hits those of the host marks m[0..n) whose command one of
+ * the target samples ti[0..nti) holds (in order): fs->h[set]. */
+static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, int set, const struct mark *m,
+		      size_t n, struct mark **hits)
 {
 	size_t k = 0;
 
-	fs->h[set] = malloc((n ? n : 1) * sizeof(*m));
-	if (!fs->h[set])
-		return -1;
+	fs->h[set] = *hits;
 	for (size_t i = 0; i < n; i++)
-		for (size_t b = 0; b < nf; b++) {
-			const struct fsample *t = &all[b];
-
-			if ((t->t[0] && tindex_find(&t->ti[0], &m[i], NULL, NULL) != UINT32_MAX) ||
-			    (t->t[1] && tindex_find(&t->ti[1], &m[i], NULL, NULL) != UINT32_MAX)) {
+		for (size_t b = 0; b < nti; b++)
+			if (tindex_find(ti[b], &m[i], NULL, NULL) != UINT32_MAX) {
 				fs->h[set][k++] = m[i];
 				break;
 			}
-		}
 	fs->nh[set] = k;
-	return 0;
+	*hits += k;
 }
 
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
-	struct mark *raw = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	struct mark *raw = NULL, *hits = NULL, *hit_at, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
 	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
-	size_t hosts = 0, host_max;
-	int progress = 1;
+	size_t hosts = 0, host_max, nti = 0;
+	int progress = 1, filter;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !fs || !rawb || !d || !done || !early)
+	if (n < 2 || !fs || !rawb || !ti || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -584,15 +588,25 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
 	if (host_max < ALIGN_SAMPLE_MIN)
 		host_max = ALIGN_SAMPLE_MIN;
-	/* The files with a target's side first, read once for all their
-	 * samples and indexed; then the hosts' samples, each file's read into
-	 * raw (reused) and only the marks of commands the targets hold kept. */
+	/* The files with a target's side first, each read once for all its
+	 * samples, the targets' indexed; then the host-only files. The hosts'
+	 * marks go one after the other in hits (a block of its own per file
+	 * came between the files' read buffers in the heap, which then took
+	 * fresh pages at every file). Of many hosts, a host's sample is short
+	 * and most of it has no command in the target's sample (which holds a
+	 * share of each host's first commands): it is read into raw and only
+	 * the marks the targets' samples hold are kept (median_offset passes
+	 * over the others); of one host nearly every mark has its command
+	 * there, and the filter would look each up twice. */
+	filter = host_max < ALIGN_SAMPLE;
 	raw = malloc(2 * host_max * sizeof(*raw));
-	if (!raw)
+	hits = hit_at = malloc(2 * (hosts ? hosts : 1) * host_max * sizeof(*hits));
+	if (!raw || !hits)
 		goto out;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			int th = has_side(in[i].info->role, NTP_SIDE_TARGET);
+			int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
 			struct sampler s[4];
 			int sset[4];
 			size_t ns = 0;
@@ -602,6 +616,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			for (int set = 0; set < 1 + early[i]; set++) {
 				/* set 1: only the files that began early (pair_offset) */
 				int64_t f = set ? from : 0;
+				struct mark *h;
 
 				if (th) {
 					if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
@@ -610,18 +625,21 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 					s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = ALIGN_SAMPLE,
 								    .from = f, .side = NTP_SIDE_TARGET };
 				}
-				if (has_side(in[i].info->role, NTP_SIDE_HOST)) {
-					/* a file of both sides keeps its hosts' marks
-					 * until the targets are indexed */
-					struct mark *h = th ? (rawb[2 * i + set] = malloc(host_max * sizeof(*h)))
-							    : raw + set * host_max;
-
-					if (!h)
-						goto out;
-					sset[ns] = set;
-					s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f,
-								    .side = NTP_SIDE_HOST };
-				}
+				if (!hh)
+					continue;
+				/* a file of both sides keeps its hosts' marks (rawb)
+				 * until the targets are indexed */
+				if (!filter)
+					h = fs[i].h[set] = hit_at + set * host_max;
+				else if (th)
+					h = rawb[2 * i + set] = malloc(host_max * sizeof(*h));
+				else
+					h = raw + set * host_max;
+				if (!h)
+					goto out;
+				sset[ns] = set;
+				s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f,
+							    .side = NTP_SIDE_HOST };
 			}
 			sample_file(in[i].path, s, ns);
 			for (size_t j = 0; j < ns; j++) {
@@ -631,19 +649,21 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 					fs[i].nt[set] = s[j].n;
 					if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n))
 						goto out;
-				} else if (!th && keep_hits(fs, n, &fs[i], set, s[j].out, s[j].n)) {
-					goto out;
-				} else if (th) {
+					ti[nti++] = &fs[i].ti[set];
+				} else if (filter && !th) {
+					keep_hits(ti, nti, &fs[i], set, s[j].out, s[j].n, &hit_at);
+				} else {
 					fs[i].nh[set] = s[j].n;
 				}
 			}
+			if (hh && !filter)
+				hit_at += (1 + early[i]) * host_max;
 		}
 		/* the targets indexed: the hosts' marks of files of both sides */
 		for (size_t i = 0; pass == 0 && i < n; i++)
 			for (int set = 0; set < 2; set++)
 				if (rawb[2 * i + set]) {
-					if (keep_hits(fs, n, &fs[i], set, rawb[2 * i + set], fs[i].nh[set]))
-						goto out;
+					keep_hits(ti, nti, &fs[i], set, rawb[2 * i + set], fs[i].nh[set], &hit_at);
 					free(rawb[2 * i + set]);
 					rawb[2 * i + set] = NULL;
 				}
@@ -675,13 +695,14 @@ out:
 		for (int set = 0; set < 2; set++) {
 			tindex_free(&fs[i].ti[set]);
 			free(fs[i].t[set]);
-			free(fs[i].h[set]);
 		}
 	}
 	for (size_t i = 0; rawb && i < 2 * n; i++)
 		free(rawb[i]);
 	free(rawb);
+	free(ti);
 	free(raw);
+	free(hits);
 	free(fs);
 	free(d);
 	free(done);
