@@ -38,7 +38,7 @@ struct ntp_merge {
 	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
-	uint32_t last;		/* cursor of the record popped last, to move on; UINT32_MAX: none */
+	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
 };
 
 uint64_t ntp_record_last_ts(const struct ntp_record *r)
@@ -126,11 +126,6 @@ static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64
 	keys_scalar(r, k, off, out);
 }
 #endif
-
-void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
-{
-	keys_block(r, n, off, out);
-}
 
 /* The keys of cursor cu's records from i on (at most KEY_CHUNK, within its block). */
 static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
@@ -227,7 +222,7 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	if (!m || n >= UINT32_MAX / 4)
 		goto fail;
 	m->r = r;
-	m->last = UINT32_MAX;
+	m->most = UINT32_MAX;
 	m->size = 1;
 	while (m->size < n)
 		m->size *= 2;
@@ -284,24 +279,11 @@ static inline __attribute__((always_inline)) void step(struct ntp_merge *m, uint
 	}
 }
 
-/* The cursor popped last moves on now, not then: its record stayed valid
- * (in its reader's block) until this call. */
-static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
-{
-	uint32_t w = m->last;
-
-	if (w == UINT32_MAX)
-		return;
-	step(m, w);
-	m->last = UINT32_MAX;
-}
-
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
 	const struct cursor *cu;
 	uint32_t w;
 
-	settle(m);
 	if (!m->live)
 		return 0;
 	w = cursor_of(m, m->node[0]);
@@ -313,18 +295,9 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 	return 1;
 }
 
-void ntp_merge_pop(struct ntp_merge *m)
+void ntp_merge_most(struct ntp_merge *m, size_t i)
 {
-	if (m->live)
-		m->last = cursor_of(m, m->node[0]);
-}
-
-int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
-{
-	if (!ntp_merge_peek(m, rec, from, t))
-		return 0;
-	ntp_merge_pop(m);
-	return 1;
+	m->most = i < m->size ? (uint32_t)i : UINT32_MAX;
 }
 
 /*
@@ -376,15 +349,76 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
 	return fed;
 }
 
+/*
+ * One cursor (ntp_merge_most: a target's file beside its hosts', about half
+ * of the records) kept out of the tree: its next record against the tree's
+ * winner, one comparison of ranks, and its records taken without a replay
+ * (a replay is a comparison per level, six for 64 files). The order is the
+ * tree's: the smaller rank first. The cursor's leaf is ended in the tree
+ * meanwhile, and its rank put back at the end.
+ */
+static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+			 uint64_t *pmax)
+{
+	uint32_t o = m->most;
+	struct cursor *co = &m->cur[o];
+	uint64_t ko = key(m, o), pm = *pmax;
+	size_t fed = 0;
+	int live = 1;
+
+	replay(m, o, rank_ended(m, o));
+	for (;;) {
+		rank_t rw = m->node[0];
+		struct cursor *cu;
+		uint32_t w;
+		uint64_t k;
+
+		if (rank_of(ko, o) < rw) {
+			if (ko > until)
+				break;
+			fn(ctx, &co->recs[co->i]);
+			fed++;
+			pm = o == primary && ko > pm ? ko : pm;
+			if (++co->i < co->n) {
+				ko = key_at(co, co->i);
+				continue;
+			}
+			co->i--;
+			if (advance(m, o)) {
+				ko = key(m, o);
+				continue;
+			}
+			live = 0;
+			m->live--;
+			break;
+		}
+		/* rw is a live cursor's: an ended one ranks after o's */
+		k = (uint64_t)(rw >> 64);
+		if (k > until)
+			break;
+		w = cursor_of(m, rw);
+		cu = &m->cur[w];
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		step(m, w);
+	}
+	if (live)
+		replay(m, o, rank_of(ko, o));
+	*pmax = pm;
+	return fed;
+}
+
 size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		       uint64_t *primary_max)
 {
 	size_t fed = 0;
 	uint64_t pm = *primary_max;
 
-	settle(m);
 	if (m->size == 2 && m->live == 2)
 		fed = drain2(m, until, fn, ctx, primary, &pm);
+	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
+		fed = drain_most(m, until, fn, ctx, primary, &pm);
 	while (m->live) {
 		uint64_t k = (uint64_t)(m->node[0] >> 64);
 		uint32_t w = cursor_of(m, m->node[0]);
@@ -406,6 +440,6 @@ const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i)
 	const struct cursor *cu = &m->cur[i];
 
 	if (cu->i >= cu->n)
-		return NULL;	/* ended (or, popped last, moving on at the next peek) */
+		return NULL;	/* ended */
 	return &cu->recs[cu->i];
 }

@@ -79,6 +79,17 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 		free(off);
 		if (!f->mg)
 			return -1;
+		/* hosts and their one target: the target's file holds a record
+		 * of every host's commands, about half of all */
+		for (size_t i = 0, targets = 0; i < f->n; i++) {
+			if (ntp_reader_info(f->r[i])->role == NTP_ROLE_HOST)
+				continue;
+			if (++targets > 1) {
+				ntp_merge_most(f->mg, SIZE_MAX);
+				break;
+			}
+			ntp_merge_most(f->mg, i);
+		}
 	}
 	return 0;
 }
