@@ -36,6 +36,7 @@ struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
 	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
+	rank_t *win;		/* rebuild's: the winners' ranks */
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
@@ -214,10 +215,30 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 	node[0] = x;
 }
 
+/* Plays the whole tournament again from the cursors' ranks, bottom up
+ * (win[k]: the winner at node k, node[k] its loser), cursor out (if any)
+ * ranked as ended: a replay only moves the winner's leaf. */
+static void rebuild(struct ntp_merge *m, uint32_t out)
+{
+	rank_t *win = m->win;
+
+	for (uint32_t c = 0; c < m->size; c++) {
+		const struct cursor *cu = &m->cur[c];
+
+		win[m->size + c] = c != out && cu->i < cu->n ? rank_of(key(m, c), c) : rank_ended(m, c);
+	}
+	for (uint32_t k = m->size; k-- > 1;) {
+		rank_t a = win[2 * k], b = win[2 * k + 1];
+
+		win[k] = b < a ? b : a;
+		m->node[k] = b < a ? a : b;
+	}
+	m->node[0] = win[1];
+}
+
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
 {
 	struct ntp_merge *m = calloc(1, sizeof(*m));
-	rank_t *win = NULL;
 
 	if (!m || n >= UINT32_MAX / 4)
 		goto fail;
@@ -228,32 +249,17 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 		m->size *= 2;
 	m->cur = calloc(m->size, sizeof(*m->cur));
 	m->node = calloc(m->size, sizeof(*m->node));
-	win = calloc(2 * (size_t)m->size, sizeof(*win));
-	if (!m->cur || !m->node || !win)
+	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
+	if (!m->cur || !m->node || !m->win)
 		goto fail;
-	/* the first tournament, bottom up: win[k] won at node k, node[k] lost */
-	for (uint32_t c = 0; c < m->size; c++) {
-		win[m->size + c] = rank_ended(m, c);
-		if (c >= n)
-			continue;
+	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
 		m->cur[c].i = (size_t)-1;
-		if (advance(m, c)) {
-			win[m->size + c] = rank_of(key(m, c), c);
-			m->live++;
-		}
+		m->live += advance(m, c);
 	}
-	for (uint32_t k = m->size; k-- > 1;) {
-		rank_t a = win[2 * k], b = win[2 * k + 1];
-
-		win[k] = b < a ? b : a;
-		m->node[k] = b < a ? a : b;
-	}
-	m->node[0] = win[1];
-	free(win);
+	rebuild(m, UINT32_MAX);
 	return m;
 fail:
-	free(win);
 	ntp_merge_free(m);
 	return NULL;
 }
@@ -264,6 +270,7 @@ void ntp_merge_free(struct ntp_merge *m)
 		return;
 	free(m->cur);
 	free(m->node);
+	free(m->win);
 	free(m);
 }
 
@@ -354,8 +361,9 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
  * of the records) kept out of the tree: its next record against the tree's
  * winner, one comparison of ranks, and its records taken without a replay
  * (a replay is a comparison per level, six for 64 files). The order is the
- * tree's: the smaller rank first. The cursor's leaf is ended in the tree
- * meanwhile, and its rank put back at the end.
+ * tree's: the smaller rank first. The tree is played again without the
+ * cursor at the start and with it at the end (a replay moves only the
+ * winner's leaf): twice the tree's size per drain, once for a report.
  */
 static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 			 uint64_t *pmax)
@@ -366,7 +374,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 	size_t fed = 0;
 	int live = 1;
 
-	replay(m, o, rank_ended(m, o));
+	rebuild(m, o);
 	for (;;) {
 		rank_t rw = m->node[0];
 		struct cursor *cu;
@@ -404,7 +412,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 		step(m, w);
 	}
 	if (live)
-		replay(m, o, rank_of(ko, o));
+		rebuild(m, UINT32_MAX);
 	*pmax = pm;
 	return fed;
 }
