@@ -6,8 +6,9 @@
  * files among them, for counts of files at, below and above powers of two
  * (the loser tree's leaves past the files, files ending one by one), two
  * files (the drain's own loop) and a file drained outside the tree
- * (ntp_merge_most). The drain is stopped at random times and just before
- * and at the next record's key: the peek then shows that record and its key
+ * (ntp_merge_most), files read ahead (the keys from the times their
+ * threads write). The drain is stopped at random times and just before and
+ * at the next record's key: the peek then shows that record and its key
  * (the keys of a block, AVX2, against the loop here). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,8 +83,10 @@ static size_t ref_merge(const struct files *fs, uint32_t *out, uint64_t *keys)
 	}
 }
 
-/* Writes fs->rec to files and opens a reader on each. */
-static void files_write(struct files *fs)
+/* Writes fs->rec to files, in blocks of random sizes (small ones with
+ * small), and opens a reader on each, read ahead by a second thread with
+ * ahead. */
+static void files_write(struct files *fs, int small, int ahead)
 {
 	strcpy(tmpdir, "/tmp/test_merge.XXXXXX");
 	assert_non_null(mkdtemp(tmpdir));
@@ -96,11 +99,16 @@ static void files_write(struct files *fs)
 		snprintf(fs->path[f], sizeof(fs->path[f]), "%s/f%u.ntp", tmpdir, f);
 		w = ntp_writer_open(fs->path[f], &info, err, sizeof(err));
 		assert_non_null(w);
-		for (size_t j = 0; j < fs->count[f]; j++)
+		for (size_t j = 0; j < fs->count[f]; j++) {
 			assert_int_equal(ntp_writer_add(w, &fs->rec[f][j]), 0);
+			if (small && random() % 100 == 0)
+				assert_int_equal(ntp_writer_flush(w, 1), 0);
+		}
 		assert_int_equal(ntp_writer_close(w, 1), 0);
 		fs->r[f] = ntp_reader_open(fs->path[f], err, sizeof(err));
 		assert_non_null(fs->r[f]);
+		if (ahead)
+			assert_int_equal(ntp_reader_read_ahead(fs->r[f]), 0);
 	}
 }
 
@@ -132,9 +140,11 @@ static void note(void *ctx, const struct ntp_record *r)
  * or to just before or exactly the next record's key, until the end; after
  * each, the peek shows the next record of the reference and its key, and
  * ntp_merge_current that record for its file. most: the file drained
- * outside the tree (>= n: none).
+ * outside the tree (>= n: none). ahead: files of small blocks read ahead,
+ * whose threads write the records' times from the ninth block on (the
+ * first eight may be read before the merge asks for them).
  */
-static void check_merge(struct files *fs, size_t most, size_t primary, unsigned seed)
+static void check_merge(struct files *fs, size_t most, size_t primary, int ahead, unsigned seed)
 {
 	static uint32_t want[FILES_MAX * PER_MAX];
 	static uint64_t keys[FILES_MAX * PER_MAX];
@@ -146,11 +156,11 @@ static void check_merge(struct files *fs, size_t most, size_t primary, unsigned 
 	for (size_t i = 0; i < nwant; i++)
 		if (want[i] / PER_MAX == primary && keys[i] > want_max)
 			want_max = keys[i];
-	files_write(fs);
+	srandom(seed);
+	files_write(fs, ahead || seed % 2, ahead);
 	m = ntp_merge_new(fs->r, fs->n, fs->off);
 	assert_non_null(m);
 	ntp_merge_most(m, most);
-	srandom(seed);
 	got.n = 0;
 	for (;;) {
 		const struct ntp_record *x;
@@ -230,8 +240,9 @@ static void test_merge_order(void **state)
 			}
 			fs.off[f] = f % 2 ? 3000 : -5000;
 		}
-		check_merge(&fs, SIZE_MAX, 0, n);
-		check_merge(&fs, n - 1, n / 2, n + 100);	/* the last file outside the tree */
+		check_merge(&fs, SIZE_MAX, 0, 0, n);
+		check_merge(&fs, n - 1, n / 2, 0, n + 100);	/* the last file outside the tree */
+		check_merge(&fs, n - 1, 0, 1, n + 200);
 	}
 }
 
@@ -297,7 +308,7 @@ static void test_merge_random(void **state)
 		}
 		if (seed % 7 == 0)
 			fs.off[0] = INT64_MAX - 5;	/* keys that wrap */
-		check_merge(&fs, seed % 3 ? (size_t)random() % n : SIZE_MAX, seed % n, seed);
+		check_merge(&fs, seed % 3 ? (size_t)random() % n : SIZE_MAX, seed % n, seed % 4 == 1, seed);
 	}
 }
 
