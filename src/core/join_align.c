@@ -15,6 +15,8 @@
  * pairs agree on wins: its first records may hold no command of the other's.
  * That offset only orders the input; no stage time uses it.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
@@ -559,18 +561,94 @@ static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, 
 	*hits += k;
 }
 
+/* The host-only files' samples: files ho[first], ho[first + step]... of
+ * ho[0..nho), each read into raw (2 * host_max marks) and, with filter,
+ * only the marks the targets' samples ti[0..nti) hold kept; file i's marks
+ * at hits + hbase[i] (set 1 host_max further). */
+struct hosts_job {
+	const struct ntp_join_input *in;
+	const size_t *ho, *hbase;
+	size_t nho, first, step, nti, host_max;
+	struct fsample *fs;
+	const char *early;
+	struct mark *hits, *raw;
+	struct tindex *const *ti;
+	int64_t from;
+	int filter;
+};
+
+static void *sample_hosts(void *arg)
+{
+	const struct hosts_job *j = arg;
+
+	for (size_t k = j->first; k < j->nho; k += j->step) {
+		size_t i = j->ho[k];
+		struct fsample *f = &j->fs[i];
+		struct sampler s[2];
+		size_t ns = 0;
+
+		for (int set = 0; set < 1 + j->early[i]; set++) {
+			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
+
+			s[ns++] = (struct sampler){ .out = j->filter ? j->raw + set * j->host_max : h,
+						    .max = j->host_max, .from = set ? j->from : 0,
+						    .side = NTP_SIDE_HOST };
+		}
+		sample_file(j->in[i].path, s, ns);
+		for (int set = 0; set < (int)ns; set++) {
+			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
+
+			if (j->filter) {
+				keep_hits(j->ti, j->nti, f, set, s[set].out, s[set].n, &h);
+			} else {
+				f->h[set] = h;
+				f->nh[set] = s[set].n;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Runs job[1] in a second thread beside job[0] in this one (when two CPUs
+ * may run them, ntp_read_ahead_wanted), else both here: a 64-file join's
+ * alignment is mostly reading and checking 63 hosts' samples, before the
+ * first record is merged. */
+static void sample_hosts_2(struct hosts_job job[2])
+{
+	sigset_t all, old;
+	pthread_t th;
+	int err = 1;
+
+	if (job[1].first < job[1].nho && ntp_read_ahead_wanted(1)) {
+		/* signals meant for the program go to this thread */
+		sigfillset(&all);
+		sigdelset(&all, SIGBUS);
+		sigdelset(&all, SIGSEGV);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		err = pthread_create(&th, NULL, sample_hosts, &job[1]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	sample_hosts(&job[0]);
+	if (!err)
+		pthread_join(th, NULL);
+	else
+		sample_hosts(&job[1]);
+}
+
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
-	struct mark *raw = NULL, *hits = NULL, *hit_at, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	struct mark *raw = NULL, *hits = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
+	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
 	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
-	size_t hosts = 0, host_max, nti = 0;
+	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0;
 	int progress = 1, filter;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !fs || !rawb || !ti || !d || !done || !early)
+	if (n < 2 || !fs || !rawb || !hbase || !ho || !ti || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -589,85 +667,88 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	if (host_max < ALIGN_SAMPLE_MIN)
 		host_max = ALIGN_SAMPLE_MIN;
 	/* The files with a target's side first, each read once for all its
-	 * samples, the targets' indexed; then the host-only files. The hosts'
-	 * marks go one after the other in hits (a block of its own per file
-	 * came between the files' read buffers in the heap, which then took
-	 * fresh pages at every file). Of many hosts, a host's sample is short
-	 * and most of it has no command in the target's sample (which holds a
-	 * share of each host's first commands): it is read into raw and only
-	 * the marks the targets' samples hold are kept (median_offset passes
-	 * over the others); of one host nearly every mark has its command
-	 * there, and the filter would look each up twice. */
+	 * samples, the targets' indexed; then the host-only files, in two
+	 * threads (sample_hosts_2). A host file's marks go to its part of hits
+	 * (a block of its own per file came between the files' read buffers in
+	 * the heap, which then took fresh pages at every file). Of many hosts,
+	 * a host's sample is short and most of it has no command in the
+	 * target's sample (which holds a share of each host's first
+	 * commands): it is read into raw and only the marks the targets'
+	 * samples hold are kept (median_offset passes over the others); of one
+	 * host nearly every mark has its command there, and the filter would
+	 * look each up twice. */
 	filter = host_max < ALIGN_SAMPLE;
-	raw = malloc(2 * host_max * sizeof(*raw));
-	hits = hit_at = malloc(2 * (hosts ? hosts : 1) * host_max * sizeof(*hits));
+	for (size_t i = 0; i < n; i++) {
+		if (!has_side(in[i].info->role, NTP_SIDE_HOST))
+			continue;
+		hbase[i] = nhits;
+		nhits += (1 + early[i]) * host_max;
+		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
+			ho[nho++] = i;
+	}
+	raw = malloc(4 * host_max * sizeof(*raw));
+	hits = malloc((nhits ? nhits : 1) * sizeof(*hits));
 	if (!raw || !hits)
 		goto out;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < n; i++) {
-			int th = has_side(in[i].info->role, NTP_SIDE_TARGET);
-			int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
-			struct sampler s[4];
-			int sset[4];
-			size_t ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
+		struct sampler s[4];
+		int sset[4];
+		size_t ns = 0;
 
-			if (th != !pass)
+		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
+			continue;
+		for (int set = 0; set < 1 + early[i]; set++) {
+			/* set 1: only the files that began early (pair_offset) */
+			int64_t f = set ? from : 0;
+			struct mark *h;
+
+			if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
+				goto out;
+			sset[ns] = set;
+			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = ALIGN_SAMPLE, .from = f,
+						    .side = NTP_SIDE_TARGET };
+			if (!hh)
 				continue;
-			for (int set = 0; set < 1 + early[i]; set++) {
-				/* set 1: only the files that began early (pair_offset) */
-				int64_t f = set ? from : 0;
-				struct mark *h;
-
-				if (th) {
-					if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
-						goto out;
-					sset[ns] = set;
-					s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = ALIGN_SAMPLE,
-								    .from = f, .side = NTP_SIDE_TARGET };
-				}
-				if (!hh)
-					continue;
-				/* a file of both sides keeps its hosts' marks (rawb)
-				 * until the targets are indexed */
-				if (!filter)
-					h = fs[i].h[set] = hit_at + set * host_max;
-				else if (th)
-					h = rawb[2 * i + set] = malloc(host_max * sizeof(*h));
-				else
-					h = raw + set * host_max;
-				if (!h)
-					goto out;
-				sset[ns] = set;
-				s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f,
-							    .side = NTP_SIDE_HOST };
-			}
-			sample_file(in[i].path, s, ns);
-			for (size_t j = 0; j < ns; j++) {
-				int set = sset[j];
-
-				if (s[j].side == NTP_SIDE_TARGET) {
-					fs[i].nt[set] = s[j].n;
-					if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n))
-						goto out;
-					ti[nti++] = &fs[i].ti[set];
-				} else if (filter && !th) {
-					keep_hits(ti, nti, &fs[i], set, s[j].out, s[j].n, &hit_at);
-				} else {
-					fs[i].nh[set] = s[j].n;
-				}
-			}
-			if (hh && !filter)
-				hit_at += (1 + early[i]) * host_max;
+			/* a file of both sides keeps its hosts' marks (rawb)
+			 * until the targets are indexed */
+			if (!filter)
+				h = fs[i].h[set] = hits + hbase[i] + set * host_max;
+			else if (!(h = rawb[2 * i + set] = malloc(host_max * sizeof(*h))))
+				goto out;
+			sset[ns] = set;
+			s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f, .side = NTP_SIDE_HOST };
 		}
-		/* the targets indexed: the hosts' marks of files of both sides */
-		for (size_t i = 0; pass == 0 && i < n; i++)
-			for (int set = 0; set < 2; set++)
-				if (rawb[2 * i + set]) {
-					keep_hits(ti, nti, &fs[i], set, rawb[2 * i + set], fs[i].nh[set], &hit_at);
-					free(rawb[2 * i + set]);
-					rawb[2 * i + set] = NULL;
-				}
+		sample_file(in[i].path, s, ns);
+		for (size_t j = 0; j < ns; j++) {
+			int set = sset[j];
+
+			if (s[j].side == NTP_SIDE_TARGET) {
+				fs[i].nt[set] = s[j].n;
+				if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n))
+					goto out;
+				ti[nti++] = &fs[i].ti[set];
+			} else {
+				fs[i].nh[set] = s[j].n;
+			}
+		}
 	}
+	/* the targets indexed: the hosts' marks of files of both sides */
+	for (size_t i = 0; i < n; i++)
+		for (int set = 0; set < 2; set++)
+			if (rawb[2 * i + set]) {
+				struct mark *h = hits + hbase[i] + set * host_max;
+
+				keep_hits(ti, nti, &fs[i], set, rawb[2 * i + set], fs[i].nh[set], &h);
+				free(rawb[2 * i + set]);
+				rawb[2 * i + set] = NULL;
+			}
+	for (int t = 0; t < 2; t++)
+		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
+					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
+					     .hits = hits, .raw = raw + 2 * t * host_max, .ti = ti, .from = from,
+					     .filter = filter };
+	sample_hosts_2(job);
 	/* Spread from the primary file: a target aligned on a host, then the
 	 * other hosts of that target on it, and so on. */
 	done[primary] = 1;
@@ -700,6 +781,8 @@ out:
 	for (size_t i = 0; rawb && i < 2 * n; i++)
 		free(rawb[i]);
 	free(rawb);
+	free(hbase);
+	free(ho);
 	free(ti);
 	free(raw);
 	free(hits);

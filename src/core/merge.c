@@ -344,39 +344,42 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
 static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		     uint64_t *pmax)
 {
-	uint64_t k[2], pm = *pmax;
+	/* the keys in registers, not an array indexed by the winner */
+	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
+	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
 	size_t fed = 0;
 	uint32_t w;
 
-	k[cursor_of(m, m->node[0])] = (uint64_t)(m->node[0] >> 64);
-	k[cursor_of(m, m->node[1])] = (uint64_t)(m->node[1] >> 64);
 	for (;;) {
 		struct cursor *cu;
+		uint64_t k;
 
-		w = k[1] < k[0];
-		if (k[w] > until)
+		w = k1 < k0;
+		k = w ? k1 : k0;
+		if (k > until)
 			break;
 		cu = &m->cur[w];
 		fn(ctx, &cu->recs[cu->i]);
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
-		pm = w == primary && k[w] > pm ? k[w] : pm;
+		pm = w == primary && k > pm ? k : pm;
 		if (++cu->i < cu->n) {
-			k[w] = key_at(cu, cu->i);
-			continue;
+			k = key_at(cu, cu->i);
+		} else {
+			cu->i--;
+			if (!advance(m, w)) {
+				m->live--;
+				break;
+			}
+			k = key(m, w);
 		}
-		cu->i--;
-		if (advance(m, w)) {
-			k[w] = key(m, w);
-			continue;
-		}
-		m->live--;
-		break;
+		k0 = w ? k0 : k;
+		k1 = w ? k : k1;
 	}
 	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
 	{
-		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k[0], 0) : rank_ended(m, 0);
-		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k[1], 1) : rank_ended(m, 1);
+		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
+		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k1, 1) : rank_ended(m, 1);
 
 		m->node[0] = r0 < r1 ? r0 : r1;
 		m->node[1] = r0 < r1 ? r1 : r0;
