@@ -12,9 +12,11 @@ struct cursor {
 	const struct ntp_record *recs;
 	size_t n, i;
 	int64_t offset;
-	const uint64_t *ts;		/* the block's times from its read-ahead, or NULL */
 	struct ntp_ahead *ahead;	/* the reader's read-ahead, or NULL */
-	size_t kbase, kcnt;		/* key[j]: the key of recs[kbase + j], j < kcnt */
+	/* kp[j]: the key of recs[kbase + j], j < kcnt: in key, or the whole
+	 * block's from its read-ahead */
+	const uint64_t *kp;
+	size_t kbase, kcnt;
 	uint64_t key[KEY_CHUNK];
 };
 
@@ -58,10 +60,10 @@ uint64_t ntp_record_last_ts(const struct ntp_record *r)
 	return t;
 }
 
-static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out, int raw)
+static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
 {
 	for (size_t j = 0; j < k; j++)
-		out[j] = raw ? ntp_record_last_ts(&r[j]) : ntp_merge_map(ntp_record_last_ts(&r[j]), off);
+		out[j] = ntp_merge_map(ntp_record_last_ts(&r[j]), off);
 }
 
 #if defined(__x86_64__)
@@ -80,8 +82,8 @@ static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint6
 		_mm256_castsi256_pd(_mm256_sllv_epi64(v, sh##q))))
 #define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
 #define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
-static inline __attribute__((always_inline, target("avx2"))) void
-keys_avx2_in(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out, int raw)
+__attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
+						      uint64_t *out)
 {
 	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
 	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
@@ -106,19 +108,8 @@ keys_avx2_in(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out, i
 		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 		a = MAX2(a, _mm_unpackhi_epi64(a, a));
-		out[j] = (uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN;
-		if (!raw)
-			out[j] = ntp_merge_map(out[j], off);
+		out[j] = ntp_merge_map((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
 	}
-}
-
-__attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
-						      uint64_t *out, int raw)
-{
-	if (raw)
-		keys_avx2_in(r, k, 0, out, 1);
-	else
-		keys_avx2_in(r, k, off, out, 0);
 }
 #undef SEL
 #undef MAX4
@@ -126,27 +117,26 @@ __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r
 
 static int use_avx2 = -1;
 
-/* raw: the times (ntp_record_last_ts), not mapped by off */
-static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out, int raw)
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
 {
 	if (__atomic_load_n(&use_avx2, __ATOMIC_RELAXED) < 0)
 		__atomic_store_n(&use_avx2, __builtin_cpu_supports("avx2") && !getenv("NTPROF_NO_AVX2"),
 				 __ATOMIC_RELAXED);
 	if (__atomic_load_n(&use_avx2, __ATOMIC_RELAXED))
-		keys_avx2(r, k, off, out, raw);
+		keys_avx2(r, k, off, out);
 	else
-		keys_scalar(r, k, off, out, raw);
+		keys_scalar(r, k, off, out);
 }
 #else
-static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out, int raw)
+static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
 {
-	keys_scalar(r, k, off, out, raw);
+	keys_scalar(r, k, off, out);
 }
 #endif
 
-void ntp_records_last_ts(const struct ntp_record *r, size_t n, uint64_t *out)
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
 {
-	keys_block(r, n, 0, out, 1);
+	keys_block(r, n, off, out);
 }
 
 /* The keys of cursor cu's records from i on (at most KEY_CHUNK, within its block). */
@@ -154,7 +144,8 @@ static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
 {
 	size_t k = cu->n - i < KEY_CHUNK ? cu->n - i : KEY_CHUNK;
 
-	keys_block(&cu->recs[i], k, cu->offset, cu->key, 0);
+	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->kp = cu->key;
 	cu->kbase = i;
 	cu->kcnt = k;
 }
@@ -162,11 +153,9 @@ static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
 /* The key of cursor cu's record i (in its block). */
 static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, size_t i)
 {
-	if (cu->ts)
-		return ntp_merge_map(cu->ts[i], cu->offset);
 	if (i - cu->kbase >= cu->kcnt)
 		keys_fill(cu, i);
-	return cu->key[i - cu->kbase];
+	return cu->kp[i - cu->kbase];
 }
 
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
@@ -180,10 +169,12 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 		cu->kcnt = 0;	/* the keys were of the block before */
 		if (ntp_reader_next_block(m->r[c], &cu->recs, &cu->n) != 1) {
 			cu->n = 0;
-			cu->ts = NULL;
 			return 0;
 		}
-		cu->ts = cu->ahead ? ntp_ahead_times(cu->ahead) : NULL;
+		/* the block's keys from its read-ahead, if it wrote them */
+		cu->kp = cu->ahead ? ntp_ahead_keys(cu->ahead) : NULL;
+		cu->kbase = 0;
+		cu->kcnt = cu->kp ? cu->n : 0;
 	}
 	/* The record after this one is read (its times, for its key) when
 	 * this one is taken: with many files interleaved the hardware's
@@ -280,10 +271,10 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
 		m->cur[c].i = (size_t)-1;
-		/* a reader read ahead: its thread computes the times */
+		/* a reader read ahead: its thread computes the keys */
 		m->cur[c].ahead = ntp_reader_ahead(r[c]);
 		if (m->cur[c].ahead)
-			ntp_ahead_want_times(m->cur[c].ahead);
+			ntp_ahead_want_keys(m->cur[c].ahead, m->cur[c].offset);
 		m->live += advance(m, c);
 	}
 	rebuild(m, UINT32_MAX);

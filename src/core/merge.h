@@ -44,9 +44,10 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
 /* The time a record is merged by: its latest valid timestamp (0: none). */
 uint64_t ntp_record_last_ts(const struct ntp_record *r);
-/* out[j] = ntp_record_last_ts(&r[j]) for j < n: AVX2 where the CPU has it
+/* out[j]: the merge key of r[j] with offset off (ntp_merge_map of its
+ * ntp_record_last_ts), for j < n: AVX2 where the CPU has it
  * (NTPROF_NO_AVX2=1: not). */
-void ntp_records_last_ts(const struct ntp_record *r, size_t n, uint64_t *out);
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
 /* A file's time t on the merge's clock (its offset off added). A file's
  * times may be any 64-bit values (a damaged or hostile file, a clock years
  * off): the sum wraps, never overflows (signed overflow is undefined), and a

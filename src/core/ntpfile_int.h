@@ -2,7 +2,7 @@
 /*
  * ntpfile_int.h - between the reader (ntpfile.c) and its read-ahead thread
  * (ntpfile_ahead.c), and the merge (merge.c), which asks the thread for the
- * records' times; not for other callers.
+ * records' keys; not for other callers.
  */
 #ifndef NTP_FILE_INT_H
 #define NTP_FILE_INT_H
@@ -38,11 +38,12 @@ const struct ntp_read_stats *ntp_ahead_stats(const struct ntp_ahead *a);
 const struct ntp_total *ntp_ahead_totals(const struct ntp_ahead *a, size_t *n, uint64_t *as_of_mono_ns);
 /* The reader's read-ahead, or NULL (none started). */
 struct ntp_ahead *ntp_reader_ahead(const struct ntp_reader *r);
-/* From now on the thread also writes each record's time (ntp_record_last_ts,
- * merge.h) beside the block it read, while the block is in its cache. */
-void ntp_ahead_want_times(struct ntp_ahead *a);
-/* Those times for the block last handed out (NULL: none for it). */
-const uint64_t *ntp_ahead_times(const struct ntp_ahead *a);
+/* From now on the thread also writes each record's merge key with offset
+ * off (ntp_merge_keys, merge.h) beside the block it read, while the block
+ * is in its cache. */
+void ntp_ahead_want_keys(struct ntp_ahead *a, int64_t off);
+/* Those keys for the block last handed out (NULL: none for it). */
+const uint64_t *ntp_ahead_keys(const struct ntp_ahead *a);
 /* Stops and joins the thread if started, frees a (NULL: nothing); the
  * windows it left are the reader's to unmap (ntp_reader_reap). */
 void ntp_ahead_free(struct ntp_ahead *a);
