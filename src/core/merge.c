@@ -274,7 +274,7 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 		/* a reader read ahead: its thread computes the keys */
 		m->cur[c].ahead = ntp_reader_ahead(r[c]);
 		if (m->cur[c].ahead)
-			ntp_ahead_want_keys(m->cur[c].ahead, m->cur[c].offset);
+			ntp_ahead_want_keys(m->cur[c].ahead, ntp_merge_keys, m->cur[c].offset);
 		m->live += advance(m, c);
 	}
 	rebuild(m, UINT32_MAX);

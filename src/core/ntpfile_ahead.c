@@ -26,7 +26,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include "merge.h"
 #include "ntpfile_int.h"
 
 struct slot {
@@ -52,7 +51,8 @@ struct ntp_ahead {
 	size_t head, tail, count;	/* count includes the slot the caller holds */
 	uint64_t published, released;	/* blocks handed to the caller, let go by it */
 	int holding, quit, finished, started;
-	int want_keys;			/* set by the caller (after key_off), read by the thread */
+	int want_keys;			/* set by the caller (after the two below), read by the thread */
+	ntp_keys_fn keys_fn;
 	int64_t key_off;
 	const uint64_t *keys;		/* the caller's: of the block last handed out */
 	int prod_waits, cons_waits;	/* asleep on space / on data */
@@ -107,7 +107,7 @@ static void produce(struct ntp_ahead *a, struct slot *s)
 	s->ts_n = 0;
 	if (s->n && __atomic_load_n(&a->want_keys, __ATOMIC_ACQUIRE) &&
 	    !grow((void **)&s->ts, &s->ts_cap, s->n, sizeof(*s->ts))) {
-		ntp_merge_keys(s->recs, s->n, a->key_off, s->ts);
+		a->keys_fn(s->recs, s->n, a->key_off, s->ts);
 		s->ts_n = s->n;
 	}
 	t = ntp_reader_totals_direct(a->r, &k, &as_of, &gen);
@@ -260,8 +260,9 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	return 1;
 }
 
-void ntp_ahead_want_keys(struct ntp_ahead *a, int64_t off)
+void ntp_ahead_want_keys(struct ntp_ahead *a, ntp_keys_fn keys, int64_t off)
 {
+	a->keys_fn = keys;
 	a->key_off = off;
 	__atomic_store_n(&a->want_keys, 1, __ATOMIC_RELEASE);
 }
