@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dumprow.h - a record as one CSV row of `ntprof dump` (RFC 4180: fields
+ * quoted when they hold a comma, quote or line break; CRLF line ends).
+ * Columns: side, cntlid, qid, cid, opcode, nsid, slba, nlb, len, dev,
+ * transport, impl, cpu, seq, flags, ts_valid (flags and ts_valid as 0x%x),
+ * then one per timestamp slot below NTP_TS_COUNT, empty when its ts_valid
+ * bit is clear.
+ */
+#ifndef NTP_CORE_DUMPROW_H
+#define NTP_CORE_DUMPROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ntprof_event.h"
+
+/* Room a row needs in the caller's buffer: its bytes (under 700) and the
+ * scratch the formatter stores past them. */
+#define NTP_DUMP_ROW_MAX 1024
+
+/* What the rows of a file repeat, formatted once (dumprow.c). */
+struct ntp_dump_rows;
+
+struct ntp_dump_rows *ntp_dump_rows_new(void);	/* NULL when out of memory */
+void ntp_dump_rows_free(struct ntp_dump_rows *d);
+
+/* Writes the row of r, CRLF included, at buf (NTP_DUMP_ROW_MAX bytes of
+ * room); returns its length. */
+size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r);
+
+/* "linux", "spdk" or "unknown" (the impl column). */
+const char *ntp_impl_name(uint8_t impl);
+
+#endif
