@@ -38,6 +38,7 @@ _Static_assert(CID_OFF == 20 && sizeof(((struct ntp_record *)0)->cid) == 2, "cid
 _Static_assert(NTP_TS_COUNT <= 32, "the empty columns fit the 32 commas stored at a time");
 
 #define IDENT_BITS 10	/* 1024 slots: a file's distinct sizes, queues and CPUs per side */
+#define TPL_MAX 192	/* ten timestamps of 16 digits, thirteen of 13 */
 
 struct ident {
 	unsigned char key[64];	/* the record from ts_valid on, cid zeroed */
@@ -49,8 +50,14 @@ struct ident {
 	uint16_t lc;
 	uint8_t n;		/* timestamps seen */
 	uint8_t tail;		/* commas after the last one seen */
-	uint8_t idx[NTP_TS_COUNT + 1];	/* their slots; one more, the last again (pairs) */
+	uint8_t idx[NTP_TS_COUNT + 3];	/* their slots; three more, the last again (fours) */
 	uint8_t gap[NTP_TS_COUNT + 1];	/* commas before each */
+	/* the timestamp columns and the line end for the side's clock at
+	 * tpl_hi: commas and high digits in place, low digits at off[] */
+	uint64_t tpl_hi;	/* 0: none (a clock's hi is never 0) */
+	uint16_t tpl_len;	/* 0: longer than tpl, written the long way */
+	uint8_t off[NTP_TS_COUNT + 3];	/* three more, the last again (fours) */
+	char tpl[TPL_MAX];
 } __attribute__((aligned(16)));
 
 /* A side's clock: the digits of its timestamps above the eighth. */
@@ -63,6 +70,7 @@ struct clock {
 };
 
 struct ntp_dump_rows {
+	size_t (*row)(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r);
 	struct clock clock[3];	/* per side: unknown, host, target */
 	struct ident ident[1u << IDENT_BITS];
 };
@@ -71,9 +79,11 @@ struct ntp_dump_rows *ntp_dump_rows_new(void)
 {
 	struct ntp_dump_rows *d = calloc(1, sizeof(*d));
 
-	if (d)
-		for (int i = 0; i < 3; i++)
-			d->clock[i].hi = UINT64_MAX;
+	if (!d)
+		return NULL;
+	for (int i = 0; i < 3; i++)
+		d->clock[i].hi = UINT64_MAX;
+	ntp_dump_rows_avx2(d, 1);
 	return d;
 }
 
@@ -227,11 +237,43 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
 		e->gap[n++] = (uint8_t)(i + 1 - at);
 		at = i + 1;
 	}
-	e->idx[n] = n ? e->idx[n - 1] : 0;
+	for (unsigned k = n; k < n + 3; k++)
+		e->idx[k] = n ? e->idx[n - 1] : 0;
 	e->gap[n] = 0;
 	e->n = (uint8_t)n;
 	e->tail = (uint8_t)(NTP_TS_COUNT - at);
+	e->tpl_hi = 0;
 	e->set = 1;
+}
+
+/* e's template for the clock c (c->hi set). Every timestamp is then the
+ * clock's high digits and eight more, so every column has the same width
+ * and the 21 commas are in the same places row after row. */
+static __attribute__((noinline)) void tpl_build(struct ident *e, const struct clock *c)
+{
+	unsigned w = c->hi_len + 8, len = NTP_TS_COUNT + e->n * w + 2;
+	char *p = e->tpl;
+
+	e->tpl_hi = c->hi;
+	e->tpl_len = 0;
+	if (len > sizeof(e->tpl))
+		return;
+	for (unsigned k = 0; k < e->n; k++) {
+		memset(p, ',', e->gap[k]);
+		p += e->gap[k];
+		memcpy(p, &c->hi_digits, c->hi_len);
+		p += c->hi_len;
+		e->off[k] = (uint8_t)(p - e->tpl);
+		memset(p, '0', 8);
+		p += 8;
+	}
+	for (unsigned k = e->n; k < e->n + 3u; k++)
+		e->off[k] = e->n ? e->off[e->n - 1] : 0;
+	memset(p, ',', e->tail);
+	p += e->tail;
+	*p++ = '\r';
+	*p++ = '\n';
+	e->tpl_len = (uint16_t)(p - e->tpl);
 }
 
 /* A timestamp, as ntp_put_u64 writes it, with the digits above the eighth
@@ -272,7 +314,67 @@ static __attribute__((noinline)) char *put_ts_all(char *p, const struct ident *e
 	return p;
 }
 
-size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+#ifdef NTP_HAVE_AVX2_DIGITS
+/* The template's low digits, four timestamps at a time: false when one is
+ * not within the clock's 10^8 ns (nothing written then). */
+static inline __attribute__((target("avx2"))) bool
+tpl_fill_avx2(char *p, const struct ident *e, const struct ntp_record *r, uint64_t base)
+{
+	for (unsigned i = 0; i < e->n; i += 4) {
+		uint64_t a = r->ts[e->idx[i]] - base, b = r->ts[e->idx[i + 1]] - base;
+		uint64_t c = r->ts[e->idx[i + 2]] - base, d = r->ts[e->idx[i + 3]] - base;
+		uint64_t ab = a > b ? a : b, cd = c > d ? c : d;
+
+		if ((ab > cd ? ab : cd) >= 100000000)
+			return false;
+		__m256i x = _mm256_or_si256(ntp_digits8x4_avx2(_mm256_set_epi64x((long long)d, (long long)c,
+										   (long long)b, (long long)a)),
+					    _mm256_set1_epi64x((long long)NTP_ASCII0x8));
+		__m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+
+		_mm_storel_epi64((__m128i *)(p + e->off[i]), lo);
+		_mm_storeh_pd((double *)(p + e->off[i + 1]), _mm_castsi128_pd(lo));
+		_mm_storel_epi64((__m128i *)(p + e->off[i + 2]), hi);
+		_mm_storeh_pd((double *)(p + e->off[i + 3]), _mm_castsi128_pd(hi));
+	}
+	return true;
+}
+#define TPL_FILL_AVX2 tpl_fill_avx2
+#else
+#define TPL_FILL_AVX2 tpl_fill
+#endif
+
+/* The same, two at a time. */
+static inline __attribute__((always_inline)) bool
+tpl_fill(char *p, const struct ident *e, const struct ntp_record *r, uint64_t base)
+{
+	for (unsigned i = 0; i < e->n; i += 2) {
+		uint64_t la = r->ts[e->idx[i]] - base, lb = r->ts[e->idx[i + 1]] - base;
+
+		if ((la > lb ? la : lb) >= 100000000)
+			return false;
+#ifdef __SSE2__
+		__m128i x = _mm_or_si128(ntp_digits8x2_sse(_mm_set_epi64x((long long)lb, (long long)la)),
+					 _mm_set1_epi64x((long long)NTP_ASCII0x8));
+
+		_mm_storel_epi64((__m128i *)(p + e->off[i]), x);
+		_mm_storeh_pd((double *)(p + e->off[i + 1]), _mm_castsi128_pd(x));
+#else
+		uint64_t da, db;
+
+		ntp_digits8x2((uint32_t)la, (uint32_t)lb, &da, &db);
+		da |= NTP_ASCII0x8;
+		db |= NTP_ASCII0x8;
+		memcpy(p + e->off[i], &da, 8);
+		memcpy(p + e->off[i + 1], &db, 8);
+#endif
+	}
+	return true;
+}
+
+/* A row; avx2 a constant at each call (the two flavours below). */
+static inline __attribute__((always_inline)) size_t
+row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool avx2)
 {
 	const unsigned char *k = (const unsigned char *)r + KEY_OFF;
 	struct clock *c = &d->clock[r->side < 3 ? r->side : 0];
@@ -313,32 +415,26 @@ size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record 
 	n = e->n;
 	if (n && c->hi == UINT64_MAX)
 		goto one_by_one;
+	if (e->tpl_hi != c->hi && c->hi != UINT64_MAX)
+		tpl_build(e, c);
+	if (e->tpl_len) {
+		/* into the template: the odd one's pair is itself again */
+		memcpy(p, e->tpl, 64);
+		if (e->tpl_len > 64) {
+			memcpy(p + 64, e->tpl + 64, 64);
+			if (e->tpl_len > 128)
+				memcpy(p + 128, e->tpl + 128, 64);
+		}
+		if (!(avx2 ? TPL_FILL_AVX2(p, e, r, base) : tpl_fill(p, e, r, base)))
+			goto one_by_one;
+		return (size_t)(p + e->tpl_len - buf);
+	}
 	for (unsigned i = 0; i < n; i += 2) {
 		uint64_t la = r->ts[e->idx[i]] - base, lb = r->ts[e->idx[i + 1]] - base;
+		uint64_t da, db;
 
 		if ((la > lb ? la : lb) >= 100000000)
 			goto one_by_one;
-#ifdef __SSE2__
-		__m128i x = _mm_or_si128(ntp_digits8x2_sse(_mm_set_epi64x((long long)lb, (long long)la)),
-					 _mm_set1_epi64x((long long)NTP_ASCII0x8));
-
-		put_commas(p);
-		p += e->gap[i];
-		memcpy(p, &hd, 8);
-		p += hl;
-		_mm_storel_epi64((__m128i *)p, x);
-		p += 8;
-		if (i + 1 == n)
-			break;
-		put_commas(p);
-		p += e->gap[i + 1];
-		memcpy(p, &hd, 8);
-		p += hl;
-		_mm_storeh_pd((double *)p, _mm_castsi128_pd(x));
-		p += 8;
-#else
-		uint64_t da, db;
-
 		ntp_digits8x2((uint32_t)la, (uint32_t)lb, &da, &db);
 		da |= NTP_ASCII0x8;
 		db |= NTP_ASCII0x8;
@@ -354,7 +450,6 @@ size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record 
 		memcpy(p, &hd, 8);
 		memcpy(p + hl, &db, 8);
 		p += hl + 8;
-#endif
 	}
 	if (0) {
 one_by_one:
@@ -365,4 +460,31 @@ one_by_one:
 	p[0] = '\r';
 	p[1] = '\n';
 	return (size_t)(p + 2 - buf);
+}
+
+#ifdef NTP_HAVE_AVX2_DIGITS
+static __attribute__((target("avx2"))) size_t row_avx2(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+{
+	return row(d, buf, r, true);
+}
+#endif
+
+static size_t row_sse2(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+{
+	return row(d, buf, r, false);
+}
+
+size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+{
+	return d->row(d, buf, r);
+}
+
+void ntp_dump_rows_avx2(struct ntp_dump_rows *d, int on)
+{
+#ifdef NTP_HAVE_AVX2_DIGITS
+	d->row = on && __builtin_cpu_supports("avx2") ? row_avx2 : row_sse2;
+#else
+	(void)on;
+	d->row = row_sse2;
+#endif
 }
