@@ -83,7 +83,7 @@ struct ntp_dump_rows *ntp_dump_rows_new(void)
 		return NULL;
 	for (int i = 0; i < 3; i++)
 		d->clock[i].hi = UINT64_MAX;
-	ntp_dump_rows_avx2(d, 1);
+	ntp_dump_rows_avx2(d, !getenv("NTPROF_NO_AVX2"));
 	return d;
 }
 
@@ -340,8 +340,22 @@ tpl_fill_avx2(char *p, const struct ident *e, const struct ntp_record *r, uint64
 	return true;
 }
 #define TPL_FILL_AVX2 tpl_fill_avx2
+
+/* ntp_digits8 of a, b and c (each < 10^8) at once. */
+static inline __attribute__((target("avx2"))) void
+digits3_avx2(uint32_t a, uint32_t b, uint32_t c, uint64_t *da, uint64_t *db, uint64_t *dc)
+{
+	__m256i x = ntp_digits8x4_avx2(_mm256_set_epi64x(0, c, b, a));
+	__m128i lo = _mm256_castsi256_si128(x);
+
+	*da = (uint64_t)_mm_cvtsi128_si64(lo);
+	*db = (uint64_t)_mm_extract_epi64(lo, 1);
+	*dc = (uint64_t)_mm_cvtsi128_si64(_mm256_extracti128_si256(x, 1));
+}
+#define DIGITS3_AVX2 digits3_avx2
 #else
 #define TPL_FILL_AVX2 tpl_fill
+#define DIGITS3_AVX2(a, b, c, da, db, dc) (*(da) = ntp_digits8(a), ntp_digits8x2(b, c, db, dc))
 #endif
 
 /* The same, two at a time. */
@@ -389,21 +403,28 @@ row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool a
 			ident_build(e, r);
 		c->last = e;
 	}
-	memcpy(p, e->a, sizeof(e->a));
-	p = ntp_put_upto8(p + e->la, r->cid);
-	memcpy(p, e->b, sizeof(e->b));
-	p += e->lb;
-	if ((r->slba > r->seq ? r->slba : r->seq) < 100000000) {	/* most: their digits side by side */
-		uint64_t dslba, dseq;
+	if ((r->slba > r->seq ? r->slba : r->seq) < 100000000) {	/* most: the three side by side */
+		uint64_t dcid, dslba, dseq;
 
-		ntp_digits8x2((uint32_t)r->slba, (uint32_t)r->seq, &dslba, &dseq);
-		p = ntp_put_digits(p, dslba);
+		if (avx2) {
+			DIGITS3_AVX2(r->cid, (uint32_t)r->slba, (uint32_t)r->seq, &dcid, &dslba, &dseq);
+		} else {
+			dcid = ntp_digits8(r->cid);
+			ntp_digits8x2((uint32_t)r->slba, (uint32_t)r->seq, &dslba, &dseq);
+		}
+		memcpy(p, e->a, sizeof(e->a));
+		p = ntp_put_digits(p + e->la, dcid);
+		memcpy(p, e->b, sizeof(e->b));
+		p = ntp_put_digits(p + e->lb, dslba);
 		memcpy(p, e->c, 64);
 		if (e->lc > 64)
 			memcpy(p + 64, e->c + 64, sizeof(e->c) - 64);
 		p = ntp_put_digits(p + e->lc, dseq);
 	} else {
-		p = ntp_put_u64(p, r->slba);
+		memcpy(p, e->a, sizeof(e->a));
+		p = ntp_put_upto8(p + e->la, r->cid);
+		memcpy(p, e->b, sizeof(e->b));
+		p = ntp_put_u64(p + e->lb, r->slba);
 		memcpy(p, e->c, sizeof(e->c));
 		p = ntp_put_u64(p + e->lc, r->seq);
 	}

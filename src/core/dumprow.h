@@ -24,8 +24,8 @@ struct ntp_dump_rows;
 struct ntp_dump_rows *ntp_dump_rows_new(void);	/* NULL when out of memory */
 void ntp_dump_rows_free(struct ntp_dump_rows *d);
 
-/* The timestamps' digits four at a time (on, the default where the CPU
- * has AVX2) or two at a time (off); the rows are the same. */
+/* Digits four at a time (on: the default where the CPU has AVX2 and
+ * NTPROF_NO_AVX2 is not set) or two at a time (off); the rows are the same. */
 void ntp_dump_rows_avx2(struct ntp_dump_rows *d, int on);
 
 /* Writes the row of r, CRLF included, at buf (NTP_DUMP_ROW_MAX bytes of
