@@ -21,7 +21,10 @@
 
 #include <stdint.h>
 #include <string.h>
+/* decided once, before any header of intrinsics (which may define
+ * __SSE2__ for the code they hold) */
 #ifdef __SSE2__
+#define NTP_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -40,7 +43,7 @@ static inline uint64_t ntp_digits8(uint32_t v)
 	return q | ((x - q * 10) << 8);			/* 8 digits */
 }
 
-#ifdef __SSE2__
+#ifdef NTP_SSE2
 /*
  * ntp_digits8 of the two 64-bit lanes of x (each < 10^8), in an SSE2
  * register (every x86-64 has it): the same steps, the divisions by
@@ -68,7 +71,7 @@ static inline __attribute__((always_inline)) __m128i ntp_digits8x2_sse(__m128i x
 }
 #endif
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(NTP_SSE2) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define NTP_HAVE_AVX2_DIGITS 1
 /* ntp_digits8x2_sse of four 64-bit lanes at once, for CPUs with AVX2 (the
@@ -93,7 +96,7 @@ static inline __attribute__((target("avx2"), always_inline)) __m256i ntp_digits8
 /* ntp_digits8 of a and b (each < 10^8), side by side where SSE2 is. */
 static inline __attribute__((always_inline)) void ntp_digits8x2(uint32_t a, uint32_t b, uint64_t *da, uint64_t *db)
 {
-#ifdef __SSE2__
+#ifdef NTP_SSE2
 	__m128i x = ntp_digits8x2_sse(_mm_set_epi64x((long long)b, (long long)a));
 
 	*da = (uint64_t)_mm_cvtsi128_si64(x);

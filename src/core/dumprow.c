@@ -157,7 +157,7 @@ static inline __attribute__((always_inline)) struct ident *ident_slot(struct ntp
 /* e holds the fields of the record whose key bytes are k (cid aside). */
 static inline __attribute__((always_inline)) bool ident_same(const struct ident *e, const unsigned char *k)
 {
-#ifdef __SSE2__
+#ifdef NTP_SSE2
 	const __m128i *ek = (const __m128i *)e->key;
 	__m128i cid = _mm_setr_epi8(0, 0, 0, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	__m128i e0 = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)k), _mm_load_si128(ek));
@@ -333,9 +333,9 @@ tpl_fill_avx2(char *p, const struct ident *e, const struct ntp_record *r, uint64
 		__m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
 
 		_mm_storel_epi64((__m128i *)(p + e->off[i]), lo);
-		_mm_storeh_pd((double *)(p + e->off[i + 1]), _mm_castsi128_pd(lo));
+		_mm_storeh_pi((__m64 *)(p + e->off[i + 1]), _mm_castsi128_ps(lo));
 		_mm_storel_epi64((__m128i *)(p + e->off[i + 2]), hi);
-		_mm_storeh_pd((double *)(p + e->off[i + 3]), _mm_castsi128_pd(hi));
+		_mm_storeh_pi((__m64 *)(p + e->off[i + 3]), _mm_castsi128_ps(hi));
 	}
 	return true;
 }
@@ -367,12 +367,12 @@ tpl_fill(char *p, const struct ident *e, const struct ntp_record *r, uint64_t ba
 
 		if ((la > lb ? la : lb) >= 100000000)
 			return false;
-#ifdef __SSE2__
+#ifdef NTP_SSE2
 		__m128i x = _mm_or_si128(ntp_digits8x2_sse(_mm_set_epi64x((long long)lb, (long long)la)),
 					 _mm_set1_epi64x((long long)NTP_ASCII0x8));
 
 		_mm_storel_epi64((__m128i *)(p + e->off[i]), x);
-		_mm_storeh_pd((double *)(p + e->off[i + 1]), _mm_castsi128_pd(x));
+		_mm_storeh_pi((__m64 *)(p + e->off[i + 1]), _mm_castsi128_ps(x));
 #else
 		uint64_t da, db;
 
