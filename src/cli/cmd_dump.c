@@ -142,14 +142,15 @@ int cmd_dump(int argc, char **argv)
 	if (fflush(stdout))
 		return write_failed(r, d);
 	while (!werr && ntp_reader_next_block(r, &recs, &n))
-		for (size_t i = 0; i < n && !werr; i++) {
+		for (size_t i = 0, done; i < n && !werr; i += done) {
 			/* rows are formatted into a batch written as one: a write
 			 * through stdio per row cost as much as its formatting */
-			if (rows_len > sizeof(rows) - NTP_DUMP_ROW_MAX) {
+			rows_len += ntp_dump_rows_write(d, rows + rows_len, sizeof(rows) - rows_len, recs + i, n - i,
+							&done);
+			if (i + done < n) {
 				werr = write_out(rows, rows_len);
 				rows_len = 0;
 			}
-			rows_len += ntp_dump_row(d, rows + rows_len, &recs[i]);
 		}
 	if (werr || write_out(rows, rows_len))
 		return write_failed(r, d);

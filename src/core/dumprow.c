@@ -70,7 +70,8 @@ struct clock {
 };
 
 struct ntp_dump_rows {
-	size_t (*row)(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r);
+	size_t (*rows)(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs, size_t n,
+		       size_t *done);
 	struct clock clock[3];	/* per side: unknown, host, target */
 	struct ident ident[1u << IDENT_BITS];
 };
@@ -483,29 +484,52 @@ one_by_one:
 	return (size_t)(p + 2 - buf);
 }
 
-#ifdef NTP_HAVE_AVX2_DIGITS
-static __attribute__((target("avx2"))) size_t row_avx2(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+/* The rows of recs[0..n) while one more fits in room; *done of them. */
+static inline __attribute__((always_inline)) size_t
+rows_write(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs, size_t n,
+	   size_t *done, const bool avx2)
 {
-	return row(d, buf, r, true);
+	size_t len = 0, i;
+
+	for (i = 0; i < n && room - len >= NTP_DUMP_ROW_MAX; i++)
+		len += row(d, buf + len, &recs[i], avx2);
+	*done = i;
+	return len;
+}
+
+#ifdef NTP_HAVE_AVX2_DIGITS
+static __attribute__((target("avx2"))) size_t
+rows_avx2(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs, size_t n, size_t *done)
+{
+	return rows_write(d, buf, room, recs, n, done, true);
 }
 #endif
 
-static size_t row_sse2(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
+static size_t rows_sse2(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs, size_t n,
+			size_t *done)
 {
-	return row(d, buf, r, false);
+	return rows_write(d, buf, room, recs, n, done, false);
+}
+
+size_t ntp_dump_rows_write(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs,
+			   size_t n, size_t *done)
+{
+	return d->rows(d, buf, room, recs, n, done);
 }
 
 size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r)
 {
-	return d->row(d, buf, r);
+	size_t done;
+
+	return d->rows(d, buf, NTP_DUMP_ROW_MAX, r, 1, &done);
 }
 
 void ntp_dump_rows_avx2(struct ntp_dump_rows *d, int on)
 {
 #ifdef NTP_HAVE_AVX2_DIGITS
-	d->row = on && __builtin_cpu_supports("avx2") ? row_avx2 : row_sse2;
+	d->rows = on && __builtin_cpu_supports("avx2") ? rows_avx2 : rows_sse2;
 #else
 	(void)on;
-	d->row = row_sse2;
+	d->rows = rows_sse2;
 #endif
 }

@@ -32,6 +32,11 @@ void ntp_dump_rows_avx2(struct ntp_dump_rows *d, int on);
  * room); returns its length. */
 size_t ntp_dump_row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r);
 
+/* The rows of recs[0..n) at buf, as many as fit in room (each needs
+ * NTP_DUMP_ROW_MAX bytes of it): returns their length, *done their number. */
+size_t ntp_dump_rows_write(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs,
+			   size_t n, size_t *done);
+
 /* "linux", "spdk" or "unknown" (the impl column). */
 const char *ntp_impl_name(uint8_t impl);
 
