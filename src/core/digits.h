@@ -43,6 +43,11 @@ static inline uint64_t ntp_digits8(uint32_t v)
 	return q | ((x - q * 10) << 8);			/* 8 digits */
 }
 
+/* 100 and 10 in every 16-bit lane, in variables (digits.c) whose values
+ * the compiler does not see: it would turn each multiply by a known 100 or
+ * 10 into four or five shifts and adds. */
+extern uint16_t ntp_digits_k100[16], ntp_digits_k10[16];
+
 #ifdef NTP_SSE2
 /*
  * ntp_digits8 of the two 64-bit lanes of x (each < 10^8), in an SSE2
@@ -53,11 +58,8 @@ static inline uint64_t ntp_digits8(uint32_t v)
  */
 static inline __attribute__((always_inline)) __m128i ntp_digits8x2_sse(__m128i x)
 {
-	__m128i q, r, c100 = _mm_set1_epi16(100), c10 = _mm_set1_epi16(10);
-
-	/* the multipliers hidden from the compiler: it would turn each
-	 * multiply by a constant into four or five shifts and adds */
-	__asm__("" : "+x"(c100), "+x"(c10));
+	__m128i q, r, c100 = _mm_load_si128((const __m128i *)ntp_digits_k100),
+		c10 = _mm_load_si128((const __m128i *)ntp_digits_k10);
 
 	q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(109951163)), 40);	/* / 10^4 */
 	r = _mm_sub_epi64(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
@@ -78,9 +80,8 @@ static inline __attribute__((always_inline)) __m128i ntp_digits8x2_sse(__m128i x
  * caller asks __builtin_cpu_supports first). */
 static inline __attribute__((target("avx2"), always_inline)) __m256i ntp_digits8x4_avx2(__m256i x)
 {
-	__m256i q, r, c100 = _mm256_set1_epi16(100), c10 = _mm256_set1_epi16(10);
-
-	__asm__("" : "+x"(c100), "+x"(c10));	/* as in ntp_digits8x2_sse */
+	__m256i q, r, c100 = _mm256_load_si256((const __m256i *)ntp_digits_k100),
+		c10 = _mm256_load_si256((const __m256i *)ntp_digits_k10);
 	q = _mm256_srli_epi64(_mm256_mul_epu32(x, _mm256_set1_epi64x(109951163)), 40);
 	r = _mm256_sub_epi64(x, _mm256_mul_epu32(q, _mm256_set1_epi64x(10000)));
 	x = _mm256_or_si256(q, _mm256_slli_epi64(r, 32));
@@ -111,7 +112,8 @@ static inline __attribute__((always_inline)) void ntp_digits8x2(uint32_t a, uint
  * writes 8 bytes at p. */
 static inline __attribute__((always_inline)) char *ntp_put_digits(char *p, uint64_t d)
 {
-	unsigned lead = d ? (unsigned)__builtin_ctzll(d) / 8 : 7;	/* leading zeros */
+	/* leading zeros: the lowest digit that is not 0, or 7 (0 is "0") */
+	unsigned lead = (unsigned)__builtin_ctzll(d | 1ull << 56) / 8;
 
 	d = (d | NTP_ASCII0x8) >> (8 * lead);
 	memcpy(p, &d, 8);

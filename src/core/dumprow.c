@@ -73,6 +73,7 @@ struct ntp_dump_rows {
 	size_t (*rows)(struct ntp_dump_rows *d, char *buf, size_t room, const struct ntp_record *recs, size_t n,
 		       size_t *done);
 	struct clock clock[3];	/* per side: unknown, host, target */
+	struct clock *clock_of[256];	/* of each value of side (unknown ones: clock[0]) */
 	struct ident ident[1u << IDENT_BITS];
 };
 
@@ -84,6 +85,8 @@ struct ntp_dump_rows *ntp_dump_rows_new(void)
 		return NULL;
 	for (int i = 0; i < 3; i++)
 		d->clock[i].hi = UINT64_MAX;
+	for (int i = 0; i < 256; i++)
+		d->clock_of[i] = &d->clock[i < 3 ? i : 0];
 	ntp_dump_rows_avx2(d, !getenv("NTPROF_NO_AVX2"));
 	return d;
 }
@@ -392,7 +395,7 @@ static inline __attribute__((always_inline)) size_t
 row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool avx2)
 {
 	const unsigned char *k = (const unsigned char *)r + KEY_OFF;
-	struct clock *c = &d->clock[r->side < 3 ? r->side : 0];
+	struct clock *c = d->clock_of[r->side];
 	struct ident *e = c->last;
 	char *p = buf, *ts;
 	uint64_t base = c->base, hd = c->hi_digits;
