@@ -324,16 +324,22 @@ static __attribute__((noinline)) char *put_ts_all(char *p, const struct ident *e
 static inline __attribute__((target("avx2"))) bool
 tpl_fill_avx2(char *p, const struct ident *e, const struct ntp_record *r, uint64_t base)
 {
-	for (unsigned i = 0; i < e->n; i += 4) {
-		uint64_t a = r->ts[e->idx[i]] - base, b = r->ts[e->idx[i + 1]] - base;
-		uint64_t c = r->ts[e->idx[i + 2]] - base, d = r->ts[e->idx[i + 3]] - base;
-		uint64_t ab = a > b ? a : b, cd = c > d ? c : d;
+	/* unsigned compares as signed ones, the sign bit flipped: a
+	 * timestamp below base wraps to a large value and fails too */
+	const __m256i sign = _mm256_set1_epi64x(INT64_MIN), vb = _mm256_set1_epi64x((long long)base);
+	const __m256i top = _mm256_set1_epi64x((long long)(100000000 - 1) ^ INT64_MIN);
 
-		if ((ab > cd ? ab : cd) >= 100000000)
+	for (unsigned i = 0; i < e->n; i += 4) {
+		__m128i t01 = _mm_loadl_epi64((const __m128i *)&r->ts[e->idx[i]]);
+		__m128i t23 = _mm_loadl_epi64((const __m128i *)&r->ts[e->idx[i + 2]]);
+		__m256i t;
+
+		t01 = _mm_insert_epi64(t01, (long long)r->ts[e->idx[i + 1]], 1);
+		t23 = _mm_insert_epi64(t23, (long long)r->ts[e->idx[i + 3]], 1);
+		t = _mm256_sub_epi64(_mm256_inserti128_si256(_mm256_castsi128_si256(t01), t23, 1), vb);
+		if (!_mm256_testz_si256(_mm256_cmpgt_epi64(_mm256_xor_si256(t, sign), top), _mm256_set1_epi8(-1)))
 			return false;
-		__m256i x = _mm256_or_si256(ntp_digits8x4_avx2(_mm256_set_epi64x((long long)d, (long long)c,
-										   (long long)b, (long long)a)),
-					    _mm256_set1_epi64x((long long)NTP_ASCII0x8));
+		__m256i x = _mm256_or_si256(ntp_digits8x4_avx2(t), _mm256_set1_epi64x((long long)NTP_ASCII0x8));
 		__m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
 
 		_mm_storel_epi64((__m128i *)(p + e->off[i]), lo);
