@@ -15,9 +15,12 @@
  * The timestamps (ns since boot) share their digits above the eighth,
  * which change every 0.1 s, with the rows before of the same side (host
  * and target have clocks of their own): those are kept formatted per side
- * (`struct clock`) and the low eight digits of two timestamps at a time
- * are formatted side by side (digits.h). A row whose timestamps are not
- * all within the kept 10^8 ns goes the long way, one timestamp at a time.
+ * (`struct clock`). With them fixed, every timestamp column has the same
+ * width, so a row's timestamp columns are a template per ident and clock
+ * (commas, high digits, line end) into which the low eight digits of four
+ * timestamps at a time (two without AVX2) are stored (digits.h). A row
+ * whose timestamps are not all within the clock's 10^8 ns goes the long
+ * way, one timestamp at a time.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -320,7 +323,8 @@ static __attribute__((noinline)) char *put_ts_all(char *p, const struct ident *e
 
 #ifdef NTP_HAVE_AVX2_DIGITS
 /* The template's low digits, four timestamps at a time: false when one is
- * not within the clock's 10^8 ns (nothing written then). */
+ * not within the clock's 10^8 ns (the caller then writes the columns the
+ * long way, over what was stored). */
 static inline __attribute__((target("avx2"))) bool
 tpl_fill_avx2(char *p, const struct ident *e, const struct ntp_record *r, uint64_t base)
 {
@@ -441,7 +445,8 @@ row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool a
 	memcpy(p, e->d, sizeof(e->d));
 	p += e->ld;
 
-	/* the timestamps, two at a time, all within the side's 10^8 ns */
+	/* the timestamps: into the template when all are within the clock's
+	 * 10^8 ns, or two at a time when the template would be too long */
 	ts = p;
 	n = e->n;
 	if (n && c->hi == UINT64_MAX)
@@ -449,7 +454,7 @@ row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool a
 	if (e->tpl_hi != c->hi && c->hi != UINT64_MAX)
 		tpl_build(e, c);
 	if (e->tpl_len) {
-		/* into the template: the odd one's pair is itself again */
+		/* the slots past the last repeat it: whole fours and pairs */
 		memcpy(p, e->tpl, 64);
 		if (e->tpl_len > 64) {
 			memcpy(p + 64, e->tpl + 64, 64);
