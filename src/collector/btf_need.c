@@ -10,7 +10,10 @@
  * object cannot say: the module whose BTF defines each structure, which tells
  * which transport and side need it (ntp_side_modules) and whom to name when it
  * is missing. tests/cli/btf.sh fails when the object declares a structure
- * this table does not place.
+ * this table does not place. Every ___ntp field is required: a field that a
+ * program reads only where bpf_core_field_exists() finds it goes in a
+ * structure of another flavour suffix (struct request___old), which this
+ * does not check.
  *
  * Where libbpf looks, so where this looks: vmlinux BTF and the modules' own,
  * or only the --btf file when one is used (btf_custom_path replaces vmlinux
@@ -57,7 +60,7 @@ static const struct {
 	{ "nvmet_rdma_rsp", "nvmet_rdma" },
 };
 
-/* 1 known and homed in mod (or, for NULL, known at all), 0 not; *home: its module */
+/* Is type in the table? *home: its module (NULL: any, or not in the table) */
 static bool home_of(const char *type, const char **home)
 {
 	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
@@ -206,13 +209,13 @@ static void add(char *buf, size_t len, size_t *n, const char *sep, const char *s
 		*n += snprintf(buf + *n, len - *n, "%s%s", *n ? sep : "", s);
 }
 
-/* mod listed in the space-separated list? */
+/* mod in the list of names separated by ", " or " "? */
 static bool listed(const char *list, const char *mod)
 {
 	size_t l = strlen(mod);
 
 	for (const char *p = list; (p = strstr(p, mod)); p += l)
-		if ((p == list || p[-1] == ' ') && (p[l] == ' ' || !p[l]))
+		if ((p == list || p[-1] == ' ') && (p[l] == ' ' || p[l] == ',' || !p[l]))
 			return true;
 	return false;
 }
@@ -223,7 +226,8 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	struct btf *kb[8] = { 0 }, *vmlinux = NULL, *ob;
 	struct ntprof_bpf *skel;
 	char items[700] = "", structs[400] = "", fields[300] = "", nobtf[128] = "", withbtf[128] = "", mods[128] = "";
-	size_t ns = 0, nf = 0, nn = 0, nw = 0, nm = 0;
+	char unloaded[128] = "";
+	size_t ns = 0, nf = 0, nn = 0, nw = 0, nm = 0, nu = 0;
 	int nkb = 0, ret = 0;
 
 	ob = object_btf(&skel);
@@ -293,10 +297,13 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		else
 			add(fields, sizeof(fields), &nf, ", ", missed);
 		if (home && strcmp(home, "vmlinux")) {
-			if (!ntp_module_btf(home) && !listed(nobtf, home))
-				add(nobtf, sizeof(nobtf), &nn, " ", home);
+			if (!ntp_module_loaded(home)) {
+				if (!listed(unloaded, home))
+					add(unloaded, sizeof(unloaded), &nu, ", ", home);
+			} else if (!ntp_module_btf(home) && !listed(nobtf, home))
+				add(nobtf, sizeof(nobtf), &nn, ", ", home);
 			else if (ntp_module_btf(home) && !listed(withbtf, home))
-				add(withbtf, sizeof(withbtf), &nw, " ", home);
+				add(withbtf, sizeof(withbtf), &nw, ", ", home);
 		}
 	}
 	if (ret) {
@@ -305,13 +312,17 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		if (file)
 			snprintf(why, len, "%s: the kernel's BTF has no %s (looked for in --btf %s, which stands for the "
 				 "modules' BTF; make it again with tools/ntprof-btf.sh, docs/kernel-btf.md)", tr, items, file);
+		else if (unloaded[0])
+			snprintf(why, len, "%s: the kernel's BTF has no %s (module%s %s not loaded)", tr, items,
+				 strchr(unloaded, ',') ? "s" : "", unloaded);
 		else if (nobtf[0])
-			snprintf(why, len, "%s: the kernel's BTF has no %s (module %s has no BTF; build a BTF file with "
-				 "tools/ntprof-btf.sh, docs/kernel-btf.md)", tr, items, nobtf);
+			snprintf(why, len, "%s: the kernel's BTF has no %s (module%s %s ha%s no BTF; build a BTF file with "
+				 "tools/ntprof-btf.sh, docs/kernel-btf.md)", tr, items, strchr(nobtf, ',') ? "s" : "",
+				 nobtf, strchr(nobtf, ',') ? "ve" : "s");
 		else
-			snprintf(why, len, "%s: the kernel's BTF has no %s (%s%s: a version whose structures ntprof "
-				 "does not know, bpf/nvme_types.bpf.h)", tr, items,
-				 withbtf[0] ? "in the BTF of module " : "in vmlinux BTF", withbtf);
+			snprintf(why, len, "%s: the kernel's BTF has no %s (looked for in vmlinux's%s%s: a version whose "
+				 "structures ntprof does not know, bpf/nvme_types.bpf.h)", tr, items,
+				 withbtf[0] ? " and that of " : "", withbtf);
 	}
 	for (int i = nkb - 1; i >= 0; i--)
 		btf__free(kb[i]);
