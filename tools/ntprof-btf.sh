@@ -81,7 +81,7 @@ OUT=${OUT:-/var/lib/ntprof/btf/$KVER.btf}
 inputs=("$VMLINUX")
 rdma=$(for m in $RDMA_MODS; do ls "$DBG/lib/modules/$KVER/kernel/drivers/$m".ko* >/dev/null 2>&1 || echo "$m"; done)
 if [ -n "$rdma" ]; then
-	log "no $(echo $rdma | sed 's|[^ ]*/||g').ko for $KVER under $DBG: the file serves NVMe/TCP only"
+	log "no $(for m in $rdma; do printf '%s.ko ' "$(basename "$m")"; done)for $KVER under $DBG: the file serves NVMe/TCP only"
 	RDMA_MODS=
 fi
 for m in $MODS $RDMA_MODS; do

@@ -82,6 +82,33 @@ check output-is-input "$([ $rc = 1 ] && grep -q "refusing to write over" <<<"$ou
 # tools/ntprof-btf.sh refuses what is not a -dbg package or tree
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/x.btf" "$W" 2>&1); rc=$?
 check script-not-dbg "$([ $rc != 0 ] && grep -q 'no usr/lib/debug/lib/modules/<release>' <<<"$out"; echo $?)" "exit $rc: $out"
+# tools/ntprof-btf.sh on the tree of a -dbg package: the kernel's BTF and
+# every module it takes (mod.o stands in for each); without the RDMA modules
+# it still makes the file, for NVMe/TCP, and says so
+D=$W/dbg/usr/lib/debug
+mkdir -p $D/boot $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target \
+	$D/lib/modules/9.9.9-test/kernel/drivers/infiniband/core
+cp $KBTF $D/boot/vmlinux-9.9.9-test
+for m in nvme/host/nvme-core nvme/host/nvme-tcp nvme/target/nvmet nvme/target/nvmet-tcp; do
+	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
+done
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-tcp-only "$([ $rc = 0 ] && [ -s "$W/tree.btf" ] &&
+	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test .*: the file serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
+for m in nvme/host/nvme-rdma nvme/target/nvmet-rdma infiniband/core/ib_core; do
+	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
+done
+# the types before deduplication: the kernel's and 4 modules', then 7 modules'
+before() { sed -n 's/.*(\([0-9]*\) before deduplication).*/\1/p' <<<"$1"; }
+b4=$(before "$out")
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+b7=$(before "$out")
+check script-rdma "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && [ -n "$b4" ] && [ -n "$b7" ] &&
+	[ $(( (b7 - nk) * 4 )) = $(( (b4 - nk) * 7 )) ]; echo $?)" "exit $rc (types before deduplication: $b4 with 4 modules, $b7 with 7, kernel $nk): $out"
+rm $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target/nvmet-tcp.ko
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-missing-module "$([ $rc != 0 ] && grep -q 'error: no nvmet-tcp.ko for 9.9.9-test under' <<<"$out"; echo $?)" "exit $rc: $out"
+
 # tools/ntprof-btf.sh -l: the RDMA modules too (their types are what
 # record -t rdma needs on a kernel without module BTF)
 out=$(tools/ntprof-btf.sh -l 2>&1); rc=$?
