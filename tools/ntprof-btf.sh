@@ -5,28 +5,38 @@
 # the kernel's debug package, for exactly that kernel build.
 #
 #   tools/ntprof-btf.sh [-o OUT] DEB|DIR
+#   tools/ntprof-btf.sh -l      the modules it takes, one a line
 #
 #   DEB  the kernel's debug package, e.g. linux-image-5.10.0-46-amd64-dbg_5.10.262-1_amd64.deb
 #        (apt-get download linux-image-$(uname -r)-dbg; it must be the exact build)
 #   DIR  a tree holding usr/lib/debug/ of that package (/ once the package is installed)
 #   OUT  default /var/lib/ntprof/btf/<release>.btf, where ntprof looks by itself
 #
-# Steps: take vmlinux and nvme-core, nvme-tcp, nvmet, nvmet-tcp.ko from the
-# package (only those: the .deb is ~800 MB of xz); pahole encodes each module's
-# DWARF as standalone BTF (btf__add_btf cannot take split BTF); `ntprof btf`
-# appends them to vmlinux's own .BTF section and deduplicates (src/cli/cmd_btf.c).
+# Steps: take vmlinux and the modules whose types ntprof's programs read from
+# the package (only those: the .deb is ~800 MB of xz): nvme-core, nvme-tcp,
+# nvmet, nvmet-tcp, and for NVMe/RDMA nvme-rdma, nvmet-rdma and ib_core (the
+# work completion, its queue pair and cqe: include/rdma/ib_verbs.h); pahole
+# encodes each module's DWARF as standalone BTF (btf__add_btf cannot take split
+# BTF); `ntprof btf` appends them to vmlinux's own .BTF section and deduplicates
+# (src/cli/cmd_btf.c). A kernel built without RDMA gives a file for NVMe/TCP.
+# The list of types: src/collector/btf_need.c.
 # Needs pahole (Debian package dwarves) and dpkg-deb for a .deb.
 # Environment: NTPROF (the ntprof binary; default: the one in PATH, else build/ntprof).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 die() { echo "ntprof-btf: error: $*" >&2; exit 1; }
 log() { echo "ntprof-btf: $*" >&2; }
-usage() { sed -n '7,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '7,14p' "$0" | sed 's/^# \{0,1\}//'; }
+
+# under kernel/drivers/; the RDMA ones are optional (CONFIG_INFINIBAND=n)
+MODS="nvme/host/nvme-core nvme/host/nvme-tcp nvme/target/nvmet nvme/target/nvmet-tcp"
+RDMA_MODS="nvme/host/nvme-rdma nvme/target/nvmet-rdma infiniband/core/ib_core"
 
 OUT=
-while getopts "o:h" o; do
+while getopts "o:lh" o; do
 	case $o in
 	o) OUT=$OPTARG ;;
+	l) for m in $MODS $RDMA_MODS; do basename "$m"; done; exit 0 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -40,15 +50,17 @@ NTPROF=${NTPROF:-$(command -v ntprof || echo "$HERE/../build/ntprof")}
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-btf.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-MODS="host/nvme-core host/nvme-tcp target/nvmet target/nvmet-tcp"
 
 if [ -f "$SRC" ]; then
 	command -v dpkg-deb >/dev/null || die "dpkg-deb missing: $SRC is a .deb"
 	dpkg-deb -f "$SRC" Package >/dev/null 2>&1 || die "$SRC: not a Debian package"
 	log "unpacking vmlinux and the NVMe modules from $(basename "$SRC") (decompresses the whole package: about a minute)"
 	pats=("./usr/lib/debug/boot/vmlinux-*")
-	for m in $MODS; do pats+=("./usr/lib/debug/lib/modules/*/kernel/drivers/nvme/$m.ko*"); done
-	dpkg-deb --fsys-tarfile "$SRC" | tar -x -C "$W" --wildcards "${pats[@]}" ||
+	for m in $MODS $RDMA_MODS; do pats+=("./usr/lib/debug/lib/modules/*/kernel/drivers/$m.ko*"); done
+	# tar fails when a pattern matches nothing (the RDMA modules may be absent):
+	# what is missing is told below, module by module
+	dpkg-deb --fsys-tarfile "$SRC" | tar -x -C "$W" --wildcards "${pats[@]}" 2>/dev/null || true
+	[ -d "$W/usr/lib/debug/boot" ] || [ -d "$W/usr/lib/debug/lib/modules" ] ||
 		die "$SRC: no vmlinux or NVMe modules under usr/lib/debug (is it a linux-image-*-dbg package?)"
 	ROOT=$W
 elif [ -d "$SRC" ]; then
@@ -67,9 +79,14 @@ VMLINUX=$DBG/boot/vmlinux-$KVER
 OUT=${OUT:-/var/lib/ntprof/btf/$KVER.btf}
 
 inputs=("$VMLINUX")
-for m in $MODS; do
-	ko=$(ls "$DBG/lib/modules/$KVER/kernel/drivers/nvme/$m".ko* 2>/dev/null | head -1 || true)
-	[ -n "$ko" ] || die "no $m.ko for $KVER under $DBG"
+rdma=$(for m in $RDMA_MODS; do ls "$DBG/lib/modules/$KVER/kernel/drivers/$m".ko* >/dev/null 2>&1 || echo "$m"; done)
+if [ -n "$rdma" ]; then
+	log "no $(for m in $rdma; do printf '%s.ko ' "$(basename "$m")"; done)for $KVER under $DBG: the file serves NVMe/TCP only"
+	RDMA_MODS=
+fi
+for m in $MODS $RDMA_MODS; do
+	ko=$(ls "$DBG/lib/modules/$KVER/kernel/drivers/$m".ko* 2>/dev/null | head -1 || true)
+	[ -n "$ko" ] || die "no $(basename "$m").ko for $KVER under $DBG"
 	case $ko in
 	*.xz) xz -dc "$ko" > "$W/$(basename "$m").ko"; ko=$W/$(basename "$m").ko ;;
 	*.zst) zstd -qdc "$ko" > "$W/$(basename "$m").ko"; ko=$W/$(basename "$m").ko ;;

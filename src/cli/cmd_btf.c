@@ -24,6 +24,7 @@
 #include "options.h"
 #include "core/out.h"
 #include "collector/hooks.h"
+#include "collector/btf_need.h"
 
 static void usage(FILE *f)
 {
@@ -35,26 +36,26 @@ static void usage(FILE *f)
 "/sys/kernel/btf/vmlinux); the others are standalone module BTF files\n"
 "(pahole --btf_encode_detached=M.btf M.ko, without --btf_base). The result is\n"
 "deduplicated and must hold the types of nvme_core, nvme_tcp, nvmet and\n"
-"nvmet_tcp. tools/ntprof-btf.sh makes everything from a -dbg package.\n\n");
+"nvmet_tcp, for NVMe/RDMA of ib_core, nvme_rdma and nvmet_rdma too.\n"
+"tools/ntprof-btf.sh makes everything from a -dbg package.\n\n");
 	ntp_cmd_help(f, "btf");
 }
 
 /* Which modules' types the merged BTF holds, "nvme_core nvme_tcp ..." */
 static void modules_found(const struct btf *b, char *buf, size_t len, int *n_found)
 {
-	static const char *const mods[] = { "nvme_core", "nvme_tcp", "nvmet", "nvmet_tcp", NULL };
+	static const char *const mods[] = { "nvme_core", "nvme_tcp", "nvmet", "nvmet_tcp",
+					    "ib_core", "nvme_rdma", "nvmet_rdma", NULL };
 	size_t n = 0;
 
 	buf[0] = 0;
 	*n_found = 0;
 	for (const char *const *m = mods; *m; m++) {
-		bool all = true;
-
-		for (const char *const *t = ntp_module_types(*m); *t; t++)
-			all &= btf__find_by_name_kind(b, *t, BTF_KIND_STRUCT) > 0;
-		if (all && n < len) {
+		/* the structures the programs read from it (btf_need.c) */
+		if (ntp_btf_need_module_types(b, *m) == 1 && n < len) {
 			n += snprintf(buf + n, len - n, "%s%s", n ? " " : "", *m);
-			(*n_found)++;
+			/* ib_core's may be vmlinux's own (CONFIG_INFINIBAND=y) */
+			*n_found += strcmp(*m, "ib_core") != 0;
 		}
 	}
 }

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
+#include "collector/btf_need.h"
 #include "probe_spdk.h"
 
 static void usage(FILE *f)
@@ -69,13 +70,13 @@ int cmd_probe(int argc, char **argv)
 	struct ntp_collector_opts co;
 	struct ntp_collector *c;
 	struct ntp_kernel k;
-	char err[NTP_ERR_LEN], defbtf[300], *tbuf = NULL;
+	char err[NTP_ERR_LEN], defbtf[300], types[NTP_ERR_LEN], *tbuf = NULL;
 	const char *btf_file;
 	size_t tlen = 0;
 	unsigned sides, spdk_sides;
 	char spdk_why[600] = "";
 	FILE *t;
-	bool fe_all = true, kp_all = true, fentry_ok = false;
+	bool fe_all = true, kp_all = true, fentry_ok = false, nobtf = false;
 	int first;
 
 	ntp_capture_defaults(&cap);
@@ -133,18 +134,29 @@ int cmd_probe(int argc, char **argv)
 			char why[512];
 
 			fprintf(t, "%s%s: ", m == mods ? "" : ", ", *m);
+			nobtf |= !ntp_module_btf(*m);
 			if (!ntp_module_loaded(*m))
 				fprintf(t, "not loaded");
 			else if (ntp_module_btf(*m))
 				fprintf(t, "module BTF present");
 			else if (!btf_file)
 				fprintf(t, "loaded, no module BTF, no --btf file");
-			else if (ntp_btf_file_check(btf_file, *m, why, sizeof(why)))
-				fprintf(t, "loaded, no module BTF, not in %s", btf_file);
+			else if (ntp_btf_file_check(btf_file, why, sizeof(why)))
+				fprintf(t, "loaded, no module BTF, %s is not for this kernel", btf_file);
 			else
 				fprintf(t, "loaded, no module BTF, types from %s", btf_file);
 		}
 		fprintf(t, ")\n");
+	}
+	/* the structures and fields the programs read (src/collector/btf_need.c),
+	 * where libbpf will look for them: the file when a module has no BTF */
+	if (sides && k.kernel_btf) {
+		const char *in = nobtf ? btf_file : NULL;
+
+		if (ntp_btf_need_check(sides, co.transport, in, types, sizeof(types)))
+			fprintf(t, "types: missing: %s\n", types);
+		else
+			fprintf(t, "types: ok (%s%s)\n", in ? "from " : "module BTF", in ? in : "");
 	}
 	for (size_t i = 0; i < ntp_n_hooks; i++) {
 		const struct ntp_hook *h = &ntp_hooks[i];

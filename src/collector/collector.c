@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "say.h"
+#include "btf_need.h"
 #include "core/clock.h"
 #include "collector.h"
 #include "session.h"
@@ -163,6 +164,14 @@ int ntp_fentry_selftest(char *why, size_t len)
 	return 0;
 }
 
+static bool side_has(unsigned side, unsigned transport, const char *mod)
+{
+	for (const char *const *m = ntp_side_modules(side, transport); *m; m++)
+		if (!strcmp(*m, mod))
+			return true;
+	return false;
+}
+
 /* Is everything the role needs there, before any BPF? errbuf names what is
  * missing; returns 0 when recording can go on. Modules without BTF of their
  * own (before 5.11) are listed in nobtf; their types then come from a BTF
@@ -194,7 +203,8 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 		if (!(sides & side))
 			continue;
 		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-			if (!ntp_module_loaded(*m))
+			if (!ntp_module_loaded(*m) && !(side == NTP_HOOK_TARGET && (sides & NTP_HOOK_HOST) &&
+							side_has(NTP_HOOK_HOST, o->transport, *m)))
 				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
 	}
 	if (n) {
@@ -216,11 +226,13 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 		if (!(sides & side))
 			continue;
 		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-			if (!ntp_module_btf(*m))
+			/* a module of both sides (ib_core) is named once */
+			if (!ntp_module_btf(*m) && !(side == NTP_HOOK_TARGET && (sides & NTP_HOOK_HOST) &&
+						     side_has(NTP_HOOK_HOST, o->transport, *m)))
 				n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", *m);
 	}
-	if (!n)
-		return 0;
+	if (!n)	/* every module has its own BTF: has it what the programs read? */
+		return ntp_btf_need_check(sides, o->transport, NULL, errbuf, errlen);
 	file = ntp_btf_file(o->btf_path, defpath, sizeof(defpath));
 	if (!file) {
 		snprintf(errbuf, errlen, "no module BTF for %s (/sys/kernel/btf/<module>; kernels before 5.11 "
@@ -234,14 +246,11 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 		return -1;
 	}
 	/* libbpf takes this one file instead of vmlinux BTF for every CO-RE
-	 * relocation (btf_custom_path): it must carry the types of every module */
-	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-		if (!(sides & side))
-			continue;
-		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-			if (ntp_btf_file_check(file, *m, errbuf, errlen))
-				return -1;
-	}
+	 * relocation (btf_custom_path): it must be this kernel's and carry the
+	 * types of every module (btf_need.c) */
+	if (ntp_btf_file_check(file, errbuf, errlen) ||
+	    ntp_btf_need_check(sides, o->transport, file, errbuf, errlen))
+		return -1;
 	snprintf(btf, btf_len, "%s", file);
 	return 0;
 }

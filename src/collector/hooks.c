@@ -382,25 +382,6 @@ const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry)
 }
 
 /* ---- the BTF file of kernels without module BTF (--btf) ---- */
-const char *const *ntp_module_types(const char *mod)
-{
-	/* what bpf/nvme_types.bpf.h declares, by the module that defines it */
-	static const char *const core[] = { "nvme_request", "nvme_ctrl", NULL };
-	static const char *const tcp[] = { "nvme_tcp_request", "nvme_tcp_queue", NULL };
-	static const char *const tgt[] = { "nvmet_req", "nvmet_sq", "nvmet_ctrl", "nvmet_ns", NULL };
-	static const char *const tgt_tcp[] = { "nvmet_tcp_cmd", "nvmet_tcp_queue", NULL };
-
-	if (!strcmp(mod, "nvme_core"))
-		return core;
-	if (!strcmp(mod, "nvme_tcp"))
-		return tcp;
-	if (!strcmp(mod, "nvmet"))
-		return tgt;
-	if (!strcmp(mod, "nvmet_tcp"))
-		return tgt_tcp;
-	return NULL;
-}
-
 const char *ntp_btf_file(const char *opt, char *buf, size_t len)
 {
 	struct utsname u;
@@ -429,13 +410,12 @@ static struct btf *btf_of_file(const char *path)
 	return file_btf;
 }
 
-int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len)
+int ntp_btf_file_check(const char *path, char *why, size_t len)
 {
 	/* vmlinux structures the programs read: their size tells a file made for
 	 * another kernel build (another release, another config) */
 	static const char *const kstructs[] = { "request", "request_queue", "gendisk", "sock", "tcp_sock",
 						"sk_buff", "socket", NULL };
-	const char *const *types = ntp_module_types(mod);
 	struct btf *f = btf_of_file(path), *k = btf_of(NULL);
 
 	if (!f) {
@@ -443,12 +423,6 @@ int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len)
 			 "not a BTF file (nor an ELF file with a .BTF section)" : strerror(file_btf_err));
 		return -1;
 	}
-	for (const char *const *t = types; t && *t; t++)
-		if (btf__find_by_name_kind(f, *t, BTF_KIND_STRUCT) <= 0) {
-			snprintf(why, len, "--btf %s has no struct %s, so not the types of %s "
-				 "(tools/ntprof-btf.sh makes the file)", path, *t, mod);
-			return -1;
-		}
 	for (const char *const *s = kstructs; k && *s; s++) {
 		__s32 fi = btf__find_by_name_kind(f, *s, BTF_KIND_STRUCT);
 		__s32 ki = btf__find_by_name_kind(k, *s, BTF_KIND_STRUCT);

@@ -84,15 +84,13 @@ const char *ntp_hook_flavour_name(const struct ntp_hook *h, bool fentry);
  * libbpf uses for every CO-RE relocation (btf_custom_path). ---- */
 #define NTP_BTF_DIR "/var/lib/ntprof/btf"
 
-/* The structures ntprof reads from a module's types (bpf/nvme_types.bpf.h):
- * NULL-terminated; NULL for a module ntprof does not know. */
-const char *const *ntp_module_types(const char *mod);
 /* The file to use: opt (--btf) when given, else NTP_BTF_DIR/<release>.btf
  * when it exists; NULL when there is none. buf holds the default path. */
 const char *ntp_btf_file(const char *opt, char *buf, size_t len);
-/* Does path carry mod's types (ntp_module_types) and the running kernel's
- * layout of the vmlinux structures the programs read? 0, or -1 with why. */
-int ntp_btf_file_check(const char *path, const char *mod, char *why, size_t len);
+/* Is path a BTF file with the running kernel's layout of the vmlinux
+ * structures the programs read? 0, or -1 with why. The modules' types in it:
+ * btf_need.h. */
+int ntp_btf_file_check(const char *path, char *why, size_t len);
 
 /* Frees the cached BTF and kallsyms. */
 void ntp_hooks_cleanup(void);

@@ -82,4 +82,78 @@ check output-is-input "$([ $rc = 1 ] && grep -q "refusing to write over" <<<"$ou
 # tools/ntprof-btf.sh refuses what is not a -dbg package or tree
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/x.btf" "$W" 2>&1); rc=$?
 check script-not-dbg "$([ $rc != 0 ] && grep -q 'no usr/lib/debug/lib/modules/<release>' <<<"$out"; echo $?)" "exit $rc: $out"
+# tools/ntprof-btf.sh on the tree of a -dbg package: the kernel's BTF and
+# every module it takes (mod.o stands in for each); without the RDMA modules
+# it still makes the file, for NVMe/TCP, and says so
+D=$W/dbg/usr/lib/debug
+mkdir -p $D/boot $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target \
+	$D/lib/modules/9.9.9-test/kernel/drivers/infiniband/core
+cp $KBTF $D/boot/vmlinux-9.9.9-test
+for m in nvme/host/nvme-core nvme/host/nvme-tcp nvme/target/nvmet nvme/target/nvmet-tcp; do
+	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
+done
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-tcp-only "$([ $rc = 0 ] && [ -s "$W/tree.btf" ] &&
+	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test .*: the file serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
+for m in nvme/host/nvme-rdma nvme/target/nvmet-rdma infiniband/core/ib_core; do
+	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
+done
+# the types before deduplication: the kernel's and 4 modules', then 7 modules'
+before() { sed -n 's/.*(\([0-9]*\) before deduplication).*/\1/p' <<<"$1"; }
+b4=$(before "$out")
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+b7=$(before "$out")
+check script-rdma "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && [ -n "$b4" ] && [ -n "$b7" ] &&
+	[ $(( (b7 - nk) * 4 )) = $(( (b4 - nk) * 7 )) ]; echo $?)" "exit $rc (types before deduplication: $b4 with 4 modules, $b7 with 7, kernel $nk): $out"
+rm $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target/nvmet-tcp.ko
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-missing-module "$([ $rc != 0 ] && grep -q 'error: no nvmet-tcp.ko for 9.9.9-test under' <<<"$out"; echo $?)" "exit $rc: $out"
+
+# tools/ntprof-btf.sh -l: the RDMA modules too (their types are what
+# record -t rdma needs on a kernel without module BTF)
+out=$(tools/ntprof-btf.sh -l 2>&1); rc=$?
+check script-modules "$([ $rc = 0 ] && [ "$(echo $out)" = "nvme-core nvme-tcp nvmet nvmet-tcp nvme-rdma nvmet-rdma ib_core" ]; echo $?)" "exit $rc: $(echo $out)"
+
+# Before any load, record and probe check the BTF that CO-RE will use (the
+# --btf file when a module has none of its own) for every structure and field
+# the programs read (src/collector/btf_need.c), and name what is missing.
+# `ntprof probe` shows it on its "types:" line without the NVMe modules.
+if [ "$(id -u)" = 0 ]; then
+	# merged.btf has nvme_core's and nvme_tcp's structures but no
+	# nvme_tcp_queue.pdu, no include/linux/nvme.h and nothing of RDMA
+	out=$("$NTPROF" probe -r host -t rdma --btf "$W/merged.btf" 2>&1)
+	check need-rdma-types "$(grep -q "^types: missing: rdma: the kernel's BTF has no struct .*nvme_rdma_request.* (looked for in --btf $W/merged.btf, which stands for the modules' BTF; make it again with tools/ntprof-btf.sh, docs/kernel-btf.md)$" <<<"$out" &&
+		! grep -q "^types: .*struct [^;]*nvme_tcp_request" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
+	out=$("$NTPROF" probe -r host -t tcp --btf "$W/merged.btf" 2>&1)
+	check need-tcp-field "$(grep -q "^types: missing: tcp: the kernel's BTF has no struct nvme_command.*; no field nvme_tcp_queue.pdu (" <<<"$out" &&
+		! grep -q "nvme_rdma\|nvmet_" <<<"$(grep '^types' <<<"$out")"; echo $?)" "$(grep '^types' <<<"$out")"
+	# every structure the programs read (the object's own declarations, the
+	# ___ntp suffix dropped, next to the kernel's types): nothing missing
+	bpftool btf dump file "$O/bpf/ntprof.bpf.o" format c > "$W/obj.h" 2>/dev/null
+	{
+		echo '#include "vmlinux.h"'
+		awk -v V="$O/bpf/vmlinux.h" '
+			BEGIN { while ((getline l < V) > 0) if (l ~ /^(struct|union|enum) [a-z_0-9]+ \{/) { split(l, f, " "); have[f[2]] = 1 } }
+			/^(struct|union|enum) [a-z_0-9]*___ntp \{/ { n = $2; sub(/___ntp$/, "", n); p = !(n in have) }
+			p { print } /^\};/ { p = 0 }' "$W/obj.h" | sed 's/___ntp//g; s/__attribute__((preserve_access_index))//'
+		sed -n "s/^\(struct\|union\) \([a-z_0-9]*\)___ntp {.*/\1 \2 *use_\2;/p" "$W/obj.h"
+	} > "$W/all.c"
+	if cc -g -I"$O/bpf" -c "$W/all.c" -o "$W/all.o" 2>"$W/all.err" && pahole --btf_encode_detached="$W/all.btf" "$W/all.o" &&
+	   "$NTPROF" btf -o "$W/all-merged.btf" $KBTF "$W/all.btf" >/dev/null 2>&1; then
+		for tr in tcp rdma; do
+			out=$("$NTPROF" probe -r both -t $tr --btf "$W/all-merged.btf" 2>&1)
+			check need-$tr-complete "$(grep -q "^types: ok (from $W/all-merged.btf)$" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
+		done
+	else
+		check need-complete 1 "could not build the file of every structure: $(head -3 "$W/all.err")"
+	fi
+fi
+# btf_need.c places every structure the BPF object declares in a module (a
+# structure it does not know is needed by every transport and side)
+if [ -f "$O/bpf/ntprof.bpf.o" ]; then
+	unplaced=$(bpftool btf dump file "$O/bpf/ntprof.bpf.o" format raw 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] \(STRUCT\|UNION\) '\([a-z_]*\)___ntp'.*/\2/p" |
+		while read -r t; do grep -q "{ \"$t\", " src/collector/btf_need.c || echo "$t"; done)
+	check need-table "$([ -z "$unplaced" ]; echo $?)" "not in src/collector/btf_need.c's table: $unplaced"
+fi
 exit $fail

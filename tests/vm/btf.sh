@@ -7,7 +7,9 @@
 #   tests/vm/btf.sh KERNEL      (after tests/vm/kernel.sh KERNEL; needs $O/ntprof)
 #
 # Cache ($NTP_VM_CACHE): dbg/<package>_<version>_amd64.deb (~800 MB for 5.10)
-# and kernel-<K>/ntprof.btf (~3.6 MB). NTP_VM_REFRESH=1 rebuilds the file.
+# and kernel-<K>/ntprof.btf (~3.6 MB) with ntprof.btf.mods, the modules it was
+# made from: a file made before tools/ntprof-btf.sh took more modules is made
+# again. NTP_VM_REFRESH=1 rebuilds the file.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -27,7 +29,9 @@ if [ "$(readelf -S "$ko" | grep -c '\.BTF ')" -gt 0 ]; then
 	log "$NTP_VM_KVER: the modules have BTF of their own; no file needed"
 	exit 0
 fi
-if [ -s "$KDIR/ntprof.btf" ] && [ "${NTP_VM_REFRESH:-0}" != 1 ]; then
+MODS=$("$TOP/tools/ntprof-btf.sh" -l | tr '\n' ' ')
+if [ -s "$KDIR/ntprof.btf" ] && [ "${NTP_VM_REFRESH:-0}" != 1 ] &&
+   [ "$(cat "$KDIR/ntprof.btf.mods" 2>/dev/null)" = "$MODS" ]; then
 	log "$NTP_VM_KVER: cached $KDIR/ntprof.btf"
 	exit 0
 fi
@@ -51,4 +55,5 @@ fi
 t=$(date +%s)
 NTPROF=$O/ntprof "$TOP/tools/ntprof-btf.sh" -o "$KDIR/ntprof.btf.new" "$DEB"
 mv "$KDIR/ntprof.btf.new" "$KDIR/ntprof.btf"
+echo "$MODS" > "$KDIR/ntprof.btf.mods"
 log "$NTP_VM_KVER: built $KDIR/ntprof.btf ($(du -h "$KDIR/ntprof.btf" | cut -f1)) in $(( $(date +%s) - t )) s"

@@ -7,8 +7,8 @@
 # socket (or, over RDMA, in its completion queue).
 #  record-backpressure-tcp-qdN / -rdma-qdN  over NVMe/TCP and NVMe/RDMA: of the
 #    growth of the end-to-end mean over QD 1, storage takes >= 80 % and the
-#    network grows by <= 10 % (-rdma SKIPs on a kernel whose nvmet_rdma has no
-#    BTF of its own: 5.10)
+#    network grows by <= 10 % (on 5.10, whose modules have no BTF, with
+#    kprobes and the BTF file of tests/vm/btf.sh)
 #  record-backpressure-link-qdN  the same QDs over NVMe/TCP on a drive
 #    without delay behind a rate-limited lo (netem rate): the network takes
 #    >= 80 % of the growth
@@ -148,10 +148,6 @@ fi
 busy=$(bp_nullblk ntpbusy $BP_PAR $BP_NSEC) || { tb_result record-backpressure-rdma FAIL "null_blk failed"; exit 0; }
 if ! tb_setup_rdma "$busy"; then
 	tb_result record-backpressure-rdma FAIL "NVMe/RDMA setup failed"
-elif [ ! -e /sys/kernel/btf/nvmet_rdma ]; then
-	# 5.10: no module BTF, and the BTF file ntprof can use instead
-	# (tools/ntprof-btf.sh) carries the NVMe/TCP types only
-	tb_result record-backpressure-rdma SKIP "no module BTF for nvmet_rdma on $TB_KVER: ntprof records NVMe/RDMA from 5.11 on"
 else
 	for qd in $QDS; do run record-backpressure-rdma-qd$qd rdma $qd; done
 	verdicts record-backpressure-rdma 5 drive

@@ -8,7 +8,13 @@
 #    p50 of a stage that should not move wanders by ~100 us between two
 #    groups under TCG (network +110.6 us once failed a 10 % bound of 1 ms), so
 #    the injected delay must stand well above that noise for "nowhere else"
-#    to be a 10 % check.
+#    to be a 10 % check. The p50 of storage must move by at least 90 % of
+#    the 4000 us; its upper bound is what the drive itself took: under TCG
+#    null_blk's timer fires late, never early, by an amount that depends on
+#    the machine's load (one run: +4647 us), so the mean storage difference
+#    between the namespaces must be within 10 % of the mean service time
+#    difference of the two null_blk devices as the block layer accounted it
+#    (/sys/block/<dev>/stat) over the same I/Os.
 #  record-delay-network: netem delay 2 ms on lo. Over loop-back every segment
 #    crosses lo once, but what that adds to an I/O is not a round 4 ms: TCP
 #    small queues hold the response PDU until the C2H data segment has left
@@ -78,11 +84,18 @@ i=0
 while [ ! -b $dev2 ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
 [ -b $dev2 ] || { tb_result record-delay-storage FAIL "$dev2 did not appear"; exit 0; }
 ntp_rec_start twons -r both -s 1 --offline -o $TB_OUT/twons.ntp || { tb_result record-delay-storage FAIL "record did not start"; exit 0; }
+# reads completed and the ms they took (the block layer sums nanoseconds)
+dstat() { awk '{ print $1, $4 }' /sys/block/${1#/dev/}/stat; }
+fast0=$(dstat $fast) slow0=$(dstat $slow)
 ntp-load --rw randread --bs 4k --qd 1 --secs 6 $dev2 > $TB_OUT/load-ns2.txt 2>&1 &
 lp=$!
 tb_load --rw randread --bs 4k --qd 1 --secs 6
 wait $lp
 ntp_rec_stop INT
+fast1=$(dstat $fast) slow1=$(dstat $slow)
+# the drive's own mean service time, slow minus fast, in us
+drive=$(echo "$fast0 $fast1 $slow0 $slow1" | awk '{ nf = $3 - $1; ns = $7 - $5
+	if (nf > 0 && ns > 0) printf "%.1f", 1000 * (($8 - $6) / ns - ($4 - $2) / nf); else print "none" }')
 ntprof report -j $TB_OUT/twons.json --detail $TB_OUT/twons.ntp > $TB_OUT/twons.report 2>&1
 # per group: the stage p50s and the end-to-end p50
 awk '{ gsub(/^[ \t]+/, "") }
@@ -101,7 +114,14 @@ if [ -s $TB_OUT/ns1.p50 ] && [ -s $TB_OUT/ns2.p50 ]; then
 	# early (the p50 difference measured on the devices themselves was 4253 us
 	# for 4000 injected), and that lateness is storage time too; ntprof's
 	# storage moved by +4039.7 and +4060.2 us in two CI runs.
-	verdict record-delay-storage ns1 ns2 5 4000
+	verdict record-delay-storage ns1 ns2 5 4000 0
+	ntp_json_groups $TB_OUT/twons.json > $TB_OUT/twons.groups
+	st1=$(awk -F'|' -v d=" ${TB_DEV#/dev/}" 'substr($1, length($1) - length(d) + 1) == d { print $8 }' $TB_OUT/twons.groups)
+	st2=$(awk -F'|' -v d=" ${dev2#/dev/}" 'substr($1, length($1) - length(d) + 1) == d { print $8 }' $TB_OUT/twons.groups)
+	dst=$(awk "BEGIN { printf \"%.1f\", ${st2:-0} - ${st1:-0} }")
+	tb_figure record-delay-storage-drive drive_mean_difference_us=$drive storage_mean_difference_us=$dst
+	tb_check record-delay-storage-drive "\"$drive\" != \"none\" && \"$st1\" != \"\" && \"$st2\" != \"\" && $dst >= 0.9 * ${drive/none/0} && $dst <= 1.1 * ${drive/none/0}" \
+		"storage mean, namespace 2 minus 1: $dst us; the null_blk devices' own mean service time difference over the same run: $drive us (block layer accounting; 4000 us injected)"
 else
 	tb_result record-delay-storage FAIL "no groups for both namespaces in the report: $(cat $TB_OUT/twons.p50)"
 fi

@@ -1,7 +1,19 @@
 # record-rdma: ntprof on real NVMe/RDMA (soft-RoCE rdma_rxe on dummy0, null_blk
 # namespace), host and target in this guest.
 #   record-rdma-probe[-kprobes]  `ntprof probe -r both -t rdma`: no hook missing in
-#                 either flavour, "load: ok", exit 0, nothing left attached
+#                 the flavour it loaded, the structures and fields the programs
+#                 read all in the kernel's BTF ("types: ok"), "load: ok", exit 0,
+#                 nothing left attached
+#   On a kernel whose modules have no BTF (5.10) ntprof takes the RDMA types
+#   from the BTF file the test bed made (tests/vm/btf.sh, docs/kernel-btf.md)
+#   and records with kprobes and raw_tp only:
+#   record-rdma-fentry-refused  `record --fentry` refuses, naming the modules
+#                 without BTF (fentry/fexit and tp_btf attach by a BTF id of the
+#                 kernel's own BTF, which a file cannot give); the --fentry runs
+#                 below then SKIP with that reason
+#   record-rdma-btf-lacks  `record --kprobes --btf FILE` with a FILE lacking the
+#                 RDMA modules' types (vmlinux's own BTF) refuses before any
+#                 load, naming the missing structures and the file
 #   then `ntprof record -r both -t rdma -s 1` (every command sampled, so ntprof's
 #   mean covers the load generator's I/Os) under 4 KiB random reads at QD1 and
 #   128 KiB random writes at QD4 (the target fetches the data with an RDMA READ),
@@ -38,11 +50,32 @@ probe_one() { # NAME probe-options...
 	NTPROF_LIBBPF_WARN=1 ntprof probe -r both -t rdma "$@" > $TB_OUT/$name.txt 2>&1
 	rc=$?
 	grep -v '^libbpf\|^[0-9]*: \|^;' $TB_OUT/$name.txt | head -60
-	missing=$(grep -c '^missing' $TB_OUT/$name.txt)
+	# the rows of the flavour that loaded (without module BTF the fentry
+	# rows are all missing, and not used)
+	fl=$(grep -q '^function hooks: fentry' $TB_OUT/$name.txt && echo 'fentry|fexit|tp_btf' || echo 'kprobe|kretprobe|raw_tp')
+	missing=$(awk -v fl="^($fl)\$" '$1 == "missing" && $3 ~ fl' $TB_OUT/$name.txt | grep -c .)
 	ntp_no_progs && left=0 || left=1
-	tb_check $name "$rc == 0 && $missing == 0 && $(grep -c '^load: ok$' $TB_OUT/$name.txt) == 1 && $left == 0" \
-		"$(grep '^function hooks' $TB_OUT/$name.txt); $missing hooks missing; exit $rc; programs left: $left"
+	tb_check $name "$rc == 0 && $missing == 0 && $(grep -c '^types: ok' $TB_OUT/$name.txt) == 1 && $(grep -c '^load: ok$' $TB_OUT/$name.txt) == 1 && $left == 0" \
+		"$(grep '^function hooks' $TB_OUT/$name.txt); $missing hooks missing in it; $(grep '^types:' $TB_OUT/$name.txt | cut -c1-200); exit $rc; programs left: $left"
 }
+
+# Without module BTF (5.10): --fentry must be refused, naming why; the
+# fentry runs SKIP with that reason. A BTF file lacking the RDMA types must be
+# refused before any load, naming them.
+NOBTF=
+if [ ! -e /sys/kernel/btf/nvme_rdma ]; then
+	ntprof record -r both -t rdma --fentry --offline -o $TB_OUT/fentry-refused.ntp -d 1 > $TB_OUT/fentry-refused.txt 2>&1
+	rc=$?
+	why=$(grep '^ntprof: ' $TB_OUT/fentry-refused.txt | tail -1)
+	tb_check record-rdma-fentry-refused "$rc != 0 && $(grep -c '^ntprof: --fentry: no module BTF for .*nvme_rdma.*fentry/fexit and tp_btf cannot attach' $TB_OUT/fentry-refused.txt) == 1" \
+		"exit $rc: $why"
+	NOBTF="${why#ntprof: }"
+	ntprof record -r both -t rdma --kprobes --btf /sys/kernel/btf/vmlinux --offline -o $TB_OUT/btf-lacks.ntp -d 1 > $TB_OUT/btf-lacks.txt 2>&1
+	rc=$?
+	ntp_no_progs && left=0 || left=1
+	tb_check record-rdma-btf-lacks "$rc != 0 && $left == 0 && $(grep -c "^ntprof: rdma: the kernel's BTF has no struct .*nvme_rdma_request.*nvmet_rdma_rsp.*(looked for in --btf /sys/kernel/btf/vmlinux" $TB_OUT/btf-lacks.txt) == 1" \
+		"exit $rc: $(tail -1 $TB_OUT/btf-lacks.txt | cut -c1-300)"
+fi
 
 NTP_RDMA_READ_TS="t_cmd_arrive t_cmd_recv t_rsp_sent t_rsp_send_done"
 NTP_RDMA_HOST_NEED="h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complete"
@@ -50,6 +83,10 @@ NTP_RDMA_HOST_NEED="h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complet
 run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options...
 	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left noted need unflagged
 	shift 6
+	if [ -n "$NOBTF" ] && [ "$flavour" = --fentry ]; then
+		tb_result $name SKIP "$NOBTF"
+		return
+	fi
 	ntp_rec_start $name -r both -t rdma -s 1 $flavour --offline -o $TB_OUT/$name.ntp ||
 		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return; }
 	tb_load "$@" --secs $secs

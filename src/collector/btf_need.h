@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * btf_need.h - before any load: has the kernel's BTF (vmlinux and the
+ * modules' own, or the --btf file that replaces them for CO-RE) every
+ * structure and field the programs of a role and transport read?
+ * A CO-RE relocation that finds nothing only shows as the verifier's
+ * "Invalid argument" at load; this names what is missing instead.
+ */
+#ifndef NTP_COLLECTOR_BTF_NEED_H
+#define NTP_COLLECTOR_BTF_NEED_H
+
+#include <stddef.h>
+
+struct btf;
+
+/* sides: NTP_HOOK_HOST | NTP_HOOK_TARGET (hooks.h); transport: enum
+ * ntp_transport; file: the BTF file in use (modules without BTF of their
+ * own), NULL when every module has its own. 0 when all is there; else -1
+ * and why: one line naming the missing structures and fields, where they
+ * were looked for and what to do. */
+int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, char *why, size_t len);
+
+/* Does b hold every structure the programs read from module mod's types
+ * (names only, for `ntprof btf`)? 1 yes, 0 no, -1 the BPF object cannot be
+ * read. */
+int ntp_btf_need_module_types(const struct btf *b, const char *mod);
+
+#endif
