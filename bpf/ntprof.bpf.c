@@ -382,11 +382,16 @@ static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long
 static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 {
 	struct nvme_tcp_queue___ntp *q = (void *)queue;
-	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
+	struct nvme_tcp_request___ntp *req;
 	struct ntp_record *r;
 	int state;
 
 	*slot = -1;
+	/* none sampled in flight: the PDU being sent is not one (a command is
+	 * claimed before its capsule is sent), no read of the queue */
+	if (cmds_none(&host_cmds))
+		return NULL;
+	req = BPF_CORE_READ(q, request);
 	if (!req)
 		return NULL;
 	r = cmd_find(&host_cmds, rq_of_tcp_req(req));
@@ -462,6 +467,16 @@ static __always_inline void host_send_done(__u64 queue, long ret)
  * whose blocked time the arrival notes; btf: an fentry program (NTP_RD) */
 static __always_inline int sk_ready(struct sock *sk, int target, bool btf)
 {
+	/* The host asks for an arrival only for its sampled commands' responses
+	 * and R2Ts, which arrive after the command was claimed (nvme_setup_cmd
+	 * runs before the capsule is sent): with none in the table, no packet
+	 * of now is one it will ask about. arrival_of finds the oldest noted
+	 * packet past a byte; a packet not noted came before the command was
+	 * claimed, hence before any byte of its answer (host_live,
+	 * ntprof_common.bpf.h). The target picks after the capsule arrived:
+	 * every packet is noted. */
+	if (!target && cmds_none(&host_cmds))
+		return 0;
 	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0);
 	return 0;
 }
@@ -487,11 +502,20 @@ int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
 					   __u32 offset, __u64 len)
 {
-	struct nvme_tcp_queue___ntp *q = BPF_CORE_READ(desc, arg.data);
-	struct ntp_thread_ctx c = { .queue = (__u64)q, .side = NTP_SIDE_HOST };
-	__u32 seq = 0, t = tid();
+	struct nvme_tcp_queue___ntp *q;
+	struct ntp_thread_ctx c = { .side = NTP_SIDE_HOST };
+	__u32 seq = 0, t;
 	struct ntp_thread_ctx *e;
 
+	/* No sampled command in flight: this chunk completes none of them. A
+	 * context this skips leaves the thread's older one, which host_rx_ctx
+	 * refuses (its chunk was consumed); a sampled command's response is
+	 * parsed while it is in the table, so its chunk is noted. */
+	if (cmds_none(&host_cmds))
+		return 0;
+	q = BPF_CORE_READ(desc, arg.data);
+	c.queue = (__u64)q;
+	t = tid();
 	if (len) {
 		/* TCP_SKB_CB(skb)->seq: the first field of the control block */
 		bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
@@ -636,6 +660,9 @@ static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32
 	__u8 type = 0;
 	void *pdu;
 
+	/* an R2T of an unsampled command: nothing to look up */
+	if (cmds_none(&host_cmds))
+		return 0;
 	c = host_rx_ctx();
 	if (!c)
 		return 0;
@@ -1227,11 +1254,16 @@ static __always_inline __u64 target_send_key(__u64 queue, struct nvmet_tcp_cmd__
 static __always_inline struct ntp_record *target_send_at(__u64 queue, int *slot, __u64 *keyp)
 {
 	struct nvmet_tcp_cmd___ntp *cmd;
-	__u64 key = target_send_key(queue, &cmd);
 	struct ntp_record *r;
+	__u64 key;
 	int state;
 
 	*slot = -1;
+	*keyp = 0;
+	/* none tracked: no read of the queue's snd_cmd (host_send_at) */
+	if (cmds_none(&target_cmds))
+		return NULL;
+	key = target_send_key(queue, &cmd);
 	*keyp = key;
 	r = key ? cmd_find(&target_cmds, key) : NULL;
 	if (!r)
@@ -1323,8 +1355,12 @@ static __always_inline int sock_send_enter(__u64 ud)
 	 * from inside io_work is not the PDU's */
 	if (!c || !c->queue || (ud && ud != c->queue))
 		return 0;
-	/* the target: the clock only for a sampled command's PDU; an exit
-	 * without a time does nothing */
+	/* nothing of that side in flight: an exit without a time does nothing */
+	if (c->side == NTP_SIDE_TARGET ? cmds_none(&target_cmds) : cmds_none(&host_cmds)) {
+		c->send_ns = 0;
+		return 0;
+	}
+	/* the target: the clock only for a sampled command's PDU */
 	if (c->side == NTP_SIDE_TARGET) {
 		struct nvmet_tcp_cmd___ntp *cmd;
 		__u64 key = target_send_key(c->queue, &cmd);
@@ -1488,11 +1524,17 @@ static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
 		return 0;
 	if (host_sk_ready || tgt_direct()) {
 		dr = (__u64)BPF_CORE_READ(sk, sk_data_ready);
+		/* nothing of the side in flight: no PDU read, no stash (its
+		 * kretprobe then stops at send_busy) */
 		if (host_sk_ready && dr == host_sk_ready) {
+			if (cmds_none(&host_cmds))
+				return 0;
 			host_send_pending(q);
 			return sock_stash(ctx, q, NTP_SIDE_HOST);
 		}
 		if (tgt_direct() && dr == tgt_sk_ready) {
+			if (cmds_none(&target_cmds))
+				return 0;
 			target_send_pending(q);
 			return sock_stash(ctx, q, NTP_SIDE_TARGET);
 		}
