@@ -928,13 +928,17 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 
 	if (tgt_direct()) {
 		/* every nvmet-tcp submission runs in its queue's io_work
-		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request) */
+		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request); its
+		 * bucket of bp_thr, when free, spares the context's lookup */
 		tq = target_tcp_queue_of(req, btf);
-		c = tq ? thread_ctx(&send_ctx, t) : NULL;
+		c = tq && !bp_thr_enter(t, tq) ? thread_ctx(&send_ctx, t) : NULL;
 	} else {
 		c = worker_ctx();
 		if (c && ntp_transport == NTP_TRANSPORT_TCP)
 			tq = c->queue;
+		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
+		if (c && bp_thr_enter(t, ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq))
+			c = NULL;
 	}
 	if (c) {
 		if (!c->bp_sub)
@@ -989,8 +993,18 @@ static __always_inline struct ntp_thread_ctx *worker_ctx_of(__u32 t)
 static __always_inline int target_exec_exit(void)
 {
 	__u32 t = tid();
-	struct ntp_thread_ctx *c = worker_ctx_of(t);
+	struct ntp_bp_thr *b = bp_thr_of(t);
+	struct ntp_thread_ctx *c;
 
+	if (b) {
+		if (b->slept)
+			ntp_bp_exit(b->queue, bpf_ktime_get_ns());
+		b->slept = 0;
+		b->queue = 0;
+		b->tid = 0;	/* free for the bucket's next thread */
+		return 0;
+	}
+	c = worker_ctx_of(t);
 	if (!c || !c->bp_sub)
 		return 0;
 	if (c->bp_slept)
@@ -1013,11 +1027,20 @@ static __always_inline int target_exec_exit(void)
 static __always_inline int bp_switch(bool preempt, struct task_struct *prev, bool btf)
 {
 	struct ntp_thread_ctx *c;
+	struct ntp_bp_thr *b;
 	__u32 pid;
 
 	if (preempt)
 		return 0;
 	pid = NTP_RD(btf, prev, pid);
+	b = bp_thr_of(pid);
+	if (b) {
+		if (!b->slept) {
+			ntp_bp_enter(b->queue, bpf_ktime_get_ns());
+			b->slept = 1;
+		}
+		return 0;
+	}
 	/* the common case: no thread of prev's bucket is in a submission */
 	if (!bp_busy_maybe(pid))
 		return 0;

@@ -604,6 +604,61 @@ static __always_inline int bp_busy_maybe(__u32 t)
 	return bucket_maybe(bp_busy, t);
 }
 
+/* The submission a thread is in, without a lookup of its context: per
+ * bucket of thread ids (as bp_busy), the one thread of the bucket that is
+ * inside a storage submission, its queue (the key of bp_queues) and whether
+ * it slept. The submission's entry takes its bucket when it is free (a
+ * compare-and-exchange of the thread id: two threads of one bucket cannot
+ * both take it), its exit and sched_switch find it there with a load and a
+ * compare; the exit frees it. A thread whose bucket another thread holds,
+ * and every thread where the kernel has no BPF atomics (has_atomic_fetch),
+ * keeps the submission in its context (bp_sub) as before. Only the owning
+ * thread writes a taken bucket: sched_switch runs in the thread that
+ * leaves its CPU. */
+struct ntp_bp_thr {
+	__u64 tid;		/* 0: free; 64 bits: the compare-and-exchange BPF has for any kernel with atomics */
+	__u64 slept;		/* the submission slept (blocked from then on) */
+	__u64 queue;
+};
+
+/* an array map: the verifier inlines its lookup (no helper call) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_BP_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct ntp_bp_thr);
+} bp_thr SEC(".maps");
+
+/* Thread t's bucket if t holds it, else NULL. */
+static __always_inline struct ntp_bp_thr *bp_thr_of(__u32 t)
+{
+	__u32 i = t % NTP_BP_BUCKETS;
+	struct ntp_bp_thr *b;
+
+	if (!has_atomic_fetch || !t)
+		return NULL;
+	b = bpf_map_lookup_elem(&bp_thr, &i);
+	return b && b->tid == t ? b : NULL;
+}
+
+/* Thread t enters a submission of queue: 1 when its bucket holds it. */
+static __always_inline int bp_thr_enter(__u32 t, __u64 queue)
+{
+	__u32 i = t % NTP_BP_BUCKETS;
+	struct ntp_bp_thr *b;
+
+	if (!has_atomic_fetch || !t)
+		return 0;
+	b = bpf_map_lookup_elem(&bp_thr, &i);
+	if (!b)
+		return 0;
+	if (b->tid != t && (b->tid || __sync_val_compare_and_swap(&b->tid, 0, (__u64)t)))
+		return 0;
+	b->queue = queue;
+	b->slept = 0;
+	return 1;
+}
+
 /* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
  * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
  * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every
