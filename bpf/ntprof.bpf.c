@@ -292,6 +292,7 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 	struct ntp_thread_ctx c = { .queue = queue, .side = side }, *e;
 	__u32 t = tid();
 
+	bp_thr_drop(t);
 	e = bpf_map_lookup_elem(map, &t);
 	if (e) {
 		e->queue = queue;
@@ -314,6 +315,7 @@ static __always_inline int ctx_leave(void *map)
 	__u32 t = tid();
 	struct ntp_thread_ctx *e = bpf_map_lookup_elem(map, &t);
 
+	bp_thr_drop(t);
 	if (e) {
 		e->queue = 0;
 		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */

@@ -659,6 +659,22 @@ static __always_inline int bp_thr_enter(__u32 t, __u64 queue)
 	return 1;
 }
 
+/* A context hook of thread t began or ended (a queue worker's io_work, an
+ * RDMA receive callback): no submission of t can be in progress; a bucket
+ * t still holds is a submission whose exit was missed (a kretprobe
+ * skipped), freed as the context's bp_sub is, lest the worker's next sleep
+ * count as blocked. */
+static __always_inline void bp_thr_drop(__u32 t)
+{
+	struct ntp_bp_thr *b = bp_thr_of(t);
+
+	if (!b)
+		return;
+	b->slept = 0;
+	b->queue = 0;
+	b->tid = 0;
+}
+
 /* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
  * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
  * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every

@@ -433,6 +433,7 @@ static __always_inline int rdma_target_recv_enter(void *cq)
 		s->event = 0;	/* an event of before, without its blocked-time reading */
 		s->target = 1;
 	}
+	bp_thr_drop(t);	/* as the context's bp_sub, overwritten below */
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;
