@@ -157,15 +157,14 @@ static uint32_t crc_hw1(uint32_t c, const uint8_t *p, size_t n)
 __attribute__((target("sse4.2,pclmul")))
 static uint32_t crc_hw3(uint32_t c, const uint8_t *p, size_t n)
 {
-	uint64_t c0 = c, c1 = 0, c2 = 0, w, x;
-	size_t k;
+	uint64_t c0, c1 = 0, c2 = 0, w, x;
+	size_t head = (size_t)(-(uintptr_t)p & 7), k;	/* to the streams' aligned loads */
 
-	while (n && ((uintptr_t)p & 7)) {
-		c0 = __builtin_ia32_crc32qi((uint32_t)c0, *p++);
-		n--;
-	}
-	if (n < HW3_MIN)
-		return crc_hw1((uint32_t)c0, p, n);
+	if (n < HW3_MIN + head)
+		return crc_hw1(c, p, n);
+	c0 = head ? crc_hw1(c, p, head) : c;
+	p += head;
+	n -= head;
 	k = (n - 8) / 96 * 32;		/* whole steps of 32 bytes a stream */
 	for (size_t i = 0; i < k; i += 32) {
 #pragma GCC unroll 4

@@ -15,6 +15,8 @@
  * pairs agree on wins: its first records may hold no command of the other's.
  * That offset only orders the input; no stage time uses it.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
@@ -33,7 +35,7 @@
 struct mark {
 	uint64_t key, slba;
 	uint32_t len;
-	uint8_t opcode, side;
+	uint8_t opcode;
 	int64_t t;		/* host: CMD_SENT, target: CMD_ARRIVE, on the mapped clock */
 };
 
@@ -124,45 +126,78 @@ static void sort_i64(int64_t *a, size_t n)
 		free(tmp);
 }
 
-/* The first records (at most max) of one file, one side's marks, in file
- * order (a target's are sorted by command later, tindex_build); with
- * from_wall, the first from that time on (mapped clock), after passing at
- * most ALIGN_SKIP_MAX earlier records. */
-static size_t sample(const char *path, uint8_t side, struct mark *out, size_t max, int64_t from_wall)
+/*
+ * One sample of one side of a file: the first records (at most max) of the
+ * file, that side's marks, in file order (a target's are sorted by command
+ * later, tindex_build); with from (not 0), the first from that time on
+ * (mapped clock), after passing at most ALIGN_SKIP_MAX earlier records.
+ */
+struct sampler {
+	struct mark *out;
+	size_t max, n, seen, skipped;
+	int64_t from;
+	uint8_t side;
+};
+
+/* Takes the records x[0..k) into s while it is not full; 1 once it is. */
+static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k, int64_t to_wall)
+{
+	int slot = s->side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
+	size_t n = s->n, seen = s->seen;
+
+	for (size_t i = 0; i < k && seen < s->max; i++, seen++) {
+		int64_t t;
+
+		if (x[i].side != s->side || !(x[i].ts_valid & (1u << slot)))
+			continue;
+		t = wrap_add(x[i].ts[slot], to_wall);
+		if (s->from && t < s->from && s->skipped < ALIGN_SKIP_MAX) {
+			s->skipped++;
+			seen--;		/* passed: not one of the max */
+			continue;
+		}
+		s->out[n++] = (struct mark){
+			((uint64_t)x[i].cntlid << 32) | ((uint64_t)x[i].qid << 16) | x[i].cid,
+			x[i].slba, x[i].len, x[i].opcode, t };
+	}
+	s->n = n;
+	s->seen = seen;
+	return seen >= s->max;
+}
+
+/* Fills the samplers s[0..ns) of one file (its sides, from its start and,
+ * for a file that began early, again from the late start) in one pass over
+ * its first records: a file that began early was read twice, once per
+ * sample. */
+static void sample_file(const char *path, struct sampler *s, size_t ns)
 {
 	char err[256];
-	/* A short sample (of one of many hosts) with read(): a mapped window
+	/* Short samples (of one of many hosts) with read(): a mapped window
 	 * is populated whole, most of it past the sample, so a 64-file join's
 	 * alignment went mostly to mmap and munmap. A full sample is most of a
 	 * window: mapped (docs/performance.md). */
-	struct ntp_reader_opts o = { .no_mmap = max < ALIGN_SAMPLE };
-	struct ntp_reader *r = ntp_reader_open_opts(path, &o, err, sizeof(err));
+	struct ntp_reader_opts o = { .no_mmap = 1 };
+	struct ntp_reader *r;
 	const struct ntp_record *recs;
-	size_t n = 0, k, seen = 0, skipped = 0;
-	int slot = side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
+	size_t k, left = 0;
 	int64_t to_wall;
 
-	if (!r)
-		return 0;
-	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
-	while (seen < max && ntp_reader_next_block(r, &recs, &k) == 1) {
-		for (size_t i = 0; i < k && seen < max; i++, seen++) {
-			const struct ntp_record *x = &recs[i];
-
-			if (x->side != side || !(x->ts_valid & (1u << slot)))
-				continue;
-			if (from_wall && wrap_add(x->ts[slot], to_wall) < from_wall && skipped < ALIGN_SKIP_MAX) {
-				skipped++;
-				seen--;
-				continue;
-			}
-			out[n++] = (struct mark){
-				((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
-				x->slba, x->len, x->opcode, side, wrap_add(x->ts[slot], to_wall) };
-		}
+	for (size_t j = 0; j < ns; j++) {
+		s[j].n = s[j].seen = s[j].skipped = 0;
+		left += s[j].max > 0;
+		if (s[j].max >= ALIGN_SAMPLE)
+			o.no_mmap = 0;
 	}
+	if (!left || !(r = ntp_reader_open_opts(path, &o, err, sizeof(err))))
+		return;
+	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
+	/* each sampler walks the block on its own: the same records as a walk
+	 * of all of them record by record */
+	while (left && ntp_reader_next_block(r, &recs, &k) == 1)
+		for (size_t j = 0; j < ns; j++)
+			if (s[j].seen < s[j].max && sampler_take(&s[j], recs, k, to_wall))
+				left--;
 	ntp_reader_close(r);
-	return n;
 }
 
 static int same_cmd(const struct mark *a, const struct mark *b)
@@ -294,23 +329,6 @@ static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32
 	return UINT32_MAX;
 }
 
-/* Insertion sort: a command's instances are few (and mostly one). */
-static void sort_few(int64_t *a, size_t n)
-{
-	if (n > 32) {
-		sort_i64(a, n);
-		return;
-	}
-	for (size_t i = 1; i < n; i++) {
-		int64_t v = a[i];
-		size_t j = i;
-
-		for (; j > 0 && v < a[j - 1]; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
-	}
-}
-
 /* Indexes the commands of t (not moved); -1 when out of memory. */
 static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 {
@@ -350,7 +368,7 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 		x->tt[x->g[gid[i]].end++] = t[i].t;
 	for (uint32_t g = 0; g < x->ng; g++)
 		if (x->g[g].end - x->g[g].start > 1)
-			sort_few(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
+			sort_i64(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
 	free(gid);
 	return 0;
 }
@@ -463,7 +481,7 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 				continue;
 			for (uint32_t i = g->hhead; i; i = next[i - 1])
 				hs[j++] = ht[i - 1];
-			sort_few(hs, n);
+			sort_i64(hs, n);
 			nd = best_shift(hs, n, x->tt + g->start, g->end - g->start, d, nd);
 			if (hs != buf)
 				free(hs);
@@ -492,12 +510,20 @@ static int has_side(uint8_t role, uint8_t side)
 	return side == NTP_SIDE_HOST ? role != NTP_ROLE_TARGET : role != NTP_ROLE_HOST;
 }
 
+/* A file's samples: set 0 from its start, set 1 (a file that began early
+ * only; else set 1 is set 0) from where the last recording began. A host's
+ * marks are only those the targets' samples hold a command of: median_offset
+ * passes over the others, and the 63 hosts of a 64-file join kept whole
+ * samples (most of the alignment's memory, touched once). */
+struct fsample {
+	struct mark *h[2], *t[2];
+	size_t nh[2], nt[2];
+	struct tindex ti[2];
+};
+
 /* The offset of b's targets against a's hosts (from set 0 or 1 of the
- * samples, whichever more pairs agree on): its agreeing count, 0 if none.
- * Set 1 holds second samples of the files that began early only; for the
- * others it is set 0. */
-static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct tindex *const ti[2],
-			  size_t *const nt[2], const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
+ * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
+static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
 {
 	size_t best = 0;
 
@@ -508,7 +534,7 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(hm[sa] + a * ALIGN_SAMPLE, nh[sa][a], &ti[sb][b], nt[sb][b], d, &o);
+		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -517,19 +543,112 @@ static size_t pair_offset(struct mark *const hm[2], size_t *const nh[2], struct 
 	return best;
 }
 
+/* Appends to *hits those of the host marks m[0..n) whose command one of
+ * the target samples ti[0..nti) holds (in order): fs->h[set]. */
+static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, int set, const struct mark *m,
+		      size_t n, struct mark **hits)
+{
+	size_t k = 0;
+
+	fs->h[set] = *hits;
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < nti; b++)
+			if (tindex_find(ti[b], &m[i], NULL, NULL) != UINT32_MAX) {
+				fs->h[set][k++] = m[i];
+				break;
+			}
+	fs->nh[set] = k;
+	*hits += k;
+}
+
+/* The host-only files' samples: files ho[first], ho[first + step]... of
+ * ho[0..nho), each read into raw (2 * host_max marks) and, with filter,
+ * only the marks the targets' samples ti[0..nti) hold kept; file i's marks
+ * at hits + hbase[i] (set 1 host_max further). */
+struct hosts_job {
+	const struct ntp_join_input *in;
+	const size_t *ho, *hbase;
+	size_t nho, first, step, nti, host_max;
+	struct fsample *fs;
+	const char *early;
+	struct mark *hits, *raw;
+	struct tindex *const *ti;
+	int64_t from;
+	int filter;
+};
+
+static void *sample_hosts(void *arg)
+{
+	const struct hosts_job *j = arg;
+
+	for (size_t k = j->first; k < j->nho; k += j->step) {
+		size_t i = j->ho[k];
+		struct fsample *f = &j->fs[i];
+		struct sampler s[2];
+		size_t ns = 0;
+
+		for (int set = 0; set < 1 + j->early[i]; set++) {
+			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
+
+			s[ns++] = (struct sampler){ .out = j->filter ? j->raw + set * j->host_max : h,
+						    .max = j->host_max, .from = set ? j->from : 0,
+						    .side = NTP_SIDE_HOST };
+		}
+		sample_file(j->in[i].path, s, ns);
+		for (int set = 0; set < (int)ns; set++) {
+			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
+
+			if (j->filter) {
+				keep_hits(j->ti, j->nti, f, set, s[set].out, s[set].n, &h);
+			} else {
+				f->h[set] = h;
+				f->nh[set] = s[set].n;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Runs job[1] in a second thread beside job[0] in this one (when two CPUs
+ * may run them, ntp_read_ahead_wanted), else both here: a 64-file join's
+ * alignment is mostly reading and checking 63 hosts' samples, before the
+ * first record is merged. */
+static void sample_hosts_2(struct hosts_job job[2])
+{
+	sigset_t all, old;
+	pthread_t th;
+	int err = 1;
+
+	if (job[1].first < job[1].nho && ntp_read_ahead_wanted(1)) {
+		/* signals meant for the program go to this thread */
+		sigfillset(&all);
+		sigdelset(&all, SIGBUS);
+		sigdelset(&all, SIGSEGV);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		err = pthread_create(&th, NULL, sample_hosts, &job[1]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	sample_hosts(&job[0]);
+	if (!err)
+		pthread_join(th, NULL);
+	else
+		sample_hosts(&job[1]);
+}
+
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
-	struct mark *hm[2] = { NULL, NULL }, *tm[2] = { NULL, NULL };
-	struct tindex *ti[2] = { calloc(n, sizeof(struct tindex)), calloc(n, sizeof(struct tindex)) };
-	size_t *nh[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
-	size_t *nt[2] = { calloc(n, sizeof(size_t)), calloc(n, sizeof(size_t)) };
+	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
+	struct mark *raw = NULL, *hits = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
+	struct hosts_job job[2];
+	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
-	char *done = calloc(n, 1), *early = calloc(n, 1);
-	size_t hosts = 0, host_max;
-	int progress = 1, sets = 1;
+	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
+	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0;
+	int progress = 1, filter;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !nh[0] || !nh[1] || !nt[0] || !nt[1] || !ti[0] || !ti[1] || !d || !done || !early)
+	if (n < 2 || !fs || !rawb || !hbase || !ho || !ti || !d || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -537,14 +656,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			late = (int64_t)in[i].info->start_real_ns;
 	from = late - ALIGN_LATE_MARGIN_NS;
 	for (size_t i = 0; i < n; i++)
-		if ((int64_t)in[i].info->start_real_ns < from)
-			early[i] = 1, sets = 2;
-	for (int set = 0; set < sets; set++) {
-		hm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*hm[set]));
-		tm[set] = malloc(n * ALIGN_SAMPLE * sizeof(*tm[set]));
-		if (!hm[set] || !tm[set])
-			goto out;
-	}
+		early[i] = (int64_t)in[i].info->start_real_ns < from;
 	/* A target's sample holds the first commands of all its hosts, of
 	 * each host about ALIGN_SAMPLE / hosts: a longer sample of a host's
 	 * own file finds no more pairs, and 64 files of full samples cost more
@@ -554,24 +666,89 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
 	if (host_max < ALIGN_SAMPLE_MIN)
 		host_max = ALIGN_SAMPLE_MIN;
-	for (int set = 0; set < sets; set++) {
-		for (size_t i = 0; i < n; i++) {
+	/* The files with a target's side first, each read once for all its
+	 * samples, the targets' indexed; then the host-only files, in two
+	 * threads (sample_hosts_2). A host file's marks go to its part of hits
+	 * (a block of its own per file came between the files' read buffers in
+	 * the heap, which then took fresh pages at every file). Of many hosts,
+	 * a host's sample is short and most of it has no command in the
+	 * target's sample (which holds a share of each host's first
+	 * commands): it is read into raw and only the marks the targets'
+	 * samples hold are kept (median_offset passes over the others); of one
+	 * host nearly every mark has its command there, and the filter would
+	 * look each up twice. */
+	filter = host_max < ALIGN_SAMPLE;
+	for (size_t i = 0; i < n; i++) {
+		if (!has_side(in[i].info->role, NTP_SIDE_HOST))
+			continue;
+		hbase[i] = nhits;
+		nhits += (1 + early[i]) * host_max;
+		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
+			ho[nho++] = i;
+	}
+	raw = malloc(4 * host_max * sizeof(*raw));
+	hits = malloc((nhits ? nhits : 1) * sizeof(*hits));
+	if (!raw || !hits)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
+		struct sampler s[4];
+		int sset[4];
+		size_t ns = 0;
+
+		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
+			continue;
+		for (int set = 0; set < 1 + early[i]; set++) {
 			/* set 1: only the files that began early (pair_offset) */
 			int64_t f = set ? from : 0;
+			struct mark *h;
 
-			if (set && !early[i])
+			if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
+				goto out;
+			sset[ns] = set;
+			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = ALIGN_SAMPLE, .from = f,
+						    .side = NTP_SIDE_TARGET };
+			if (!hh)
 				continue;
-			if (has_side(in[i].info->role, NTP_SIDE_HOST))
-				nh[set][i] = sample(in[i].path, NTP_SIDE_HOST, hm[set] + i * ALIGN_SAMPLE, host_max, f);
-			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
-			{
-				nt[set][i] = sample(in[i].path, NTP_SIDE_TARGET, tm[set] + i * ALIGN_SAMPLE,
-						    ALIGN_SAMPLE, f);
-				if (tindex_build(&ti[set][i], tm[set] + i * ALIGN_SAMPLE, nt[set][i]))
+			/* a file of both sides keeps its hosts' marks (rawb)
+			 * until the targets are indexed */
+			if (!filter)
+				h = fs[i].h[set] = hits + hbase[i] + set * host_max;
+			else if (!(h = rawb[2 * i + set] = malloc(host_max * sizeof(*h))))
+				goto out;
+			sset[ns] = set;
+			s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f, .side = NTP_SIDE_HOST };
+		}
+		sample_file(in[i].path, s, ns);
+		for (size_t j = 0; j < ns; j++) {
+			int set = sset[j];
+
+			if (s[j].side == NTP_SIDE_TARGET) {
+				fs[i].nt[set] = s[j].n;
+				if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n))
 					goto out;
+				ti[nti++] = &fs[i].ti[set];
+			} else {
+				fs[i].nh[set] = s[j].n;
 			}
 		}
 	}
+	/* the targets indexed: the hosts' marks of files of both sides */
+	for (size_t i = 0; i < n; i++)
+		for (int set = 0; set < 2; set++)
+			if (rawb[2 * i + set]) {
+				struct mark *h = hits + hbase[i] + set * host_max;
+
+				keep_hits(ti, nti, &fs[i], set, rawb[2 * i + set], fs[i].nh[set], &h);
+				free(rawb[2 * i + set]);
+				rawb[2 * i + set] = NULL;
+			}
+	for (int t = 0; t < 2; t++)
+		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
+					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
+					     .hits = hits, .raw = raw + 2 * t * host_max, .ti = ti, .from = from,
+					     .filter = filter };
+	sample_hosts_2(job);
 	/* Spread from the primary file: a target aligned on a host, then the
 	 * other hosts of that target on it, and so on. */
 	done[primary] = 1;
@@ -584,10 +761,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(hm, nh, ti, nt, early, a, b, d, &off)) {
+				if (pair_offset(fs, early, a, b, d, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(hm, nh, ti, nt, early, b, a, d, &off)) {
+				} else if (pair_offset(fs, early, b, a, d, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -595,15 +772,21 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 		}
 	}
 out:
-	for (int set = 0; set < 2; set++) {
-		for (size_t i = 0; ti[set] && i < n; i++)
-			tindex_free(&ti[set][i]);
-		free(ti[set]);
-		free(hm[set]);
-		free(tm[set]);
-		free(nh[set]);
-		free(nt[set]);
+	for (size_t i = 0; fs && i < n; i++) {
+		for (int set = 0; set < 2; set++) {
+			tindex_free(&fs[i].ti[set]);
+			free(fs[i].t[set]);
+		}
 	}
+	for (size_t i = 0; rawb && i < 2 * n; i++)
+		free(rawb[i]);
+	free(rawb);
+	free(hbase);
+	free(ho);
+	free(ti);
+	free(raw);
+	free(hits);
+	free(fs);
 	free(d);
 	free(done);
 	free(early);

@@ -2,6 +2,7 @@
 /* merge.c - k-way merge of recordings by record time through a loser tree (merge.h). */
 #include <stdlib.h>
 #include "merge.h"
+#include "ntpfile_int.h"
 
 /* Keys are computed for a chunk of a cursor's records at a time, in one
  * loop over records (keys_block), not one call per record. */
@@ -11,7 +12,11 @@ struct cursor {
 	const struct ntp_record *recs;
 	size_t n, i;
 	int64_t offset;
-	size_t kbase, kcnt;		/* key[j]: the key of recs[kbase + j], j < kcnt */
+	struct ntp_ahead *ahead;	/* the reader's read-ahead, or NULL */
+	/* kp[j]: the key of recs[kbase + j], j < kcnt: in key, or the whole
+	 * block's from its read-ahead */
+	const uint64_t *kp;
+	size_t kbase, kcnt;
 	uint64_t key[KEY_CHUNK];
 };
 
@@ -36,9 +41,10 @@ struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
 	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
+	rank_t *win;		/* rebuild's: the winners' ranks */
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
-	uint32_t last;		/* cursor of the record popped last, to move on; UINT32_MAX: none */
+	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
 };
 
 uint64_t ntp_record_last_ts(const struct ntp_record *r)
@@ -113,9 +119,10 @@ static int use_avx2 = -1;
 
 static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64_t *out)
 {
-	if (use_avx2 < 0)
-		use_avx2 = __builtin_cpu_supports("avx2") && !getenv("NTPROF_NO_AVX2");
-	if (use_avx2)
+	if (__atomic_load_n(&use_avx2, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&use_avx2, __builtin_cpu_supports("avx2") && !getenv("NTPROF_NO_AVX2"),
+				 __ATOMIC_RELAXED);
+	if (__atomic_load_n(&use_avx2, __ATOMIC_RELAXED))
 		keys_avx2(r, k, off, out);
 	else
 		keys_scalar(r, k, off, out);
@@ -138,6 +145,7 @@ static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
 	size_t k = cu->n - i < KEY_CHUNK ? cu->n - i : KEY_CHUNK;
 
 	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->kp = cu->key;
 	cu->kbase = i;
 	cu->kcnt = k;
 }
@@ -147,7 +155,7 @@ static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, 
 {
 	if (i - cu->kbase >= cu->kcnt)
 		keys_fill(cu, i);
-	return cu->key[i - cu->kbase];
+	return cu->kp[i - cu->kbase];
 }
 
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
@@ -163,6 +171,10 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 			cu->n = 0;
 			return 0;
 		}
+		/* the block's keys from its read-ahead, if it wrote them */
+		cu->kp = cu->ahead ? ntp_ahead_keys(cu->ahead) : NULL;
+		cu->kbase = 0;
+		cu->kcnt = cu->kp ? cu->n : 0;
 	}
 	/* The record after this one is read (its times, for its key) when
 	 * this one is taken: with many files interleaved the hardware's
@@ -219,34 +231,17 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 	node[0] = x;
 }
 
-struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
+/* Plays the whole tournament again from the cursors' ranks, bottom up
+ * (win[k]: the winner at node k, node[k] its loser), cursor out (if any)
+ * ranked as ended: a replay only moves the winner's leaf. */
+static void rebuild(struct ntp_merge *m, uint32_t out)
 {
-	struct ntp_merge *m = calloc(1, sizeof(*m));
-	rank_t *win = NULL;
+	rank_t *win = m->win;
 
-	if (!m || n >= UINT32_MAX / 4)
-		goto fail;
-	m->r = r;
-	m->last = UINT32_MAX;
-	m->size = 1;
-	while (m->size < n)
-		m->size *= 2;
-	m->cur = calloc(m->size, sizeof(*m->cur));
-	m->node = calloc(m->size, sizeof(*m->node));
-	win = calloc(2 * (size_t)m->size, sizeof(*win));
-	if (!m->cur || !m->node || !win)
-		goto fail;
-	/* the first tournament, bottom up: win[k] won at node k, node[k] lost */
 	for (uint32_t c = 0; c < m->size; c++) {
-		win[m->size + c] = rank_ended(m, c);
-		if (c >= n)
-			continue;
-		m->cur[c].offset = offset ? offset[c] : 0;
-		m->cur[c].i = (size_t)-1;
-		if (advance(m, c)) {
-			win[m->size + c] = rank_of(key(m, c), c);
-			m->live++;
-		}
+		const struct cursor *cu = &m->cur[c];
+
+		win[m->size + c] = c != out && cu->i < cu->n ? rank_of(key(m, c), c) : rank_ended(m, c);
 	}
 	for (uint32_t k = m->size; k-- > 1;) {
 		rank_t a = win[2 * k], b = win[2 * k + 1];
@@ -255,10 +250,36 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 		m->node[k] = b < a ? a : b;
 	}
 	m->node[0] = win[1];
-	free(win);
+}
+
+struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
+{
+	struct ntp_merge *m = calloc(1, sizeof(*m));
+
+	if (!m || n >= UINT32_MAX / 4)
+		goto fail;
+	m->r = r;
+	m->most = UINT32_MAX;
+	m->size = 1;
+	while (m->size < n)
+		m->size *= 2;
+	m->cur = calloc(m->size, sizeof(*m->cur));
+	m->node = calloc(m->size, sizeof(*m->node));
+	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
+	if (!m->cur || !m->node || !m->win)
+		goto fail;
+	for (uint32_t c = 0; c < n; c++) {
+		m->cur[c].offset = offset ? offset[c] : 0;
+		m->cur[c].i = (size_t)-1;
+		/* a reader read ahead: its thread computes the keys */
+		m->cur[c].ahead = ntp_reader_ahead(r[c]);
+		if (m->cur[c].ahead)
+			ntp_ahead_want_keys(m->cur[c].ahead, ntp_merge_keys, m->cur[c].offset);
+		m->live += advance(m, c);
+	}
+	rebuild(m, UINT32_MAX);
 	return m;
 fail:
-	free(win);
 	ntp_merge_free(m);
 	return NULL;
 }
@@ -269,6 +290,7 @@ void ntp_merge_free(struct ntp_merge *m)
 		return;
 	free(m->cur);
 	free(m->node);
+	free(m->win);
 	free(m);
 }
 
@@ -284,24 +306,11 @@ static inline __attribute__((always_inline)) void step(struct ntp_merge *m, uint
 	}
 }
 
-/* The cursor popped last moves on now, not then: its record stayed valid
- * (in its reader's block) until this call. */
-static inline __attribute__((always_inline)) void settle(struct ntp_merge *m)
-{
-	uint32_t w = m->last;
-
-	if (w == UINT32_MAX)
-		return;
-	step(m, w);
-	m->last = UINT32_MAX;
-}
-
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
 {
 	const struct cursor *cu;
 	uint32_t w;
 
-	settle(m);
 	if (!m->live)
 		return 0;
 	w = cursor_of(m, m->node[0]);
@@ -313,18 +322,9 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 	return 1;
 }
 
-void ntp_merge_pop(struct ntp_merge *m)
+void ntp_merge_most(struct ntp_merge *m, size_t i)
 {
-	if (m->live)
-		m->last = cursor_of(m, m->node[0]);
-}
-
-int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t)
-{
-	if (!ntp_merge_peek(m, rec, from, t))
-		return 0;
-	ntp_merge_pop(m);
-	return 1;
+	m->most = i < m->size ? (uint32_t)i : UINT32_MAX;
 }
 
 /*
@@ -335,43 +335,107 @@ int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		     uint64_t *pmax)
 {
-	uint64_t k[2], pm = *pmax;
+	/* the keys in registers, not an array indexed by the winner */
+	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
+	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
 	size_t fed = 0;
 	uint32_t w;
 
-	k[cursor_of(m, m->node[0])] = (uint64_t)(m->node[0] >> 64);
-	k[cursor_of(m, m->node[1])] = (uint64_t)(m->node[1] >> 64);
 	for (;;) {
 		struct cursor *cu;
+		uint64_t k;
 
-		w = k[1] < k[0];
-		if (k[w] > until)
+		w = k1 < k0;
+		k = w ? k1 : k0;
+		if (k > until)
 			break;
 		cu = &m->cur[w];
 		fn(ctx, &cu->recs[cu->i]);
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
-		pm = w == primary && k[w] > pm ? k[w] : pm;
+		pm = w == primary && k > pm ? k : pm;
 		if (++cu->i < cu->n) {
-			k[w] = key_at(cu, cu->i);
-			continue;
+			k = key_at(cu, cu->i);
+		} else {
+			cu->i--;
+			if (!advance(m, w)) {
+				m->live--;
+				break;
+			}
+			k = key(m, w);
 		}
-		cu->i--;
-		if (advance(m, w)) {
-			k[w] = key(m, w);
-			continue;
-		}
-		m->live--;
-		break;
+		k0 = w ? k0 : k;
+		k1 = w ? k : k1;
 	}
 	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
 	{
-		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k[0], 0) : rank_ended(m, 0);
-		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k[1], 1) : rank_ended(m, 1);
+		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
+		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k1, 1) : rank_ended(m, 1);
 
 		m->node[0] = r0 < r1 ? r0 : r1;
 		m->node[1] = r0 < r1 ? r1 : r0;
 	}
+	*pmax = pm;
+	return fed;
+}
+
+/*
+ * One cursor (ntp_merge_most: a target's file beside its hosts', about half
+ * of the records) kept out of the tree: its next record against the tree's
+ * winner, one comparison of ranks, and its records taken without a replay
+ * (a replay is a comparison per level, six for 64 files). The order is the
+ * tree's: the smaller rank first. The tree is played again without the
+ * cursor at the start and with it at the end (a replay moves only the
+ * winner's leaf): twice the tree's size per drain, once for a report.
+ */
+static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
+			 uint64_t *pmax)
+{
+	uint32_t o = m->most;
+	struct cursor *co = &m->cur[o];
+	uint64_t ko = key(m, o), pm = *pmax;
+	size_t fed = 0;
+	int live = 1;
+
+	rebuild(m, o);
+	for (;;) {
+		rank_t rw = m->node[0];
+		struct cursor *cu;
+		uint32_t w;
+		uint64_t k;
+
+		if (rank_of(ko, o) < rw) {
+			if (ko > until)
+				break;
+			fn(ctx, &co->recs[co->i]);
+			fed++;
+			pm = o == primary && ko > pm ? ko : pm;
+			if (++co->i < co->n) {
+				ko = key_at(co, co->i);
+				continue;
+			}
+			co->i--;
+			if (advance(m, o)) {
+				ko = key(m, o);
+				continue;
+			}
+			live = 0;
+			m->live--;
+			break;
+		}
+		/* rw is a live cursor's: an ended one ranks after o's */
+		k = (uint64_t)(rw >> 64);
+		if (k > until)
+			break;
+		w = cursor_of(m, rw);
+		cu = &m->cur[w];
+		fn(ctx, &cu->recs[cu->i]);
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		step(m, w);
+	}
+	if (live)
+		rebuild(m, UINT32_MAX);
 	*pmax = pm;
 	return fed;
 }
@@ -382,9 +446,10 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	size_t fed = 0;
 	uint64_t pm = *primary_max;
 
-	settle(m);
 	if (m->size == 2 && m->live == 2)
 		fed = drain2(m, until, fn, ctx, primary, &pm);
+	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
+		fed = drain_most(m, until, fn, ctx, primary, &pm);
 	while (m->live) {
 		uint64_t k = (uint64_t)(m->node[0] >> 64);
 		uint32_t w = cursor_of(m, m->node[0]);
@@ -406,6 +471,6 @@ const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i)
 	const struct cursor *cu = &m->cur[i];
 
 	if (cu->i >= cu->n)
-		return NULL;	/* ended (or, popped last, moving on at the next peek) */
+		return NULL;	/* ended */
 	return &cu->recs[cu->i];
 }

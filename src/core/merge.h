@@ -24,28 +24,30 @@ struct ntp_merge;
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset);
 void ntp_merge_free(struct ntp_merge *m);
 /* The next record in time order, left in place: 1 with *rec (valid until
- * ntp_merge_pop and the next peek) and *from (its reader), or 0 when every
- * reader has ended. *t (may be NULL): its key. A reader reads its next block
- * only at the peek after its last record was popped. */
+ * the next drain) and *from (its reader), or 0 when every reader has ended.
+ * *t (may be NULL): its key. */
 int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
-/* Takes the record the last peek returned. */
-void ntp_merge_pop(struct ntp_merge *m);
-/* Peek and pop. */
-int ntp_merge_next(struct ntp_merge *m, const struct ntp_record **rec, size_t *from, uint64_t *t);
+/* Reader i is expected to hold most of the records (a target's file beside
+ * its hosts'): the drain takes it out of the tree (same order, fewer
+ * comparisons); i >= n: none (the default). */
+void ntp_merge_most(struct ntp_merge *m, size_t i);
 /* Calls fn(ctx, rec) for the next records in time order while the next
- * one's key is at most until: the records *n peeks and pops would give,
- * each valid during its call only (its reader moves on right after).
+ * one's key is at most until, each valid during its call only (its reader
+ * moves on right after).
  * Returns how many; *primary_max is raised to the largest key of those of
  * reader primary. Two files are merged without the tree. */
 typedef void (*ntp_merge_fn)(void *ctx, const struct ntp_record *rec);
 size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		       uint64_t *primary_max);
 /* Reader i's next record (NULL once it ended), whatever its place in the
- * order; before the first pop (after it, the reader popped last still shows
- * the record taken until the next peek). */
+ * order. */
 const struct ntp_record *ntp_merge_current(const struct ntp_merge *m, size_t i);
 /* The time a record is merged by: its latest valid timestamp (0: none). */
 uint64_t ntp_record_last_ts(const struct ntp_record *r);
+/* out[j]: the merge key of r[j] with offset off (ntp_merge_map of its
+ * ntp_record_last_ts), for j < n: AVX2 where the CPU has it
+ * (NTPROF_NO_AVX2=1: not). */
+void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
 /* A file's time t on the merge's clock (its offset off added). A file's
  * times may be any 64-bit values (a damaged or hostile file, a clock years
  * off): the sum wraps, never overflows (signed overflow is undefined), and a
@@ -56,9 +58,5 @@ static inline uint64_t ntp_merge_map(uint64_t t, int64_t off)
 
 	return x < 0 ? 0 : (uint64_t)x;
 }
-/* out[j]: the merge key of r[j] with offset off (its latest valid timestamp
- * plus off, wrapping; a time before 0 as 0), for j < n: AVX2 where the CPU
- * has it (NTPROF_NO_AVX2=1: not), else ntp_record_last_ts per record. */
-void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
 
 #endif

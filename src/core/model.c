@@ -25,8 +25,15 @@
 #include "pending.h"
 
 #define MAX_TOTALS 512
-#define GROUP_SLOTS 256	/* > 2 x NTP_SNAP_MAX_GROUPS: short probes */
-_Static_assert(NTP_SNAP_MAX_GROUPS < GROUP_SLOTS && NTP_SNAP_MAX_GROUPS < 255, "group numbers fit the table");
+
+/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
+ * the order of their sums in acc.fast_sum */
+static const uint8_t fast_comp[] = {
+	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
+	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
+	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
+};
+enum { FAST_N = sizeof(fast_comp) };
 
 struct acc {
 	/* what every command touches first, in one cache line (64 groups'
@@ -36,17 +43,18 @@ struct acc {
 	int64_t e2e_sum;
 	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
 	/* commands with each stage and component: st_n/c_n, plus the run of
-	 * commands of the last presence masks not yet added in (acc_flush);
+	 * commands of the last presence masks not yet added in (run_flush);
 	 * commands of one group have one or two masks, so a command counts
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
-	/* the common joined flow's stage and component sums (account_fast),
-	 * side by side: two cache lines a command touches where st_sum and
-	 * c_sum span four (64 groups' lines share the first-level cache);
-	 * added into st_sum and c_sum by acc_flush. FAST_ST + stage, then
-	 * FAST_C + k for the k-th component of fast_comp[]. */
-	int64_t fast_sum[16] __attribute__((aligned(64)));
+	/* the common joined flow's component sums (account_fast), the k-th
+	 * of fast_comp[] at k, side by side: two cache lines a command
+	 * touches where st_sum and c_sum span four (64 groups' lines share
+	 * the first-level cache); added into c_sum, and into st_sum of each
+	 * one's stage (a stage is the sum of its components, stage.h), by
+	 * acc_flush, so no stage sum is added per command. */
+	int64_t fast_sum[FAST_N] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -60,15 +68,6 @@ struct acc {
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
-/* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
- * the order of their sums in acc.fast_sum */
-static const uint8_t fast_comp[] = {
-	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
-	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
-	NTP_COMP_HOST_DRV_COMP, NTP_COMP_HOST_BLK_COMP,
-};
-enum { FAST_ST = 0, FAST_C = NTP_STAGE_COUNT, FAST_N = FAST_C + sizeof(fast_comp) };
-_Static_assert(FAST_N <= 16, "the fast sums fit acc.fast_sum");
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
 /* calloc, 64-byte aligned (struct acc) */
@@ -115,30 +114,34 @@ struct group {
 } __attribute__((aligned(64)));
 
 /*
- * In front of group_find, the lookup every record makes (twice a command
- * in a join): a group's key packed in 64 bits, the device as a number
- * (the devices seen, most often one), so that records of 64 interleaved
- * groups find theirs with one 32-byte compare, one multiply and a probe
- * of a 2 KiB table instead of hashing and comparing the device's bytes
- * against a group's (which sit in 64 separate cache lines). It holds
- * group_find's answers only: a key is cached after group_find returned
- * its group, and its answer never changes once given (a key's group is
- * the one found, or made, at its first record). A device without its
- * NUL in NTP_DEV_LEN bytes is never cached, and after a group was made
- * from one (its stored key is cut, so two groups can then share a key)
- * only group_find answers.
+ * The group lookup every record makes (twice a command in a join), in
+ * front of group_find: a group's key packed in 64 bits, the device as a
+ * number (the devices seen, most often one), so that records of 64
+ * interleaved groups find theirs with one 32-byte compare, one multiply
+ * and a probe of a 2 KiB table instead of comparing the device's bytes
+ * with a group's (which sit in 64 separate cache lines). It holds
+ * group_find's answers: a key is cached after group_find returned its
+ * group, or none when every group is taken (then no key's answer can
+ * change), and an answer never changes once given (a key's group is the
+ * one found, or made, at its first record). A device without its NUL in
+ * NTP_DEV_LEN bytes is never cached, and after a group was made from one
+ * (its stored key is cut, so two groups can then share a key) only
+ * group_find answers.
  */
 #define GC_DEVS 64
 #define GC_SLOTS 256
+#define GC_NONE 255u			/* the group number of "no group" (all taken) */
 #define GC_GRP_SHIFT 56			/* above the key's device number (bits 48..54) */
-_Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS <= 256,
+_Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS < GC_NONE,
 	       "the device number and the group number fit their bits");
+_Static_assert(GC_SLOTS / 2 + NTP_SNAP_MAX_GROUPS < GC_SLOTS, "the table never fills: probes end");
 struct group_cache {
 	uint64_t last_key;		/* key of last (0: none) */
 	struct group *last;
 	char last_dev[NTP_DEV_LEN];	/* the last record's device, its number last_dev_no */
 	int last_dev_no;		/* -1: not numbered */
 	int off;			/* a group was made from a device without its NUL */
+	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_devs;
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
@@ -157,9 +160,8 @@ struct ntp_model {
 	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
 	uint64_t lost, overflow;
 	uint64_t spdk_tcp[2], spdk_split[2];
-	unsigned n_groups, last_hit;
+	unsigned n_groups;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
-	uint8_t group_slot[GROUP_SLOTS];	/* group number + 1 by key hash, 0: empty */
 	struct group_cache gc;
 	struct ntp_total totals[MAX_TOTALS];
 	size_t n_totals;
@@ -236,48 +238,27 @@ static uint64_t first_ts(const struct ntp_record *r)
 	return v ? r->ts[__builtin_ctz(v)] : 0;
 }
 
-/*
- * Group lookup (behind the cache of group_of, below): the last group hit,
- * else an open-addressing table of group
- * numbers by the key's hash (records of many groups interleave: a linear
- * scan of 64 groups cost as much as the rest of a record's reduction).
- */
-static unsigned group_hash(uint8_t io, uint8_t side, uint32_t len, const char *dev)
-{
-	uint64_t h = ((uint64_t)len << 16 | (uint64_t)io << 8 | side) * 0x9E3779B97F4A7C15ull;
-
-	for (int i = 0; i < NTP_DEV_LEN; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, dev + i, 8);
-		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-	}
-	return (unsigned)(h >> 56);	/* GROUP_SLOTS = 256 */
-}
-
 static int group_is(const struct group *g, uint8_t io, uint8_t side, const struct ntp_record *r)
 {
 	return g->io == io && g->len == r->len && g->side == side && !memcmp(g->dev, r->dev, NTP_DEV_LEN);
 }
 
-static struct group *group_find(struct ntp_model *m, const struct ntp_record *r, uint8_t side)
+/*
+ * A record's group, found by comparing it with every group (first match),
+ * made when none matches and there is room (else NULL): behind the cache
+ * of group_of (below), which answers every record but the first of each
+ * key, so this is met at most once per key (and per record only for
+ * devices the cache does not number, rare).
+ */
+static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, const struct ntp_record *r,
+							  uint8_t side)
 {
 	uint8_t io = ntp_io_type_of(r->opcode);
-	struct group *g = &m->groups[m->last_hit];
-	unsigned slot;
+	struct group *g;
 
-	if (m->n_groups && group_is(g, io, side, r))
-		return g;
-	for (slot = group_hash(io, side, r->len, r->dev);; slot = (slot + 1) % GROUP_SLOTS) {
-		unsigned i = m->group_slot[slot];
-
-		if (!i)
-			break;
-		if (group_is(&m->groups[i - 1], io, side, r)) {
-			m->last_hit = i - 1;
-			return &m->groups[i - 1];
-		}
-	}
+	for (unsigned i = 0; i < m->n_groups; i++)
+		if (group_is(&m->groups[i], io, side, r))
+			return &m->groups[i];
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
@@ -290,10 +271,9 @@ static struct group *group_find(struct ntp_model *m, const struct ntp_record *r,
 	memcpy(g->dev, r->dev, NTP_DEV_LEN);
 	m->gc.off |= r->dev[NTP_DEV_LEN - 1] != '\0';
 	/* the key as stored: a dev without its NUL in 32 bytes is cut, and
-	 * never equals a record's again (as with the linear scan before) */
+	 * never equals such a record's */
 	g->dev[NTP_DEV_LEN - 1] = '\0';
-	m->group_slot[slot] = (uint8_t)(m->n_groups + 1);
-	m->last_hit = m->n_groups++;
+	m->n_groups++;
 	return g;
 }
 
@@ -356,17 +336,27 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
-			g = &m->groups[c->key[slot] >> GC_GRP_SHIFT];
+			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
+
+			g = n == GC_NONE ? NULL : &m->groups[n];
 			goto hit;
 		}
 		if (!c->key[slot])
 			break;
 	}
 	g = group_find(m, r, side);
-	if (!g || c->off)
+	if (c->off)
 		return g;
-	/* at most NTP_SNAP_MAX_GROUPS keys: never full */
-	c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
+	if (g) {
+		/* at most NTP_SNAP_MAX_GROUPS keys with a group */
+		c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
+	} else {
+		/* every group taken (else an allocation failed: ask again) */
+		if (m->n_groups < NTP_SNAP_MAX_GROUPS || c->n_none == GC_SLOTS / 2)
+			return NULL;
+		c->n_none++;
+		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
+	}
 hit:
 	c->last_key = key;
 	c->last = g;
@@ -382,8 +372,9 @@ static inline void span_add(struct acc *a, uint64_t lo, uint64_t hi)
 		a->span_hi = hi;
 }
 
-/* Adds the run of commands of the last presence masks into st_n and c_n. */
-static void acc_flush(struct acc *a)
+/* Adds the run of commands of the last presence masks into st_n and c_n:
+ * when the masks change (a command of another flow) and at a close. */
+static void run_flush(struct acc *a)
 {
 	uint32_t bits;
 
@@ -392,12 +383,20 @@ static void acc_flush(struct acc *a)
 	for (bits = a->run_c_mask; bits; bits &= bits - 1)
 		a->c_n[__builtin_ctz(bits)] += a->run_n;
 	a->run_n = 0;
-	/* the fast flow's sums (wrapping adds: the order makes no difference) */
-	for (int s = 0; s < NTP_STAGE_COUNT; s++)
-		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[FAST_ST + s]);
-	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] +
-						   (uint64_t)a->fast_sum[FAST_C + k]);
+}
+
+/* Before the accumulator is read (a close): the run, and the fast flow's
+ * sums into st_sum and c_sum (wrapping adds: when they are added makes no
+ * difference, so not at every change of flow). */
+static void acc_flush(struct acc *a)
+{
+	run_flush(a);
+	for (unsigned k = 0; k < FAST_N; k++) {
+		int s = ntp_component_stage(fast_comp[k]);
+
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[k]);
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)a->fast_sum[k]);
+	}
 	memset(a->fast_sum, 0, sizeof(a->fast_sum));
 }
 
@@ -429,7 +428,7 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
 	ntp_hset_add(&a->h, H_E2E, b->e2e);
 	if (__builtin_expect(b->stage_present != a->run_st_mask || b->comp_present != a->run_c_mask, 0)) {
-		acc_flush(a);
+		run_flush(a);
 		a->run_st_mask = b->stage_present;
 		a->run_c_mask = b->comp_present;
 	}
@@ -452,23 +451,14 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 		}
 }
 
-/* Reduces one command (host and/or target record) into its group: any
+/* Reduces one command (host and/or target record) into its group g (not
+ * NULL; account() counts the overflow and notes what every flow does): any
  * flow (account() takes the common joined one itself). */
 static __attribute__((noinline)) void account_general(struct ntp_model *m, struct group *g, const struct ntp_record *h,
 		    const struct ntp_record *t)
 {
 	struct ntp_breakdown b;
 
-	if (!g) {
-		m->overflow++;
-		return;
-	}
-	if ((h && (h->flags & NTP_REC_F_CLOSED_MISSED)) || (t && (t->flags & NTP_REC_F_CLOSED_MISSED)))
-		g->cur->missed++;
-	if (h && t && !g->tdev[0]) {
-		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
-		g->tdev[NTP_DEV_LEN - 1] = '\0';
-	}
 	if (ntp_breakdown_compute(h, t, &b)) {
 		g->cur->incomplete++;
 		return;
@@ -523,32 +513,21 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
 	unsigned noq = m->cfg.no_quantiles;
 
-	if ((h->flags | t->flags) & NTP_REC_F_CLOSED_MISSED)
-		a->missed++;
-	if (__builtin_expect(!g->tdev[0], 0)) {
-		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
-		g->tdev[NTP_DEV_LEN - 1] = '\0';
-	}
 	ntp_fast_compute(h, t, comp, stage, &e2e);
 	a->sampled++;
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
 	ntp_hset_add(&a->h, H_E2E, e2e);
 	if (__builtin_expect(a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS, 0)) {
-		acc_flush(a);
+		run_flush(a);
 		a->run_st_mask = NTP_FAST_STAGES;
 		a->run_c_mask = NTP_FAST_COMPS;
 	}
 	a->run_n++;
 #define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_HOST_DRIVER], stage[NTP_STAGE_HOST_DRIVER]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_NETWORK], stage[NTP_STAGE_NETWORK]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_TARGET_DRIVER], stage[NTP_STAGE_TARGET_DRIVER]);
-	ADD(a->fast_sum[FAST_ST + NTP_STAGE_STORAGE], stage[NTP_STAGE_STORAGE]);
 	/* constant indices: the loop unrolls into ten adds to memory */
 #pragma GCC unroll 10
 	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		ADD(a->fast_sum[FAST_C + k], comp[fast_comp[k]]);
+		ADD(a->fast_sum[k], comp[fast_comp[k]]);
 #undef ADD
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
@@ -564,7 +543,19 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct group *g,
 							   const struct ntp_record *h, const struct ntp_record *t)
 {
-	if (__builtin_expect(g && h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1))
+	if (__builtin_expect(!g, 0)) {
+		m->overflow++;
+		return;
+	}
+	/* what every flow notes: a record whose command closed a missed
+	 * completion, and (joined) the target's device */
+	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
+		g->cur->missed++;
+	if (h && t && __builtin_expect(!g->tdev[0], 0)) {
+		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
+		g->tdev[NTP_DEV_LEN - 1] = '\0';
+	}
+	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1))
 		account_fast(m, g, h, t);
 	else
 		account_general(m, g, h, t);
@@ -577,13 +568,16 @@ static __attribute__((noinline)) void account_call(struct ntp_model *m, struct g
 	account(m, g, h, t);
 }
 
-void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
+/* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
+ * the records waiting for their twin kept by reference and the start set
+ * by the caller */
+static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
 	struct group *g;
 
-	if (!m->started)
+	if (!ref && !m->started)
 		ntp_model_set_start(m, first_ts(r));
 	if (r->impl == NTP_IMPL_SPDK && r->transport == NTP_TRANSPORT_TCP) {
 		int t = r->side == NTP_SIDE_TARGET;
@@ -614,7 +608,7 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			if (g)
 				g->unmatched += stale;
 			account(m, g, r, twin);
-		} else if (ntp_pend_put(m->hpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_ref(m->hpend, r, &ev) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			g = group_of(m, &ev, NTP_SIDE_HOST);
 			if (g)
@@ -646,9 +640,35 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 			if (g)
 				g->unmatched += dropped;
 			account_call(m, g, twin, r);
-		} else if (ntp_pend_put(m->tpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_ref(m->tpend, r, &ev) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
+	}
+}
+
+void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
+{
+	ingest(m, r, 0);
+}
+
+/*
+ * One loop over the block, the reduction inlined in it: a call per record
+ * saved and restored the registers of the reduction each time. The records
+ * that wait for their twin are kept by reference until the block's end,
+ * when those still waiting are copied (ntp_pend_settle).
+ */
+void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
+{
+	if (n && !m->started)
+		ntp_model_set_start(m, first_ts(r));
+	for (size_t i = 0; i < n; i++) {
+		if (i + 2 < n)
+			ntp_prefetch_record(&r[i + 2]);
+		ingest(m, &r[i], 1);
+	}
+	if (m->join) {
+		ntp_pend_settle(m->hpend);
+		ntp_pend_settle(m->tpend);
 	}
 }
 

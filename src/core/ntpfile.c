@@ -717,6 +717,11 @@ static void retire_window(struct ntp_reader *r)
 	r->map_len = 0;
 }
 
+struct ntp_ahead *ntp_reader_ahead(const struct ntp_reader *r)
+{
+	return r->ahead;
+}
+
 int ntp_reader_block_kept(const struct ntp_reader *r, const struct ntp_record *recs)
 {
 	const uint8_t *p = (const uint8_t *)recs;

@@ -15,7 +15,10 @@
  *
  * Each slot carries the reader's stats and, when they changed, its totals as
  * of that block, so what the caller sees after a block is what it saw
- * without the thread: report output stays byte-identical.
+ * without the thread: report output stays byte-identical. For a merge of
+ * files (merge.c), the records' merge keys too: computing them here takes
+ * that work off the thread that merges and reduces, which sets a join's
+ * pace.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +32,8 @@ struct slot {
 	const struct ntp_record *recs;	/* in the reader's window, or buf */
 	struct ntp_record *buf;		/* a copy when the reader's buffer is reused */
 	size_t n, cap;
+	uint64_t *ts;			/* the records' keys (want_keys), ts_n of them */
+	size_t ts_n, ts_cap;
 	int more;			/* 0: the reader's end (recs unused) */
 	struct ntp_read_stats st;	/* the reader's, after this block */
 	int tot_new;			/* totals changed before this block */
@@ -46,6 +51,10 @@ struct ntp_ahead {
 	size_t head, tail, count;	/* count includes the slot the caller holds */
 	uint64_t published, released;	/* blocks handed to the caller, let go by it */
 	int holding, quit, finished, started;
+	int want_keys;			/* set by the caller (after the two below), read by the thread */
+	ntp_keys_fn keys_fn;
+	int64_t key_off;
+	const uint64_t *keys;		/* the caller's: of the block last handed out */
 	int prod_waits, cons_waits;	/* asleep on space / on data */
 	uint64_t sent_gen;		/* thread: totals generation last sent */
 	/* the caller's view, as of the block last handed out */
@@ -94,6 +103,12 @@ static void produce(struct ntp_ahead *a, struct slot *s)
 			s->recs = s->buf;
 			s->n = n;
 		}
+	}
+	s->ts_n = 0;
+	if (s->n && __atomic_load_n(&a->want_keys, __ATOMIC_ACQUIRE) &&
+	    !grow((void **)&s->ts, &s->ts_cap, s->n, sizeof(*s->ts))) {
+		a->keys_fn(s->recs, s->n, a->key_off, s->ts);
+		s->ts_n = s->n;
 	}
 	t = ntp_reader_totals_direct(a->r, &k, &as_of, &gen);
 	s->tot_new = gen != a->sent_gen;
@@ -236,12 +251,23 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	}
 	if (!s->more) {
 		a->finished = 1;
+		a->keys = NULL;
 		return 0;
 	}
 	*recs = s->recs;
 	*n = s->n;
+	a->keys = s->ts_n == s->n ? s->ts : NULL;
 	return 1;
 }
+
+void ntp_ahead_want_keys(struct ntp_ahead *a, ntp_keys_fn keys, int64_t off)
+{
+	a->keys_fn = keys;
+	a->key_off = off;
+	__atomic_store_n(&a->want_keys, 1, __ATOMIC_RELEASE);
+}
+
+const uint64_t *ntp_ahead_keys(const struct ntp_ahead *a) { return a->keys; }
 
 const struct ntp_read_stats *ntp_ahead_stats(const struct ntp_ahead *a) { return &a->st; }
 
@@ -266,6 +292,7 @@ void ntp_ahead_free(struct ntp_ahead *a)
 		pthread_join(a->th, NULL);
 	for (size_t i = 0; i < NTP_AHEAD_SLOTS; i++) {
 		free(a->slot[i].buf);
+		free(a->slot[i].ts);
 		free(a->slot[i].tot);
 	}
 	free(a->tot);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ntpfile_int.h - between the reader (ntpfile.c) and its read-ahead thread
- * (ntpfile_ahead.c); not for other callers.
+ * (ntpfile_ahead.c), and the merge (merge.c), which asks the thread for the
+ * records' keys; not for other callers.
  */
 #ifndef NTP_FILE_INT_H
 #define NTP_FILE_INT_H
@@ -35,6 +36,16 @@ int ntp_ahead_start(struct ntp_ahead *a);
 int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t *n);
 const struct ntp_read_stats *ntp_ahead_stats(const struct ntp_ahead *a);
 const struct ntp_total *ntp_ahead_totals(const struct ntp_ahead *a, size_t *n, uint64_t *as_of_mono_ns);
+/* The reader's read-ahead, or NULL (none started). */
+struct ntp_ahead *ntp_reader_ahead(const struct ntp_reader *r);
+/* From now on the thread also writes each record's merge key beside the
+ * block it read, while the block is in its cache: keys(recs, n, off, out),
+ * ntp_merge_keys (merge.h; passed in, so that the reader alone links
+ * without the merge). */
+typedef void (*ntp_keys_fn)(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out);
+void ntp_ahead_want_keys(struct ntp_ahead *a, ntp_keys_fn keys, int64_t off);
+/* Those keys for the block last handed out (NULL: none for it). */
+const uint64_t *ntp_ahead_keys(const struct ntp_ahead *a);
 /* Stops and joins the thread if started, frees a (NULL: nothing); the
  * windows it left are the reader's to unmap (ntp_reader_reap). */
 void ntp_ahead_free(struct ntp_ahead *a);

@@ -4,8 +4,8 @@
  * in a bounded structure: `capacity` slots, chained per hash bucket of the
  * join key (cntlid, qid, cid) in a table that grows with the records
  * pending, reused last-freed-first so the few slots of a stream whose twins
- * come soon stay in cache; a list of the pending slots in arrival order
- * gives the oldest.
+ * come soon stay in cache; a ring of the slot each of the last `capacity`
+ * arrivals went to names the one that expires at each put.
  *
  * Expiry is by count, never by comparing clocks: a record still pending
  * `capacity` arrivals later, or the oldest when every slot is taken, is
@@ -39,6 +39,12 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);
 /* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
+/* ntp_pend_put keeping r by reference: r must stay valid and unchanged until
+ * the next ntp_pend_settle(p), which copies the records so put that are
+ * still pending. A record taken is then valid until the next put on p and
+ * while the one put is. */
+int ntp_pend_put_ref(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
+void ntp_pend_settle(struct ntp_pend *p);
 size_t ntp_pend_count(const struct ntp_pend *p);
 
 #endif

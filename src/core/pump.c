@@ -131,35 +131,22 @@ struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p)
 	return p->cfg.model;
 }
 
-/* The record after next into L1: its lines come from L2, where the
- * reader's CRC pass left them. */
-static inline void prefetch_record(const struct ntp_record *r)
-{
-	const char *x = (const char *)r;
-
-	_Static_assert(sizeof(*r) <= 4 * 64 + 64, "a record spans at most 5 lines");
-	__builtin_prefetch(x);
-	__builtin_prefetch(x + 64);
-	__builtin_prefetch(x + 128);
-	__builtin_prefetch(x + 192);
-	__builtin_prefetch(x + sizeof(*r) - 1);
-}
-
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n)
 {
 	int plain = !p->filtered;
 
 	for (unsigned i = 0; i < p->n_sinks; i++)
 		plain &= !p->sink[i].record;
+	/* no filter, no sink of records (a report): the model alone, the
+	 * block in one call, without the checks per record */
+	if (plain) {
+		ntp_model_ingest_block(p->cfg.model, r, n);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (i + 2 < n)
-			prefetch_record(&r[i + 2]);
-		/* no filter, no sink of records (a report): the model alone,
-		 * without the checks per record */
-		if (plain)
-			ntp_model_ingest(p->cfg.model, &r[i]);
-		else
-			ntp_pump_record(p, &r[i]);
+			ntp_prefetch_record(&r[i + 2]);
+		ntp_pump_record(p, &r[i]);
 	}
 }
 

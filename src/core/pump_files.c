@@ -7,6 +7,7 @@
  * start_mono) plus join_align.c's correction; that order only decides when a
  * record is fed, never a stage time (the join is by key, pending.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,23 @@ static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 	return !c->done;
 }
 
+/* Of hosts and their one target, the target's file: it holds a record of
+ * every host's command, about half of all records. SIZE_MAX: none (one
+ * file, or several targets). */
+static size_t lone_target(struct ntp_reader *const *r, size_t n)
+{
+	size_t t = SIZE_MAX;
+
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		if (ntp_reader_info(r[i])->role == NTP_ROLE_HOST)
+			continue;
+		if (t != SIZE_MAX)
+			return SIZE_MAX;
+		t = i;
+	}
+	return t;
+}
+
 /* Sets up the cursors over f->r (already open). adj: join_align's corrections (may be NULL). */
 static int files_init(struct ntp_files *f, const int64_t *adj)
 {
@@ -79,6 +97,7 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 		free(off);
 		if (!f->mg)
 			return -1;
+		ntp_merge_most(f->mg, lone_target(f->r, f->n));
 	}
 	return 0;
 }
@@ -127,10 +146,18 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 	if (ntp_join_check(f->in, n, &f->cfg, err, errlen))
 		goto fail;
 	/* blocks read and checked by a second thread, before the merge takes the
-	 * first of each file (ntpfile.h) */
-	if (read_ahead && ntp_read_ahead_wanted(n))
+	 * first of each file (ntpfile.h), and while the alignment reads its
+	 * samples. Too many files for a thread each: the target's of many hosts
+	 * alone, half of the records in one thread's memory. */
+	if (read_ahead && ntp_read_ahead_wanted(n)) {
 		for (size_t i = 0; i < n; i++)
 			ntp_reader_read_ahead(f->r[i]);
+	} else if (read_ahead && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1)) {
+		size_t t = lone_target(f->r, n);
+
+		if (t != SIZE_MAX)
+			ntp_reader_read_ahead(f->r[t]);
+	}
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
 	if (!adj) {

@@ -129,12 +129,16 @@ static void hist_free(struct hist *h)
 	free(h->ptrs);
 }
 
-static int hist_pull(struct hist *h, struct top_source *src, uint64_t *seen)
+/* Takes the intervals published since *seen into the history, at most max
+ * of them (the source may publish as fast as they are taken: a replay of
+ * short, nearly empty intervals; batch mode prints the last ones taken,
+ * which must still be in the history). Returns how many. */
+static int hist_pull(struct hist *h, struct top_source *src, uint64_t *seen, int max)
 {
 	struct ntp_snapshot tmp[4];
 	int got, total = 0;
 
-	while ((got = top_source_take(src, seen, tmp, 4)) > 0) {
+	while (total < max && (got = top_source_take(src, seen, tmp, max - total < 4 ? max - total : 4)) > 0) {
 		for (int i = 0; i < got; i++) {
 			h->buf[(h->head + h->n) % HIST_CAP] = tmp[i];
 			if (h->n < HIST_CAP)
@@ -401,7 +405,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		int key = ntp_term_getkey(tmo < 50 ? 50 : tmo > 250 ? 250 : (int)tmo);
 		struct ntp_history h;
 
-		if (hist_pull(&hist, src, &seen))
+		if (hist_pull(&hist, src, &seen, HIST_CAP))
 			dirty = 1;
 		while (top_source_message(src, msg, sizeof(msg))) {
 			ntp_view_msg(&v, "%s", ntp_esc(msg));
@@ -493,7 +497,7 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 	v.selected = -1;	/* nothing is selected on paper */
 	while (!got_signal && (!o->iterations || printed < o->iterations)) {
 		int done = atomic_load(&src->done);	/* before taking, so nothing is missed */
-		int got = hist_pull(&hist, src, &seen);
+		int got = hist_pull(&hist, src, &seen, HIST_CAP);
 
 		for (int i = hist.n - got; i < hist.n; i++) {
 			struct ntp_history h = hist_view(&hist);

@@ -61,6 +61,17 @@ fi
 "$TOP" -b --json --speed 0 -i 0.5 --replay "$work/long.ntp" 2>/dev/null |
 	awk -F'"interval":' '{ split($2, a, ","); if (a[1] != NR - 1) bad++ } END { exit !(NR == 200 && !bad) }' ||
 	fail "100 s at 0.5 s intervals did not give intervals 0..199 in order"
+# Nearly empty intervals, published faster than the printer takes them in:
+# every one printed, in order, twice the same (the printer once took more
+# than its history holds in one go, and printed from before its start).
+"$NTPROF" generate -q -o "$work/sparse.ntp" -r host -d 300 --rate 1000 -s 1000 --seed 2 || exit 1
+for k in 1 2; do
+	"$TOP" -b --json --speed 0 -i 0.1 --replay "$work/sparse.ntp" >"$work/sparse$k.txt" 2>/dev/null ||
+		fail "replay of 3000 short intervals: exit $?"
+done
+awk -F'"interval":' '{ split($2, a, ","); if (a[1] != NR - 1) bad++ } END { exit !(NR > 2900 && !bad) }' \
+	"$work/sparse1.txt" || fail "3000 short intervals: not every one in order ($(wc -l <"$work/sparse1.txt") lines)"
+cmp -s "$work/sparse1.txt" "$work/sparse2.txt" || fail "two replays of the same file printed different intervals"
 
 # A host and a target file replayed together are joined as ntprof report joins them.
 "$NTPROF" generate -q -o "$work/h.ntp" --target-out "$work/t.ntp" -r both -d 3 -s 10 --rate 20000 || exit 1

@@ -4,13 +4,16 @@
  * the walk it replaced: both samples sorted by command and time, walked side
  * by side, each command's instances given to best_shift, the differences'
  * densest window. Random samples over few commands (many instances of one
- * command, host instances the target lacks and the reverse), any times. */
+ * command, host instances the target lacks and the reverse), any times.
+ * And the offsets of whole files (ntp_join_align) against the alignment as
+ * first written (each sample read on its own, kept whole, walked). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 /* the file's static functions, its one external one renamed (the library's
@@ -165,11 +168,211 @@ static void test_sort_diffs(void **state)
 	}
 }
 
+/* ---- the whole alignment of files against the way it was first written ---- */
+
+/* The first records (at most max) of one file, one side's marks, each file
+ * and each sample read on its own (from_wall: the first from that time on,
+ * after passing at most ALIGN_SKIP_MAX earlier records). */
+static size_t ref_sample(const char *path, uint8_t side, struct mark *out, size_t max, int64_t from_wall)
+{
+	char err[256];
+	struct ntp_reader *r = ntp_reader_open(path, err, sizeof(err));
+	const struct ntp_record *recs;
+	size_t n = 0, k, seen = 0, skipped = 0;
+	int slot = side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
+	int64_t to_wall;
+
+	assert_non_null(r);
+	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
+	while (seen < max && ntp_reader_next_block(r, &recs, &k) == 1) {
+		for (size_t i = 0; i < k && seen < max; i++, seen++) {
+			const struct ntp_record *x = &recs[i];
+
+			if (x->side != side || !(x->ts_valid & (1u << slot)))
+				continue;
+			if (from_wall && wrap_add(x->ts[slot], to_wall) < from_wall && skipped < ALIGN_SKIP_MAX) {
+				skipped++;
+				seen--;
+				continue;
+			}
+			out[n++] = (struct mark){ ((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
+						  x->slba, x->len, x->opcode, wrap_add(x->ts[slot], to_wall) };
+		}
+	}
+	ntp_reader_close(r);
+	return n;
+}
+
+#define REF_FILES 8
+
+/* ntp_join_align as first written: every sample of every file read on its
+ * own, a host's sample kept whole, each pair of samples walked sorted. */
+static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
+{
+	static struct mark hm[2][REF_FILES][ALIGN_SAMPLE], tm[2][REF_FILES][ALIGN_SAMPLE];
+	static struct mark hc[ALIGN_SAMPLE], tc[ALIGN_SAMPLE];
+	static int64_t d[ALIGN_SAMPLE];
+	size_t nh[2][REF_FILES] = { { 0 } }, nt[2][REF_FILES] = { { 0 } }, hosts = 0, host_max;
+	char done[REF_FILES] = { 0 }, early[REF_FILES] = { 0 };
+	int64_t late = 0, from;
+	int progress = 1, sets = 1;
+
+	memset(adj, 0, n * sizeof(*adj));
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)in[i].info->start_real_ns > late)
+			late = (int64_t)in[i].info->start_real_ns;
+	from = late - ALIGN_LATE_MARGIN_NS;
+	for (size_t i = 0; i < n; i++)
+		if ((int64_t)in[i].info->start_real_ns < from)
+			early[i] = 1, sets = 2;
+	for (size_t i = 0; i < n; i++)
+		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
+	if (host_max < ALIGN_SAMPLE_MIN)
+		host_max = ALIGN_SAMPLE_MIN;
+	for (int set = 0; set < sets; set++)
+		for (size_t i = 0; i < n; i++) {
+			if (set && !early[i])
+				continue;
+			if (has_side(in[i].info->role, NTP_SIDE_HOST))
+				nh[set][i] = ref_sample(in[i].path, NTP_SIDE_HOST, hm[set][i], host_max, set ? from : 0);
+			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+				nt[set][i] = ref_sample(in[i].path, NTP_SIDE_TARGET, tm[set][i], ALIGN_SAMPLE,
+							set ? from : 0);
+		}
+	done[primary] = 1;
+	while (progress) {
+		progress = 0;
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = 0; b < n; b++) {
+				for (int dir = 0; dir < 2 && a != b && done[a] && !done[b]; dir++) {
+					size_t x = dir ? b : a, y = dir ? a : b, best = 0;
+					int64_t off = 0;
+
+					for (int set = 0; set < 2; set++) {
+						int sa = set && early[x], sb = set && early[y];
+						int64_t o;
+						size_t c;
+
+						if (set && !sa && !sb)
+							continue;
+						memcpy(hc, hm[sa][x], nh[sa][x] * sizeof(*hc));
+						memcpy(tc, tm[sb][y], nt[sb][y] * sizeof(*tc));
+						c = nh[sa][x] && nt[sb][y] ? ref_offset(hc, nh[sa][x], tc, nt[sb][y], d, &o) : 0;
+						if (c > best) {
+							best = c;
+							off = o;
+						}
+					}
+					if (best) {
+						adj[b] = dir ? wrap_sub((uint64_t)adj[a], (uint64_t)off)
+							     : wrap_add((uint64_t)adj[a], off);
+						done[b] = progress = 1;
+					}
+				}
+			}
+	}
+}
+
+/*
+ * hosts host files and their target's, the target last: command c of host
+ * h (one command id per tag, LBAs that come back) sent at wall time w_c,
+ * on each file's clock off by its own error; host 0 began `early` seconds
+ * before the others with commands the target never saw; some of each
+ * host's commands missed by the target, some of the target's by no host.
+ */
+static void align_files(unsigned hosts, unsigned early, unsigned seed)
+{
+	char dir[] = "/tmp/test_join_align.XXXXXX", path[REF_FILES][300], err[256];
+	struct ntp_file_info info[REF_FILES];
+	struct ntp_join_input in[REF_FILES];
+	struct ntp_writer *w[REF_FILES];
+	int64_t skew[REF_FILES], a1[REF_FILES], a2[REF_FILES];
+	const uint64_t t0 = 1700000000000000000ull;
+	unsigned n = hosts + 1, tgt = hosts;
+
+	assert_true(n <= REF_FILES);
+	assert_non_null(mkdtemp(dir));
+	srandom(seed);
+	for (unsigned f = 0; f < n; f++) {
+		memset(&info[f], 0, sizeof(info[f]));
+		info[f].role = f == tgt ? NTP_ROLE_TARGET : NTP_ROLE_HOST;
+		info[f].transport = NTP_TRANSPORT_TCP;
+		info[f].sampling = 1;
+		info[f].start_mono_ns = 1000000000ull * (f + 1);
+		info[f].start_real_ns = t0 - (f == 0 ? early * 1000000000ull : 0);
+		snprintf(info[f].hostname, sizeof(info[f].hostname), "m%u", f);
+		snprintf(path[f], sizeof(path[f]), "%s/f%u.ntp", dir, f);
+		w[f] = ntp_writer_open(path[f], &info[f], err, sizeof(err));
+		assert_non_null(w[f]);
+		skew[f] = (int64_t)(random() % 400000000) - 200000000;	/* each wall clock's error */
+		in[f].path = path[f];
+		in[f].info = &info[f];
+	}
+	/* host 0's commands before the others began, then everyone's */
+	for (int64_t wt = -(int64_t)early * 1000000000; wt < 600000000; wt += 2000 + random() % 2000) {
+		unsigned h = wt < 0 ? 0 : (unsigned)random() % hosts;
+		struct ntp_record x;
+
+		memset(&x, 0, sizeof(x));
+		x.cntlid = (uint16_t)(h + 1);
+		x.qid = 1;
+		x.cid = (uint16_t)(random() % 16);
+		x.slba = (uint64_t)(random() % 64) * 8;
+		x.len = 4096;
+		x.opcode = 2;
+		if (random() % 20) {
+			x.side = NTP_SIDE_HOST;
+			x.ts[NTP_TS_H_CMD_SENT] = (uint64_t)((int64_t)(t0 + info[h].start_mono_ns - info[h].start_real_ns)
+							    + wt + skew[h]);
+			x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
+			assert_int_equal(ntp_writer_add(w[h], &x), 0);
+		}
+		if (wt >= 0 && random() % 10) {
+			x.side = NTP_SIDE_TARGET;
+			x.ts[NTP_TS_H_CMD_SENT] = 0;
+			x.ts[NTP_TS_T_CMD_ARRIVE] = (uint64_t)((int64_t)(t0 + info[tgt].start_mono_ns -
+									 info[tgt].start_real_ns) + wt + 30000 +
+							       (int64_t)(random() % 5000) + skew[tgt]);
+			x.ts_valid = 1u << NTP_TS_T_CMD_ARRIVE;
+			assert_int_equal(ntp_writer_add(w[tgt], &x), 0);
+		}
+	}
+	for (unsigned f = 0; f < n; f++)
+		assert_int_equal(ntp_writer_close(w[f], 1), 0);
+	ref_join_align(in, n, 0, a1);
+	test_copy_of_ntp_join_align(in, n, 0, a2);
+	for (unsigned f = 0; f < n; f++) {
+		assert_int_equal(a2[f], a1[f]);
+		unlink(path[f]);
+	}
+	/* on time: the target aligned on host 0, skew and trip undone (within
+	 * the trip's spread); the hosts on the target */
+	if (!early)
+		for (unsigned f = 1; f < n; f++)
+			assert_true(llabs(a1[f] + skew[f] - skew[0] + (f == tgt ? 32500 : 0)) < 100000);
+	rmdir(dir);
+}
+
+/* One to seven hosts (three and more: only the marks the target's sample
+ * holds are kept, the hosts' files read in two threads), host 0 on time or
+ * seconds early (a second sample of it and of the target). */
+static void test_align_files(void **state)
+{
+	(void)state;
+	align_files(1, 0, 1);
+	align_files(1, 3, 2);
+	align_files(3, 0, 3);
+	align_files(4, 2, 4);
+	align_files(7, 3, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_align_against_walk),
 		cmocka_unit_test(test_sort_diffs),
+		cmocka_unit_test(test_align_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

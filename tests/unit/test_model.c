@@ -282,6 +282,56 @@ static void test_group_cache(void **state)
 	ntp_model_free(m);
 }
 
+/*
+ * Every group taken: the lookup caches the keys without a group (up to
+ * half its table), so more keys past the 64th than it holds, interleaved
+ * with the groups' own records and met again and again, are each counted
+ * as overflow, and the groups keep exactly their records.
+ */
+static void test_group_cache_full(void **state)
+{
+	enum { EXTRA = 400, ROUNDS = 3 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+	uint64_t t = 0, overflow = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	for (unsigned g = 0; g < NTP_SNAP_MAX_GROUPS; g++) {
+		host_rec(&r, 0x02, 512u * (g + 1), "nvme0n1", t += 1000);
+		ntp_model_ingest(m, &r);
+	}
+	for (unsigned round = 0; round < ROUNDS; round++)
+		for (unsigned k = 0; k < EXTRA; k++) {
+			/* a key past the groups (a size none has, either device) */
+			host_rec(&r, k % 3 ? 0x02 : 0x01, 512u * (NTP_SNAP_MAX_GROUPS + 1 + k),
+				 k % 2 ? "nvme0n1" : "nvme1n1", t += 1000);
+			ntp_model_ingest(m, &r);
+			overflow++;
+			/* and one of a group's */
+			host_rec(&r, 0x02, 512u * (k % NTP_SNAP_MAX_GROUPS + 1), "nvme0n1", t += 1000);
+			ntp_model_ingest(m, &r);
+		}
+	ntp_model_close_interval(m, t + SEC, s);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS);
+	assert_int_equal(s->overflow_records, overflow);
+	for (unsigned g = 0; g < s->n_groups; g++) {
+		unsigned n = s->groups[g].len / 512 - 1, per = 1;
+
+		assert_true(n < NTP_SNAP_MAX_GROUPS);
+		for (unsigned round = 0; round < ROUNDS; round++)
+			for (unsigned k = 0; k < EXTRA; k++)
+				per += k % NTP_SNAP_MAX_GROUPS == n;
+		assert_int_equal(s->groups[g].sampled, per);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_estimated_rate_and_order),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_group_cache),
+		cmocka_unit_test(test_group_cache_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,11 +107,19 @@ static void random_cmd(struct ntp_record *r, unsigned keys, unsigned cmds, uint6
 	r->ts_valid = 1u << 3;
 }
 
-/* puts and takes in percent of the operations, the rest drop_key */
-static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put, int take,
-			      unsigned seed)
+#define BLOCK 96
+
+/* puts and takes in percent of the operations, the rest drop_key: put1
+ * and take1 for the first half of the operations, put2 and take2 after;
+ * ref percent of the puts by reference (ntp_pend_put_ref) from a block of
+ * records settled at random or when full, then overwritten (a record not
+ * copied at the settle would read as garbage) */
+static void against_reference_mixed(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put1,
+				    int take1, int put2, int take2, int ref, unsigned seed)
 {
 	static struct ref x;
+	static struct ntp_record block[BLOCK];
+	unsigned in_block = 0;
 	struct ntp_pend *p = ntp_pend_new(capacity);
 	uint64_t id = 1;
 
@@ -126,12 +134,20 @@ static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, u
 		uint64_t d1 = 0, d2 = 0;
 		const struct ntp_record *got;
 		int w = (int)(random() % 100), e1, e2;
+		int put = op < ops / 2 ? put1 : put2, take = op < ops / 2 ? take1 : take2;
 
 		random_cmd(&r, keys, cmds, id++);
 		if (w < put) {
+			int by_ref = (int)(random() % 100) < ref;
+
 			memset(&ev1, 0, sizeof(ev1));
 			memset(&ev2, 0, sizeof(ev2));
-			e1 = ntp_pend_put(p, &r, &ev1);
+			if (by_ref) {
+				block[in_block] = r;
+				e1 = ntp_pend_put_ref(p, &block[in_block++], &ev1);
+			} else {
+				e1 = ntp_pend_put(p, &r, &ev1);
+			}
 			e2 = ref_put(&x, &r, &ev2);
 			assert_int_equal(e1, e2);
 			if (e1)
@@ -147,8 +163,25 @@ static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, u
 			assert_int_equal(ntp_pend_drop_key(p, &r), ref_drop_key(&x, &r));
 		}
 		assert_int_equal(ntp_pend_count(p), x.n);
+		if (in_block == BLOCK || (ref && random() % 50 == 0)) {
+			ntp_pend_settle(p);
+			memset(block, 0xa5, sizeof(block));
+			in_block = 0;
+		}
 	}
 	ntp_pend_free(p);
+}
+
+static void against_reference_phases(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put1,
+				     int take1, int put2, int take2, unsigned seed)
+{
+	against_reference_mixed(capacity, keys, cmds, ops, put1, take1, put2, take2, 0, seed);
+}
+
+static void against_reference(uint32_t capacity, unsigned keys, unsigned cmds, unsigned ops, int put, int take,
+			      unsigned seed)
+{
+	against_reference_phases(capacity, keys, cmds, ops, put, take, put, take, seed);
 }
 
 static void test_pending_reference(void **state)
@@ -168,10 +201,133 @@ static void test_pending_reference(void **state)
 	against_reference(4096, 2000, 2, 40000, 50, 40, 5);
 }
 
+/* Puts by reference: records taken from the block they were put from,
+ * others settled (copied) and met again after the block was overwritten,
+ * evictions of records held either way, more puts between two settles
+ * than the capacity (the ring wraps within a block), settles with
+ * nothing pending by reference. */
+static void test_pending_ref(void **state)
+{
+	(void)state;
+	against_reference_mixed(16, 4, 3, 20000, 50, 40, 50, 40, 100, 11);
+	against_reference_mixed(16, 50, 4, 20000, 70, 28, 70, 28, 50, 12);
+	against_reference_mixed(64, 3000, 2, 40000, 50, 50, 85, 10, 100, 13);
+	against_reference_mixed(256, 500, 3, 40000, 45, 55, 75, 20, 70, 14);
+	against_reference_mixed(1024, 1, 300, 20000, 60, 40, 60, 40, 100, 15);
+	against_reference_mixed(4096, 2000, 2, 40000, 50, 40, 50, 40, 90, 16);
+}
+
+/* one put and one take on both, compared */
+static void both_put(struct ntp_pend *p, struct ref *x, const struct ntp_record *r)
+{
+	struct ntp_record ev1, ev2;
+	int e1, e2;
+
+	memset(&ev1, 0, sizeof(ev1));
+	memset(&ev2, 0, sizeof(ev2));
+	e1 = ntp_pend_put(p, r, &ev1);
+	e2 = ref_put(x, r, &ev2);
+	assert_int_equal(e1, e2);
+	if (e1)
+		assert_memory_equal(&ev1, &ev2, sizeof(ev1));
+	assert_int_equal(ntp_pend_count(p), x->n);
+}
+
+static void both_take(struct ntp_pend *p, struct ref *x, const struct ntp_record *r, int found)
+{
+	struct ntp_record out;
+	uint64_t d1 = 0, d2 = 0;
+	const struct ntp_record *got = ntp_pend_take(p, r, &d1);
+
+	assert_int_equal(ref_take(x, r, &d2, &out), found);
+	assert_int_equal(got != NULL, found);
+	if (got)
+		assert_memory_equal(got, &out, sizeof(out));
+	assert_int_equal(d1, d2);
+	assert_int_equal(ntp_pend_count(p), x->n);
+}
+
+static void key_cmd(struct ntp_record *r, unsigned k, uint64_t id)
+{
+	memset(r, 0, sizeof(*r));
+	r->cntlid = 1;
+	r->qid = (uint16_t)(k % 7);
+	r->cid = (uint16_t)k;
+	r->opcode = 2;
+	r->nsid = 1;
+	r->len = 4096;
+	r->slba = k;
+	r->seq = id;
+	r->ts_valid = 1;
+}
+
+/* The bucket table grows (64 to 128 buckets at 129 pending, capacity 256)
+ * when the record that arrived exactly capacity puts before is still
+ * pending, the ring having wrapped: it must be relinked (it expires at the
+ * next put), and every record after it found. */
+static void test_pending_grow_oldest(void **state)
+{
+	static struct ref x;
+	struct ntp_pend *p = ntp_pend_new(256);
+	struct ntp_record r;
+	uint64_t id = 1;
+
+	(void)state;
+	assert_non_null(p);
+	memset(&x, 0, sizeof(x));
+	x.cap = 256;
+	/* the ring wraps: arrivals taken at once */
+	for (unsigned i = 0; i < 1000; i++) {
+		key_cmd(&r, 5000 + i, id++);
+		both_put(p, &x, &r);
+		both_take(p, &x, &r, 1);
+	}
+	key_cmd(&r, 1, id++);		/* the oldest, arrival 1000 */
+	both_put(p, &x, &r);
+	for (unsigned i = 0; i < 127; i++) {
+		key_cmd(&r, 9000 + i, id++);
+		both_put(p, &x, &r);
+		both_take(p, &x, &r, 1);
+	}
+	for (unsigned i = 0; i < 128; i++) {	/* the 129th pending grows the table */
+		key_cmd(&r, 100 + i, id++);
+		both_put(p, &x, &r);
+	}
+	assert_int_equal(ntp_pend_count(p), 129);
+	key_cmd(&r, 2, id++);		/* evicts the oldest */
+	both_put(p, &x, &r);
+	key_cmd(&r, 1, id++);
+	both_take(p, &x, &r, 0);
+	for (unsigned i = 0; i < 128; i++) {
+		key_cmd(&r, 100 + i, id++);
+		both_take(p, &x, &r, 1);
+	}
+	ntp_pend_free(p);
+}
+
+/* Expiry reads the ring of the slots of the last capacity arrivals, and
+ * the bucket table's growth relinks the pending records through it: first
+ * many arrivals taken soon (the ring wraps many times over slots reused
+ * and freed), then more puts than takes, so that the table grows and
+ * records expire with the ring's entries written long after the start. */
+static void test_pending_ring(void **state)
+{
+	(void)state;
+	against_reference_phases(64, 3000, 2, 60000, 50, 50, 85, 10, 7);
+	against_reference_phases(256, 500, 3, 60000, 45, 55, 75, 20, 8);
+	/* the smallest capacity: every slot expires, taken or reused */
+	against_reference_phases(16, 8, 2, 20000, 55, 45, 90, 8, 9);
+	/* a take or drop on an empty structure between bursts */
+	against_reference_phases(1024, 50, 2, 20000, 20, 40, 60, 30, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pending_reference),
+		cmocka_unit_test(test_pending_ring),
+		cmocka_unit_test(test_pending_grow_oldest),
+		cmocka_unit_test(test_pending_ref),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
