@@ -112,6 +112,24 @@ END {
 				kv(l, "sampled_p50_us"), kv(l, "rest_p50_us"), kv(l, "sampled_vs_rest_p50_pct"), kv(l, "e2e_over_load")
 		}
 	}
+	# a sampled command'"'"'s p50 against the rest'"'"'s at -s 100, median over
+	# the phases (each rests on some tens of sampled commands)
+	for (i = 1; i <= nl; i++) {
+		l = lat[i]; split(l, f, " ")
+		if (f[2] !~ /-s100$/ || kv(l, "sampled_ios") + 0 == 0) continue
+		tr = f[2]; sub(/-(obs[0-9]+-)?lat-s100$/, "", tr)
+		if (!(tr in nobs)) otr[++notr] = tr
+		op[tr, ++nobs[tr]] = kv(l, "sampled_vs_rest_p50_pct") + 0; om[tr, nobs[tr]] = kv(l, "sampled_vs_rest_pct") + 0
+	}
+	for (t = 1; t <= notr; t++) {
+		tr = otr[t]; n = nobs[tr]
+		for (i = 1; i <= n; i++) { a[i] = op[tr, i]; b[i] = om[tr, i] }
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && b[j - 1] > b[j]; j--) { x = b[j]; b[j] = b[j - 1]; b[j - 1] = x }
+		list = ""; for (i = 1; i <= n; i++) list = list sprintf(" %.1f", a[i])
+		printf "  %s at -s 100, %d phases: sampled p50 vs the rest'"'"'s, median %.1f %% (sorted:%s); means, median %.1f %%\n",
+			tr, n, (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2, list, (n % 2) ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2
+	}
 	for (i = 1; i <= no; i++) {
 		l = obs[i]; split(l, f, " ")
 		printf "\n%s: load mean bare %s us (before and after each); -s 1000 %s, -s 100 %s, -s 1 %s us\n", f[1], kv(l, "bare_us"), kv(l, "s1000_us"), kv(l, "s100_us"), kv(l, "s1_us")

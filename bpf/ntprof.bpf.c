@@ -292,6 +292,7 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 	struct ntp_thread_ctx c = { .queue = queue, .side = side }, *e;
 	__u32 t = tid();
 
+	bp_thr_drop(t);
 	e = bpf_map_lookup_elem(map, &t);
 	if (e) {
 		e->queue = queue;
@@ -314,6 +315,7 @@ static __always_inline int ctx_leave(void *map)
 	__u32 t = tid();
 	struct ntp_thread_ctx *e = bpf_map_lookup_elem(map, &t);
 
+	bp_thr_drop(t);
 	if (e) {
 		e->queue = 0;
 		if (e->bp_sub)	/* a submission's missed exit (sched_switch's gate) */
@@ -382,11 +384,16 @@ static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long
 static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 {
 	struct nvme_tcp_queue___ntp *q = (void *)queue;
-	struct nvme_tcp_request___ntp *req = BPF_CORE_READ(q, request);
+	struct nvme_tcp_request___ntp *req;
 	struct ntp_record *r;
 	int state;
 
 	*slot = -1;
+	/* none sampled in flight: the PDU being sent is not one (a command is
+	 * claimed before its capsule is sent), no read of the queue */
+	if (cmds_none(&host_cmds))
+		return NULL;
+	req = BPF_CORE_READ(q, request);
 	if (!req)
 		return NULL;
 	r = cmd_find(&host_cmds, rq_of_tcp_req(req));
@@ -462,6 +469,16 @@ static __always_inline void host_send_done(__u64 queue, long ret)
  * whose blocked time the arrival notes; btf: an fentry program (NTP_RD) */
 static __always_inline int sk_ready(struct sock *sk, int target, bool btf)
 {
+	/* The host asks for an arrival only for its sampled commands' responses
+	 * and R2Ts, which arrive after the command was claimed (nvme_setup_cmd
+	 * runs before the capsule is sent): with none in the table, no packet
+	 * of now is one it will ask about. arrival_of finds the oldest noted
+	 * packet past a byte; a packet not noted came before the command was
+	 * claimed, hence before any byte of its answer (host_live,
+	 * ntprof_common.bpf.h). The target picks after the capsule arrived:
+	 * every packet is noted. */
+	if (!target && cmds_none(&host_cmds))
+		return 0;
 	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0);
 	return 0;
 }
@@ -487,11 +504,20 @@ int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
 static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
 					   __u32 offset, __u64 len)
 {
-	struct nvme_tcp_queue___ntp *q = BPF_CORE_READ(desc, arg.data);
-	struct ntp_thread_ctx c = { .queue = (__u64)q, .side = NTP_SIDE_HOST };
-	__u32 seq = 0, t = tid();
+	struct nvme_tcp_queue___ntp *q;
+	struct ntp_thread_ctx c = { .side = NTP_SIDE_HOST };
+	__u32 seq = 0, t;
 	struct ntp_thread_ctx *e;
 
+	/* No sampled command in flight: this chunk completes none of them. A
+	 * context this skips leaves the thread's older one, which host_rx_ctx
+	 * refuses (its chunk was consumed); a sampled command's response is
+	 * parsed while it is in the table, so its chunk is noted. */
+	if (cmds_none(&host_cmds))
+		return 0;
+	q = BPF_CORE_READ(desc, arg.data);
+	c.queue = (__u64)q;
+	t = tid();
 	if (len) {
 		/* TCP_SKB_CB(skb)->seq: the first field of the control block */
 		bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
@@ -636,6 +662,9 @@ static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32
 	__u8 type = 0;
 	void *pdu;
 
+	/* an R2T of an unsampled command: nothing to look up */
+	if (cmds_none(&host_cmds))
+		return 0;
 	c = host_rx_ctx();
 	if (!c)
 		return 0;
@@ -901,13 +930,17 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 
 	if (tgt_direct()) {
 		/* every nvmet-tcp submission runs in its queue's io_work
-		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request) */
+		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request); its
+		 * bucket of bp_thr, when free, spares the context's lookup */
 		tq = target_tcp_queue_of(req, btf);
-		c = tq ? thread_ctx(&send_ctx, t) : NULL;
+		c = tq && !bp_thr_enter(t, tq) ? thread_ctx(&send_ctx, t) : NULL;
 	} else {
 		c = worker_ctx();
 		if (c && ntp_transport == NTP_TRANSPORT_TCP)
 			tq = c->queue;
+		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
+		if (c && bp_thr_enter(t, ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq))
+			c = NULL;
 	}
 	if (c) {
 		if (!c->bp_sub)
@@ -962,8 +995,18 @@ static __always_inline struct ntp_thread_ctx *worker_ctx_of(__u32 t)
 static __always_inline int target_exec_exit(void)
 {
 	__u32 t = tid();
-	struct ntp_thread_ctx *c = worker_ctx_of(t);
+	struct ntp_bp_thr *b = bp_thr_of(t);
+	struct ntp_thread_ctx *c;
 
+	if (b) {
+		if (b->slept)
+			ntp_bp_exit(b->queue, bpf_ktime_get_ns());
+		b->slept = 0;
+		b->queue = 0;
+		b->tid = 0;	/* free for the bucket's next thread */
+		return 0;
+	}
+	c = worker_ctx_of(t);
 	if (!c || !c->bp_sub)
 		return 0;
 	if (c->bp_slept)
@@ -986,11 +1029,20 @@ static __always_inline int target_exec_exit(void)
 static __always_inline int bp_switch(bool preempt, struct task_struct *prev, bool btf)
 {
 	struct ntp_thread_ctx *c;
+	struct ntp_bp_thr *b;
 	__u32 pid;
 
 	if (preempt)
 		return 0;
 	pid = NTP_RD(btf, prev, pid);
+	b = bp_thr_of(pid);
+	if (b) {
+		if (!b->slept) {
+			ntp_bp_enter(b->queue, bpf_ktime_get_ns());
+			b->slept = 1;
+		}
+		return 0;
+	}
 	/* the common case: no thread of prev's bucket is in a submission */
 	if (!bp_busy_maybe(pid))
 		return 0;
@@ -1227,11 +1279,16 @@ static __always_inline __u64 target_send_key(__u64 queue, struct nvmet_tcp_cmd__
 static __always_inline struct ntp_record *target_send_at(__u64 queue, int *slot, __u64 *keyp)
 {
 	struct nvmet_tcp_cmd___ntp *cmd;
-	__u64 key = target_send_key(queue, &cmd);
 	struct ntp_record *r;
+	__u64 key;
 	int state;
 
 	*slot = -1;
+	*keyp = 0;
+	/* none tracked: no read of the queue's snd_cmd (host_send_at) */
+	if (cmds_none(&target_cmds))
+		return NULL;
+	key = target_send_key(queue, &cmd);
 	*keyp = key;
 	r = key ? cmd_find(&target_cmds, key) : NULL;
 	if (!r)
@@ -1323,8 +1380,12 @@ static __always_inline int sock_send_enter(__u64 ud)
 	 * from inside io_work is not the PDU's */
 	if (!c || !c->queue || (ud && ud != c->queue))
 		return 0;
-	/* the target: the clock only for a sampled command's PDU; an exit
-	 * without a time does nothing */
+	/* nothing of that side in flight: an exit without a time does nothing */
+	if (c->side == NTP_SIDE_TARGET ? cmds_none(&target_cmds) : cmds_none(&host_cmds)) {
+		c->send_ns = 0;
+		return 0;
+	}
+	/* the target: the clock only for a sampled command's PDU */
 	if (c->side == NTP_SIDE_TARGET) {
 		struct nvmet_tcp_cmd___ntp *cmd;
 		__u64 key = target_send_key(c->queue, &cmd);
@@ -1488,11 +1549,17 @@ static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
 		return 0;
 	if (host_sk_ready || tgt_direct()) {
 		dr = (__u64)BPF_CORE_READ(sk, sk_data_ready);
+		/* nothing of the side in flight: no PDU read, no stash (its
+		 * kretprobe then stops at send_busy) */
 		if (host_sk_ready && dr == host_sk_ready) {
+			if (cmds_none(&host_cmds))
+				return 0;
 			host_send_pending(q);
 			return sock_stash(ctx, q, NTP_SIDE_HOST);
 		}
 		if (tgt_direct() && dr == tgt_sk_ready) {
+			if (cmds_none(&target_cmds))
+				return 0;
 			target_send_pending(q);
 			return sock_stash(ctx, q, NTP_SIDE_TARGET);
 		}

@@ -141,6 +141,30 @@ struct {
 	__type(value, struct ntp_cmd_slot);
 } target_cmds SEC(".maps");
 
+/* How many slots of each table hold a command (sampled, or any with
+ * --exact-queues): claimed in cmd_take, freed in cmd_del. With none, no
+ * hook of that side has anything to stamp: cmd_find returns at once, and
+ * the hooks that exist only for sampled commands (the host's packet
+ * arrivals and receive context, the socket sends' PDU reads) return
+ * before any helper call (docs/performance.md, "What the unsampled path
+ * does"). An unsampled command then costs its hash, its per-CPU counter
+ * and the backpressure accounting, which is kept for every command. The
+ * count must never read 0 while a slot is taken (its command would be
+ * lost): the free is a compare-and-exchange of the slot's key, so two
+ * frees of one key count once. Without BPF atomics (5.10,
+ * has_atomic_fetch) that cannot be had: no gate, every hook looks. A
+ * count too high (a command whose end was missed, until its request is
+ * reused) only costs the lookups of before. */
+volatile __u64 host_live = 0;
+volatile __u64 target_live = 0;
+
+/* The table's count. map is &host_cmds or &target_cmds, a constant in
+ * every inlined caller: the compiler folds the choice. */
+#define cmds_live(map) ((map) == (void *)&host_cmds ? &host_live : &target_live)
+
+/* 0: nothing in map's table (only where the count is exact, see above). */
+#define cmds_none(map) (has_atomic_fetch && !*cmds_live(map))
+
 /* The low 32 bits of a key as a plain number. A key taken from a typed
  * argument (tp_btf, fentry) is a pointer to the verifier, which allows no
  * multiplication of one ("math between ptr_ pointer and ... is not
@@ -169,7 +193,11 @@ static __always_inline struct ntp_cmd_slot *cmd_slot(void *map, __u64 key, __u32
 /* The slot of the sampled command key, NULL: not sampled (or not tracked). */
 static __always_inline struct ntp_cmd_slot *cmd_find_slot(void *map, __u64 key)
 {
-	struct ntp_cmd_slot *s = cmd_slot(map, key, 0);
+	struct ntp_cmd_slot *s;
+
+	if (cmds_none(map))
+		return NULL;
+	s = cmd_slot(map, key, 0);
 
 	if (s && s->key == key)
 		return s;
@@ -192,8 +220,15 @@ static __always_inline void cmd_del(void *map, __u64 key)
 {
 	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
 
-	if (s)
+	if (!s)
+		return;
+	if (!has_atomic_fetch) {
 		s->key = 0;
+		return;
+	}
+	/* counted once even if two CPUs free the same key (cmds_live) */
+	if (__sync_val_compare_and_swap(&s->key, key, 0) == key)
+		__sync_fetch_and_add(cmds_live(map), -1);
 }
 
 /* Take a free slot of the set for key: atomically where the kernel has
@@ -205,9 +240,12 @@ static __always_inline int cmd_take(struct ntp_cmd_slot *s, __u64 key)
 {
 	if (!s || s->key)
 		return 0;
-	if (has_atomic_fetch)
-		return __sync_val_compare_and_swap(&s->key, 0, key) == 0;
-	s->key = key;
+	if (!has_atomic_fetch) {
+		s->key = key;
+		return 1;
+	}
+	if (__sync_val_compare_and_swap(&s->key, 0, key))
+		return 0;
 	return 1;
 }
 
@@ -223,6 +261,8 @@ static __always_inline struct ntp_record *cmd_claim(void *map, __u64 key)
 		if (!cmd_take(s, key))
 			return NULL;
 	}
+	if (has_atomic_fetch)
+		__sync_fetch_and_add(cmds_live(map), 1);
 	__builtin_memset(&s->r, 0, sizeof(s->r));
 	return &s->r;
 }
@@ -505,11 +545,22 @@ struct {
 	__type(value, struct ntp_bp);
 } bp_queues SEC(".maps");
 
+/* Set at the first sleep of any queue's worker inside a submission, by
+ * ntp_bp_enter before it adds the queue's entry (the only place entries
+ * are added): until then no queue has an entry in bp_queues, and a
+ * reading without one is 0. The same value, without the lookup: on a
+ * target whose drive never ran out of tags, the per-packet, per-command
+ * and per-CQ-event readings (docs/backpressure.md) cost a load each. */
+volatile __u32 bp_ever = 0;
+
 static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 {
-	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key);
+	struct ntp_bp *b;
 	__u64 v;
 
+	if (!bp_ever)
+		return 0;
+	b = bpf_map_lookup_elem(&bp_queues, &key);
 	if (!b)
 		return 0;
 	v = b->total;
@@ -553,6 +604,77 @@ static __always_inline int bp_busy_maybe(__u32 t)
 	return bucket_maybe(bp_busy, t);
 }
 
+/* The submission a thread is in, without a lookup of its context: per
+ * bucket of thread ids (as bp_busy), the one thread of the bucket that is
+ * inside a storage submission, its queue (the key of bp_queues) and whether
+ * it slept. The submission's entry takes its bucket when it is free (a
+ * compare-and-exchange of the thread id: two threads of one bucket cannot
+ * both take it), its exit and sched_switch find it there with a load and a
+ * compare; the exit frees it. A thread whose bucket another thread holds,
+ * and every thread where the kernel has no BPF atomics (has_atomic_fetch),
+ * keeps the submission in its context (bp_sub) as before. Only the owning
+ * thread writes a taken bucket: sched_switch runs in the thread that
+ * leaves its CPU. */
+struct ntp_bp_thr {
+	__u64 tid;		/* 0: free; 64 bits: the compare-and-exchange BPF has for any kernel with atomics */
+	__u64 slept;		/* the submission slept (blocked from then on) */
+	__u64 queue;
+};
+
+/* an array map: the verifier inlines its lookup (no helper call) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_BP_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct ntp_bp_thr);
+} bp_thr SEC(".maps");
+
+/* Thread t's bucket if t holds it, else NULL. */
+static __always_inline struct ntp_bp_thr *bp_thr_of(__u32 t)
+{
+	__u32 i = t % NTP_BP_BUCKETS;
+	struct ntp_bp_thr *b;
+
+	if (!has_atomic_fetch || !t)
+		return NULL;
+	b = bpf_map_lookup_elem(&bp_thr, &i);
+	return b && b->tid == t ? b : NULL;
+}
+
+/* Thread t enters a submission of queue: 1 when its bucket holds it. */
+static __always_inline int bp_thr_enter(__u32 t, __u64 queue)
+{
+	__u32 i = t % NTP_BP_BUCKETS;
+	struct ntp_bp_thr *b;
+
+	if (!has_atomic_fetch || !t)
+		return 0;
+	b = bpf_map_lookup_elem(&bp_thr, &i);
+	if (!b)
+		return 0;
+	if (b->tid != t && (b->tid || __sync_val_compare_and_swap(&b->tid, 0, (__u64)t)))
+		return 0;
+	b->queue = queue;
+	b->slept = 0;
+	return 1;
+}
+
+/* A context hook of thread t began or ended (a queue worker's io_work, an
+ * RDMA receive callback): no submission of t can be in progress; a bucket
+ * t still holds is a submission whose exit was missed (a kretprobe
+ * skipped), freed as the context's bp_sub is, lest the worker's next sleep
+ * count as blocked. */
+static __always_inline void bp_thr_drop(__u32 t)
+{
+	struct ntp_bp_thr *b = bp_thr_of(t);
+
+	if (!b)
+		return;
+	b->slept = 0;
+	b->queue = 0;
+	b->tid = 0;
+}
+
 /* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in
  * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
  * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every
@@ -561,8 +683,11 @@ volatile __u32 send_busy[NTP_BP_BUCKETS];
 
 static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 {
-	struct ntp_bp *b = bpf_map_lookup_elem(&bp_queues, &key), zero = {};
+	struct ntp_bp *b, zero = {};
 
+	if (!bp_ever)
+		bp_ever = 1;
+	b = bpf_map_lookup_elem(&bp_queues, &key);
 	if (!b) {
 		bpf_map_update_elem(&bp_queues, &key, &zero, BPF_NOEXIST);
 		b = bpf_map_lookup_elem(&bp_queues, &key);

@@ -433,6 +433,7 @@ static __always_inline int rdma_target_recv_enter(void *cq)
 		s->event = 0;	/* an event of before, without its blocked-time reading */
 		s->target = 1;
 	}
+	bp_thr_drop(t);	/* as the context's bp_sub, overwritten below */
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
 		*e = c;
@@ -509,13 +510,15 @@ int BPF_KPROBE(ntp_t_rread_kp, void *rw_ctx, void *qp, __u32 port_num, void *cqe
  * is in; it goes on to req->execute. */
 static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 now = bpf_ktime_get_ns();
 	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
 				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
 	struct ntp_record *r = cmd_find(&target_cmds, key);
+	__u64 now;
 
+	/* an unsampled write's READ: no clock */
 	if (!r || !has_ts(r, NTP_TS_T_R2T_SENT) || has_ts(r, NTP_TS_T_DATA_RECV))
 		return 0;
+	now = bpf_ktime_get_ns();
 	set_ts(r, NTP_TS_T_DATA_ARRIVE, rdma_arrival(cq, r->ts[NTP_TS_T_R2T_SENT], now));
 	set_ts(r, NTP_TS_T_DATA_RECV, now);
 	return 0;

@@ -8,6 +8,8 @@
 #   bench-hooks-bareN, -lat-sN  the load's mean bare and with ntprof at -s 1000,
 #                          100, 1, each between two bare runs
 #   bench-hooks-observer   slowdowns, and a sampled command against the rest
+#   bench-hooks-obsN-lat-s100  HC_OBS_REPS (3) more -s 100 phases: the sampled
+#                          commands' p50 against the rest's, median over phases
 #   bench-hooks-sN         ntprof at -s 1000, 100, 1 beside calibration
 #                          programs (empty, one lookup) on the same functions:
 #                          programs per I/O, BPF ns per I/O in TCG, in units,
@@ -20,4 +22,9 @@ tb_setup_tcp || { tb_result bench-hooks FAIL "NVMe/TCP setup failed"; exit 0; }
 echo 1 > /proc/sys/kernel/bpf_stats_enabled || { tb_result bench-hooks SKIP "no kernel.bpf_stats_enabled"; exit 0; }
 hc_syscall || tb_log "ntp-hookcal syscall failed: no real-hardware estimate"
 hc_transport bench-hooks tcp --rw randread --bs 4k --qd 1
+# the observer effect at -s 100 in more phases: one phase's sampled p50 rests
+# on some tens of commands; bench/hook_cost.sh prints the median over all
+for i in $(seq 1 ${HC_OBS_REPS:-3}); do
+	hc_lat bench-hooks-obs$i-lat-s100 tcp 100 --rw randread --bs 4k --qd 1
+done
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
