@@ -12,15 +12,17 @@
  * bytes (`struct ident`, found by a hash and one compare), in four pieces
  * around cid, slba and seq, with the columns of the timestamps seen.
  *
- * The timestamps (ns since boot) share their digits above the eighth,
- * which change every 0.1 s, with the rows before of the same side (host
- * and target have clocks of their own): those are kept formatted per side
- * (`struct clock`). With them fixed, every timestamp column has the same
- * width, so a row's timestamp columns are a template per ident and clock
- * (commas, high digits, line end) into which the low eight digits of four
- * timestamps at a time (two without AVX2) are stored (digits.h). A row
- * whose timestamps are not all within the clock's 10^8 ns goes the long
- * way, one timestamp at a time.
+ * The timestamps (ns since boot) share their digits above the eighth
+ * (up to twelve: a u64 has twenty), which change every 0.1 s, with the
+ * rows before of the same side (host and target have clocks of their
+ * own): those are kept formatted per side (`struct clock`). With them
+ * fixed, every timestamp column has the same width, so a row's timestamp
+ * columns are a template per ident and clock (commas, high digits, line
+ * end) into which the low eight digits of four timestamps at a time (two
+ * without AVX2) are stored (digits.h). A row whose timestamps are not all
+ * within the clock's 10^8 ns, or whose side has no clock yet (no
+ * timestamp of 10^8 ns or more seen), goes the long way, one timestamp at
+ * a time.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,7 +43,13 @@ _Static_assert(CID_OFF == 20 && sizeof(((struct ntp_record *)0)->cid) == 2, "cid
 _Static_assert(NTP_TS_COUNT <= 32, "the empty columns fit the 32 commas stored at a time");
 
 #define IDENT_BITS 10	/* 1024 slots: a file's distinct sizes, queues and CPUs per side */
-#define TPL_MAX 192	/* ten timestamps of 16 digits, thirteen of 13 */
+#define HI_MAX 12	/* a clock's digits: a u64 / 10^8 has at most 12 */
+/* every timestamp of 20 digits, the commas, CRLF: copied 64 bytes at a time */
+#define TPL_MAX 448
+_Static_assert(TPL_MAX >= NTP_TS_COUNT * (HI_MAX + 8 + 1) + 2 && TPL_MAX % 64 == 0, "any template fits");
+/* a row's fields before its timestamps (a, cid, b, slba, c, seq, d) take
+ * under 256 bytes; the template is copied whole past them */
+_Static_assert(NTP_DUMP_ROW_MAX >= 256 + TPL_MAX, "a row's room holds the template's copy");
 
 struct ident {
 	unsigned char key[64];	/* the record from ts_valid on, cid zeroed */
@@ -58,8 +66,8 @@ struct ident {
 	/* the timestamp columns and the line end for the side's clock at
 	 * tpl_hi: commas and high digits in place, low digits at off[] */
 	uint64_t tpl_hi;	/* 0: none (a clock's hi is never 0) */
-	uint16_t tpl_len;	/* 0: longer than tpl, written the long way */
-	uint8_t off[NTP_TS_COUNT + 3];	/* three more, the last again (fours) */
+	uint16_t tpl_len;
+	uint16_t off[NTP_TS_COUNT + 3];	/* three more, the last again (fours) */
 	char tpl[TPL_MAX];
 } __attribute__((aligned(16)));
 
@@ -67,7 +75,7 @@ struct ident {
 struct clock {
 	uint64_t hi;		/* timestamp / 10^8 of hi_digits; UINT64_MAX: none yet */
 	uint64_t base;		/* hi x 10^8 */
-	uint64_t hi_digits;	/* its 1 to 8 digits, ASCII, from the lowest byte */
+	char hi_digits[16];	/* its 1 to HI_MAX digits (stored 16 bytes at a time) */
 	unsigned hi_len;
 	struct ident *last;	/* the side's last row's (most rows repeat it) */
 };
@@ -249,7 +257,8 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
 	e->gap[n] = 0;
 	e->n = (uint8_t)n;
 	e->tail = (uint8_t)(NTP_TS_COUNT - at);
-	e->tpl_hi = 0;
+	e->tpl_hi = 0;	/* the slot's template was its previous ident's */
+	e->tpl_len = 0;
 	e->set = 1;
 }
 
@@ -258,19 +267,15 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
  * and the 21 commas are in the same places row after row. */
 static __attribute__((noinline)) void tpl_build(struct ident *e, const struct clock *c)
 {
-	unsigned w = c->hi_len + 8, len = NTP_TS_COUNT + e->n * w + 2;
 	char *p = e->tpl;
 
 	e->tpl_hi = c->hi;
-	e->tpl_len = 0;
-	if (len > sizeof(e->tpl))
-		return;
 	for (unsigned k = 0; k < e->n; k++) {
 		memset(p, ',', e->gap[k]);
 		p += e->gap[k];
-		memcpy(p, &c->hi_digits, c->hi_len);
+		memcpy(p, c->hi_digits, c->hi_len);
 		p += c->hi_len;
-		e->off[k] = (uint8_t)(p - e->tpl);
+		e->off[k] = (uint16_t)(p - e->tpl);
 		memset(p, '0', 8);
 		p += 8;
 	}
@@ -283,31 +288,33 @@ static __attribute__((noinline)) void tpl_build(struct ident *e, const struct cl
 	e->tpl_len = (uint16_t)(p - e->tpl);
 }
 
+/* No clock for the last 10^8 ns of a u64, which it holds in part: there,
+ * v - base < 10^8 would also hold for a small v, wrapping around. */
+#define CLOCK_TOP (UINT64_MAX / 100000000 * 100000000)
+
+/* The clock c set to the high digits hi (v / 10^8, 1 to HI_MAX digits). */
+static __attribute__((noinline)) void clock_set(struct clock *c, uint64_t hi)
+{
+	char t[HI_MAX + 16];
+
+	memset(t, 0, sizeof(t));
+	c->hi_len = (unsigned)(ntp_put_u64(t, hi) - t);
+	memcpy(c->hi_digits, t, sizeof(c->hi_digits));
+	c->hi = hi;
+	c->base = hi * 100000000;
+}
+
 /* A timestamp, as ntp_put_u64 writes it, with the digits above the eighth
- * from the side's clock (kept for the next ones when they change). */
+ * from the side's clock (kept for the next ones when they change); writes
+ * up to 20 bytes at p. */
 static char *put_ts(char *p, struct clock *c, uint64_t v)
 {
-	uint64_t hi;
-
-	if (v - c->base < 100000000 && c->hi != UINT64_MAX) {
-		memcpy(p, &c->hi_digits, 8);
-		return ntp_put_8(p + c->hi_len, (uint32_t)(v - c->base));
+	if (v - c->base >= 100000000 || c->hi == UINT64_MAX) {
+		if (v < 100000000 || v >= CLOCK_TOP)
+			return ntp_put_u64(p, v);
+		clock_set(c, v / 100000000);
 	}
-	if (v < 100000000)
-		return ntp_put_upto8(p, (uint32_t)v);
-	hi = v / 100000000;
-	if (hi >= 100000000)
-		return ntp_put_u64(p, v);
-	if (hi != c->hi) {
-		uint64_t d = ntp_digits8((uint32_t)hi);
-		unsigned lead = (unsigned)__builtin_ctzll(d) / 8;	/* hi > 0 */
-
-		c->hi_digits = (d | NTP_ASCII0x8) >> (8 * lead);
-		c->hi_len = 8 - lead;
-		c->hi = hi;
-		c->base = hi * 100000000;
-	}
-	memcpy(p, &c->hi_digits, 8);
+	memcpy(p, c->hi_digits, 16);
 	return ntp_put_8(p + c->hi_len, (uint32_t)(v - c->base));
 }
 
@@ -408,8 +415,7 @@ row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool a
 	struct clock *c = d->clock_of[r->side];
 	struct ident *e = c->last;
 	char *p = buf, *ts;
-	uint64_t base = c->base, hd = c->hi_digits;
-	unsigned hl = c->hi_len, n;
+	uint64_t base = c->base;
 
 	if (!e || !ident_same(e, k)) {
 		e = ident_slot(d, k);
@@ -445,52 +451,20 @@ row(struct ntp_dump_rows *d, char *buf, const struct ntp_record *r, const bool a
 	memcpy(p, e->d, sizeof(e->d));
 	p += e->ld;
 
-	/* the timestamps: into the template when all are within the clock's
-	 * 10^8 ns, or two at a time when the template would be too long */
+	/* the timestamps: into the template when the side has a clock and
+	 * all are within its 10^8 ns (any template fits in tpl: TPL_MAX) */
 	ts = p;
-	n = e->n;
-	if (n && c->hi == UINT64_MAX)
-		goto one_by_one;
-	if (e->tpl_hi != c->hi && c->hi != UINT64_MAX)
-		tpl_build(e, c);
-	if (e->tpl_len) {
+	if (c->hi != UINT64_MAX) {
+		if (e->tpl_hi != c->hi)
+			tpl_build(e, c);
 		/* the slots past the last repeat it: whole fours and pairs */
 		memcpy(p, e->tpl, 64);
-		if (e->tpl_len > 64) {
-			memcpy(p + 64, e->tpl + 64, 64);
-			if (e->tpl_len > 128)
-				memcpy(p + 128, e->tpl + 128, 64);
-		}
-		if (!(avx2 ? TPL_FILL_AVX2(p, e, r, base) : tpl_fill(p, e, r, base)))
-			goto one_by_one;
-		return (size_t)(p + e->tpl_len - buf);
+		for (unsigned o = 64; o < e->tpl_len; o += 64)
+			memcpy(p + o, e->tpl + o, 64);
+		if (avx2 ? TPL_FILL_AVX2(p, e, r, base) : tpl_fill(p, e, r, base))
+			return (size_t)(p + e->tpl_len - buf);
 	}
-	for (unsigned i = 0; i < n; i += 2) {
-		uint64_t la = r->ts[e->idx[i]] - base, lb = r->ts[e->idx[i + 1]] - base;
-		uint64_t da, db;
-
-		if ((la > lb ? la : lb) >= 100000000)
-			goto one_by_one;
-		ntp_digits8x2((uint32_t)la, (uint32_t)lb, &da, &db);
-		da |= NTP_ASCII0x8;
-		db |= NTP_ASCII0x8;
-		put_commas(p);
-		p += e->gap[i];
-		memcpy(p, &hd, 8);
-		memcpy(p + hl, &da, 8);
-		p += hl + 8;
-		if (i + 1 == n)
-			break;
-		put_commas(p);
-		p += e->gap[i + 1];
-		memcpy(p, &hd, 8);
-		memcpy(p + hl, &db, 8);
-		p += hl + 8;
-	}
-	if (0) {
-one_by_one:
-		p = put_ts_all(ts, e, c, r);
-	}
+	p = put_ts_all(ts, e, c, r);
 	put_commas(p);
 	p += e->tail;
 	p[0] = '\r';

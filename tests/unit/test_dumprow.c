@@ -5,8 +5,8 @@
  * edges (0, every power of ten and its neighbours, the largest u64, the
  * boundaries of each fixed-point division), and whole rows of records
  * built to hit every path of the row (its caches kept and replaced, the
- * timestamps' high digits changing within a row, values past 10^8 and
- * 10^16, quoted devices, unknown names), in both flavours (AVX2 and SSE2).
+ * timestamps' high digits changing within a row, values past 10^8,
+ * 10^16, 10^17, 10^19 and up to the largest u64, quoted devices, unknown names), in both flavours (AVX2 and SSE2).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -303,26 +303,47 @@ static void make(struct ntp_record *r, uint64_t t, int edge)
 
 static void rows(int avx2)
 {
+	/* a clock that crosses 10^8 ns boundaries (and starts below 10^8),
+	 * then starts again 20 ms before one at each magnitude: where the
+	 * clock's digits grow from 8 to 9 (10^16), 9 (10^17), 11 to 12
+	 * (10^19), and at the top of a u64 (the target's 5 s included) */
+	static const uint64_t from[] = {
+		9000000000000000000ull, 123456789012345ull, 10000000000000000ull - 20000000,
+		99999999900000000ull - 20000000, 100000000000000000ull - 20000000,
+		10000000000000000000ull - 20000000, 18446744068600000000ull - 20000000,
+	};
 	struct ntp_dump_rows *d = ntp_dump_rows_new();
 	struct ntp_record r;
-	/* a clock that crosses 10^8 ns boundaries (and starts below 10^8) */
 	uint64_t t = 99000000;
 
 	assert_non_null(d);
 	ntp_dump_rows_avx2(d, avx2);
-	for (int i = 0; i < 300000; i++) {
+	for (int i = 0; i < 360000; i++) {
 		make(&r, t, next() % 16 == 0);
 		check_row(d, &r);
 		t += next() % 3000;
-		if (i == 150000)
-			t = 9000000000000000000ull;	/* 19 digits: above 10^16 */
-		if (i == 200000)
-			t = 123456789012345ull;
+		if (i >= 150000 && i % 30000 == 0)
+			t = from[(i - 150000) / 30000];
+	}
+	/* the last ns of a u64, the clock's last 10^8 */
+	make(&r, 0, 0);
+	for (int i = 0; i < NTP_TS_SLOTS; i++)
+		r.ts[i] = UINT64_MAX - (uint64_t)i * 1000;
+	for (int k = 0; k < 4; k++) {
+		r.side = (uint8_t)k;
+		r.ts_valid = k & 1 ? 0x1fffff : 0x3c7;
+		check_row(d, &r);
+		check_row(d, &r);
 	}
 	/* a record of zeros, and every field at its largest */
 	memset(&r, 0, sizeof(r));
 	check_row(d, &r);
 	memset(&r, 0xff, sizeof(r));
+	check_row(d, &r);
+	check_row(d, &r);
+	/* the longest row: every field at its largest, a device of quotes */
+	memset(r.dev, '"', NTP_DEV_LEN);
+	check_row(d, &r);
 	check_row(d, &r);
 	ntp_dump_rows_free(d);
 }
@@ -350,6 +371,41 @@ static void bytes(int avx2)
 		}
 	}
 	ntp_dump_rows_free(d);
+}
+
+/* Rows of a side whose clock is not set yet (no timestamp seen), without
+ * timestamps, in slots a row with timestamps of the other side used
+ * before: they print 21 empty columns, nothing of the slot's previous
+ * template. 2048 distinct rows of each side fill all 1024 slots. */
+static void stale(int avx2)
+{
+	struct ntp_dump_rows *d = ntp_dump_rows_new();
+	struct ntp_record r;
+
+	assert_non_null(d);
+	ntp_dump_rows_avx2(d, avx2);
+	for (uint32_t i = 0; i < 2048; i++) {
+		make(&r, 123456789012345ull, 0);
+		r.side = NTP_SIDE_HOST;
+		r.ts_valid = 0x3c7;
+		r.len = i;	/* a distinct ident */
+		check_row(d, &r);
+	}
+	for (uint32_t i = 0; i < 4096; i++) {
+		make(&r, 123456789012345ull, 0);
+		r.side = i & 1 ? NTP_SIDE_TARGET : 7;	/* target, unknown: neither clock set */
+		r.ts_valid = i & 2 ? 1u << 31 : 0;	/* no timestamp column (bit 31: no slot) */
+		r.len = i;
+		check_row(d, &r);
+	}
+	ntp_dump_rows_free(d);
+}
+
+static void test_stale(void **state)
+{
+	(void)state;
+	stale(1);
+	stale(0);
 }
 
 static void test_bytes(void **state)
@@ -381,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_rows_avx2),
 		cmocka_unit_test(test_rows_sse2),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_stale),
 	};
 
 	return cmocka_run_group_tests_name("dumprow", tests, NULL, NULL);
