@@ -571,8 +571,12 @@ static __always_inline struct ntp_thread_ctx *host_rx_ctx(void)
 }
 
 /* The arrival of the chunk this thread's nvme_tcp_recv_skb is parsing
- * (host_recv_enter), 0: not inside one, or unknown. */
-static __always_inline __u64 host_rx_arrival(__u64 now)
+ * (host_recv_enter), 0: not inside one, or unknown. The socket's packets
+ * are noted only while a host command is recorded (host_live), so its ring
+ * may hold packets from long before, whose sequence numbers a wrap of 2 GiB
+ * can make look recent: an arrival before the command's own submission
+ * (floor) is such a one, and unknown. */
+static __always_inline __u64 host_rx_arrival(__u64 now, __u64 floor)
 {
 	struct ntp_thread_ctx *c = host_rx_ctx();
 	__u64 arrive;
@@ -580,7 +584,7 @@ static __always_inline __u64 host_rx_arrival(__u64 now)
 	if (!c)
 		return 0;
 	arrive = arrival_of(c->arrival_sk, c->arrival_seq, NULL);
-	return arrive <= now ? arrive : 0;
+	return arrive <= now && arrive >= floor ? arrive : 0;
 }
 
 static __always_inline int host_cqe(struct request *rq)
@@ -593,7 +597,7 @@ static __always_inline int host_cqe(struct request *rq)
 		return 0;
 	now = bpf_ktime_get_ns();
 	set_ts(r, NTP_TS_H_RSP_DRV, now);
-	arrive = host_rx_arrival(now);
+	arrive = host_rx_arrival(now, r->ts[NTP_TS_H_DRV_SUBMIT]);
 	if (arrive)
 		set_ts(r, NTP_TS_H_RSP_ARRIVE, arrive);
 	return 0;
@@ -623,7 +627,7 @@ static __always_inline int host_r2t(__u64 key)
 		return 0;
 	now = bpf_ktime_get_ns();
 	set_ts(r, NTP_TS_H_R2T_DRV, now);
-	arrive = host_rx_arrival(now);
+	arrive = host_rx_arrival(now, r->ts[NTP_TS_H_DRV_SUBMIT]);
 	if (arrive)
 		set_ts(r, NTP_TS_H_R2T_ARRIVE, arrive);
 	return 0;
@@ -916,14 +920,14 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
 	return ntp_transport == NTP_TRANSPORT_RDMA ? target_rdma_ctx() : target_ctx();
 }
 
-/* Every command's submission counts, sampled or not: the thread's context
- * (found anyway) notes the queue in place, so sched_switch's lookup of the
- * same context tells a worker inside a submission, without a map update and
- * delete per command. */
+/* Every command's submission counts, sampled or not: the thread's bucket of
+ * bp_thr, or else its context, notes the queue in place, so sched_switch
+ * tells a worker inside a submission without a map update and delete per
+ * command. */
 /* btf: an fentry program (NTP_RD) */
 static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, tq = 0, sk;
+	__u64 key = (__u64)req, now, arrive, tq = 0, bpk, sk;
 	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
 	__u32 t = tid();
@@ -933,20 +937,22 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request); its
 		 * bucket of bp_thr, when free, spares the context's lookup */
 		tq = target_tcp_queue_of(req, btf);
+		bpk = tq;
 		c = tq && !bp_thr_enter(t, tq) ? thread_ctx(&send_ctx, t) : NULL;
 	} else {
 		c = worker_ctx();
 		if (c && ntp_transport == NTP_TRANSPORT_TCP)
 			tq = c->queue;
-		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
-		if (c && bp_thr_enter(t, ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq))
+		/* the key of bp_queues: the TCP queue, or the RDMA CQ; with
+		 * none known the submission's blocked time is not counted */
+		bpk = c ? (ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq) : 0;
+		if (!bpk || bp_thr_enter(t, bpk))
 			c = NULL;
 	}
 	if (c) {
 		if (!c->bp_sub)
 			bp_busy_add(t, 1);
-		/* the key of bp_queues: the TCP queue, or the RDMA CQ */
-		c->bp_sub = ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq;
+		c->bp_sub = bpk;
 		c->bp_slept = 0;
 	}
 	r = cmd_find(&target_cmds, key);
@@ -1001,9 +1007,7 @@ static __always_inline int target_exec_exit(void)
 	if (b) {
 		if (b->slept)
 			ntp_bp_exit(b->queue, bpf_ktime_get_ns());
-		b->slept = 0;
-		b->queue = 0;
-		b->tid = 0;	/* free for the bucket's next thread */
+		bp_thr_free(b);
 		return 0;
 	}
 	c = worker_ctx_of(t);

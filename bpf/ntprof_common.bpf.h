@@ -142,7 +142,7 @@ struct {
 } target_cmds SEC(".maps");
 
 /* How many slots of each table hold a command (sampled, or any with
- * --exact-queues): claimed in cmd_take, freed in cmd_del. With none, no
+ * --exact-queues): counted in cmd_claim, freed in cmd_del. With none, no
  * hook of that side has anything to stamp: cmd_find returns at once, and
  * the hooks that exist only for sampled commands (the host's packet
  * arrivals and receive context, the socket sends' PDU reads) return
@@ -616,7 +616,7 @@ static __always_inline int bp_busy_maybe(__u32 t)
  * thread writes a taken bucket: sched_switch runs in the thread that
  * leaves its CPU. */
 struct ntp_bp_thr {
-	__u64 tid;		/* 0: free; 64 bits: the compare-and-exchange BPF has for any kernel with atomics */
+	__u64 tid;		/* 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) rewrites 64-bit atomics only */
 	__u64 slept;		/* the submission slept (blocked from then on) */
 	__u64 queue;
 };
@@ -659,6 +659,14 @@ static __always_inline int bp_thr_enter(__u32 t, __u64 queue)
 	return 1;
 }
 
+/* The owner frees its bucket. Only the thread id is cleared: the next owner
+ * writes queue and slept after its compare-and-exchange, and a store of
+ * ours to them could otherwise land after that (a weakly ordered CPU). */
+static __always_inline void bp_thr_free(struct ntp_bp_thr *b)
+{
+	b->tid = 0;
+}
+
 /* A context hook of thread t began or ended (a queue worker's io_work, an
  * RDMA receive callback): no submission of t can be in progress; a bucket
  * t still holds is a submission whose exit was missed (a kretprobe
@@ -668,11 +676,8 @@ static __always_inline void bp_thr_drop(__u32 t)
 {
 	struct ntp_bp_thr *b = bp_thr_of(t);
 
-	if (!b)
-		return;
-	b->slept = 0;
-	b->queue = 0;
-	b->tid = 0;
+	if (b)
+		bp_thr_free(b);
 }
 
 /* The kretprobe of a socket send's gate (kprobe flavour, sock_stash in

@@ -510,11 +510,14 @@ int BPF_KPROBE(ntp_t_rread_kp, void *rw_ctx, void *qp, __u32 port_num, void *cqe
  * is in; it goes on to req->execute. */
 static __always_inline int rdma_target_read_done(void *cq, struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
-				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
-	struct ntp_record *r = cmd_find(&target_cmds, key);
-	__u64 now;
+	struct ntp_record *r;
+	__u64 key, now;
 
+	/* before the completion's read: the kprobe flavour's is a helper call */
+	if (cmds_none(&target_cmds))
+		return 0;
+	key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe), bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, read_cqe));
+	r = cmd_find(&target_cmds, key);
 	/* an unsampled write's READ: no clock */
 	if (!r || !has_ts(r, NTP_TS_T_R2T_SENT) || has_ts(r, NTP_TS_T_DATA_RECV))
 		return 0;
@@ -572,10 +575,13 @@ int BPF_KPROBE(ntp_t_rqresp_kp, struct nvmet_req___ntp *req)
  * where the record leaves the target. */
 static __always_inline int rdma_target_send_done(struct ib_wc___ntp *wc, bool btf)
 {
-	__u64 key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe),
-				    bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, send_cqe));
-	struct ntp_record *r = cmd_find(&target_cmds, key);
+	struct ntp_record *r;
+	__u64 key;
 
+	if (cmds_none(&target_cmds))	/* as in rdma_target_read_done */
+		return 0;
+	key = rdma_req_of_cqe(NTP_RD(btf, wc, wr_cqe), bpf_core_field_offset(struct nvmet_rdma_rsp___ntp, send_cqe));
+	r = cmd_find(&target_cmds, key);
 	if (!r)
 		return 0;
 	set_ts(r, NTP_TS_T_RSP_SEND_DONE, bpf_ktime_get_ns());

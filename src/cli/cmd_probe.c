@@ -142,7 +142,7 @@ int cmd_probe(int argc, char **argv)
 			else if (!btf_file)
 				fprintf(t, "loaded, no module BTF, no --btf file");
 			else if (ntp_btf_file_check(btf_file, why, sizeof(why)))
-				fprintf(t, "loaded, no module BTF, %s is not for this kernel", btf_file);
+				fprintf(t, "loaded, no module BTF, %s", why);
 			else
 				fprintf(t, "loaded, no module BTF, types from %s", btf_file);
 		}

@@ -193,13 +193,12 @@ static struct btf *object_btf(struct ntprof_bpf **skel)
 
 static bool module_needed(const char *mod, unsigned sides, unsigned transport)
 {
-	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-		if (!(sides & side))
-			continue;
-		for (const char *const *m = ntp_side_modules(side, transport); *m; m++)
-			if (!strcmp(*m, mod))
-				return true;
-	}
+	const char *mods[8];
+	size_t n = ntp_role_modules(sides, transport, mods, sizeof(mods) / sizeof(mods[0]));
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(mods[i], mod))
+			return true;
 	return false;
 }
 
@@ -225,9 +224,9 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	const char *tr = transport == NTP_TRANSPORT_RDMA ? "rdma" : "tcp";
 	struct btf *kb[8] = { 0 }, *vmlinux = NULL, *ob;
 	struct ntprof_bpf *skel;
-	char items[700] = "", structs[400] = "", fields[300] = "", nobtf[128] = "", withbtf[128] = "", mods[128] = "";
+	char items[700] = "", structs[400] = "", fields[300] = "", nobtf[128] = "", withbtf[128] = "";
 	char unloaded[128] = "";
-	size_t ns = 0, nf = 0, nn = 0, nw = 0, nm = 0, nu = 0;
+	size_t ns = 0, nf = 0, nn = 0, nw = 0, nu = 0;
 	int nkb = 0, ret = 0;
 
 	ob = object_btf(&skel);
@@ -252,17 +251,12 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 			return -1;
 		}
 		kb[nkb++] = vmlinux;
-		for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-			if (!(sides & side))
-				continue;
-			for (const char *const *m = ntp_side_modules(side, transport); *m && nkb < 8; m++) {
-				if (listed(mods, *m))
-					continue;
-				add(mods, sizeof(mods), &nm, " ", *m);
-				if (ntp_module_btf(*m) && (kb[nkb] = btf__load_module_btf(*m, vmlinux)))
-					nkb++;
-			}
-		}
+		const char *mods[7];
+		size_t nmods = ntp_role_modules(sides, transport, mods, sizeof(mods) / sizeof(mods[0]));
+
+		for (size_t i = 0; i < nmods; i++)
+			if (ntp_module_btf(mods[i]) && (kb[nkb] = btf__load_module_btf(mods[i], vmlinux)))
+				nkb++;
 	}
 
 	for (__u32 id = 1; id < btf__type_cnt(ob); id++) {

@@ -164,14 +164,6 @@ int ntp_fentry_selftest(char *why, size_t len)
 	return 0;
 }
 
-static bool side_has(unsigned side, unsigned transport, const char *mod)
-{
-	for (const char *const *m = ntp_side_modules(side, transport); *m; m++)
-		if (!strcmp(*m, mod))
-			return true;
-	return false;
-}
-
 /* Is everything the role needs there, before any BPF? errbuf names what is
  * missing; returns 0 when recording can go on. Modules without BTF of their
  * own (before 5.11) are listed in nobtf; their types then come from a BTF
@@ -182,8 +174,8 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 {
 	unsigned sides = role_sides(o->role);
 	char missing[256] = "", defpath[300];
-	const char *file;
-	size_t n = 0;
+	const char *file, *mods[8];
+	size_t n = 0, nmods;
 
 	nobtf[0] = btf[0] = 0;
 	if (o->transport != NTP_TRANSPORT_TCP && o->transport != NTP_TRANSPORT_RDMA) {
@@ -199,14 +191,10 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 			 "kernel BTF missing (/sys/kernel/btf/vmlinux): this kernel was built without CONFIG_DEBUG_INFO_BTF");
 		return -1;
 	}
-	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-		if (!(sides & side))
-			continue;
-		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-			if (!ntp_module_loaded(*m) && !(side == NTP_HOOK_TARGET && (sides & NTP_HOOK_HOST) &&
-							side_has(NTP_HOOK_HOST, o->transport, *m)))
-				n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", *m);
-	}
+	nmods = ntp_role_modules(sides, o->transport, mods, sizeof(mods) / sizeof(mods[0]));
+	for (size_t i = 0; i < nmods; i++)
+		if (!ntp_module_loaded(mods[i]))
+			n += snprintf(missing + n, sizeof(missing) - n, "%s%s", n ? ", " : "", mods[i]);
 	if (n) {
 		char fe[200] = "";
 		size_t m;
@@ -222,15 +210,9 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	}
 	/* The NVMe structures exist only in the modules' own BTF (5.11+):
 	 * without it, or a file that carries them, CO-RE cannot place a field. */
-	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
-		if (!(sides & side))
-			continue;
-		for (const char *const *m = ntp_side_modules(side, o->transport); *m; m++)
-			/* a module of both sides (ib_core) is named once */
-			if (!ntp_module_btf(*m) && !(side == NTP_HOOK_TARGET && (sides & NTP_HOOK_HOST) &&
-						     side_has(NTP_HOOK_HOST, o->transport, *m)))
-				n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", *m);
-	}
+	for (size_t i = 0; i < nmods; i++)
+		if (!ntp_module_btf(mods[i]))
+			n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", mods[i]);
 	if (!n)	/* every module has its own BTF: has it what the programs read? */
 		return ntp_btf_need_check(sides, o->transport, NULL, errbuf, errlen);
 	file = ntp_btf_file(o->btf_path, defpath, sizeof(defpath));
@@ -293,7 +275,8 @@ static int drop_atomic_fetch(struct bpf_program *p)
 		return -ENOMEM;
 	memcpy(out, in, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
-		/* and the compare-and-exchange of a slot's claim (cmd_take) */
+		/* and the compare-and-exchanges of a slot's claim and release
+		 * (cmd_take, cmd_del) and of a bp_thr bucket (bp_thr_enter) */
 		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
 		    (out[i].imm == (BPF_ADD | BPF_FETCH) || out[i].imm == BPF_CMPXCHG)) {
 			out[i].imm = BPF_ADD;

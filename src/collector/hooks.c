@@ -86,6 +86,25 @@ const char *const *ntp_side_modules(unsigned side, unsigned transport)
 	return side == NTP_HOOK_TARGET ? target : host;
 }
 
+size_t ntp_role_modules(unsigned sides, unsigned transport, const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
+		if (!(sides & side))
+			continue;
+		for (const char *const *m = ntp_side_modules(side, transport); *m && n < max; m++) {
+			size_t i = 0;
+
+			while (i < n && strcmp(out[i], *m))
+				i++;
+			if (i == n)
+				out[n++] = *m;
+		}
+	}
+	return n;
+}
+
 bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport)
 {
 	if (!(h->sides & sides))

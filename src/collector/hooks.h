@@ -53,6 +53,9 @@ bool ntp_module_loaded(const char *mod);
 bool ntp_module_btf(const char *mod);
 /* Modules a side needs over a transport (enum ntp_transport): NULL-terminated. */
 const char *const *ntp_side_modules(unsigned side, unsigned transport);
+/* The modules of every side in sides, each once (ib_core serves both sides
+ * of NVMe/RDMA): how many were put in out (at most max). */
+size_t ntp_role_modules(unsigned sides, unsigned transport, const char **out, size_t max);
 /* Does a recording of these sides over this transport load the hook? */
 bool ntp_hook_used(const struct ntp_hook *h, unsigned sides, unsigned transport);
 

@@ -11,7 +11,7 @@
 #    to be a 10 % check. The p50 of storage must move by at least 90 % of
 #    the 4000 us; its upper bound is what the drive itself took: under TCG
 #    null_blk's timer fires late, never early, by an amount that depends on
-#    the machine's load (one run: +4647 us), so the mean storage difference
+#    the machine's load, so the mean storage difference
 #    between the namespaces must be within 10 % of the mean service time
 #    difference of the two null_blk devices as the block layer accounted it
 #    (/sys/block/<dev>/stat) over the same I/Os.
@@ -66,8 +66,7 @@ tb_teardown
 # irqmode=2, timer) - each read at QD1 by its own load generator at the same
 # time, so both see the same (TCG) conditions. What was injected is null_blk's
 # completion_nsec, 4000 us; the p50 difference measured on the two devices
-# directly (no NVMe-oF) is kept as a figure only: under TCG it is noisier
-# (1275 us in one run where ntprof's storage stage moved by 1002.5 us).
+# directly (no NVMe-oF) is kept as a figure only: under TCG it is noisier.
 fast=$(tb_nullblk ntpfast 1) || { tb_result record-delay-storage FAIL "null_blk failed"; exit 0; }
 slow=$(tb_nullblk ntpslow 4000000) || { tb_result record-delay-storage FAIL "null_blk with completion_nsec failed"; exit 0; }
 ntp-load --rw randread --bs 4k --qd 1 --secs 3 $fast > $TB_OUT/dev-fast.txt 2>&1
@@ -110,10 +109,10 @@ grep "^${TB_DEV#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns1.p50
 grep "^${dev2#/dev/} " $TB_OUT/twons.p50 | cut -d' ' -f2- > $TB_OUT/ns2.p50
 echo 0 > $S/namespaces/2/enable; rmdir $S/namespaces/2
 if [ -s $TB_OUT/ns1.p50 ] && [ -s $TB_OUT/ns2.p50 ]; then
-	# Within 10 % both ways. Under TCG null_blk's hrtimer fires late, never
-	# early (the p50 difference measured on the devices themselves was 4253 us
-	# for 4000 injected), and that lateness is storage time too; ntprof's
-	# storage moved by +4039.7 and +4060.2 us in two CI runs.
+	# Every other stage's p50 within 10 % of the injected delay, storage's at
+	# least 90 % of it, and no upper bound on storage here: under TCG
+	# null_blk's hrtimer fires late, never early, and that lateness is
+	# storage time too. The drive's own time bounds it, below.
 	verdict record-delay-storage ns1 ns2 5 4000 0
 	ntp_json_groups $TB_OUT/twons.json > $TB_OUT/twons.groups
 	st1=$(awk -F'|' -v d=" ${TB_DEV#/dev/}" 'substr($1, length($1) - length(d) + 1) == d { print $8 }' $TB_OUT/twons.groups)
