@@ -372,8 +372,8 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 }
 
 /*
- * The copy of a record into its slot (272 bytes) was the largest single
- * part of a put, and most records put are taken within a few records of
+ * The copy of a record into its slot (272 bytes) is the costliest part
+ * of a put, and most records put are taken within a few records of
  * the same block: by reference, only those still pending when the block
  * is let go are copied (ntp_pend_settle), a few per block.
  */
