@@ -180,15 +180,8 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 	 * this one is taken: with many files interleaved the hardware's
 	 * stream prefetch does not follow each file, and that read missed
 	 * the caches at every record. Its times start the record. */
-	if (cu->i + 1 < cu->n) {
-		const char *nx = (const char *)&cu->recs[cu->i + 1];
-
-		__builtin_prefetch(nx);
-		__builtin_prefetch(nx + 64);
-		__builtin_prefetch(nx + 128);
-		__builtin_prefetch(nx + 192);
-		__builtin_prefetch(nx + 256);
-	}
+	if (cu->i + 1 < cu->n)
+		ntp_prefetch_record(&cu->recs[cu->i + 1]);
 	return 1;
 }
 

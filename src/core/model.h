@@ -117,19 +117,6 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);
  * still waits then (pending.h ntp_pend_put_ref), and the records go through
  * one loop instead of a call each. */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n);
-/* A record into L1 ahead of its turn (a loop over a block: the record after
- * next), its lines from L2, where the reader's CRC pass left them. */
-static inline void ntp_prefetch_record(const struct ntp_record *r)
-{
-	const char *x = (const char *)r;
-
-	_Static_assert(sizeof(*r) <= 4 * 64 + 64, "a record spans at most 5 lines");
-	__builtin_prefetch(x);
-	__builtin_prefetch(x + 64);
-	__builtin_prefetch(x + 128);
-	__builtin_prefetch(x + 192);
-	__builtin_prefetch(x + sizeof(*r) - 1);
-}
 /* Cumulative exact counters (from the kernel or a file's totals block) as of now_ns. */
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns);
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);

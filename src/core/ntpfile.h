@@ -192,4 +192,19 @@ uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table vers
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 
+/* A record into L1 ahead of its turn (a loop over a block: the record after
+ * next; the merge: a file's next record), its lines from L2, where the
+ * reader's CRC pass left them. */
+static inline void ntp_prefetch_record(const struct ntp_record *r)
+{
+	const char *x = (const char *)r;
+
+	_Static_assert(sizeof(*r) <= 4 * 64 + 64, "a record spans at most 5 lines");
+	__builtin_prefetch(x);
+	__builtin_prefetch(x + 64);
+	__builtin_prefetch(x + 128);
+	__builtin_prefetch(x + 192);
+	__builtin_prefetch(x + sizeof(*r) - 1);
+}
+
 #endif
