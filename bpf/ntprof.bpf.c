@@ -378,10 +378,16 @@ static __always_inline void send_slot_pending(struct ntp_record *r, int slot)
  * accepted bytes and it is not older than floor; otherwise it goes (a call
  * that put nothing on the wire; a slot without a time, or with one from
  * before floor, is a newer command's). 1: made valid. */
-static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long ret, __u64 floor)
+static __always_inline int send_slot_settle(struct ntp_record *r, int slot_in, long ret, __u64 floor)
 {
-	/* a slot out of send_stash: bounded for the verifier */
-	if ((__u32)slot >= NTP_TS_SLOTS)
+	__u64 slot = (__u32)slot_in;
+
+	/* A slot out of send_stash, bounded where the verifier sees it: the
+	 * callers' checks let clang drop this one, and the verifier does not
+	 * carry theirs across the register copies clang makes; the empty asm
+	 * makes clang forget what it proved. */
+	asm volatile("" : "+r"(slot));
+	if (slot >= NTP_TS_SLOTS)
 		return 0;
 	if (has_ts(r, slot))
 		return 0;
