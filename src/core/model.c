@@ -22,7 +22,7 @@
 #include "hist.h"
 #include "model.h"
 #include "occ.h"
-#include "pending.h"
+#include "pending_int.h"
 
 #define MAX_TOTALS 512
 
@@ -319,6 +319,14 @@ static inline __attribute__((always_inline)) int gc_dev_no(struct group_cache *c
 	return gc_dev_new(c, dev);
 }
 
+/* ntp_io_type_of without its branches (group_of, every command): 0x01
+ * and 0x02 are the only opcodes with a type of their own. */
+static inline unsigned io_of(uint8_t opcode)
+{
+	_Static_assert(NTP_IO_READ == 0 && NTP_IO_WRITE == 1 && NTP_IO_OTHER == 2, "io_of's arithmetic");
+	return opcode == 0x02 ? NTP_IO_READ : opcode == 0x01 ? NTP_IO_WRITE : NTP_IO_OTHER;
+}
+
 static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
 								    const struct ntp_record *r, uint8_t side)
 {
@@ -331,7 +339,7 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	if (c->off || (dev = gc_dev_no(c, r->dev)) < 0)
 		return group_find(m, r, side);
 	/* never 0: the device's number + 1 in the top bits */
-	key = (uint64_t)(dev + 1) << 48 | (uint64_t)side << 40 | (uint64_t)ntp_io_type_of(r->opcode) << 32 | r->len;
+	key = (uint64_t)(dev + 1) << 48 | (uint64_t)side << 40 | (uint64_t)io_of(r->opcode) << 32 | r->len;
 	if (key == c->last_key)
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
@@ -568,18 +576,30 @@ static __attribute__((noinline)) void account_call(struct ntp_model *m, struct g
 	account(m, g, h, t);
 }
 
+/* transport and impl, adjacent bytes, in one test (one 16-bit load where
+ * the compiler merges them): the SPDK NVMe/TCP records' count is a test
+ * of every record */
+#define TCP_SPDK ((uint16_t)(NTP_TRANSPORT_TCP | NTP_IMPL_SPDK << 8))
+static inline uint16_t transport_impl(const struct ntp_record *r)
+{
+	return (uint16_t)(r->transport | r->impl << 8);
+}
+
 /* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
  * the records waiting for their twin kept by reference and the start set
- * by the caller */
-static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref)
+ * by the caller; join is m->join (a constant in the block's loop, whose
+ * role is then both: no test of the role per record) */
+static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref,
+							  int join)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
 	struct group *g;
+	uint64_t key;
 
 	if (!ref && !m->started)
 		ntp_model_set_start(m, first_ts(r));
-	if (r->impl == NTP_IMPL_SPDK && r->transport == NTP_TRANSPORT_TCP) {
+	if (__builtin_expect(transport_impl(r) == TCP_SPDK, 0)) {
 		int t = r->side == NTP_SIDE_TARGET;
 
 		m->spdk_tcp[t]++;
@@ -587,20 +607,22 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 	}
 	if (r->side == NTP_SIDE_HOST) {
 		m->host_records++;
-		if (m->cfg.role == NTP_ROLE_TARGET)
+		if (!join && m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
 		g = group_of(m, r, NTP_SIDE_HOST);
 		if (g) {
 			g->cur->seen++;
 			g->cur->est_cmds += m->cfg.sampling;
 		}
-		if (!m->join) {
+		if (!join) {
 			account_call(m, g, r, NULL);
 			return;
 		}
-		twin = ntp_pend_take(m->tpend, r, &m->unmatched_target);
+		key = ntp_pend_key(r);
+		twin = ref ? (m->tpend->count ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target) : NULL)
+			   : ntp_pend_take(m->tpend, r, &m->unmatched_target);
 		if (twin) {
-			uint64_t stale = ntp_pend_drop_key(m->hpend, r);
+			uint64_t stale = m->hpend->count ? ntp_pend_drop_key_some(m->hpend, key) : 0;
 
 			/* Older host records of this key lost their target. */
 			m->matched++;
@@ -608,7 +630,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			if (g)
 				g->unmatched += stale;
 			account(m, g, r, twin);
-		} else if (ref ? ntp_pend_put_ref(m->hpend, r, &ev) : ntp_pend_put(m->hpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			g = group_of(m, &ev, NTP_SIDE_HOST);
 			if (g)
@@ -616,9 +638,9 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
 		m->target_records++;
-		if (m->cfg.role == NTP_ROLE_HOST)
+		if (!join && m->cfg.role == NTP_ROLE_HOST)
 			return;
-		if (!m->join) {
+		if (!join) {
 			g = group_of(m, r, NTP_SIDE_TARGET);
 			if (g) {
 				g->cur->seen++;
@@ -629,9 +651,11 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		}
 		uint64_t dropped = 0;
 
-		twin = ntp_pend_take(m->hpend, r, &dropped);
+		key = ntp_pend_key(r);
+		twin = ref ? (m->hpend->count ? ntp_pend_take_key(m->hpend, r, key, &dropped) : NULL)
+			   : ntp_pend_take(m->hpend, r, &dropped);
 		if (twin) {
-			m->unmatched_target += ntp_pend_drop_key(m->tpend, r);
+			m->unmatched_target += m->tpend->count ? ntp_pend_drop_key_some(m->tpend, key) : 0;
 			m->matched++;
 			g = group_of(m, twin, NTP_SIDE_HOST);
 			/* Older host records of this key lost their twin:
@@ -640,7 +664,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			if (g)
 				g->unmatched += dropped;
 			account_call(m, g, twin, r);
-		} else if (ref ? ntp_pend_put_ref(m->tpend, r, &ev) : ntp_pend_put(m->tpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
 	}
@@ -648,7 +672,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
-	ingest(m, r, 0);
+	ingest(m, r, 0, m->join);
 }
 
 /*
@@ -661,15 +685,21 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 {
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
+	if (!m->join) {
+		for (size_t i = 0; i < n; i++) {
+			if (i + 2 < n)
+				ntp_prefetch_record(&r[i + 2]);
+			ingest(m, &r[i], 1, 0);
+		}
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (i + 2 < n)
 			ntp_prefetch_record(&r[i + 2]);
-		ingest(m, &r[i], 1);
+		ingest(m, &r[i], 1, 1);
 	}
-	if (m->join) {
-		ntp_pend_settle(m->hpend);
-		ntp_pend_settle(m->tpend);
-	}
+	ntp_pend_settle(m->hpend);
+	ntp_pend_settle(m->tpend);
 }
 
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)
