@@ -134,14 +134,16 @@ struct group {
 #define GC_GRP_SHIFT 56			/* above the key's device number (bits 48..54) */
 _Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS < GC_NONE,
 	       "the device number and the group number fit their bits");
-_Static_assert(GC_SLOTS / 2 + NTP_SNAP_MAX_GROUPS < GC_SLOTS, "the table never fills: probes end");
+#define GC_MAX_HIT (GC_SLOTS / 4)	/* keys cached with a group (several opcodes of one I/O type) */
+_Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: probes end");
 struct group_cache {
 	uint64_t last_key;		/* key of last (0: none) */
 	struct group *last;
-	char last_dev[NTP_DEV_LEN];	/* the last record's device, its number last_dev_no */
-	int last_dev_no;		/* -1: not numbered */
+	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
+	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
+	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
@@ -196,7 +198,6 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 		return NULL;
 	m->mem = mem;
 	m->cfg = *cfg;
-	m->gc.last_dev_no = -1;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
 	m->join = cfg->role == NTP_ROLE_BOTH;
@@ -269,7 +270,10 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	g->side = side;
 	g->len = r->len;
 	memcpy(g->dev, r->dev, NTP_DEV_LEN);
-	m->gc.off |= r->dev[NTP_DEV_LEN - 1] != '\0';
+	if (r->dev[NTP_DEV_LEN - 1] != '\0') {
+		m->gc.off = 1;
+		m->gc.last_dev_key = 0;		/* group_of's first test fails from now */
+	}
 	/* the key as stored: a dev without its NUL in 32 bytes is cut, and
 	 * never equals such a record's */
 	g->dev[NTP_DEV_LEN - 1] = '\0';
@@ -277,23 +281,24 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	return g;
 }
 
-/* A device not the last one seen: its number (-1: none, the cache is not used). */
-static __attribute__((noinline)) int gc_dev_new(struct group_cache *c, const char *dev)
+/* A device not the last one seen: its key part, (its number + 1) << 48
+ * (0: none, the cache is not used). */
+static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, const char *dev)
 {
 	unsigned i;
 
 	if (dev[NTP_DEV_LEN - 1])
-		return -1;
+		return 0;
 	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
 		;
 	if (i == c->n_devs) {
 		if (i == GC_DEVS)
-			return -1;
+			return 0;
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}
 	memcpy(c->last_dev, dev, NTP_DEV_LEN);
-	c->last_dev_no = (int)i;
-	return (int)i;
+	c->last_dev_key = (uint64_t)(i + 1) << 48;
+	return c->last_dev_key;
 }
 
 /* The device names of two records are equal: 32 bytes, in two 16-byte
@@ -312,21 +317,6 @@ static inline int dev_eq(const char *a, const char *b)
 }
 _Static_assert(NTP_DEV_LEN == 32, "dev_eq compares 32 bytes");
 
-static inline __attribute__((always_inline)) int gc_dev_no(struct group_cache *c, const char *dev)
-{
-	if (__builtin_expect(c->last_dev_no >= 0 && dev_eq(dev, c->last_dev), 1))
-		return c->last_dev_no;
-	return gc_dev_new(c, dev);
-}
-
-/* ntp_io_type_of without its branches (group_of, every command): 0x01
- * and 0x02 are the only opcodes with a type of their own. */
-static inline unsigned io_of(uint8_t opcode)
-{
-	_Static_assert(NTP_IO_READ == 0 && NTP_IO_WRITE == 1 && NTP_IO_OTHER == 2, "io_of's arithmetic");
-	return opcode == 0x02 ? NTP_IO_READ : opcode == 0x01 ? NTP_IO_WRITE : NTP_IO_OTHER;
-}
-
 static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
 								    const struct ntp_record *r, uint8_t side)
 {
@@ -334,12 +324,17 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	struct group *g;
 	uint64_t key;
 	unsigned slot;
-	int dev;
+	uint64_t dev;
 
-	if (c->off || (dev = gc_dev_no(c, r->dev)) < 0)
+	/* the last device seen (last_dev_key is 0 when the cache is off) */
+	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
+		dev = c->last_dev_key;
+	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
 		return group_find(m, r, side);
-	/* never 0: the device's number + 1 in the top bits */
-	key = (uint64_t)(dev + 1) << 48 | (uint64_t)side << 40 | (uint64_t)io_of(r->opcode) << 32 | r->len;
+	/* never 0: the device's number + 1 in the top bits; the opcode, not
+	 * its I/O type (no branch or conditional move per command): the
+	 * opcodes of one type are keys of the same group */
+	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
 	if (key == c->last_key)
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
@@ -356,7 +351,11 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	if (c->off)
 		return g;
 	if (g) {
-		/* at most NTP_SNAP_MAX_GROUPS keys with a group */
+		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
+		 * answers the others: its answer is the same */
+		if (c->n_hit == GC_MAX_HIT)
+			goto hit;
+		c->n_hit++;
 		c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 	} else {
 		/* every group taken (else an allocation failed: ask again) */
@@ -626,9 +625,11 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 
 			/* Older host records of this key lost their target. */
 			m->matched++;
-			m->unmatched_host += stale;
-			if (g)
-				g->unmatched += stale;
+			if (__builtin_expect(stale != 0, 0)) {
+				m->unmatched_host += stale;
+				if (g)
+					g->unmatched += stale;
+			}
 			account(m, g, r, twin);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
@@ -683,21 +684,25 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
  */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
+	size_t i;
+
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
 	if (!m->join) {
-		for (size_t i = 0; i < n; i++) {
+		for (i = 0; i < n; i++) {
 			if (i + 2 < n)
 				ntp_prefetch_record(&r[i + 2]);
 			ingest(m, &r[i], 1, 0);
 		}
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (i + 2 < n)
-			ntp_prefetch_record(&r[i + 2]);
+	/* the last two records apart: no test of the prefetch per record */
+	for (i = 0; i + 2 < n; i++) {
+		ntp_prefetch_record(&r[i + 2]);
 		ingest(m, &r[i], 1, 1);
 	}
+	for (; i < n; i++)
+		ingest(m, &r[i], 1, 1);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
