@@ -501,15 +501,19 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
 
 	ntp_fast_compute(h, t, comp, stage, &e2e);
-	if (!(noq & NTP_MODEL_NO_STAGE_Q))
+	/* unrolled: each histogram's number a constant, each value in a
+	 * register (a loop kept them in memory and indexed them) */
+	if (!(noq & NTP_MODEL_NO_STAGE_Q)) {
+#pragma GCC unroll 5
 		for (int s = 0; s < NTP_STAGE_COUNT; s++)
 			ntp_hset_add(&a->h, H_ST + s, stage[s]);
-	if (!(noq & NTP_MODEL_NO_COMP_Q))
-		for (uint32_t bits = NTP_FAST_COMPS; bits; bits &= bits - 1) {
-			int c = __builtin_ctz(bits);
-
-			ntp_hset_add(&a->h, H_C + c, comp[c]);
-		}
+	}
+	/* fast_comp[] is NTP_FAST_COMPS in ascending order: acc_add's */
+	if (!(noq & NTP_MODEL_NO_COMP_Q)) {
+#pragma GCC unroll 10
+		for (unsigned k = 0; k < FAST_N; k++)
+			ntp_hset_add(&a->h, H_C + fast_comp[k], comp[fast_comp[k]]);
+	}
 }
 
 static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct group *g,
