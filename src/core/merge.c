@@ -7,6 +7,8 @@
 /* Keys are computed for a chunk of a cursor's records at a time, in one
  * loop over records (keys_block), not one call per record. */
 #define KEY_CHUNK 16
+/* Records handed to the drain's function per call (below). */
+#define BATCH 256
 
 struct cursor {
 	const struct ntp_record *recs;
@@ -45,6 +47,16 @@ struct ntp_merge {
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
+	/* The drain's records not yet handed to fn: each in its cursor's
+	 * block, handed over before any cursor moves to its next block (which
+	 * lets go of the one before, ntpfile.h) and at the drain's end. A
+	 * batch lets the model keep the records that wait for their twin by
+	 * reference (model.h ntp_model_ingest_refs) across the files' runs: a
+	 * host's and its target's records alternate in runs of about two. */
+	ntp_merge_fn fn;
+	void *ctx;
+	size_t nb;
+	const struct ntp_record *batch[BATCH];
 };
 
 uint64_t ntp_record_last_ts(const struct ntp_record *r)
@@ -158,6 +170,21 @@ static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, 
 	return cu->kp[i - cu->kbase];
 }
 
+/* Hands the batch over (see struct ntp_merge). */
+static __attribute__((noinline)) void flush(struct ntp_merge *m)
+{
+	if (m->nb)
+		m->fn(m->ctx, m->batch, m->nb);
+	m->nb = 0;
+}
+
+static inline __attribute__((always_inline)) void emit(struct ntp_merge *m, const struct ntp_record *r)
+{
+	m->batch[m->nb++] = r;
+	if (m->nb == BATCH)
+		flush(m);
+}
+
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
  * its end. Inlined, as key() is: both run once per record. */
 static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
@@ -167,6 +194,8 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 	while (++cu->i >= cu->n) {
 		cu->i = (size_t)-1;
 		cu->kcnt = 0;	/* the keys were of the block before */
+		if (m->nb)
+			flush(m);	/* the records in the block let go */
 		if (ntp_reader_next_block(m->r[c], &cu->recs, &cu->n) != 1) {
 			cu->n = 0;
 			return 0;
@@ -325,8 +354,7 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
  * cursor 0, as the ranks order them), the winner moved on within its
  * block without a call. The tree's two ranks are written back at the end.
  */
-static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
-		     uint64_t *pmax)
+static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
 	/* the keys in registers, not an array indexed by the winner */
 	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
@@ -343,7 +371,7 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
 		if (k > until)
 			break;
 		cu = &m->cur[w];
-		fn(ctx, &cu->recs[cu->i]);
+		emit(m, &cu->recs[cu->i]);
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
 		pm = w == primary && k > pm ? k : pm;
@@ -381,8 +409,7 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
  * cursor at the start and with it at the end (a replay moves only the
  * winner's leaf): twice the tree's size per drain, once for a report.
  */
-static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
-			 uint64_t *pmax)
+static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
 	uint32_t o = m->most;
 	struct cursor *co = &m->cur[o];
@@ -400,7 +427,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 		if (rank_of(ko, o) < rw) {
 			if (ko > until)
 				break;
-			fn(ctx, &co->recs[co->i]);
+			emit(m, &co->recs[co->i]);
 			fed++;
 			pm = o == primary && ko > pm ? ko : pm;
 			if (++co->i < co->n) {
@@ -422,7 +449,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 			break;
 		w = cursor_of(m, rw);
 		cu = &m->cur[w];
-		fn(ctx, &cu->recs[cu->i]);
+		emit(m, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
@@ -439,10 +466,12 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	size_t fed = 0;
 	uint64_t pm = *primary_max;
 
+	m->fn = fn;
+	m->ctx = ctx;
 	if (m->size == 2 && m->live == 2)
-		fed = drain2(m, until, fn, ctx, primary, &pm);
+		fed = drain2(m, until, primary, &pm);
 	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
-		fed = drain_most(m, until, fn, ctx, primary, &pm);
+		fed = drain_most(m, until, primary, &pm);
 	while (m->live) {
 		uint64_t k = (uint64_t)(m->node[0] >> 64);
 		uint32_t w = cursor_of(m, m->node[0]);
@@ -450,11 +479,12 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 
 		if (k > until)
 			break;
-		fn(ctx, &cu->recs[cu->i]);
+		emit(m, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
 	}
+	flush(m);
 	*primary_max = pm;
 	return fed;
 }

@@ -122,17 +122,27 @@ static void files_remove(struct files *fs)
 }
 
 struct seen {
-	size_t n;
+	const struct files *fs;
+	size_t n, calls;
 	uint32_t id[FILES_MAX * PER_MAX];
 };
 
-/* seq holds the record's place (file * PER_MAX + index) */
-static void note(void *ctx, const struct ntp_record *r)
+/* seq holds the record's place (file * PER_MAX + index). Every record of a
+ * batch is still the one written (its block not let go before the call). */
+static void note(void *ctx, const struct ntp_record *const *r, size_t n)
 {
 	struct seen *s = ctx;
 
-	assert_true(s->n < FILES_MAX * PER_MAX);
-	s->id[s->n++] = (uint32_t)r->seq;
+	assert_true(n > 0);
+	s->calls++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)r[i]->seq;
+
+		assert_true(s->n < FILES_MAX * PER_MAX);
+		assert_true(id / PER_MAX < s->fs->n && id % PER_MAX < s->fs->count[id / PER_MAX]);
+		assert_memory_equal(r[i], &s->fs->rec[id / PER_MAX][id % PER_MAX], sizeof(*r[i]));
+		s->id[s->n++] = id;
+	}
 }
 
 /*
@@ -162,6 +172,7 @@ static void check_merge(struct files *fs, size_t most, size_t primary, int ahead
 	assert_non_null(m);
 	ntp_merge_most(m, most);
 	got.n = 0;
+	got.fs = fs;
 	for (;;) {
 		const struct ntp_record *x;
 		size_t f, fed;
