@@ -81,33 +81,45 @@ static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint6
 #if defined(__x86_64__)
 #include <immintrin.h>
 /*
- * The same with AVX2, without a branch: the loop over a record's valid
- * timestamps (ten or so) cost a load, a compare and a branch each, and its
- * trip count differs between a host's record and a target's, which
- * alternate in a join. Here the 24 slots are six vectors; a lane's valid
- * bit shifted to its top selects it (or 0); an unsigned maximum is the
- * signed one with the top bit flipped. Slots from NTP_TS_COUNT on are
- * masked off as the loop's mask does.
+ * The same with AVX2, without a branch per timestamp: the loop over a
+ * record's valid timestamps (ten or so) cost a load, a compare and a branch
+ * each, and its trip count differs between a host's record and a target's,
+ * which alternate in a join. Here the 24 slots are six vectors; a lane of
+ * a valid slot is kept (ANDed with all ones) and an invalid one's is 0,
+ * the "none" of ntp_record_last_ts; an unsigned maximum is the signed one
+ * with the top bit flipped. The six lane masks are made from a record's
+ * valid bits (each bit shifted to its lane's top, then spread by a compare)
+ * only when they differ from the record before's: a file's records mostly
+ * share one set. Slots from NTP_TS_COUNT on are masked off as the loop's
+ * mask does.
  */
-#define SEL(q) _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(flip),				\
-		_mm256_castsi256_pd(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), flip)), \
-		_mm256_castsi256_pd(_mm256_sllv_epi64(v, sh##q))))
+#define SEL(q) _mm256_xor_si256(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), \
+						 mk##q), flip)
+#define MASK(q) mk##q = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, sh##q))
 #define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
 #define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
 __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
 						      uint64_t *out)
 {
-	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN), zero = _mm256_setzero_si256();
 	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
 	const __m256i sh2 = _mm256_setr_epi64x(55, 54, 53, 52), sh3 = _mm256_setr_epi64x(51, 50, 49, 48);
 	const __m256i sh4 = _mm256_setr_epi64x(47, 46, 45, 44), sh5 = _mm256_setr_epi64x(43, 42, 41, 40);
+	__m256i mk0 = zero, mk1 = zero, mk2 = zero, mk3 = zero, mk4 = zero, mk5 = zero;
+	uint32_t last = 0;	/* the masks' valid bits: none */
 
 	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
 	for (size_t j = 0; j < k; j++) {
 		uint32_t valid = r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1);
-		__m256i v = _mm256_set1_epi64x(valid), y;
+		__m256i y;
 		__m128i a;
 
+		if (valid != last) {
+			__m256i v = _mm256_set1_epi64x(valid);
+
+			MASK(0); MASK(1); MASK(2); MASK(3); MASK(4); MASK(5);
+			last = valid;
+		}
 		/* a host's record has times in slots 0-11 only, a target's in
 		 * 8-23: half the vectors (a file is one side: the branch is
 		 * predicted) */
@@ -123,6 +135,7 @@ __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r
 		out[j] = ntp_merge_map((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
 	}
 }
+#undef MASK
 #undef SEL
 #undef MAX4
 #undef MAX2
@@ -359,7 +372,10 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 	/* the keys in registers, not an array indexed by the winner */
 	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
 	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
-	size_t fed = 0;
+	struct cursor *c0 = &m->cur[0], *c1 = &m->cur[1];
+	/* the batch's count in a register, in m only around a call */
+	const struct ntp_record **b = m->batch;
+	size_t fed = 0, nb = m->nb;
 	uint32_t w;
 
 	for (;;) {
@@ -370,24 +386,35 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 		k = w ? k1 : k0;
 		if (k > until)
 			break;
-		cu = &m->cur[w];
-		emit(m, &cu->recs[cu->i]);
+		cu = w ? c1 : c0;
+		b[nb++] = &cu->recs[cu->i];
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
 		pm = w == primary && k > pm ? k : pm;
 		if (++cu->i < cu->n) {
 			k = key_at(cu, cu->i);
 		} else {
+			int more;
+
 			cu->i--;
-			if (!advance(m, w)) {
+			m->nb = nb;
+			more = advance(m, w);	/* hands the batch over first */
+			nb = m->nb;
+			if (!more) {
 				m->live--;
 				break;
 			}
 			k = key(m, w);
 		}
+		if (nb == BATCH) {
+			m->nb = nb;
+			flush(m);
+			nb = 0;
+		}
 		k0 = w ? k0 : k;
 		k1 = w ? k : k1;
 	}
+	m->nb = nb;
 	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
 	{
 		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
