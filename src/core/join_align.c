@@ -298,6 +298,12 @@ struct tindex {
 	uint32_t ng, stamp;
 	uint64_t *tab;		/* by hash: the hash above, group + 1 below; 0: empty */
 	uint32_t mask;
+	/* a bit per value of the hash's low bits, set for the sample's
+	 * commands (at most one in 16 set): a host mark whose command is not
+	 * in the sample, most of many hosts' marks, is told by one bit
+	 * instead of a probe of the table to its next empty entry */
+	uint64_t *bits;
+	uint32_t bmask;
 };
 
 static uint32_t cmd_hash(const struct mark *m)
@@ -316,6 +322,8 @@ static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32
 {
 	uint32_t h = cmd_hash(m), b = h & x->mask;
 
+	if (!slot && !(x->bits[(h & x->bmask) >> 6] >> (h & 63) & 1))
+		return UINT32_MAX;
 	for (; x->tab[b]; b = (b + 1) & x->mask) {
 		uint32_t g = (uint32_t)x->tab[b] - 1;
 
@@ -343,7 +351,9 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
 	x->g = malloc((nt ? nt : 1) * sizeof(*x->g));
 	x->tab = calloc(size, sizeof(*x->tab));
-	if (!gid || !x->tt || !x->g || !x->tab) {
+	x->bmask = 8 * size - 1;
+	x->bits = calloc(size / 8, sizeof(*x->bits));
+	if (!gid || !x->tt || !x->g || !x->tab || !x->bits) {
 		free(gid);
 		return -1;
 	}
@@ -355,6 +365,7 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 			g = x->ng++;
 			x->g[g] = (struct tgroup){ .first = (uint32_t)i };
 			x->tab[slot] = (uint64_t)hash << 32 | (g + 1);
+			x->bits[(hash & x->bmask) >> 6] |= 1ull << (hash & 63);
 		}
 		x->g[g].end++;
 		gid[i] = g;
@@ -378,9 +389,11 @@ static void tindex_free(struct tindex *x)
 	free(x->tt);
 	free(x->g);
 	free(x->tab);
+	free(x->bits);
 	x->tt = NULL;
 	x->g = NULL;
 	x->tab = NULL;
+	x->bits = NULL;
 }
 
 /* The differences in order: a radix sort, a pass of a byte each over the

@@ -93,49 +93,81 @@ static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint6
  * share one set. Slots from NTP_TS_COUNT on are masked off as the loop's
  * mask does.
  */
-#define SEL(q) _mm256_xor_si256(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), \
-						 mk##q), flip)
-#define MASK(q) mk##q = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, sh##q))
+#define SEL(q) _mm256_xor_si256(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)&x->ts[4 * (q)]), \
+						 mk[q]), flip)
 #define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
 #define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
+
+/* The masks of lanes of valid slots (bit l of valid to the top of lane l,
+ * spread by a compare) when valid differs from *last. */
+__attribute__((target("avx2"), always_inline)) static inline void lane_masks(uint32_t valid, uint32_t *last,
+									      __m256i mk[6])
+{
+	const __m256i zero = _mm256_setzero_si256(), v = _mm256_set1_epi64x(valid);
+
+	if (valid == *last)
+		return;
+	*last = valid;
+	mk[0] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(63, 62, 61, 60)));
+	mk[1] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(59, 58, 57, 56)));
+	mk[2] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(55, 54, 53, 52)));
+	mk[3] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(51, 50, 49, 48)));
+	mk[4] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(47, 46, 45, 44)));
+	mk[5] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(43, 42, 41, 40)));
+}
+
+/* Record x's valid times (top bit flipped, 0 for an invalid slot) folded
+ * into four lanes. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i lanes_max(const struct ntp_record *x,
+									        uint32_t *last, __m256i mk[6])
+{
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
+	uint32_t valid = x->ts_valid & ((1u << NTP_TS_COUNT) - 1);
+
+	lane_masks(valid, last, mk);
+	/* a host's record has times in slots 0-11 only, a target's in 8-23:
+	 * half the vectors (a file is one side: the branch is predicted) */
+	if (!(valid >> 12))
+		return MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
+	if (!(valid & 0xff))
+		return MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
+	return MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
+}
+
 __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
 						      uint64_t *out)
 {
 	const __m256i flip = _mm256_set1_epi64x(INT64_MIN), zero = _mm256_setzero_si256();
-	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
-	const __m256i sh2 = _mm256_setr_epi64x(55, 54, 53, 52), sh3 = _mm256_setr_epi64x(51, 50, 49, 48);
-	const __m256i sh4 = _mm256_setr_epi64x(47, 46, 45, 44), sh5 = _mm256_setr_epi64x(43, 42, 41, 40);
-	__m256i mk0 = zero, mk1 = zero, mk2 = zero, mk3 = zero, mk4 = zero, mk5 = zero;
+	const __m256i voff = _mm256_set1_epi64x(off);
+	__m256i mk[6] = { zero, zero, zero, zero, zero, zero };
 	uint32_t last = 0;	/* the masks' valid bits: none */
+	size_t j = 0;
 
 	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
-	for (size_t j = 0; j < k; j++) {
-		uint32_t valid = r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1);
-		__m256i y;
-		__m128i a;
+	/* Four records at a time: their four vectors' lanes folded together
+	 * (pairs of lanes, then the halves), four keys mapped and stored in
+	 * one vector each step, where one record's fold took as many
+	 * instructions as four's. */
+	for (; j + 4 <= k; j += 4) {
+		__m256i y0 = lanes_max(&r[j], &last, mk), y1 = lanes_max(&r[j + 1], &last, mk);
+		__m256i y2 = lanes_max(&r[j + 2], &last, mk), y3 = lanes_max(&r[j + 3], &last, mk);
+		/* lanes: y0's 0|1, y1's 0|1, y0's 2|3, y1's 2|3 (| the maximum) */
+		__m256i a = MAX4(_mm256_unpacklo_epi64(y0, y1), _mm256_unpackhi_epi64(y0, y1));
+		__m256i b = MAX4(_mm256_unpacklo_epi64(y2, y3), _mm256_unpackhi_epi64(y2, y3));
+		__m256i t = MAX4(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+		/* ntp_merge_map: the offset added, wrapping; below 0 is 0 */
+		__m256i x = _mm256_add_epi64(_mm256_xor_si256(t, flip), voff);
 
-		if (valid != last) {
-			__m256i v = _mm256_set1_epi64x(valid);
-
-			MASK(0); MASK(1); MASK(2); MASK(3); MASK(4); MASK(5);
-			last = valid;
-		}
-		/* a host's record has times in slots 0-11 only, a target's in
-		 * 8-23: half the vectors (a file is one side: the branch is
-		 * predicted) */
-		if (!(valid >> 12))
-			y = MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
-		else if (!(valid & 0xff))
-			y = MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
-		else
-			y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
-		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+		_mm256_storeu_si256((__m256i *)&out[j], _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, x), x));
+	}
+	for (; j < k; j++) {
+		__m256i y = lanes_max(&r[j], &last, mk);
+		__m128i a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 		a = MAX2(a, _mm_unpackhi_epi64(a, a));
 		out[j] = ntp_merge_map((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
 	}
 }
-#undef MASK
 #undef SEL
 #undef MAX4
 #undef MAX2
