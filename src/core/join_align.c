@@ -318,7 +318,7 @@ static uint32_t cmd_hash(const struct mark *m)
 /* The group of m's command, or UINT32_MAX (and *slot, its table entry to
  * fill, *hash). A command is compared only where the hash matches: most
  * host marks of many hosts have no instance in the target's sample. */
-static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
+static inline __attribute__((always_inline)) uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
 {
 	uint32_t h = cmd_hash(m), b = h & x->mask;
 
@@ -359,7 +359,7 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	}
 	/* the groups, their sizes, then their times in place */
 	for (size_t i = 0; i < nt; i++) {
-		uint32_t slot, hash, g = tindex_find(x, &t[i], &slot, &hash);
+		uint32_t slot = 0, hash = 0, g = tindex_find(x, &t[i], &slot, &hash);
 
 		if (g == UINT32_MAX) {
 			g = x->ng++;
