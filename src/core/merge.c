@@ -399,44 +399,70 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
  * cursor 0, as the ranks order them), the winner moved on within its
  * block without a call. The tree's two ranks are written back at the end.
  */
+/* A cursor's place as pointers for drain2: its record and the block's
+ * end, its key and the end of the keys computed (pointers advanced in
+ * step, where an index costs a multiply by the record's size and a
+ * subtraction of the keys' base per record). */
+struct run {
+	const struct ntp_record *p, *end;
+	const uint64_t *kp, *kend;
+};
+
+/* Cursor cu's place into r (its record's key computed: key() was called). */
+static inline __attribute__((always_inline)) void run_load(struct run *r, const struct cursor *cu)
+{
+	r->p = &cu->recs[cu->i];
+	r->end = &cu->recs[cu->n];
+	r->kp = &cu->kp[cu->i - cu->kbase];
+	r->kend = &cu->kp[cu->kcnt];
+}
+
 static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
 	/* the keys in registers, not an array indexed by the winner */
 	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
 	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
-	struct cursor *c0 = &m->cur[0], *c1 = &m->cur[1];
 	/* the batch's count in a register, in m only around a call */
 	const struct ntp_record **b = m->batch;
 	size_t fed = 0, nb = m->nb;
+	struct run run[2];
 	uint32_t w;
 
+	run_load(&run[0], &m->cur[0]);
+	run_load(&run[1], &m->cur[1]);
 	for (;;) {
-		struct cursor *cu;
+		struct run *r;
 		uint64_t k;
 
 		w = k1 < k0;
 		k = w ? k1 : k0;
 		if (k > until)
 			break;
-		cu = w ? c1 : c0;
-		b[nb++] = &cu->recs[cu->i];
+		r = &run[w];
+		b[nb++] = r->p;
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
 		pm = w == primary && k > pm ? k : pm;
-		if (++cu->i < cu->n) {
-			k = key_at(cu, cu->i);
+		r->kp++;
+		if (++r->p < r->end && r->kp < r->kend) {
+			k = *r->kp;
 		} else {
+			struct cursor *cu = &m->cur[w];
 			int more;
 
-			cu->i--;
+			/* the cursor at the record taken: advance() moves on
+			 * (to the next block, handing the batch over first),
+			 * key() computes the next keys */
+			cu->i = (size_t)(r->p - cu->recs) - 1;
 			m->nb = nb;
-			more = advance(m, w);	/* hands the batch over first */
+			more = advance(m, w);
 			nb = m->nb;
 			if (!more) {
 				m->live--;
 				break;
 			}
 			k = key(m, w);
+			run_load(r, cu);
 		}
 		if (nb == BATCH) {
 			m->nb = nb;
@@ -446,6 +472,10 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 		k0 = w ? k0 : k;
 		k1 = w ? k : k1;
 	}
+	/* the cursors where the runs are (an ended one stays ended) */
+	for (uint32_t c = 0; c < 2; c++)
+		if (m->cur[c].i < m->cur[c].n)
+			m->cur[c].i = (size_t)(run[c].p - m->cur[c].recs);
 	m->nb = nb;
 	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
 	{
