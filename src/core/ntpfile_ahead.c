@@ -25,8 +25,28 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "ntpfile_int.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* pthread_cond_wait, its count and time added to *n and *ns */
+static void wait_timed(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *n, uint64_t *ns)
+{
+	uint64_t t0 = now_ns();
+
+	pthread_cond_wait(cv, mu);
+	++*n;
+	*ns += now_ns() - t0;
+}
 
 struct slot {
 	const struct ntp_record *recs;	/* in the reader's window, or buf */
@@ -77,6 +97,9 @@ struct ntp_ahead {
 	int64_t key_off;
 	const uint64_t *keys;		/* the caller's: of the block last handed out */
 	int prod_waits, cons_waits;	/* asleep on space / on data */
+	/* how often and how long each side slept (NTPROF_AHEAD_STATS=1 prints
+	 * them when the reader closes: where a pair of threads loses time) */
+	uint64_t prod_sleeps, cons_sleeps, prod_ns, cons_ns;
 	uint64_t sent_gen;		/* thread: totals generation last sent */
 	/* the caller's view, as of the block last handed out */
 	struct ntp_read_stats st;
@@ -173,7 +196,7 @@ static void *run(void *arg)
 		if (a->count == a->lim)
 			while (a->count > a->lim / 2 && !a->quit) {
 				a->prod_waits = 1;
-				pthread_cond_wait(a->space, a->mu);
+				wait_timed(a->space, a->mu, &a->prod_sleeps, &a->prod_ns);
 			}
 		a->prod_waits = 0;
 		if (a->quit) {
@@ -422,7 +445,7 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	}
 	while (!a->count) {
 		a->cons_waits = 1;
-		pthread_cond_wait(&a->data, a->mu);
+		wait_timed(&a->data, a->mu, &a->cons_sleeps, &a->cons_ns);
 	}
 	a->cons_waits = 0;
 	s = &a->slot[a->head];
@@ -436,6 +459,11 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 		a->tot_as_of = s->tot_as_of;
 	}
 	if (!s->more) {
+		if (getenv("NTPROF_AHEAD_STATS"))	/* at the end: the reader sleeps no more */
+			fprintf(stderr, "read-ahead%s: %llu blocks; the reader slept %llu times, %.3f s; "
+				"the caller %llu times, %.3f s\n", a->crew ? " (shared)" : "",
+				(unsigned long long)a->published, (unsigned long long)a->prod_sleeps,
+				a->prod_ns / 1e9, (unsigned long long)a->cons_sleeps, a->cons_ns / 1e9);
 		a->finished = 1;
 		a->keys = NULL;
 		return 0;
