@@ -38,6 +38,26 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* How long the caller waits awake for a block before it sleeps
+ * (NTPROF_AHEAD_SPIN_US, default below; 0: never). */
+static uint64_t ahead_spin_ns = 20000;
+static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
+
+static void spin_init(void)
+{
+	const char *e = getenv("NTPROF_AHEAD_SPIN_US");
+
+	if (e)
+		ahead_spin_ns = strtoull(e, NULL, 10) * 1000;
+}
+
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /* pthread_cond_wait, its count and time added to *n and *ns */
 static void wait_timed(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t *n, uint64_t *ns)
 {
@@ -99,7 +119,7 @@ struct ntp_ahead {
 	int prod_waits, cons_waits;	/* asleep on space / on data */
 	/* how often and how long each side slept (NTPROF_AHEAD_STATS=1 prints
 	 * them when the reader closes: where a pair of threads loses time) */
-	uint64_t prod_sleeps, cons_sleeps, prod_ns, cons_ns;
+	uint64_t prod_sleeps, cons_sleeps, prod_ns, cons_ns, cons_spin_ns;
 	uint64_t sent_gen;		/* thread: totals generation last sent */
 	/* the caller's view, as of the block last handed out */
 	struct ntp_read_stats st;
@@ -312,6 +332,7 @@ struct ntp_ahead *ntp_ahead_new(struct ntp_reader *r)
 
 	if (!a)
 		return NULL;
+	pthread_once(&spin_once, spin_init);
 	a->r = r;
 	a->lim = NTP_AHEAD_SLOTS;
 	a->st = *ntp_reader_stats_direct(r);
@@ -443,6 +464,21 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 		if (a->prod_waits && a->count <= a->lim / 2)
 			pthread_cond_signal(a->space);
 	}
+	if (!a->count && ahead_spin_ns) {
+		/* the block is likely under way: wait for it awake a little
+		 * while, so that neither side pays a sleep and a wake-up (a
+		 * system call in the reading thread, which sets the pace) */
+		uint64_t t0 = now_ns(), t = t0;
+
+		pthread_mutex_unlock(a->mu);
+		while (!__atomic_load_n(&a->count, __ATOMIC_RELAXED) && t - t0 < ahead_spin_ns) {
+			for (int i = 0; i < 32; i++)
+				spin_pause();
+			t = now_ns();
+		}
+		a->cons_spin_ns += t - t0;
+		pthread_mutex_lock(a->mu);
+	}
 	while (!a->count) {
 		a->cons_waits = 1;
 		wait_timed(&a->data, a->mu, &a->cons_sleeps, &a->cons_ns);
@@ -461,9 +497,10 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	if (!s->more) {
 		if (getenv("NTPROF_AHEAD_STATS"))	/* at the end: the reader sleeps no more */
 			fprintf(stderr, "read-ahead%s: %llu blocks; the reader slept %llu times, %.3f s; "
-				"the caller %llu times, %.3f s\n", a->crew ? " (shared)" : "",
+				"the caller %llu times, %.3f s, and waited awake %.3f s\n", a->crew ? " (shared)" : "",
 				(unsigned long long)a->published, (unsigned long long)a->prod_sleeps,
-				a->prod_ns / 1e9, (unsigned long long)a->cons_sleeps, a->cons_ns / 1e9);
+				a->prod_ns / 1e9, (unsigned long long)a->cons_sleeps, a->cons_ns / 1e9,
+				a->cons_spin_ns / 1e9);
 		a->finished = 1;
 		a->keys = NULL;
 		return 0;
