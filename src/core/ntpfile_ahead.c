@@ -7,11 +7,12 @@
  * (docs/performance.md); the records' processing costs more again. With two
  * CPUs they overlap: this thread runs the reader's own block loop
  * (ntp_reader_block_direct, unchanged, so a cut or damaged file ends or skips
- * exactly as without it) and copies each verified block into one of
- * NTP_AHEAD_SLOTS slots; the caller takes the slots in order. A block's
- * records are copied because the reader's window is unmapped as it moves on,
- * while the caller may still hold the previous block (ntpfile.h). The copy
- * runs while the block is still in this CPU's cache.
+ * exactly as without it) and hands each verified block over in one of
+ * NTP_AHEAD_SLOTS slots; the caller takes the slots in order. The records
+ * stay where the reader put them: it leaves a buffer or window behind
+ * (ntp_reader_reap) rather than reuse it while the caller may still hold a
+ * block in it (ntpfile.h); a block is copied only when it lies in a buffer
+ * the next block reuses (ntp_reader_block_kept).
  *
  * Each slot carries the reader's stats and, when they changed, its totals as
  * of that block, so what the caller sees after a block is what it saw
@@ -19,6 +20,9 @@
  * files (merge.c), the records' merge keys too: computing them here takes
  * that work off the thread that merges and reduces, which sets a join's
  * pace.
+ *
+ * Many files (a join of many hosts) share one thread, the crew below,
+ * which serves each file's ring as that file's own thread would.
  */
 #include <errno.h>
 #include <pthread.h>
