@@ -197,7 +197,7 @@ static void produce(struct ntp_ahead *a, struct slot *s)
 static void publish(struct ntp_ahead *a, int more)
 {
 	a->tail = (a->tail + 1) % NTP_AHEAD_SLOTS;
-	a->count++;
+	__atomic_store_n(&a->count, a->count + 1, __ATOMIC_RELAXED);	/* read unlocked by the caller's wait awake */
 	a->published += more;
 	a->ended |= !more;
 	if (a->cons_waits)
@@ -462,7 +462,7 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	pthread_mutex_lock(a->mu);
 	if (a->holding) {	/* the previous block is no longer the caller's */
 		a->head = (a->head + 1) % NTP_AHEAD_SLOTS;
-		a->count--;
+		__atomic_store_n(&a->count, a->count - 1, __ATOMIC_RELAXED);
 		a->released++;
 		a->holding = 0;
 		if (a->prod_waits && a->count <= a->lim / 2)
