@@ -743,7 +743,9 @@ static void unmap_window(struct ntp_reader *r)
 {
 	if (!r->map)
 		return;
-	if (r->ahead) {
+	/* with read-ahead, kept while the caller may hold a block in it; one
+	 * no block was handed out from goes now (as a read buffer, fill) */
+	if (r->ahead && ntp_ahead_published(r->ahead) != r->buf_seq) {
 		retire_window(r);
 		return;
 	}
@@ -821,6 +823,8 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	if (p == MAP_FAILED)
 		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
+	if (r->ahead)
+		r->buf_seq = ntp_ahead_published(r->ahead);
 	r->map = p;
 	r->map_len = len;
 	map_slot_set(r->map_slot, p, len);
@@ -1400,9 +1404,14 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
  * Many files, one thread (ntpfile_ahead.c's crew). Their blocks in flight
  * are what bounds the memory: a file of no more than twice the mean size
  * (a host's of a join of many) has two slots, the block its caller holds
- * and the next, each in a read buffer of its own with only the next
- * header read past it, and one spare buffer; a larger file (the target's,
- * about half of all records) reads as it does alone.
+ * and the next; a larger file (the target's, about half of all records)
+ * reads as it does alone. A small file keeps its mmap windows (each about
+ * a block: the share of NTP_MAP_WINDOW of so many readers): read() into a
+ * buffer per block took a fresh page at every 4 KiB of the hosts' files,
+ * several times the page faults of the whole join, where a window maps
+ * the page cache's own pages. Read with read() (not mapped), each block
+ * goes to a read buffer of its own with only the next header read past
+ * it, and two spare buffers are kept.
  */
 #define CREW_SMALL_CAP (512u << 10)
 size_t ntp_readers_read_ahead(struct ntp_reader *const *r, size_t n)
@@ -1425,7 +1434,9 @@ size_t ntp_readers_read_ahead(struct ntp_reader *const *r, size_t n)
 
 		if (r[i]->ahead)
 			continue;
-		if (small) {
+		if (small && r[i]->mapped) {
+			r[i]->ahead_map = 1;	/* see above */
+		} else if (small) {
 			r[i]->read_cap = r[i]->window ? r[i]->window : CREW_SMALL_CAP;	/* tests: small */
 			r[i]->read_extra = NTP_BLOCK_HDR_LEN;
 			r[i]->spare_max = 2;
