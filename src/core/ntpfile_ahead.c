@@ -42,9 +42,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* How long the caller waits awake for a block before it sleeps
- * (NTPROF_AHEAD_SPIN_US, default below; 0: never). */
-static uint64_t ahead_spin_ns = 20000;
+/* How long the caller waits awake for a block before it sleeps:
+ * NTPROF_AHEAD_SPIN_US, 0 (never) unless set; docs/performance.md says
+ * what it saves and why it is not the default. */
+static uint64_t ahead_spin_ns;
 static pthread_once_t spin_once = PTHREAD_ONCE_INIT;
 
 static void spin_init(void)
