@@ -711,6 +711,21 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 	ntp_pend_settle(m->tpend);
 }
 
+void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *r, size_t n)
+{
+	if (n && !m->started)
+		ntp_model_set_start(m, first_ts(r[0]));
+	if (!m->join) {
+		for (size_t i = 0; i < n; i++)
+			ingest(m, r[i], 1, 0);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ingest(m, r[i], 1, 1);
+	ntp_pend_settle(m->hpend);
+	ntp_pend_settle(m->tpend);
+}
+
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)
 {
 	if (m->n_totals && now_ns > m->totals_as_of) {
