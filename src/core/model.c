@@ -692,20 +692,14 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
+	/* No prefetch: a block's records are read in order, which the CPU's
+	 * own prefetcher follows (docs/performance.md). */
 	if (!m->join) {
-		for (i = 0; i < n; i++) {
-			if (i + 2 < n)
-				ntp_prefetch_record(&r[i + 2]);
+		for (i = 0; i < n; i++)
 			ingest(m, &r[i], 1, 0);
-		}
 		return;
 	}
-	/* the last two records apart: no test of the prefetch per record */
-	for (i = 0; i + 2 < n; i++) {
-		ntp_prefetch_record(&r[i + 2]);
-		ingest(m, &r[i], 1, 1);
-	}
-	for (; i < n; i++)
+	for (i = 0; i < n; i++)
 		ingest(m, &r[i], 1, 1);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
