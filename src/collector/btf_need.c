@@ -35,6 +35,7 @@
 #include "btf_need.h"
 #include "collector.h"
 #include "hooks.h"
+#include "kmod.h"
 #include "ntprof.skel.h"
 
 #define FLAVOUR "___ntp"
@@ -464,7 +465,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 			add(structs, sizeof(structs), &ns, ", ", kname);
 		else
 			add(fields, sizeof(fields), &nf, ", ", missed);
-		if (home && strcmp(home, "vmlinux")) {
+		if (home && strcmp(home, "vmlinux") && !ntp_module_builtin(home)) {
 			if (!ntp_module_loaded(home)) {
 				if (!listed(unloaded, home))
 					add(unloaded, sizeof(unloaded), &nu, ", ", home);

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "say.h"
 #include "btf_need.h"
+#include "kmod.h"
 #include "core/clock.h"
 #include "collector.h"
 #include "session.h"
@@ -211,7 +212,7 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	/* The NVMe structures exist only in the modules' own BTF (5.11+):
 	 * without it, or a file that carries them, CO-RE cannot place a field. */
 	for (size_t i = 0; i < nmods; i++)
-		if (!ntp_module_btf(mods[i]))
+		if (!ntp_module_btf(mods[i]) && !ntp_module_builtin(mods[i]))	/* built in: vmlinux BTF */
 			n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", mods[i]);
 	if (!n)	/* every module has its own BTF: has it what the programs read? */
 		return ntp_btf_need_check(sides, o->transport, NULL, errbuf, errlen);
