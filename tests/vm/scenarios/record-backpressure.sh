@@ -14,8 +14,8 @@
 #    drive; it also handles the commands ahead of it (and waits for a CPU
 #    between batches), which is target CPU time, not the drive's
 #    (docs/backpressure.md, "The converse"). Under TCG that handling is
-#    milliseconds per batch and grows with the QD: at QD 32 over NVMe/RDMA
-#    it has left up to 15 % of the growth in the network.
+#    slow and grows with the QD: at QD 32 over NVMe/RDMA it can leave more
+#    than a tenth of the growth in the network.
 #  record-backpressure-link-qdN  the same QDs over NVMe/TCP on a drive
 #    without delay behind a rate-limited lo (netem rate): the network takes
 #    >= 80 % of the growth
