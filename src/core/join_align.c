@@ -298,6 +298,12 @@ struct tindex {
 	uint32_t ng, stamp;
 	uint64_t *tab;		/* by hash: the hash above, group + 1 below; 0: empty */
 	uint32_t mask;
+	/* a bit per value of the hash's low bits, set for the sample's
+	 * commands (at most one in 16 set): a host mark whose command is not
+	 * in the sample, most of many hosts' marks, is told by one bit
+	 * instead of a probe of the table to its next empty entry */
+	uint64_t *bits;
+	uint32_t bmask;
 };
 
 static uint32_t cmd_hash(const struct mark *m)
@@ -312,10 +318,12 @@ static uint32_t cmd_hash(const struct mark *m)
 /* The group of m's command, or UINT32_MAX (and *slot, its table entry to
  * fill, *hash). A command is compared only where the hash matches: most
  * host marks of many hosts have no instance in the target's sample. */
-static uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
+static inline __attribute__((always_inline)) uint32_t tindex_find(const struct tindex *x, const struct mark *m, uint32_t *slot, uint32_t *hash)
 {
 	uint32_t h = cmd_hash(m), b = h & x->mask;
 
+	if (!slot && !(x->bits[(h & x->bmask) >> 6] >> (h & 63) & 1))
+		return UINT32_MAX;
 	for (; x->tab[b]; b = (b + 1) & x->mask) {
 		uint32_t g = (uint32_t)x->tab[b] - 1;
 
@@ -343,18 +351,21 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
 	x->g = malloc((nt ? nt : 1) * sizeof(*x->g));
 	x->tab = calloc(size, sizeof(*x->tab));
-	if (!gid || !x->tt || !x->g || !x->tab) {
+	x->bmask = 8 * size - 1;
+	x->bits = calloc(size / 8, sizeof(*x->bits));
+	if (!gid || !x->tt || !x->g || !x->tab || !x->bits) {
 		free(gid);
 		return -1;
 	}
 	/* the groups, their sizes, then their times in place */
 	for (size_t i = 0; i < nt; i++) {
-		uint32_t slot, hash, g = tindex_find(x, &t[i], &slot, &hash);
+		uint32_t slot = 0, hash = 0, g = tindex_find(x, &t[i], &slot, &hash);
 
 		if (g == UINT32_MAX) {
 			g = x->ng++;
 			x->g[g] = (struct tgroup){ .first = (uint32_t)i };
 			x->tab[slot] = (uint64_t)hash << 32 | (g + 1);
+			x->bits[(hash & x->bmask) >> 6] |= 1ull << (hash & 63);
 		}
 		x->g[g].end++;
 		gid[i] = g;
@@ -378,14 +389,19 @@ static void tindex_free(struct tindex *x)
 	free(x->tt);
 	free(x->g);
 	free(x->tab);
+	free(x->bits);
 	x->tt = NULL;
 	x->g = NULL;
 	x->tab = NULL;
+	x->bits = NULL;
 }
 
-/* The differences in order: a radix sort, eight passes of a byte each over
- * the values with the sign bit flipped (their unsigned order is the signed
- * one), no comparison to mispredict; the merge sort for few. */
+/* The differences in order: a radix sort, a pass of a byte each over the
+ * values with the sign bit flipped (their unsigned order is the signed
+ * one), no comparison to mispredict; the merge sort for few. A pass whose
+ * byte is the same in every value would leave the order as it is and is
+ * skipped: the differences of one pair of clocks are close to one another,
+ * so their high bytes mostly are. */
 static void sort_diffs(int64_t *a, size_t n)
 {
 	uint64_t *src = (uint64_t *)(void *)a, *dst, *t;
@@ -405,6 +421,8 @@ static void sort_diffs(int64_t *a, size_t n)
 	for (int b = 0; b < 8; b++) {
 		size_t at = 0;
 
+		if (cnt[b][((src[0] ^ (1ull << 63)) >> (8 * b)) & 0xff] == n)
+			continue;	/* one byte value: already in order by it */
 		for (int v = 0; v < 256; v++) {
 			size_t c = cnt[b][v];
 
@@ -417,7 +435,11 @@ static void sort_diffs(int64_t *a, size_t n)
 		src = dst;
 		dst = t;
 	}
-	/* eight passes: the result is back in a */
+	/* an odd number of passes: the result is in the other buffer */
+	if (src != (uint64_t *)(void *)a) {
+		memcpy(a, src, n * sizeof(*a));
+		dst = src;
+	}
 	free(dst);
 }
 

@@ -7,6 +7,8 @@
 /* Keys are computed for a chunk of a cursor's records at a time, in one
  * loop over records (keys_block), not one call per record. */
 #define KEY_CHUNK 16
+/* Records handed to the drain's function per call (below). */
+#define BATCH 256
 
 struct cursor {
 	const struct ntp_record *recs;
@@ -45,6 +47,16 @@ struct ntp_merge {
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
+	/* The drain's records not yet handed to fn: each in its cursor's
+	 * block, handed over before any cursor moves to its next block (which
+	 * lets go of the one before, ntpfile.h) and at the drain's end. A
+	 * batch lets the model keep the records that wait for their twin by
+	 * reference (model.h ntp_model_ingest_refs) across the files' runs: a
+	 * host's and its target's records alternate in runs of about two. */
+	ntp_merge_fn fn;
+	void *ctx;
+	size_t nb;
+	const struct ntp_record *batch[BATCH];
 };
 
 uint64_t ntp_record_last_ts(const struct ntp_record *r)
@@ -69,43 +81,88 @@ static void keys_scalar(const struct ntp_record *r, size_t k, int64_t off, uint6
 #if defined(__x86_64__)
 #include <immintrin.h>
 /*
- * The same with AVX2, without a branch: the loop over a record's valid
- * timestamps (ten or so) cost a load, a compare and a branch each, and its
- * trip count differs between a host's record and a target's, which
- * alternate in a join. Here the 24 slots are six vectors; a lane's valid
- * bit shifted to its top selects it (or 0); an unsigned maximum is the
- * signed one with the top bit flipped. Slots from NTP_TS_COUNT on are
- * masked off as the loop's mask does.
+ * The same with AVX2, without a branch per timestamp: the loop over a
+ * record's valid timestamps (ten or so) cost a load, a compare and a branch
+ * each, and its trip count differs between a host's record and a target's,
+ * which alternate in a join. Here the 24 slots are six vectors; a lane of
+ * a valid slot is kept (ANDed with all ones) and an invalid one's is 0,
+ * the "none" of ntp_record_last_ts; an unsigned maximum is the signed one
+ * with the top bit flipped. The six lane masks are made from a record's
+ * valid bits (each bit shifted to its lane's top, then spread by a compare)
+ * only when they differ from the record before's: a file's records mostly
+ * share one set. Slots from NTP_TS_COUNT on are masked off as the loop's
+ * mask does.
  */
-#define SEL(q) _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(flip),				\
-		_mm256_castsi256_pd(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)&r[j].ts[4 * (q)]), flip)), \
-		_mm256_castsi256_pd(_mm256_sllv_epi64(v, sh##q))))
+#define SEL(q) _mm256_xor_si256(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)&x->ts[4 * (q)]), \
+						 mk[q]), flip)
 #define MAX4(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
 #define MAX2(a, b) _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a))
+
+/* The masks of lanes of valid slots (bit l of valid to the top of lane l,
+ * spread by a compare) when valid differs from *last. */
+__attribute__((target("avx2"), always_inline)) static inline void lane_masks(uint32_t valid, uint32_t *last,
+									      __m256i mk[6])
+{
+	const __m256i zero = _mm256_setzero_si256(), v = _mm256_set1_epi64x(valid);
+
+	if (valid == *last)
+		return;
+	*last = valid;
+	mk[0] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(63, 62, 61, 60)));
+	mk[1] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(59, 58, 57, 56)));
+	mk[2] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(55, 54, 53, 52)));
+	mk[3] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(51, 50, 49, 48)));
+	mk[4] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(47, 46, 45, 44)));
+	mk[5] = _mm256_cmpgt_epi64(zero, _mm256_sllv_epi64(v, _mm256_setr_epi64x(43, 42, 41, 40)));
+}
+
+/* Record x's valid times (top bit flipped, 0 for an invalid slot) folded
+ * into four lanes. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i lanes_max(const struct ntp_record *x,
+									        uint32_t *last, __m256i mk[6])
+{
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
+	uint32_t valid = x->ts_valid & ((1u << NTP_TS_COUNT) - 1);
+
+	lane_masks(valid, last, mk);
+	/* a host's record has times in slots 0-11 only, a target's in 8-23:
+	 * half the vectors (a file is one side: the branch is predicted) */
+	if (!(valid >> 12))
+		return MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
+	if (!(valid & 0xff))
+		return MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
+	return MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
+}
+
 __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r, size_t k, int64_t off,
 						      uint64_t *out)
 {
-	const __m256i flip = _mm256_set1_epi64x(INT64_MIN);
-	const __m256i sh0 = _mm256_setr_epi64x(63, 62, 61, 60), sh1 = _mm256_setr_epi64x(59, 58, 57, 56);
-	const __m256i sh2 = _mm256_setr_epi64x(55, 54, 53, 52), sh3 = _mm256_setr_epi64x(51, 50, 49, 48);
-	const __m256i sh4 = _mm256_setr_epi64x(47, 46, 45, 44), sh5 = _mm256_setr_epi64x(43, 42, 41, 40);
+	const __m256i flip = _mm256_set1_epi64x(INT64_MIN), zero = _mm256_setzero_si256();
+	const __m256i voff = _mm256_set1_epi64x(off);
+	__m256i mk[6] = { zero, zero, zero, zero, zero, zero };
+	uint32_t last = 0;	/* the masks' valid bits: none */
+	size_t j = 0;
 
 	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
-	for (size_t j = 0; j < k; j++) {
-		uint32_t valid = r[j].ts_valid & ((1u << NTP_TS_COUNT) - 1);
-		__m256i v = _mm256_set1_epi64x(valid), y;
-		__m128i a;
+	/* Four records at a time: their four vectors' lanes folded together
+	 * (pairs of lanes, then the halves), four keys mapped and stored in
+	 * one vector each step, where one record's fold took as many
+	 * instructions as four's. */
+	for (; j + 4 <= k; j += 4) {
+		__m256i y0 = lanes_max(&r[j], &last, mk), y1 = lanes_max(&r[j + 1], &last, mk);
+		__m256i y2 = lanes_max(&r[j + 2], &last, mk), y3 = lanes_max(&r[j + 3], &last, mk);
+		/* lanes: y0's 0|1, y1's 0|1, y0's 2|3, y1's 2|3 (| the maximum) */
+		__m256i a = MAX4(_mm256_unpacklo_epi64(y0, y1), _mm256_unpackhi_epi64(y0, y1));
+		__m256i b = MAX4(_mm256_unpacklo_epi64(y2, y3), _mm256_unpackhi_epi64(y2, y3));
+		__m256i t = MAX4(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+		/* ntp_merge_map: the offset added, wrapping; below 0 is 0 */
+		__m256i x = _mm256_add_epi64(_mm256_xor_si256(t, flip), voff);
 
-		/* a host's record has times in slots 0-11 only, a target's in
-		 * 8-23: half the vectors (a file is one side: the branch is
-		 * predicted) */
-		if (!(valid >> 12))
-			y = MAX4(MAX4(SEL(0), SEL(1)), SEL(2));
-		else if (!(valid & 0xff))
-			y = MAX4(MAX4(SEL(2), SEL(3)), MAX4(SEL(4), SEL(5)));
-		else
-			y = MAX4(MAX4(MAX4(SEL(0), SEL(1)), MAX4(SEL(2), SEL(3))), MAX4(SEL(4), SEL(5)));
-		a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+		_mm256_storeu_si256((__m256i *)&out[j], _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, x), x));
+	}
+	for (; j < k; j++) {
+		__m256i y = lanes_max(&r[j], &last, mk);
+		__m128i a = MAX2(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 		a = MAX2(a, _mm_unpackhi_epi64(a, a));
 		out[j] = ntp_merge_map((uint64_t)_mm_cvtsi128_si64(a) ^ (uint64_t)INT64_MIN, off);
@@ -158,6 +215,21 @@ static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, 
 	return cu->kp[i - cu->kbase];
 }
 
+/* Hands the batch over (see struct ntp_merge). */
+static __attribute__((noinline)) void flush(struct ntp_merge *m)
+{
+	if (m->nb)
+		m->fn(m->ctx, m->batch, m->nb);
+	m->nb = 0;
+}
+
+static inline __attribute__((always_inline)) void emit(struct ntp_merge *m, const struct ntp_record *r)
+{
+	m->batch[m->nb++] = r;
+	if (m->nb == BATCH)
+		flush(m);
+}
+
 /* Moves cursor c to its next record (a new block when needed): 1, or 0 at
  * its end. Inlined, as key() is: both run once per record. */
 static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, uint32_t c)
@@ -167,6 +239,8 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 	while (++cu->i >= cu->n) {
 		cu->i = (size_t)-1;
 		cu->kcnt = 0;	/* the keys were of the block before */
+		if (m->nb)
+			flush(m);	/* the records in the block let go */
 		if (ntp_reader_next_block(m->r[c], &cu->recs, &cu->n) != 1) {
 			cu->n = 0;
 			return 0;
@@ -325,41 +399,84 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
  * cursor 0, as the ranks order them), the winner moved on within its
  * block without a call. The tree's two ranks are written back at the end.
  */
-static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
-		     uint64_t *pmax)
+/* A cursor's place as pointers for drain2: its record and the block's
+ * end, its key and the end of the keys computed (pointers advanced in
+ * step, where an index costs a multiply by the record's size and a
+ * subtraction of the keys' base per record). */
+struct run {
+	const struct ntp_record *p, *end;
+	const uint64_t *kp, *kend;
+};
+
+/* Cursor cu's place into r (its record's key computed: key() was called). */
+static inline __attribute__((always_inline)) void run_load(struct run *r, const struct cursor *cu)
+{
+	r->p = &cu->recs[cu->i];
+	r->end = &cu->recs[cu->n];
+	r->kp = &cu->kp[cu->i - cu->kbase];
+	r->kend = &cu->kp[cu->kcnt];
+}
+
+static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
 	/* the keys in registers, not an array indexed by the winner */
 	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
 	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
-	size_t fed = 0;
+	/* the batch's count in a register, in m only around a call */
+	const struct ntp_record **b = m->batch;
+	size_t fed = 0, nb = m->nb;
+	struct run run[2];
 	uint32_t w;
 
+	run_load(&run[0], &m->cur[0]);
+	run_load(&run[1], &m->cur[1]);
 	for (;;) {
-		struct cursor *cu;
+		struct run *r;
 		uint64_t k;
 
 		w = k1 < k0;
 		k = w ? k1 : k0;
 		if (k > until)
 			break;
-		cu = &m->cur[w];
-		fn(ctx, &cu->recs[cu->i]);
+		r = &run[w];
+		b[nb++] = r->p;
 		fed++;
 		/* the files interleave at random: no branch on which one it was */
 		pm = w == primary && k > pm ? k : pm;
-		if (++cu->i < cu->n) {
-			k = key_at(cu, cu->i);
+		r->kp++;
+		if (++r->p < r->end && r->kp < r->kend) {
+			k = *r->kp;
 		} else {
-			cu->i--;
-			if (!advance(m, w)) {
+			struct cursor *cu = &m->cur[w];
+			int more;
+
+			/* the cursor at the record taken: advance() moves on
+			 * (to the next block, handing the batch over first),
+			 * key() computes the next keys */
+			cu->i = (size_t)(r->p - cu->recs) - 1;
+			m->nb = nb;
+			more = advance(m, w);
+			nb = m->nb;
+			if (!more) {
 				m->live--;
 				break;
 			}
 			k = key(m, w);
+			run_load(r, cu);
+		}
+		if (nb == BATCH) {
+			m->nb = nb;
+			flush(m);
+			nb = 0;
 		}
 		k0 = w ? k0 : k;
 		k1 = w ? k : k1;
 	}
+	/* the cursors where the runs are (an ended one stays ended) */
+	for (uint32_t c = 0; c < 2; c++)
+		if (m->cur[c].i < m->cur[c].n)
+			m->cur[c].i = (size_t)(run[c].p - m->cur[c].recs);
+	m->nb = nb;
 	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
 	{
 		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
@@ -381,8 +498,7 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void 
  * cursor at the start and with it at the end (a replay moves only the
  * winner's leaf): twice the tree's size per drain, once for a report.
  */
-static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
-			 uint64_t *pmax)
+static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
 	uint32_t o = m->most;
 	struct cursor *co = &m->cur[o];
@@ -400,7 +516,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 		if (rank_of(ko, o) < rw) {
 			if (ko > until)
 				break;
-			fn(ctx, &co->recs[co->i]);
+			emit(m, &co->recs[co->i]);
 			fed++;
 			pm = o == primary && ko > pm ? ko : pm;
 			if (++co->i < co->n) {
@@ -422,7 +538,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, v
 			break;
 		w = cursor_of(m, rw);
 		cu = &m->cur[w];
-		fn(ctx, &cu->recs[cu->i]);
+		emit(m, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
@@ -439,10 +555,12 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	size_t fed = 0;
 	uint64_t pm = *primary_max;
 
+	m->fn = fn;
+	m->ctx = ctx;
 	if (m->size == 2 && m->live == 2)
-		fed = drain2(m, until, fn, ctx, primary, &pm);
+		fed = drain2(m, until, primary, &pm);
 	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
-		fed = drain_most(m, until, fn, ctx, primary, &pm);
+		fed = drain_most(m, until, primary, &pm);
 	while (m->live) {
 		uint64_t k = (uint64_t)(m->node[0] >> 64);
 		uint32_t w = cursor_of(m, m->node[0]);
@@ -450,11 +568,12 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 
 		if (k > until)
 			break;
-		fn(ctx, &cu->recs[cu->i]);
+		emit(m, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
 	}
+	flush(m);
 	*primary_max = pm;
 	return fed;
 }

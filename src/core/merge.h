@@ -31,12 +31,14 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
  * its hosts'): the drain takes it out of the tree (same order, fewer
  * comparisons); i >= n: none (the default). */
 void ntp_merge_most(struct ntp_merge *m, size_t i);
-/* Calls fn(ctx, rec) for the next records in time order while the next
- * one's key is at most until, each valid during its call only (its reader
- * moves on right after).
- * Returns how many; *primary_max is raised to the largest key of those of
- * reader primary. Two files are merged without the tree. */
-typedef void (*ntp_merge_fn)(void *ctx, const struct ntp_record *rec);
+/* Hands the next records in time order, while the next one's key is at
+ * most until, to fn(ctx, rec, n): rec[0..n) in that order, in batches of
+ * one or more (every record taken is handed over before the drain
+ * returns), each record valid during its call only (its reader may move
+ * on right after). Returns how many; *primary_max is raised to the
+ * largest key of those of reader primary. Two files are merged without
+ * the tree. */
+typedef void (*ntp_merge_fn)(void *ctx, const struct ntp_record *const *rec, size_t n);
 size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		       uint64_t *primary_max);
 /* Reader i's next record (NULL once it ended), whatever its place in the

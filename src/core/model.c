@@ -22,7 +22,7 @@
 #include "hist.h"
 #include "model.h"
 #include "occ.h"
-#include "pending.h"
+#include "pending_int.h"
 
 #define MAX_TOTALS 512
 
@@ -134,14 +134,16 @@ struct group {
 #define GC_GRP_SHIFT 56			/* above the key's device number (bits 48..54) */
 _Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS < GC_NONE,
 	       "the device number and the group number fit their bits");
-_Static_assert(GC_SLOTS / 2 + NTP_SNAP_MAX_GROUPS < GC_SLOTS, "the table never fills: probes end");
+#define GC_MAX_HIT (GC_SLOTS / 4)	/* keys cached with a group (several opcodes of one I/O type) */
+_Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: probes end");
 struct group_cache {
 	uint64_t last_key;		/* key of last (0: none) */
 	struct group *last;
-	char last_dev[NTP_DEV_LEN];	/* the last record's device, its number last_dev_no */
-	int last_dev_no;		/* -1: not numbered */
+	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
+	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
+	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
@@ -196,7 +198,6 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 		return NULL;
 	m->mem = mem;
 	m->cfg = *cfg;
-	m->gc.last_dev_no = -1;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
 	m->join = cfg->role == NTP_ROLE_BOTH;
@@ -269,7 +270,10 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	g->side = side;
 	g->len = r->len;
 	memcpy(g->dev, r->dev, NTP_DEV_LEN);
-	m->gc.off |= r->dev[NTP_DEV_LEN - 1] != '\0';
+	if (r->dev[NTP_DEV_LEN - 1] != '\0') {
+		m->gc.off = 1;
+		m->gc.last_dev_key = 0;		/* group_of's first test fails from now */
+	}
 	/* the key as stored: a dev without its NUL in 32 bytes is cut, and
 	 * never equals such a record's */
 	g->dev[NTP_DEV_LEN - 1] = '\0';
@@ -277,23 +281,24 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	return g;
 }
 
-/* A device not the last one seen: its number (-1: none, the cache is not used). */
-static __attribute__((noinline)) int gc_dev_new(struct group_cache *c, const char *dev)
+/* A device not the last one seen: its key part, (its number + 1) << 48
+ * (0: none, the cache is not used). */
+static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, const char *dev)
 {
 	unsigned i;
 
 	if (dev[NTP_DEV_LEN - 1])
-		return -1;
+		return 0;
 	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
 		;
 	if (i == c->n_devs) {
 		if (i == GC_DEVS)
-			return -1;
+			return 0;
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}
 	memcpy(c->last_dev, dev, NTP_DEV_LEN);
-	c->last_dev_no = (int)i;
-	return (int)i;
+	c->last_dev_key = (uint64_t)(i + 1) << 48;
+	return c->last_dev_key;
 }
 
 /* The device names of two records are equal: 32 bytes, in two 16-byte
@@ -312,13 +317,6 @@ static inline int dev_eq(const char *a, const char *b)
 }
 _Static_assert(NTP_DEV_LEN == 32, "dev_eq compares 32 bytes");
 
-static inline __attribute__((always_inline)) int gc_dev_no(struct group_cache *c, const char *dev)
-{
-	if (__builtin_expect(c->last_dev_no >= 0 && dev_eq(dev, c->last_dev), 1))
-		return c->last_dev_no;
-	return gc_dev_new(c, dev);
-}
-
 static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
 								    const struct ntp_record *r, uint8_t side)
 {
@@ -326,12 +324,17 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	struct group *g;
 	uint64_t key;
 	unsigned slot;
-	int dev;
+	uint64_t dev;
 
-	if (c->off || (dev = gc_dev_no(c, r->dev)) < 0)
+	/* the last device seen (last_dev_key is 0 when the cache is off) */
+	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
+		dev = c->last_dev_key;
+	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
 		return group_find(m, r, side);
-	/* never 0: the device's number + 1 in the top bits */
-	key = (uint64_t)(dev + 1) << 48 | (uint64_t)side << 40 | (uint64_t)ntp_io_type_of(r->opcode) << 32 | r->len;
+	/* never 0: the device's number + 1 in the top bits; the opcode, not
+	 * its I/O type (no branch or conditional move per command): the
+	 * opcodes of one type are keys of the same group */
+	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
 	if (key == c->last_key)
 		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
@@ -348,7 +351,11 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 	if (c->off)
 		return g;
 	if (g) {
-		/* at most NTP_SNAP_MAX_GROUPS keys with a group */
+		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
+		 * answers the others: its answer is the same */
+		if (c->n_hit == GC_MAX_HIT)
+			goto hit;
+		c->n_hit++;
 		c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 	} else {
 		/* every group taken (else an allocation failed: ask again) */
@@ -494,15 +501,19 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
 
 	ntp_fast_compute(h, t, comp, stage, &e2e);
-	if (!(noq & NTP_MODEL_NO_STAGE_Q))
+	/* unrolled: each histogram's number a constant, each value in a
+	 * register (a loop kept them in memory and indexed them) */
+	if (!(noq & NTP_MODEL_NO_STAGE_Q)) {
+#pragma GCC unroll 5
 		for (int s = 0; s < NTP_STAGE_COUNT; s++)
 			ntp_hset_add(&a->h, H_ST + s, stage[s]);
-	if (!(noq & NTP_MODEL_NO_COMP_Q))
-		for (uint32_t bits = NTP_FAST_COMPS; bits; bits &= bits - 1) {
-			int c = __builtin_ctz(bits);
-
-			ntp_hset_add(&a->h, H_C + c, comp[c]);
-		}
+	}
+	/* fast_comp[] is NTP_FAST_COMPS in ascending order: acc_add's */
+	if (!(noq & NTP_MODEL_NO_COMP_Q)) {
+#pragma GCC unroll 10
+		for (unsigned k = 0; k < FAST_N; k++)
+			ntp_hset_add(&a->h, H_C + fast_comp[k], comp[fast_comp[k]]);
+	}
 }
 
 static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct group *g,
@@ -568,18 +579,30 @@ static __attribute__((noinline)) void account_call(struct ntp_model *m, struct g
 	account(m, g, h, t);
 }
 
+/* transport and impl, adjacent bytes, in one test (one 16-bit load where
+ * the compiler merges them): the SPDK NVMe/TCP records' count is a test
+ * of every record */
+#define TCP_SPDK ((uint16_t)(NTP_TRANSPORT_TCP | NTP_IMPL_SPDK << 8))
+static inline uint16_t transport_impl(const struct ntp_record *r)
+{
+	return (uint16_t)(r->transport | r->impl << 8);
+}
+
 /* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
  * the records waiting for their twin kept by reference and the start set
- * by the caller */
-static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref)
+ * by the caller; join is m->join (a constant in the block's loop, whose
+ * role is then both: no test of the role per record) */
+static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref,
+							  int join)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
 	struct group *g;
+	uint64_t key;
 
 	if (!ref && !m->started)
 		ntp_model_set_start(m, first_ts(r));
-	if (r->impl == NTP_IMPL_SPDK && r->transport == NTP_TRANSPORT_TCP) {
+	if (__builtin_expect(transport_impl(r) == TCP_SPDK, 0)) {
 		int t = r->side == NTP_SIDE_TARGET;
 
 		m->spdk_tcp[t]++;
@@ -587,28 +610,32 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 	}
 	if (r->side == NTP_SIDE_HOST) {
 		m->host_records++;
-		if (m->cfg.role == NTP_ROLE_TARGET)
+		if (!join && m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
 		g = group_of(m, r, NTP_SIDE_HOST);
 		if (g) {
 			g->cur->seen++;
 			g->cur->est_cmds += m->cfg.sampling;
 		}
-		if (!m->join) {
+		if (!join) {
 			account_call(m, g, r, NULL);
 			return;
 		}
-		twin = ntp_pend_take(m->tpend, r, &m->unmatched_target);
+		key = ntp_pend_key(r);
+		twin = ref ? (m->tpend->count ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target) : NULL)
+			   : ntp_pend_take(m->tpend, r, &m->unmatched_target);
 		if (twin) {
-			uint64_t stale = ntp_pend_drop_key(m->hpend, r);
+			uint64_t stale = m->hpend->count ? ntp_pend_drop_key_some(m->hpend, key) : 0;
 
 			/* Older host records of this key lost their target. */
 			m->matched++;
-			m->unmatched_host += stale;
-			if (g)
-				g->unmatched += stale;
+			if (__builtin_expect(stale != 0, 0)) {
+				m->unmatched_host += stale;
+				if (g)
+					g->unmatched += stale;
+			}
 			account(m, g, r, twin);
-		} else if (ref ? ntp_pend_put_ref(m->hpend, r, &ev) : ntp_pend_put(m->hpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			g = group_of(m, &ev, NTP_SIDE_HOST);
 			if (g)
@@ -616,9 +643,9 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
 		m->target_records++;
-		if (m->cfg.role == NTP_ROLE_HOST)
+		if (!join && m->cfg.role == NTP_ROLE_HOST)
 			return;
-		if (!m->join) {
+		if (!join) {
 			g = group_of(m, r, NTP_SIDE_TARGET);
 			if (g) {
 				g->cur->seen++;
@@ -629,9 +656,11 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		}
 		uint64_t dropped = 0;
 
-		twin = ntp_pend_take(m->hpend, r, &dropped);
+		key = ntp_pend_key(r);
+		twin = ref ? (m->hpend->count ? ntp_pend_take_key(m->hpend, r, key, &dropped) : NULL)
+			   : ntp_pend_take(m->hpend, r, &dropped);
 		if (twin) {
-			m->unmatched_target += ntp_pend_drop_key(m->tpend, r);
+			m->unmatched_target += m->tpend->count ? ntp_pend_drop_key_some(m->tpend, key) : 0;
 			m->matched++;
 			g = group_of(m, twin, NTP_SIDE_HOST);
 			/* Older host records of this key lost their twin:
@@ -640,7 +669,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			if (g)
 				g->unmatched += dropped;
 			account_call(m, g, twin, r);
-		} else if (ref ? ntp_pend_put_ref(m->tpend, r, &ev) : ntp_pend_put(m->tpend, r, &ev)) {
+		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
 	}
@@ -648,7 +677,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
-	ingest(m, r, 0);
+	ingest(m, r, 0, m->join);
 }
 
 /*
@@ -659,17 +688,42 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
  */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
+	size_t i;
+
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
-	for (size_t i = 0; i < n; i++) {
-		if (i + 2 < n)
-			ntp_prefetch_record(&r[i + 2]);
-		ingest(m, &r[i], 1);
+	if (!m->join) {
+		for (i = 0; i < n; i++) {
+			if (i + 2 < n)
+				ntp_prefetch_record(&r[i + 2]);
+			ingest(m, &r[i], 1, 0);
+		}
+		return;
 	}
-	if (m->join) {
-		ntp_pend_settle(m->hpend);
-		ntp_pend_settle(m->tpend);
+	/* the last two records apart: no test of the prefetch per record */
+	for (i = 0; i + 2 < n; i++) {
+		ntp_prefetch_record(&r[i + 2]);
+		ingest(m, &r[i], 1, 1);
 	}
+	for (; i < n; i++)
+		ingest(m, &r[i], 1, 1);
+	ntp_pend_settle(m->hpend);
+	ntp_pend_settle(m->tpend);
+}
+
+void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *r, size_t n)
+{
+	if (n && !m->started)
+		ntp_model_set_start(m, first_ts(r[0]));
+	if (!m->join) {
+		for (size_t i = 0; i < n; i++)
+			ingest(m, r[i], 1, 0);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ingest(m, r[i], 1, 1);
+	ntp_pend_settle(m->hpend);
+	ntp_pend_settle(m->tpend);
 }
 
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns)

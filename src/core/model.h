@@ -117,6 +117,9 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);
  * still waits then (pending.h ntp_pend_put_ref), and the records go through
  * one loop instead of a call each. */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n);
+/* The same for records anywhere (a merge's, each in its file's block, all
+ * valid for the call), in the order of r[0..n). */
+void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *r, size_t n);
 /* Cumulative exact counters (from the kernel or a file's totals block) as of now_ns. */
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns);
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);

@@ -326,14 +326,17 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 	return 1;
 }
 
-static void feed_model(void *m, const struct ntp_record *r)
+/* A report: the merge's batch to the model in one call, whose records
+ * wait for their twin by reference within it (model.h). */
+static void feed_model(void *m, const struct ntp_record *const *r, size_t n)
 {
-	ntp_model_ingest(m, r);
+	ntp_model_ingest_refs(m, r, n);
 }
 
-static void feed_pump(void *p, const struct ntp_record *r)
+static void feed_pump(void *p, const struct ntp_record *const *r, size_t n)
 {
-	ntp_pump_record(p, r);
+	for (size_t i = 0; i < n; i++)
+		ntp_pump_record(p, r[i]);
 }
 
 int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reached)

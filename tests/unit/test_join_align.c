@@ -165,6 +165,22 @@ static void test_sort_diffs(void **state)
 		sort_diffs(a, n);
 		sort_i64(b, n);
 		assert_memory_equal(a, b, n * sizeof(*a));
+		/* values close to one another (one pair of clocks): the passes
+		 * of bytes every value shares skipped, an odd or even number
+		 * of passes left, around 0 and far from it */
+		for (int bits = 1; bits < 64; bits += 5) {
+			int64_t base = bits % 3 == 0 ? -(int64_t)(bits * 1000003) : (int64_t)((uint64_t)bits << 40);
+
+			for (size_t i = 0; i < n; i++) {
+				uint64_t v = (uint64_t)random() << 42 ^ (uint64_t)random() << 21 ^ (uint64_t)random();
+
+				a[i] = (int64_t)((uint64_t)base + (v & ((1ull << bits) - 1)));
+			}
+			memcpy(b, a, n * sizeof(*a));
+			sort_diffs(a, n);
+			sort_i64(b, n);
+			assert_memory_equal(a, b, n * sizeof(*a));
+		}
 	}
 }
 

@@ -122,17 +122,27 @@ static void files_remove(struct files *fs)
 }
 
 struct seen {
-	size_t n;
+	const struct files *fs;
+	size_t n, calls;
 	uint32_t id[FILES_MAX * PER_MAX];
 };
 
-/* seq holds the record's place (file * PER_MAX + index) */
-static void note(void *ctx, const struct ntp_record *r)
+/* seq holds the record's place (file * PER_MAX + index). Every record of a
+ * batch is still the one written (its block not let go before the call). */
+static void note(void *ctx, const struct ntp_record *const *r, size_t n)
 {
 	struct seen *s = ctx;
 
-	assert_true(s->n < FILES_MAX * PER_MAX);
-	s->id[s->n++] = (uint32_t)r->seq;
+	assert_true(n > 0);
+	s->calls++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)r[i]->seq;
+
+		assert_true(s->n < FILES_MAX * PER_MAX);
+		assert_true(id / PER_MAX < s->fs->n && id % PER_MAX < s->fs->count[id / PER_MAX]);
+		assert_memory_equal(r[i], &s->fs->rec[id / PER_MAX][id % PER_MAX], sizeof(*r[i]));
+		s->id[s->n++] = id;
+	}
 }
 
 /*
@@ -162,6 +172,7 @@ static void check_merge(struct files *fs, size_t most, size_t primary, int ahead
 	assert_non_null(m);
 	ntp_merge_most(m, most);
 	got.n = 0;
+	got.fs = fs;
 	for (;;) {
 		const struct ntp_record *x;
 		size_t f, fed;
@@ -326,6 +337,36 @@ static void test_record_last_ts(void **state)
 	}
 }
 
+/* The keys of a run of records at once (ntp_merge_keys: four at a time
+ * and the rest one by one, AVX2 where the CPU has it) against the loop
+ * here: runs of any length, records that share their valid bits with the
+ * one before or not, offsets that map below 0 or wrap. */
+static void test_merge_keys(void **state)
+{
+	static struct ntp_record r[64];
+	uint64_t out[64 + 1];
+
+	(void)state;
+	srandom(9);
+	for (int round = 0; round < 3000; round++) {
+		size_t n = (size_t)(random() % 40), at = (size_t)(random() % 8);
+		int64_t off = random() % 4 == 0 ? INT64_MAX - (int64_t)(random() % 1000)
+			    : random() % 2 ? -(int64_t)(random() % 3000000) : (int64_t)(random() % 50000);
+
+		for (size_t j = 0; j < n; j++) {
+			random_record(&r[at + j], 0, (unsigned)j, (uint64_t)random() << 20);
+			/* mostly the valid bits of the record before, as in a file */
+			if (j && random() % 4)
+				r[at + j].ts_valid = r[at + j - 1].ts_valid;
+		}
+		out[n] = 12345;
+		ntp_merge_keys(&r[at], n, off, out);
+		for (size_t j = 0; j < n; j++)
+			assert_int_equal(out[j], ref_key(&r[at + j], off));
+		assert_int_equal(out[n], 12345);	/* nothing written past n */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_merge_none),
 		cmocka_unit_test(test_merge_random),
 		cmocka_unit_test(test_record_last_ts),
+		cmocka_unit_test(test_merge_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -332,6 +332,64 @@ static void test_group_cache_full(void **state)
 	ntp_model_free(m);
 }
 
+/*
+ * The lookup's keys hold the opcode, not its I/O type: every opcode but
+ * 0x01 and 0x02 is of type "other", so the keys of many opcodes (more
+ * than the cache holds with a group) and sizes name the same few groups;
+ * fed one at a time and as blocks, each group counts exactly the records
+ * of its type and size.
+ */
+static void test_group_cache_opcodes(void **state)
+{
+	enum { LENS = 6, OPS = 60, BLOCK = 37 };
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	static struct ntp_record buf[BLOCK];
+
+	(void)state;
+	assert_non_null(s);
+	for (int block = 0; block < 2; block++) {
+		struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP,
+						.sampling = 1 };
+		struct ntp_model *m = ntp_model_new(&cfg);
+		unsigned want[3][LENS], got[3][LENS], in = 0;
+
+		assert_non_null(m);
+		ntp_model_set_start(m, 0);
+		memset(want, 0, sizeof(want));
+		memset(got, 0, sizeof(got));
+		srandom(7);
+		for (unsigned n = 0; n < 20000; n++) {
+			/* opcodes 0x00..0x3b, 0x01 and 0x02 among them */
+			uint8_t op = (uint8_t)(random() % OPS);
+			unsigned l = (unsigned)random() % LENS;
+
+			host_rec(&buf[in], op, 4096u << l, "nvme0n1", (uint64_t)n * 1000);
+			want[ntp_io_type_of(op)][l]++;
+			if (!block)
+				ntp_model_ingest(m, &buf[in]);
+			else if (++in == BLOCK) {
+				ntp_model_ingest_block(m, buf, in);
+				in = 0;
+			}
+		}
+		if (in)
+			ntp_model_ingest_block(m, buf, in);
+		ntp_model_close_interval(m, SEC, s);
+		assert_int_equal(s->n_groups, 3 * LENS);
+		assert_int_equal(s->overflow_records, 0);
+		for (unsigned g = 0; g < s->n_groups; g++) {
+			const struct ntp_snap_group *o = &s->groups[g];
+			unsigned l = (unsigned)__builtin_ctz(o->len / 4096);
+
+			assert_true(o->io < 3 && l < LENS && o->len == 4096u << l);
+			got[o->io][l] += (unsigned)o->sampled;
+		}
+		assert_memory_equal(got, want, sizeof(got));
+		ntp_model_free(m);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_group_cache),
 		cmocka_unit_test(test_group_cache_full),
+		cmocka_unit_test(test_group_cache_opcodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

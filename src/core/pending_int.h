@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pending_int.h - the inside of pending.c, for ntp_model_ingest_block
+ * (model.c): its put and take inlined in the block's loop, where a call
+ * per record saved and restored registers and computed the join key and
+ * bucket again for each of a record's two lookups. pending.h says what
+ * the functions do; only pending.c and model.c include this.
+ */
+#ifndef NTP_PENDING_INT_H
+#define NTP_PENDING_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "pending.h"
+
+/* A slot's bookkeeping, 32 bytes, apart from its record's copy (recs[]):
+ * the walks of a bucket's chain and of the ring read two slots per line
+ * where a slot with its record inside spanned five, and a slot's address
+ * is a shift, not a multiply by 304. */
+struct ntp_pend_slot {
+	const struct ntp_record *rec;	/* the record: recs[i], or the caller's (ref) */
+	uint64_t key;
+	uint64_t due;		/* the arrival number at which it expires; NTP_PEND_FREE: not pending */
+	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
+	int32_t ref;		/* rec is the caller's (ntp_pend_put_ref), not yet settled */
+};
+_Static_assert(sizeof(struct ntp_pend_slot) == 32, "a slot is half a cache line");
+
+/* Arrival numbers start at cap, so that a due one (at least 2 cap) is never
+ * 0: the slots and the ring come zeroed from calloc, their pages resident
+ * only once used, and a ring entry not yet written names slot 0, whose due
+ * is then 0 or at least 2 cap, never an arrival before the first. */
+#define NTP_PEND_FREE 0
+
+struct ntp_pend_bucket {
+	int32_t head, tail;	/* -1: empty */
+};
+
+/*
+ * Expiry needs one record per put: the one that arrived cap puts before,
+ * if it is still pending (with cap slots, every pending record arrived
+ * within the last cap puts, so this is also the oldest when they are all
+ * taken). A ring of the slot each arrival went to (4 bytes an arrival,
+ * written and read in order, one cache line per 16 puts) names it, and the
+ * slot's due arrival number says whether it still holds that record: no
+ * list in arrival order to link and unlink at every put and take. The
+ * bucket table grows with the records pending, not with the capacity: a
+ * join's window of 65536 had 32768 buckets, 256 KiB read at random at
+ * every put and take (a cache miss each) for the few dozen records a
+ * stream keeps pending.
+ */
+struct ntp_pend {
+	uint32_t cap, bmask, bmax;
+	uint64_t seq;		/* the next arrival's number (from cap, NTP_PEND_FREE) */
+	size_t count;
+	size_t grow_at;		/* the count past which the bucket table grows */
+	struct ntp_pend_slot *slots;
+	struct ntp_record *recs;	/* slot i's copy of its record */
+	int32_t *free;		/* stack of free slots */
+	uint32_t nfree;
+	int32_t *ring;		/* slot of arrival n at n & (cap - 1) */
+	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
+	size_t nref;		/* pending records held by reference */
+	struct ntp_pend_bucket *bk;	/* per bucket: first and last slot, one cache line for both */
+};
+
+/* The out-of-line parts (pending.c) */
+const struct ntp_record *ntp_pend_take_past_older(struct ntp_pend *p, const struct ntp_record *r,
+						  uint64_t key, uint32_t b, uint64_t *dropped);
+int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted,
+			  uint32_t at, int32_t i, int ref);
+void ntp_pend_grow(struct ntp_pend *p);
+uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, uint64_t key);
+
+/*
+ * A record into a slot: 272 bytes as 16-byte vector moves. GCC copies a
+ * struct this size with `rep movsq`, whose start-up cost made the copy the
+ * largest part of a put (perf annotate: ~60 % of ntp_pend_put).
+ */
+typedef uint64_t ntp_pend_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+_Static_assert(sizeof(struct ntp_record) % sizeof(ntp_pend_v16) == 0, "record is whole vectors");
+
+static inline void ntp_pend_record_copy(struct ntp_record *dst, const struct ntp_record *src)
+{
+	ntp_pend_v16 *d = (ntp_pend_v16 *)dst;
+	const ntp_pend_v16 *s = (const ntp_pend_v16 *)src;
+
+#pragma GCC unroll 17
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(*d); i++)
+		d[i] = s[i];
+}
+
+/* The join key (cntlid, qid, cid): three adjacent 16-bit fields, one load. */
+_Static_assert(offsetof(struct ntp_record, qid) == offsetof(struct ntp_record, cntlid) + 2 &&
+	       offsetof(struct ntp_record, cid) == offsetof(struct ntp_record, cntlid) + 4 &&
+	       offsetof(struct ntp_record, cntlid) + 8 <= sizeof(struct ntp_record), "the key is one load");
+static inline uint64_t ntp_pend_key(const struct ntp_record *r)
+{
+	uint64_t k;
+
+	memcpy(&k, &r->cntlid, sizeof(k));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return k >> 16;
+#else
+	return k & 0xffffffffffffull;
+#endif
+}
+
+/* ntp_same_command of two records of the same key: the rest of the identity. */
+static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct ntp_record *b)
+{
+	return a->slba == b->slba && a->len == b->len && a->nsid == b->nsid && a->opcode == b->opcode;
+}
+
+static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
+{
+	key *= 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(key >> 32) & p->bmask;
+}
+
+/* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it. */
+static inline __attribute__((always_inline)) void ntp_pend_unlink(struct ntp_pend *p, uint32_t b,
+								   int32_t prev, int32_t i)
+{
+	struct ntp_pend_slot *s = &p->slots[i];
+
+	if (prev < 0)
+		p->bk[b].head = s->next;
+	else
+		p->slots[prev].next = s->next;
+	if (p->bk[b].tail == i)
+		p->bk[b].tail = prev;
+	p->nref -= (size_t)s->ref;
+	s->due = NTP_PEND_FREE;
+	p->free[p->nfree++] = i;
+	p->count--;
+}
+
+/* ntp_pend_take with records pending (p->count > 0), r's key known */
+static inline __attribute__((always_inline)) const struct ntp_record *
+ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, uint64_t *dropped)
+{
+	uint32_t b = ntp_pend_bucket_of(p, key);
+	int32_t prev = -1, i;
+
+	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
+		if (p->slots[i].key != key)
+			continue;
+		if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
+			return ntp_pend_take_past_older(p, r, key, b, dropped);
+		ntp_pend_unlink(p, b, prev, i);
+		/* The slot is free but untouched until the next put. */
+		return p->slots[i].rec;
+	}
+	return NULL;
+}
+
+/* Appends r (key), its arrival number p->seq, which goes to ring entry at;
+ * by reference when ref (a constant) is set. */
+static inline __attribute__((always_inline)) void ntp_pend_append(struct ntp_pend *p, const struct ntp_record *r,
+								   uint64_t key, uint32_t at, int ref)
+{
+	int32_t i = p->free[--p->nfree];
+	struct ntp_pend_slot *s = &p->slots[i];
+	uint32_t b;
+
+	if (ref) {
+		s->rec = r;
+		s->ref = 1;
+		p->nref++;
+	} else {
+		ntp_pend_record_copy(&p->recs[i], r);
+		s->rec = &p->recs[i];
+		s->ref = 0;
+	}
+	s->key = key;
+	s->due = p->seq++ + p->cap;
+	s->next = -1;
+	p->ring[at] = i;
+	b = ntp_pend_bucket_of(p, key);
+	if (p->bk[b].tail < 0)
+		p->bk[b].head = i;
+	else
+		p->slots[p->bk[b].tail].next = i;
+	p->bk[b].tail = i;
+	if (__builtin_expect(++p->count > p->grow_at, 0))
+		ntp_pend_grow(p);
+}
+
+static inline __attribute__((always_inline)) int ntp_pend_put_key(struct ntp_pend *p, const struct ntp_record *r,
+								   uint64_t key, struct ntp_record *evicted, int ref)
+{
+	uint32_t at = (uint32_t)p->seq & (p->cap - 1);
+	int32_t i = p->ring[at];
+
+	/* Expire by count: the record that arrived cap puts ago, if still
+	 * pending, goes (with cap pending it is the oldest, and a slot is
+	 * free after it). */
+	if (__builtin_expect(p->slots[i].due == p->seq, 0))
+		return ntp_pend_put_evicting(p, r, evicted, at, i, ref);
+	ntp_pend_append(p, r, key, at, ref);
+	return 0;
+}
+
+#endif
