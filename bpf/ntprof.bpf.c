@@ -112,6 +112,22 @@ static __always_inline void host_dev(struct request *rq, char *out, bool btf)
 	}
 }
 
+/* The command's starting LBA, for every command (the pick hashes it). Not
+ * NTP_RD(rw.slba): the verifier walks nvme_command's union by its first
+ * member, nvme_common_command, whose two 4-byte fields cdw10 and cdw11 lie
+ * where rw.slba does, and refuses an 8-byte load across them. A tp_btf
+ * program reads the two dwords with plain loads (little-endian: cdw10 is
+ * the low half, as on the wire); a raw_tp one, a big-endian CPU or a
+ * kernel without those fields takes one probe read of rw.slba. */
+static __always_inline __u64 cmd_slba(struct nvme_command___ntp *cmd, bool btf)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (btf && bpf_core_field_exists(cmd->common.cdw10) && bpf_core_field_exists(cmd->common.cdw11))
+		return (__u64)cmd->common.cdw10 | (__u64)cmd->common.cdw11 << 32;
+#endif
+	return BPF_CORE_READ(cmd, rw.slba);
+}
+
 static __always_inline __u64 rq_of_tcp_req(void *req)
 {
 	/* blk_mq_rq_to_pdu(rq) == rq + 1: the driver's pdu follows struct request */
@@ -149,9 +165,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	count_group(NTP_SIDE_HOST, io, len, dev);
 
 	cid = NTP_RD(btf, cmd, common.command_id);
-	/* not NTP_RD: the verifier walks nvme_command's union by its first
-	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
-	slba = BPF_CORE_READ(cmd, rw.slba);
+	slba = cmd_slba(cmd, btf);
 	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
@@ -364,8 +378,17 @@ static __always_inline void send_slot_pending(struct ntp_record *r, int slot)
  * accepted bytes and it is not older than floor; otherwise it goes (a call
  * that put nothing on the wire; a slot without a time, or with one from
  * before floor, is a newer command's). 1: made valid. */
-static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long ret, __u64 floor)
+static __always_inline int send_slot_settle(struct ntp_record *r, int slot_in, long ret, __u64 floor)
 {
+	__u64 slot = (__u32)slot_in;
+
+	/* A slot out of send_stash, bounded where the verifier sees it: the
+	 * callers' checks let clang drop this one, and the verifier does not
+	 * carry theirs across the register copies clang makes; the empty asm
+	 * makes clang forget what it proved. */
+	asm volatile("" : "+r"(slot));
+	if (slot >= NTP_TS_SLOTS)
+		return 0;
 	if (has_ts(r, slot))
 		return 0;
 	if (ret > 0 && r->ts[slot] && r->ts[slot] >= floor) {
@@ -381,7 +404,7 @@ static __always_inline int send_slot_settle(struct ntp_record *r, int slot, long
  * stamps on it, from the PDU the request is at (req->state): the command
  * capsule, or a write's data after an R2T; -1: none (DATA without an R2T is
  * in-capsule data, part of the command capsule). */
-static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
+static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot, __u64 *keyp)
 {
 	struct nvme_tcp_queue___ntp *q = (void *)queue;
 	struct nvme_tcp_request___ntp *req;
@@ -389,6 +412,7 @@ static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 	int state;
 
 	*slot = -1;
+	*keyp = 0;
 	/* none sampled in flight: the PDU being sent is not one (a command is
 	 * claimed before its capsule is sent), no read of the queue */
 	if (cmds_none(&host_cmds))
@@ -399,6 +423,7 @@ static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 	r = cmd_find(&host_cmds, rq_of_tcp_req(req));
 	if (!r)
 		return NULL;
+	*keyp = rq_of_tcp_req(req);
 	state = BPF_CORE_READ(req, state);
 	if (state == NTP_NVME_TCP_SEND_CMD_PDU)
 		*slot = NTP_TS_H_CMD_SENT;
@@ -415,9 +440,10 @@ static __always_inline struct ntp_record *host_send_at(__u64 queue, int *slot)
 static __always_inline void host_sock_send(__u64 queue, __u64 now)
 {
 	struct ntp_record *r;
+	__u64 key;
 	int slot;
 
-	r = host_send_at(queue, &slot);
+	r = host_send_at(queue, &slot, &key);
 	/* the request may have completed and started a new command during the
 	 * call (send_settle): a send that began before it was submitted is not
 	 * its own */
@@ -429,18 +455,99 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
 		set_ts_once(r, NTP_TS_H_DATA_SENT, now);
 }
 
+/*
+ * What a socket send's entry found, for its exit: the entry reads the PDU
+ * being sent (the queue's request or command, and its state: two probe
+ * reads), the exit needs the same answer, and the driver cannot have moved
+ * on between them (the PDU changes only after the socket call returns).
+ * One queue sends from one thread at a time (nvme_tcp_try_send runs under
+ * queue->send_mutex; nvmet_tcp_io_work is one work item per queue), so a
+ * slot per queue, chosen by a multiplicative hash of its address, carries
+ * the answer from the entry to the exit of the same send: an array lookup
+ * the verifier inlines instead of the exit's two reads. The entry takes
+ * the slot (a compare-and-exchange of its queue from 0, or the queue's own
+ * from a send whose exit never came), the exit reads it and frees it: only
+ * the owner writes it, so a read never mixes two queues' answers. A queue
+ * whose slot another queue holds, and a kernel without BPF atomics
+ * (has_atomic_fetch), read the PDU again at the exit. The entry writes it
+ * only once it got past the table's count (cmds_none): with no command of
+ * the side in flight at the entry the exit reads again, as before (a
+ * command claimed during the call has no time in the slot to settle).
+ */
+struct ntp_send_stash {
+	__u64 queue;		/* the owner, 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
+	__u64 key;		/* the PDU's sampled command, 0: none */
+	__s64 slot;		/* the timestamp slot the send stamps, -1: none */
+};
+
+#define NTP_STASH_BITS 10
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << NTP_STASH_BITS);
+	__type(key, __u32);
+	__type(value, struct ntp_send_stash);
+} send_stash SEC(".maps");
+
+static __always_inline struct ntp_send_stash *send_stash_of(__u64 queue)
+{
+	__u32 i = (__u32)((key_lo32(queue) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_STASH_BITS));
+
+	return bpf_map_lookup_elem(&send_stash, &i);
+}
+
+/* The entry of queue's send found key (0: no sampled command's PDU) and slot. */
+static __always_inline void send_stash_put(__u64 queue, __u64 key, int slot)
+{
+	struct ntp_send_stash *s;
+
+	if (!has_atomic_fetch || !queue)
+		return;
+	s = send_stash_of(queue);
+	if (!s)
+		return;
+	if (s->queue != queue && (s->queue || __sync_val_compare_and_swap(&s->queue, 0, queue)))
+		return;
+	s->key = key;
+	s->slot = slot;
+}
+
+/* The exit of queue's send: 1 with the entry's finding in *key, *slot (the
+ * slot freed); 0: none kept, read the PDU again. */
+static __always_inline int send_stash_take(__u64 queue, __u64 *key, int *slot)
+{
+	struct ntp_send_stash *s;
+
+	if (!has_atomic_fetch || !queue)
+		return 0;
+	s = send_stash_of(queue);
+	if (!s || s->queue != queue)
+		return 0;
+	*key = s->key;
+	*slot = s->slot;
+	asm volatile("" ::: "memory");
+	s->queue = 0;
+	return 1;
+}
+
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
  * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
  * it: the retry is the send. The clock is read only for a sampled command. */
 static __always_inline void host_send_pending(__u64 queue)
 {
 	struct ntp_record *r;
+	__u64 key;
 	int slot;
 
-	r = host_send_at(queue, &slot);
-	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
+	if (cmds_none(&host_cmds))
 		return;
+	r = host_send_at(queue, &slot, &key);
+	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)) {
+		send_stash_put(queue, 0, -1);
+		return;
+	}
 	send_slot_pending(r, slot);
+	send_stash_put(queue, key, slot);
 }
 
 /* The exit of that send (fentry flavour, a host socket: host_sock()): the
@@ -448,13 +555,18 @@ static __always_inline void host_send_pending(__u64 queue)
  * a call that did not put nothing on the wire, and its time goes. A slot
  * without a time is a newer command's on the same request (the old one
  * completed during the call, send_settle): not stamped, as a send older than
- * the command's submission is never its own. */
+ * the command's submission is never its own. The PDU is the entry's
+ * (send_stash), read again only when the entry left none. */
 static __always_inline void host_send_done(__u64 queue, long ret)
 {
 	struct ntp_record *r;
+	__u64 key;
 	int slot;
 
-	r = host_send_at(queue, &slot);
+	if (send_stash_take(queue, &key, &slot))
+		r = key ? cmd_find(&host_cmds, key) : NULL;
+	else
+		r = host_send_at(queue, &slot, &key);
 	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
 		return;
 	send_slot_settle(r, slot, ret, r->ts[NTP_TS_H_DRV_SUBMIT]);
@@ -501,8 +613,9 @@ int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
  * byte is noted here, for every chunk; its arrival time is looked up
  * (arrival_of) only when a sampled command's response or R2T is among what
  * the chunk completes (host_rx_arrival). */
+/* btf: an fentry program (desc->arg.data, a plain load) */
 static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
-					   __u32 offset, __u64 len)
+					   __u32 offset, __u64 len, bool btf)
 {
 	struct nvme_tcp_queue___ntp *q;
 	struct ntp_thread_ctx c = { .side = NTP_SIDE_HOST };
@@ -515,7 +628,7 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 	 * parsed while it is in the table, so its chunk is noted. */
 	if (cmds_none(&host_cmds))
 		return 0;
-	q = BPF_CORE_READ(desc, arg.data);
+	q = NTP_RD(btf, desc, arg.data);
 	c.queue = (__u64)q;
 	t = tid();
 	if (len) {
@@ -535,13 +648,13 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 SEC("fentry/nvme_tcp_recv_skb")
 int BPF_PROG(ntp_h_recv_fe, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
 {
-	return host_recv_enter(desc, skb, offset, len);
+	return host_recv_enter(desc, skb, offset, len, true);
 }
 
 SEC("kprobe/nvme_tcp_recv_skb")
 int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset, size_t len)
 {
-	return host_recv_enter(desc, skb, offset, len);
+	return host_recv_enter(desc, skb, offset, len, false);
 }
 
 
@@ -782,13 +895,6 @@ static __always_inline __u64 target_tcp_queue_of(struct nvmet_req___ntp *req, bo
 	return q;
 }
 
-static __always_inline __u64 tcp_queue_sk(__u64 queue)
-{
-	struct nvmet_tcp_queue___ntp *q = (void *)queue;
-
-	return (__u64)BPF_CORE_READ(q, sock, sk);
-}
-
 /* The thread's context in map, made on first use (a queue worker's). */
 static __always_inline struct ntp_thread_ctx *thread_ctx(void *map, __u32 t)
 {
@@ -845,9 +951,7 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	if (!io_wanted(io_of(opcode)) || !qid)
 		return 0;
 	cid = NTP_RD(btf, cmd, common.command_id);
-	/* not NTP_RD: the verifier walks nvme_command's union by its first
-	 * member, whose 4-byte field at slba's offset refuses an 8-byte load */
-	slba = BPF_CORE_READ(cmd, rw.slba);
+	slba = cmd_slba(cmd, btf);
 	nlb = NTP_RD(btf, cmd, rw.length);
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
@@ -879,12 +983,13 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 		bp_key = c->bp_key;
 		arrive = rdma_target_arrival(bp_key, now, &bp_arrive);
 	} else {
-		/* the blocked time is kept per queue, the arrivals per socket */
-		__u64 sk;
+		/* the blocked time and the arrivals are kept per queue, the
+		 * entry of the latter with the queue's socket (arrival_note) */
+		struct ntp_arrivals *a;
 
 		bp_key = tq ? tq : c ? c->queue : 0;
-		sk = tcp_queue_sk(bp_key);
-		arrive = arrival_of(sk, sk_copied_seq(sk) - 1, &bp_arrive);
+		a = arrivals_of(bp_key);
+		arrive = a ? arrival_in(a, sk_copied_seq(a->sk) - 1, &bp_arrive) : 0;
 	}
 	if (arrive && arrive <= now) {
 		set_ts(r, NTP_TS_T_CMD_ARRIVE, arrive);
@@ -927,7 +1032,8 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
 /* btf: an fentry program (NTP_RD) */
 static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, tq = 0, bpk, sk;
+	__u64 key = (__u64)req, now, arrive, tq = 0, bpk;
+	struct ntp_arrivals *a;
 	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
 	__u32 t = tid();
@@ -963,15 +1069,15 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
 	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
-	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h); and
-	 * without nvmet_tcp loaded, tcp_queue_sk()'s CO-RE reads have no target:
-	 * the verifier must see them unreachable. */
+	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h) */
 	if (ntp_transport != NTP_TRANSPORT_TCP)
 		return 0;
 	if (!tq)
 		return 0;
-	sk = tcp_queue_sk(tq);
-	arrive = arrival_of(sk, sk_copied_seq(sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
+	a = arrivals_of(tq);
+	if (!a)
+		return 0;
+	arrive = arrival_in(a, sk_copied_seq(a->sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
 	if (arrive && arrive <= now)
 		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
 	return 0;
@@ -1215,7 +1321,9 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool
 	 * reading (slot not valid yet, target_sock_send takes the difference).
 	 * nvmet-rdma posts the response from here: no such wait. The queue is
 	 * known only inside nvmet_tcp loaded (CO-RE reads of its types). */
-	if (ntp_transport == NTP_TRANSPORT_TCP) {
+	/* Before any worker ever slept in a submission (bp_ever) every
+	 * reading is 0: no read of the command's queue. */
+	if (ntp_transport == NTP_TRANSPORT_TCP && bp_ever) {
 		struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
 
 		r->ts[NTP_TS_T_BP_RSP] = ntp_bp_read((__u64)BPF_CORE_READ(cmd, queue), now);
@@ -1345,19 +1453,28 @@ static __always_inline void target_send_pending(__u64 queue)
 	__u64 key;
 	int slot;
 
-	r = target_send_at(queue, &slot, &key);
-	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT))
+	if (cmds_none(&target_cmds))
 		return;
+	r = target_send_at(queue, &slot, &key);
+	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT)) {
+		send_stash_put(queue, 0, -1);
+		return;
+	}
 	send_slot_pending(r, slot);
+	send_stash_put(queue, key, slot);
 }
 
+/* The PDU is the entry's (send_stash), read again only when it left none. */
 static __always_inline void target_send_done(__u64 queue, long ret)
 {
 	struct ntp_record *r;
 	__u64 key;
 	int slot;
 
-	r = target_send_at(queue, &slot, &key);
+	if (send_stash_take(queue, &key, &slot))
+		r = key ? cmd_find(&target_cmds, key) : NULL;
+	else
+		r = target_send_at(queue, &slot, &key);
 	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT))
 		return;
 	/* the response's send made valid: the record leaves */

@@ -317,6 +317,7 @@ struct {
  * something enabled SO_TIMESTAMP).
  */
 struct ntp_arrivals {
+	__u64 sk;		/* target: the queue's socket (the entry is keyed by the queue) */
 	__u32 seq[NTP_ARRIVALS];
 	__u64 ts[NTP_ARRIVALS];
 	__u64 bp[NTP_ARRIVALS];	/* target: the queue's blocked-time reading (ntp_bp_read) then */
@@ -714,12 +715,18 @@ static __always_inline void ntp_bp_exit(__u64 key, __u64 now)
 	b->since = 0;
 }
 
-/* bpq: also remember the blocked-time reading of that queue (a target
- * socket's nvmet_tcp_queue, the key of bp_queues), 0: none */
+/* bpq: a target socket's nvmet_tcp_queue (the key of bp_queues), 0: a host
+ * socket. A host socket's arrivals are keyed by the socket; a target's by
+ * its queue, with the socket noted in the entry and the queue's
+ * blocked-time reading with each arrival: the target's hooks know the
+ * queue (the command's, the socket's sk_user_data), and nvmet-tcp gives
+ * each connection its own queue and socket for the queue's life
+ * (nvmet_tcp_alloc_queue, nvmet_tcp_set_queue_sock), so the entry yields
+ * the socket without the two reads of queue->sock->sk per command. */
 static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
+	__u64 key = bpq ? bpq : (__u64)sk, now = bpf_ktime_get_ns();
 	struct ntp_arrivals *a;
 	__u32 i;
 
@@ -732,21 +739,28 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 			return;
 	}
 	i = a->head % NTP_ARRIVALS;
+	a->sk = (__u64)sk;
 	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
 	a->ts[i] = now;
 	a->bp[i] = bpq ? ntp_bp_read(bpq, now) : 0;
 	a->head += 1;
 }
 
-/* When did byte `seq` of sk's receive stream reach the stack? 0: unknown.
- * bp (may be NULL): the blocked-time reading noted with it.
+/* The arrivals of key (a host socket, a target queue: arrival_note), NULL:
+ * none noted. */
+static __always_inline struct ntp_arrivals *arrivals_of(__u64 key)
+{
+	return bpf_map_lookup_elem(&arrivals, &key);
+}
+
+/* When did byte `seq` of the stream whose arrivals are a reach the stack?
+ * 0: unknown. bp (may be NULL): the blocked-time reading noted with it.
  * The remembered rcv_nxt values only grow (oldest first), so "the oldest
  * data_ready past seq" is found by bisection: 7 steps instead of up to 64
  * under TCG, where every instruction of a sampled command's hooks shows in
  * its latency. */
-static __always_inline __u64 arrival_of(__u64 sk, __u32 seq, __u64 *bp)
+static __always_inline __u64 arrival_in(struct ntp_arrivals *a, __u32 seq, __u64 *bp)
 {
-	struct ntp_arrivals *a = bpf_map_lookup_elem(&arrivals, &sk);
 	__u32 head, n, lo = 0, hi, i;
 
 	if (!a)
@@ -773,6 +787,12 @@ static __always_inline __u64 arrival_of(__u64 sk, __u32 seq, __u64 *bp)
 	if (bp)
 		*bp = a->bp[i];
 	return a->ts[i];
+}
+
+/* arrival_in of a host socket's arrivals */
+static __always_inline __u64 arrival_of(__u64 sk, __u32 seq, __u64 *bp)
+{
+	return arrival_in(arrivals_of(sk), seq, bp);
 }
 
 static __always_inline __u32 sk_copied_seq(__u64 sk)

@@ -22,6 +22,8 @@ struct nvme_common_command___ntp {
 	__u8 opcode;
 	__u16 command_id;
 	__u32 nsid;
+	__u32 cdw10;		/* with cdw11: rw.slba (cmd_slba) */
+	__u32 cdw11;
 } __ntp_core;
 
 struct nvme_rw_command___ntp {
