@@ -5,7 +5,9 @@
  * The NVMe types live only in the nvme_core / nvme_tcp / nvmet / nvmet_tcp
  * module BTF, never in vmlinux BTF, so vmlinux.h cannot provide them and the
  * build must not need an NVMe module. libbpf-tools style: declare just the
- * fields we read, with preserve_access_index, and let CO-RE relocate every
+ * fields we read (no others: src/collector/btf_need.c requires of the
+ * kernel what the programs relocate, whatever is declared here), with
+ * preserve_access_index, and let CO-RE relocate every
  * access against the module BTF at load time. The "___ntp" flavour suffix
  * keeps these declarations from clashing with a vmlinux.h that happens to
  * carry a type of the same name; libbpf ignores the suffix when matching.
@@ -18,7 +20,6 @@
 /* include/linux/nvme.h */
 struct nvme_common_command___ntp {
 	__u8 opcode;
-	__u8 flags;
 	__u16 command_id;
 	__u32 nsid;
 	__u32 cdw10;		/* with cdw11: rw.slba (cmd_slba) */
@@ -26,9 +27,6 @@ struct nvme_common_command___ntp {
 } __ntp_core;
 
 struct nvme_rw_command___ntp {
-	__u8 opcode;
-	__u16 command_id;
-	__u32 nsid;
 	__u64 slba;
 	__u16 length;		/* 0-based number of logical blocks */
 } __ntp_core;
@@ -43,12 +41,10 @@ struct nvme_command___ntp {
 /* drivers/nvme/host/nvme.h: nvme_req(rq) is the start of the driver's pdu,
  * right after struct request (blk_mq_rq_to_pdu). */
 struct nvme_ctrl___ntp {
-	int instance;
 	__u16 cntlid;
 } __ntp_core;
 
 struct nvme_request___ntp {
-	struct nvme_command___ntp *cmd;
 	struct nvme_ctrl___ntp *ctrl;
 } __ntp_core;
 
@@ -59,8 +55,6 @@ struct nvme_tcp_queue___ntp;
 enum nvme_tcp_send_state___ntp { NTP_NVME_TCP_SEND_STATE_ANY };
 
 struct nvme_tcp_request___ntp {
-	struct nvme_request___ntp req;
-	struct nvme_tcp_queue___ntp *queue;
 	enum nvme_tcp_send_state___ntp state;
 } __ntp_core;
 
@@ -135,8 +129,7 @@ struct nvmet_tcp_queue___ntp {
 
 /* include/rdma/ib_verbs.h: a work completion names its request by the
  * struct ib_cqe embedded in the ULP's own structure (container_of). */
-struct ib_cqe___ntp {
-	void *done;
+struct ib_cqe___ntp {		/* only where it sits is used, no member */
 } __ntp_core;
 
 struct ib_qp___ntp {
@@ -146,10 +139,7 @@ struct ib_qp___ntp {
 enum ib_wc_status___ntp { NTP_IB_WC_SUCCESS = 0 };
 
 struct ib_wc___ntp {
-	union {
-		__u64 wr_id;
-		struct ib_cqe___ntp *wr_cqe;
-	};
+	struct ib_cqe___ntp *wr_cqe;	/* in a union with wr_id */
 	enum ib_wc_status___ntp status;
 	struct ib_qp___ntp *qp;
 } __ntp_core;
@@ -167,7 +157,6 @@ struct nvme_rdma_qe___ntp {
 } __ntp_core;
 
 struct nvme_rdma_request___ntp {
-	struct nvme_request___ntp req;
 	struct nvme_rdma_qe___ntp sqe;
 } __ntp_core;
 

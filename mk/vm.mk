@@ -29,10 +29,12 @@ $(O)/ntp-load: tests/tools/ntp-load.c
 # The hook-cost bench's tools (bench/hook_cost.sh): the calibration programs'
 # loader, on ntprof's own hook table (src/collector/hooks.c), and a plain TCP
 # stream over loopback.
-$(O)/ntp-hookcal: tests/tools/ntp-hookcal.c src/collector/hooks.c src/collector/hooks.h $(O)/bpf/ntprof_calib.skel.h
+$(O)/ntp-hookcal: tests/tools/ntp-hookcal.c src/collector/hooks.c src/collector/hooks.h src/collector/kmod.c \
+		 $(O)/bpf/ntprof_calib.skel.h
 	$(MSG) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(O)/bpf $< src/collector/hooks.c -o $@ \
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(O)/bpf $< src/collector/hooks.c \
+		src/collector/kmod.c -o $@ \
 		$(LDLIBS_BPF)
 $(O)/ntp-tcpstream: tests/tools/ntp-tcpstream.c
 	$(MSG) CC $<

@@ -79,12 +79,30 @@ VMLINUX=$DBG/boot/vmlinux-$KVER
 OUT=${OUT:-/var/lib/ntprof/btf/$KVER.btf}
 
 inputs=("$VMLINUX")
-rdma=$(for m in $RDMA_MODS; do ls "$DBG/lib/modules/$KVER/kernel/drivers/$m".ko* >/dev/null 2>&1 || echo "$m"; done)
+# A module built into the kernel (CONFIG_INFINIBAND=y for ib_core) has no .ko:
+# its types are in vmlinux's DWARF and BTF already. kbuild lists it in
+# modules.builtin, which the kernel's image package (not the -dbg one)
+# installs in /lib/modules/<release>/.
+builtin_list=
+for f in "$ROOT/lib/modules/$KVER/modules.builtin" "/lib/modules/$KVER/modules.builtin"; do
+	[ -f "$f" ] && { builtin_list=$f; break; }
+done
+builtin() { [ -n "$builtin_list" ] && grep -q "^kernel/drivers/$1\.ko" "$builtin_list"; }
+has_ko() { ls "$DBG/lib/modules/$KVER/kernel/drivers/$1".ko* >/dev/null 2>&1; }
+take=
+for m in $MODS $RDMA_MODS; do
+	if ! has_ko "$m" && builtin "$m"; then
+		log "$(basename "$m") is built into $KVER ($builtin_list): its types come with vmlinux"
+	else
+		take="$take $m"
+	fi
+done
+rdma=$(for m in $RDMA_MODS; do has_ko "$m" || builtin "$m" || echo "$m"; done)
 if [ -n "$rdma" ]; then
 	log "no $(for m in $rdma; do printf '%s.ko ' "$(basename "$m")"; done)for $KVER under $DBG: the file serves NVMe/TCP only"
-	RDMA_MODS=
+	for m in $RDMA_MODS; do take=$(echo " $take " | sed "s| $m | |"); done
 fi
-for m in $MODS $RDMA_MODS; do
+for m in $take; do
 	ko=$(ls "$DBG/lib/modules/$KVER/kernel/drivers/$m".ko* 2>/dev/null | head -1 || true)
 	[ -n "$ko" ] || die "no $(basename "$m").ko for $KVER under $DBG"
 	case $ko in

@@ -13,6 +13,7 @@
 #include "collector/collector.h"
 #include "collector/hooks.h"
 #include "collector/btf_need.h"
+#include "collector/kmod.h"
 #include "probe_spdk.h"
 
 static void usage(FILE *f)
@@ -134,9 +135,13 @@ int cmd_probe(int argc, char **argv)
 			char why[512];
 
 			fprintf(t, "%s%s: ", m == mods ? "" : ", ", *m);
-			nobtf |= !ntp_module_btf(*m);
+			bool builtin = ntp_module_builtin(*m);
+
+			nobtf |= !ntp_module_btf(*m) && !builtin;
 			if (!ntp_module_loaded(*m))
 				fprintf(t, "not loaded");
+			else if (builtin)
+				fprintf(t, "built in, types in vmlinux BTF");
 			else if (ntp_module_btf(*m))
 				fprintf(t, "module BTF present");
 			else if (!btf_file)

@@ -3,30 +3,39 @@
  * btf_need.c - the kernel structures and fields ntprof's programs read, and
  * whether the kernel's BTF has them, checked before any load.
  *
- * What is read is not listed here by hand: it is every "___ntp" structure of
- * the BPF object's own BTF (bpf/nvme_types.bpf.h declares just the fields the
- * programs read, with preserve_access_index) with its members, so a field
- * added there is checked at once. What is kept here is the one thing the
- * object cannot say: the module whose BTF defines each structure, which tells
- * which transport and side need it (ntp_side_modules) and whom to name when it
- * is missing. tests/cli/btf.sh fails when the object declares a structure
- * this table does not place. Every ___ntp field is required: a field that a
- * program reads only where bpf_core_field_exists() finds it goes in a
- * structure of another flavour suffix (struct request___old), which this
- * does not check.
+ * What is read is not listed here by hand, nor taken from the declarations
+ * of bpf/nvme_types.bpf.h (a field declared there but read by no program
+ * would refuse a kernel for nothing): it is what the BPF object itself asks
+ * libbpf to relocate, its CO-RE relocation records (.BTF.ext, "CO-RE
+ * relocation" in the kernel's Documentation/bpf/btf.rst), every member of a
+ * "___ntp" structure that a field relocation goes through. A field a program
+ * reads only where bpf_core_field_exists() finds it is not required (libbpf
+ * leaves such a read to fail only if it runs; structures of another flavour
+ * suffix, struct request___old, are not checked at all). What is kept here
+ * is the one thing the object cannot say: the module whose BTF defines each
+ * structure, which tells which transport and side need it
+ * (ntp_side_modules) and whom to name when it is missing.
+ * tests/cli/btf.sh fails when the object declares a structure this table
+ * does not place.
  *
  * Where libbpf looks, so where this looks: vmlinux BTF and the modules' own,
  * or only the --btf file when one is used (btf_custom_path replaces vmlinux
  * BTF for CO-RE and libbpf then consults no module BTF; docs/kernel-btf.md).
+ * A module built into the kernel has its types in vmlinux BTF.
  */
 #include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf_need.h"
 #include "collector.h"
 #include "hooks.h"
+#include "kmod.h"
 #include "ntprof.skel.h"
 
 #define FLAVOUR "___ntp"
@@ -111,25 +120,188 @@ static bool has_member(const struct btf *b, const struct btf_type *t, const char
 	return false;
 }
 
-/* The member names of our declaration t, anonymous unions opened, called
- * with each: fn returns false to stop. */
-typedef bool (*field_fn)(const char *field, void *ctx);
-static bool each_field(const struct btf *b, const struct btf_type *t, field_fn fn, void *ctx, int depth)
+/* ---- what the object relocates ---- */
+
+/* A member of a ___ntp structure (its id in the object's BTF) that a CO-RE
+ * relocation goes through; guarded: only bpf_core_field_exists() asks. */
+struct need {
+	__u32 type;
+	const char *field;
+	bool read, guarded;
+};
+
+struct needs {
+	struct need v[160];
+	size_t n;
+};
+
+static void need_add(struct needs *nd, __u32 type, const char *field, bool guarded)
 {
-	const struct btf_member *m = btf_members(t);
+	size_t i;
 
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const char *n = btf__name_by_offset(b, m->name_off);
-		const struct btf_type *in;
+	for (i = 0; i < nd->n; i++)
+		if (nd->v[i].type == type && !strcmp(nd->v[i].field, field))
+			break;
+	if (i == nd->n) {
+		if (nd->n == sizeof(nd->v) / sizeof(nd->v[0]))
+			return;	/* a program of that size: the check is partial, the load still tells */
+		nd->v[nd->n++] = (struct need){ type, field, false, false };
+	}
+	if (guarded)
+		nd->v[i].guarded = true;
+	else
+		nd->v[i].read = true;
+}
 
-		if (n && n[0]) {
-			if (!fn(n, ctx))
-				return false;
-		} else if (depth < 4 && (in = composite(b, m->type)) && !each_field(b, in, fn, ctx, depth + 1)) {
-			return false;
+/* Is field of ___ntp structure type (any field: NULL) read by a program,
+ * unguarded? */
+static bool needed(const struct needs *nd, __u32 type, const char *field)
+{
+	for (size_t i = 0; i < nd->n; i++)
+		if (nd->v[i].type == type && (!field || !strcmp(nd->v[i].field, field)) && nd->v[i].read &&
+		    !nd->v[i].guarded)
+			return true;
+	return false;
+}
+
+static size_t core_name(const struct btf *b, const struct btf_type *t, const char **name);
+
+static __u32 skip_mods(const struct btf *b, __u32 id)
+{
+	const struct btf_type *t;
+
+	while ((t = btf__type_by_id(b, id)) && (btf_is_mod(t) || btf_is_typedef(t)))
+		id = t->type;
+	return id;
+}
+
+/* One field relocation: its access string ("0:1:2": an index into the root
+ * type as an array, then a member index per structure or union, an element
+ * per array) walked from type id root, each named member of a ___ntp
+ * structure noted. A member of an anonymous union or structure counts as its
+ * enclosing structure's (as C names it, and as has_member() looks). */
+static void note_access(const struct btf *ob, __u32 root, const char *spec, bool guarded, struct needs *nd)
+{
+	__u32 id = root, owner = 0;
+	bool first = true;
+	char *end;
+
+	for (const char *p = spec; *p; p = *end == ':' ? end + 1 : end) {
+		unsigned long idx = strtoul(p, &end, 10);
+		const struct btf_type *t;
+		const char *name;
+
+		if (end == p)
+			return;
+		id = skip_mods(ob, id);
+		t = btf__type_by_id(ob, id);
+		if (!t)
+			return;
+		if (first) {		/* the root, as an array: the same type */
+			first = false;
+		} else if (btf_is_composite(t)) {
+			const struct btf_member *m;
+
+			if (idx >= btf_vlen(t))
+				return;
+			if (t->name_off)	/* anonymous: its enclosing structure's */
+				owner = core_name(ob, t, &name) ? id : 0;
+			m = btf_members(t) + idx;
+			name = btf__name_by_offset(ob, m->name_off);
+			if (name && name[0]) {
+				if (owner)
+					need_add(nd, owner, name, guarded);
+				owner = 0;
+			}
+			id = m->type;
+		} else if (btf_is_array(t)) {
+			owner = 0;
+			id = btf_array(t)->type;
+		} else {
+			return;
 		}
 	}
-	return true;
+}
+
+/* The object's .BTF.ext section (a copy), from the ELF the skeleton embeds */
+static void *btf_ext_copy(size_t *len)
+{
+	size_t sz, shstrndx;
+	const void *elf_bytes = ntprof_bpf__elf_bytes(&sz);
+	Elf_Scn *scn = NULL;
+	Elf *e;
+	void *copy = NULL;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_memory((char *)elf_bytes, sz)))
+		return NULL;
+	if (!elf_getshdrstrndx(e, &shstrndx))
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e, shstrndx, sh.sh_name)) || strcmp(n, ".BTF.ext"))
+				continue;
+			d = elf_rawdata(scn, NULL);
+			if (d && d->d_buf && (copy = malloc(d->d_size))) {
+				memcpy(copy, d->d_buf, d->d_size);
+				*len = d->d_size;
+			}
+			break;
+		}
+	elf_end(e);
+	return copy;
+}
+
+/* Every ___ntp field the object's CO-RE relocations go through. -1 when
+ * the relocations cannot be read (an object built without them). */
+static int object_needs(const struct btf *ob, struct needs *nd)
+{
+	struct {
+		__u16 magic;
+		__u8 version, flags;
+		__u32 hdr_len;
+		__u32 func_info_off, func_info_len, line_info_off, line_info_len;
+		__u32 core_relo_off, core_relo_len;
+	} h;
+	size_t len = 0;
+	unsigned char *ext = btf_ext_copy(&len), *p, *end;
+	__u32 rec_size;
+	int ret = -1;
+
+	nd->n = 0;
+	if (!ext || len < sizeof(h))
+		goto out;
+	memcpy(&h, ext, sizeof(h));
+	if (h.magic != 0xeB9F || h.hdr_len < sizeof(h) || h.hdr_len > len || h.core_relo_off > len - h.hdr_len ||
+	    h.core_relo_len > len - h.hdr_len - h.core_relo_off || h.core_relo_len < 4)
+		goto out;
+	p = ext + h.hdr_len + h.core_relo_off;
+	end = p + h.core_relo_len;
+	memcpy(&rec_size, p, 4);
+	if (rec_size < sizeof(struct bpf_core_relo))
+		goto out;
+	for (p += 4; end - p >= 8;) {	/* per program section: its name, how many */
+		__u32 sec[2];
+
+		memcpy(sec, p, 8);
+		p += 8;
+		if ((size_t)(end - p) / rec_size < sec[1])
+			goto out;
+		for (__u32 i = 0; i < sec[1]; i++, p += rec_size) {
+			struct bpf_core_relo r;
+			const char *spec;
+
+			memcpy(&r, p, sizeof(r));
+			if (r.kind > BPF_CORE_FIELD_RSHIFT_U64 || !(spec = btf__name_by_offset(ob, r.access_str_off)))
+				continue;	/* a type's or an enum's: no field */
+			note_access(ob, r.type_id, spec, r.kind == BPF_CORE_FIELD_EXISTS, nd);
+		}
+	}
+	ret = 0;
+out:
+	free(ext);
+	return ret;
 }
 
 struct field_look {
@@ -141,23 +313,20 @@ struct field_look {
 	size_t len, n;
 };
 
-static bool field_there(const char *field, void *ctx)
+static void field_there(const char *field, struct field_look *l)
 {
-	struct field_look *l = ctx;
-
 	if (has_member(l->kb, l->kt, field, 0))
-		return true;
+		return;
 	l->missing++;
 	if (l->buf && l->n < l->len)
 		l->n += snprintf(l->buf + l->n, l->len - l->n, "%s%s.%s", l->n ? ", " : "", l->kname, field);
-	return true;
 }
 
 /* Of the structures named kname in kernel BTF kb, the one missing fewest of
- * our declaration's fields: -1 none of that name, else how many it misses
- * (their names in buf). */
-static int best_match(const struct btf *kb, const char *kname, const struct btf *ob, const struct btf_type *ot,
-		      char *buf, size_t len)
+ * the fields the programs read of ours (object type id oid): -1 none of that
+ * name, else how many it misses (their names in buf). */
+static int best_match(const struct btf *kb, const char *kname, const struct needs *nd, __u32 oid, char *buf,
+		      size_t len)
 {
 	int best = -1;
 	__u32 n = btf__type_cnt(kb);
@@ -173,7 +342,9 @@ static int best_match(const struct btf *kb, const char *kname, const struct btf 
 
 			if (btf_kind(kt) != kind || strcmp(btf__name_by_offset(kb, kt->name_off), kname))
 				continue;
-			each_field(ob, ot, field_there, &l, 0);
+			for (size_t i = 0; i < nd->n; i++)
+				if (nd->v[i].type == oid && needed(nd, oid, nd->v[i].field))
+					field_there(nd->v[i].field, &l);
 			if (best < 0 || l.missing < best) {
 				best = l.missing;
 				snprintf(buf, len, "%s", tmp);
@@ -224,14 +395,16 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	const char *tr = transport == NTP_TRANSPORT_RDMA ? "rdma" : "tcp";
 	struct btf *kb[8] = { 0 }, *vmlinux = NULL, *ob;
 	struct ntprof_bpf *skel;
+	struct needs *nd = NULL;
 	char items[700] = "", structs[400] = "", fields[300] = "", nobtf[128] = "", withbtf[128] = "";
 	char unloaded[128] = "";
 	size_t ns = 0, nf = 0, nn = 0, nw = 0, nu = 0;
 	int nkb = 0, ret = 0;
 
 	ob = object_btf(&skel);
-	if (!ob) {
-		snprintf(why, len, "%s: cannot read the BPF object's BTF: %s", tr, strerror(errno));
+	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
+		snprintf(why, len, "%s: cannot read the BPF object's %s", tr, ob ? "CO-RE relocations" : "BTF");
+		free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -239,6 +412,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		kb[nkb] = btf__parse(file, NULL);
 		if (!kb[nkb]) {
 			snprintf(why, len, "--btf %s: %s", file, strerror(errno));
+			free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -247,6 +421,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		vmlinux = btf__load_vmlinux_btf();
 		if (!vmlinux) {
 			snprintf(why, len, "%s: kernel BTF missing (/sys/kernel/btf/vmlinux): %s", tr, strerror(errno));
+			free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -266,7 +441,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		size_t kl = core_name(ob, ot, &oname);
 		int best = -1;
 
-		if (!kl || kl >= sizeof(kname))
+		if (!kl || kl >= sizeof(kname) || !needed(nd, id, NULL))
 			continue;
 		memcpy(kname, oname, kl);
 		kname[kl] = 0;
@@ -276,7 +451,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 			continue;
 		for (int i = 0; i < nkb && best != 0; i++) {
 			char f[200];
-			int m = best_match(kb[i], kname, ob, ot, f, sizeof(f));
+			int m = best_match(kb[i], kname, nd, id, f, sizeof(f));
 
 			if (m >= 0 && (best < 0 || m < best)) {
 				best = m;
@@ -290,7 +465,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 			add(structs, sizeof(structs), &ns, ", ", kname);
 		else
 			add(fields, sizeof(fields), &nf, ", ", missed);
-		if (home && strcmp(home, "vmlinux")) {
+		if (home && strcmp(home, "vmlinux") && !ntp_module_builtin(home)) {
 			if (!ntp_module_loaded(home)) {
 				if (!listed(unloaded, home))
 					add(unloaded, sizeof(unloaded), &nu, ", ", home);
@@ -320,6 +495,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	}
 	for (int i = nkb - 1; i >= 0; i--)
 		btf__free(kb[i]);
+	free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }
@@ -328,9 +504,11 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 {
 	struct ntprof_bpf *skel;
 	struct btf *ob = object_btf(&skel);
+	struct needs *nd = NULL;
 	int ret = 1;
 
-	if (!ob) {
+	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
+		free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -340,7 +518,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 		char kname[64];
 		size_t kl = core_name(ob, ot, &oname);
 
-		if (!kl || kl >= sizeof(kname))
+		if (!kl || kl >= sizeof(kname) || !needed(nd, id, NULL))
 			continue;
 		memcpy(kname, oname, kl);
 		kname[kl] = 0;
@@ -350,6 +528,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 		    btf__find_by_name_kind(b, kname, BTF_KIND_UNION) <= 0)
 			ret = 0;
 	}
+	free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "say.h"
 #include "btf_need.h"
+#include "kmod.h"
 #include "core/clock.h"
 #include "collector.h"
 #include "session.h"
@@ -211,7 +212,7 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 	/* The NVMe structures exist only in the modules' own BTF (5.11+):
 	 * without it, or a file that carries them, CO-RE cannot place a field. */
 	for (size_t i = 0; i < nmods; i++)
-		if (!ntp_module_btf(mods[i]))
+		if (!ntp_module_btf(mods[i]) && !ntp_module_builtin(mods[i]))	/* built in: vmlinux BTF */
 			n += snprintf(nobtf + n, nobtf_len - n, "%s%s", n ? ", " : "", mods[i]);
 	if (!n)	/* every module has its own BTF: has it what the programs read? */
 		return ntp_btf_need_check(sides, o->transport, NULL, errbuf, errlen);
@@ -299,6 +300,32 @@ static bool stand_in_attached(const struct ntp_collector *c, const char *target)
 	return false;
 }
 
+/* NTPROF_RING_KIB: the records' ring buffer in KiB instead of the object's
+ * 4 MiB (bpf/ntprof_common.bpf.h). For tests: tests/vm/scenarios/record-tcp.sh
+ * makes it small and stops the reader a moment to fill it, which checks
+ * ntprof's count of the records lost. A power of two of whole pages, as the kernel wants of a ring
+ * buffer (kernel/bpf/ringbuf.c). */
+static int ring_size(struct ntprof_bpf *skel, char *errbuf, size_t errlen)
+{
+	const char *e = getenv("NTPROF_RING_KIB");
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE), kib;
+	char *end;
+
+	if (!e)
+		return 0;
+	errno = 0;
+	kib = strtoul(e, &end, 10);
+	if (errno || end == e || *end || !kib || kib > (1ul << 20) || (kib & (kib - 1)) || kib * 1024 < page) {
+		snprintf(errbuf, errlen, "NTPROF_RING_KIB=%s: not a power of two from %lu to 1048576", e, page / 1024);
+		return -1;
+	}
+	if (bpf_map__set_max_entries(skel->maps.events, (__u32)(kib * 1024))) {
+		snprintf(errbuf, errlen, "NTPROF_RING_KIB=%s: %s", e, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t errlen)
 {
 	unsigned sides = role_sides(c->o.role);
@@ -360,6 +387,10 @@ static int open_skel(struct ntp_collector *c, bool fentry, char *errbuf, size_t 
 			return -1;
 		}
 		c->hook_state[i] = 2;	/* to load */
+	}
+	if ((err = ring_size(skel, errbuf, errlen))) {
+		ntprof_bpf__destroy(skel);
+		return -1;
 	}
 	t0 = (ntp_mono_ns() / 1e9);
 	err = ntprof_bpf__load(skel);

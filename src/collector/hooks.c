@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "hooks.h"
+#include "kmod.h"
 #include "../../bpf/ntprof_event.h"
 
 #define H NTP_HOOK_HOST
@@ -194,7 +195,7 @@ bool ntp_module_loaded(const char *mod)
 	char p[300];
 
 	snprintf(p, sizeof(p), "/sys/module/%s/initstate", mod);
-	return path_exists(p);
+	return path_exists(p) || ntp_module_builtin(mod);	/* built in: no initstate (kmod.c) */
 }
 
 bool ntp_module_btf(const char *mod)
@@ -270,7 +271,7 @@ static struct btf *btf_of(const char *module)
 		if (!vmlinux_btf)
 			return NULL;
 	}
-	if (!module)
+	if (!module || ntp_module_builtin(module))	/* built in: its types are vmlinux's */
 		return vmlinux_btf;
 	for (size_t i = 0; i < sizeof(mod_btf) / sizeof(mod_btf[0]); i++) {
 		if (mod_btf[i].btf && !strcmp(mod_btf[i].name, module))

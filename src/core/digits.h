@@ -22,8 +22,9 @@
 #include <stdint.h>
 #include <string.h>
 /* decided once, before any header of intrinsics (which may define
- * __SSE2__ for the code they hold) */
-#ifdef __SSE2__
+ * __SSE2__ for the code they hold). NTP_NO_SIMD: the scalar code only, as
+ * on a CPU without SSE2 (`make check` builds test_dumprow so, mk/check.mk). */
+#if defined(__SSE2__) && !defined(NTP_NO_SIMD)
 #define NTP_SSE2 1
 #include <emmintrin.h>
 #endif
@@ -48,49 +49,46 @@ static inline uint64_t ntp_digits8(uint32_t v)
  * 10 into four or five shifts and adds. */
 extern uint16_t ntp_digits_k100[16], ntp_digits_k10[16];
 
-#ifdef NTP_SSE2
 /*
- * ntp_digits8 of the two 64-bit lanes of x (each < 10^8), in an SSE2
- * register (every x86-64 has it): the same steps, the divisions by
- * 10^4 in 64-bit lanes, by 100 and by 10 as 16-bit multiplies by
- * reciprocals (x * 5243 >> 19 is x / 100 for x < 43699, x * 6554 >> 16 is
- * x / 10 for x < 16389), about half the instructions of two ntp_digits8.
+ * ntp_digits8 of each 64-bit lane of x (each < 10^8) in a vector register:
+ * the same steps, the divisions by 10^4 in 64-bit lanes, by 100 and by 10
+ * as 16-bit multiplies by reciprocals (x * 5243 >> 19 is x / 100 for
+ * x < 43699, x * 6554 >> 16 is x / 10 for x < 16389), about half the
+ * instructions of ntp_digits8 per lane. One body for both widths: V is the
+ * intrinsics' prefix (_mm, _mm256), S the register's suffix (si128, si256).
  */
+#define NTP_DIGITS8_LANES(V, S, x)                                                                     \
+	({                                                                                              \
+		__typeof__(x) x_ = (x), q_, r_;                                                         \
+		__typeof__(x) c100_ = V##_load_##S((const __typeof__(x) *)ntp_digits_k100);             \
+		__typeof__(x) c10_ = V##_load_##S((const __typeof__(x) *)ntp_digits_k10);               \
+		q_ = V##_srli_epi64(V##_mul_epu32(x_, V##_set1_epi64x(109951163)), 40); /* / 10^4 */    \
+		r_ = V##_sub_epi64(x_, V##_mul_epu32(q_, V##_set1_epi64x(10000)));                      \
+		x_ = V##_or_##S(q_, V##_slli_epi64(r_, 32));	/* lanes of 2 x 4 digits */             \
+		q_ = V##_srli_epi16(V##_mulhi_epu16(x_, V##_set1_epi16(5243)), 3);	/* / 100 */     \
+		r_ = V##_sub_epi16(x_, V##_mullo_epi16(q_, c100_));                                     \
+		x_ = V##_or_##S(q_, V##_slli_epi32(r_, 16));	/* lanes of 4 x 2 digits */             \
+		q_ = V##_mulhi_epu16(x_, V##_set1_epi16(6554));	/* / 10 */                              \
+		r_ = V##_sub_epi16(x_, V##_mullo_epi16(q_, c10_));                                      \
+		V##_or_##S(q_, V##_slli_epi16(r_, 8));	/* lanes of 8 digits */                         \
+	})
+
+#ifdef NTP_SSE2
+/* Two lanes, in an SSE2 register (every x86-64 has it). */
 static inline __attribute__((always_inline)) __m128i ntp_digits8x2_sse(__m128i x)
 {
-	__m128i q, r, c100 = _mm_load_si128((const __m128i *)ntp_digits_k100),
-		c10 = _mm_load_si128((const __m128i *)ntp_digits_k10);
-
-	q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(109951163)), 40);	/* / 10^4 */
-	r = _mm_sub_epi64(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
-	x = _mm_or_si128(q, _mm_slli_epi64(r, 32));		/* 2 x 2 lanes of 4 digits */
-	q = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);	/* / 100 */
-	r = _mm_sub_epi16(x, _mm_mullo_epi16(q, c100));
-	x = _mm_or_si128(q, _mm_slli_epi32(r, 16));		/* 2 x 4 lanes of 2 digits */
-	q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));		/* / 10 */
-	r = _mm_sub_epi16(x, _mm_mullo_epi16(q, c10));
-	return _mm_or_si128(q, _mm_slli_epi16(r, 8));		/* 2 x 8 digits */
+	return NTP_DIGITS8_LANES(_mm, si128, x);
 }
 #endif
 
 #if defined(NTP_SSE2) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define NTP_HAVE_AVX2_DIGITS 1
-/* ntp_digits8x2_sse of four 64-bit lanes at once, for CPUs with AVX2 (the
- * caller asks __builtin_cpu_supports first). */
+/* Four lanes, for CPUs with AVX2 (the caller asks __builtin_cpu_supports
+ * first). */
 static inline __attribute__((target("avx2"), always_inline)) __m256i ntp_digits8x4_avx2(__m256i x)
 {
-	__m256i q, r, c100 = _mm256_load_si256((const __m256i *)ntp_digits_k100),
-		c10 = _mm256_load_si256((const __m256i *)ntp_digits_k10);
-	q = _mm256_srli_epi64(_mm256_mul_epu32(x, _mm256_set1_epi64x(109951163)), 40);
-	r = _mm256_sub_epi64(x, _mm256_mul_epu32(q, _mm256_set1_epi64x(10000)));
-	x = _mm256_or_si256(q, _mm256_slli_epi64(r, 32));
-	q = _mm256_srli_epi16(_mm256_mulhi_epu16(x, _mm256_set1_epi16(5243)), 3);
-	r = _mm256_sub_epi16(x, _mm256_mullo_epi16(q, c100));
-	x = _mm256_or_si256(q, _mm256_slli_epi32(r, 16));
-	q = _mm256_mulhi_epu16(x, _mm256_set1_epi16(6554));
-	r = _mm256_sub_epi16(x, _mm256_mullo_epi16(q, c10));
-	return _mm256_or_si256(q, _mm256_slli_epi16(r, 8));
+	return NTP_DIGITS8_LANES(_mm256, si256, x);
 }
 #endif
 

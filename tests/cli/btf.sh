@@ -105,6 +105,17 @@ out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 b7=$(before "$out")
 check script-rdma "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && [ -n "$b4" ] && [ -n "$b7" ] &&
 	[ $(( (b7 - nk) * 4 )) = $(( (b4 - nk) * 7 )) ]; echo $?)" "exit $rc (types before deduplication: $b4 with 4 modules, $b7 with 7, kernel $nk): $out"
+# ib_core built into the kernel (CONFIG_INFINIBAND=y): no .ko, a line of
+# modules.builtin; the file still serves NVMe/RDMA, from the other 6 modules
+rm $D/lib/modules/9.9.9-test/kernel/drivers/infiniband/core/ib_core.ko
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-ib-core-missing "$([ $rc = 0 ] && grep -q 'no ib_core.ko for 9.9.9-test .*NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
+mkdir -p "$W/dbg/lib/modules/9.9.9-test"
+printf 'kernel/drivers/infiniband/core/ib_core.ko\nkernel/fs/ext4/ext4.ko\n' > "$W/dbg/lib/modules/9.9.9-test/modules.builtin"
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+b6=$(before "$out")
+check script-ib-core-builtin "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && grep -q 'ib_core is built into 9.9.9-test' <<<"$out" &&
+	[ -n "$b6" ] && [ $(( (b6 - nk) * 4 )) = $(( (b4 - nk) * 6 )) ]; echo $?)" "exit $rc (types before deduplication: $b6 with 6 modules, $b4 with 4): $out"
 rm $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target/nvmet-tcp.ko
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 check script-missing-module "$([ $rc != 0 ] && grep -q 'error: no nvmet-tcp.ko for 9.9.9-test under' <<<"$out"; echo $?)" "exit $rc: $out"
@@ -144,6 +155,19 @@ if [ "$(id -u)" = 0 ]; then
 			out=$("$NTPROF" probe -r both -t $tr --btf "$W/all-merged.btf" 2>&1)
 			check need-$tr-complete "$(grep -q "^types: ok (from $W/all-merged.btf)$" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
 		done
+		# what is required is what libbpf relocates, no more: bpftool's
+		# min_core_btf keeps of a kernel's BTF only the types and members
+		# the object's CO-RE relocations use (a field declared in
+		# bpf/nvme_types.bpf.h that no program reads is not in it), and a
+		# kernel that has just those passes
+		if bpftool gen min_core_btf "$W/all-merged.btf" "$W/min.btf" "$O/bpf/ntprof.bpf.o" 2>"$W/min.err"; then
+			for tr in tcp rdma; do
+				out=$("$NTPROF" probe -r both -t $tr --btf "$W/min.btf" 2>&1)
+				check need-$tr-relocated "$(grep -q "^types: ok (from $W/min.btf)$" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
+			done
+		else
+			echo "  skip need-relocated: bpftool gen min_core_btf failed: $(head -1 "$W/min.err")"
+		fi
 	else
 		check need-complete 1 "could not build the file of every structure: $(head -3 "$W/all.err")"
 	fi

@@ -58,6 +58,12 @@ if [ -n "$a_h" ] && [ -n "$a_t" ] && [ "$a_h" != 0000000000000000 ]; then
 	tb_check record-probe-unneeded "$un_h + $un_t > 0 && $un_h == $(grep -c '^ok .* nvme_tcp_try_send ' $TB_OUT/probe.txt) && $un_t == $(grep -c '^ok .* nvmet_tcp_io_work ' $TB_OUT/probe.txt)" \
 		"rows saying unused: nvme_tcp_try_send $un_h, nvmet_tcp_io_work $un_t (kallsyms: $a_h, $a_t)"
 fi
+# what src/collector/kmod.c tells a loaded module from a built-in one by: a
+# loaded module has /sys/module/<name>/initstate, a built-in one with
+# parameters (printk, always built in) the directory without it
+tb_check record-probe-kmod-sysfs "$([ -e /sys/module/nvme_tcp/initstate ] && [ -d /sys/module/printk/parameters ] &&
+	[ ! -e /sys/module/printk/initstate ]; echo $?) == 0" \
+	"nvme_tcp/initstate: $(cat /sys/module/nvme_tcp/initstate 2>&1); /sys/module/printk: $(ls /sys/module/printk 2>&1 | tr '\n' ' ')"
 missing=$(grep -c '^missing' $TB_OUT/probe.txt)
 ntp_no_progs && left=0 || left=1
 tb_check record-probe "$rc == 0 && $(grep -c '^load: ok$' $TB_OUT/probe.txt) == 1 && $left == 0" \
