@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/bpf.h>
+#include <linux/types.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf_need.h"
@@ -39,6 +39,20 @@
 #include "ntprof.skel.h"
 
 #define FLAVOUR "___ntp"
+
+/* One CO-RE relocation record of .BTF.ext, as the kernel's
+ * include/uapi/linux/bpf.h declares struct bpf_core_relo and enum
+ * bpf_core_relo_kind: declared here because a system's <linux/bpf.h> has
+ * them only from 5.17 on. */
+struct core_relo {
+	__u32 insn_off, type_id, access_str_off, kind;
+};
+_Static_assert(sizeof(struct core_relo) == 16, "struct bpf_core_relo is 16 bytes");
+
+enum {
+	CORE_FIELD_EXISTS = 2,		/* BPF_CORE_FIELD_EXISTS */
+	CORE_FIELD_RSHIFT_U64 = 5,	/* BPF_CORE_FIELD_RSHIFT_U64: the last of a field's kinds */
+};
 
 /* The module whose BTF defines each structure of bpf/nvme_types.bpf.h;
  * "vmlinux" for the kernel's own, NULL for include/linux/nvme.h's, which
@@ -279,7 +293,7 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 	p = ext + h.hdr_len + h.core_relo_off;
 	end = p + h.core_relo_len;
 	memcpy(&rec_size, p, 4);
-	if (rec_size < sizeof(struct bpf_core_relo))
+	if (rec_size < sizeof(struct core_relo))
 		goto out;
 	for (p += 4; end - p >= 8;) {	/* per program section: its name, how many */
 		__u32 sec[2];
@@ -289,13 +303,13 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 		if ((size_t)(end - p) / rec_size < sec[1])
 			goto out;
 		for (__u32 i = 0; i < sec[1]; i++, p += rec_size) {
-			struct bpf_core_relo r;
+			struct core_relo r;
 			const char *spec;
 
 			memcpy(&r, p, sizeof(r));
-			if (r.kind > BPF_CORE_FIELD_RSHIFT_U64 || !(spec = btf__name_by_offset(ob, r.access_str_off)))
+			if (r.kind > CORE_FIELD_RSHIFT_U64 || !(spec = btf__name_by_offset(ob, r.access_str_off)))
 				continue;	/* a type's or an enum's: no field */
-			note_access(ob, r.type_id, spec, r.kind == BPF_CORE_FIELD_EXISTS, nd);
+			note_access(ob, r.type_id, spec, r.kind == CORE_FIELD_EXISTS, nd);
 		}
 	}
 	ret = 0;
