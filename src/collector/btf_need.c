@@ -193,10 +193,15 @@ static __u32 skip_mods(const struct btf *b, __u32 id)
  * type as an array, then a member index per structure or union, an element
  * per array) walked from type id root, each named member of a ___ntp
  * structure noted. A member of an anonymous union or structure counts as its
- * enclosing structure's (as C names it, and as has_member() looks). */
-static void note_access(const struct btf *ob, __u32 root, const char *spec, bool guarded, struct needs *nd)
+ * enclosing structure's (as C names it, and as has_member() looks). exists:
+ * a bpf_core_field_exists() relocation, which asks about its last member
+ * only: that one is noted guarded, the members on the way to it not at all
+ * (bpf_core_field_exists(cmd->common.cdw10) makes neither common required
+ * nor a read of cmd->common.opcode optional). */
+static void note_access(const struct btf *ob, __u32 root, const char *spec, bool exists, struct needs *nd)
 {
-	__u32 id = root, owner = 0;
+	__u32 id = root, owner = 0, last_owner = 0;
+	const char *last = NULL;	/* the last named member so far, not yet noted */
 	bool first = true;
 	char *end;
 
@@ -223,8 +228,10 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 			m = btf_members(t) + idx;
 			name = btf__name_by_offset(ob, m->name_off);
 			if (name && name[0]) {
-				if (owner)
-					need_add(nd, owner, name, guarded);
+				if (last && !exists)
+					need_add(nd, last_owner, last, false);
+				last = owner ? name : NULL;
+				last_owner = owner;
 				owner = 0;
 			}
 			id = m->type;
@@ -235,6 +242,8 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 			return;
 		}
 	}
+	if (last)
+		need_add(nd, last_owner, last, exists);
 }
 
 /* The object's .BTF.ext section (a copy), from the ELF the skeleton embeds */
