@@ -145,8 +145,9 @@ struct need {
 };
 
 struct needs {
-	struct need v[160];
-	size_t n;
+	struct need *v;		/* grown as the relocations are read: as many as the object has */
+	size_t n, cap;
+	bool failed;		/* out of memory: the check cannot be made */
 };
 
 static void need_add(struct needs *nd, __u32 type, const char *field, bool guarded)
@@ -157,14 +158,30 @@ static void need_add(struct needs *nd, __u32 type, const char *field, bool guard
 		if (nd->v[i].type == type && !strcmp(nd->v[i].field, field))
 			break;
 	if (i == nd->n) {
-		if (nd->n == sizeof(nd->v) / sizeof(nd->v[0]))
-			return;	/* a program of that size: the check is partial, the load still tells */
+		if (nd->n == nd->cap) {
+			size_t cap = nd->cap ? 2 * nd->cap : 128;
+			struct need *v = realloc(nd->v, cap * sizeof(*v));
+
+			if (!v) {
+				nd->failed = true;
+				return;
+			}
+			nd->v = v;
+			nd->cap = cap;
+		}
 		nd->v[nd->n++] = (struct need){ type, field, false, false };
 	}
 	if (guarded)
 		nd->v[i].guarded = true;
 	else
 		nd->v[i].read = true;
+}
+
+static void needs_free(struct needs *nd)
+{
+	if (nd)
+		free(nd->v);
+	free(nd);
 }
 
 /* Is field of ___ntp structure type (any field: NULL) read by a program,
@@ -292,7 +309,7 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 	__u32 rec_size;
 	int ret = -1;
 
-	nd->n = 0;
+	*nd = (struct needs){ 0 };
 	if (!ext || len < sizeof(h))
 		goto out;
 	memcpy(&h, ext, sizeof(h));
@@ -321,7 +338,7 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 			note_access(ob, r.type_id, spec, r.kind == CORE_FIELD_EXISTS, nd);
 		}
 	}
-	ret = 0;
+	ret = nd->failed ? -1 : 0;
 out:
 	free(ext);
 	return ret;
@@ -427,7 +444,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	ob = object_btf(&skel);
 	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
 		snprintf(why, len, "%s: cannot read the BPF object's %s", tr, ob ? "CO-RE relocations" : "BTF");
-		free(nd);
+		needs_free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -435,7 +452,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		kb[nkb] = btf__parse(file, NULL);
 		if (!kb[nkb]) {
 			snprintf(why, len, "--btf %s: %s", file, strerror(errno));
-			free(nd);
+			needs_free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -444,7 +461,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		vmlinux = btf__load_vmlinux_btf();
 		if (!vmlinux) {
 			snprintf(why, len, "%s: kernel BTF missing (/sys/kernel/btf/vmlinux): %s", tr, strerror(errno));
-			free(nd);
+			needs_free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -518,7 +535,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	}
 	for (int i = nkb - 1; i >= 0; i--)
 		btf__free(kb[i]);
-	free(nd);
+	needs_free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }
@@ -531,7 +548,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 	int ret = 1;
 
 	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
-		free(nd);
+		needs_free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -551,7 +568,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 		    btf__find_by_name_kind(b, kname, BTF_KIND_UNION) <= 0)
 			ret = 0;
 	}
-	free(nd);
+	needs_free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }
