@@ -107,12 +107,20 @@ static size_t core_name(const struct btf *b, const struct btf_type *t, const cha
 	return l - f;
 }
 
+/* Type id past its modifiers and typedefs */
+static __u32 skip_mods(const struct btf *b, __u32 id)
+{
+	const struct btf_type *t;
+
+	while ((t = btf__type_by_id(b, id)) && (btf_is_mod(t) || btf_is_typedef(t)))
+		id = t->type;
+	return id;
+}
+
 static const struct btf_type *composite(const struct btf *b, __u32 id)
 {
-	const struct btf_type *t = btf__type_by_id(b, id);
+	const struct btf_type *t = btf__type_by_id(b, skip_mods(b, id));
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(b, t->type);
 	return t && btf_is_composite(t) ? t : NULL;
 }
 
@@ -193,17 +201,6 @@ static bool needed(const struct needs *nd, __u32 type, const char *field)
 		    !nd->v[i].guarded)
 			return true;
 	return false;
-}
-
-static size_t core_name(const struct btf *b, const struct btf_type *t, const char **name);
-
-static __u32 skip_mods(const struct btf *b, __u32 id)
-{
-	const struct btf_type *t;
-
-	while ((t = btf__type_by_id(b, id)) && (btf_is_mod(t) || btf_is_typedef(t)))
-		id = t->type;
-	return id;
 }
 
 /* One field relocation: its access string ("0:1:2": an index into the root
