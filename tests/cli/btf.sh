@@ -94,7 +94,7 @@ for m in nvme/host/nvme-core nvme/host/nvme-tcp nvme/target/nvmet nvme/target/nv
 done
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 check script-tcp-only "$([ $rc = 0 ] && [ -s "$W/tree.btf" ] &&
-	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test .*: the file serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
+	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test under .*, and no modules.builtin for 9.9.9-test (.*) to tell whether they are built in: .*if not, it serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
 for m in nvme/host/nvme-rdma nvme/target/nvmet-rdma infiniband/core/ib_core; do
 	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
 done
@@ -116,6 +116,11 @@ out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 b6=$(before "$out")
 check script-ib-core-builtin "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && grep -q 'ib_core is built into 9.9.9-test' <<<"$out" &&
 	[ -n "$b6" ] && [ $(( (b6 - nk) * 4 )) = $(( (b4 - nk) * 6 )) ]; echo $?)" "exit $rc (types before deduplication: $b6 with 6 modules, $b4 with 4): $out"
+# with modules.builtin, a module neither there nor built in: NVMe/TCP only
+mv $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host/nvme-rdma.ko "$W/nvme-rdma.ko"
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-rdma-not-builtin "$([ $rc = 0 ] && grep -q "no nvme-rdma.ko for 9.9.9-test under .*, nor built in ($W/dbg/lib/modules/9.9.9-test/modules.builtin): the file serves NVMe/TCP only" <<<"$out"; echo $?)" "exit $rc: $out"
+mv "$W/nvme-rdma.ko" $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host/nvme-rdma.ko
 rm $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target/nvmet-tcp.ko
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 check script-missing-module "$([ $rc != 0 ] && grep -q 'error: no nvmet-tcp.ko for 9.9.9-test under' <<<"$out"; echo $?)" "exit $rc: $out"
