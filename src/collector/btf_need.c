@@ -193,7 +193,12 @@ static void needs_free(struct needs *nd)
 }
 
 /* Is field of ___ntp structure type (any field: NULL) read by a program,
- * unguarded? */
+ * unguarded? A field that a bpf_core_field_exists() asks about is not, even
+ * when a read relocates it too: the read is the one behind that check
+ * (bpf/ntprof.bpf.c reads cdw10 only where it exists; libbpf leaves a read
+ * of a missing field to fail only if it runs). Only the member that the
+ * check asks about is guarded (note_access()), so a member on the way to it
+ * that is read stays required. */
 static bool needed(const struct needs *nd, __u32 type, const char *field)
 {
 	for (size_t i = 0; i < nd->n; i++)
@@ -225,18 +230,18 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 		const char *name;
 
 		if (end == p)
-			return;
+			goto invalid;
 		id = skip_mods(ob, id);
 		t = btf__type_by_id(ob, id);
 		if (!t)
-			return;
+			goto invalid;
 		if (first) {		/* the root, as an array: the same type */
 			first = false;
 		} else if (btf_is_composite(t)) {
 			const struct btf_member *m;
 
 			if (idx >= btf_vlen(t))
-				return;
+				goto invalid;
 			if (t->name_off)	/* anonymous: its enclosing structure's */
 				owner = core_name(ob, t, &name) ? id : 0;
 			m = btf_members(t) + idx;
@@ -253,11 +258,15 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 			owner = 0;
 			id = btf_array(t)->type;
 		} else {
-			return;
+			goto invalid;
 		}
 	}
 	if (last)
 		need_add(nd, last_owner, last, exists);
+	return;
+invalid:	/* no leaf known: what was read on the way still counts */
+	if (last && !exists)
+		need_add(nd, last_owner, last, false);
 }
 
 /* The object's .BTF.ext section (a copy), from the ELF the skeleton embeds */
