@@ -160,12 +160,6 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
  * works on either way. The thread ends in ntp_reader_close().
  */
 int ntp_reader_read_ahead(struct ntp_reader *r);
-/* The same for n readers (a join of many files) by one thread, which reads
- * the next block of any of them whose caller has room for it; each reader
- * comes out as it would alone. Returns how many were started (the others:
- * as ntp_reader_read_ahead's 1). The thread ends with the last reader's
- * ntp_reader_close(). */
-size_t ntp_readers_read_ahead(struct ntp_reader *const *r, size_t n);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
  * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
  * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */

@@ -147,12 +147,16 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 		goto fail;
 	/* blocks read and checked by a second thread, before the merge takes the
 	 * first of each file (ntpfile.h), and while the alignment reads its
-	 * samples. Too many files for a thread each: one thread for all. */
+	 * samples. Too many files for a thread each: the target's of many hosts
+	 * alone, half of the records in one thread's memory. */
 	if (read_ahead && ntp_read_ahead_wanted(n)) {
 		for (size_t i = 0; i < n; i++)
 			ntp_reader_read_ahead(f->r[i]);
 	} else if (read_ahead && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1)) {
-		ntp_readers_read_ahead(f->r, n);
+		size_t t = lone_target(f->r, n);
+
+		if (t != SIZE_MAX)
+			ntp_reader_read_ahead(f->r[t]);
 	}
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
