@@ -192,9 +192,9 @@ uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table vers
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 
-/* A record into L1 ahead of its turn (a loop over a block: the record after
- * next; the merge: a file's next record), its lines from L2, where the
- * reader's CRC pass left them. */
+/* A record into L1 ahead of its turn (the merge: a file's next record, met
+ * among many files' records), its lines from L2, where the reader's CRC pass
+ * left them. A block's own records read in order need none (docs/performance.md). */
 static inline void ntp_prefetch_record(const struct ntp_record *r)
 {
 	const char *x = (const char *)r;
