@@ -728,7 +728,7 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u64 key = bpq ? bpq : (__u64)sk, now = bpf_ktime_get_ns();
 	struct ntp_arrivals *a;
-	__u32 i;
+	__u32 i, rcv_nxt;
 
 	a = bpf_map_lookup_elem(&arrivals, &key);
 	if (!a) {
@@ -738,9 +738,20 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 		if (!a)
 			return;
 	}
+	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
+	/* arrival_in bisects one increasing sequence space: start over when the
+	 * entry outlived its stream. A target queue's address is likely reused
+	 * by the next connection's queue after a disconnect (and a host
+	 * socket's by the next socket), and the LRU entry survives it: a new
+	 * socket, or an rcv_nxt behind the last one noted, begins a new stream
+	 * (arrival_in only reads the head entries written since). */
+	if (a->sk != (__u64)sk ||
+	    (a->head && (__s32)(rcv_nxt - a->seq[(a->head - 1) % NTP_ARRIVALS]) < 0)) {
+		a->head = 0;
+		a->sk = (__u64)sk;
+	}
 	i = a->head % NTP_ARRIVALS;
-	a->sk = (__u64)sk;
-	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
+	a->seq[i] = rcv_nxt;
 	a->ts[i] = now;
 	a->bp[i] = bpq ? ntp_bp_read(bpq, now) : 0;
 	a->head += 1;
