@@ -532,8 +532,12 @@ static __always_inline int send_stash_take(__u64 queue, __u64 *key, int *slot)
 
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
  * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
- * it: the retry is the send. The clock is read only for a sampled command. */
-static __always_inline void host_send_pending(__u64 queue)
+ * it: the retry is the send. The clock is read only for a sampled command.
+ * stash: the exit takes the entry's finding (host_send_done); the
+ * per-thread-context mode's exit (host_sock_send) reads the PDU again and
+ * never takes it, so there the entry keeps none (a slot it claimed would
+ * stay claimed). */
+static __always_inline void host_send_pending(__u64 queue, bool stash)
 {
 	struct ntp_record *r;
 	__u64 key;
@@ -543,11 +547,13 @@ static __always_inline void host_send_pending(__u64 queue)
 		return;
 	r = host_send_at(queue, &slot, &key);
 	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)) {
-		send_stash_put(queue, 0, -1);
+		if (stash)
+			send_stash_put(queue, 0, -1);
 		return;
 	}
 	send_slot_pending(r, slot);
-	send_stash_put(queue, key, slot);
+	if (stash)
+		send_stash_put(queue, key, slot);
 }
 
 /* The exit of that send (fentry flavour, a host socket: host_sock()): the
@@ -1515,7 +1521,7 @@ static __always_inline int sock_send_enter(__u64 ud)
 		return 0;
 	}
 	c->send_ns = bpf_ktime_get_ns();
-	host_send_pending(c->queue);
+	host_send_pending(c->queue, false);
 	return 0;
 }
 
@@ -1585,7 +1591,7 @@ static __always_inline int sock_enter_fe(struct sock *sk)
 	if (!q)
 		return 0;
 	if (host_sock(sk)) {
-		host_send_pending(q);
+		host_send_pending(q, true);
 		return 0;
 	}
 	if (tgt_sock(sk)) {
@@ -1675,7 +1681,7 @@ static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
 		if (host_sk_ready && dr == host_sk_ready) {
 			if (cmds_none(&host_cmds))
 				return 0;
-			host_send_pending(q);
+			host_send_pending(q, true);
 			return sock_stash(ctx, q, NTP_SIDE_HOST);
 		}
 		if (tgt_direct() && dr == tgt_sk_ready) {
