@@ -525,8 +525,12 @@ static __always_inline int send_stash_take(__u64 queue, __u64 *key, int *slot)
 		return 0;
 	*key = s->key;
 	*slot = s->slot;
-	asm volatile("" ::: "memory");
-	s->queue = 0;
+	/* freed by a compare-and-exchange, which BPF orders fully: the loads
+	 * above complete before another queue can see the slot free and
+	 * claim it, also on a weakly ordered CPU (arm64), where a plain store
+	 * after a compiler barrier may become visible first. Only the owner
+	 * frees it, so it cannot fail. */
+	__sync_val_compare_and_swap(&s->queue, queue, 0);
 	return 1;
 }
 
