@@ -470,9 +470,16 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
  * the owner writes it, so a read never mixes two queues' answers. A queue
  * whose slot another queue holds, and a kernel without BPF atomics
  * (has_atomic_fetch), read the PDU again at the exit. The entry writes it
- * only once it got past the table's count (cmds_none): with no command of
- * the side in flight at the entry the exit reads again, as before (a
- * command claimed during the call has no time in the slot to settle).
+ * only once it got past the table's count (cmds_none), and the exit looks
+ * only once it got past the same count, so a send while nothing of the side
+ * is sampled costs no more than the count. A slot can still hold an older
+ * finding of its queue: an exit skipped (a missed kretprobe, or a count
+ * that fell to zero during the call) leaves it owned, and the next exit of
+ * that queue whose entry wrote nothing (no command in flight at the entry,
+ * one claimed during the call) takes it stale. That is harmless:
+ * send_slot_settle makes a slot valid only with a pending time in it, and
+ * no entry wrote one for a command claimed after it (cmd_find of an older
+ * command gone from the table finds nothing).
  */
 struct ntp_send_stash {
 	__u64 queue;		/* the owner, 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
@@ -573,6 +580,10 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 	__u64 key;
 	int slot;
 
+	/* nothing sampled in flight: no hash, no lookup (host_send_at stops
+	 * at the same count) */
+	if (cmds_none(&host_cmds))
+		return;
 	if (send_stash_take(queue, &key, &slot))
 		r = key ? cmd_find(&host_cmds, key) : NULL;
 	else
@@ -1481,6 +1492,10 @@ static __always_inline void target_send_done(__u64 queue, long ret)
 	__u64 key;
 	int slot;
 
+	/* nothing sampled in flight: no hash, no lookup (target_send_at stops
+	 * at the same count) */
+	if (cmds_none(&target_cmds))
+		return;
 	if (send_stash_take(queue, &key, &slot))
 		r = key ? cmd_find(&target_cmds, key) : NULL;
 	else
