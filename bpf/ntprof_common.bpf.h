@@ -78,6 +78,10 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
+/* Bytes waiting in events past which emit wakes the reader at once: half
+ * the ring. User space sets it with the ring's size (ring_size,
+ * src/collector/collector.c), so a smaller ring still wakes it. */
+const volatile __u64 ring_wake_bytes = 2 << 20;
 
 /* Every command, sampled or not, per group: exact rates. */
 struct {
@@ -478,14 +482,16 @@ static __always_inline void occ_account(const struct ntp_record *r)
  * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
  * Only a ring filling up wakes the reader at once: asked every 32nd record
  * of a side (its seq), a helper call the other 31 do without on the
- * sampled path; 2 MiB of the 4 are thousands of records, far more than the
- * 64 records of both sides between two questions. */
+ * sampled path; half the default ring (ring_wake_bytes) is far more than the
+ * 64 records of both sides between two questions; a ring made small
+ * (NTPROF_RING_KIB) may fill before it is asked, its losses counted
+ * (NTP_STAT_LOST). */
 static __always_inline void emit(struct ntp_record *r)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	r->cpu = bpf_get_smp_processor_id();
-	if (!(r->seq & 31) && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
+	if (!(r->seq & 31) && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > ring_wake_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), flags))
 		stat_inc(NTP_STAT_LOST);
