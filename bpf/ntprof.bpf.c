@@ -28,7 +28,7 @@
  * Target (keyed by struct nvmet_req *):
  *   nvmet_tcp_io_work        which queue this thread works on (context only;
  *                            only where nvmet_tcp_data_ready's address is unknown)
- *   nvmet_tcp_data_ready     packet arrival per socket
+ *   nvmet_tcp_data_ready     packet arrival per queue (its socket noted)
  *   nvmet_req_init tp        sample pick, CMD_RECV, CMD_ARRIVE
  *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
  *                            the send helpers are inlined into io_work); the
@@ -384,9 +384,9 @@ static __always_inline int send_slot_settle(struct ntp_record *r, int slot_in, l
 
 	/* A slot out of send_stash, bounded where the verifier sees it: the
 	 * callers' checks let clang drop this one, and the verifier does not
-	 * carry theirs across the register copies clang makes; the empty asm
-	 * makes clang forget what it proved. */
-	asm volatile("" : "+r"(slot));
+	 * carry theirs across the register copies clang makes; barrier_var
+	 * (bpf_helpers.h, an empty asm) makes clang forget what it proved. */
+	barrier_var(slot);
 	if (slot >= NTP_TS_SLOTS)
 		return 0;
 	if (has_ts(r, slot))
@@ -593,7 +593,8 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 	send_slot_settle(r, slot, ret, r->ts[NTP_TS_H_DRV_SUBMIT]);
 }
 
-/* -- receive: packet arrival per socket, then the chunk being parsed -- */
+/* -- receive: packet arrival per host socket or target queue (arrival_note),
+ * then the chunk being parsed -- */
 /* The low bits of sk_user_data may carry flags (SK_USER_DATA_NOCOPY and
  * others, include/net/sock.h): masked off. */
 #define NTP_SK_USER_DATA_PTRMASK (~7ULL)

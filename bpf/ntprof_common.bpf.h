@@ -7,7 +7,7 @@
 #define NTP_COMMON_BPF_H
 
 #define NTP_MAX_SIZES_BPF 16
-/* data_ready events remembered per socket. A command older than the ring
+/* data_ready events remembered per host socket or target queue. A command older than the ring
  * gets the oldest remembered time, too late: its wait in the socket is cut
  * short and the rest lands on the wire. While a target's worker is blocked
  * (docs/backpressure.md) every command of the queue depth waits in its
@@ -310,7 +310,7 @@ struct {
 } recv_ctx SEC(".maps");
 
 /*
- * Packet arrival, per socket: each time the TCP stack queues data on an
+ * Packet arrival, per host socket or target queue (arrival_note): each time the TCP stack queues data on an
  * NVMe/TCP socket it calls the driver's sk_data_ready callback
  * (nvme_tcp_data_ready / nvmet_tcp_data_ready) from the receive softirq. We
  * remember (rcv_nxt, time) for the last NTP_ARRIVALS calls; the arrival time of
