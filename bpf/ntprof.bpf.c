@@ -28,7 +28,7 @@
  * Target (keyed by struct nvmet_req *):
  *   nvmet_tcp_io_work        which queue this thread works on (context only;
  *                            only where nvmet_tcp_data_ready's address is unknown)
- *   nvmet_tcp_data_ready     packet arrival per socket
+ *   nvmet_tcp_data_ready     packet arrival per queue (its socket noted)
  *   nvmet_req_init tp        sample pick, CMD_RECV, CMD_ARRIVE
  *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
  *                            the send helpers are inlined into io_work); the
@@ -384,9 +384,9 @@ static __always_inline int send_slot_settle(struct ntp_record *r, int slot_in, l
 
 	/* A slot out of send_stash, bounded where the verifier sees it: the
 	 * callers' checks let clang drop this one, and the verifier does not
-	 * carry theirs across the register copies clang makes; the empty asm
-	 * makes clang forget what it proved. */
-	asm volatile("" : "+r"(slot));
+	 * carry theirs across the register copies clang makes; barrier_var
+	 * (bpf_helpers.h, an empty asm) makes clang forget what it proved. */
+	barrier_var(slot);
 	if (slot >= NTP_TS_SLOTS)
 		return 0;
 	if (has_ts(r, slot))
@@ -470,9 +470,16 @@ static __always_inline void host_sock_send(__u64 queue, __u64 now)
  * the owner writes it, so a read never mixes two queues' answers. A queue
  * whose slot another queue holds, and a kernel without BPF atomics
  * (has_atomic_fetch), read the PDU again at the exit. The entry writes it
- * only once it got past the table's count (cmds_none): with no command of
- * the side in flight at the entry the exit reads again, as before (a
- * command claimed during the call has no time in the slot to settle).
+ * only once it got past the table's count (cmds_none), and the exit looks
+ * only once it got past the same count, so a send while nothing of the side
+ * is sampled costs no more than the count. A slot can still hold an older
+ * finding of its queue: an exit skipped (a missed kretprobe, or a count
+ * that fell to zero during the call) leaves it owned, and the next exit of
+ * that queue whose entry wrote nothing (no command in flight at the entry,
+ * one claimed during the call) takes it stale. That is harmless:
+ * send_slot_settle makes a slot valid only with a pending time in it, and
+ * no entry wrote one for a command claimed after it (cmd_find of an older
+ * command gone from the table finds nothing).
  */
 struct ntp_send_stash {
 	__u64 queue;		/* the owner, 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
@@ -525,15 +532,23 @@ static __always_inline int send_stash_take(__u64 queue, __u64 *key, int *slot)
 		return 0;
 	*key = s->key;
 	*slot = s->slot;
-	asm volatile("" ::: "memory");
-	s->queue = 0;
+	/* freed by a compare-and-exchange, which BPF orders fully: the loads
+	 * above complete before another queue can see the slot free and
+	 * claim it, also on a weakly ordered CPU (arm64), where a plain store
+	 * after a compiler barrier may become visible first. Only the owner
+	 * frees it, so it cannot fail. */
+	__sync_val_compare_and_swap(&s->queue, queue, 0);
 	return 1;
 }
 
 /* The entry of a socket send on the host's queue: the PDU's slot gets the
  * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
- * it: the retry is the send. The clock is read only for a sampled command. */
-static __always_inline void host_send_pending(__u64 queue)
+ * it: the retry is the send. The clock is read only for a sampled command.
+ * stash: the exit takes the entry's finding (host_send_done); the
+ * per-thread-context mode's exit (host_sock_send) reads the PDU again and
+ * never takes it, so there the entry keeps none (a slot it claimed would
+ * stay claimed). */
+static __always_inline void host_send_pending(__u64 queue, bool stash)
 {
 	struct ntp_record *r;
 	__u64 key;
@@ -543,11 +558,13 @@ static __always_inline void host_send_pending(__u64 queue)
 		return;
 	r = host_send_at(queue, &slot, &key);
 	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)) {
-		send_stash_put(queue, 0, -1);
+		if (stash)
+			send_stash_put(queue, 0, -1);
 		return;
 	}
 	send_slot_pending(r, slot);
-	send_stash_put(queue, key, slot);
+	if (stash)
+		send_stash_put(queue, key, slot);
 }
 
 /* The exit of that send (fentry flavour, a host socket: host_sock()): the
@@ -563,6 +580,10 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 	__u64 key;
 	int slot;
 
+	/* nothing sampled in flight: no hash, no lookup (host_send_at stops
+	 * at the same count) */
+	if (cmds_none(&host_cmds))
+		return;
 	if (send_stash_take(queue, &key, &slot))
 		r = key ? cmd_find(&host_cmds, key) : NULL;
 	else
@@ -572,7 +593,8 @@ static __always_inline void host_send_done(__u64 queue, long ret)
 	send_slot_settle(r, slot, ret, r->ts[NTP_TS_H_DRV_SUBMIT]);
 }
 
-/* -- receive: packet arrival per socket, then the chunk being parsed -- */
+/* -- receive: packet arrival per host socket or target queue (arrival_note),
+ * then the chunk being parsed -- */
 /* The low bits of sk_user_data may carry flags (SK_USER_DATA_NOCOPY and
  * others, include/net/sock.h): masked off. */
 #define NTP_SK_USER_DATA_PTRMASK (~7ULL)
@@ -1471,6 +1493,10 @@ static __always_inline void target_send_done(__u64 queue, long ret)
 	__u64 key;
 	int slot;
 
+	/* nothing sampled in flight: no hash, no lookup (target_send_at stops
+	 * at the same count) */
+	if (cmds_none(&target_cmds))
+		return;
 	if (send_stash_take(queue, &key, &slot))
 		r = key ? cmd_find(&target_cmds, key) : NULL;
 	else
@@ -1515,7 +1541,7 @@ static __always_inline int sock_send_enter(__u64 ud)
 		return 0;
 	}
 	c->send_ns = bpf_ktime_get_ns();
-	host_send_pending(c->queue);
+	host_send_pending(c->queue, false);
 	return 0;
 }
 
@@ -1585,7 +1611,7 @@ static __always_inline int sock_enter_fe(struct sock *sk)
 	if (!q)
 		return 0;
 	if (host_sock(sk)) {
-		host_send_pending(q);
+		host_send_pending(q, true);
 		return 0;
 	}
 	if (tgt_sock(sk)) {
@@ -1675,7 +1701,7 @@ static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
 		if (host_sk_ready && dr == host_sk_ready) {
 			if (cmds_none(&host_cmds))
 				return 0;
-			host_send_pending(q);
+			host_send_pending(q, true);
 			return sock_stash(ctx, q, NTP_SIDE_HOST);
 		}
 		if (tgt_direct() && dr == tgt_sk_ready) {

@@ -7,7 +7,7 @@
 #define NTP_COMMON_BPF_H
 
 #define NTP_MAX_SIZES_BPF 16
-/* data_ready events remembered per socket. A command older than the ring
+/* data_ready events remembered per host socket or target queue. A command older than the ring
  * gets the oldest remembered time, too late: its wait in the socket is cut
  * short and the rest lands on the wire. While a target's worker is blocked
  * (docs/backpressure.md) every command of the queue depth waits in its
@@ -78,6 +78,10 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
+/* Bytes waiting in events past which emit wakes the reader at once: half
+ * the ring. User space sets it with the ring's size (ring_size,
+ * src/collector/collector.c), so a smaller ring still wakes it. */
+const volatile __u64 ring_wake_bytes = 2 << 20;
 
 /* Every command, sampled or not, per group: exact rates. */
 struct {
@@ -306,7 +310,7 @@ struct {
 } recv_ctx SEC(".maps");
 
 /*
- * Packet arrival, per socket: each time the TCP stack queues data on an
+ * Packet arrival, per host socket or target queue (arrival_note): each time the TCP stack queues data on an
  * NVMe/TCP socket it calls the driver's sk_data_ready callback
  * (nvme_tcp_data_ready / nvmet_tcp_data_ready) from the receive softirq. We
  * remember (rcv_nxt, time) for the last NTP_ARRIVALS calls; the arrival time of
@@ -478,14 +482,16 @@ static __always_inline void occ_account(const struct ntp_record *r)
  * scheduler wake-up on the I/O path; user space polls every 100 ms anyway.
  * Only a ring filling up wakes the reader at once: asked every 32nd record
  * of a side (its seq), a helper call the other 31 do without on the
- * sampled path; 2 MiB of the 4 are thousands of records, far more than the
- * 64 records of both sides between two questions. */
+ * sampled path; half the default ring (ring_wake_bytes) is far more than the
+ * 64 records of both sides between two questions; a ring made small
+ * (NTPROF_RING_KIB) may fill before it is asked, its losses counted
+ * (NTP_STAT_LOST). */
 static __always_inline void emit(struct ntp_record *r)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	r->cpu = bpf_get_smp_processor_id();
-	if (!(r->seq & 31) && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20))
+	if (!(r->seq & 31) && bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > ring_wake_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), flags))
 		stat_inc(NTP_STAT_LOST);
@@ -728,7 +734,7 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u64 key = bpq ? bpq : (__u64)sk, now = bpf_ktime_get_ns();
 	struct ntp_arrivals *a;
-	__u32 i;
+	__u32 i, rcv_nxt;
 
 	a = bpf_map_lookup_elem(&arrivals, &key);
 	if (!a) {
@@ -738,9 +744,20 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 		if (!a)
 			return;
 	}
+	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
+	/* arrival_in bisects one increasing sequence space: start over when the
+	 * entry outlived its stream. A target queue's address is likely reused
+	 * by the next connection's queue after a disconnect (and a host
+	 * socket's by the next socket), and the LRU entry survives it: a new
+	 * socket, or an rcv_nxt behind the last one noted, begins a new stream
+	 * (arrival_in only reads the head entries written since). */
+	if (a->sk != (__u64)sk ||
+	    (a->head && (__s32)(rcv_nxt - a->seq[(a->head - 1) % NTP_ARRIVALS]) < 0)) {
+		a->head = 0;
+		a->sk = (__u64)sk;
+	}
 	i = a->head % NTP_ARRIVALS;
-	a->sk = (__u64)sk;
-	a->seq[i] = BPF_CORE_READ(tp, rcv_nxt);
+	a->seq[i] = rcv_nxt;
 	a->ts[i] = now;
 	a->bp[i] = bpq ? ntp_bp_read(bpq, now) : 0;
 	a->head += 1;

@@ -304,7 +304,8 @@ static bool stand_in_attached(const struct ntp_collector *c, const char *target)
  * 4 MiB (bpf/ntprof_common.bpf.h). For tests: tests/vm/scenarios/record-tcp.sh
  * makes it small and stops the reader a moment to fill it, which checks
  * ntprof's count of the records lost. A power of two of whole pages, as the kernel wants of a ring
- * buffer (kernel/bpf/ringbuf.c). */
+ * buffer (kernel/bpf/ringbuf.c). The reader's early wake-up follows: half
+ * the ring (ring_wake_bytes, bpf/ntprof_common.bpf.h). */
 static int ring_size(struct ntprof_bpf *skel, char *errbuf, size_t errlen)
 {
 	const char *e = getenv("NTPROF_RING_KIB");
@@ -323,6 +324,8 @@ static int ring_size(struct ntprof_bpf *skel, char *errbuf, size_t errlen)
 		snprintf(errbuf, errlen, "NTPROF_RING_KIB=%s: %s", e, strerror(errno));
 		return -1;
 	}
+	/* emit wakes the reader once half the ring waits (ring_wake_bytes) */
+	skel->rodata->ring_wake_bytes = kib * 1024 / 2;
 	return 0;
 }
 

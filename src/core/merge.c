@@ -146,8 +146,7 @@ __attribute__((target("avx2"))) static void keys_avx2(const struct ntp_record *r
 	_Static_assert(NTP_TS_SLOTS == 24, "six vectors of timestamps");
 	/* Four records at a time: their four vectors' lanes folded together
 	 * (pairs of lanes, then the halves), four keys mapped and stored in
-	 * one vector each step, where one record's fold took as many
-	 * instructions as four's. */
+	 * one vector each step: the fold's shuffles shared by four records. */
 	for (; j + 4 <= k; j += 4) {
 		__m256i y0 = lanes_max(&r[j], &last, mk), y1 = lanes_max(&r[j + 1], &last, mk);
 		__m256i y2 = lanes_max(&r[j + 2], &last, mk), y3 = lanes_max(&r[j + 3], &last, mk);

@@ -705,6 +705,9 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 	ntp_pend_settle(m->tpend);
 }
 
+/* ntp_model_ingest_block's loops over pointers to the records: a shared
+ * inline body choosing between the two per record cost instructions in
+ * the block's loop. */
 void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *r, size_t n)
 {
 	if (n && !m->started)

@@ -114,7 +114,7 @@ void ntp_model_free(struct ntp_model *m);
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);
 /* ntp_model_ingest of r[0..n) in order (a reader's block, valid for the
  * call): a record waiting for its twin is copied at the end only if it
- * still waits then (pending.h ntp_pend_put_ref), and the records go through
+ * still waits then (pending.h, ntp_pend_settle), and the records go through
  * one loop instead of a call each. */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n);
 /* The same for records anywhere (a merge's, each in its file's block, all

@@ -419,11 +419,6 @@ struct ntp_reader {
 	 * reader moves to a new buffer every few blocks */
 	uint8_t *spare[NTP_SPARE_MAX];
 	size_t nspare, spare_cap;
-	uint64_t buf_seq;		/* read-ahead: blocks handed out before buf was taken */
-	/* one of many files read ahead by one thread (ntp_readers_read_ahead):
-	 * a read buffer per block, only what the next header needs read past
-	 * it, one spare kept: 0 for the defaults */
-	size_t read_cap, read_extra, spare_max;
 };
 
 /*
@@ -463,7 +458,7 @@ static void buf_let_go(struct ntp_reader *r, uint8_t *p, size_t cap)
 		while (r->nspare)
 			free(r->spare[--r->nspare]);
 	}
-	if (r->nspare == (r->spare_max ? r->spare_max : NTP_SPARE_MAX)) {
+	if (r->nspare == NTP_SPARE_MAX) {
 		free(p);
 		return;
 	}
@@ -485,7 +480,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 	if (r->start + need > r->cap) {
 		/* move the unread bytes to the front, keeping their file offset's
 		 * alignment mod 8 so records stay 8-byte aligned in place */
-		size_t lead = r->off & 7, ncap = r->read_cap ? r->read_cap : r->cap;
+		size_t lead = r->off & 7, ncap = r->cap;
 
 		while (need + lead > ncap)
 			ncap *= 2;
@@ -497,12 +492,10 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (!nb)
 				return have;
 			memcpy(nb + lead, r->buf + r->start, have);
-			if (r->ahead && ntp_ahead_published(r->ahead) != r->buf_seq)
-				retire(r, r->buf, r->cap);
-			else	/* no block handed out from it (ntp_reader_reap) */
-				buf_let_go(r, r->buf, r->cap);
 			if (r->ahead)
-				r->buf_seq = ntp_ahead_published(r->ahead);
+				retire(r, r->buf, r->cap);
+			else
+				buf_let_go(r, r->buf, r->cap);
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -513,7 +506,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		r->data = r->buf;
 	}
 	while (r->end - r->start < need) {
-		size_t want = need - (r->end - r->start) + (r->read_extra ? r->read_extra : READ_AHEAD);
+		size_t want = need - (r->end - r->start) + READ_AHEAD;
 		ssize_t n;
 
 		if (want > r->cap - r->end)
@@ -743,9 +736,7 @@ static void unmap_window(struct ntp_reader *r)
 {
 	if (!r->map)
 		return;
-	/* with read-ahead, kept while the caller may hold a block in it; one
-	 * no block was handed out from goes now (as a read buffer, fill) */
-	if (r->ahead && ntp_ahead_published(r->ahead) != r->buf_seq) {
+	if (r->ahead) {
 		retire_window(r);
 		return;
 	}
@@ -765,7 +756,7 @@ static int to_read(struct ntp_reader *r)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = r->window ? r->window : r->read_cap ? r->read_cap : 2 * READ_CHUNK;	/* tests: small buffers */
+	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
 	r->buf = buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
@@ -823,8 +814,6 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	if (p == MAP_FAILED)
 		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
-	if (r->ahead)
-		r->buf_seq = ntp_ahead_published(r->ahead);
 	r->map = p;
 	r->map_len = len;
 	map_slot_set(r->map_slot, p, len);
@@ -1364,11 +1353,11 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 	return 0;
 }
 
-/* Whether r may be read ahead (see ntp_reader_read_ahead), switched to
- * read() if need be: 0 yes, 1 no. */
-static int ahead_prepare(struct ntp_reader *r)
+int ntp_reader_read_ahead(struct ntp_reader *r)
 {
-	if (r->ahead || r->fd < 0 || r->st.records || r->cur_n || r->done)
+	if (r->ahead)
+		return 0;
+	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
 		return 1;	/* memory needs no reading; a block already handed out */
 	/*
 	 * The thread reads with read(), not through windows: on this kind of
@@ -1383,86 +1372,12 @@ static int ahead_prepare(struct ntp_reader *r)
 		if (to_read(r))
 			return 1;
 	}
-	return 0;
-}
-
-int ntp_reader_read_ahead(struct ntp_reader *r)
-{
-	if (r->ahead)
-		return 0;
-	if (ahead_prepare(r))
-		return 1;
 	r->ahead = ntp_ahead_new(r);
 	if (r->ahead && ntp_ahead_start(r->ahead)) {
 		ntp_ahead_free(r->ahead);
 		r->ahead = NULL;
 	}
 	return r->ahead ? 0 : 1;
-}
-
-/*
- * Many files, one thread (ntpfile_ahead.c's crew). Their blocks in flight
- * are what bounds the memory: a file of no more than twice the mean size
- * (a host's of a join of many) has two slots, the block its caller holds
- * and the next; a larger file (the target's, about half of all records)
- * reads as it does alone. A small file keeps its mmap windows (each about
- * a block: the share of NTP_MAP_WINDOW of so many readers): read() into a
- * buffer per block took a fresh page at every 4 KiB of the hosts' files,
- * several times the page faults of the whole join, where a window maps
- * the page cache's own pages. Read with read() (not mapped), each block
- * goes to a read buffer of its own with only the next header read past
- * it, and two spare buffers are kept.
- */
-#define CREW_SMALL_CAP (512u << 10)
-size_t ntp_readers_read_ahead(struct ntp_reader *const *r, size_t n)
-{
-	struct ntp_crew *c = ntp_crew_new(n);
-	uint8_t *in = calloc(n ? n : 1, 1);	/* a member of c */
-	uint64_t sum = 0;
-	size_t k = 0;
-
-	if (!c || !in) {
-		free(in);
-		if (c)
-			ntp_crew_start_none(c);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		sum += r[i]->size;
-	for (size_t i = 0; i < n; i++) {
-		int small = r[i]->size * n <= 2 * sum;
-
-		if (r[i]->ahead)
-			continue;
-		if (small && r[i]->mapped) {
-			r[i]->ahead_map = 1;	/* see above */
-		} else if (small) {
-			r[i]->read_cap = r[i]->window ? r[i]->window : CREW_SMALL_CAP;	/* tests: small */
-			r[i]->read_extra = NTP_BLOCK_HDR_LEN;
-			r[i]->spare_max = 2;
-		}
-		if (ahead_prepare(r[i]) || !(r[i]->ahead = ntp_ahead_new(r[i]))) {
-			r[i]->read_cap = r[i]->read_extra = r[i]->spare_max = 0;
-			continue;
-		}
-		ntp_crew_add(c, r[i]->ahead, small ? 2 : NTP_AHEAD_SLOTS);
-		in[i] = 1;
-		k++;
-	}
-	if (!k) {
-		ntp_crew_start_none(c);
-	} else if (ntp_crew_start(c)) {	/* c is gone: its members read on alone */
-		for (size_t i = 0; i < n; i++) {
-			if (!in[i])
-				continue;
-			ntp_ahead_free(r[i]->ahead);
-			r[i]->ahead = NULL;
-			r[i]->read_cap = r[i]->read_extra = r[i]->spare_max = 0;
-		}
-		k = 0;
-	}
-	free(in);
-	return k;
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)

@@ -160,12 +160,6 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
  * works on either way. The thread ends in ntp_reader_close().
  */
 int ntp_reader_read_ahead(struct ntp_reader *r);
-/* The same for n readers (a join of many files) by one thread, which reads
- * the next block of any of them whose caller has room for it; each reader
- * comes out as it would alone. Returns how many were started (the others:
- * as ntp_reader_read_ahead's 1). The thread ends with the last reader's
- * ntp_reader_close(). */
-size_t ntp_readers_read_ahead(struct ntp_reader *const *r, size_t n);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
  * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
  * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */
@@ -198,9 +192,9 @@ uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table vers
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 
-/* A record into L1 ahead of its turn (a loop over a block: the record after
- * next; the merge: a file's next record), its lines from L2, where the
- * reader's CRC pass left them. */
+/* A record into L1 ahead of its turn (the merge: a file's next record, met
+ * among many files' records), its lines from L2, where the reader's CRC pass
+ * left them. A block's own records read in order need none (docs/performance.md). */
 static inline void ntp_prefetch_record(const struct ntp_record *r)
 {
 	const char *x = (const char *)r;

@@ -46,17 +46,6 @@ typedef void (*ntp_keys_fn)(const struct ntp_record *r, size_t n, int64_t off, u
 void ntp_ahead_want_keys(struct ntp_ahead *a, ntp_keys_fn keys, int64_t off);
 /* Those keys for the block last handed out (NULL: none for it). */
 const uint64_t *ntp_ahead_keys(const struct ntp_ahead *a);
-/* One thread for many readers' read-ahead: a crew of at most n members,
- * each added (ntp_ahead_new, not started) with the slots it may fill,
- * lim (2 to NTP_AHEAD_SLOTS); then ntp_crew_start: 0, or -1 and the crew
- * is gone, its members never started (ntp_ahead_free them). A member's
- * ntp_ahead_free leaves the crew; the last one stops the thread. */
-struct ntp_crew;
-struct ntp_crew *ntp_crew_new(size_t n);
-void ntp_crew_add(struct ntp_crew *c, struct ntp_ahead *a, size_t lim);
-int ntp_crew_start(struct ntp_crew *c);
-/* Frees a crew with no member instead of starting it. */
-void ntp_crew_start_none(struct ntp_crew *c);
 /* Stops and joins the thread if started, frees a (NULL: nothing); the
  * windows it left are the reader's to unmap (ntp_reader_reap). */
 void ntp_ahead_free(struct ntp_ahead *a);

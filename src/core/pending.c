@@ -123,7 +123,10 @@ const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_reco
 	return p->count ? take_some(p, r, dropped) : NULL;
 }
 
-/* ntp_pend_drop_key with records pending (apart as take_some) */
+/* Drops every pending record of key (its own side's older records, once a
+ * record of it matched: their twins can no longer come); called only with
+ * records pending (one side of a stream mostly finds the other's record
+ * waiting and waits for nothing itself). Returns how many. */
 __attribute__((noinline)) uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, uint64_t key)
 {
 	uint32_t b = ntp_pend_bucket_of(p, key);
@@ -142,13 +145,6 @@ __attribute__((noinline)) uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, ui
 		i = next;
 	}
 	return n;
-}
-
-uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r)
-{
-	/* one side of a stream mostly finds the other's record waiting and
-	 * waits for nothing itself: its own structure is empty */
-	return p->count ? ntp_pend_drop_key_some(p, ntp_pend_key(r)) : 0;
 }
 
 /* Relinks every pending slot into a table of twice the buckets per
@@ -205,17 +201,6 @@ __attribute__((noinline)) int ntp_pend_put_evicting(struct ntp_pend *p, const st
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
 {
 	return ntp_pend_put_key(p, r, ntp_pend_key(r), evicted, 0);
-}
-
-/*
- * The copy of a record into its slot (272 bytes) is the costliest part
- * of a put, and most records put are taken within a few records of
- * the same block: by reference, only those still pending when the block
- * is let go are copied (ntp_pend_settle), a few per block.
- */
-int ntp_pend_put_ref(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted)
-{
-	return ntp_pend_put_key(p, r, ntp_pend_key(r), evicted, 1);
 }
 
 /* The records pending arrived within the last cap arrivals, those held by

@@ -34,16 +34,13 @@ int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b);
  * of r's key are dropped and counted in *dropped. */
 const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
 				       uint64_t *dropped);
-/* Drops every pending record of r's key (its own side's older records, once r
- * matched: their twins can no longer come). Returns how many. */
-uint64_t ntp_pend_drop_key(struct ntp_pend *p, const struct ntp_record *r);
 /* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
-/* ntp_pend_put keeping r by reference: r must stay valid and unchanged until
- * the next ntp_pend_settle(p), which copies the records so put that are
+/* The model's block loop puts records by reference (pending_int.h
+ * ntp_pend_put_key with ref set): such a record must stay valid and unchanged
+ * until the next ntp_pend_settle(p), which copies the records so put that are
  * still pending. A record taken is then valid until the next put on p and
  * while the one put is. */
-int ntp_pend_put_ref(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
 void ntp_pend_settle(struct ntp_pend *p);
 size_t ntp_pend_count(const struct ntp_pend *p);
 

@@ -23,7 +23,7 @@ struct ntp_pend_slot {
 	uint64_t key;
 	uint64_t due;		/* the arrival number at which it expires; NTP_PEND_FREE: not pending */
 	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
-	int32_t ref;		/* rec is the caller's (ntp_pend_put_ref), not yet settled */
+	int32_t ref;		/* rec is the caller's (ntp_pend_put_key with ref set), not yet settled */
 };
 _Static_assert(sizeof(struct ntp_pend_slot) == 32, "a slot is half a cache line");
 
@@ -75,8 +75,8 @@ uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, uint64_t key);
 
 /*
  * A record into a slot: 272 bytes as 16-byte vector moves. GCC copies a
- * struct this size with `rep movsq`, whose start-up cost made the copy the
- * largest part of a put (perf annotate: ~60 % of ntp_pend_put).
+ * struct this size with `rep movsq`, whose start-up cost is paid at every
+ * copy, the largest part of a put.
  */
 typedef uint64_t ntp_pend_v16 __attribute__((vector_size(16), aligned(8), may_alias));
 _Static_assert(sizeof(struct ntp_record) % sizeof(ntp_pend_v16) == 0, "record is whole vectors");

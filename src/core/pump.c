@@ -143,11 +143,8 @@ void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n)
 		ntp_model_ingest_block(p->cfg.model, r, n);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (i + 2 < n)
-			ntp_prefetch_record(&r[i + 2]);
+	for (size_t i = 0; i < n; i++)
 		ntp_pump_record(p, &r[i]);
-	}
 }
 
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns)

@@ -148,19 +148,14 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 	/* blocks read and checked by a second thread, before the merge takes the
 	 * first of each file (ntpfile.h), and while the alignment reads its
 	 * samples. Too many files for a thread each: the target's of many hosts
-	 * alone, half of the records in one thread's memory; one thread for all
-	 * only when asked (NTPROF_AHEAD_CREW=1: no wall time gained on two CPUs,
-	 * more CPU time and memory, docs/performance.md). */
+	 * alone, half of the records in one thread's memory. */
 	if (read_ahead && ntp_read_ahead_wanted(n)) {
 		for (size_t i = 0; i < n; i++)
 			ntp_reader_read_ahead(f->r[i]);
 	} else if (read_ahead && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1)) {
-		const char *crew = getenv("NTPROF_AHEAD_CREW");
 		size_t t = lone_target(f->r, n);
 
-		if (crew && !strcmp(crew, "1"))
-			ntp_readers_read_ahead(f->r, n);
-		else if (t != SIZE_MAX)
+		if (t != SIZE_MAX)
 			ntp_reader_read_ahead(f->r[t]);
 	}
 	f->primary = ntp_join_primary(f->in, n);

@@ -8,7 +8,10 @@
  * (dropped target records), responses unseen, several hosts and queues,
  * and a join window small enough that records expire; and the same
  * stream read by a host's or a target's model (its loop without the
- * join). */
+ * join). The same for batches of pointers (ntp_model_ingest_refs, as
+ * merge.c's drain hands a join's records over): the host's and the
+ * target's records in two buffers (two files' blocks), both overwritten
+ * after each call. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,17 +52,22 @@ static struct ntp_synth *stream(uint64_t seed, double drop_target)
 	return s;
 }
 
+enum feed { ONE_BY_ONE, BLOCKS, REFS };
+
 /* The stream's snapshots: an interval after every CLOSE_EVERY records and
  * at the end, into iv[] (n_iv of them), the run's into *all, the records
- * still pending before the end into *pending; by blocks when block is set. */
-static void run(uint8_t role, uint64_t seed, double drop_target, uint32_t window, int block,
+ * still pending before the end into *pending; fed as feed says. */
+static void run(uint8_t role, uint64_t seed, double drop_target, uint32_t window, enum feed block,
 		struct ntp_snapshot *iv, size_t max_iv, size_t *n_iv, struct ntp_snapshot *all, size_t *pending)
 {
 	struct ntp_model_config cfg = { .role = role, .transport = NTP_TRANSPORT_TCP, .sampling = 1,
 					.join_window = window };
 	struct ntp_model *m = ntp_model_new(&cfg);
 	struct ntp_synth *s = stream(seed, drop_target);
-	static struct ntp_record buf[BLOCK_MAX];
+	/* a block, or (REFS) the two files' blocks and the batch in stream order */
+	static struct ntp_record buf[BLOCK_MAX], tbuf[BLOCK_MAX];
+	static const struct ntp_record *batch[BLOCK_MAX];
+	size_t nh = 0, nt = 0;
 	struct ntp_record r;
 	size_t in = 0, want = 1, fed = 0;
 	uint64_t t, last = 0;
@@ -77,16 +85,26 @@ static void run(uint8_t role, uint64_t seed, double drop_target, uint32_t window
 		if (!end) {
 			if (r.ts[NTP_TS_H_BLK_SUBMIT] > last)
 				last = r.ts[NTP_TS_H_BLK_SUBMIT];
-			if (block)
+			if (block == BLOCKS)
 				buf[in++] = r;
-			else
+			else if (block == REFS && r.side == NTP_SIDE_HOST) {
+				buf[nh] = r;
+				batch[in++] = &buf[nh++];
+			} else if (block == REFS) {
+				tbuf[nt] = r;
+				batch[in++] = &tbuf[nt++];
+			} else
 				ntp_model_ingest(m, &r);
 			fed++;
 		}
 		if (block && in && (end || in == want || fed % CLOSE_EVERY == 0)) {
-			ntp_model_ingest_block(m, buf, in);
+			if (block == REFS)
+				ntp_model_ingest_refs(m, batch, in);
+			else
+				ntp_model_ingest_block(m, buf, in);
 			memset(buf, 0xa5, sizeof(buf));
-			in = 0;
+			memset(tbuf, 0x5a, sizeof(tbuf));
+			in = nh = nt = 0;
 			want = 1 + (size_t)random() % BLOCK_MAX;
 		}
 		if (end)
@@ -103,7 +121,8 @@ static void run(uint8_t role, uint64_t seed, double drop_target, uint32_t window
 	ntp_model_free(m);
 }
 
-static void same(uint8_t role, uint64_t seed, double drop_target, uint32_t window)
+/* fed as feed says, the snapshots of the records fed one at a time */
+static void same(enum feed feed, uint8_t role, uint64_t seed, double drop_target, uint32_t window)
 {
 	enum { MAX_IV = 16 };
 	struct ntp_snapshot *iv = calloc(MAX_IV, sizeof(*iv)), *iv_b = calloc(MAX_IV, sizeof(*iv_b));
@@ -111,8 +130,8 @@ static void same(uint8_t role, uint64_t seed, double drop_target, uint32_t windo
 	size_t n, n_b, pending, pending_b;
 
 	assert_true(iv && iv_b && all && all_b);
-	run(role, seed, drop_target, window, 0, iv, MAX_IV, &n, all, &pending);
-	run(role, seed, drop_target, window, 1, iv_b, MAX_IV, &n_b, all_b, &pending_b);
+	run(role, seed, drop_target, window, ONE_BY_ONE, iv, MAX_IV, &n, all, &pending);
+	run(role, seed, drop_target, window, feed, iv_b, MAX_IV, &n_b, all_b, &pending_b);
 	assert_true(n > 3);
 	assert_int_equal(n, n_b);
 	for (size_t i = 0; i < n; i++)
@@ -135,20 +154,42 @@ static void same(uint8_t role, uint64_t seed, double drop_target, uint32_t windo
 	free(all_b);
 }
 
+static void joined(enum feed feed)
+{
+	same(feed, NTP_ROLE_BOTH, 1, 0, 0);		/* the default window */
+	same(feed, NTP_ROLE_BOTH, 2, 0.1, 0);		/* twins that never come */
+	same(feed, NTP_ROLE_BOTH, 3, 0.05, 16);	/* records expire from a window of 16 */
+	same(feed, NTP_ROLE_BOTH, 4, 0.2, 64);
+}
+
+static void one_side(enum feed feed)
+{
+	same(feed, NTP_ROLE_HOST, 5, 0.1, 0);
+	same(feed, NTP_ROLE_TARGET, 6, 0.1, 0);
+}
+
 static void test_block_equals_one_by_one(void **state)
 {
 	(void)state;
-	same(NTP_ROLE_BOTH, 1, 0, 0);		/* the default window */
-	same(NTP_ROLE_BOTH, 2, 0.1, 0);		/* twins that never come */
-	same(NTP_ROLE_BOTH, 3, 0.05, 16);	/* records expire from a window of 16 */
-	same(NTP_ROLE_BOTH, 4, 0.2, 64);
+	joined(BLOCKS);
 }
 
 static void test_block_one_side(void **state)
 {
 	(void)state;
-	same(NTP_ROLE_HOST, 5, 0.1, 0);
-	same(NTP_ROLE_TARGET, 6, 0.1, 0);
+	one_side(BLOCKS);
+}
+
+static void test_refs_equal_one_by_one(void **state)
+{
+	(void)state;
+	joined(REFS);
+}
+
+static void test_refs_one_side(void **state)
+{
+	(void)state;
+	one_side(REFS);
 }
 
 int main(void)
@@ -156,6 +197,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_block_equals_one_by_one),
 		cmocka_unit_test(test_block_one_side),
+		cmocka_unit_test(test_refs_equal_one_by_one),
+		cmocka_unit_test(test_refs_one_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

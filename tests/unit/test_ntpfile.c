@@ -1084,49 +1084,43 @@ static void test_map_truncated_under_reader(void **state)
 /* Appends to log what the caller sees after each block: its records, the
  * stats and the totals as of it. ahead: with read-ahead; pause: let the
  * thread run ahead before the block is read (its window must stay). */
-/* One block's line of block_log; returns whether there was a block. */
-static int block_step(struct ntp_reader *r, int pause, size_t *k, char *log, size_t cap)
-{
-	const struct ntp_record *recs;
-	const struct ntp_read_stats *st;
-	const struct ntp_total *t;
-	uint64_t as_of;
-	size_t n, nt, len = strlen(log);
-	int more = ntp_reader_next_block(r, &recs, &n);
-	uint32_t crc = 0;
-
-	if (more && pause && (*k)++ % 3 == 0)
-		usleep(2000);
-	if (more)
-		crc = ntp_crc32c(0, recs, n * sizeof(*recs));
-	st = ntp_reader_stats(r);
-	t = ntp_reader_totals(r, &nt, &as_of);
-	len += (size_t)snprintf(log + len, cap - len,
-				"%d %zu %08x | %llu %llu %llu %llu %d %d %llu '%s' | %zu %llu %llu\n",
-				more, more ? n : 0, crc, (unsigned long long)st->records,
-				(unsigned long long)st->dropped, (unsigned long long)st->skipped_blocks,
-				(unsigned long long)st->damaged_blocks, st->truncated, st->corrupt,
-				(unsigned long long)st->end_mono_ns, st->why, nt,
-				(unsigned long long)as_of,
-				(unsigned long long)(nt ? t[nt - 1].count.commands : 0));
-	assert_true(len < cap);
-	return more;
-}
-
 static void block_log(struct ntp_reader *r, int ahead, int pause, char *log, size_t cap)
 {
-	size_t k = 0;
+	const struct ntp_record *recs;
+	size_t n, len = strlen(log), k = 0;
 
 	if (!r) {
-		size_t len = strlen(log);
-
 		snprintf(log + len, cap - len, "no reader\n");
 		return;
 	}
 	if (ahead)
 		assert_int_equal(ntp_reader_read_ahead(r), 0);
-	while (block_step(r, pause, &k, log, cap))
-		;
+	for (;;) {
+		const struct ntp_read_stats *st;
+		const struct ntp_total *t;
+		uint64_t as_of;
+		size_t nt;
+		int more = ntp_reader_next_block(r, &recs, &n);
+		uint32_t crc = 0;
+
+		if (more && pause && k++ % 3 == 0)
+			usleep(2000);
+		if (more)
+			crc = ntp_crc32c(0, recs, n * sizeof(*recs));
+		st = ntp_reader_stats(r);
+		t = ntp_reader_totals(r, &nt, &as_of);
+		len += (size_t)snprintf(log + len, cap - len,
+					"%d %zu %08x | %llu %llu %llu %llu %d %d %llu '%s' | %zu %llu %llu\n",
+					more, more ? n : 0, crc, (unsigned long long)st->records,
+					(unsigned long long)st->dropped, (unsigned long long)st->skipped_blocks,
+					(unsigned long long)st->damaged_blocks, st->truncated, st->corrupt,
+					(unsigned long long)st->end_mono_ns, st->why, nt,
+					(unsigned long long)as_of,
+					(unsigned long long)(nt ? t[nt - 1].count.commands : 0));
+		assert_true(len < cap);
+		if (!more)
+			break;
+	}
 	ntp_reader_close(r);
 }
 
@@ -1198,114 +1192,6 @@ static void test_read_ahead_matches(void **state)
 	free(buf);
 }
 
-/* Many readers, one thread (ntp_readers_read_ahead): each reader's blocks,
- * stats and totals, taken in an interleaved order (as a merge takes them,
- * some readers far ahead of others), are what that reader gives alone;
- * among them whole, cut and damaged files, a file large enough to keep
- * every slot, every source, and readers closed before their end. */
-#define CREW_N 4
-static void test_crew_matches(void **state)
-{
-	static char want[CREW_N][1 << 16], got[CREW_N][1 << 16];
-	struct ntp_reader_opts opts[] = {
-		{ 0 }, { .no_mmap = 1 }, { .map_window = 1 }, { .map_window = 1, .no_mmap = 1 },
-	};
-	char path[CREW_N][256], err[256];
-	size_t len, tried = 0;
-	uint8_t *buf;
-
-	(void)state;
-	for (int i = 0; i < CREW_N; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "crew%d.ntp", i);
-		tmp_path(path[i], sizeof(path[i]), name);
-	}
-	write_medium(path[0]);
-	buf = slurp(path[0], &len);
-	for (size_t k = 0; k <= len; k += k == len ? 1 : 1 + k % 1733) {
-		for (int flip = 0; flip < 2; flip++) {
-			struct ntp_reader *r[CREW_N];
-			size_t steps[CREW_N] = { 0 }, live = CREW_N, o = tried % 4, turn = 0;
-			int more[CREW_N];
-
-			if (flip && k == len)
-				continue;
-			/* 0: cut or damaged at k; 1: whole, more than twice the
-			 * mean size unless k is near the end (then every file
-			 * keeps two slots, else 1 keeps them all); 2: cut at a
-			 * quarter of k; 3: the header and a little */
-			if (flip)
-				buf[k] ^= 0x10;
-			spew(path[0], buf, flip ? len : k);
-			if (flip)
-				buf[k] ^= 0x10;
-			spew(path[1], buf, len);
-			spew(path[2], buf, k / 4);
-			spew(path[3], buf, 700);
-			for (int i = 0; i < CREW_N; i++) {
-				want[i][0] = got[i][0] = '\0';
-				block_log(ntp_reader_open_opts(path[i], &opts[(o + i) % 4], err, sizeof(err)),
-					  0, 0, want[i], sizeof(want[i]));
-				r[i] = ntp_reader_open_opts(path[i], &opts[(o + i) % 4], err, sizeof(err));
-				if (!r[i])
-					snprintf(got[i], sizeof(got[i]), "no reader\n");
-			}
-			/* the files that opened, in one crew */
-			{
-				struct ntp_reader *open_r[CREW_N];
-				size_t m = 0;
-
-				for (int i = 0; i < CREW_N; i++)
-					if (r[i])
-						open_r[m++] = r[i];
-				assert_int_equal(ntp_readers_read_ahead(open_r, m), m);
-				assert_int_equal(ntp_readers_read_ahead(open_r, m), 0);	/* already */
-			}
-			for (int i = 0; i < CREW_N; i++) {
-				more[i] = r[i] != NULL;
-				live -= !more[i];
-			}
-			/* reader i takes i + 1 blocks a turn; every fifth turn
-			 * waits, so the thread runs ahead and fills the rings */
-			while (live) {
-				for (int i = 0; i < CREW_N; i++)
-					for (int s = 0; s <= i && more[i]; s++) {
-						more[i] = block_step(r[i], 0, &steps[i], got[i], sizeof(got[i]));
-						live -= !more[i];
-					}
-				if (turn++ % 5 == 0)
-					usleep(500);
-			}
-			for (int i = 0; i < CREW_N; i++) {
-				ntp_reader_close(r[i]);
-				assert_string_equal(want[i], got[i]);
-			}
-			tried++;
-		}
-	}
-	assert_true(tried > 40);
-	/* closed early, in any order, the thread reading or waiting for room;
-	 * a memory reader is not started, the others are */
-	for (size_t o = 0; o < 4; o++) {
-		struct ntp_reader *r[CREW_N];
-		const struct ntp_record *recs;
-		size_t n;
-
-		spew(path[0], buf, len);
-		for (int i = 0; i < CREW_N; i++)
-			r[i] = i == 3 ? ntp_reader_open_mem(buf, len, "m", err, sizeof(err))
-				      : ntp_reader_open_opts(path[0], &opts[(o + i) % 4], err, sizeof(err));
-		assert_int_equal(ntp_readers_read_ahead(r, CREW_N), CREW_N - 1);
-		assert_int_equal(ntp_reader_next_block(r[o % 3], &recs, &n), 1);
-		if (o % 2)
-			usleep(2000);
-		for (int i = 0; i < CREW_N; i++)
-			ntp_reader_close(r[(o + (size_t)i) % CREW_N]);
-	}
-	free(buf);
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -1339,7 +1225,6 @@ int main(void)
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
-		cmocka_unit_test(test_crew_matches),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
