@@ -99,7 +99,14 @@ for m in $MODS $RDMA_MODS; do
 done
 rdma=$(for m in $RDMA_MODS; do has_ko "$m" || builtin "$m" || echo "$m"; done)
 if [ -n "$rdma" ]; then
-	log "no $(for m in $rdma; do printf '%s.ko ' "$(basename "$m")"; done)for $KVER under $DBG: the file serves NVMe/TCP only"
+	kos="$(for m in $rdma; do printf '%s.ko ' "$(basename "$m")"; done)"
+	if [ -n "$builtin_list" ]; then
+		log "no ${kos}for $KVER under $DBG, nor built in ($builtin_list): the file serves NVMe/TCP only"
+	else
+		# a .deb's tree has no modules.builtin, and /lib/modules/ has one
+		# only for the kernels installed here
+		log "no ${kos}for $KVER under $DBG, and no modules.builtin for $KVER ($ROOT/lib/modules/$KVER/ nor /lib/modules/$KVER/, installed by the kernel's image package) to tell whether they are built in: if they are, their types are vmlinux's and the file serves NVMe/RDMA too; if not, it serves NVMe/TCP only"
+	fi
 	for m in $RDMA_MODS; do take=$(echo " $take " | sed "s| $m | |"); done
 fi
 for m in $take; do

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/bpf.h>
+#include <linux/types.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "btf_need.h"
@@ -39,6 +39,20 @@
 #include "ntprof.skel.h"
 
 #define FLAVOUR "___ntp"
+
+/* One CO-RE relocation record of .BTF.ext, as the kernel's
+ * include/uapi/linux/bpf.h declares struct bpf_core_relo and enum
+ * bpf_core_relo_kind: declared here because a system's <linux/bpf.h> has
+ * them only from 5.17 on. */
+struct core_relo {
+	__u32 insn_off, type_id, access_str_off, kind;
+};
+_Static_assert(sizeof(struct core_relo) == 16, "struct bpf_core_relo is 16 bytes");
+
+enum {
+	CORE_FIELD_EXISTS = 2,		/* BPF_CORE_FIELD_EXISTS */
+	CORE_FIELD_RSHIFT_U64 = 5,	/* BPF_CORE_FIELD_RSHIFT_U64: the last of a field's kinds */
+};
 
 /* The module whose BTF defines each structure of bpf/nvme_types.bpf.h;
  * "vmlinux" for the kernel's own, NULL for include/linux/nvme.h's, which
@@ -93,12 +107,20 @@ static size_t core_name(const struct btf *b, const struct btf_type *t, const cha
 	return l - f;
 }
 
+/* Type id past its modifiers and typedefs */
+static __u32 skip_mods(const struct btf *b, __u32 id)
+{
+	const struct btf_type *t;
+
+	while ((t = btf__type_by_id(b, id)) && (btf_is_mod(t) || btf_is_typedef(t)))
+		id = t->type;
+	return id;
+}
+
 static const struct btf_type *composite(const struct btf *b, __u32 id)
 {
-	const struct btf_type *t = btf__type_by_id(b, id);
+	const struct btf_type *t = btf__type_by_id(b, skip_mods(b, id));
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(b, t->type);
 	return t && btf_is_composite(t) ? t : NULL;
 }
 
@@ -131,8 +153,9 @@ struct need {
 };
 
 struct needs {
-	struct need v[160];
-	size_t n;
+	struct need *v;		/* grown as the relocations are read: as many as the object has */
+	size_t n, cap;
+	bool failed;		/* out of memory: the check cannot be made */
 };
 
 static void need_add(struct needs *nd, __u32 type, const char *field, bool guarded)
@@ -143,8 +166,17 @@ static void need_add(struct needs *nd, __u32 type, const char *field, bool guard
 		if (nd->v[i].type == type && !strcmp(nd->v[i].field, field))
 			break;
 	if (i == nd->n) {
-		if (nd->n == sizeof(nd->v) / sizeof(nd->v[0]))
-			return;	/* a program of that size: the check is partial, the load still tells */
+		if (nd->n == nd->cap) {
+			size_t cap = nd->cap ? 2 * nd->cap : 128;
+			struct need *v = realloc(nd->v, cap * sizeof(*v));
+
+			if (!v) {
+				nd->failed = true;
+				return;
+			}
+			nd->v = v;
+			nd->cap = cap;
+		}
 		nd->v[nd->n++] = (struct need){ type, field, false, false };
 	}
 	if (guarded)
@@ -153,8 +185,20 @@ static void need_add(struct needs *nd, __u32 type, const char *field, bool guard
 		nd->v[i].read = true;
 }
 
+static void needs_free(struct needs *nd)
+{
+	if (nd)
+		free(nd->v);
+	free(nd);
+}
+
 /* Is field of ___ntp structure type (any field: NULL) read by a program,
- * unguarded? */
+ * unguarded? A field that a bpf_core_field_exists() asks about is not, even
+ * when a read relocates it too: the read is the one behind that check
+ * (bpf/ntprof.bpf.c reads cdw10 only where it exists; libbpf leaves a read
+ * of a missing field to fail only if it runs). Only the member that the
+ * check asks about is guarded (note_access()), so a member on the way to it
+ * that is read stays required. */
 static bool needed(const struct needs *nd, __u32 type, const char *field)
 {
 	for (size_t i = 0; i < nd->n; i++)
@@ -164,25 +208,19 @@ static bool needed(const struct needs *nd, __u32 type, const char *field)
 	return false;
 }
 
-static size_t core_name(const struct btf *b, const struct btf_type *t, const char **name);
-
-static __u32 skip_mods(const struct btf *b, __u32 id)
-{
-	const struct btf_type *t;
-
-	while ((t = btf__type_by_id(b, id)) && (btf_is_mod(t) || btf_is_typedef(t)))
-		id = t->type;
-	return id;
-}
-
 /* One field relocation: its access string ("0:1:2": an index into the root
  * type as an array, then a member index per structure or union, an element
  * per array) walked from type id root, each named member of a ___ntp
  * structure noted. A member of an anonymous union or structure counts as its
- * enclosing structure's (as C names it, and as has_member() looks). */
-static void note_access(const struct btf *ob, __u32 root, const char *spec, bool guarded, struct needs *nd)
+ * enclosing structure's (as C names it, and as has_member() looks). exists:
+ * a bpf_core_field_exists() relocation, which asks about its last member
+ * only: that one is noted guarded, the members on the way to it not at all
+ * (bpf_core_field_exists(cmd->common.cdw10) makes neither common required
+ * nor a read of cmd->common.opcode optional). */
+static void note_access(const struct btf *ob, __u32 root, const char *spec, bool exists, struct needs *nd)
 {
-	__u32 id = root, owner = 0;
+	__u32 id = root, owner = 0, last_owner = 0;
+	const char *last = NULL;	/* the last named member so far, not yet noted */
 	bool first = true;
 	char *end;
 
@@ -192,25 +230,27 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 		const char *name;
 
 		if (end == p)
-			return;
+			goto invalid;
 		id = skip_mods(ob, id);
 		t = btf__type_by_id(ob, id);
 		if (!t)
-			return;
+			goto invalid;
 		if (first) {		/* the root, as an array: the same type */
 			first = false;
 		} else if (btf_is_composite(t)) {
 			const struct btf_member *m;
 
 			if (idx >= btf_vlen(t))
-				return;
+				goto invalid;
 			if (t->name_off)	/* anonymous: its enclosing structure's */
 				owner = core_name(ob, t, &name) ? id : 0;
 			m = btf_members(t) + idx;
 			name = btf__name_by_offset(ob, m->name_off);
 			if (name && name[0]) {
-				if (owner)
-					need_add(nd, owner, name, guarded);
+				if (last && !exists)
+					need_add(nd, last_owner, last, false);
+				last = owner ? name : NULL;
+				last_owner = owner;
 				owner = 0;
 			}
 			id = m->type;
@@ -218,9 +258,15 @@ static void note_access(const struct btf *ob, __u32 root, const char *spec, bool
 			owner = 0;
 			id = btf_array(t)->type;
 		} else {
-			return;
+			goto invalid;
 		}
 	}
+	if (last)
+		need_add(nd, last_owner, last, exists);
+	return;
+invalid:	/* no leaf known: what was read on the way still counts */
+	if (last && !exists)
+		need_add(nd, last_owner, last, false);
 }
 
 /* The object's .BTF.ext section (a copy), from the ELF the skeleton embeds */
@@ -269,7 +315,7 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 	__u32 rec_size;
 	int ret = -1;
 
-	nd->n = 0;
+	*nd = (struct needs){ 0 };
 	if (!ext || len < sizeof(h))
 		goto out;
 	memcpy(&h, ext, sizeof(h));
@@ -279,7 +325,7 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 	p = ext + h.hdr_len + h.core_relo_off;
 	end = p + h.core_relo_len;
 	memcpy(&rec_size, p, 4);
-	if (rec_size < sizeof(struct bpf_core_relo))
+	if (rec_size < sizeof(struct core_relo))
 		goto out;
 	for (p += 4; end - p >= 8;) {	/* per program section: its name, how many */
 		__u32 sec[2];
@@ -289,16 +335,16 @@ static int object_needs(const struct btf *ob, struct needs *nd)
 		if ((size_t)(end - p) / rec_size < sec[1])
 			goto out;
 		for (__u32 i = 0; i < sec[1]; i++, p += rec_size) {
-			struct bpf_core_relo r;
+			struct core_relo r;
 			const char *spec;
 
 			memcpy(&r, p, sizeof(r));
-			if (r.kind > BPF_CORE_FIELD_RSHIFT_U64 || !(spec = btf__name_by_offset(ob, r.access_str_off)))
+			if (r.kind > CORE_FIELD_RSHIFT_U64 || !(spec = btf__name_by_offset(ob, r.access_str_off)))
 				continue;	/* a type's or an enum's: no field */
-			note_access(ob, r.type_id, spec, r.kind == BPF_CORE_FIELD_EXISTS, nd);
+			note_access(ob, r.type_id, spec, r.kind == CORE_FIELD_EXISTS, nd);
 		}
 	}
-	ret = 0;
+	ret = nd->failed ? -1 : 0;
 out:
 	free(ext);
 	return ret;
@@ -404,7 +450,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	ob = object_btf(&skel);
 	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
 		snprintf(why, len, "%s: cannot read the BPF object's %s", tr, ob ? "CO-RE relocations" : "BTF");
-		free(nd);
+		needs_free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -412,7 +458,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		kb[nkb] = btf__parse(file, NULL);
 		if (!kb[nkb]) {
 			snprintf(why, len, "--btf %s: %s", file, strerror(errno));
-			free(nd);
+			needs_free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -421,7 +467,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 		vmlinux = btf__load_vmlinux_btf();
 		if (!vmlinux) {
 			snprintf(why, len, "%s: kernel BTF missing (/sys/kernel/btf/vmlinux): %s", tr, strerror(errno));
-			free(nd);
+			needs_free(nd);
 			ntprof_bpf__destroy(skel);
 			return -1;
 		}
@@ -495,7 +541,7 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
 	}
 	for (int i = nkb - 1; i >= 0; i--)
 		btf__free(kb[i]);
-	free(nd);
+	needs_free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }
@@ -508,7 +554,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 	int ret = 1;
 
 	if (!ob || !(nd = malloc(sizeof(*nd))) || object_needs(ob, nd)) {
-		free(nd);
+		needs_free(nd);
 		ntprof_bpf__destroy(skel);
 		return -1;
 	}
@@ -528,7 +574,7 @@ int ntp_btf_need_module_types(const struct btf *b, const char *mod)
 		    btf__find_by_name_kind(b, kname, BTF_KIND_UNION) <= 0)
 			ret = 0;
 	}
-	free(nd);
+	needs_free(nd);
 	ntprof_bpf__destroy(skel);
 	return ret;
 }

@@ -192,10 +192,9 @@ static bool path_exists(const char *p)
 
 bool ntp_module_loaded(const char *mod)
 {
-	char p[300];
+	struct utsname u;
 
-	snprintf(p, sizeof(p), "/sys/module/%s/initstate", mod);
-	return path_exists(p) || ntp_module_builtin(mod);	/* built in: no initstate (kmod.c) */
+	return uname(&u) == 0 && ntp_kmod_state(NULL, u.release, mod) != NTP_KMOD_ABSENT;
 }
 
 bool ntp_module_btf(const char *mod)

@@ -59,6 +59,31 @@ static bool listed_builtin(const char *root, const char *release, const char *mo
 	return found;
 }
 
+/* modules.builtin of the running system, read once per release and module:
+ * what is built into a kernel does not change (a module loaded later is
+ * seen by initstate, checked first on every call) */
+static bool builtin_cached(const char *release, const char *mod)
+{
+	static struct {
+		char release[65], mod[64];
+		bool builtin;
+	} cache[16];
+	static size_t n;
+	bool b;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cache[i].release, release) && !strcmp(cache[i].mod, mod))
+			return cache[i].builtin;
+	b = listed_builtin("", release, mod);
+	if (n < sizeof(cache) / sizeof(cache[0]) && strlen(release) < sizeof(cache[0].release) &&
+	    strlen(mod) < sizeof(cache[0].mod)) {
+		snprintf(cache[n].release, sizeof(cache[n].release), "%s", release);
+		snprintf(cache[n].mod, sizeof(cache[n].mod), "%s", mod);
+		cache[n++].builtin = b;
+	}
+	return b;
+}
+
 enum ntp_kmod ntp_kmod_state(const char *root, const char *release, const char *mod)
 {
 	char name[64];
@@ -71,7 +96,8 @@ enum ntp_kmod ntp_kmod_state(const char *root, const char *release, const char *
 			*c = '_';
 	if (exists(root, "/sys/module/%s/initstate%s", name, ""))
 		return NTP_KMOD_LOADED;
-	if (exists(root, "/sys/module/%s%s", name, "") || listed_builtin(root, release, name))
+	if (exists(root, "/sys/module/%s%s", name, "") ||
+	    (root[0] ? listed_builtin(root, release, name) : builtin_cached(release, name)))
 		return NTP_KMOD_BUILTIN;
 	return NTP_KMOD_ABSENT;
 }

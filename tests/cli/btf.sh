@@ -94,7 +94,7 @@ for m in nvme/host/nvme-core nvme/host/nvme-tcp nvme/target/nvmet nvme/target/nv
 done
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 check script-tcp-only "$([ $rc = 0 ] && [ -s "$W/tree.btf" ] &&
-	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test .*: the file serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
+	grep -q 'no nvme-rdma.ko nvmet-rdma.ko ib_core.ko for 9.9.9-test under .*, and no modules.builtin for 9.9.9-test (.*) to tell whether they are built in: .*if not, it serves NVMe/TCP only' <<<"$out"; echo $?)" "exit $rc: $out"
 for m in nvme/host/nvme-rdma nvme/target/nvmet-rdma infiniband/core/ib_core; do
 	cp "$W/mod.o" $D/lib/modules/9.9.9-test/kernel/drivers/$m.ko
 done
@@ -116,6 +116,11 @@ out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 b6=$(before "$out")
 check script-ib-core-builtin "$([ $rc = 0 ] && ! grep -q 'NVMe/TCP only' <<<"$out" && grep -q 'ib_core is built into 9.9.9-test' <<<"$out" &&
 	[ -n "$b6" ] && [ $(( (b6 - nk) * 4 )) = $(( (b4 - nk) * 6 )) ]; echo $?)" "exit $rc (types before deduplication: $b6 with 6 modules, $b4 with 4): $out"
+# with modules.builtin, a module neither there nor built in: NVMe/TCP only
+mv $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host/nvme-rdma.ko "$W/nvme-rdma.ko"
+out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
+check script-rdma-not-builtin "$([ $rc = 0 ] && grep -q "no nvme-rdma.ko for 9.9.9-test under .*, nor built in ($W/dbg/lib/modules/9.9.9-test/modules.builtin): the file serves NVMe/TCP only" <<<"$out"; echo $?)" "exit $rc: $out"
+mv "$W/nvme-rdma.ko" $D/lib/modules/9.9.9-test/kernel/drivers/nvme/host/nvme-rdma.ko
 rm $D/lib/modules/9.9.9-test/kernel/drivers/nvme/target/nvmet-tcp.ko
 out=$(NTPROF=$NTPROF tools/ntprof-btf.sh -o "$W/tree.btf" "$W/dbg" 2>&1); rc=$?
 check script-missing-module "$([ $rc != 0 ] && grep -q 'error: no nvmet-tcp.ko for 9.9.9-test under' <<<"$out"; echo $?)" "exit $rc: $out"
@@ -155,6 +160,35 @@ if [ "$(id -u)" = 0 ]; then
 			out=$("$NTPROF" probe -r both -t $tr --btf "$W/all-merged.btf" 2>&1)
 			check need-$tr-complete "$(grep -q "^types: ok (from $W/all-merged.btf)$" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
 		done
+		# a field read only where bpf_core_field_exists() finds it is not
+		# required (cdw10 and cdw11 of nvme_common_command); the members
+		# on the way to it and the others read of them are (common,
+		# opcode): the file of every structure, less those
+		cut() { # NAME SED-SCRIPT: all.c edited, merged into all-NAME.btf
+			sed "$2" "$W/all.c" > "$W/all-$1.c" &&
+			cc -g -I"$O/bpf" -c "$W/all-$1.c" -o "$W/all-$1.o" 2>"$W/all.err" &&
+			pahole --btf_encode_detached="$W/all-$1.bt" "$W/all-$1.o" &&
+			"$NTPROF" btf -o "$W/all-$1.btf" $KBTF "$W/all-$1.bt" >/dev/null 2>&1
+		}
+		if cut noguarded '/^struct nvme_common_command {/,/^};/{/cdw1[01];/d}'; then
+			out=$("$NTPROF" probe -r both -t tcp --btf "$W/all-noguarded.btf" 2>&1)
+			check need-guarded-optional "$(grep -q "^types: ok (from $W/all-noguarded.btf)$" <<<"$out" &&
+				! grep -q "cdw10" "$W/all-noguarded.c"; echo $?)" "$(grep '^types' <<<"$out")"
+		else
+			check need-guarded-optional 1 "could not build it: $(head -3 "$W/all.err")"
+		fi
+		if cut noopcode '/^struct nvme_common_command {/,/^};/{/opcode;/d}'; then
+			out=$("$NTPROF" probe -r both -t tcp --btf "$W/all-noopcode.btf" 2>&1)
+			check need-unguarded-opcode "$(grep -q "^types: missing: tcp: the kernel's BTF has no field nvme_common_command.opcode (" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
+		else
+			check need-unguarded-opcode 1 "could not build it: $(head -3 "$W/all.err")"
+		fi
+		if cut nocommon '/^struct nvme_command {/,/^};/s/ common;/ common_renamed;/'; then
+			out=$("$NTPROF" probe -r both -t tcp --btf "$W/all-nocommon.btf" 2>&1)
+			check need-unguarded-common "$(grep -q "^types: missing: tcp: the kernel's BTF has no field nvme_command.common (" <<<"$out"; echo $?)" "$(grep '^types' <<<"$out")"
+		else
+			check need-unguarded-common 1 "could not build it: $(head -3 "$W/all.err")"
+		fi
 		# what is required is what libbpf relocates, no more: bpftool's
 		# min_core_btf keeps of a kernel's BTF only the types and members
 		# the object's CO-RE relocations use (a field declared in

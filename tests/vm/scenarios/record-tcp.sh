@@ -21,9 +21,9 @@
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean; the gap
 #                 (system call, io_uring, wake-up: outside the block layer) is a figure
 # record-tcp-read-qd8-ringfull: the allowance for lost records, exercised: a
-# ring of 512 KiB (NTPROF_RING_KIB; half a second of this load's records or
-# more, several of the recorder's 100 ms polls) and the recorder stopped
-# (SIGSTOP) for 2 s of the 8 s load fill the ring, so
+# ring of 512 KiB (NTPROF_RING_KIB; room for several of the recorder's 100 ms
+# polls of this load, far less than the 2 s of it the recorder misses) and
+# the recorder stopped (SIGSTOP) for 2 s of the 8 s load fill the ring, so
 # the kernel drops records; NAME-lost checks it did and that ntprof counted
 # them, the checks above that the rest joins and adds up
 # tb-timeout: 420
