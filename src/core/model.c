@@ -116,17 +116,20 @@ struct group {
 /*
  * The group lookup every record makes (twice a command in a join), in
  * front of group_find: a group's key packed in 64 bits, the device as a
- * number (the devices seen, most often one), so that records of 64
- * interleaved groups find theirs with one 32-byte compare, one multiply
- * and a probe of a 2 KiB table instead of comparing the device's bytes
- * with a group's (which sit in 64 separate cache lines). It holds
- * group_find's answers: a key is cached after group_find returned its
- * group, or none when every group is taken (then no key's answer can
- * change), and an answer never changes once given (a key's group is the
- * one found, or made, at its first record). A device without its NUL in
- * NTP_DEV_LEN bytes is never cached, and after a group was made from one
- * (its stored key is cut, so two groups can then share a key) only
- * group_find answers.
+ * number (the devices seen, most often one), so that a record finds its
+ * group with one 32-byte compare (its device against the last one's) and
+ * one slot of a direct-mapped table (fast[]), whether or not the record
+ * before was of the same group: 64 interleaved groups cost what one does.
+ * The table's multiplier is chosen again (gc_fast_add) when two keys meet
+ * in a slot, so that each key cached has a slot of its own.
+ *
+ * Behind it, a key not in fast[] goes through gc_miss: a probed table of
+ * group_find's answers, including "none" when every group is taken (then
+ * no key's answer can change). Both hold answers that never change once
+ * given (a key's group is the one found, or made, at its first record). A
+ * device without its NUL in NTP_DEV_LEN bytes is never cached, and after a
+ * group was made from one (its stored key is cut, so two groups can then
+ * share a key) only group_find answers.
  */
 #define GC_DEVS 64
 #define GC_SLOTS 256
@@ -136,19 +139,34 @@ _Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS <
 	       "the device number and the group number fit their bits");
 #define GC_MAX_HIT (GC_SLOTS / 4)	/* keys cached with a group (several opcodes of one I/O type) */
 _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: probes end");
+/* fast[]: 2048 slots of 16 bytes, calloc's untouched pages but for the
+ * lines of the keys cached; with 64 keys, a multiplier drawn at random
+ * gives each its own slot with a chance of about e^(-64*63/2/2048), 0.37 */
+#define GC_FAST_BITS 11
+#define GC_FAST (1u << GC_FAST_BITS)
+#define GC_FAST_MAX 128			/* keys in fast[] at most; the others go through gc_miss */
+#define GC_FAST_TRIES 8			/* multipliers tried at a meeting of two keys */
+#define GC_FAST_REHASH 32		/* meetings resolved at most over a model's life */
+struct gc_ent {
+	uint64_t key;			/* 0: empty */
+	struct group *g;		/* NULL: no group (every group taken) */
+};
 struct group_cache {
-	uint64_t last_key;		/* key of last (0: none) */
-	struct group *last;
+	uint64_t mult;			/* fast[]'s multiplier, odd */
 	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
 	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
+	unsigned n_fast;		/* keys in fast[] */
+	unsigned rehash;		/* meetings resolved (at most GC_FAST_REHASH) */
+	uint64_t draws;			/* multipliers drawn */
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
 	 * lookup reads, where a table of group numbers beside took a second */
 	uint64_t key[GC_SLOTS];
+	struct gc_ent fast[GC_FAST] __attribute__((aligned(64)));
 };
 
 struct ntp_model {
@@ -197,6 +215,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 	if (!m)
 		return NULL;
 	m->mem = mem;
+	m->gc.mult = 0x9E3779B97F4A7C15ull;
 	m->cfg = *cfg;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
@@ -317,26 +336,84 @@ static inline int dev_eq(const char *a, const char *b)
 }
 _Static_assert(NTP_DEV_LEN == 32, "dev_eq compares 32 bytes");
 
-static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
-								    const struct ntp_record *r, uint8_t side)
+static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
+{
+	return (unsigned)((key * mult) >> (64 - GC_FAST_BITS));
+}
+
+/* Puts key (answer g) in fast[], when it has room: in its slot when free,
+ * else with a multiplier under which every key cached and this one have
+ * slots of their own (a few drawn, a few times in a model's life), else
+ * not at all (gc_miss answers the key, the same answer). */
+static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
+{
+	struct gc_ent *f = c->fast;
+	uint64_t keys[GC_FAST_MAX + 1];
+	struct group *gs[GC_FAST_MAX + 1];
+	unsigned n = 0, slot = gc_fast_slot(key, c->mult);
+
+	if (c->n_fast == GC_FAST_MAX)
+		return;
+	if (!f[slot].key) {
+		f[slot].key = key;
+		f[slot].g = g;
+		c->n_fast++;
+		return;
+	}
+	if (c->rehash == GC_FAST_REHASH)
+		return;
+	c->rehash++;
+	for (unsigned i = 0; i < GC_FAST; i++)
+		if (f[i].key) {
+			keys[n] = f[i].key;
+			gs[n++] = f[i].g;
+		}
+	keys[n] = key;
+	gs[n++] = g;
+	for (unsigned t = 0; t < GC_FAST_TRIES; t++) {
+		uint64_t used[GC_FAST / 64] = { 0 }, z, mult;
+		unsigned i;
+
+		/* splitmix64 of the draw's number, made odd */
+		z = ++c->draws * 0x9E3779B97F4A7C15ull;
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		mult = (z ^ (z >> 31)) | 1;
+		for (i = 0; i < n; i++) {
+			unsigned sl = gc_fast_slot(keys[i], mult);
+
+			if (used[sl / 64] & (1ull << (sl % 64)))
+				break;
+			used[sl / 64] |= 1ull << (sl % 64);
+		}
+		if (i < n)
+			continue;
+		for (i = 0; i < n; i++)
+			f[gc_fast_slot(keys[i], c->mult)].key = 0;
+		c->mult = mult;
+		for (i = 0; i < n; i++) {
+			unsigned sl = gc_fast_slot(keys[i], mult);
+
+			f[sl].key = keys[i];
+			f[sl].g = gs[i];
+		}
+		c->n_fast = n;
+		return;
+	}
+}
+
+/* group_of for a key not in fast[] (key 0: a device the cache does not
+ * number, or the cache off): the probed table, else group_find, and the
+ * answer into both tables when it is final. */
+static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, const struct ntp_record *r,
+							uint8_t side, uint64_t key)
 {
 	struct group_cache *c = &m->gc;
 	struct group *g;
-	uint64_t key;
 	unsigned slot;
-	uint64_t dev;
 
-	/* the last device seen (last_dev_key is 0 when the cache is off) */
-	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
-		dev = c->last_dev_key;
-	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
+	if (!key)
 		return group_find(m, r, side);
-	/* never 0: the device's number + 1 in the top bits; the opcode, not
-	 * its I/O type (no branch or conditional move per command): the
-	 * opcodes of one type are keys of the same group */
-	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
-	if (key == c->last_key)
-		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
@@ -365,9 +442,30 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
 hit:
-	c->last_key = key;
-	c->last = g;
+	gc_fast_add(c, key, g);
 	return g;
+}
+
+static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
+								    const struct ntp_record *r, uint8_t side)
+{
+	struct group_cache *c = &m->gc;
+	const struct gc_ent *e;
+	uint64_t key, dev;
+
+	/* the last device seen (last_dev_key is 0 when the cache is off) */
+	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
+		dev = c->last_dev_key;
+	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
+		return gc_miss(m, r, side, 0);
+	/* never 0: the device's number + 1 in the top bits; the opcode, not
+	 * its I/O type (no branch or conditional move per command): the
+	 * opcodes of one type are keys of the same group */
+	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
+	e = &c->fast[gc_fast_slot(key, c->mult)];
+	if (__builtin_expect(e->key == key, 1))
+		return e->g;
+	return gc_miss(m, r, side, key);
 }
 
 /* The group's span takes in [lo, hi] (lo 0: no start known). */
