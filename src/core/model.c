@@ -943,7 +943,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		       int counted, uint64_t commands, uint64_t unmatched, double seconds,
 		       struct ntp_snap_group *o)
 {
-	double e2e_mean = 0;
+	/* p50, p99, p99.9: one walk of a histogram's buckets for the three */
+	static const double qs[3] = { 0.50, 0.99, 0.999 };
+	double e2e_mean = 0, q[3];
 
 	memset(o, 0, sizeof(*o));
 	o->io = g->io;
@@ -973,9 +975,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	if (a->sampled) {
 		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
 		o->e2e_mean_us = us(e2e_mean);
-		o->e2e_p50_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.50));
-		o->e2e_p99_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.99));
-		o->e2e_p999_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.999));
+		ntp_hset_quantiles(&a->h, H_E2E, a->sampled, qs, q, 3);
+		o->e2e_p50_us = us(q[0]);
+		o->e2e_p99_us = us(q[1]);
+		o->e2e_p999_us = us(q[2]);
 	}
 	o->largest = -1;
 	for (int s = 0; s < NTP_STAGE_COUNT; s++) {
@@ -988,9 +991,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		 * sampled count so the stage means add up to the e2e mean. */
 		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
 		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_STAGE_Q)) {
-			st->p50_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.50));
-			st->p99_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.99));
-			st->p999_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.999));
+			ntp_hset_quantiles(&a->h, H_ST + s, a->st_n[s], qs, q, 3);
+			st->p50_us = us(q[0]);
+			st->p99_us = us(q[1]);
+			st->p999_us = us(q[2]);
 		}
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
 		st->avg_qd = st->avg_qd_little = st->mean_us * 1e-6 * o->rate;
@@ -1007,9 +1011,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		sc->n = a->c_n[c];
 		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
 		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_COMP_Q)) {
-			sc->p50_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.50));
-			sc->p99_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.99));
-			sc->p999_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.999));
+			ntp_hset_quantiles(&a->h, H_C + c, a->c_n[c], qs, q, 3);
+			sc->p50_us = us(q[0]);
+			sc->p99_us = us(q[1]);
+			sc->p999_us = us(q[2]);
 		}
 		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
 	}
@@ -1132,6 +1137,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		int64_t cum = count_at(m, g, now_ns);
 		uint64_t cmds = 0;
 		struct ntp_group_occ dh, dt;
+		struct acc *fresh;
 		double occ_secs = 0;
 		int counted_qd = occ_interval(m, g, now_ns, &dh, &dt, &occ_secs);
 
@@ -1159,14 +1165,24 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
 		out->n_groups++;
-		/* Fold the interval into the run's accumulators, start afresh. */
-		if (!g->all)
-			g->all = calloc64(sizeof(*g->all));
-		if (g->all)
-			acc_merge(g->all, g->cur);
+		/* Fold the interval into the run's accumulators, start afresh:
+		 * at the group's first close the interval is the run (a merge
+		 * into zeroed ones gives the same), so it becomes the run's
+		 * and a zeroed one takes its place, without a merge; this is
+		 * the only close of `ntprof report`. */
+		fresh = g->all ? NULL : calloc64(sizeof(*fresh));
+		if (fresh) {
+			g->all = g->cur;
+			g->cur = fresh;
+		} else {
+			if (!g->all)
+				g->all = calloc64(sizeof(*g->all));
+			if (g->all)
+				acc_merge(g->all, g->cur);
+			acc_reset(g->cur);
+		}
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
-		acc_reset(g->cur);
 	}
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 	m->start_ns = now_ns;
