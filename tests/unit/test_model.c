@@ -390,6 +390,71 @@ static void test_group_cache_opcodes(void **state)
 	free(s);
 }
 
+/*
+ * The run's snapshot does not depend on how it was cut into intervals:
+ * the first close hands its accumulators to the run, later ones are
+ * merged in, and either way every count, mean and quantile of every
+ * stage and component equals that of one interval over the whole run.
+ */
+static void test_total_of_intervals(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct ntp_model *ma = ntp_model_new(&cfg), *mb = ntp_model_new(&cfg);
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(ma);
+	assert_non_null(mb);
+	ntp_model_set_start(ma, 0);
+	ntp_model_set_start(mb, 0);
+	srandom(5);
+	for (unsigned n = 0; n < 30000; n++) {
+		uint64_t t = (uint64_t)n * (3 * SEC / 30000), d = 0;
+		static const unsigned slot[] = { NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_RSP_ARRIVE,
+						  NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE };
+
+		/* three groups; each time a random length, spread over decades */
+		host_rec(&r, n % 3 ? 0x02 : 0x01, 4096u << (n % 2), "nvme0n1", t);
+		for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++) {
+			d += (uint64_t)(random() % 1000) << (random() % 8);
+			SET(&r, slot[i], t + d);
+		}
+		ntp_model_ingest(ma, &r);
+		ntp_model_ingest(mb, &r);
+		/* a's intervals end after the 10000th and the 20000th record */
+		if (n == 9999 || n == 19999)
+			ntp_model_close_interval(ma, t + 1, a);
+	}
+	ntp_model_close_interval(ma, 3 * SEC, a);
+	ntp_model_close_interval(mb, 3 * SEC, b);
+	ntp_model_total(ma, a);
+	ntp_model_total(mb, b);
+	assert_int_equal(a->n_groups, 4);
+	assert_int_equal(a->n_groups, b->n_groups);
+	for (unsigned g = 0; g < a->n_groups; g++) {
+		const struct ntp_snap_group *x = &a->groups[g], *y = &b->groups[g];
+
+		assert_int_equal(x->sampled, y->sampled);
+		assert_int_equal(x->seen, y->seen);
+		assert_true(x->sampled >= 5000);
+		assert_true(x->e2e_mean_us == y->e2e_mean_us && x->e2e_p50_us == y->e2e_p50_us &&
+			    x->e2e_p99_us == y->e2e_p99_us && x->e2e_p999_us == y->e2e_p999_us);
+		assert_true(x->e2e_p50_us < x->e2e_p99_us);
+		assert_true(x->busy_rate == y->busy_rate && x->rate == y->rate);
+		for (int st = 0; st < NTP_STAGE_COUNT; st++)
+			assert_memory_equal(&x->stage[st], &y->stage[st], sizeof(x->stage[st]));
+		for (int c = 0; c < NTP_COMP_COUNT; c++)
+			assert_memory_equal(&x->comp[c], &y->comp[c], sizeof(x->comp[c]));
+	}
+	free(a);
+	free(b);
+	ntp_model_free(ma);
+	ntp_model_free(mb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache),
 		cmocka_unit_test(test_group_cache_full),
 		cmocka_unit_test(test_group_cache_opcodes),
+		cmocka_unit_test(test_total_of_intervals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
