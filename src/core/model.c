@@ -39,9 +39,11 @@ struct acc {
 	/* what every command touches first, in one cache line (64 groups'
 	 * accumulators share the first-level cache with the file's pages) */
 	uint64_t seen, sampled;
-	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
-	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
+	/* the first sampled submission negated (0: none; lo 0 is none too),
+	 * so that the earliest is the largest: one compare, no test for
+	 * none; the last completion (0: none) */
+	uint64_t span_nlo, span_hi;
 	/* commands with each stage and component: st_n/c_n, plus the run of
 	 * commands of the last presence masks not yet added in (run_flush);
 	 * commands of one group have one or two masks, so a command counts
@@ -60,6 +62,10 @@ struct acc {
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
 	uint64_t fallback, incomplete, missed;
+	/* sum of N over the records seen (N may change mid-run), up to the
+	 * seen_n-th: the rest were seen under the model's N (acc_est), so
+	 * that a record adds 1 to seen, not N to this too */
+	uint64_t est_cmds, seen_n;
 	uint64_t st_n[NTP_STAGE_COUNT];
 	uint64_t c_n[NTP_COMP_COUNT];
 	/* e2e, the stages and the components: sparse (hist.h), so a group
@@ -69,6 +75,20 @@ struct acc {
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
+
+/* The sum of N over the records a has seen, N the model's since seen_n. */
+static uint64_t acc_est(const struct acc *a, uint32_t n)
+{
+	return a->est_cmds + (a->seen - a->seen_n) * n;
+}
+
+/* est_cmds brought up to date (before N changes, and at a close: a
+ * closed accumulator's est_cmds is its sum whatever N becomes) */
+static void acc_fold(struct acc *a, uint32_t n)
+{
+	a->est_cmds = acc_est(a, n);
+	a->seen_n = a->seen;
+}
 
 /* calloc, 64-byte aligned (struct acc) */
 static void *calloc64(size_t size)
@@ -471,8 +491,10 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 /* The group's span takes in [lo, hi] (lo 0: no start known). */
 static inline void span_add(struct acc *a, uint64_t lo, uint64_t hi)
 {
-	if (lo && (!a->span_lo || lo < a->span_lo))
-		a->span_lo = lo;
+	uint64_t nlo = (uint64_t)0 - lo;
+
+	if (nlo > a->span_nlo)
+		a->span_nlo = nlo;
 	if (hi > a->span_hi)
 		a->span_hi = hi;
 }
@@ -713,7 +735,6 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		g = group_of(m, r, NTP_SIDE_HOST);
 		if (g) {
 			g->cur->seen++;
-			g->cur->est_cmds += m->cfg.sampling;
 		}
 		if (!join) {
 			account_call(m, g, r, NULL);
@@ -747,7 +768,6 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			g = group_of(m, r, NTP_SIDE_TARGET);
 			if (g) {
 				g->cur->seen++;
-				g->cur->est_cmds += m->cfg.sampling;
 			}
 			account_call(m, g, NULL, r);
 			return;
@@ -966,8 +986,8 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->mbps = o->rate * g->len / 1e6;
 	/* The time the group had commands: its sampled commands span
 	 * (n - 1) / (n + 1) of it on average, when spread evenly. */
-	if (a->sampled > 1 && a->span_hi > a->span_lo && seconds > 0) {
-		double busy = (double)(a->span_hi - a->span_lo) / 1e9 * (double)(a->sampled + 1) /
+	if (a->sampled > 1 && a->span_hi > (uint64_t)0 - a->span_nlo && seconds > 0) {
+		double busy = (double)(a->span_hi - ((uint64_t)0 - a->span_nlo)) / 1e9 * (double)(a->sampled + 1) /
 			      (double)(a->sampled - 1);
 
 		o->busy_rate = o->rate * seconds / (busy < seconds ? busy : seconds);
@@ -1051,14 +1071,16 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 
 static void acc_merge(struct acc *d, const struct acc *s)
 {
+	/* s is folded (ntp_model_close_interval): so is d */
 	d->seen += s->seen;
+	d->seen_n += s->seen_n;
 	d->est_cmds += s->est_cmds;
 	d->sampled += s->sampled;
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
-	span_add(d, s->span_lo, s->span_hi);
+	span_add(d, (uint64_t)0 - s->span_nlo, s->span_hi);
 	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		d->st_n[i] += s->st_n[i];
@@ -1160,6 +1182,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		}
 		g->counted = cum >= 0;
 		acc_flush(g->cur);
+		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
@@ -1218,5 +1241,8 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 
 void ntp_model_set_sampling(struct ntp_model *m, uint32_t n)
 {
+	/* the records seen so far were seen under the N before */
+	for (unsigned i = 0; i < m->n_groups; i++)
+		acc_fold(m->groups[i].cur, m->cfg.sampling);
 	m->cfg.sampling = n ? n : 1;
 }

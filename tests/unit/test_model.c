@@ -455,6 +455,50 @@ static void test_total_of_intervals(void **state)
 	ntp_model_free(mb);
 }
 
+/*
+ * -s N changed mid-interval (ntprof-top's s key): the estimated rate sums
+ * N over the records as each was seen, in the interval and in the run,
+ * and an N changed after a close leaves the closed intervals as they were.
+ */
+static void test_sampling_change(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 10 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+	uint64_t t = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	for (unsigned n = 0; n < 150; n++) {
+		if (n == 100)
+			ntp_model_set_sampling(m, 20);
+		host_rec(&r, 0x02, 4096, "nvme0n1", t += 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_true(s->groups[0].rate == 100 * 10 + 50 * 20);
+	ntp_model_set_sampling(m, 5);
+	ntp_model_set_sampling(m, 7);
+	for (unsigned n = 0; n < 10; n++) {
+		if (n == 4)
+			ntp_model_set_sampling(m, 3);
+		host_rec(&r, 0x02, 4096, "nvme0n1", SEC + (t += 1000));
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_true(s->groups[0].rate == 4 * 7 + 6 * 3);
+	ntp_model_set_sampling(m, 1000);	/* after the close: changes nothing closed */
+	ntp_model_total(m, s);
+	assert_int_equal(s->groups[0].seen, 160);
+	assert_true(s->groups[0].rate == (100 * 10 + 50 * 20 + 4 * 7 + 6 * 3) / 2.0);
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache_full),
 		cmocka_unit_test(test_group_cache_opcodes),
 		cmocka_unit_test(test_total_of_intervals),
+		cmocka_unit_test(test_sampling_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
