@@ -35,6 +35,28 @@ static const uint8_t fast_comp[] = {
 };
 enum { FAST_N = sizeof(fast_comp) };
 
+/* The timestamps a fast flow's components are differences of (stage.h
+ * ntp_fast_compute), in the pairs of adjacent slots that hold them: the
+ * host's four from its record, the target's four from its; a pair's slot
+ * that no component reads is summed too, and never read. A sum of
+ * differences is the difference of the sums (wrapping, any 64-bit times),
+ * so a command adds eight pairs of timestamps, one vector add each, and a
+ * close makes the components' sums from them (acc_flush). */
+static const uint8_t fast_ts[] = {
+	NTP_TS_H_BLK_SUBMIT, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_CMD_SENT + 1,
+	NTP_TS_H_RSP_ARRIVE, NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE,
+	NTP_TS_T_CMD_ARRIVE - 1, NTP_TS_T_CMD_ARRIVE, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_RECV + 1,
+	NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_STORAGE_DONE, NTP_TS_T_RSP_SENT - 1, NTP_TS_T_RSP_SENT,
+};
+enum { FAST_TS = sizeof(fast_ts), FAST_TS_HOST = 8 };
+_Static_assert(NTP_TS_H_DRV_SUBMIT == NTP_TS_H_BLK_SUBMIT + 1 && NTP_TS_H_BLK_SUBMIT % 2 == 0 &&
+	       NTP_TS_H_CMD_SENT % 2 == 0 && NTP_TS_H_RSP_DRV == NTP_TS_H_RSP_ARRIVE + 1 &&
+	       NTP_TS_H_RSP_ARRIVE % 2 == 0 && NTP_TS_H_BLK_COMPLETE == NTP_TS_H_DRV_COMPLETE + 1 &&
+	       NTP_TS_H_DRV_COMPLETE % 2 == 0 && NTP_TS_T_CMD_ARRIVE % 2 == 1 && NTP_TS_T_CMD_RECV % 2 == 0 &&
+	       NTP_TS_T_STORAGE_DONE == NTP_TS_T_STORAGE_SUBMIT + 1 && NTP_TS_T_STORAGE_SUBMIT % 2 == 0 &&
+	       NTP_TS_T_RSP_SENT % 2 == 1 && NTP_TS_T_RSP_SENT < NTP_TS_SLOTS,
+	       "fast_ts[] is pairs of adjacent slots, each starting at an even one");
+
 struct acc {
 	/* what every command touches first, in one cache line (64 groups'
 	 * accumulators share the first-level cache with the file's pages) */
@@ -50,13 +72,14 @@ struct acc {
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
-	/* the common joined flow's component sums (account_fast), the k-th
-	 * of fast_comp[] at k, side by side: two cache lines a command
-	 * touches where st_sum and c_sum span four (64 groups' lines share
-	 * the first-level cache); added into c_sum, and into st_sum of each
-	 * one's stage (a stage is the sum of its components, stage.h), by
-	 * acc_flush, so no stage sum is added per command. */
-	int64_t fast_sum[FAST_N] __attribute__((aligned(64)));
+	/* the common joined flow's timestamp sums (account_fast), that of
+	 * fast_ts[k] at k: two cache lines a command touches where st_sum
+	 * and c_sum span four (64 groups' lines share the first-level
+	 * cache); acc_flush makes its components' sums from them and adds
+	 * them into c_sum, and into st_sum of each one's stage (a stage is
+	 * the sum of its components, stage.h), and its end to end into
+	 * e2e_sum, so no stage or component is added per command. */
+	uint64_t fast_ts_sum[FAST_TS] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -517,14 +540,23 @@ static void run_flush(struct acc *a)
  * difference, so not at every change of flow). */
 static void acc_flush(struct acc *a)
 {
+	/* the sums of the timestamps as the times of two records: the
+	 * fast flow's own formulas then give the sums of its components */
+	struct ntp_record h = { 0 }, t = { 0 };
+	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+
 	run_flush(a);
+	for (unsigned k = 0; k < FAST_TS; k++)
+		(k < FAST_TS_HOST ? &h : &t)->ts[fast_ts[k]] = a->fast_ts_sum[k];
+	ntp_fast_compute(&h, &t, comp, stage, &e2e);
 	for (unsigned k = 0; k < FAST_N; k++) {
 		int s = ntp_component_stage(fast_comp[k]);
 
-		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[k]);
-		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)a->fast_sum[k]);
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)comp[fast_comp[k]]);
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)comp[fast_comp[k]]);
 	}
-	memset(a->fast_sum, 0, sizeof(a->fast_sum));
+	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
+	memset(a->fast_ts_sum, 0, sizeof(a->fast_ts_sum));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
@@ -610,8 +642,9 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
  * masks are constants, absent components are not added (they are 0) and the
  * fallback flag is clear. The histograms are updated in acc_add's order.
  * Without the breakdown in memory, its 20 zeroed and stored components and
- * 13 vector adds become ten additions into the group's sums
- * (test_model_fast.c compares the snapshots with the general code's).
+ * 13 vector adds become eight vector adds of timestamps into the group's
+ * sums (fast_ts; test_model_fast.c compares the snapshots with the general
+ * code's).
  */
 /* The stages' and components' histograms of a fast flow (account_fast),
  * when kept: apart, so that the common case keeps its values in registers. */
@@ -641,12 +674,11 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 								const struct ntp_record *t)
 {
 	struct acc *a = g->cur;
-	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
+	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
 	unsigned noq = m->cfg.no_quantiles;
 
-	ntp_fast_compute(h, t, comp, stage, &e2e);
 	a->sampled++;
-	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
 	ntp_hset_add(&a->h, H_E2E, e2e);
 	if (__builtin_expect(a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS, 0)) {
 		run_flush(a);
@@ -654,12 +686,11 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 		a->run_c_mask = NTP_FAST_COMPS;
 	}
 	a->run_n++;
-#define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
-	/* constant indices: the loop unrolls into ten adds to memory */
-#pragma GCC unroll 10
-	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		ADD(a->fast_sum[k], comp[fast_comp[k]]);
-#undef ADD
+	/* constant indices: the loop unrolls into eight vector adds */
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < FAST_TS; k += 2)
+		sum_into((int64_t *)&a->fast_ts_sum[k],
+			 (const int64_t *)&(k < FAST_TS_HOST ? h : t)->ts[fast_ts[k]], 1);
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
