@@ -563,18 +563,18 @@ static void acc_flush(struct acc *a)
  * adds elsewhere). Unsigned: sums of times from a file wrap (any 64-bit
  * values), never overflow. */
 typedef uint64_t ntp_u2 __attribute__((vector_size(16), may_alias));
+typedef uint64_t ntp_u2a __attribute__((vector_size(16), aligned(16), may_alias));	/* at a 16-byte boundary */
 
+/* dst at a 16-byte boundary (struct acc's sums) */
 static inline __attribute__((always_inline)) void sum_into(int64_t *restrict dst, const int64_t *restrict src,
 								  unsigned n2)
 {
 #pragma GCC unroll 16
 	for (unsigned i = 0; i < n2; i++) {
-		ntp_u2 d, v;
+		ntp_u2 v;
 
-		__builtin_memcpy(&d, dst + 2 * i, sizeof(d));
 		__builtin_memcpy(&v, src + 2 * i, sizeof(v));
-		d += v;
-		__builtin_memcpy(dst + 2 * i, &d, sizeof(d));
+		*(ntp_u2a *)(dst + 2 * i) += v;
 	}
 }
 
@@ -686,11 +686,16 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 		a->run_c_mask = NTP_FAST_COMPS;
 	}
 	a->run_n++;
-	/* constant indices: the loop unrolls into eight vector adds */
+	/* constant indices: the loop unrolls into eight vector adds, each
+	 * into its aligned pair of sums from memory (no load of it apart) */
 #pragma GCC unroll 8
-	for (unsigned k = 0; k < FAST_TS; k += 2)
-		sum_into((int64_t *)&a->fast_ts_sum[k],
-			 (const int64_t *)&(k < FAST_TS_HOST ? h : t)->ts[fast_ts[k]], 1);
+	for (unsigned k = 0; k < FAST_TS; k += 2) {
+		ntp_u2a *d = (ntp_u2a *)&a->fast_ts_sum[k];
+		ntp_u2 v;
+
+		__builtin_memcpy(&v, &(k < FAST_TS_HOST ? h : t)->ts[fast_ts[k]], sizeof(v));
+		*d += v;
+	}
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
