@@ -27,7 +27,7 @@
 #define MAX_TOTALS 512
 
 /* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
- * the order of their sums in acc.fast_sum */
+ * ascending order (acc_add's, for the histograms) */
 static const uint8_t fast_comp[] = {
 	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
 	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,

@@ -143,8 +143,8 @@ static void test_estimated_rate_and_order(void **state)
 
 /*
  * More groups than a snapshot holds, their records interleaved at random
- * (the group lookup's hash table and its last-hit shortcut both see every
- * case): each of the first 64 keys seen counts exactly its own records over
+ * (the group lookup's direct-mapped table and the probed table behind it
+ * both see every case): each of the first 64 keys seen counts exactly its own records over
  * two intervals, the rest are counted as overflow, and keys that differ only
  * in one byte of the device name or in the I/O type stay apart.
  */
@@ -391,6 +391,60 @@ static void test_group_cache_opcodes(void **state)
 }
 
 /*
+ * Keys that meet in one slot of the group lookup's direct-mapped table
+ * (model.c group_of: the key's device number + 1 in bits 48.., side,
+ * opcode, size, times a multiplier, the top 11 bits; sizes chosen so that
+ * eight keys meet under the first multiplier): interleaved, each group
+ * counts exactly its records, whether the table draws another multiplier
+ * or leaves keys to the probed table behind it.
+ */
+static void test_group_cache_collide(void **state)
+{
+	enum { KEYS = 8, PER = 300 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	uint32_t len[KEYS];
+	unsigned found = 0, target = 0;
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	/* the slot of the first size, then the next sizes with that slot */
+	for (uint32_t k = 1; found < KEYS && k < (1u << 20); k++) {
+		uint64_t key = 1ull << 48 | (uint64_t)NTP_SIDE_HOST << 40 | 0x02ull << 32 | 512u * k;
+		unsigned slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 53);
+
+		if (!found)
+			target = slot;
+		if (slot == target)
+			len[found++] = 512u * k;
+	}
+	assert_int_equal(found, KEYS);
+	ntp_model_set_start(m, 0);
+	for (unsigned n = 0; n < KEYS * PER; n++) {
+		/* runs of one key and changes at every record, in turn */
+		unsigned k = n < KEYS * PER / 2 ? n % KEYS : n / 7 % KEYS;
+
+		host_rec(&r, 0x02, len[k], "nvme0n1", (uint64_t)n * 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->n_groups, KEYS);
+	for (unsigned g = 0; g < s->n_groups; g++) {
+		unsigned want = 0;
+
+		for (unsigned n = 0; n < KEYS * PER; n++)
+			want += len[n < KEYS * PER / 2 ? n % KEYS : n / 7 % KEYS] == s->groups[g].len;
+		assert_int_equal(s->groups[g].sampled, want);
+		assert_true(want > 0);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
+/*
  * The run's snapshot does not depend on how it was cut into intervals:
  * the first close hands its accumulators to the run, later ones are
  * merged in, and either way every count, mean and quantile of every
@@ -508,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache),
 		cmocka_unit_test(test_group_cache_full),
 		cmocka_unit_test(test_group_cache_opcodes),
+		cmocka_unit_test(test_group_cache_collide),
 		cmocka_unit_test(test_total_of_intervals),
 		cmocka_unit_test(test_sampling_change),
 	};
