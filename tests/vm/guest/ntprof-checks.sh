@@ -142,8 +142,9 @@ ntp_inflight_mean() {
 # -slots, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
 # RING_KIB (NTPROF_RING_KIB for the recorder), PAUSE (seconds the recorder
 # is stopped mid-load), NTP_REC_FLAVOUR (kprobes or fentry: asked for with
-# --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-kprobes). The
-# programs the recorder loaded are listed in $TB_OUT/NAME.progs.
+# --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-flavour, the
+# kprobe flavour loaded). The programs the recorder loaded are listed in
+# $TB_OUT/NAME.progs.
 ntp_tcp_record_check() {
 	local name=$1 cols=$2 bs=$3 rc line recs e2e hb hd net td st sum gap inc hbytes
 	shift 3
@@ -216,7 +217,7 @@ EOT
 	# (it says "using kprobes"), which would pass every other check here.
 	# NTP_REC_FLAVOUR=kprobes: the kprobe flavour, asked for.
 	if [ "${NTP_REC_FLAVOUR:-}" = kprobes ]; then
-		tb_check $name-kprobes "$(grep -c 'hooks: kprobe/kretprobe' $TB_OUT/$name.err) == 1" \
+		tb_check $name-flavour "$(grep -c 'hooks: kprobe/kretprobe' $TB_OUT/$name.err) == 1" \
 			"$(grep -m1 'hooks:' $TB_OUT/$name.err)"
 	elif [ -e /sys/kernel/btf/nvme_tcp ]; then
 		local fell=0

@@ -9,7 +9,7 @@
 # reader, root included (kallsyms_show_value): the condition itself, no
 # switch of ours. The value is put back at the end, and by tb_teardown
 # should the scenario not finish.
-#   record-threadctx-probe   `ntprof probe` now uses both context hooks (no
+#   record-threadctx-probe   `ntprof probe -r both` now uses both context hooks (no
 #                            row says unused) and still loads
 #   record-threadctx-progs   the recorder loaded the nvme_tcp_try_send and
 #                            nvmet_tcp_io_work programs of its flavour
@@ -27,7 +27,7 @@ echo 2 > $KPTR
 tb_setup_tcp || { tb_result record-threadctx FAIL "NVMe/TCP setup failed"; exit 0; }
 
 a_h=$(awk '$3 == "nvme_tcp_data_ready" { print $1; exit }' /proc/kallsyms)
-ntprof probe > $TB_OUT/probe.txt 2>&1
+ntprof probe -r both -t tcp > $TB_OUT/probe.txt 2>&1
 rc=$?
 un=$(grep -c '(unused' $TB_OUT/probe.txt)
 ctx=$(grep -cE '^ok .* (nvme_tcp_try_send|nvmet_tcp_io_work) ' $TB_OUT/probe.txt)
@@ -43,9 +43,9 @@ tb_check record-threadctx-progs "$n == 4" \
 	"fentry: $n of ntp_h_send_fe/fx, ntp_t_work_fe/fx loaded: $(grep -E '^ntp_(h_send|t_work)_' $TB_OUT/record-threadctx-read-qd8.progs | tr '\n' ' ')"
 ntp_tcp_record_check record-threadctx-write128k-qd4 "$NTP_R2T_TS" 131072 --rw randwrite --bs 128k --qd 4
 NTP_REC_FLAVOUR=kprobes
-ntp_tcp_record_check record-threadctx-read-qd1-kprobes "$NTP_READ_TS" 4096 --rw randread --bs 4k --qd 1
+ntp_tcp_record_check record-threadctx-kprobes-read-qd1 "$NTP_READ_TS" 4096 --rw randread --bs 4k --qd 1
 unset NTP_REC_FLAVOUR
-n=$(ctx_progs record-threadctx-read-qd1-kprobes 'k[pr]')
+n=$(ctx_progs record-threadctx-kprobes-read-qd1 'k[pr]')
 tb_check record-threadctx-progs-kprobes "$n == 4" \
-	"kprobes: $n of ntp_h_send_kp/kr, ntp_t_work_kp/kr loaded: $(grep -E '^ntp_(h_send|t_work)_' $TB_OUT/record-threadctx-read-qd1-kprobes.progs | tr '\n' ' ')"
+	"kprobes: $n of ntp_h_send_kp/kr, ntp_t_work_kp/kr loaded: $(grep -E '^ntp_(h_send|t_work)_' $TB_OUT/record-threadctx-kprobes-read-qd1.progs | tr '\n' ' ')"
 cat /tmp/tb-kptr-restrict > $KPTR && rm -f /tmp/tb-kptr-restrict
