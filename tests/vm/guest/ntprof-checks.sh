@@ -136,6 +136,24 @@ ntp_inflight_mean() {
 	awk -v s=$sum -v c=$cnt 'BEGIN { printf "%.3f %d\n", c ? s / c : 0, c }'
 }
 
+# ntp_groups_read NAME: the report $TB_OUT/NAME.json's largest group and
+# its records (NAME.groups, ntp_json_groups), set in the caller's variables:
+# label recs e2e hb hd net td st p50 (the group), rh rt rm (host, target,
+# joined records), sum (the five stage means added) and gap (the load's
+# mean less e2e).
+ntp_groups_read() {
+	local line
+	ntp_json_groups $TB_OUT/$1.json > $TB_OUT/$1.groups
+	line=$(grep -v '^records ' $TB_OUT/$1.groups | sort -t'|' -k2 -n | tail -1)
+	set -- $(grep '^records ' $TB_OUT/$1.groups)
+	rh=$2 rt=$3 rm=$4
+	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
+$line
+EOT
+	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
+	gap=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_MEAN_US-$e2e}")
+}
+
 # ntp_tcp_record_check NAME TS-COLUMNS BYTES-PER-IO ntp-load options...:
 # `ntprof record -r both -s 1` on the NVMe/TCP device (tb_setup_tcp) while
 # the load runs 8 s, then the checks record-tcp.sh describes (NAME-join,
@@ -146,7 +164,7 @@ ntp_inflight_mean() {
 # kprobe flavour loaded). The programs the recorder loaded are listed in
 # $TB_OUT/NAME.progs.
 ntp_tcp_record_check() {
-	local name=$1 cols=$2 bs=$3 rc line recs e2e hb hd net td st sum gap inc hbytes
+	local name=$1 cols=$2 bs=$3 rc label recs e2e hb hd net td st p50 rh rt rm sum gap inc hbytes
 	shift 3
 	local pauser=
 	[ -z "${RING_KIB:-}" ] || export NTPROF_RING_KIB=$RING_KIB
@@ -164,15 +182,7 @@ ntp_tcp_record_check() {
 	ntp_rec_stop INT
 	rc=$?
 	ntprof report -j $TB_OUT/$name.json --detail $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
-	ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
-	line=$(grep -v '^records ' $TB_OUT/$name.groups | sort -t'|' -k2 -n | tail -1)
-	set -- $(grep '^records ' $TB_OUT/$name.groups)
-	local rh=$2 rt=$3 rm=$4
-	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
-$line
-EOT
-	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
-	gap=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_MEAN_US-$e2e}")
+	ntp_groups_read $name
 	inc=$(ntp_host_incomplete $TB_OUT/$name.ntp "$cols")
 	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
