@@ -95,11 +95,19 @@ END {
 		}
 		for (t = 1; t <= ntr; t++) {
 			tr = trs[t]
-			printf "  %s, per program: runs per I/O; BPF time per I/O in empty-fentry runs at -s 1000, -s 100, -s 1\n", tr
+			printf "  %s, per program: runs per I/O; BPF time per I/O in empty-fentry runs at -s 1000, -s 100, -s 1;\n", tr
+			printf "    a sampled command'"'"'s beyond an unsampled one'"'"'s (as above, per program), and its share of that\n"
 			n = split(prl[tr], names, " ")
+			tot = 0
 			for (k = 1; k <= n; k++) {
 				key = tr SUBSEP names[k]
-				printf "    %-20s %5.2f %7.1f %7.1f %7.1f\n", names[k], runs[key], units[key, 1000], units[key, 100], units[key, 1]
+				beyond[key] = (units[key, 1] - units[key, 1000]) * 1000 / 999
+				tot += beyond[key]
+			}
+			for (k = 1; k <= n; k++) {
+				key = tr SUBSEP names[k]
+				printf "    %-20s %5.2f %7.1f %7.1f %7.1f %7.1f %6.1f%%\n", names[k], runs[key], units[key, 1000], units[key, 100], units[key, 1],
+					beyond[key], (tot > 0 ? 100 * beyond[key] / tot : 0)
 			}
 		}
 	}

@@ -250,7 +250,7 @@ int BPF_PROG(ntp_h_comp_rt, struct request *rq)
 }
 
 /* A host socket send's entry notes its time in the PDU's slot without the
- * slot's valid bit (host_send_pending); its exit, when the call accepted
+ * slot's valid bit (send_pending); its exit, when the call accepted
  * bytes, makes it valid (host_sock_send). Over loopback the whole round trip
  * can end, response parsed and request completed on the other CPU, while the
  * sender is still inside tcp_sendpage (its softirq delivered the capsule to
@@ -498,7 +498,7 @@ struct {
 
 static __always_inline struct ntp_send_stash *send_stash_of(__u64 queue)
 {
-	__u32 i = (__u32)((key_lo32(queue) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_STASH_BITS));
+	__u32 i = queue_slot(queue, NTP_STASH_BITS);
 
 	return bpf_map_lookup_elem(&send_stash, &i);
 }
@@ -539,58 +539,6 @@ static __always_inline int send_stash_take(__u64 queue, __u64 *key, int *slot)
 	 * frees it, so it cannot fail. */
 	__sync_val_compare_and_swap(&s->queue, queue, 0);
 	return 1;
-}
-
-/* The entry of a socket send on the host's queue: the PDU's slot gets the
- * time, not yet valid (send_settle above). A retry after -EAGAIN overwrites
- * it: the retry is the send. The clock is read only for a sampled command.
- * stash: the exit takes the entry's finding (host_send_done); the
- * per-thread-context mode's exit (host_sock_send) reads the PDU again and
- * never takes it, so there the entry keeps none (a slot it claimed would
- * stay claimed). */
-static __always_inline void host_send_pending(__u64 queue, bool stash)
-{
-	struct ntp_record *r;
-	__u64 key;
-	int slot;
-
-	if (cmds_none(&host_cmds))
-		return;
-	r = host_send_at(queue, &slot, &key);
-	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT)) {
-		if (stash)
-			send_stash_put(queue, 0, -1);
-		return;
-	}
-	send_slot_pending(r, slot);
-	if (stash)
-		send_stash_put(queue, key, slot);
-}
-
-/* The exit of that send (fentry flavour, a host socket: host_sock()): the
- * entry's time, still in the slot, becomes valid if the call accepted bytes;
- * a call that did not put nothing on the wire, and its time goes. A slot
- * without a time is a newer command's on the same request (the old one
- * completed during the call, send_settle): not stamped, as a send older than
- * the command's submission is never its own. The PDU is the entry's
- * (send_stash), read again only when the entry left none. */
-static __always_inline void host_send_done(__u64 queue, long ret)
-{
-	struct ntp_record *r;
-	__u64 key;
-	int slot;
-
-	/* nothing sampled in flight: no hash, no lookup (host_send_at stops
-	 * at the same count) */
-	if (cmds_none(&host_cmds))
-		return;
-	if (send_stash_take(queue, &key, &slot))
-		r = key ? cmd_find(&host_cmds, key) : NULL;
-	else
-		r = host_send_at(queue, &slot, &key);
-	if (!r || (slot != NTP_TS_H_CMD_SENT && slot != NTP_TS_H_DATA_SENT))
-		return;
-	send_slot_settle(r, slot, ret, r->ts[NTP_TS_H_DRV_SUBMIT]);
 }
 
 /* -- receive: packet arrival per host socket or target queue (arrival_note),
@@ -1462,49 +1410,83 @@ static __always_inline void target_sock_send(__u64 queue, __u64 now)
 		target_rsp_sent(queue, key, r, now);
 }
 
-/* Without the per-thread context (tgt_direct, a target socket told by its
- * sk_data_ready), as on the host: the entry writes its time into the PDU's
- * slot, not yet valid; the exit makes it valid when the call accepted bytes
- * (the response's: the record leaves), else clears it. The command cannot
- * change during the call: nvmet_tcp moves on (snd_cmd = NULL, the command
- * put) only after the socket send returns. The clock is read only for a
- * sampled command. */
-static __always_inline void target_send_pending(__u64 queue)
+/*
+ * A socket send's entry and exit without the per-thread context, host or
+ * target (map: &host_cmds or &target_cmds, a constant in every inlined
+ * caller; the compiler folds the choice, as in cmds_live). The entry writes
+ * its time into the PDU's slot, not yet valid (send_slot_pending: the clock
+ * is read only for a sampled command; a retry after -EAGAIN overwrites it,
+ * the retry is the send); the exit makes it valid when the call accepted
+ * bytes, else clears it (send_slot_settle). The PDU cannot change during the
+ * call: nvme-tcp moves on (queue->request = NULL) and nvmet-tcp too
+ * (snd_cmd = NULL, the command put) only after the socket send returns. The
+ * exit takes the PDU the entry found from send_stash and reads it again
+ * only when the entry left none.
+ */
+
+/* The record of the sampled command whose PDU queue is sending (NULL:
+ * none), its key in *keyp and in *slot the timestamp this send stamps. */
+static __always_inline struct ntp_record *send_at(void *map, __u64 queue, int *slot, __u64 *keyp)
+{
+	if (map == (void *)&host_cmds)
+		return host_send_at(queue, slot, keyp);
+	return target_send_at(queue, slot, keyp);
+}
+
+/* slot is one that a socket send of map's side stamps */
+static __always_inline bool send_stamps(void *map, int slot)
+{
+	if (map == (void *)&host_cmds)
+		return slot == NTP_TS_H_CMD_SENT || slot == NTP_TS_H_DATA_SENT;
+	return slot == NTP_TS_T_R2T_SENT || slot == NTP_TS_T_RSP_SENT;
+}
+
+/* The entry. stash: the exit takes the entry's finding (send_done); the
+ * host's per-thread-context mode's exit (host_sock_send) reads the PDU again
+ * and never takes it, so there the entry keeps none (a slot it claimed
+ * would stay claimed). */
+static __always_inline void send_pending(void *map, __u64 queue, bool stash)
 {
 	struct ntp_record *r;
 	__u64 key;
 	int slot;
 
-	if (cmds_none(&target_cmds))
+	if (cmds_none(map))
 		return;
-	r = target_send_at(queue, &slot, &key);
-	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT)) {
-		send_stash_put(queue, 0, -1);
+	r = send_at(map, queue, &slot, &key);
+	if (!r || !send_stamps(map, slot)) {
+		if (stash)
+			send_stash_put(queue, 0, -1);
 		return;
 	}
 	send_slot_pending(r, slot);
-	send_stash_put(queue, key, slot);
+	if (stash)
+		send_stash_put(queue, key, slot);
 }
 
-/* The PDU is the entry's (send_stash), read again only when it left none. */
-static __always_inline void target_send_done(__u64 queue, long ret)
+/* The exit. A slot without a time is a newer command's on the same request
+ * (the old one completed during the call, send_settle): not stamped, as a
+ * host's send older than its command's submission is never its own. The
+ * target's response made valid: the record leaves. */
+static __always_inline void send_done(void *map, __u64 queue, long ret)
 {
+	bool host = map == (void *)&host_cmds;
 	struct ntp_record *r;
 	__u64 key;
 	int slot;
 
-	/* nothing sampled in flight: no hash, no lookup (target_send_at stops
-	 * at the same count) */
-	if (cmds_none(&target_cmds))
+	/* nothing sampled in flight: no hash, no lookup (send_at stops at the
+	 * same count) */
+	if (cmds_none(map))
 		return;
 	if (send_stash_take(queue, &key, &slot))
-		r = key ? cmd_find(&target_cmds, key) : NULL;
+		r = key ? cmd_find(map, key) : NULL;
 	else
-		r = target_send_at(queue, &slot, &key);
-	if (!r || (slot != NTP_TS_T_R2T_SENT && slot != NTP_TS_T_RSP_SENT))
+		r = send_at(map, queue, &slot, &key);
+	if (!r || !send_stamps(map, slot))
 		return;
-	/* the response's send made valid: the record leaves */
-	if (send_slot_settle(r, slot, ret, 0) && slot == NTP_TS_T_RSP_SENT)
+	if (send_slot_settle(r, slot, ret, host ? r->ts[NTP_TS_H_DRV_SUBMIT] : 0) && !host &&
+	    slot == NTP_TS_T_RSP_SENT)
 		target_rsp_sent(queue, key, r, r->ts[NTP_TS_T_RSP_SENT]);
 }
 
@@ -1541,7 +1523,7 @@ static __always_inline int sock_send_enter(__u64 ud)
 		return 0;
 	}
 	c->send_ns = bpf_ktime_get_ns();
-	host_send_pending(c->queue, false);
+	send_pending(&host_cmds, c->queue, false);
 	return 0;
 }
 
@@ -1611,11 +1593,11 @@ static __always_inline int sock_enter_fe(struct sock *sk)
 	if (!q)
 		return 0;
 	if (host_sock(sk)) {
-		host_send_pending(q, true);
+		send_pending(&host_cmds, q, true);
 		return 0;
 	}
 	if (tgt_sock(sk)) {
-		target_send_pending(q);
+		send_pending(&target_cmds, q, true);
 		return 0;
 	}
 	return sock_needs_ctx() ? sock_send_enter(q) : 0;
@@ -1628,11 +1610,11 @@ static __always_inline int sock_exit_fe(struct sock *sk, long ret)
 	if (!q)
 		return 0;
 	if (host_sock(sk)) {
-		host_send_done(q, ret);
+		send_done(&host_cmds, q, ret);
 		return 0;
 	}
 	if (tgt_sock(sk)) {
-		target_send_done(q, ret);
+		send_done(&target_cmds, q, ret);
 		return 0;
 	}
 	return sock_needs_ctx() ? sock_send_exit(ret) : 0;
@@ -1682,9 +1664,9 @@ static __always_inline int sock_unstash(struct pt_regs *ctx, long ret)
 	if (sp < c->stash_sp || sp - c->stash_sp > 16)
 		return 1;
 	if (c->stash_side == NTP_SIDE_HOST)
-		host_send_done(q, ret);
+		send_done(&host_cmds, q, ret);
 	else if (tgt_direct())
-		target_send_done(q, ret);
+		send_done(&target_cmds, q, ret);
 	return 1;
 }
 
@@ -1701,13 +1683,13 @@ static __always_inline int sock_enter_kp(struct pt_regs *ctx, struct sock *sk)
 		if (host_sk_ready && dr == host_sk_ready) {
 			if (cmds_none(&host_cmds))
 				return 0;
-			host_send_pending(q, true);
+			send_pending(&host_cmds, q, true);
 			return sock_stash(ctx, q, NTP_SIDE_HOST);
 		}
 		if (tgt_direct() && dr == tgt_sk_ready) {
 			if (cmds_none(&target_cmds))
 				return 0;
-			target_send_pending(q);
+			send_pending(&target_cmds, q, true);
 			return sock_stash(ctx, q, NTP_SIDE_TARGET);
 		}
 	}

@@ -186,10 +186,24 @@ static __always_inline __u64 key_lo32(__u64 key)
 	return out;
 }
 
+/* The index of x among 1 << bits: Fibonacci hashing, the top bits of x
+ * times 2^64 / golden ratio. x is a number (key_lo32 of a pointer key). */
+static __always_inline __u32 fib_index(__u64 x, int bits)
+{
+	return (__u32)((x * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+}
+
+/* The index of a pointer key (a queue, a request, a CQ) in a table of
+ * 1 << bits slots or sets: the command tables below, send_stash
+ * (ntprof.bpf.c) and rdma_cqs (ntprof_rdma.bpf.h) share it. */
+static __always_inline __u32 queue_slot(__u64 key, int bits)
+{
+	return fib_index(key_lo32(key), bits);
+}
+
 static __always_inline struct ntp_cmd_slot *cmd_slot(void *map, __u64 key, __u32 way)
 {
-	/* Fibonacci hashing: the top bits of the key times 2^64 / golden ratio */
-	__u32 i = (__u32)((key_lo32(key) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
+	__u32 i = queue_slot(key, NTP_CMD_SET_BITS) * 2 + way;
 
 	return bpf_map_lookup_elem(map, &i);
 }

@@ -78,7 +78,7 @@ struct {
 
 static __always_inline struct rdma_cq_state *rdma_cq_slot(__u64 cq, __u32 way)
 {
-	__u32 i = (__u32)((key_lo32(cq) * 0x9E3779B97F4A7C15ULL) >> (64 - NTP_RDMA_CQ_SET_BITS)) * 2 + way;
+	__u32 i = queue_slot(cq, NTP_RDMA_CQ_SET_BITS) * 2 + way;
 
 	return bpf_map_lookup_elem(&rdma_cqs, &i);
 }
@@ -264,8 +264,7 @@ struct {
 
 static __always_inline struct rdma_cid_slot *rdma_cid_slot(__u64 queue, __u32 cid, __u32 way)
 {
-	__u64 h = (key_lo32(queue) ^ ((__u64)cid << 32)) * 0x9E3779B97F4A7C15ULL;
-	__u32 i = (__u32)(h >> (64 - NTP_CMD_SET_BITS)) * 2 + way;
+	__u32 i = fib_index(key_lo32(queue) ^ ((__u64)cid << 32), NTP_CMD_SET_BITS) * 2 + way;
 
 	return bpf_map_lookup_elem(&rdma_host_cids, &i);
 }

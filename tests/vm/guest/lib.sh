@@ -274,6 +274,9 @@ tb_teardown() {
 		[ -d "$s" ] || continue
 		echo 0 > "$s/power"; rmdir "$s"
 	done
+	# record-threadctx raises kernel.kptr_restrict: back to the boot value
+	[ -e /tmp/tb-kptr-restrict ] && cat /tmp/tb-kptr-restrict > /proc/sys/kernel/kptr_restrict &&
+		rm -f /tmp/tb-kptr-restrict
 	unset TB_DEV TB_CTRL TB_BACKDEV TB_TRTYPE
 	return 0
 }

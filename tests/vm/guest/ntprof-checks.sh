@@ -135,3 +135,108 @@ ntp_inflight_mean() {
 	done
 	awk -v s=$sum -v c=$cnt 'BEGIN { printf "%.3f %d\n", c ? s / c : 0, c }'
 }
+
+# ntp_groups_read NAME: the report $TB_OUT/NAME.json's largest group and
+# its records (NAME.groups, ntp_json_groups), set in the caller's variables:
+# label recs e2e hb hd net td st p50 (the group), rh rt rm (host, target,
+# joined records), sum (the five stage means added) and gap (the load's
+# mean less e2e).
+ntp_groups_read() {
+	local line
+	ntp_json_groups $TB_OUT/$1.json > $TB_OUT/$1.groups
+	line=$(grep -v '^records ' $TB_OUT/$1.groups | sort -t'|' -k2 -n | tail -1)
+	set -- $(grep '^records ' $TB_OUT/$1.groups)
+	rh=$2 rt=$3 rm=$4
+	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
+$line
+EOT
+	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
+	gap=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_MEAN_US-$e2e}")
+}
+
+# ntp_tcp_record_check NAME TS-COLUMNS BYTES-PER-IO ntp-load options...:
+# `ntprof record -r both -s 1` on the NVMe/TCP device (tb_setup_tcp) while
+# the load runs 8 s, then the checks record-tcp.sh describes (NAME-join,
+# -slots, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
+# RING_KIB (NTPROF_RING_KIB for the recorder), PAUSE (seconds the recorder
+# is stopped mid-load), NTP_REC_FLAVOUR (kprobes or fentry: asked for with
+# --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-flavour, the
+# kprobe flavour loaded). The programs the recorder loaded are listed in
+# $TB_OUT/NAME.progs.
+ntp_tcp_record_check() {
+	local name=$1 cols=$2 bs=$3 rc label recs e2e hb hd net td st p50 rh rt rm sum gap inc hbytes
+	shift 3
+	local pauser=
+	[ -z "${RING_KIB:-}" ] || export NTPROF_RING_KIB=$RING_KIB
+	ntp_rec_start $name -r both -s 1 --offline ${NTP_REC_FLAVOUR:+--$NTP_REC_FLAVOUR} -o $TB_OUT/$name.ntp ||
+		{ unset NTPROF_RING_KIB; tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return; }
+	unset NTPROF_RING_KIB
+	# the programs the recorder loaded, by name
+	bpftool prog show 2>/dev/null | sed -n 's/.* name \(ntp_[a-z0-9_]*\) .*/\1/p' | sort > $TB_OUT/$name.progs
+	if [ -n "${PAUSE:-}" ]; then	# the reader stopped a moment, mid-load
+		( sleep 3; kill -STOP $NTP_REC_PID; sleep $PAUSE; kill -CONT $NTP_REC_PID ) &
+		pauser=$!
+	fi
+	tb_load "$@" --secs 8
+	[ -z "$pauser" ] || wait $pauser
+	ntp_rec_stop INT
+	rc=$?
+	ntprof report -j $TB_OUT/$name.json --detail $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
+	ntp_groups_read $name
+	inc=$(ntp_host_incomplete $TB_OUT/$name.ntp "$cols")
+	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
+	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
+		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
+	# Without module BTF (5.10) the module hooks are kprobes, and the kernel
+	# skips a kprobe program while another BPF program runs on that CPU (docs/stage-model.md,
+	# "A kprobe can miss a command"), and 5.10 counts none of those skips. A
+	# target record whose send was missed is closed when its command slot is
+	# reused (the kernel counts that); one whose arrival was missed is never
+	# made.
+	# There, at most 1 % of the host records may stay unjoined, and no more than
+	# those two explain: the target records closed, plus the host records in
+	# excess of the target's. Everywhere else: none.
+	local closed_t allow=0 short=0 lost
+	closed_t=$(sed -n 's/.* \([0-9][0-9]*\) target records closed after a missed completion.*/\1/p' $TB_OUT/$name.err | tail -1)
+	# the kernel's own count of records dropped for a full ring (cmd_record.c
+	# prints it; the programs count every failed reserve)
+	lost=$(sed -n 's/.*kernel side: \([0-9][0-9]*\) records lost (ring buffer full).*/\1/p' $TB_OUT/$name.err | tail -1)
+	lost=${lost:-0}
+	tb_figure $name-lost ring_full_lost=$lost
+	[ -z "${PAUSE:-}" ] || tb_check $name-lost "$lost > 0" \
+		"$lost records lost (ring buffer full) with a ring of ${RING_KIB:-4096} KiB and the reader stopped $PAUSE s of $TB_LOAD_IOS I/Os"
+	if [ ! -e /sys/kernel/btf/nvme_tcp ]; then
+		[ "$rh" -gt "$rt" ] && short=$((rh - rt))
+		allow=$(( ${closed_t:-0} + short ))
+		[ $allow -gt $((rh / 100)) ] && allow=$((rh / 100))
+	fi
+	tb_check $name-join "$rc == 0 && $rh > 0 && $lost < $TB_LOAD_IOS && $rh - $rm <= $allow + $lost && $hbytes >= ($TB_LOAD_IOS - $lost) * $bs" \
+		"$label: $rh host records ($hbytes bytes), $rt target, $rm joined (unjoined allowed: $allow: target records closed after a missed kprobe ${closed_t:-0}, never made $short; plus $lost the kernel dropped, ring buffer full); load generator $TB_LOAD_IOS I/Os of $bs bytes"
+	# the same kprobe misses leave a few host records without a timestamp on
+	# 5.10; the report leaves them out and counts them. With fentry, a host
+	# socket send was, rarely, not stamped on the command (1 h_cmd_sent in
+	# about 7000 records at QD8, on a loaded machine only): over loopback the
+	# round trip can end on the other CPU before the send's exit hook runs;
+	# the entry's time is now confirmed at the completion (send_settle in
+	# bpf/ntprof.bpf.c). Still allowed: at most 1 in 2000 records.
+	local inc_allow=$((rh / 2000))
+	[ -e /sys/kernel/btf/nvme_tcp ] || inc_allow=$((rh / 100))
+	tb_check $name-slots "$inc <= $inc_allow && $rh > 0" "$inc of $rh host records lack one of: $cols (allowed: $inc_allow)"
+	# With module BTF the recorder must have loaded the fentry flavour: a
+	# verifier rejection of an fentry program makes it fall back to kprobes
+	# (it says "using kprobes"), which would pass every other check here.
+	# NTP_REC_FLAVOUR=kprobes: the kprobe flavour, asked for.
+	if [ "${NTP_REC_FLAVOUR:-}" = kprobes ]; then
+		tb_check $name-flavour "$(grep -c 'hooks: kprobe/kretprobe' $TB_OUT/$name.err) == 1" \
+			"$(grep -m1 'hooks:' $TB_OUT/$name.err)"
+	elif [ -e /sys/kernel/btf/nvme_tcp ]; then
+		local fell=0
+		grep -q 'using kprobes' $TB_OUT/$name.err && fell=1
+		tb_check $name-fentry "$fell == 0" \
+			"module BTF present, flavour: $([ $fell = 0 ] && echo fentry || grep -m1 'using kprobes' $TB_OUT/$name.err)"
+	fi
+	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
+		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
+	tb_check $name-e2e "$e2e > 0 && $e2e <= $TB_LOAD_MEAN_US" \
+		"ntprof mean $e2e us, load generator mean $TB_LOAD_MEAN_US us: gap $gap us"
+}

@@ -81,7 +81,7 @@ NTP_RDMA_READ_TS="t_cmd_arrive t_cmd_recv t_rsp_sent t_rsp_send_done"
 NTP_RDMA_HOST_NEED="h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complete"
 
 run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options...
-	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc line recs e2e hb hd net td st sum gap inc tinc hbytes left noted need unflagged
+	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc label recs e2e hb hd net td st p50 rh rt rm sum gap inc tinc hbytes left noted need unflagged
 	shift 6
 	if [ -n "$NOBTF" ] && [ "$flavour" = --fentry ]; then
 		tb_result $name SKIP "$NOBTF"
@@ -95,15 +95,7 @@ run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options.
 	ntp_no_progs && left=0 || left=1
 	ntprof report -j $TB_OUT/$name.json --detail $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
 	ntprof report --detail $TB_OUT/$name.ntp > $TB_OUT/$name.txt 2>&1
-	ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
-	line=$(grep -v '^records ' $TB_OUT/$name.groups | sort -t'|' -k2 -n | tail -1)
-	set -- $(grep '^records ' $TB_OUT/$name.groups)
-	local rh=$2 rm=$4
-	IFS='|' read -r label recs e2e hb hd net td st p50 <<EOT
-$line
-EOT
-	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
-	gap=$(awk "BEGIN{printf \"%.1f\", $TB_LOAD_MEAN_US-$e2e}")
+	ntp_groups_read $name
 	inc=$(ntp_host_incomplete $TB_OUT/$name.ntp "$hcols")
 	tinc=$(ntp_side_incomplete target $TB_OUT/$name.ntp "$tcols")
 	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
