@@ -81,6 +81,12 @@ struct ntp_ahead {
 	} bad;
 };
 
+/* The caller, asleep on an empty ring, is woken once this many blocks are
+ * ready: a wake-up costs the waker a system call and the CPU an interrupt,
+ * once per half a ring rather than once per block (as for the thread when
+ * the ring is full). */
+#define WAKE_CALLER (NTP_AHEAD_SLOTS / 2)
+
 static int grow(void **p, size_t *cap, size_t want, size_t size)
 {
 	void *q;
@@ -181,7 +187,9 @@ static void *run(void *arg)
 		a->tail = (a->tail + 1) % NTP_AHEAD_SLOTS;
 		a->count++;
 		a->published += more;
-		if (a->cons_waits)
+		/* the caller asleep: woken when WAKE_CALLER blocks are ready,
+		 * or at the end */
+		if (a->cons_waits && (a->count >= WAKE_CALLER || !more))
 			pthread_cond_signal(&a->data);
 		pthread_mutex_unlock(&a->mu);
 		if (!more)
@@ -200,6 +208,8 @@ uint64_t ntp_ahead_wait_released(struct ntp_ahead *a, uint64_t seq)
 	uint64_t released;
 
 	pthread_mutex_lock(&a->mu);
+	if (a->cons_waits && a->released < seq)
+		pthread_cond_signal(&a->data);	/* what is ready, whatever its count */
 	while (a->released < seq && !a->quit) {
 		a->prod_waits = 1;	/* woken by the latest when the ring is half empty */
 		pthread_cond_wait(&a->space, &a->mu);
