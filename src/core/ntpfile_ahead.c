@@ -382,7 +382,7 @@ void ntp_ahead_free(struct ntp_ahead *a)
  * about as much as the caller's reduction: the shares balance the two
  * (docs/performance.md).
  */
-#define AHEAD_CRC_SPLIT 8
+#define AHEAD_CRC_SPLIT 4
 
 unsigned ntp_ahead_crc_split(void)
 {
