@@ -384,6 +384,7 @@ struct ntp_reader {
 	uint8_t *map;			/* mmap source: the current window, or NULL */
 	size_t map_len;
 	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
+	size_t need_max;		/* mmap source: the most bytes fill_map was asked for, up to a full records block */
 	int mapped;			/* reads through mmap windows */
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int ahead_map;			/* see ntp_reader_opts */
@@ -803,6 +804,16 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		return have;
 	}
 	window = r->window ? r->window : shared_window(page);
+	/* A shared window shorter than a block (many files open at once) was
+	 * mapped for the block's header, then again for the whole block: every
+	 * page populated twice. At least the longest block asked for so far,
+	 * from the read offset's page on, maps each block once. A longer
+	 * block than the writer's full one (a damaged length) is mapped
+	 * whole as before, without growing the windows after it. */
+	if (need > r->need_max && need <= NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record))
+		r->need_max = need;
+	if (!r->window && window < r->need_max + page)
+		window = (r->need_max + 2 * page - 1) / page * page;
 	/* The header's window is small: the files of a join are opened one
 	 * after the other, and the first must not keep a whole share. */
 	if (!r->off && window > (1u << 20))
