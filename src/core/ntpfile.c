@@ -806,7 +806,7 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	window = r->window ? r->window : shared_window(page);
 	/* A shared window shorter than a block (many files open at once) was
 	 * mapped for the block's header, then again for the whole block: every
-	 * page populated twice. At least the longest block asked for so far,
+	 * page mapped twice. At least the longest block asked for so far,
 	 * from the read offset's page on, maps each block once. A longer
 	 * block than the writer's full one (a damaged length) is mapped
 	 * whole as before, without growing the windows after it. */
