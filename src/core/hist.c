@@ -56,37 +56,104 @@ static double mid(unsigned i)
 #define CHUNK (1u << NTP_HIST_SUB_BITS)
 
 static double quantile_chunks(const uint32_t *const pos[NTP_HIST_CHUNKS],
-			      const uint32_t *const neg[NTP_HIST_CHUNKS], uint64_t n, double q)
-{
-	uint64_t rank, seen = 0;
+			      const uint32_t *const neg[NTP_HIST_CHUNKS], uint64_t n, double q);
 
-	if (!n)
-		return 0;
-	rank = (uint64_t)ceil(q * (double)n);
+/* The rank of the q-quantile of n values (n > 0): ceil(q x n) in [1, n]. */
+static uint64_t rank_of(uint64_t n, double q)
+{
+	uint64_t rank = (uint64_t)ceil(q * (double)n);
+
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
 		rank = n;
+	return rank;
+}
+
+/* The values counted in a chunk: summed in vector registers, where a
+ * walk takes three instructions a bucket. */
+static uint64_t chunk_sum(const uint32_t *c)
+{
+	uint64_t n = 0;
+
+	for (unsigned j = 0; j < CHUNK; j++)
+		n += c[j];
+	return n;
+}
+
+/*
+ * Several quantiles, q[] ascending, in one walk (a walk per quantile went
+ * over the same buckets again): the rank of each is met in the order of
+ * q[], so each gets the bucket a walk of its own stops at. A chunk that
+ * holds none of the ranks left is passed with its sum, not bucket by
+ * bucket.
+ */
+static void quantiles_chunks(const uint32_t *const pos[NTP_HIST_CHUNKS],
+			     const uint32_t *const neg[NTP_HIST_CHUNKS], uint64_t n, const double *q,
+			     double *out, unsigned nq)
+{
+	uint64_t rank[NTP_HIST_MAX_Q], seen = 0;
+	unsigned at = 0;
+
+	if (!nq)
+		return;
+	if (!n) {
+		for (unsigned i = 0; i < nq; i++)
+			out[i] = 0;
+		return;
+	}
+	for (unsigned i = 0; i < nq; i++)
+		rank[i] = rank_of(n, q[i]);
 	/* Most negative first, then upwards. */
 	for (unsigned k = NTP_HIST_CHUNKS; k-- > 0;) {
+		uint64_t sum;
+
 		if (!neg[k])
 			continue;
+		sum = chunk_sum(neg[k]);
+		if (seen + sum < rank[at]) {
+			seen += sum;
+			continue;
+		}
 		for (unsigned j = CHUNK; j-- > 0;) {
 			seen += neg[k][j];
-			if (seen >= rank)
-				return -mid(k * CHUNK + j);
+			while (seen >= rank[at]) {
+				out[at] = -mid(k * CHUNK + j);
+				if (++at == nq)
+					return;
+			}
 		}
 	}
 	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
+		uint64_t sum;
+
 		if (!pos[k])
 			continue;
+		sum = chunk_sum(pos[k]);
+		if (seen + sum < rank[at]) {
+			seen += sum;
+			continue;
+		}
 		for (unsigned j = 0; j < CHUNK; j++) {
 			seen += pos[k][j];
-			if (seen >= rank)
-				return mid(k * CHUNK + j);
+			while (seen >= rank[at]) {
+				out[at] = mid(k * CHUNK + j);
+				if (++at == nq)
+					return;
+			}
 		}
 	}
-	return mid(NTP_HIST_BUCKETS - 1);
+	while (at < nq)
+		out[at++] = mid(NTP_HIST_BUCKETS - 1);
+}
+
+static double quantile_chunks(const uint32_t *const pos[NTP_HIST_CHUNKS],
+			      const uint32_t *const neg[NTP_HIST_CHUNKS], uint64_t n, double q)
+{
+	double v;
+
+	quantiles_chunks(pos, neg, n, &q, &v, 1);
+	return v;
 }
 
 double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
@@ -197,6 +264,15 @@ double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, doubl
 
 	chunks_of(s, h, pos, neg);
 	return quantile_chunks(pos, neg, n, q);
+}
+
+void ntp_hset_quantiles(const struct ntp_hset *s, unsigned h, uint64_t n, const double *q, double *out,
+			unsigned nq)
+{
+	const uint32_t *pos[NTP_HIST_CHUNKS], *neg[NTP_HIST_CHUNKS];
+
+	chunks_of(s, h, pos, neg);
+	quantiles_chunks(pos, neg, n, q, out, nq);
 }
 
 size_t ntp_hset_bytes(const struct ntp_hset *s)

@@ -108,6 +108,11 @@ void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned n
 uint64_t ntp_hset_count(const struct ntp_hset *s, unsigned h);
 /* As ntp_hist_quantile, for histogram h of the set. */
 double ntp_hset_quantile(const struct ntp_hset *s, unsigned h, uint64_t n, double q);
+/* ntp_hset_quantile of q[0..nq) (ascending, nq <= NTP_HIST_MAX_Q) into
+ * out[0..nq), in one walk of the buckets. */
+#define NTP_HIST_MAX_Q 8
+void ntp_hset_quantiles(const struct ntp_hset *s, unsigned h, uint64_t n, const double *q, double *out,
+			unsigned nq);
 /* Bytes the set holds (directory and chunks). */
 size_t ntp_hset_bytes(const struct ntp_hset *s);
 

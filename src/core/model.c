@@ -27,7 +27,7 @@
 #define MAX_TOTALS 512
 
 /* the components of the common joined flow (stage.h NTP_FAST_COMPS), in
- * the order of their sums in acc.fast_sum */
+ * ascending order (acc_add's, for the histograms) */
 static const uint8_t fast_comp[] = {
 	NTP_COMP_HOST_BLK_SUB, NTP_COMP_HOST_DRV_SUB, NTP_COMP_WIRE, NTP_COMP_TGT_RECV_CMD,
 	NTP_COMP_TGT_DRV_SUB, NTP_COMP_STORAGE, NTP_COMP_TGT_DRV_COMP, NTP_COMP_HOST_RECV_RSP,
@@ -35,31 +35,60 @@ static const uint8_t fast_comp[] = {
 };
 enum { FAST_N = sizeof(fast_comp) };
 
+/* The timestamps a fast flow's components are differences of (stage.h
+ * ntp_fast_compute), in the pairs of adjacent slots that hold them: the
+ * host's four from its record, the target's four from its; a pair's slot
+ * that no component reads is summed too, and never read. A sum of
+ * differences is the difference of the sums (wrapping, any 64-bit times),
+ * so a command adds eight pairs of timestamps, one vector add each, and a
+ * close makes the components' sums from them (acc_flush). */
+static const uint8_t fast_ts[] = {
+	NTP_TS_H_BLK_SUBMIT, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_CMD_SENT + 1,
+	NTP_TS_H_RSP_ARRIVE, NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE,
+	NTP_TS_T_CMD_ARRIVE - 1, NTP_TS_T_CMD_ARRIVE, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_RECV + 1,
+	NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_STORAGE_DONE, NTP_TS_T_RSP_SENT - 1, NTP_TS_T_RSP_SENT,
+};
+enum { FAST_TS = sizeof(fast_ts), FAST_TS_HOST = 8 };
+_Static_assert(NTP_TS_H_DRV_SUBMIT == NTP_TS_H_BLK_SUBMIT + 1 && NTP_TS_H_BLK_SUBMIT % 2 == 0 &&
+	       NTP_TS_H_CMD_SENT % 2 == 0 && NTP_TS_H_RSP_DRV == NTP_TS_H_RSP_ARRIVE + 1 &&
+	       NTP_TS_H_RSP_ARRIVE % 2 == 0 && NTP_TS_H_BLK_COMPLETE == NTP_TS_H_DRV_COMPLETE + 1 &&
+	       NTP_TS_H_DRV_COMPLETE % 2 == 0 && NTP_TS_T_CMD_ARRIVE % 2 == 1 && NTP_TS_T_CMD_RECV % 2 == 0 &&
+	       NTP_TS_T_STORAGE_DONE == NTP_TS_T_STORAGE_SUBMIT + 1 && NTP_TS_T_STORAGE_SUBMIT % 2 == 0 &&
+	       NTP_TS_T_RSP_SENT % 2 == 1 && NTP_TS_T_RSP_SENT < NTP_TS_SLOTS,
+	       "fast_ts[] is pairs of adjacent slots, each starting at an even one");
+
 struct acc {
 	/* what every command touches first, in one cache line (64 groups'
 	 * accumulators share the first-level cache with the file's pages) */
 	uint64_t seen, sampled;
-	uint64_t est_cmds;		/* sum of N over the records seen: N may change mid-run */
 	int64_t e2e_sum;
-	uint64_t span_lo, span_hi;	/* first sampled submission, last completion (0: none) */
+	/* the first sampled submission negated (0: none; lo 0 is none too),
+	 * so that the earliest is the largest: one compare, no test for
+	 * none; the last completion (0: none) */
+	uint64_t span_nlo, span_hi;
 	/* commands with each stage and component: st_n/c_n, plus the run of
 	 * commands of the last presence masks not yet added in (run_flush);
 	 * commands of one group have one or two masks, so a command counts
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
-	/* the common joined flow's component sums (account_fast), the k-th
-	 * of fast_comp[] at k, side by side: two cache lines a command
-	 * touches where st_sum and c_sum span four (64 groups' lines share
-	 * the first-level cache); added into c_sum, and into st_sum of each
-	 * one's stage (a stage is the sum of its components, stage.h), by
-	 * acc_flush, so no stage sum is added per command. */
-	int64_t fast_sum[FAST_N] __attribute__((aligned(64)));
+	/* the common joined flow's timestamp sums (account_fast), that of
+	 * fast_ts[k] at k: two cache lines a command touches where st_sum
+	 * and c_sum span four (64 groups' lines share the first-level
+	 * cache); acc_flush makes its components' sums from them and adds
+	 * them into c_sum, and into st_sum of each one's stage (a stage is
+	 * the sum of its components, stage.h), and its end to end into
+	 * e2e_sum, so no stage or component is added per command. */
+	uint64_t fast_ts_sum[FAST_TS] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
 	uint64_t fallback, incomplete, missed;
+	/* sum of N over the records seen (N may change mid-run), up to the
+	 * seen_n-th: the rest were seen under the model's N (acc_est), so
+	 * that a record adds 1 to seen, not N to this too */
+	uint64_t est_cmds, seen_n;
 	uint64_t st_n[NTP_STAGE_COUNT];
 	uint64_t c_n[NTP_COMP_COUNT];
 	/* e2e, the stages and the components: sparse (hist.h), so a group
@@ -69,6 +98,20 @@ struct acc {
 } __attribute__((aligned(64)));
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
+
+/* The sum of N over the records a has seen, N the model's since seen_n. */
+static uint64_t acc_est(const struct acc *a, uint32_t n)
+{
+	return a->est_cmds + (a->seen - a->seen_n) * n;
+}
+
+/* est_cmds brought up to date (before N changes, and at a close: a
+ * closed accumulator's est_cmds is its sum whatever N becomes) */
+static void acc_fold(struct acc *a, uint32_t n)
+{
+	a->est_cmds = acc_est(a, n);
+	a->seen_n = a->seen;
+}
 
 /* calloc, 64-byte aligned (struct acc) */
 static void *calloc64(size_t size)
@@ -116,17 +159,20 @@ struct group {
 /*
  * The group lookup every record makes (twice a command in a join), in
  * front of group_find: a group's key packed in 64 bits, the device as a
- * number (the devices seen, most often one), so that records of 64
- * interleaved groups find theirs with one 32-byte compare, one multiply
- * and a probe of a 2 KiB table instead of comparing the device's bytes
- * with a group's (which sit in 64 separate cache lines). It holds
- * group_find's answers: a key is cached after group_find returned its
- * group, or none when every group is taken (then no key's answer can
- * change), and an answer never changes once given (a key's group is the
- * one found, or made, at its first record). A device without its NUL in
- * NTP_DEV_LEN bytes is never cached, and after a group was made from one
- * (its stored key is cut, so two groups can then share a key) only
- * group_find answers.
+ * number (the devices seen, most often one), so that a record finds its
+ * group with one 32-byte compare (its device against the last one's) and
+ * one slot of a direct-mapped table (fast[]), whether or not the record
+ * before was of the same group: 64 interleaved groups cost what one does.
+ * The table's multiplier is chosen again (gc_fast_add) when two keys meet
+ * in a slot, so that each key cached has a slot of its own.
+ *
+ * Behind it, a key not in fast[] goes through gc_miss: a probed table of
+ * group_find's answers, including "none" when every group is taken (then
+ * no key's answer can change). Both hold answers that never change once
+ * given (a key's group is the one found, or made, at its first record). A
+ * device without its NUL in NTP_DEV_LEN bytes is never cached, and after a
+ * group was made from one (its stored key is cut, so two groups can then
+ * share a key) only group_find answers.
  */
 #define GC_DEVS 64
 #define GC_SLOTS 256
@@ -136,19 +182,34 @@ _Static_assert(GC_DEVS + 1 < (1 << (GC_GRP_SHIFT - 48)) && NTP_SNAP_MAX_GROUPS <
 	       "the device number and the group number fit their bits");
 #define GC_MAX_HIT (GC_SLOTS / 4)	/* keys cached with a group (several opcodes of one I/O type) */
 _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: probes end");
+/* fast[]: 2048 slots of 16 bytes, calloc's untouched pages but for the
+ * lines of the keys cached; with 64 keys, a multiplier drawn at random
+ * gives each its own slot with a chance of about e^(-64*63/2/2048), 0.37 */
+#define GC_FAST_BITS 11
+#define GC_FAST (1u << GC_FAST_BITS)
+#define GC_FAST_MAX 128			/* keys in fast[] at most; the others go through gc_miss */
+#define GC_FAST_TRIES 8			/* multipliers tried at a meeting of two keys */
+#define GC_FAST_REHASH 32		/* meetings resolved at most over a model's life */
+struct gc_ent {
+	uint64_t key;			/* 0: empty */
+	struct group *g;		/* NULL: no group (every group taken) */
+};
 struct group_cache {
-	uint64_t last_key;		/* key of last (0: none) */
-	struct group *last;
+	uint64_t mult;			/* fast[]'s multiplier, odd */
 	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
 	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
+	unsigned n_fast;		/* keys in fast[] */
+	unsigned rehash;		/* meetings resolved (at most GC_FAST_REHASH) */
+	uint64_t draws;			/* multipliers drawn */
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
 	 * lookup reads, where a table of group numbers beside took a second */
 	uint64_t key[GC_SLOTS];
+	struct gc_ent fast[GC_FAST] __attribute__((aligned(64)));
 };
 
 struct ntp_model {
@@ -197,6 +258,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 	if (!m)
 		return NULL;
 	m->mem = mem;
+	m->gc.mult = 0x9E3779B97F4A7C15ull;
 	m->cfg = *cfg;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
@@ -317,26 +379,84 @@ static inline int dev_eq(const char *a, const char *b)
 }
 _Static_assert(NTP_DEV_LEN == 32, "dev_eq compares 32 bytes");
 
-static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
-								    const struct ntp_record *r, uint8_t side)
+static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
+{
+	return (unsigned)((key * mult) >> (64 - GC_FAST_BITS));
+}
+
+/* Puts key (answer g) in fast[], when it has room: in its slot when free,
+ * else with a multiplier under which every key cached and this one have
+ * slots of their own (a few drawn, a few times in a model's life), else
+ * not at all (gc_miss answers the key, the same answer). */
+static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
+{
+	struct gc_ent *f = c->fast;
+	uint64_t keys[GC_FAST_MAX + 1];
+	struct group *gs[GC_FAST_MAX + 1];
+	unsigned n = 0, slot = gc_fast_slot(key, c->mult);
+
+	if (c->n_fast == GC_FAST_MAX)
+		return;
+	if (!f[slot].key) {
+		f[slot].key = key;
+		f[slot].g = g;
+		c->n_fast++;
+		return;
+	}
+	if (c->rehash == GC_FAST_REHASH)
+		return;
+	c->rehash++;
+	for (unsigned i = 0; i < GC_FAST; i++)
+		if (f[i].key) {
+			keys[n] = f[i].key;
+			gs[n++] = f[i].g;
+		}
+	keys[n] = key;
+	gs[n++] = g;
+	for (unsigned t = 0; t < GC_FAST_TRIES; t++) {
+		uint64_t used[GC_FAST / 64] = { 0 }, z, mult;
+		unsigned i;
+
+		/* splitmix64 of the draw's number, made odd */
+		z = ++c->draws * 0x9E3779B97F4A7C15ull;
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		mult = (z ^ (z >> 31)) | 1;
+		for (i = 0; i < n; i++) {
+			unsigned sl = gc_fast_slot(keys[i], mult);
+
+			if (used[sl / 64] & (1ull << (sl % 64)))
+				break;
+			used[sl / 64] |= 1ull << (sl % 64);
+		}
+		if (i < n)
+			continue;
+		for (i = 0; i < n; i++)
+			f[gc_fast_slot(keys[i], c->mult)].key = 0;
+		c->mult = mult;
+		for (i = 0; i < n; i++) {
+			unsigned sl = gc_fast_slot(keys[i], mult);
+
+			f[sl].key = keys[i];
+			f[sl].g = gs[i];
+		}
+		c->n_fast = n;
+		return;
+	}
+}
+
+/* group_of for a key not in fast[] (key 0: a device the cache does not
+ * number, or the cache off): the probed table, else group_find, and the
+ * answer into both tables when it is final. */
+static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, const struct ntp_record *r,
+							uint8_t side, uint64_t key)
 {
 	struct group_cache *c = &m->gc;
 	struct group *g;
-	uint64_t key;
 	unsigned slot;
-	uint64_t dev;
 
-	/* the last device seen (last_dev_key is 0 when the cache is off) */
-	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
-		dev = c->last_dev_key;
-	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
+	if (!key)
 		return group_find(m, r, side);
-	/* never 0: the device's number + 1 in the top bits; the opcode, not
-	 * its I/O type (no branch or conditional move per command): the
-	 * opcodes of one type are keys of the same group */
-	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
-	if (key == c->last_key)
-		return c->last;
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
@@ -365,16 +485,39 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
 hit:
-	c->last_key = key;
-	c->last = g;
+	gc_fast_add(c, key, g);
 	return g;
+}
+
+static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
+								    const struct ntp_record *r, uint8_t side)
+{
+	struct group_cache *c = &m->gc;
+	const struct gc_ent *e;
+	uint64_t key, dev;
+
+	/* the last device seen (last_dev_key is 0 when the cache is off) */
+	if (__builtin_expect(c->last_dev_key != 0 && dev_eq(r->dev, c->last_dev), 1))
+		dev = c->last_dev_key;
+	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
+		return gc_miss(m, r, side, 0);
+	/* never 0: the device's number + 1 in the top bits; the opcode, not
+	 * its I/O type (no branch or conditional move per command): the
+	 * opcodes of one type are keys of the same group */
+	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
+	e = &c->fast[gc_fast_slot(key, c->mult)];
+	if (__builtin_expect(e->key == key, 1))
+		return e->g;
+	return gc_miss(m, r, side, key);
 }
 
 /* The group's span takes in [lo, hi] (lo 0: no start known). */
 static inline void span_add(struct acc *a, uint64_t lo, uint64_t hi)
 {
-	if (lo && (!a->span_lo || lo < a->span_lo))
-		a->span_lo = lo;
+	uint64_t nlo = (uint64_t)0 - lo;
+
+	if (nlo > a->span_nlo)
+		a->span_nlo = nlo;
 	if (hi > a->span_hi)
 		a->span_hi = hi;
 }
@@ -397,32 +540,41 @@ static void run_flush(struct acc *a)
  * difference, so not at every change of flow). */
 static void acc_flush(struct acc *a)
 {
+	/* the sums of the timestamps as the times of two records: the
+	 * fast flow's own formulas then give the sums of its components */
+	struct ntp_record h = { 0 }, t = { 0 };
+	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+
 	run_flush(a);
+	for (unsigned k = 0; k < FAST_TS; k++)
+		(k < FAST_TS_HOST ? &h : &t)->ts[fast_ts[k]] = a->fast_ts_sum[k];
+	ntp_fast_compute(&h, &t, comp, stage, &e2e);
 	for (unsigned k = 0; k < FAST_N; k++) {
 		int s = ntp_component_stage(fast_comp[k]);
 
-		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)a->fast_sum[k]);
-		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)a->fast_sum[k]);
+		a->st_sum[s] = (int64_t)((uint64_t)a->st_sum[s] + (uint64_t)comp[fast_comp[k]]);
+		a->c_sum[fast_comp[k]] = (int64_t)((uint64_t)a->c_sum[fast_comp[k]] + (uint64_t)comp[fast_comp[k]]);
 	}
-	memset(a->fast_sum, 0, sizeof(a->fast_sum));
+	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
+	memset(a->fast_ts_sum, 0, sizeof(a->fast_ts_sum));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
  * adds elsewhere). Unsigned: sums of times from a file wrap (any 64-bit
  * values), never overflow. */
 typedef uint64_t ntp_u2 __attribute__((vector_size(16), may_alias));
+typedef uint64_t ntp_u2a __attribute__((vector_size(16), aligned(16), may_alias));	/* at a 16-byte boundary */
 
+/* dst at a 16-byte boundary (struct acc's sums) */
 static inline __attribute__((always_inline)) void sum_into(int64_t *restrict dst, const int64_t *restrict src,
 								  unsigned n2)
 {
 #pragma GCC unroll 16
 	for (unsigned i = 0; i < n2; i++) {
-		ntp_u2 d, v;
+		ntp_u2 v;
 
-		__builtin_memcpy(&d, dst + 2 * i, sizeof(d));
 		__builtin_memcpy(&v, src + 2 * i, sizeof(v));
-		d += v;
-		__builtin_memcpy(dst + 2 * i, &d, sizeof(d));
+		*(ntp_u2a *)(dst + 2 * i) += v;
 	}
 }
 
@@ -490,8 +642,9 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
  * masks are constants, absent components are not added (they are 0) and the
  * fallback flag is clear. The histograms are updated in acc_add's order.
  * Without the breakdown in memory, its 20 zeroed and stored components and
- * 13 vector adds become ten additions into the group's sums
- * (test_model_fast.c compares the snapshots with the general code's).
+ * 13 vector adds become eight vector adds of timestamps into the group's
+ * sums (fast_ts; test_model_fast.c compares the snapshots with the general
+ * code's).
  */
 /* The stages' and components' histograms of a fast flow (account_fast),
  * when kept: apart, so that the common case keeps its values in registers. */
@@ -521,12 +674,11 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 								const struct ntp_record *t)
 {
 	struct acc *a = g->cur;
-	int64_t comp[NTP_COMP_COUNT + 1], stage[NTP_STAGE_COUNT + 1], e2e;
+	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
+	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
 	unsigned noq = m->cfg.no_quantiles;
 
-	ntp_fast_compute(h, t, comp, stage, &e2e);
 	a->sampled++;
-	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
 	ntp_hset_add(&a->h, H_E2E, e2e);
 	if (__builtin_expect(a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS, 0)) {
 		run_flush(a);
@@ -534,12 +686,16 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 		a->run_c_mask = NTP_FAST_COMPS;
 	}
 	a->run_n++;
-#define ADD(sum, v) ((sum) = (int64_t)((uint64_t)(sum) + (uint64_t)(v)))
-	/* constant indices: the loop unrolls into ten adds to memory */
-#pragma GCC unroll 10
-	for (unsigned k = 0; k < sizeof(fast_comp); k++)
-		ADD(a->fast_sum[k], comp[fast_comp[k]]);
-#undef ADD
+	/* constant indices: the loop unrolls into eight vector adds, each
+	 * into its aligned pair of sums from memory (no load of it apart) */
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < FAST_TS; k += 2) {
+		ntp_u2a *d = (ntp_u2a *)&a->fast_ts_sum[k];
+		ntp_u2 v;
+
+		__builtin_memcpy(&v, &(k < FAST_TS_HOST ? h : t)->ts[fast_ts[k]], sizeof(v));
+		*d += v;
+	}
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
 		fast_hists(a, h, t, noq);
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
@@ -615,7 +771,6 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		g = group_of(m, r, NTP_SIDE_HOST);
 		if (g) {
 			g->cur->seen++;
-			g->cur->est_cmds += m->cfg.sampling;
 		}
 		if (!join) {
 			account_call(m, g, r, NULL);
@@ -649,7 +804,6 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			g = group_of(m, r, NTP_SIDE_TARGET);
 			if (g) {
 				g->cur->seen++;
-				g->cur->est_cmds += m->cfg.sampling;
 			}
 			account_call(m, g, NULL, r);
 			return;
@@ -845,7 +999,9 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		       int counted, uint64_t commands, uint64_t unmatched, double seconds,
 		       struct ntp_snap_group *o)
 {
-	double e2e_mean = 0;
+	/* p50, p99, p99.9: one walk of a histogram's buckets for the three */
+	static const double qs[3] = { 0.50, 0.99, 0.999 };
+	double e2e_mean = 0, q[3];
 
 	memset(o, 0, sizeof(*o));
 	o->io = g->io;
@@ -866,8 +1022,8 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->mbps = o->rate * g->len / 1e6;
 	/* The time the group had commands: its sampled commands span
 	 * (n - 1) / (n + 1) of it on average, when spread evenly. */
-	if (a->sampled > 1 && a->span_hi > a->span_lo && seconds > 0) {
-		double busy = (double)(a->span_hi - a->span_lo) / 1e9 * (double)(a->sampled + 1) /
+	if (a->sampled > 1 && a->span_hi > (uint64_t)0 - a->span_nlo && seconds > 0) {
+		double busy = (double)(a->span_hi - ((uint64_t)0 - a->span_nlo)) / 1e9 * (double)(a->sampled + 1) /
 			      (double)(a->sampled - 1);
 
 		o->busy_rate = o->rate * seconds / (busy < seconds ? busy : seconds);
@@ -875,9 +1031,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	if (a->sampled) {
 		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
 		o->e2e_mean_us = us(e2e_mean);
-		o->e2e_p50_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.50));
-		o->e2e_p99_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.99));
-		o->e2e_p999_us = us(ntp_hset_quantile(&a->h, H_E2E, a->sampled, 0.999));
+		ntp_hset_quantiles(&a->h, H_E2E, a->sampled, qs, q, 3);
+		o->e2e_p50_us = us(q[0]);
+		o->e2e_p99_us = us(q[1]);
+		o->e2e_p999_us = us(q[2]);
 	}
 	o->largest = -1;
 	for (int s = 0; s < NTP_STAGE_COUNT; s++) {
@@ -890,9 +1047,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		 * sampled count so the stage means add up to the e2e mean. */
 		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
 		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_STAGE_Q)) {
-			st->p50_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.50));
-			st->p99_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.99));
-			st->p999_us = us(ntp_hset_quantile(&a->h, H_ST + s, a->st_n[s], 0.999));
+			ntp_hset_quantiles(&a->h, H_ST + s, a->st_n[s], qs, q, 3);
+			st->p50_us = us(q[0]);
+			st->p99_us = us(q[1]);
+			st->p999_us = us(q[2]);
 		}
 		st->share = e2e_mean != 0 ? st->mean_us / us(e2e_mean) : 0;
 		st->avg_qd = st->avg_qd_little = st->mean_us * 1e-6 * o->rate;
@@ -909,9 +1067,10 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		sc->n = a->c_n[c];
 		sc->mean_us = us((double)a->c_sum[c] / (double)a->c_n[c]);
 		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_COMP_Q)) {
-			sc->p50_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.50));
-			sc->p99_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.99));
-			sc->p999_us = us(ntp_hset_quantile(&a->h, H_C + c, a->c_n[c], 0.999));
+			ntp_hset_quantiles(&a->h, H_C + c, a->c_n[c], qs, q, 3);
+			sc->p50_us = us(q[0]);
+			sc->p99_us = us(q[1]);
+			sc->p999_us = us(q[2]);
 		}
 		sc->avg_qd = sc->mean_us * 1e-6 * o->rate;
 	}
@@ -948,14 +1107,16 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 
 static void acc_merge(struct acc *d, const struct acc *s)
 {
+	/* s is folded (ntp_model_close_interval): so is d */
 	d->seen += s->seen;
+	d->seen_n += s->seen_n;
 	d->est_cmds += s->est_cmds;
 	d->sampled += s->sampled;
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
-	span_add(d, s->span_lo, s->span_hi);
+	span_add(d, (uint64_t)0 - s->span_nlo, s->span_hi);
 	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		d->st_n[i] += s->st_n[i];
@@ -1034,6 +1195,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		int64_t cum = count_at(m, g, now_ns);
 		uint64_t cmds = 0;
 		struct ntp_group_occ dh, dt;
+		struct acc *fresh;
 		double occ_secs = 0;
 		int counted_qd = occ_interval(m, g, now_ns, &dh, &dt, &occ_secs);
 
@@ -1056,19 +1218,30 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		}
 		g->counted = cum >= 0;
 		acc_flush(g->cur);
+		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
 		out->n_groups++;
-		/* Fold the interval into the run's accumulators, start afresh. */
-		if (!g->all)
-			g->all = calloc64(sizeof(*g->all));
-		if (g->all)
-			acc_merge(g->all, g->cur);
+		/* Fold the interval into the run's accumulators, start afresh:
+		 * at the group's first close the interval is the run (a merge
+		 * into zeroed ones gives the same), so it becomes the run's
+		 * and a zeroed one takes its place, without a merge; this is
+		 * the only close of `ntprof report`. */
+		fresh = g->all ? NULL : calloc64(sizeof(*fresh));
+		if (fresh) {
+			g->all = g->cur;
+			g->cur = fresh;
+		} else {
+			if (!g->all)
+				g->all = calloc64(sizeof(*g->all));
+			if (g->all)
+				acc_merge(g->all, g->cur);
+			acc_reset(g->cur);
+		}
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
-		acc_reset(g->cur);
 	}
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 	m->start_ns = now_ns;
@@ -1104,5 +1277,8 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 
 void ntp_model_set_sampling(struct ntp_model *m, uint32_t n)
 {
+	/* the records seen so far were seen under the N before */
+	for (unsigned i = 0; i < m->n_groups; i++)
+		acc_fold(m->groups[i].cur, m->cfg.sampling);
 	m->cfg.sampling = n ? n : 1;
 }

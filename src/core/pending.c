@@ -30,16 +30,15 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	p->seq = p->settled = cap;	/* NTP_PEND_FREE */
 	p->slots = calloc(cap, sizeof(*p->slots));
 	p->recs = calloc(cap, sizeof(*p->recs));
-	p->free = malloc(cap * sizeof(*p->free));
-	p->ring = calloc(cap, sizeof(*p->ring));
+	p->rfree = malloc(cap * sizeof(*p->rfree));
 	p->bk = malloc((p->bmask + 1) * sizeof(*p->bk));
-	if (!p->slots || !p->recs || !p->free || !p->ring || !p->bk) {
+	if (!p->slots || !p->recs || !p->rfree || !p->bk) {
 		ntp_pend_free(p);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < cap; i++)
-		p->free[i] = (int32_t)(cap - 1 - i);
-	p->nfree = cap;
+		p->rfree[i] = (int32_t)(cap - 1 - i);
+	p->nrfree = cap;
 	grow_limit(p);
 	memset(p->bk, 0xff, (p->bmask + 1) * sizeof(*p->bk));
 	return p;
@@ -51,8 +50,7 @@ void ntp_pend_free(struct ntp_pend *p)
 		return;
 	free(p->slots);
 	free(p->recs);
-	free(p->free);
-	free(p->ring);
+	free(p->rfree);
 	free(p->bk);
 	free(p);
 }
@@ -165,10 +163,10 @@ __attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
 	p->bk = bk;
 	p->bmask = n - 1;
 	grow_limit(p);
-	/* the pending records arrived within the last cap arrivals: the ring
-	 * names them in arrival order */
+	/* the pending records arrived within the last cap arrivals, each in
+	 * the slot of its arrival number: in arrival order */
 	for (uint64_t a = p->seq - p->cap; a < p->seq; a++) {
-		int32_t i = p->ring[a & (p->cap - 1)];
+		int32_t i = (int32_t)(a & (p->cap - 1));
 		uint32_t b;
 
 		if (p->slots[i].due != a + p->cap)
@@ -184,17 +182,17 @@ __attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
 	}
 }
 
-/* ntp_pend_put when the record of ring entry at, slot i, expires: out of
- * line, so that the common put saves no registers for it. */
+/* ntp_pend_put when the record of slot i, the new arrival's, expires: out
+ * of line, so that the common put saves no registers for it. */
 __attribute__((noinline)) int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r,
-						    struct ntp_record *evicted, uint32_t at, int32_t i, int ref)
+						    struct ntp_record *evicted, int32_t i, int ref)
 {
 	ntp_pend_record_copy(evicted, p->slots[i].rec);
 	unlink_any(p, i);
 	if (ref)
-		ntp_pend_append(p, r, ntp_pend_key(r), at, 1);
+		ntp_pend_append(p, r, ntp_pend_key(r), i, 1);
 	else
-		ntp_pend_append(p, r, ntp_pend_key(r), at, 0);
+		ntp_pend_append(p, r, ntp_pend_key(r), i, 0);
 	return 1;
 }
 
@@ -204,32 +202,36 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 }
 
 /* The records pending arrived within the last cap arrivals, those held by
- * reference since the last settle: the ring names the slots of the
- * arrivals, newest first, and a slot's due arrival number says whether it
- * still holds that arrival. Most were taken soon after they came, so the
+ * reference since the last settle: walked newest first, each in the slot
+ * of its arrival number, whose due arrival number says whether it still
+ * holds that arrival. Most were taken soon after they came, so the
  * walk stops when it has met the nref still pending, mostly among the
  * newest. */
 void ntp_pend_settle(struct ntp_pend *p)
 {
 	/* locals: the copies' stores may alias *p for the compiler */
 	const uint64_t cap = p->cap, end = p->seq;
-	const int32_t *ring = p->ring;
 	struct ntp_pend_slot *slots = p->slots;
 	struct ntp_record *recs = p->recs;
+	int32_t *rfree = p->rfree;
+	uint32_t nrfree = p->nrfree;
 	uint64_t a = end, from = end - p->settled > cap ? end - cap : p->settled;
 	size_t left = p->nref;
 
 	while (left && a > from) {
-		int32_t i = ring[--a & (cap - 1)];
+		int32_t i = (int32_t)(--a & (cap - 1));
 		struct ntp_pend_slot *s = &slots[i];
 
-		if (s->due == a + cap && s->ref) {
-			ntp_pend_record_copy(&recs[i], s->rec);
-			s->rec = &recs[i];
-			s->ref = 0;
+		if (s->due == a + cap && s->buf < 0) {
+			int32_t j = rfree[--nrfree];
+
+			ntp_pend_record_copy(&recs[j], s->rec);
+			s->rec = &recs[j];
+			s->buf = j;
 			left--;
 		}
 	}
+	p->nrfree = nrfree;
 	p->nref = 0;
 	p->settled = end;
 }

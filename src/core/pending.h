@@ -3,9 +3,9 @@
  * pending.h - records of one side waiting for their twin from the other side,
  * in a bounded structure: `capacity` slots, chained per hash bucket of the
  * join key (cntlid, qid, cid) in a table that grows with the records
- * pending, reused last-freed-first so the few slots of a stream whose twins
- * come soon stay in cache; a ring of the slot each of the last `capacity`
- * arrivals went to names the one that expires at each put.
+ * pending; arrival n takes slot n mod `capacity`, whose record, if still
+ * pending, is the one that expires at that put. The copies of the records
+ * are reused last-freed-first, so the few a stream keeps stay in cache.
  *
  * Expiry is by count, never by comparing clocks: a record still pending
  * `capacity` arrivals later, or the oldest when every slot is taken, is
@@ -34,7 +34,9 @@ int ntp_same_command(const struct ntp_record *a, const struct ntp_record *b);
  * of r's key are dropped and counted in *dropped. */
 const struct ntp_record *ntp_pend_take(struct ntp_pend *p, const struct ntp_record *r,
 				       uint64_t *dropped);
-/* Appends r. When the ring is full the oldest is evicted: copied to *evicted, returns 1. */
+/* Appends r. When the record that arrived `capacity` puts before is still
+ * pending (with every slot taken, the oldest), it is evicted: copied to
+ * *evicted, returns 1. */
 int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted);
 /* The model's block loop puts records by reference (pending_int.h
  * ntp_pend_put_key with ref set): such a record must stay valid and unchanged

@@ -15,22 +15,22 @@
 #include "pending.h"
 
 /* A slot's bookkeeping, 32 bytes, apart from its record's copy (recs[]):
- * the walks of a bucket's chain and of the ring read two slots per line
+ * the walks of a bucket's chain and of the arrivals read two slots per line
  * where a slot with its record inside spanned five, and a slot's address
  * is a shift, not a multiply by 304. */
 struct ntp_pend_slot {
-	const struct ntp_record *rec;	/* the record: recs[i], or the caller's (ref) */
+	const struct ntp_record *rec;	/* the record: recs[buf], or the caller's (ref) */
 	uint64_t key;
 	uint64_t due;		/* the arrival number at which it expires; NTP_PEND_FREE: not pending */
 	int32_t next;		/* next slot in the same bucket, in arrival order; -1 ends */
-	int32_t ref;		/* rec is the caller's (ntp_pend_put_key with ref set), not yet settled */
+	int32_t buf;		/* its copy in recs[]; -1: rec is the caller's (ntp_pend_put_key
+				 * with ref set), not yet settled */
 };
 _Static_assert(sizeof(struct ntp_pend_slot) == 32, "a slot is half a cache line");
 
 /* Arrival numbers start at cap, so that a due one (at least 2 cap) is never
- * 0: the slots and the ring come zeroed from calloc, their pages resident
- * only once used, and a ring entry not yet written names slot 0, whose due
- * is then 0 or at least 2 cap, never an arrival before the first. */
+ * 0: the slots come zeroed from calloc (their pages resident only once
+ * used), and a slot not yet written is free. */
 #define NTP_PEND_FREE 0
 
 struct ntp_pend_bucket {
@@ -41,10 +41,10 @@ struct ntp_pend_bucket {
  * Expiry needs one record per put: the one that arrived cap puts before,
  * if it is still pending (with cap slots, every pending record arrived
  * within the last cap puts, so this is also the oldest when they are all
- * taken). A ring of the slot each arrival went to (4 bytes an arrival,
- * written and read in order, one cache line per 16 puts) names it, and the
- * slot's due arrival number says whether it still holds that record: no
- * list in arrival order to link and unlink at every put and take. The
+ * taken). So arrival n goes to slot n mod cap, the slot of the arrival cap
+ * puts before, and the slot's due arrival number says whether it still
+ * holds that record: no list in arrival order to link and unlink at every
+ * put and take, no stack of free slots, no ring naming each arrival's. The
  * bucket table grows with the records pending, not with the capacity: a
  * join's window of 65536 had 32768 buckets, 256 KiB read at random at
  * every put and take (a cache miss each) for the few dozen records a
@@ -56,10 +56,13 @@ struct ntp_pend {
 	size_t count;
 	size_t grow_at;		/* the count past which the bucket table grows */
 	struct ntp_pend_slot *slots;
-	struct ntp_record *recs;	/* slot i's copy of its record */
-	int32_t *free;		/* stack of free slots */
-	uint32_t nfree;
-	int32_t *ring;		/* slot of arrival n at n & (cap - 1) */
+	/* the copies of the records pending, apart from the slots (which
+	 * go round with the arrivals): taken last-freed-first, so that the
+	 * few copies a stream keeps stay in cache and its resident memory
+	 * does not grow with the records read */
+	struct ntp_record *recs;
+	int32_t *rfree;		/* stack of free copies */
+	uint32_t nrfree;
 	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
 	size_t nref;		/* pending records held by reference */
 	struct ntp_pend_bucket *bk;	/* per bucket: first and last slot, one cache line for both */
@@ -69,7 +72,7 @@ struct ntp_pend {
 const struct ntp_record *ntp_pend_take_past_older(struct ntp_pend *p, const struct ntp_record *r,
 						  uint64_t key, uint32_t b, uint64_t *dropped);
 int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted,
-			  uint32_t at, int32_t i, int ref);
+			  int32_t i, int ref);
 void ntp_pend_grow(struct ntp_pend *p);
 uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, uint64_t key);
 
@@ -107,10 +110,18 @@ static inline uint64_t ntp_pend_key(const struct ntp_record *r)
 #endif
 }
 
-/* ntp_same_command of two records of the same key: the rest of the identity. */
+/* ntp_same_command of two records of the same key: the rest of the identity,
+ * len and nsid (adjacent) in one load, and one test where four compares
+ * each took a branch. */
+_Static_assert(offsetof(struct ntp_record, nsid) == offsetof(struct ntp_record, len) + 4,
+	       "len and nsid are one load");
 static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct ntp_record *b)
 {
-	return a->slba == b->slba && a->len == b->len && a->nsid == b->nsid && a->opcode == b->opcode;
+	uint64_t x, y;
+
+	memcpy(&x, &a->len, sizeof(x));
+	memcpy(&y, &b->len, sizeof(y));
+	return !((a->slba ^ b->slba) | (x ^ y) | (uint64_t)(a->opcode ^ b->opcode));
 }
 
 static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
@@ -119,7 +130,8 @@ static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key
 	return (uint32_t)(key >> 32) & p->bmask;
 }
 
-/* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it. */
+/* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
+ * (the arrival cap puts after its own takes it). */
 static inline __attribute__((always_inline)) void ntp_pend_unlink(struct ntp_pend *p, uint32_t b,
 								   int32_t prev, int32_t i)
 {
@@ -131,9 +143,11 @@ static inline __attribute__((always_inline)) void ntp_pend_unlink(struct ntp_pen
 		p->slots[prev].next = s->next;
 	if (p->bk[b].tail == i)
 		p->bk[b].tail = prev;
-	p->nref -= (size_t)s->ref;
+	if (s->buf < 0)
+		p->nref--;
+	else
+		p->rfree[p->nrfree++] = s->buf;
 	s->due = NTP_PEND_FREE;
-	p->free[p->nfree++] = i;
 	p->count--;
 }
 
@@ -156,28 +170,28 @@ ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, 
 	return NULL;
 }
 
-/* Appends r (key), its arrival number p->seq, which goes to ring entry at;
- * by reference when ref (a constant) is set. */
+/* Appends r (key), its arrival number p->seq, which goes to slot i (its
+ * arrival number mod cap, free); by reference when ref (a constant) is set. */
 static inline __attribute__((always_inline)) void ntp_pend_append(struct ntp_pend *p, const struct ntp_record *r,
-								   uint64_t key, uint32_t at, int ref)
+								   uint64_t key, int32_t i, int ref)
 {
-	int32_t i = p->free[--p->nfree];
 	struct ntp_pend_slot *s = &p->slots[i];
 	uint32_t b;
 
 	if (ref) {
 		s->rec = r;
-		s->ref = 1;
+		s->buf = -1;
 		p->nref++;
 	} else {
-		ntp_pend_record_copy(&p->recs[i], r);
-		s->rec = &p->recs[i];
-		s->ref = 0;
+		int32_t j = p->rfree[--p->nrfree];
+
+		ntp_pend_record_copy(&p->recs[j], r);
+		s->rec = &p->recs[j];
+		s->buf = j;
 	}
 	s->key = key;
 	s->due = p->seq++ + p->cap;
 	s->next = -1;
-	p->ring[at] = i;
 	b = ntp_pend_bucket_of(p, key);
 	if (p->bk[b].tail < 0)
 		p->bk[b].head = i;
@@ -191,15 +205,14 @@ static inline __attribute__((always_inline)) void ntp_pend_append(struct ntp_pen
 static inline __attribute__((always_inline)) int ntp_pend_put_key(struct ntp_pend *p, const struct ntp_record *r,
 								   uint64_t key, struct ntp_record *evicted, int ref)
 {
-	uint32_t at = (uint32_t)p->seq & (p->cap - 1);
-	int32_t i = p->ring[at];
+	int32_t i = (int32_t)(p->seq & (p->cap - 1));
 
 	/* Expire by count: the record that arrived cap puts ago, if still
-	 * pending, goes (with cap pending it is the oldest, and a slot is
-	 * free after it). */
+	 * pending, goes (with cap pending it is the oldest), and its slot
+	 * takes r. */
 	if (__builtin_expect(p->slots[i].due == p->seq, 0))
-		return ntp_pend_put_evicting(p, r, evicted, at, i, ref);
-	ntp_pend_append(p, r, key, at, ref);
+		return ntp_pend_put_evicting(p, r, evicted, i, ref);
+	ntp_pend_append(p, r, key, i, ref);
 	return 0;
 }
 

@@ -241,6 +241,73 @@ static void test_hset_equals_dense(void **state)
 	free(d);
 }
 
+/* The q-quantile by the definition (hist.h), bucket by bucket over the
+ * dense histogram: the rank ceil(q n) in [1, n], most negative first. */
+static double naive_quantile(const struct ntp_hist *h, uint64_t n, double q)
+{
+	uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0;
+
+	if (!n)
+		return 0;
+	rank = rank < 1 ? 1 : rank > n ? n : rank;
+	for (unsigned i = NTP_HIST_BUCKETS; i-- > 0;)
+		if ((seen += h->neg[i]) >= rank)
+			return -((double)ntp_hist_bucket_low(i) + (double)(ntp_hist_bucket_width(i) - 1) / 2.0);
+	for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++)
+		if ((seen += h->pos[i]) >= rank)
+			return (double)ntp_hist_bucket_low(i) + (double)(ntp_hist_bucket_width(i) - 1) / 2.0;
+	return (double)ntp_hist_bucket_low(NTP_HIST_BUCKETS - 1) +
+	       (double)(ntp_hist_bucket_width(NTP_HIST_BUCKETS - 1) - 1) / 2.0;
+}
+
+/*
+ * Several quantiles in one walk (ntp_hset_quantiles, chunks without a
+ * rank passed whole) give each what the definition does: sets of every
+ * size from empty to many values, of both signs, several quantiles in one
+ * bucket or one chunk, a count n below the values held (ranks end early).
+ */
+static void test_hset_quantiles_one_walk(void **state)
+{
+	static const double qs[] = { 0.001, 0.25, 0.5, 0.5, 0.9, 0.99, 0.999, 0.9999 };
+	enum { NQ = sizeof(qs) / sizeof(qs[0]) };
+	int64_t (*gens[])(void) = { gen_lognormal, gen_uniform_wide, gen_small, gen_signed };
+	struct ntp_hset *s = calloc(1, sizeof(*s));
+	struct ntp_hist *d = calloc(1, sizeof(*d));
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(d);
+	srandom(11);
+	for (unsigned round = 0; round < 200; round++) {
+		unsigned n = round < 20 ? round : (unsigned)random() % 5000, g = round % 4;
+		double out[NQ];
+
+		ntp_hset_reset(s);
+		ntp_hist_reset(d);
+		for (unsigned i = 0; i < n; i++) {
+			int64_t v = gens[g]();
+
+			ntp_hset_add(s, 1, v);
+			ntp_hist_add(d, v);
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			uint64_t cnt = k ? n / 2 : n;	/* k 1: fewer than held */
+
+			ntp_hset_quantiles(s, 1, cnt, qs, out, NQ);
+			for (unsigned i = 0; i < NQ; i++) {
+				double want = naive_quantile(d, cnt, qs[i]);
+
+				if (out[i] != want || ntp_hset_quantile(s, 1, cnt, qs[i]) != want)
+					fail_msg("round %u n %u q %g: %.1f (alone %.1f), by definition %.1f", round,
+						 (unsigned)cnt, qs[i], out[i], ntp_hset_quantile(s, 1, cnt, qs[i]), want);
+			}
+		}
+	}
+	ntp_hset_free(s);
+	free(s);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_quantiles_signed),
 		cmocka_unit_test(test_merge_reset_empty),
 		cmocka_unit_test(test_hset_equals_dense),
+		cmocka_unit_test(test_hset_quantiles_one_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,8 +143,8 @@ static void test_estimated_rate_and_order(void **state)
 
 /*
  * More groups than a snapshot holds, their records interleaved at random
- * (the group lookup's hash table and its last-hit shortcut both see every
- * case): each of the first 64 keys seen counts exactly its own records over
+ * (the group lookup's direct-mapped table and the probed table behind it
+ * both see every case): each of the first 64 keys seen counts exactly its own records over
  * two intervals, the rest are counted as overflow, and keys that differ only
  * in one byte of the device name or in the I/O type stay apart.
  */
@@ -390,6 +390,169 @@ static void test_group_cache_opcodes(void **state)
 	free(s);
 }
 
+/*
+ * Keys that meet in one slot of the group lookup's direct-mapped table
+ * (model.c group_of: the key's device number + 1 in bits 48.., side,
+ * opcode, size, times a multiplier, the top 11 bits; sizes chosen so that
+ * eight keys meet under the first multiplier): interleaved, each group
+ * counts exactly its records, whether the table draws another multiplier
+ * or leaves keys to the probed table behind it.
+ */
+static void test_group_cache_collide(void **state)
+{
+	enum { KEYS = 8, PER = 300 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	uint32_t len[KEYS];
+	unsigned found = 0, target = 0;
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	/* the slot of the first size, then the next sizes with that slot */
+	for (uint32_t k = 1; found < KEYS && k < (1u << 20); k++) {
+		uint64_t key = 1ull << 48 | (uint64_t)NTP_SIDE_HOST << 40 | 0x02ull << 32 | 512u * k;
+		unsigned slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 53);
+
+		if (!found)
+			target = slot;
+		if (slot == target)
+			len[found++] = 512u * k;
+	}
+	assert_int_equal(found, KEYS);
+	ntp_model_set_start(m, 0);
+	for (unsigned n = 0; n < KEYS * PER; n++) {
+		/* runs of one key and changes at every record, in turn */
+		unsigned k = n < KEYS * PER / 2 ? n % KEYS : n / 7 % KEYS;
+
+		host_rec(&r, 0x02, len[k], "nvme0n1", (uint64_t)n * 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->n_groups, KEYS);
+	for (unsigned g = 0; g < s->n_groups; g++) {
+		unsigned want = 0;
+
+		for (unsigned n = 0; n < KEYS * PER; n++)
+			want += len[n < KEYS * PER / 2 ? n % KEYS : n / 7 % KEYS] == s->groups[g].len;
+		assert_int_equal(s->groups[g].sampled, want);
+		assert_true(want > 0);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
+/*
+ * The run's snapshot does not depend on how it was cut into intervals:
+ * the first close hands its accumulators to the run, later ones are
+ * merged in, and either way every count, mean and quantile of every
+ * stage and component equals that of one interval over the whole run.
+ */
+static void test_total_of_intervals(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct ntp_model *ma = ntp_model_new(&cfg), *mb = ntp_model_new(&cfg);
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(ma);
+	assert_non_null(mb);
+	ntp_model_set_start(ma, 0);
+	ntp_model_set_start(mb, 0);
+	srandom(5);
+	for (unsigned n = 0; n < 30000; n++) {
+		uint64_t t = (uint64_t)n * (3 * SEC / 30000), d = 0;
+		static const unsigned slot[] = { NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_RSP_ARRIVE,
+						  NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE };
+
+		/* three groups; each time a random length, spread over decades */
+		host_rec(&r, n % 3 ? 0x02 : 0x01, 4096u << (n % 2), "nvme0n1", t);
+		for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++) {
+			d += (uint64_t)(random() % 1000) << (random() % 8);
+			SET(&r, slot[i], t + d);
+		}
+		ntp_model_ingest(ma, &r);
+		ntp_model_ingest(mb, &r);
+		/* a's intervals end after the 10000th and the 20000th record */
+		if (n == 9999 || n == 19999)
+			ntp_model_close_interval(ma, t + 1, a);
+	}
+	ntp_model_close_interval(ma, 3 * SEC, a);
+	ntp_model_close_interval(mb, 3 * SEC, b);
+	ntp_model_total(ma, a);
+	ntp_model_total(mb, b);
+	assert_int_equal(a->n_groups, 4);
+	assert_int_equal(a->n_groups, b->n_groups);
+	for (unsigned g = 0; g < a->n_groups; g++) {
+		const struct ntp_snap_group *x = &a->groups[g], *y = &b->groups[g];
+
+		assert_int_equal(x->sampled, y->sampled);
+		assert_int_equal(x->seen, y->seen);
+		assert_true(x->sampled >= 5000);
+		assert_true(x->e2e_mean_us == y->e2e_mean_us && x->e2e_p50_us == y->e2e_p50_us &&
+			    x->e2e_p99_us == y->e2e_p99_us && x->e2e_p999_us == y->e2e_p999_us);
+		assert_true(x->e2e_p50_us < x->e2e_p99_us);
+		assert_true(x->busy_rate == y->busy_rate && x->rate == y->rate);
+		for (int st = 0; st < NTP_STAGE_COUNT; st++)
+			assert_memory_equal(&x->stage[st], &y->stage[st], sizeof(x->stage[st]));
+		for (int c = 0; c < NTP_COMP_COUNT; c++)
+			assert_memory_equal(&x->comp[c], &y->comp[c], sizeof(x->comp[c]));
+	}
+	free(a);
+	free(b);
+	ntp_model_free(ma);
+	ntp_model_free(mb);
+}
+
+/*
+ * -s N changed mid-interval (ntprof-top's s key): the estimated rate sums
+ * N over the records as each was seen, in the interval and in the run,
+ * and an N changed after a close leaves the closed intervals as they were.
+ */
+static void test_sampling_change(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 10 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+	uint64_t t = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	for (unsigned n = 0; n < 150; n++) {
+		if (n == 100)
+			ntp_model_set_sampling(m, 20);
+		host_rec(&r, 0x02, 4096, "nvme0n1", t += 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_true(s->groups[0].rate == 100 * 10 + 50 * 20);
+	ntp_model_set_sampling(m, 5);
+	ntp_model_set_sampling(m, 7);
+	for (unsigned n = 0; n < 10; n++) {
+		if (n == 4)
+			ntp_model_set_sampling(m, 3);
+		host_rec(&r, 0x02, 4096, "nvme0n1", SEC + (t += 1000));
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_true(s->groups[0].rate == 4 * 7 + 6 * 3);
+	ntp_model_set_sampling(m, 1000);	/* after the close: changes nothing closed */
+	ntp_model_total(m, s);
+	assert_int_equal(s->groups[0].seen, 160);
+	assert_true(s->groups[0].rate == (100 * 10 + 50 * 20 + 4 * 7 + 6 * 3) / 2.0);
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +562,9 @@ int main(void)
 		cmocka_unit_test(test_group_cache),
 		cmocka_unit_test(test_group_cache_full),
 		cmocka_unit_test(test_group_cache_opcodes),
+		cmocka_unit_test(test_group_cache_collide),
+		cmocka_unit_test(test_total_of_intervals),
+		cmocka_unit_test(test_sampling_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

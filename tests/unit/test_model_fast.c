@@ -234,7 +234,9 @@ static void test_no_quantiles(void **state)
  * every 7th host and 17th target record with NTP_REC_F_CLOSED_MISSED,
  * every 11th target record held back by the drive (backpressure: the
  * general code), every 13th host record without its block layer's
- * submission, every 19th with an end to end below 0. */
+ * submission, every 19th with an end to end below 0; the slots of times
+ * not seen hold junk (the common flow sums pairs of adjacent slots, model.c
+ * fast_ts: one not seen is summed, never read). */
 static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, struct ntp_snapshot *all,
 		       uint64_t *fast)
 {
@@ -270,6 +272,9 @@ static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, 
 			if (nt % 17 == 0)
 				r.flags |= NTP_REC_F_CLOSED_MISSED;
 		}
+		for (unsigned i = 0; i < NTP_TS_SLOTS; i++)
+			if (!(r.ts_valid & (1u << i)))
+				r.ts[i] = (nh + nt) * 0x9E3779B97F4A7C15ull ^ i;
 		ntp_model_ingest(m, &r);
 		/* intervals that end inside runs of commands */
 		if ((nh + nt) % 9001 == 0)

@@ -165,6 +165,9 @@ static void against_reference_mixed(uint32_t capacity, unsigned keys, unsigned c
 			assert_int_equal(p->count ? ntp_pend_drop_key_some(p, ntp_pend_key(&r)) : 0, ref_drop_key(&x, &r));
 		}
 		assert_int_equal(ntp_pend_count(p), x.n);
+		/* one copy held per record pending not by reference, the
+		 * others free: none lost, none handed out twice */
+		assert_int_equal(p->nrfree, p->cap - (p->count - p->nref));
 		if (in_block == BLOCK || (ref && random() % 50 == 0)) {
 			ntp_pend_settle(p);
 			memset(block, 0xa5, sizeof(block));
@@ -206,7 +209,7 @@ static void test_pending_reference(void **state)
 /* Puts by reference: records taken from the block they were put from,
  * others settled (copied) and met again after the block was overwritten,
  * evictions of records held either way, more puts between two settles
- * than the capacity (the ring wraps within a block), settles with
+ * than the capacity (the arrivals go round the slots within a block), settles with
  * nothing pending by reference. */
 static void test_pending_ref(void **state)
 {
@@ -265,7 +268,7 @@ static void key_cmd(struct ntp_record *r, unsigned k, uint64_t id)
 
 /* The bucket table grows (64 to 128 buckets at 129 pending, capacity 256)
  * when the record that arrived exactly capacity puts before is still
- * pending, the ring having wrapped: it must be relinked (it expires at the
+ * pending, the arrivals having gone round the slots: it must be relinked (it expires at the
  * next put), and every record after it found. */
 static void test_pending_grow_oldest(void **state)
 {
@@ -307,11 +310,11 @@ static void test_pending_grow_oldest(void **state)
 	ntp_pend_free(p);
 }
 
-/* Expiry reads the ring of the slots of the last capacity arrivals, and
- * the bucket table's growth relinks the pending records through it: first
- * many arrivals taken soon (the ring wraps many times over slots reused
- * and freed), then more puts than takes, so that the table grows and
- * records expire with the ring's entries written long after the start. */
+/* Expiry reads the slot of the arrival capacity puts before, and the
+ * bucket table's growth relinks the pending records in arrival order
+ * from the slots: first many arrivals taken soon (they go round the slots
+ * many times), then more puts than takes, so that the table grows and
+ * records expire with their slots written long after the start. */
 static void test_pending_ring(void **state)
 {
 	(void)state;
