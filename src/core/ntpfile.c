@@ -407,6 +407,10 @@ struct ntp_reader {
 	size_t cur_n, cur_i;
 	uint64_t totals_gen;		/* bumped by each totals row set taken */
 	struct ntp_ahead *ahead;	/* blocks read by a second thread, or NULL */
+	unsigned crc_split;		/* read-ahead: sixteenths of a records block the reader checks */
+	int rest_due;			/* the block last handed out left rest to the caller */
+	struct ntp_crc_rest rest;
+	uint64_t why_over;		/* times st.why was written over (not only when empty) */
 	/* read-ahead: windows or read buffers moved past while the caller may
 	 * still hold a block in them, let go once it did (ntpfile_ahead.c) */
 	struct retired {
@@ -516,6 +520,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			r->why_over++;
 			snprintf(r->st.why, sizeof(r->st.why), "read error at offset %llu: %s",
 				 (unsigned long long)(r->off + (r->end - r->start)), strerror(errno));
 			r->eof = 1;
@@ -534,11 +539,12 @@ static size_t fill(struct ntp_reader *r, size_t need)
  * ---- mmap window ----
  *
  * A regular file is mapped window by window (NTP_MAP_WINDOW bytes shared by
- * the readers open at once, more when one block needs it), each window
- * with MAP_POPULATE so its pages are mapped from the page cache in one go
- * instead of one fault per 16 pages; the
- * previous window is unmapped first, so the resident size stays one window
- * whatever the file's size (mapped file pages count in RSS).
+ * the readers open at once, more when one block needs it); the previous
+ * window is unmapped first, so the resident size stays one window whatever
+ * the file's size (mapped file pages count in RSS). The pages are mapped
+ * by the faults of the first touch (the kernel maps the pages around the
+ * one faulted in the same fault), not with MAP_POPULATE, whose walk of the
+ * window page by page cost more CPU than those faults (docs/performance.md).
  *
  * The file's size is taken again (fstat) before each window is mapped, and a
  * window never reaches past it: a file that grows while it is read (a
@@ -760,6 +766,7 @@ static int to_read(struct ntp_reader *r)
 	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
 	r->buf = buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
+		r->why_over++;
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
 			 (unsigned long long)r->off, r->buf ? strerror(errno) : "out of memory");
 		r->eof = 1;
@@ -799,7 +806,7 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	window = r->window ? r->window : shared_window(page);
 	/* A shared window shorter than a block (many files open at once) was
 	 * mapped for the block's header, then again for the whole block: every
-	 * page populated twice. At least the longest block asked for so far,
+	 * page mapped twice. At least the longest block asked for so far,
 	 * from the read offset's page on, maps each block once. A longer
 	 * block than the writer's full one (a damaged length) is mapped
 	 * whole as before, without growing the windows after it. */
@@ -821,7 +828,7 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	unmap_window(r);
 	if (r->map_fail_from && r->off >= r->map_fail_from)
 		return map_failed(r, need);	/* tests: as if this mmap failed */
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, (off_t)base);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (p == MAP_FAILED)
 		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
@@ -851,6 +858,7 @@ static struct ntp_reader *reader_new(const char *name)
 	r->path = strdup(name);
 	r->fd = -1;
 	r->map_slot = -1;
+	r->crc_split = 16;	/* every block checked whole here */
 	if (!r->path) {
 		free(r);
 		return NULL;
@@ -1144,13 +1152,47 @@ static int block_header_ok(const struct ntp_reader *r, const uint8_t *h)
 /* A block whose payload fails its CRC under a sound header (its own CRC):
  * the length is known, so only that block is dropped and reading goes on;
  * the file is marked damaged and the first such block named. */
+static void mark_damaged(struct ntp_read_stats *st, uint64_t at)
+{
+	st->corrupt = 1;
+	st->damaged_blocks++;
+	if (!st->why[0])
+		snprintf(st->why, sizeof(st->why), "block at offset %llu fails its CRC",
+			 (unsigned long long)at);
+}
+
 static void damaged(struct ntp_reader *r, uint64_t at)
 {
-	r->st.corrupt = 1;
-	r->st.damaged_blocks++;
-	if (!r->st.why[0])
-		snprintf(r->st.why, sizeof(r->st.why), "block at offset %llu fails its CRC",
-			 (unsigned long long)at);
+	mark_damaged(&r->st, at);
+}
+
+void ntp_read_stats_damaged(struct ntp_read_stats *st, const struct ntp_crc_rest *rest)
+{
+	st->records -= rest->count;
+	st->dropped += rest->count;
+	mark_damaged(st, rest->at);
+}
+
+int ntp_crc_rest_ok(const struct ntp_crc_rest *rest, const struct ntp_record *recs)
+{
+	const uint8_t *p = (const uint8_t *)recs;
+
+	return ntp_crc32c(rest->crc, p + rest->from, rest->len - rest->from) == rest->want;
+}
+
+void ntp_reader_split_crc(struct ntp_reader *r, unsigned sixteenths)
+{
+	r->crc_split = sixteenths;
+}
+
+const struct ntp_crc_rest *ntp_reader_crc_rest(const struct ntp_reader *r)
+{
+	return r->rest_due ? &r->rest : NULL;
+}
+
+uint64_t ntp_reader_why_over(const struct ntp_reader *r)
+{
+	return r->why_over;
 }
 
 /*
@@ -1265,6 +1307,12 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 	return ntp_reader_block_direct(r, recs, n);
 }
 
+/* Whether a records block's payload at p is handed out where it lies. */
+static int in_place(const struct ntp_reader *r, const uint8_t *p)
+{
+	return r->info.record_size == sizeof(struct ntp_record) && !((uintptr_t)p & 7);
+}
+
 int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
 {
 	while (!r->done) {
@@ -1306,7 +1354,15 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 			break;
 		}
 		p = h + NTP_BLOCK_HDR_LEN;
-		if (get32(h + B_PCRC) != ntp_crc32c(0, p, len)) {
+		r->rest_due = 0;
+		if (r->crc_split < 16 && type == NTP_BLOCK_RECORDS_T && count && in_place(r, p)) {
+			/* read-ahead: the caller checks the rest (ntpfile_ahead.c) */
+			uint32_t from = (uint32_t)((uint64_t)len * r->crc_split / 16) & ~7u;
+
+			r->rest = (struct ntp_crc_rest){ .crc = ntp_crc32c(0, p, from), .want = get32(h + B_PCRC),
+							 .from = from, .len = len, .count = count, .at = at };
+			r->rest_due = 1;
+		} else if (get32(h + B_PCRC) != ntp_crc32c(0, p, len)) {
 			if (type == NTP_BLOCK_RECORDS_T)
 				r->st.dropped += count;
 			consume(r, NTP_BLOCK_HDR_LEN + (size_t)len);
@@ -1319,7 +1375,7 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 			if (!count)
 				continue;
 			r->st.records += count;
-			if (r->info.record_size == sizeof(struct ntp_record) && !((uintptr_t)p & 7)) {
+			if (in_place(r, p)) {
 				*recs = (const struct ntp_record *)p;
 			} else {
 				if (count > r->scratch_cap) {
@@ -1371,12 +1427,11 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
 		return 1;	/* memory needs no reading; a block already handed out */
 	/*
-	 * The thread reads with read(), not through windows: on this kind of
-	 * machine the kernel maps a page of the page cache into a window
-	 * (MAP_POPULATE) in several times the time that read() copies it, and
-	 * one thread now does all of that work while the other parses
-	 * (docs/performance.md). No block was handed out: the header's
-	 * window goes, the bytes after it are read again.
+	 * The thread reads with read(), not through windows: the faults of
+	 * the windows' pages would be taken by whichever thread touches a
+	 * page first, the parser too, where read()'s copy stays in the
+	 * reading thread (docs/performance.md). No block was handed out: the
+	 * header's window goes, the bytes after it are read again.
 	 */
 	if (r->mapped && !r->ahead_map) {
 		unmap_window(r);
@@ -1384,6 +1439,8 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 			return 1;
 	}
 	r->ahead = ntp_ahead_new(r);
+	if (r->ahead)
+		ntp_reader_split_crc(r, ntp_ahead_crc_split());
 	if (r->ahead && ntp_ahead_start(r->ahead)) {
 		ntp_ahead_free(r->ahead);
 		r->ahead = NULL;

@@ -15,7 +15,14 @@
  *
  * Each slot carries the reader's stats and, when they changed, its totals as
  * of that block, so what the caller sees after a block is what it saw
- * without the thread: report output stays byte-identical. For a merge of
+ * without the thread: report output stays byte-identical.
+ *
+ * The CRC of a records block handed out in place is shared: the thread
+ * checks the first part (ntp_reader_split_crc) and counts the block as
+ * good, the caller checks the rest before it takes the block. A block the
+ * caller finds damaged is skipped here, and the stats of it and of every
+ * later slot are corrected as the one-thread reader would have counted
+ * them (take_stats, check_rest). For a merge of
  * files (merge.c), the records' merge keys too: computing them here takes
  * that work off the thread that merges and reduces, which sets a join's
  * pace.
@@ -40,6 +47,9 @@ struct slot {
 	struct ntp_total *tot;
 	size_t ntot, tot_cap;
 	uint64_t tot_as_of;
+	int rest_due;			/* the caller checks the rest of the CRC */
+	struct ntp_crc_rest rest;
+	uint64_t why_over;		/* ntp_reader_why_over() after this block */
 };
 
 struct ntp_ahead {
@@ -62,7 +72,20 @@ struct ntp_ahead {
 	struct ntp_total *tot;
 	size_t ntot, tot_cap;
 	uint64_t tot_as_of;
+	/* blocks the caller found damaged (rest of their CRC), to correct the
+	 * stats of every later slot, which the thread counted as good */
+	struct {
+		uint64_t records, blocks;
+		char why[sizeof(((struct ntp_read_stats *)0)->why)];	/* "": the thread's */
+		uint64_t why_over;	/* the thread's count when why was set */
+	} bad;
 };
+
+/* The caller, asleep on an empty ring, is woken once this many blocks are
+ * ready: a wake-up costs the waker a system call and the CPU an interrupt,
+ * once per half a ring rather than once per block (as for the thread when
+ * the ring is full). */
+#define WAKE_CALLER (NTP_AHEAD_SLOTS / 2)
 
 static int grow(void **p, size_t *cap, size_t want, size_t size)
 {
@@ -83,12 +106,18 @@ static void produce(struct ntp_ahead *a, struct slot *s)
 {
 	const struct ntp_record *recs;
 	const struct ntp_total *t;
+	const struct ntp_crc_rest *rest;
 	size_t n = 0, k;
 	uint64_t as_of, gen;
 
 	s->more = ntp_reader_block_direct(a->r, &recs, &n) == 1;
 	s->n = 0;
 	s->st = *ntp_reader_stats_direct(a->r);
+	s->why_over = ntp_reader_why_over(a->r);
+	rest = s->more ? ntp_reader_crc_rest(a->r) : NULL;
+	s->rest_due = rest != NULL;
+	if (rest)
+		s->rest = *rest;
 	if (s->more) {
 		if (ntp_reader_block_kept(a->r, recs)) {
 			s->recs = recs;	/* the window stays until the caller lets go */
@@ -158,7 +187,9 @@ static void *run(void *arg)
 		a->tail = (a->tail + 1) % NTP_AHEAD_SLOTS;
 		a->count++;
 		a->published += more;
-		if (a->cons_waits)
+		/* the caller asleep: woken when WAKE_CALLER blocks are ready,
+		 * or at the end */
+		if (a->cons_waits && (a->count >= WAKE_CALLER || !more))
 			pthread_cond_signal(&a->data);
 		pthread_mutex_unlock(&a->mu);
 		if (!more)
@@ -177,6 +208,8 @@ uint64_t ntp_ahead_wait_released(struct ntp_ahead *a, uint64_t seq)
 	uint64_t released;
 
 	pthread_mutex_lock(&a->mu);
+	if (a->cons_waits && a->released < seq)
+		pthread_cond_signal(&a->data);	/* what is ready, whatever its count */
 	while (a->released < seq && !a->quit) {
 		a->prod_waits = 1;	/* woken by the latest when the ring is half empty */
 		pthread_cond_wait(&a->space, &a->mu);
@@ -219,10 +252,48 @@ int ntp_ahead_start(struct ntp_ahead *a)
 	return err ? -1 : 0;
 }
 
+/* The stats of slot s as the caller sees them: the blocks it found
+ * damaged moved from the records to the dropped, and the first reason. */
+static void take_stats(struct ntp_ahead *a, const struct slot *s)
+{
+	a->st = s->st;
+	if (!a->bad.blocks)
+		return;
+	a->st.records -= a->bad.records;
+	a->st.dropped += a->bad.records;
+	a->st.damaged_blocks += a->bad.blocks;
+	a->st.corrupt = 1;
+	/* the first damaged block's note stands until a read error writes
+	 * over it, in the one-thread reader as here */
+	if (a->bad.why[0] && s->why_over != a->bad.why_over)
+		a->bad.why[0] = '\0';
+	if (a->bad.why[0])
+		memcpy(a->st.why, a->bad.why, sizeof(a->st.why));
+}
+
+/* The rest of s's CRC: 0 good; -1 damaged, the caller's stats then those
+ * of the reader that finds it damaged (ntp_reader_block_direct). */
+static int check_rest(struct ntp_ahead *a, const struct slot *s)
+{
+	int had_why = a->st.why[0] != 0;
+
+	if (!s->rest_due || ntp_crc_rest_ok(&s->rest, s->recs))
+		return 0;
+	ntp_read_stats_damaged(&a->st, &s->rest);
+	a->bad.records += s->rest.count;
+	a->bad.blocks++;
+	if (!had_why) {
+		memcpy(a->bad.why, a->st.why, sizeof(a->bad.why));
+		a->bad.why_over = s->why_over;
+	}
+	return -1;
+}
+
 int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t *n)
 {
 	struct slot *s;
 
+again:
 	if (a->finished)
 		return 0;
 	pthread_mutex_lock(&a->mu);
@@ -242,7 +313,7 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 	s = &a->slot[a->head];
 	a->holding = 1;
 	pthread_mutex_unlock(&a->mu);
-	a->st = s->st;
+	take_stats(a, s);
 	if (s->tot_new && !grow((void **)&a->tot, &a->tot_cap, s->ntot, sizeof(*a->tot))) {
 		if (s->ntot)
 			memcpy(a->tot, s->tot, s->ntot * sizeof(*a->tot));
@@ -254,6 +325,8 @@ int ntp_ahead_block(struct ntp_ahead *a, const struct ntp_record **recs, size_t 
 		a->keys = NULL;
 		return 0;
 	}
+	if (check_rest(a, s))
+		goto again;	/* skipped as the reader skips it; let go at the next turn */
 	*recs = s->recs;
 	*n = s->n;
 	a->keys = s->ts_n == s->n ? s->ts : NULL;
@@ -300,6 +373,24 @@ void ntp_ahead_free(struct ntp_ahead *a)
 	pthread_cond_destroy(&a->data);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
+}
+
+/*
+ * The thread's part of each records block's CRC, in sixteenths; the caller
+ * checks the rest just before it reads the records, so that part comes
+ * into its cache for them. The thread's copy out of the page cache costs
+ * about as much as the caller's reduction: the shares balance the two
+ * (docs/performance.md).
+ */
+#define AHEAD_CRC_SPLIT 4
+
+unsigned ntp_ahead_crc_split(void)
+{
+	const char *e = getenv("NTPROF_CRC_SPLIT");
+
+	if (e && *e)
+		return (unsigned)atoi(e) > 16 ? 16 : (unsigned)atoi(e);
+	return AHEAD_CRC_SPLIT;
 }
 
 int ntp_read_ahead_wanted(size_t nfiles)

@@ -23,7 +23,39 @@ int ntp_reader_block_kept(const struct ntp_reader *r, const struct ntp_record *r
 /* Unmaps the windows left behind whose blocks the caller let go. */
 void ntp_reader_reap(struct ntp_reader *r, uint64_t released);
 
+/*
+ * With read-ahead the CRC32C of a records block handed out in place is
+ * split between the threads: the reader checks the first part and counts
+ * the block as good, the caller checks the rest (ntpfile_ahead.c). What is
+ * left to check, after ntp_reader_block_direct() returned such a block:
+ */
+struct ntp_crc_rest {
+	uint32_t crc;		/* ntp_crc32c of the payload's first `from` bytes */
+	uint32_t want;		/* the block header's payload CRC */
+	uint32_t from, len;	/* bytes checked, payload bytes */
+	uint32_t count;		/* records in the block */
+	uint64_t at;		/* the block's file offset */
+};
+/* The reader checks sixteenths/16 of each records block from now on (16:
+ * whole, as without read-ahead). */
+void ntp_reader_split_crc(struct ntp_reader *r, unsigned sixteenths);
+/* The rest of the block last returned by ntp_reader_block_direct(), or
+ * NULL: checked whole (or not a block handed out in place). */
+const struct ntp_crc_rest *ntp_reader_crc_rest(const struct ntp_reader *r);
+/* How many times the reader wrote its stats' why over what it held (a
+ * read error): every other reason is kept only when none was given before,
+ * so the caller can tell whose note stands after a block it found damaged. */
+uint64_t ntp_reader_why_over(const struct ntp_reader *r);
+/* Whether the block's payload, at recs, passes its CRC. */
+int ntp_crc_rest_ok(const struct ntp_crc_rest *rest, const struct ntp_record *recs);
+/* st as the reader would have left it had it found the block damaged:
+ * its records dropped, the file marked damaged, the block named if no
+ * reason was given before. */
+void ntp_read_stats_damaged(struct ntp_read_stats *st, const struct ntp_crc_rest *rest);
+
 struct ntp_ahead;
+/* The reader's share of a block's CRC with read-ahead (ntp_reader_split_crc). */
+unsigned ntp_ahead_crc_split(void);
 /* Blocks handed to the caller so far (the thread's side). */
 uint64_t ntp_ahead_published(const struct ntp_ahead *a);
 /* Waits until the caller let go of seq blocks; returns how many it has. */

@@ -1192,6 +1192,118 @@ static void test_read_ahead_matches(void **state)
 	free(buf);
 }
 
+/* The records blocks of a file's bytes: where each starts, its payload's
+ * length and records. */
+struct rblk { size_t at, len; unsigned count; };
+
+static size_t records_blocks(const uint8_t *buf, size_t len, struct rblk *out, size_t max)
+{
+	uint32_t hlen;
+	size_t off, n = 0;
+
+	memcpy(&hlen, buf + 12, 4);
+	for (off = hlen; off + NTP_BLOCK_HDR_LEN <= len && n < max;) {
+		uint32_t blen, count;
+		uint16_t type;
+
+		memcpy(&type, buf + off + 4, 2);
+		memcpy(&blen, buf + off + 8, 4);
+		memcpy(&count, buf + off + 12, 4);
+		if (type == NTP_BLOCK_RECORDS_T)
+			out[n++] = (struct rblk){ off, blen, count };
+		off += NTP_BLOCK_HDR_LEN + blen;
+	}
+	return n;
+}
+
+/*
+ * With read-ahead the thread checks the first part of a records block's
+ * CRC and the caller the rest (ntpfile_ahead.c): a payload damaged in
+ * either part, at any share, leaves what the caller sees after each block
+ * as without the thread: the records of every later block counted, the
+ * damaged ones dropped, and the first damage's note, even when a cut or a
+ * bad header follows (which the thread, not knowing of the damage, notes
+ * first).
+ */
+static void test_read_ahead_split_crc(void **state)
+{
+	static char want[1 << 16], got[1 << 16];
+	static const char *splits[] = { "0", "1", "4", "8", "12", "15", "16" };
+	struct ntp_reader_opts opts[] = { { 0 }, { .no_mmap = 1 }, { .ahead_map = 1 } };
+	char path[256], bad[256], err[256], note[128];
+	struct rblk b[32];
+	size_t len, nb, written;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "split.ntp");
+	tmp_path(bad, sizeof(bad), "split-bad.ntp");
+	written = write_medium(path);
+	buf = slurp(path, &len);
+	nb = records_blocks(buf, len, b, 32);
+	assert_true(nb >= 12);
+	for (int c = 0; c < 6; c++) {
+		uint8_t *d = malloc(len);
+		size_t dlen = len, lost = b[2].count + b[5].count;
+
+		assert_non_null(d);
+		memcpy(d, buf, len);
+		switch (c) {
+		case 0:	/* the last byte of two payloads: the caller's part */
+		case 3:	/* ... then a cut inside a later block */
+		case 4:	/* ... then a bad block header */
+			d[b[2].at + NTP_BLOCK_HDR_LEN + b[2].len - 1] ^= 1;
+			d[b[5].at + NTP_BLOCK_HDR_LEN + b[5].len - 1] ^= 1;
+			break;
+		case 1:	/* the first byte: the thread's part (but at share 0) */
+			d[b[2].at + NTP_BLOCK_HDR_LEN] ^= 1;
+			d[b[5].at + NTP_BLOCK_HDR_LEN] ^= 1;
+			break;
+		case 2:	/* the middle of each */
+		case 5:
+			d[b[2].at + NTP_BLOCK_HDR_LEN + b[2].len / 2] ^= 0x80;
+			d[b[5].at + NTP_BLOCK_HDR_LEN + b[5].len / 2] ^= 0x80;
+			break;
+		}
+		if (c == 3)
+			dlen = b[9].at + NTP_BLOCK_HDR_LEN + b[9].len / 2;
+		if (c == 4)
+			d[b[9].at] ^= 1;	/* its magic */
+		if (c == 5)
+			dlen = b[nb - 1].at + NTP_BLOCK_HDR_LEN + b[nb - 1].len;	/* no trailer */
+		spew(bad, d, dlen);
+		free(d);
+		snprintf(note, sizeof(note), "'block at offset %zu fails its CRC'", b[2].at);
+		for (size_t sp = 0; sp < sizeof(splits) / sizeof(splits[0]); sp++) {
+			setenv("NTPROF_CRC_SPLIT", splits[sp], 1);
+			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+				const char *last;
+
+				want[0] = got[0] = '\0';
+				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 0, 0,
+					  want, sizeof(want));
+				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 1,
+					  (int)(sp + o) % 2, got, sizeof(got));
+				assert_string_equal(want, got);
+				/* and what that is: the last line, after the end */
+				last = strrchr(got, '\n');
+				assert_non_null(last);
+				while (last > got && last[-1] != '\n')
+					last--;
+				assert_non_null(strstr(last, note));
+				if (c < 3) {
+					char counts[64];
+
+					snprintf(counts, sizeof(counts), "| %zu %zu 0 2 0 1 ", written - lost, lost);
+					assert_non_null(strstr(last, counts));
+				}
+			}
+		}
+	}
+	unsetenv("NTPROF_CRC_SPLIT");
+	free(buf);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1225,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
+		cmocka_unit_test(test_read_ahead_split_crc),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
