@@ -35,6 +35,7 @@ echo "hook cost, kernel $kernel under TCG, one run ($run)"
 grep -h 'bench-' "$run/results.txt" | grep -v PASS | sed 's/^/  /' || true
 awk '
 function kv(line, key,   r) { r = ""; if (match(line, " " key "=[^ ]*")) { r = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2) } return r }
+function cell(key, rate) { return ((key, rate) in units) ? sprintf("%.1f", units[key, rate]) : "-" }
 $2 == "hc-syscall" { sys = $0 }
 $2 ~ /-s[0-9]+$/ && $2 !~ /-lat-/ { s[++ns] = $0 }
 $2 ~ /-s[0-9]+-progs$/ { pp[++np] = $0 }
@@ -98,16 +99,23 @@ END {
 			printf "  %s, per program: runs per I/O; BPF time per I/O in empty-fentry runs at -s 1000, -s 100, -s 1;\n", tr
 			printf "    a sampled command'"'"'s beyond an unsampled one'"'"'s (as above, per program), and its share of that\n"
 			n = split(prl[tr], names, " ")
+			# shares of the positive parts only: a program whose
+			# difference is noise below 0 takes no share; a program
+			# that did not run at one of the two rates has no difference
 			tot = 0
 			for (k = 1; k <= n; k++) {
 				key = tr SUBSEP names[k]
+				if (!((key, 1) in units) || !((key, 1000) in units)) continue
 				beyond[key] = (units[key, 1] - units[key, 1000]) * 1000 / 999
-				tot += beyond[key]
+				if (beyond[key] > 0) tot += beyond[key]
 			}
 			for (k = 1; k <= n; k++) {
 				key = tr SUBSEP names[k]
-				printf "    %-20s %5.2f %7.1f %7.1f %7.1f %7.1f %6.1f%%\n", names[k], runs[key], units[key, 1000], units[key, 100], units[key, 1],
-					beyond[key], (tot > 0 ? 100 * beyond[key] / tot : 0)
+				printf "    %-20s %5.2f %7s %7s %7s", names[k], runs[key], cell(key, 1000), cell(key, 100), cell(key, 1)
+				if (key in beyond)
+					printf " %7.1f %6.1f%%\n", beyond[key], (tot > 0 && beyond[key] > 0 ? 100 * beyond[key] / tot : 0)
+				else
+					printf " %7s %7s\n", "-", "-"
 			}
 		}
 	}

@@ -251,7 +251,7 @@ int BPF_PROG(ntp_h_comp_rt, struct request *rq)
 
 /* A host socket send's entry notes its time in the PDU's slot without the
  * slot's valid bit (send_pending); its exit, when the call accepted
- * bytes, makes it valid (host_sock_send). Over loopback the whole round trip
+ * bytes, makes it valid (send_done). Over loopback the whole round trip
  * can end, response parsed and request completed on the other CPU, while the
  * sender is still inside tcp_sendpage (its softirq delivered the capsule to
  * the target before the call returned): the record would leave before the

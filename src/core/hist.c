@@ -272,7 +272,10 @@ void ntp_hset_quantiles(const struct ntp_hset *s, unsigned h, uint64_t n, const 
 	const uint32_t *pos[NTP_HIST_CHUNKS], *neg[NTP_HIST_CHUNKS];
 
 	chunks_of(s, h, pos, neg);
-	quantiles_chunks(pos, neg, n, q, out, nq);
+	/* quantiles_chunks ranks at most NTP_HIST_MAX_Q at once */
+	for (unsigned i = 0; i < nq; i += NTP_HIST_MAX_Q)
+		quantiles_chunks(pos, neg, n, q + i, out + i,
+				 nq - i < NTP_HIST_MAX_Q ? nq - i : NTP_HIST_MAX_Q);
 }
 
 size_t ntp_hset_bytes(const struct ntp_hset *s)

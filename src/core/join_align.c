@@ -172,10 +172,10 @@ static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k,
 static void sample_file(const char *path, struct sampler *s, size_t ns)
 {
 	char err[256];
-	/* Short samples (of one of many hosts) with read(): a mapped window
-	 * is populated whole, most of it past the sample, so a many-file
-	 * join's alignment would spend most of its time in mmap and munmap.
-	 * A full sample is most of a window: mapped (docs/performance.md). */
+	/* Short samples (of one of many hosts) with read(): it copies the
+	 * sample and no more, where a window costs an mmap and an munmap per
+	 * file and maps pages past the sample. A full sample is most of a
+	 * window: mapped (docs/performance.md). */
 	struct ntp_reader_opts o = { .no_mmap = 1 };
 	struct ntp_reader *r;
 	const struct ntp_record *recs;

@@ -388,6 +388,7 @@ struct ntp_reader {
 	int mapped;			/* reads through mmap windows */
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int ahead_map;			/* see ntp_reader_opts */
+	int ahead_fail;			/* tests: see ntp_reader_opts */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -1033,6 +1034,7 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 	if (S_ISREG(sb.st_mode))
 		r->size = (uint64_t)sb.st_size;
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	r->ahead_fail = o->ahead_fail;
 	if (S_ISREG(sb.st_mode) && !o->no_mmap) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -1355,7 +1357,7 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 		}
 		p = h + NTP_BLOCK_HDR_LEN;
 		r->rest_due = 0;
-		if (r->crc_split < 16 && type == NTP_BLOCK_RECORDS_T && count && in_place(r, p)) {
+		if (r->crc_split < 16 && r->ahead && type == NTP_BLOCK_RECORDS_T && count && in_place(r, p)) {
 			/* read-ahead: the caller checks the rest (ntpfile_ahead.c) */
 			uint32_t from = (uint32_t)((uint64_t)len * r->crc_split / 16) & ~7u;
 
@@ -1441,9 +1443,11 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 	r->ahead = ntp_ahead_new(r);
 	if (r->ahead)
 		ntp_reader_split_crc(r, ntp_ahead_crc_split());
-	if (r->ahead && ntp_ahead_start(r->ahead)) {
+	if (r->ahead && (r->ahead_fail || ntp_ahead_start(r->ahead))) {
 		ntp_ahead_free(r->ahead);
 		r->ahead = NULL;
+		/* no caller will finish a split CRC: every block checked whole */
+		ntp_reader_split_crc(r, 16);
 	}
 	return r->ahead ? 0 : 1;
 }

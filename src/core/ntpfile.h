@@ -121,6 +121,8 @@ struct ntp_reader_opts {
 					 * so the switch to read() is exercised; 0: never */
 	int ahead_map;			/* read-ahead maps windows too, instead of read()
 					 * (tests, measurements; NTPROF_AHEAD_MMAP=1) */
+	int ahead_fail;			/* tests: the read-ahead thread does not start, as
+					 * when pthread_create fails */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,

@@ -6,20 +6,20 @@
  * of every payload cost about as much as `cat` of the file
  * (docs/performance.md); the records' processing costs more again. With two
  * CPUs they overlap: this thread runs the reader's own block loop
- * (ntp_reader_block_direct, unchanged, so a cut or damaged file ends or skips
- * exactly as without it) and copies each verified block into one of
- * NTP_AHEAD_SLOTS slots; the caller takes the slots in order. A block's
- * records are copied because the reader's window is unmapped as it moves on,
- * while the caller may still hold the previous block (ntpfile.h). The copy
- * runs while the block is still in this CPU's cache.
+ * (ntp_reader_block_direct, so a cut file ends, and a block whose header or
+ * whole CRC is bad is skipped, exactly as without it) and hands each block
+ * over in one of NTP_AHEAD_SLOTS slots; the caller takes the slots in
+ * order. A block stays where it was read (the read buffer or the window
+ * is retired, not reused, until the caller lets the block go).
  *
  * Each slot carries the reader's stats and, when they changed, its totals as
  * of that block, so what the caller sees after a block is what it saw
  * without the thread: report output stays byte-identical.
  *
  * The CRC of a records block handed out in place is shared: the thread
- * checks the first part (ntp_reader_split_crc) and counts the block as
- * good, the caller checks the rest before it takes the block. A block the
+ * computes it over the first part (ntp_reader_split_crc) and counts the
+ * block as good for now; the caller finishes it over the rest and decides,
+ * before it takes the block. A block the
  * caller finds damaged is skipped here, and the stats of it and of every
  * later slot are corrected as the one-thread reader would have counted
  * them (take_stats, check_rest). For a merge of

@@ -25,8 +25,9 @@ void ntp_reader_reap(struct ntp_reader *r, uint64_t released);
 
 /*
  * With read-ahead the CRC32C of a records block handed out in place is
- * split between the threads: the reader checks the first part and counts
- * the block as good, the caller checks the rest (ntpfile_ahead.c). What is
+ * split between the threads: the reader computes it over the first part and
+ * counts the block as good for now, the caller finishes it over the rest
+ * and decides (ntpfile_ahead.c). What is
  * left to check, after ntp_reader_block_direct() returned such a block:
  */
 struct ntp_crc_rest {

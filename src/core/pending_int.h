@@ -113,7 +113,8 @@ static inline uint64_t ntp_pend_key(const struct ntp_record *r)
 /* ntp_same_command of two records of the same key: the rest of the identity,
  * len and nsid (adjacent) in one load, and one test where four compares
  * each took a branch. */
-_Static_assert(offsetof(struct ntp_record, nsid) == offsetof(struct ntp_record, len) + 4,
+_Static_assert(offsetof(struct ntp_record, nsid) == offsetof(struct ntp_record, len) + 4 &&
+		       sizeof(((struct ntp_record *)0)->len) == 4 && sizeof(((struct ntp_record *)0)->nsid) == 4,
 	       "len and nsid are one load");
 static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct ntp_record *b)
 {

@@ -395,8 +395,9 @@ static void test_group_cache_opcodes(void **state)
  * (model.c group_of: the key's device number + 1 in bits 48.., side,
  * opcode, size, times a multiplier, the top 11 bits; sizes chosen so that
  * eight keys meet under the first multiplier): interleaved, each group
- * counts exactly its records, whether the table draws another multiplier
- * or leaves keys to the probed table behind it.
+ * counts exactly its records once the table has drawn another multiplier
+ * (the probed table behind it is what test_group_cache_full and
+ * test_group_cache_opcodes fill).
  */
 static void test_group_cache_collide(void **state)
 {
@@ -470,7 +471,8 @@ static void test_total_of_intervals(void **state)
 		static const unsigned slot[] = { NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_RSP_ARRIVE,
 						  NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE };
 
-		/* three groups; each time a random length, spread over decades */
+		/* four groups (reads and writes, 4 and 8 KiB); each time a
+		 * random length, spread over decades */
 		host_rec(&r, n % 3 ? 0x02 : 0x01, 4096u << (n % 2), "nvme0n1", t);
 		for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++) {
 			d += (uint64_t)(random() % 1000) << (random() % 8);

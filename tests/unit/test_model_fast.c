@@ -234,8 +234,8 @@ static void test_no_quantiles(void **state)
  * every 7th host and 17th target record with NTP_REC_F_CLOSED_MISSED,
  * every 11th target record held back by the drive (backpressure: the
  * general code), every 13th host record without its block layer's
- * submission, every 19th with an end to end below 0; the slots of times
- * not seen hold junk (the common flow sums pairs of adjacent slots, model.c
+ * submission, every 19th with an end to end below 0; every time seen is
+ * moved up by 3 * 2^62, so the sums wrap; the slots of times not seen hold junk (the common flow sums pairs of adjacent slots, model.c
  * fast_ts: one not seen is summed, never read). */
 static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, struct ntp_snapshot *all,
 		       uint64_t *fast)
@@ -254,6 +254,12 @@ static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, 
 	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
 		if (ev != NTP_SYNTH_RECORD)
 			continue;
+		/* Times near the top of the clock: the sums of pairs of
+		 * timestamps wrap past 2^64 within a few records, as the
+		 * per-component sums always could (the sums are modulo 2^64). */
+		for (unsigned i = 0; i < NTP_TS_SLOTS; i++)
+			if (r.ts_valid & (1u << i))
+				r.ts[i] += 3ull << 62;
 		if (r.side == NTP_SIDE_HOST) {
 			if (++nh % 7 == 0)
 				r.flags |= NTP_REC_F_CLOSED_MISSED;

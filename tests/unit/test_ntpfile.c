@@ -1198,21 +1198,13 @@ struct rblk { size_t at, len; unsigned count; };
 
 static size_t records_blocks(const uint8_t *buf, size_t len, struct rblk *out, size_t max)
 {
-	uint32_t hlen;
-	size_t off, n = 0;
+	static struct blk all[1024];
+	size_t nall = layout(buf, len, all, 1024), n = 0;
 
-	memcpy(&hlen, buf + 12, 4);
-	for (off = hlen; off + NTP_BLOCK_HDR_LEN <= len && n < max;) {
-		uint32_t blen, count;
-		uint16_t type;
-
-		memcpy(&type, buf + off + 4, 2);
-		memcpy(&blen, buf + off + 8, 4);
-		memcpy(&count, buf + off + 12, 4);
-		if (type == NTP_BLOCK_RECORDS_T)
-			out[n++] = (struct rblk){ off, blen, count };
-		off += NTP_BLOCK_HDR_LEN + blen;
-	}
+	for (size_t i = 0; i < nall && n < max; i++)
+		if (all[i].type == NTP_BLOCK_RECORDS_T)
+			out[n++] = (struct rblk){ all[i].start, all[i].end - all[i].start - NTP_BLOCK_HDR_LEN,
+						  all[i].count };
 	return n;
 }
 
@@ -1304,6 +1296,51 @@ static void test_read_ahead_split_crc(void **state)
 	free(buf);
 }
 
+/* A read-ahead thread that cannot start (pthread_create refused: a process
+ * or pids limit) leaves the reader on its own: every block's CRC checked
+ * whole, a damaged block in either part of the payload skipped and named,
+ * as without read-ahead. */
+static void test_read_ahead_thread_fails(void **state)
+{
+	static char want[1 << 16], got[1 << 16];
+	struct ntp_reader_opts fail = { .ahead_fail = 1 };
+	char path[256], bad[256], err[256], note[128], counts[64];
+	struct rblk b[32];
+	size_t len, nb, written;
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "nothread.ntp");
+	tmp_path(bad, sizeof(bad), "nothread-bad.ntp");
+	written = write_medium(path);
+	buf = slurp(path, &len);
+	nb = records_blocks(buf, len, b, 32);
+	assert_true(nb >= 6);
+	/* records read, dropped; skipped blocks 0, damaged 2, not cut, damaged */
+	snprintf(counts, sizeof(counts), "| %zu %zu 0 2 0 1 ", written - b[2].count - b[5].count,
+		 (size_t)b[2].count + b[5].count);
+	buf[b[2].at + NTP_BLOCK_HDR_LEN + b[2].len - 1] ^= 1;	/* the caller's part of a split */
+	buf[b[5].at + NTP_BLOCK_HDR_LEN] ^= 1;			/* the thread's part */
+	spew(bad, buf, len);
+	for (int src = 0; src < 2; src++) {
+		struct ntp_reader_opts o = { .no_mmap = src };
+		struct ntp_reader *r;
+
+		fail.no_mmap = src;
+		want[0] = got[0] = '\0';
+		block_log(ntp_reader_open_opts(bad, &o, err, sizeof(err)), 0, 0, want, sizeof(want));
+		r = ntp_reader_open_opts(bad, &fail, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		block_log(r, 0, 0, got, sizeof(got));
+		assert_string_equal(want, got);
+		snprintf(note, sizeof(note), "'block at offset %zu fails its CRC'", b[2].at);
+		assert_non_null(strstr(got, note));
+		assert_non_null(strstr(got, counts));
+	}
+	free(buf);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1338,6 +1375,7 @@ int main(void)
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
 		cmocka_unit_test(test_read_ahead_split_crc),
+		cmocka_unit_test(test_read_ahead_thread_fails),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);

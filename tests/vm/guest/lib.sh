@@ -250,6 +250,11 @@ tb_inflight_max() {
 # /init runs it after each scenario.
 tb_teardown() {
 	local c p s
+	# record-threadctx raises kernel.kptr_restrict: back to the boot value
+	# first, before any step below that could hang (the next scenarios
+	# would run in the per-thread-context mode without saying so)
+	[ -e /tmp/tb-kptr-restrict ] && cat /tmp/tb-kptr-restrict > /proc/sys/kernel/kptr_restrict &&
+		rm -f /tmp/tb-kptr-restrict
 	killall ntp-load ntprof ntprof-top 2>/dev/null
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c/delete_controller" ] && echo 1 > "$c/delete_controller" 2>/dev/null
@@ -274,9 +279,6 @@ tb_teardown() {
 		[ -d "$s" ] || continue
 		echo 0 > "$s/power"; rmdir "$s"
 	done
-	# record-threadctx raises kernel.kptr_restrict: back to the boot value
-	[ -e /tmp/tb-kptr-restrict ] && cat /tmp/tb-kptr-restrict > /proc/sys/kernel/kptr_restrict &&
-		rm -f /tmp/tb-kptr-restrict
 	unset TB_DEV TB_CTRL TB_BACKDEV TB_TRTYPE
 	return 0
 }

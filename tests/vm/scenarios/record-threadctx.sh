@@ -38,7 +38,9 @@ tb_check record-threadctx-probe "$rc == 0 && $un == 0 && $ctx == 4 && $(grep -c 
 	"kptr_restrict $(cat $KPTR), nvme_tcp_data_ready in kallsyms at $a_h; probe: $ctx rows ok for the context hooks of $fl (of 4), $un unused; exit $rc"
 
 ctx_progs() { # NAME FLAVOUR-SUFFIXES: the context programs NAME's recorder loaded
-	grep -cE "^ntp_(h_send|t_work)_$2\$" $TB_OUT/$1.progs
+	# (by name: a program of an earlier run the kernel has not freed yet
+	# is listed beside the recorder's)
+	grep -E "^ntp_(h_send|t_work)_$2\$" $TB_OUT/$1.progs | sort -u | wc -l
 }
 ntp_tcp_record_check record-threadctx-read-qd8 "$NTP_READ_TS" 4096 --rw randread --bs 4k --qd 8
 # the default flavour: fentry/fexit, kprobes without module BTF (5.10)
