@@ -1208,6 +1208,20 @@ static size_t records_blocks(const uint8_t *buf, size_t len, struct rblk *out, s
 	return n;
 }
 
+/* write_medium() into the temporary file NAME, read back whole; its records
+ * blocks (up to 32) in b[], how many in *nb, the records written in *written. */
+static uint8_t *medium_blocks(const char *name, struct rblk *b, size_t *nb, size_t *len, size_t *written)
+{
+	char path[256];
+	uint8_t *buf;
+
+	tmp_path(path, sizeof(path), name);
+	*written = write_medium(path);
+	buf = slurp(path, len);
+	*nb = records_blocks(buf, *len, b, 32);
+	return buf;
+}
+
 /*
  * With read-ahead the thread checks the first part of a records block's
  * CRC and the caller the rest (ntpfile_ahead.c): a payload damaged in
@@ -1222,17 +1236,14 @@ static void test_read_ahead_split_crc(void **state)
 	static char want[1 << 16], got[1 << 16];
 	static const char *splits[] = { "0", "1", "4", "8", "12", "15", "16" };
 	struct ntp_reader_opts opts[] = { { 0 }, { .no_mmap = 1 }, { .ahead_map = 1 } };
-	char path[256], bad[256], err[256], note[128];
+	char bad[256], err[256], note[128];
 	struct rblk b[32];
 	size_t len, nb, written;
 	uint8_t *buf;
 
 	(void)state;
-	tmp_path(path, sizeof(path), "split.ntp");
 	tmp_path(bad, sizeof(bad), "split-bad.ntp");
-	written = write_medium(path);
-	buf = slurp(path, &len);
-	nb = records_blocks(buf, len, b, 32);
+	buf = medium_blocks("split.ntp", b, &nb, &len, &written);
 	assert_true(nb >= 12);
 	for (int c = 0; c < 6; c++) {
 		uint8_t *d = malloc(len);
@@ -1304,17 +1315,14 @@ static void test_read_ahead_thread_fails(void **state)
 {
 	static char want[1 << 16], got[1 << 16];
 	struct ntp_reader_opts fail = { .ahead_fail = 1 };
-	char path[256], bad[256], err[256], note[128], counts[64];
+	char bad[256], err[256], note[128], counts[64];
 	struct rblk b[32];
 	size_t len, nb, written;
 	uint8_t *buf;
 
 	(void)state;
-	tmp_path(path, sizeof(path), "nothread.ntp");
 	tmp_path(bad, sizeof(bad), "nothread-bad.ntp");
-	written = write_medium(path);
-	buf = slurp(path, &len);
-	nb = records_blocks(buf, len, b, 32);
+	buf = medium_blocks("nothread.ntp", b, &nb, &len, &written);
 	assert_true(nb >= 6);
 	/* records read, dropped; skipped blocks 0, damaged 2, not cut, damaged */
 	snprintf(counts, sizeof(counts), "| %zu %zu 0 2 0 1 ", written - b[2].count - b[5].count,
