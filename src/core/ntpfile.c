@@ -1357,7 +1357,7 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 		}
 		p = h + NTP_BLOCK_HDR_LEN;
 		r->rest_due = 0;
-		if (r->crc_split < 16 && r->ahead && type == NTP_BLOCK_RECORDS_T && count && in_place(r, p)) {
+		if (r->crc_split < 16 && type == NTP_BLOCK_RECORDS_T && count && in_place(r, p)) {
 			/* read-ahead: the caller checks the rest (ntpfile_ahead.c) */
 			uint32_t from = (uint32_t)((uint64_t)len * r->crc_split / 16) & ~7u;
 
