@@ -177,8 +177,8 @@ END {
 # long to go cold (docs/performance.md, "The observer effect"). Each -s 100
 # phase's end to end is taken over that phase's median (phases run at
 # different speeds); the phases are pooled and cut into fifths by the gap.
-ntprof=${NTPROF:-${O:-build}/ntprof}
-set -- "$run"/bench-hooks*/*-lat-s100.ntp
+by_gap() { # DIR: one transport's phases
+set -- "$1"/*-lat-s100.ntp
 if [ -e "$1" ] && [ -x "$ntprof" ]; then
 	for f in "$@"; do
 		"$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -187,14 +187,14 @@ if [ -e "$1" ] && [ -x "$ntprof" ]; then
 			sort -n | awk 'NR > 1 { print ($1 - p) / 1e6, $2 } { p = $1 }' > "$log"
 		med=$(sort -n -k2 "$log" | awk '{ v[NR] = $2 } END { if (NR) print v[int((NR + 1) / 2)] }')
 		[ -n "$med" ] && awk -v m="$med" '{ print $1, $2 / m }' "$log"
-	done | sort -n | awk '{ g[NR] = $1; r[NR] = $2 }
+	done | sort -n | awk -v tr="$tr" '{ g[NR] = $1; r[NR] = $2 }
 	function q(lo, hi, p,   n, i, j, x, t) {
 		n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
 		return x[int((n - 1) * p) + 1] }
 	END {
 		if (NR < 10) exit
-		printf "\nsampled commands at -s 100 by the time since the previous sampled one (%d commands, every -s 100 phase):\n", NR
+		printf "\n%s: sampled commands at -s 100 by the time since the previous sampled one (%d commands, every -s 100 phase):\n", tr, NR
 		printf "  their end to end (ntprof'"'"'s records) over their phase'"'"'s median: p25, p50, p75\n"
 		for (k = 0; k < 5; k++) {
 			lo = int(k * NR / 5) + 1; hi = int((k + 1) * NR / 5)
@@ -202,6 +202,7 @@ if [ -e "$1" ] && [ -x "$ntprof" ]; then
 		}
 	}'
 fi
+}
 
 # Each sampled I/O against its unsampled neighbours in the load's own order
 # (ntp-load --log: "offset latency_ns" per I/O, completion order, which is
@@ -212,13 +213,13 @@ fi
 # sampled I/O is one at an offset of a host record, as in
 # tests/vm/guest/hookcost.sh (an unsampled I/O at the same offset counts too:
 # a few in a 1 GiB device).
-nbr=
+by_neighbours() { # DIR: one transport's phases
+local nbr= f nm
 : > "$log.pool"
-trap 'rm -f "$log" "$log.pool"' EXIT
-for f in "$run"/bench-hooks*/*-lat-s*.ntp; do
+for f in "$1"/*-lat-s*.ntp; do
 	[ -e "$f" ] && [ -e "${f%.ntp}.iolog" ] && [ -x "$ntprof" ] || continue
 	nm=$(basename "$f" .ntp)
-	[ -n "$nbr" ] || { nbr=1; printf '\neach I/O over the median of the unsampled I/Os within %d places either side (the load'"'"'s log, same phase):\n' ${NB:-15}
+	[ -n "$nbr" ] || { nbr=1; printf '\n%s: each I/O over the median of the unsampled I/Os within %d places either side (the load'"'"'s log, same phase):\n' "$tr" ${NB:-15}
 		printf '  %-28s %-10s %6s %6s %6s %6s %6s %8s\n' run I/Os n p25 p50 p75 p90 "> 3x"; }
 	{ "$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
@@ -267,3 +268,12 @@ END {
 		printf "    %5d - %5d I/Os  %6.3f %6.3f %6.3f\n", g[lo], g[hi], q(lo, hi, 0.25), q(lo, hi, 0.5), q(lo, hi, 0.75)
 	}
 }'
+}
+
+ntprof=${NTPROF:-${O:-build}/ntprof}
+trap 'rm -f "$log" "$log.pool"' EXIT
+for d in "$run"/bench-hooks*/; do
+	tr=$(basename "$d")
+	by_gap "$d"
+	by_neighbours "$d"
+done
