@@ -385,10 +385,13 @@ static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
 }
 
 /* Puts key (answer g) in fast[], when it has room: in its slot when free,
- * else with a multiplier under which every key cached and this one have
- * slots of their own (a few drawn, a few times in a model's life), else
- * not at all (gc_miss answers the key, the same answer). */
-static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
+ * else (redraw set: the key's first offer) with a multiplier under which
+ * every key cached and this one have slots of their own (a few drawn, a
+ * few times in a model's life), else not at all (gc_miss answers the key,
+ * the same answer). A key left out is offered again without redraw: its
+ * slot's one test per record, where a redraw per record would cost up to
+ * GC_FAST_TRIES draws over every key cached until GC_FAST_REHASH ran out. */
+static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g, int redraw)
 {
 	struct gc_ent *f = c->fast;
 	uint64_t keys[GC_FAST_MAX + 1];
@@ -403,7 +406,7 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
 		c->n_fast++;
 		return;
 	}
-	if (c->rehash == GC_FAST_REHASH)
+	if (!redraw || c->rehash == GC_FAST_REHASH)
 		return;
 	c->rehash++;
 	for (unsigned i = 0; i < GC_FAST; i++)
@@ -462,7 +465,11 @@ static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, cons
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
 
 			g = n == GC_NONE ? NULL : &m->groups[n];
-			goto hit;
+			/* offered to fast[] when it came in here: left out
+			 * (no slot, or no multiplier found), it may take a
+			 * slot a later multiplier freed, no more */
+			gc_fast_add(c, key, g, 0);
+			return g;
 		}
 		if (!c->key[slot])
 			break;
@@ -473,8 +480,11 @@ static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, cons
 	if (g) {
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
-		if (c->n_hit == GC_MAX_HIT)
-			goto hit;
+		if (c->n_hit == GC_MAX_HIT) {
+			/* met again at every record: no redraw */
+			gc_fast_add(c, key, g, 0);
+			return g;
+		}
 		c->n_hit++;
 		c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 	} else {
@@ -484,8 +494,7 @@ static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, cons
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-hit:
-	gc_fast_add(c, key, g);
+	gc_fast_add(c, key, g, 1);
 	return g;
 }
 
@@ -895,6 +904,13 @@ void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost)
 {
 	m->lost += lost;
+}
+
+void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *out)
+{
+	out->fast = m->gc.n_fast;
+	out->rehash = m->gc.rehash;
+	out->draws = m->gc.draws;
 }
 
 size_t ntp_model_pending(const struct ntp_model *m)
