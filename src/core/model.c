@@ -185,7 +185,9 @@ static void acc_bind(struct acc *a, struct group *g)
  * Behind it, a key not in fast[] goes through gc_miss: a probed table of
  * group_find's answers, including "none" when every group is taken (then
  * no key's answer can change). Both hold answers that never change once
- * given (a key's group is the one found, or made, at its first record). A
+ * given (a key's group is the one found, or made, at its first record;
+ * fast[] holds that group's accumulator, rewritten by gc_rebind at the
+ * close that gives the group a new one). A
  * device without its NUL in NTP_DEV_LEN bytes is never cached, and after a
  * group was made from one (its stored key is cut, so two groups can then
  * share a key) only group_find answers.
