@@ -885,19 +885,21 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
  */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
-	size_t i;
+	/* a pointer to the end, not an index: the index and the record's
+	 * address (a multiply by 272) were both kept per record */
+	const struct ntp_record *end = r + n;
 
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
 	/* No prefetch: a block's records are read in order, which the CPU's
 	 * own prefetcher follows (docs/performance.md). */
 	if (!m->join) {
-		for (i = 0; i < n; i++)
-			ingest(m, &r[i], 1, 0);
+		for (; r < end; r++)
+			ingest(m, r, 1, 0);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		ingest(m, &r[i], 1, 1);
+	for (; r < end; r++)
+		ingest(m, r, 1, 1);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
