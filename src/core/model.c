@@ -215,7 +215,7 @@ struct gc_ent {
 struct group_cache {
 	uint64_t mult;			/* fast[]'s multiplier, odd */
 	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
-	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
+	uint64_t last_dev_key;		/* (its number + 1) << 48 | GC_HOST; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
@@ -362,8 +362,13 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	return g;
 }
 
-/* A device not the last one seen: its key part, (its number + 1) << 48
- * (0: none, the cache is not used). */
+/* The key's side part of a host record (group_of): kept with the device's
+ * part, so that the most common lookup does not add it (a 64-bit constant
+ * is a move and an or). */
+#define GC_HOST ((uint64_t)NTP_SIDE_HOST << 40)
+
+/* A device not the last one seen: its key part, (its number + 1) << 48,
+ * with a host's side part (0: none, the cache is not used). */
 static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, const char *dev)
 {
 	unsigned i;
@@ -378,7 +383,7 @@ static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, cons
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}
 	memcpy(c->last_dev, dev, NTP_DEV_LEN);
-	c->last_dev_key = (uint64_t)(i + 1) << 48;
+	c->last_dev_key = (uint64_t)(i + 1) << 48 | GC_HOST;
 	return c->last_dev_key;
 }
 
@@ -537,10 +542,11 @@ static inline __attribute__((always_inline)) struct acc *group_of(struct ntp_mod
 		dev = c->last_dev_key;
 	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
 		return gc_miss(m, r, side, 0);
-	/* never 0: the device's number + 1 in the top bits; the opcode, not
-	 * its I/O type (no branch or conditional move per command): the
-	 * opcodes of one type are keys of the same group */
-	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
+	/* never 0: the device's number + 1 in the top bits; the side (dev
+	 * holds a host's, side a constant: nothing to do for a host); the
+	 * opcode, not its I/O type (no branch or conditional move per
+	 * command): the opcodes of one type are keys of the same group */
+	key = (dev ^ ((uint64_t)(side ^ NTP_SIDE_HOST) << 40)) | (uint64_t)r->opcode << 32 | r->len;
 	e = &c->fast[gc_fast_slot(key, c->mult)];
 	if (__builtin_expect(e->key == key, 1))
 		return e->a;
