@@ -408,7 +408,7 @@ static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
 	return (unsigned)((key * mult) >> (64 - GC_FAST_BITS));
 }
 
-/* Puts key (answer g) in fast[], when it has room: in its slot when free,
+/* Puts key (answer a, its group's accumulator) in fast[], when it has room: in its slot when free,
  * else (redraw set: the key's first offer) with a multiplier under which
  * every key cached and this one have slots of their own (a few drawn, a
  * few times in a model's life), else not at all (gc_miss answers the key,
