@@ -298,19 +298,39 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 
 	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
 		rank_t o = node[k];
-		uint64_t oh = (uint64_t)(o >> 64), ol = (uint64_t)o;
-		uint64_t sel = (uint64_t)0 - (uint64_t)(o < x), th, tl;
+		uint64_t oh = (uint64_t)(o >> 64), ol = (uint64_t)o, nh, nl;
+#if defined(__x86_64__)
+		uint64_t t;
+
+		/* the borrow of o - x is o < x; the selects are conditional
+		 * moves on it (the compiler made them a jump) */
+		__asm__("cmp %[xl], %[ol]\n\t"
+			"mov %[oh], %[t]\n\t"
+			"sbb %[xh], %[t]\n\t"
+			"mov %[oh], %[nh]\n\t"
+			"mov %[ol], %[nl]\n\t"
+			"cmovc %[xh], %[nh]\n\t"
+			"cmovc %[xl], %[nl]\n\t"
+			"cmovc %[oh], %[xh]\n\t"
+			"cmovc %[ol], %[xl]"
+			: [t] "=&r"(t), [nh] "=&r"(nh), [nl] "=&r"(nl), [xh] "+r"(xh), [xl] "+r"(xl)
+			: [oh] "r"(oh), [ol] "r"(ol)
+			: "cc");
+#else
+		uint64_t sel = (uint64_t)0 - (uint64_t)(o < ((rank_t)xh << 64 | xl)), th, tl;
 
 		/* kept a mask: the compiler would make the selects a jump */
 		__asm__("" : "+r"(sel));
 		th = (oh ^ xh) & sel;
 		tl = (ol ^ xl) & sel;
-		node[k] = (rank_t)(oh ^ th) << 64 | (ol ^ tl);	/* o < x: x, else o */
+		nh = oh ^ th;
+		nl = ol ^ tl;
 		xh ^= th;
-		xl ^= tl;					/* o < x: o, else x */
-		x = (rank_t)xh << 64 | xl;
+		xl ^= tl;
+#endif
+		node[k] = (rank_t)nh << 64 | nl;	/* the loser: o < x: x, else o */
 	}
-	node[0] = x;
+	node[0] = (rank_t)xh << 64 | xl;
 }
 
 /* Plays the whole tournament again from the cursors' ranks, bottom up
