@@ -57,11 +57,12 @@ _Static_assert(NTP_TS_H_DRV_SUBMIT == NTP_TS_H_BLK_SUBMIT + 1 && NTP_TS_H_BLK_SU
 	       NTP_TS_T_RSP_SENT % 2 == 1 && NTP_TS_T_RSP_SENT < NTP_TS_SLOTS,
 	       "fast_ts[] is pairs of adjacent slots, each starting at an even one");
 
+struct group;
+
 struct acc {
 	/* what every command touches first, in one cache line (64 groups'
 	 * accumulators share the first-level cache with the file's pages) */
 	uint64_t seen, sampled;
-	int64_t e2e_sum;
 	/* the first sampled submission negated (0: none; lo 0 is none too),
 	 * so that the earliest is the largest: one compare, no test for
 	 * none; the last completion (0: none) */
@@ -72,6 +73,12 @@ struct acc {
 	 * one run, not a counter per stage and component */
 	uint32_t run_st_mask, run_c_mask;
 	uint64_t run_n;
+	/* its group, and whether the group's tdev is set (acc_bind): the
+	 * group lookup answers with the accumulator (gc_ent), so that a
+	 * command reads its group's line only in the rare cases (the
+	 * target's device not known yet, unmatched records) */
+	struct group *grp;
+	int tdev_known;
 	/* the common joined flow's timestamp sums (account_fast), that of
 	 * fast_ts[k] at k: two cache lines a command touches where st_sum
 	 * and c_sum span four (64 groups' lines share the first-level
@@ -84,6 +91,7 @@ struct acc {
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
+	int64_t e2e_sum;
 	uint64_t fallback, incomplete, missed;
 	/* sum of N over the records seen (N may change mid-run), up to the
 	 * seen_n-th: the rest were seen under the model's N (acc_est), so
@@ -96,6 +104,7 @@ struct acc {
 	 * last (acc_reset) */
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
+_Static_assert(offsetof(struct acc, fast_ts_sum) == 64, "what a command touches first fits one line");
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
@@ -156,6 +165,13 @@ struct group {
 	int occ_all;
 } __attribute__((aligned(64)));
 
+/* a, new or just reset, is g's cur */
+static void acc_bind(struct acc *a, struct group *g)
+{
+	a->grp = g;
+	a->tdev_known = g->tdev[0] != '\0';
+}
+
 /*
  * The group lookup every record makes (twice a command in a join), in
  * front of group_find: a group's key packed in 64 bits, the device as a
@@ -169,7 +185,9 @@ struct group {
  * Behind it, a key not in fast[] goes through gc_miss: a probed table of
  * group_find's answers, including "none" when every group is taken (then
  * no key's answer can change). Both hold answers that never change once
- * given (a key's group is the one found, or made, at its first record). A
+ * given (a key's group is the one found, or made, at its first record;
+ * fast[] holds that group's accumulator, rewritten by gc_rebind at the
+ * close that gives the group a new one). A
  * device without its NUL in NTP_DEV_LEN bytes is never cached, and after a
  * group was made from one (its stored key is cut, so two groups can then
  * share a key) only group_find answers.
@@ -192,12 +210,12 @@ _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: pro
 #define GC_FAST_REHASH 32		/* meetings resolved at most over a model's life */
 struct gc_ent {
 	uint64_t key;			/* 0: empty */
-	struct group *g;		/* NULL: no group (every group taken) */
+	struct acc *a;			/* the group's cur; NULL: no group (every group taken) */
 };
 struct group_cache {
 	uint64_t mult;			/* fast[]'s multiplier, odd */
 	char last_dev[NTP_DEV_LEN];	/* the last record's device, its key part last_dev_key */
-	uint64_t last_dev_key;		/* (its number + 1) << 48; 0: none, or off (not cached) */
+	uint64_t last_dev_key;		/* (its number + 1) << 48 | GC_HOST; 0: none, or off (not cached) */
 	int off;			/* a group was made from a device without its NUL */
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
@@ -328,6 +346,7 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	g->cur = calloc64(sizeof(*g->cur));
 	if (!g->cur)
 		return NULL;
+	acc_bind(g->cur, g);
 	g->io = io;
 	g->side = side;
 	g->len = r->len;
@@ -343,8 +362,13 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	return g;
 }
 
-/* A device not the last one seen: its key part, (its number + 1) << 48
- * (0: none, the cache is not used). */
+/* The key's side part of a host record (group_of): kept with the device's
+ * part, so that the most common lookup does not add it (a 64-bit constant
+ * is a move and an or). */
+#define GC_HOST ((uint64_t)NTP_SIDE_HOST << 40)
+
+/* A device not the last one seen: its key part, (its number + 1) << 48,
+ * with a host's side part (0: none, the cache is not used). */
 static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, const char *dev)
 {
 	unsigned i;
@@ -359,7 +383,7 @@ static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, cons
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}
 	memcpy(c->last_dev, dev, NTP_DEV_LEN);
-	c->last_dev_key = (uint64_t)(i + 1) << 48;
+	c->last_dev_key = (uint64_t)(i + 1) << 48 | GC_HOST;
 	return c->last_dev_key;
 }
 
@@ -384,35 +408,38 @@ static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
 	return (unsigned)((key * mult) >> (64 - GC_FAST_BITS));
 }
 
-/* Puts key (answer g) in fast[], when it has room: in its slot when free,
- * else with a multiplier under which every key cached and this one have
- * slots of their own (a few drawn, a few times in a model's life), else
- * not at all (gc_miss answers the key, the same answer). */
-static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
+/* Puts key (answer a, its group's accumulator) in fast[], when it has room: in its slot when free,
+ * else (redraw set: the key's first offer) with a multiplier under which
+ * every key cached and this one have slots of their own (a few drawn, a
+ * few times in a model's life), else not at all (gc_miss answers the key,
+ * the same answer). A key left out is offered again without redraw: its
+ * slot's one test per record, where a redraw per record would cost up to
+ * GC_FAST_TRIES draws over every key cached until GC_FAST_REHASH ran out. */
+static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int redraw)
 {
 	struct gc_ent *f = c->fast;
 	uint64_t keys[GC_FAST_MAX + 1];
-	struct group *gs[GC_FAST_MAX + 1];
+	struct acc *as[GC_FAST_MAX + 1];
 	unsigned n = 0, slot = gc_fast_slot(key, c->mult);
 
 	if (c->n_fast == GC_FAST_MAX)
 		return;
 	if (!f[slot].key) {
 		f[slot].key = key;
-		f[slot].g = g;
+		f[slot].a = a;
 		c->n_fast++;
 		return;
 	}
-	if (c->rehash == GC_FAST_REHASH)
+	if (!redraw || c->rehash == GC_FAST_REHASH)
 		return;
 	c->rehash++;
 	for (unsigned i = 0; i < GC_FAST; i++)
 		if (f[i].key) {
 			keys[n] = f[i].key;
-			gs[n++] = f[i].g;
+			as[n++] = f[i].a;
 		}
 	keys[n] = key;
-	gs[n++] = g;
+	as[n++] = a;
 	for (unsigned t = 0; t < GC_FAST_TRIES; t++) {
 		uint64_t used[GC_FAST / 64] = { 0 }, z, mult;
 		unsigned i;
@@ -438,17 +465,23 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct group *g)
 			unsigned sl = gc_fast_slot(keys[i], mult);
 
 			f[sl].key = keys[i];
-			f[sl].g = gs[i];
+			f[sl].a = as[i];
 		}
 		c->n_fast = n;
 		return;
 	}
 }
 
+/* The accumulator records of g go to (NULL: no group). */
+static inline struct acc *cur_of(const struct group *g)
+{
+	return g ? g->cur : NULL;
+}
+
 /* group_of for a key not in fast[] (key 0: a device the cache does not
  * number, or the cache off): the probed table, else group_find, and the
  * answer into both tables when it is final. */
-static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, const struct ntp_record *r,
+static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const struct ntp_record *r,
 							uint8_t side, uint64_t key)
 {
 	struct group_cache *c = &m->gc;
@@ -456,25 +489,32 @@ static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, cons
 	unsigned slot;
 
 	if (!key)
-		return group_find(m, r, side);
+		return cur_of(group_find(m, r, side));
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
 
 			g = n == GC_NONE ? NULL : &m->groups[n];
-			goto hit;
+			/* offered to fast[] when it came in here: left out
+			 * (no slot, or no multiplier found), it may take a
+			 * slot a later multiplier freed, no more */
+			gc_fast_add(c, key, cur_of(g), 0);
+			return cur_of(g);
 		}
 		if (!c->key[slot])
 			break;
 	}
 	g = group_find(m, r, side);
 	if (c->off)
-		return g;
+		return cur_of(g);
 	if (g) {
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
-		if (c->n_hit == GC_MAX_HIT)
-			goto hit;
+		if (c->n_hit == GC_MAX_HIT) {
+			/* met again at every record: no redraw */
+			gc_fast_add(c, key, g->cur, 0);
+			return g->cur;
+		}
 		c->n_hit++;
 		c->key[slot] = key | (uint64_t)(g - m->groups) << GC_GRP_SHIFT;
 	} else {
@@ -484,13 +524,14 @@ static __attribute__((noinline)) struct group *gc_miss(struct ntp_model *m, cons
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-hit:
-	gc_fast_add(c, key, g);
-	return g;
+	gc_fast_add(c, key, cur_of(g), 1);
+	return cur_of(g);
 }
 
-static inline __attribute__((always_inline)) struct group *group_of(struct ntp_model *m,
-								    const struct ntp_record *r, uint8_t side)
+/* The accumulator of r's group (its cur; NULL: no group, every group
+ * taken): the group itself is its grp. */
+static inline __attribute__((always_inline)) struct acc *group_of(struct ntp_model *m, const struct ntp_record *r,
+								  uint8_t side)
 {
 	struct group_cache *c = &m->gc;
 	const struct gc_ent *e;
@@ -501,13 +542,14 @@ static inline __attribute__((always_inline)) struct group *group_of(struct ntp_m
 		dev = c->last_dev_key;
 	else if (c->off || !(dev = gc_dev_new(c, r->dev)))
 		return gc_miss(m, r, side, 0);
-	/* never 0: the device's number + 1 in the top bits; the opcode, not
-	 * its I/O type (no branch or conditional move per command): the
-	 * opcodes of one type are keys of the same group */
-	key = dev | (uint64_t)side << 40 | (uint64_t)r->opcode << 32 | r->len;
+	/* never 0: the device's number + 1 in the top bits; the side (dev
+	 * holds a host's, side a constant: nothing to do for a host); the
+	 * opcode, not its I/O type (no branch or conditional move per
+	 * command): the opcodes of one type are keys of the same group */
+	key = (dev ^ ((uint64_t)(side ^ NTP_SIDE_HOST) << 40)) | (uint64_t)r->opcode << 32 | r->len;
 	e = &c->fast[gc_fast_slot(key, c->mult)];
 	if (__builtin_expect(e->key == key, 1))
-		return e->g;
+		return e->a;
 	return gc_miss(m, r, side, key);
 }
 
@@ -610,28 +652,29 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 		}
 }
 
-/* Reduces one command (host and/or target record) into its group g (not
- * NULL; account() counts the overflow and notes what every flow does): any
- * flow (account() takes the common joined one itself). */
-static __attribute__((noinline)) void account_general(struct ntp_model *m, struct group *g, const struct ntp_record *h,
+/* Reduces one command (host and/or target record) into its group's
+ * accumulator a (not NULL; account() counts the overflow and notes what
+ * every flow does): any flow (account() takes the common joined one
+ * itself). */
+static __attribute__((noinline)) void account_general(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
 		    const struct ntp_record *t)
 {
 	struct ntp_breakdown b;
 
 	if (ntp_breakdown_compute(h, t, &b)) {
-		g->cur->incomplete++;
+		a->incomplete++;
 		return;
 	}
 	if (b.flags & NTP_BD_RSP_FALLBACK)
-		g->cur->fallback++;
-	acc_add(g->cur, &b, m->cfg.no_quantiles);
+		a->fallback++;
+	acc_add(a, &b, m->cfg.no_quantiles);
 	{
 		const struct ntp_record *r = h ? h : t;
 		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
 										 : first_ts(r);
 		uint64_t hi = lo + (uint64_t)(b.e2e > 0 ? b.e2e : 0);
 
-		span_add(g->cur, lo, hi);
+		span_add(a, lo, hi);
 	}
 }
 
@@ -669,11 +712,10 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	}
 }
 
-static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct group *g,
+static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct acc *a,
 								const struct ntp_record *h,
 								const struct ntp_record *t)
 {
-	struct acc *a = g->cur;
 	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
 	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
 	unsigned noq = m->cfg.no_quantiles;
@@ -707,32 +749,41 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 	}
 }
 
-static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct group *g,
+/* The group's tdev from a matched target record t (its first non-empty
+ * device name; out of line: once per group, or at each close after). */
+static __attribute__((noinline)) void group_tdev(struct acc *a, const struct ntp_record *t)
+{
+	struct group *g = a->grp;
+
+	memcpy(g->tdev, t->dev, NTP_DEV_LEN);
+	g->tdev[NTP_DEV_LEN - 1] = '\0';
+	a->tdev_known = g->tdev[0] != '\0';
+}
+
+static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
 							   const struct ntp_record *h, const struct ntp_record *t)
 {
-	if (__builtin_expect(!g, 0)) {
+	if (__builtin_expect(!a, 0)) {
 		m->overflow++;
 		return;
 	}
 	/* what every flow notes: a record whose command closed a missed
 	 * completion, and (joined) the target's device */
 	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
-		g->cur->missed++;
-	if (h && t && __builtin_expect(!g->tdev[0], 0)) {
-		memcpy(g->tdev, t->dev, NTP_DEV_LEN);
-		g->tdev[NTP_DEV_LEN - 1] = '\0';
-	}
+		a->missed++;
+	if (h && t && __builtin_expect(!a->tdev_known, 0))
+		group_tdev(a, t);
 	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1))
-		account_fast(m, g, h, t);
+		account_fast(m, a, h, t);
 	else
-		account_general(m, g, h, t);
+		account_general(m, a, h, t);
 }
 
 /* account() out of line, for the other sites (one side only, host first). */
-static __attribute__((noinline)) void account_call(struct ntp_model *m, struct group *g,
+static __attribute__((noinline)) void account_call(struct ntp_model *m, struct acc *a,
 						   const struct ntp_record *h, const struct ntp_record *t)
 {
-	account(m, g, h, t);
+	account(m, a, h, t);
 }
 
 /* transport and impl, adjacent bytes, in one test (one 16-bit load where
@@ -753,7 +804,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
-	struct group *g;
+	struct acc *a;
 	uint64_t key;
 
 	if (!ref && !m->started)
@@ -768,12 +819,11 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		m->host_records++;
 		if (!join && m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
-		g = group_of(m, r, NTP_SIDE_HOST);
-		if (g) {
-			g->cur->seen++;
-		}
+		a = group_of(m, r, NTP_SIDE_HOST);
+		if (a)
+			a->seen++;
 		if (!join) {
-			account_call(m, g, r, NULL);
+			account_call(m, a, r, NULL);
 			return;
 		}
 		key = ntp_pend_key(r);
@@ -786,26 +836,25 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			m->matched++;
 			if (__builtin_expect(stale != 0, 0)) {
 				m->unmatched_host += stale;
-				if (g)
-					g->unmatched += stale;
+				if (a)
+					a->grp->unmatched += stale;
 			}
-			account(m, g, r, twin);
+			account(m, a, r, twin);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
-			g = group_of(m, &ev, NTP_SIDE_HOST);
-			if (g)
-				g->unmatched++;
+			a = group_of(m, &ev, NTP_SIDE_HOST);
+			if (a)
+				a->grp->unmatched++;
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
 		m->target_records++;
 		if (!join && m->cfg.role == NTP_ROLE_HOST)
 			return;
 		if (!join) {
-			g = group_of(m, r, NTP_SIDE_TARGET);
-			if (g) {
-				g->cur->seen++;
-			}
-			account_call(m, g, NULL, r);
+			a = group_of(m, r, NTP_SIDE_TARGET);
+			if (a)
+				a->seen++;
+			account_call(m, a, NULL, r);
 			return;
 		}
 		uint64_t dropped = 0;
@@ -816,13 +865,13 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		if (twin) {
 			m->unmatched_target += m->tpend->count ? ntp_pend_drop_key_some(m->tpend, key) : 0;
 			m->matched++;
-			g = group_of(m, twin, NTP_SIDE_HOST);
+			a = group_of(m, twin, NTP_SIDE_HOST);
 			/* Older host records of this key lost their twin:
 			 * counted in the group of the matched one (same queue). */
 			m->unmatched_host += dropped;
-			if (g)
-				g->unmatched += dropped;
-			account_call(m, g, twin, r);
+			if (__builtin_expect(dropped != 0, 0) && a)
+				a->grp->unmatched += dropped;
+			account_call(m, a, twin, r);
 		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
@@ -842,19 +891,21 @@ void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
  */
 void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, size_t n)
 {
-	size_t i;
+	/* a pointer to the end, not an index: the index and the record's
+	 * address (a multiply by 272) were both kept per record */
+	const struct ntp_record *end = r + n;
 
 	if (n && !m->started)
 		ntp_model_set_start(m, first_ts(r));
 	/* No prefetch: a block's records are read in order, which the CPU's
 	 * own prefetcher follows (docs/performance.md). */
 	if (!m->join) {
-		for (i = 0; i < n; i++)
-			ingest(m, &r[i], 1, 0);
+		for (; r < end; r++)
+			ingest(m, r, 1, 0);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		ingest(m, &r[i], 1, 1);
+	for (; r < end; r++)
+		ingest(m, r, 1, 1);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
@@ -895,6 +946,13 @@ void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost)
 {
 	m->lost += lost;
+}
+
+void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *out)
+{
+	out->fast = m->gc.n_fast;
+	out->rehash = m->gc.rehash;
+	out->draws = m->gc.draws;
 }
 
 size_t ntp_model_pending(const struct ntp_model *m)
@@ -1177,9 +1235,19 @@ static int occ_interval(struct ntp_model *m, struct group *g, uint64_t now_ns, s
 	return 1;
 }
 
+/* The group lookup's answers after a close gave groups a new cur: each
+ * entry's old accumulator (now its group's all) names the group. */
+static void gc_rebind(struct group_cache *c)
+{
+	for (unsigned i = 0; i < GC_FAST; i++)
+		if (c->fast[i].a)
+			c->fast[i].a = c->fast[i].a->grp->cur;
+}
+
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out)
 {
 	double seconds;
+	int swapped = 0;
 
 	if (!m->started)
 		ntp_model_set_start(m, now_ns);
@@ -1233,6 +1301,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		if (fresh) {
 			g->all = g->cur;
 			g->cur = fresh;
+			swapped = 1;
 		} else {
 			if (!g->all)
 				g->all = calloc64(sizeof(*g->all));
@@ -1240,9 +1309,12 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 				acc_merge(g->all, g->cur);
 			acc_reset(g->cur);
 		}
+		acc_bind(g->cur, g);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
+	if (swapped)
+		gc_rebind(&m->gc);
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 	m->start_ns = now_ns;
 	m->last_close_ns = now_ns;

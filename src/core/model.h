@@ -138,6 +138,14 @@ void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns);
 void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
 /* Counts how many records the pending structures of the join hold (tests, diagnostics). */
 size_t ntp_model_pending(const struct ntp_model *m);
+/* The group lookup's direct-mapped table (model.c group_of; tests,
+ * diagnostics): keys in it, meetings of two keys resolved by a new
+ * multiplier, multipliers drawn. */
+struct ntp_model_gc_stats {
+	unsigned fast, rehash;
+	uint64_t draws;
+};
+void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *out);
 /* The group of a record: I/O type from its opcode. */
 uint8_t ntp_io_type_of(uint8_t opcode);
 

@@ -389,6 +389,8 @@ struct ntp_reader {
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int ahead_map;			/* see ntp_reader_opts */
 	int ahead_fail;			/* tests: see ntp_reader_opts */
+	uint64_t read_fail_from;	/* tests: see ntp_reader_opts */
+	int stream;			/* not a regular file: a pipe, a device */
 	int map_slot;			/* in the SIGBUS table, or -1 */
 	const uint8_t *data;		/* buf, map or mem */
 	size_t start, end;		/* unread bytes are data[start, end) */
@@ -513,11 +515,17 @@ static size_t fill(struct ntp_reader *r, size_t need)
 	}
 	while (r->end - r->start < need) {
 		size_t want = need - (r->end - r->start) + READ_AHEAD;
+		uint64_t at = r->off + (r->end - r->start);
 		ssize_t n;
 
 		if (want > r->cap - r->end)
 			want = r->cap - r->end;	/* >= the bytes still needed */
-		n = read(r->fd, r->buf + r->end, want);
+		if (r->read_fail_from && at + want > r->read_fail_from) {
+			/* tests: the bytes before the bad offset, then EIO */
+			want = at < r->read_fail_from ? (size_t)(r->read_fail_from - at) : 0;
+			errno = EIO;
+		}
+		n = want ? read(r->fd, r->buf + r->end, want) : -1;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -827,7 +835,8 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		return have;
 	}
 	unmap_window(r);
-	if (r->map_fail_from && r->off >= r->map_fail_from)
+	if ((r->map_fail_from && r->off >= r->map_fail_from) ||
+	    (r->read_fail_from && base + len > r->read_fail_from))
 		return map_failed(r, need);	/* tests: as if this mmap failed */
 	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (p == MAP_FAILED)
@@ -1035,6 +1044,8 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 		r->size = (uint64_t)sb.st_size;
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	r->ahead_fail = o->ahead_fail;
+	r->read_fail_from = o->read_fail_from;
+	r->stream = !S_ISREG(sb.st_mode);
 	if (S_ISREG(sb.st_mode) && !o->no_mmap) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -1195,6 +1206,11 @@ const struct ntp_crc_rest *ntp_reader_crc_rest(const struct ntp_reader *r)
 uint64_t ntp_reader_why_over(const struct ntp_reader *r)
 {
 	return r->why_over;
+}
+
+int ntp_reader_stream(const struct ntp_reader *r)
+{
+	return r->stream;
 }
 
 /*

@@ -123,6 +123,10 @@ struct ntp_reader_opts {
 					 * (tests, measurements; NTPROF_AHEAD_MMAP=1) */
 	int ahead_fail;			/* tests: the read-ahead thread does not start, as
 					 * when pthread_create fails */
+	uint64_t read_fail_from;	/* tests: the bytes from this offset on cannot be
+					 * read, as past a bad sector: read() gets them
+					 * with EIO, a window that would reach them is
+					 * not mapped (read() takes over); 0: never */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,

@@ -66,6 +66,7 @@ struct ntp_ahead {
 	int64_t key_off;
 	const uint64_t *keys;		/* the caller's: of the block last handed out */
 	int prod_waits, cons_waits;	/* asleep on space / on data */
+	size_t wake_at;			/* blocks ready that wake the caller asleep */
 	uint64_t sent_gen;		/* thread: totals generation last sent */
 	/* the caller's view, as of the block last handed out */
 	struct ntp_read_stats st;
@@ -84,7 +85,9 @@ struct ntp_ahead {
 /* The caller, asleep on an empty ring, is woken once this many blocks are
  * ready: a wake-up costs the waker a system call and the CPU an interrupt,
  * once per half a ring rather than once per block (as for the thread when
- * the ring is full). */
+ * the ring is full). Not for a pipe or a device: its blocks may come one
+ * at a time, as a live recorder writes them (`ntprof dump /dev/stdin`),
+ * and each is the caller's as soon as it is whole. */
 #define WAKE_CALLER (NTP_AHEAD_SLOTS / 2)
 
 static int grow(void **p, size_t *cap, size_t want, size_t size)
@@ -187,9 +190,9 @@ static void *run(void *arg)
 		a->tail = (a->tail + 1) % NTP_AHEAD_SLOTS;
 		a->count++;
 		a->published += more;
-		/* the caller asleep: woken when WAKE_CALLER blocks are ready,
+		/* the caller asleep: woken when wake_at blocks are ready,
 		 * or at the end */
-		if (a->cons_waits && (a->count >= WAKE_CALLER || !more))
+		if (a->cons_waits && (a->count >= a->wake_at || !more))
 			pthread_cond_signal(&a->data);
 		pthread_mutex_unlock(&a->mu);
 		if (!more)
@@ -227,6 +230,7 @@ struct ntp_ahead *ntp_ahead_new(struct ntp_reader *r)
 	if (!a)
 		return NULL;
 	a->r = r;
+	a->wake_at = ntp_reader_stream(r) ? 1 : WAKE_CALLER;
 	a->st = *ntp_reader_stats_direct(r);
 	ntp_reader_totals_direct(r, NULL, NULL, &a->sent_gen);
 	pthread_mutex_init(&a->mu, NULL);

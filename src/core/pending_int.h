@@ -157,15 +157,25 @@ static inline __attribute__((always_inline)) const struct ntp_record *
 ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, uint64_t *dropped)
 {
 	uint32_t b = ntp_pend_bucket_of(p, key);
-	int32_t prev = -1, i;
+	int32_t prev, i = p->bk[b].head;
 
-	for (i = p->bk[b].head; i >= 0; prev = i, i = p->slots[i].next) {
+	/* the bucket's first slot apart (a stream's buckets hold one or two
+	 * records): its unlink knows it has no predecessor */
+	if (i < 0)
+		return NULL;
+	if (p->slots[i].key == key) {
+		if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
+			return ntp_pend_take_past_older(p, r, key, b, dropped);
+		ntp_pend_unlink(p, b, -1, i);
+		/* The slot is free but untouched until the next put. */
+		return p->slots[i].rec;
+	}
+	for (prev = i, i = p->slots[i].next; i >= 0; prev = i, i = p->slots[i].next) {
 		if (p->slots[i].key != key)
 			continue;
 		if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
 			return ntp_pend_take_past_older(p, r, key, b, dropped);
 		ntp_pend_unlink(p, b, prev, i);
-		/* The slot is free but untouched until the next put. */
 		return p->slots[i].rec;
 	}
 	return NULL;

@@ -446,11 +446,78 @@ static void test_group_cache_collide(void **state)
 }
 
 /*
- * The run's snapshot does not depend on how it was cut into intervals:
- * the first close hands its accumulators to the run, later ones are
- * merged in, and either way every count, mean and quantile of every
- * stage and component equals that of one interval over the whole run.
+ * A key the direct-mapped table left out (it met a cached key and no
+ * multiplier drawn gave every key a slot of its own) is answered by the
+ * probed table at each of its records: met again and again, it draws no
+ * more multipliers (model.c gc_fast_add: the redraw is for a key's first
+ * offer only; a redraw per record cost GC_FAST_TRIES draws over every key
+ * cached), and every key still counts exactly its records.
  */
+static void test_group_cache_left_out(void **state)
+{
+	enum { MAX_KEYS = 127, ROUNDS = 20 };
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_model_gc_stats st, st2;
+	struct ntp_record r;
+	uint32_t len[MAX_KEYS];
+	unsigned keys = 0;
+	uint64_t t = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	srandom(11);
+	/* new keys (sizes at random: the sizes of an arithmetic progression
+	 * spread evenly under a multiplicative hash and never meet; past the
+	 * 64th, keys of no group) until one is left out: fewer keys in the
+	 * table than seen */
+	do {
+		uint32_t l;
+		unsigned i;
+
+		do {
+			l = 512u * (1 + (uint32_t)random() % (1u << 20));
+			for (i = 0; i < keys && len[i] != l; i++)
+				;
+		} while (i < keys);
+		len[keys++] = l;
+		host_rec(&r, 0x02, l, "nvme0n1", t += 1000);
+		ntp_model_ingest(m, &r);
+		ntp_model_gc_stats(m, &st);
+	} while (st.fast == keys && keys < MAX_KEYS);
+	assert_true(st.fast < keys);
+	assert_true(st.draws > 0);
+	/* the budget of meetings (GC_FAST_REHASH) is not spent: a redraw per
+	 * record could still happen */
+	assert_true(st.rehash < 32);
+	for (unsigned round = 0; round < ROUNDS; round++)
+		for (unsigned k = 0; k < keys; k++) {
+			host_rec(&r, 0x02, len[k], "nvme0n1", t += 1000);
+			ntp_model_ingest(m, &r);
+		}
+	ntp_model_gc_stats(m, &st2);
+	assert_int_equal(st2.draws, st.draws);
+	assert_int_equal(st2.rehash, st.rehash);
+	assert_int_equal(st2.fast, st.fast);
+	ntp_model_close_interval(m, t + SEC, s);
+	assert_int_equal(s->overflow_records,
+			 keys > NTP_SNAP_MAX_GROUPS ? (uint64_t)(keys - NTP_SNAP_MAX_GROUPS) * (ROUNDS + 1) : 0);
+	assert_int_equal(s->n_groups, keys < NTP_SNAP_MAX_GROUPS ? keys : NTP_SNAP_MAX_GROUPS);
+	for (unsigned g = 0; g < s->n_groups; g++) {
+		unsigned k;
+
+		for (k = 0; k < keys && k < NTP_SNAP_MAX_GROUPS && len[k] != s->groups[g].len; k++)
+			;
+		assert_true(k < keys && k < NTP_SNAP_MAX_GROUPS);
+		assert_int_equal(s->groups[g].sampled, ROUNDS + 1);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
 static void test_total_of_intervals(void **state)
 {
 	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
@@ -565,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache_full),
 		cmocka_unit_test(test_group_cache_opcodes),
 		cmocka_unit_test(test_group_cache_collide),
+		cmocka_unit_test(test_group_cache_left_out),
 		cmocka_unit_test(test_total_of_intervals),
 		cmocka_unit_test(test_sampling_change),
 	};

@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1349,6 +1352,223 @@ static void test_read_ahead_thread_fails(void **state)
 	free(buf);
 }
 
+/*
+ * A read error after a damaged block: in one thread the damaged block's
+ * note is written over by the read error's (the only note not kept first,
+ * ntpfile.c fill); with read-ahead the caller, who finds the damage in its
+ * part of the CRC after the thread went on, must leave the read error's
+ * note standing too (ntpfile_ahead.c take_stats, the reader's why_over).
+ * Block by block, at CRC shares from 0 to 16, through read(), mmap falling
+ * back to read(), and the thread's own windows, the bad offset at a block's
+ * start, inside a block, in the trailer, and before the damage.
+ */
+static void test_read_ahead_read_error(void **state)
+{
+	static char want[1 << 16], got[1 << 16];
+	static const char *splits[] = { "0", "1", "4", "8", "12", "15", "16" };
+	/* skipped blocks, damaged, cut, damaged: the blocks before the bad offset */
+	static const char *counts[] = { " 0 1 1 1 ", " 0 2 1 1 ", " 0 2 1 1 ", " 0 0 1 0 " };
+	char bad[256], err[256], note[128];
+	struct rblk b[32];
+	size_t len, nb, written, from[4];
+	uint8_t *buf;
+
+	(void)state;
+	tmp_path(bad, sizeof(bad), "readerr-bad.ntp");
+	buf = medium_blocks("readerr.ntp", b, &nb, &len, &written);
+	assert_true(nb >= 12);
+	/* the last byte of two payloads: the caller's part of a split CRC */
+	buf[b[2].at + NTP_BLOCK_HDR_LEN + b[2].len - 1] ^= 1;
+	buf[b[5].at + NTP_BLOCK_HDR_LEN + b[5].len - 1] ^= 1;
+	spew(bad, buf, len);
+	from[0] = b[3].at;				/* the block after the damage */
+	from[1] = b[9].at + NTP_BLOCK_HDR_LEN + 100;	/* inside a later one */
+	from[2] = b[nb - 1].at + NTP_BLOCK_HDR_LEN + b[nb - 1].len + 40;	/* in the trailer */
+	from[3] = b[1].at + 30;				/* before the damage */
+	assert_true(from[2] < len);
+	for (size_t f = 0; f < 4; f++) {
+		struct ntp_reader_opts opts[] = {
+			{ .no_mmap = 1 }, { 0 }, { .ahead_map = 1 },
+			{ .map_window = 1, .ahead_map = 1 },
+		};
+
+		snprintf(note, sizeof(note), "'read error at offset %zu: %s'", from[f], strerror(EIO));
+		for (size_t sp = 0; sp < sizeof(splits) / sizeof(splits[0]); sp++) {
+			setenv("NTPROF_CRC_SPLIT", splits[sp], 1);
+			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+				const char *last;
+
+				opts[o].read_fail_from = from[f];
+				want[0] = got[0] = '\0';
+				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 0, 0,
+					  want, sizeof(want));
+				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 1,
+					  (int)(sp + o) % 2, got, sizeof(got));
+				assert_string_equal(want, got);
+				/* the last line, after the end: the read error's note,
+				 * the damaged blocks read before it counted */
+				last = strrchr(got, '\n');
+				assert_non_null(last);
+				while (last > got && last[-1] != '\n')
+					last--;
+				assert_non_null(strstr(last, note));
+				assert_non_null(strstr(last, counts[f]));
+			}
+		}
+	}
+	unsetenv("NTPROF_CRC_SPLIT");
+	free(buf);
+}
+
+static void wake_deadlock(int sig)
+{
+	static const char msg[] = "test_ntpfile: read-ahead stuck (the caller asleep, the thread "
+				  "waiting for it to let go of a block)\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/*
+ * The caller asleep on an empty ring is woken only once half a ring is
+ * ready (ntpfile_ahead.c WAKE_CALLER); a thread that must wait for it to let
+ * go of a block before it can read on (its retired windows are full,
+ * ntpfile.c retire) wakes it whatever the count (ntp_ahead_wait_released).
+ * Here each small records block is followed by totals blocks longer than a
+ * one-page window, two windows each: more windows are left behind between
+ * two records blocks than the reader keeps, so the thread waits for the
+ * caller at almost every block. Without that wake both sleep for ever: the
+ * alarm ends the test.
+ */
+static void test_read_ahead_wake(void **state)
+{
+	static char want[1 << 16], got[1 << 16];
+	static struct ntp_total t[100];
+	struct ntp_reader_opts o = { .map_window = 1, .ahead_map = 1 };
+	struct ntp_file_info info = mkinfo();
+	char path[256], err[256];
+	struct ntp_writer *w;
+	unsigned i = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "wake.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (unsigned b = 0; b < 40; b++) {
+		for (unsigned k = 0; k < 3; k++) {
+			struct ntp_record r = mkrec(i++);
+
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+		}
+		assert_int_equal(ntp_writer_flush(w, info.start_mono_ns + b * NSEC), 0);
+		for (unsigned k = 0; k < 8; k++) {
+			for (unsigned g = 0; g < 100; g++)
+				t[g] = mktotal(g % 2, 10 * b + k + g);
+			assert_int_equal(ntp_writer_set_totals(w, t, 100, info.start_mono_ns + b * NSEC + k), 0);
+			assert_int_equal(ntp_writer_flush(w, info.start_mono_ns + b * NSEC + k), 0);
+		}
+	}
+	assert_int_equal(ntp_writer_close(w, info.start_mono_ns + 50 * NSEC), 0);
+	signal(SIGALRM, wake_deadlock);
+	for (int round = 0; round < 3; round++) {
+		want[0] = got[0] = '\0';
+		block_log(ntp_reader_open_opts(path, &o, err, sizeof(err)), 0, 0, want, sizeof(want));
+		alarm(30);
+		block_log(ntp_reader_open_opts(path, &o, err, sizeof(err)), 1, 0, got, sizeof(got));
+		alarm(0);
+		assert_string_equal(want, got);
+		assert_non_null(strstr(got, "0 0 00000000 | 120 0 0 0 0 0 "));
+	}
+	signal(SIGALRM, SIG_DFL);
+}
+
+/*
+ * A pipe fed by a live recorder: each block is the caller's as soon as it is
+ * whole, with read-ahead too (not once half a ring is ready, as for a
+ * file). The writer sends one records block, then waits for the reader to
+ * say it got it before it sends the next; it gives up waiting after a few
+ * seconds and says so in its exit status.
+ */
+static void test_read_ahead_pipe(void **state)
+{
+	struct blk blk[64];
+	char path[256], err[256];
+	int data[2], ack[2], status;
+	size_t len, nblk, nrec = 0, got = 0, blocks = 0;
+	uint8_t *buf;
+	pid_t pid;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "pipe.ntp");
+	write_medium(path);
+	buf = slurp(path, &len);
+	nblk = layout(buf, len, blk, 64);
+	for (size_t i = 0; i < nblk; i++)
+		nrec += blk[i].type == NTP_BLOCK_RECORDS_T ? 1 : 0;
+	assert_int_equal(pipe(data), 0);
+	assert_int_equal(pipe(ack), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int lagged = 0;
+
+		close(data[0]);
+		close(ack[1]);
+		if (write(data[1], buf, blk[0].start) != (ssize_t)blk[0].start)
+			_exit(3);
+		for (size_t i = 0; i < nblk; i++) {
+			size_t l = blk[i].end - blk[i].start;
+			struct pollfd p = { .fd = ack[0], .events = POLLIN };
+			char c;
+
+			if (write(data[1], buf + blk[i].start, l) != (ssize_t)l)
+				_exit(3);
+			if (blk[i].type != NTP_BLOCK_RECORDS_T || lagged)
+				continue;
+			if (poll(&p, 1, 5000) != 1 || read(ack[0], &c, 1) != 1)
+				lagged = 1;	/* the block was not handed out alone */
+		}
+		_exit(lagged ? 2 : 0);
+	}
+	close(data[1]);
+	close(ack[0]);
+	signal(SIGPIPE, SIG_IGN);	/* the writer may have given up */
+	{
+		char src[64];
+		struct ntp_reader *r;
+		const struct ntp_record *recs;
+		size_t n;
+
+		snprintf(src, sizeof(src), "/dev/fd/%d", data[0]);
+		r = ntp_reader_open(src, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_read_ahead(r), 0);
+		while (ntp_reader_next_block(r, &recs, &n)) {
+			for (size_t k = 0; k < n; k++) {
+				struct ntp_record want = mkrec((unsigned)(got + k));
+
+				assert_memory_equal(&recs[k], &want, sizeof(want));
+			}
+			got += n;
+			blocks++;
+			if (write(ack[1], "+", 1) != 1)
+				break;
+		}
+		assert_string_equal(ntp_reader_stats(r)->why, "");
+		ntp_reader_close(r);
+	}
+	close(ack[1]);
+	close(data[0]);
+	signal(SIGPIPE, SIG_DFL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(blocks, nrec);
+	free(buf);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1384,6 +1604,9 @@ int main(void)
 		cmocka_unit_test(test_read_ahead_matches),
 		cmocka_unit_test(test_read_ahead_split_crc),
 		cmocka_unit_test(test_read_ahead_thread_fails),
+		cmocka_unit_test(test_read_ahead_read_error),
+		cmocka_unit_test(test_read_ahead_wake),
+		cmocka_unit_test(test_read_ahead_pipe),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
