@@ -170,3 +170,110 @@ END {
 				n - bare, 100 * (n - bare) / bare, kv(l, "sock_runs_per_send"), kv(l, "sock_bpf_ns_per_send")
 	}
 }' "$run/figures.txt"
+
+# A sampled command's own end to end (ntprof's records, block layer to
+# block layer) against the time since the previous sampled command of the
+# same phase: whatever only the sampled path runs or touches has had that
+# long to go cold (docs/performance.md, "The observer effect"). Each -s 100
+# phase's end to end is taken over that phase's median (phases run at
+# different speeds); the phases are pooled and cut into fifths by the gap.
+by_gap() { # DIR: one transport's phases
+set -- "$1"/*-lat-s100.ntp
+if [ -e "$1" ] && [ -x "$ntprof" ]; then
+	for f in "$@"; do
+		"$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$1 == "host" && $(c["h_blk_submit"]) != "" && $(c["h_blk_complete"]) != "" {
+				print $(c["h_blk_submit"]), ($(c["h_blk_complete"]) - $(c["h_blk_submit"])) / 1000 }' |
+			sort -n | awk 'NR > 1 { print ($1 - p) / 1e6, $2 } { p = $1 }' > "$log"
+		med=$(sort -n -k2 "$log" | awk '{ v[NR] = $2 } END { if (NR) print v[int((NR + 1) / 2)] }')
+		[ -n "$med" ] && awk -v m="$med" '{ print $1, $2 / m }' "$log"
+	done | sort -n | awk -v tr="$tr" '{ g[NR] = $1; r[NR] = $2 }
+	function q(lo, hi, p,   n, i, j, x, t) {
+		n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+		return x[int((n - 1) * p) + 1] }
+	END {
+		if (NR < 10) exit
+		printf "\n%s: sampled commands at -s 100 by the time since the previous sampled one (%d commands, every -s 100 phase):\n", tr, NR
+		printf "  their end to end (ntprof'"'"'s records) over their phase'"'"'s median: p25, p50, p75\n"
+		for (k = 0; k < 5; k++) {
+			lo = int(k * NR / 5) + 1; hi = int((k + 1) * NR / 5)
+			printf "  gap %7.1f - %7.1f ms  %5.3f %5.3f %5.3f\n", g[lo], g[hi], q(lo, hi, 0.25), q(lo, hi, 0.5), q(lo, hi, 0.75)
+		}
+	}'
+fi
+}
+
+# Each sampled I/O against its unsampled neighbours in the load's own order
+# (ntp-load --log: "offset latency_ns" per I/O, completion order, which is
+# submission order at QD1): the ratio of an I/O's latency to the median of
+# the unsampled ones within NB places either side. A drift of the guest's
+# speed over seconds cancels; what is left is the sampled command's own
+# cost, and (the I/O just after a sampled one) what it leaves behind. A
+# sampled I/O is one at an offset of a host record, as in
+# tests/vm/guest/hookcost.sh (an unsampled I/O at the same offset counts too:
+# a few in a 1 GiB device).
+by_neighbours() { # DIR: one transport's phases
+local nbr= f nm
+: > "$log.pool"
+for f in "$1"/*-lat-s*.ntp; do
+	[ -e "$f" ] && [ -e "${f%.ntp}.iolog" ] && [ -x "$ntprof" ] || continue
+	nm=$(basename "$f" .ntp)
+	[ -n "$nbr" ] || { nbr=1; printf '\n%s: each I/O over the median of the unsampled I/Os within %d places either side (the load'"'"'s log, same phase):\n' "$tr" ${NB:-15}
+		printf '  %-28s %-10s %6s %6s %6s %6s %6s %8s\n' run I/Os n p25 p50 p75 p90 "> 3x"; }
+	{ "$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
+	  cat "${f%.ntp}.iolog"; } | awk -v nb=${NB:-15} -v nm="$nm" -v pool="$log.pool" '
+	$1 == "S" { s[$2] = 1; next }
+	{ n++; lat[n] = $2; smp[n] = ($1 in s) }
+	function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
+	function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+	END {
+		for (i = 1; i <= n; i++) {
+			if (smp[i]) { since = last ? i - last : 0; last = i }
+			g = smp[i] ? "sampled" : (i > 1 && smp[i - 1]) ? "next" : "rest"
+			if (g == "rest" && i % 10) continue	# every 10th of the rest is enough
+			k = 0
+			for (j = i - nb; j <= i + nb; j++) if (j >= 1 && j <= n && j != i && !smp[j]) w[++k] = lat[j]
+			if (k < nb) continue
+			srt(w, k)
+			r = lat[i] / qt(w, k, 0.5)
+			m[g]++; v[g, m[g]] = r; if (r > 3) big[g]++
+			if (g == "sampled" && since && nm ~ /-s100$/) printf "%d %s\n", since, r >> pool
+		}
+		split("sampled next rest", gs, " ")
+		for (x = 1; x <= 3; x++) {
+			g = gs[x]; k = m[g]
+			if (!k) continue
+			for (i = 1; i <= k; i++) a[i] = v[g, i]
+			srt(a, k)
+			printf "  %-28s %-10s %6d %6.3f %6.3f %6.3f %6.3f %7.1f%%\n", nm, g, k, qt(a, k, 0.25), qt(a, k, 0.5), qt(a, k, 0.75), qt(a, k, 0.9), 100 * big[g] / k
+			delete a
+		}
+	}'
+done
+# the sampled I/Os of every -s 100 phase by how many I/Os ran since the
+# previous sampled one (the phase's first sampled I/O left out): the same
+# ratio to their neighbours, in fifths of that count
+sort -n "$log.pool" | awk '{ g[NR] = $1; r[NR] = $2 }
+function q(lo, hi, p,   n, i, j, x, t) {
+	n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+	return x[int((n - 1) * p) + 1] }
+END {
+	if (NR < 10) exit
+	printf "  sampled I/Os of every -s 100 phase by the I/Os since the previous sampled one (%d): p25, p50, p75 of the same ratio\n", NR
+	for (k = 0; k < 5; k++) {
+		lo = int(k * NR / 5) + 1; hi = int((k + 1) * NR / 5)
+		printf "    %5d - %5d I/Os  %6.3f %6.3f %6.3f\n", g[lo], g[hi], q(lo, hi, 0.25), q(lo, hi, 0.5), q(lo, hi, 0.75)
+	}
+}'
+}
+
+ntprof=${NTPROF:-${O:-build}/ntprof}
+trap 'rm -f "$log" "$log.pool"' EXIT
+for d in "$run"/bench-hooks*/; do
+	tr=$(basename "$d")
+	by_gap "$d"
+	by_neighbours "$d"
+done

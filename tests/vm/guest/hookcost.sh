@@ -102,7 +102,8 @@ hc_lat() {
 	set -- $med
 	split="$split sampled_p50_us=$1 rest_p50_us=$2 sampled_vs_rest_p50_pct=$(awk "BEGIN{ printf \"%.1f\", ($1 > 0 && $2 > 0) ? 100 * $1 / $2 - 100 : 0 }")"
 	rm -f $TB_OUT/$name.split
-	rm -f $TB_OUT/$name.iolog
+	# the log stays beside the recording: bench/hook_cost.sh compares each
+	# sampled I/O with its unsampled neighbours in the load's own order
 	tb_figure $name transport=$t sampling=$s mean_us=$TB_LOAD_MEAN_US ios=$TB_LOAD_IOS ntprof_e2e_us=${e2e:-0} \
 		e2e_over_load=$(awk "BEGIN{ printf \"%.3f\", ${e2e:-0} / $TB_LOAD_MEAN_US }") $split
 }

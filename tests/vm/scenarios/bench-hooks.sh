@@ -14,6 +14,9 @@
 #                          programs (empty, one lookup) on the same functions:
 #                          programs per I/O, BPF ns per I/O in TCG, in units,
 #                          estimated for real hardware
+# Each -lat- phase leaves its recording and the load's log (offset and
+# latency of every I/O) in the run's directory: bench/hook_cost.sh compares
+# each sampled I/O with its unsampled neighbours from them.
 # Passes when the statistics were read; the figures are the result.
 # tb-timeout: 900
 . /tb/ntprof-checks.sh
