@@ -31,6 +31,15 @@
 #define ALIGN_LATE_MARGIN_NS 1000000000ll
 #define ALIGN_SKIP_MAX (16 * ALIGN_SAMPLE)
 #define ALIGN_SORT_STACK 256	/* differences sorted without malloc: one command's shifts */
+/* The scratch memory of the phases one after another, one block for all:
+ * tindex_build's group of each target mark (4 bytes a mark), then
+ * median_offset's per host mark (ALIGN_MED_BYTES), whose first part then
+ * holds sort_diffs's other buffer (8 bytes a difference, at most one per
+ * host mark). Each phase had blocks of its own, malloc'd and freed: each
+ * came back as fresh pages, a page fault per 4 KiB at its first touch,
+ * where the block of the phase before was already resident. */
+#define ALIGN_MED_BYTES (sizeof(int64_t) + 2 * sizeof(uint32_t))
+#define ALIGN_SCRATCH_BYTES (ALIGN_SAMPLE * ALIGN_MED_BYTES)
 
 struct mark {
 	uint64_t key, slba;
@@ -337,10 +346,11 @@ static inline __attribute__((always_inline)) uint32_t tindex_find(const struct t
 	return UINT32_MAX;
 }
 
-/* Indexes the commands of t (not moved); -1 when out of memory. */
-static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
+/* Indexes the commands of t (not moved; nt at most ALIGN_SAMPLE), gid
+ * the scratch block; -1 when out of memory. */
+static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint32_t *gid)
 {
-	uint32_t size = 16, *gid = malloc((nt ? nt : 1) * sizeof(*gid));
+	uint32_t size = 16;
 
 	while (size < 2 * nt)
 		size *= 2;
@@ -353,10 +363,8 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	x->tab = calloc(size, sizeof(*x->tab));
 	x->bmask = 8 * size - 1;
 	x->bits = calloc(size / 8, sizeof(*x->bits));
-	if (!gid || !x->tt || !x->g || !x->tab || !x->bits) {
-		free(gid);
+	if (!x->tt || !x->g || !x->tab || !x->bits)
 		return -1;
-	}
 	/* the groups, their sizes, then their times in place */
 	for (size_t i = 0; i < nt; i++) {
 		uint32_t slot = 0, hash = 0, g = tindex_find(x, &t[i], &slot, &hash);
@@ -380,7 +388,6 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt)
 	for (uint32_t g = 0; g < x->ng; g++)
 		if (x->g[g].end - x->g[g].start > 1)
 			sort_i64(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
-	free(gid);
 	return 0;
 }
 
@@ -401,13 +408,13 @@ static void tindex_free(struct tindex *x)
  * one), no comparison to mispredict; the merge sort for few. A pass whose
  * byte is the same in every value would leave the order as it is and is
  * skipped: the differences of one pair of clocks are close to one another,
- * so their high bytes mostly are. */
-static void sort_diffs(int64_t *a, size_t n)
+ * so their high bytes mostly are. tmp: n values' room. */
+static void sort_diffs(int64_t *a, size_t n, uint64_t *tmp)
 {
-	uint64_t *src = (uint64_t *)(void *)a, *dst, *t;
+	uint64_t *src = (uint64_t *)(void *)a, *dst = tmp, *t;
 	size_t cnt[8][256];
 
-	if (n < 1024 || !(dst = malloc(n * sizeof(*dst)))) {
+	if (n < 1024) {
 		sort_i64(a, n);
 		return;
 	}
@@ -436,32 +443,22 @@ static void sort_diffs(int64_t *a, size_t n)
 		dst = t;
 	}
 	/* an odd number of passes: the result is in the other buffer */
-	if (src != (uint64_t *)(void *)a) {
+	if (src != (uint64_t *)(void *)a)
 		memcpy(a, src, n * sizeof(*a));
-		dst = src;
-	}
-	free(dst);
 }
 
+/* The offset of the host marks h[0..nh) (nh at most ALIGN_SAMPLE) against
+ * the target sample x, scratch the scratch block. */
 static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
-			    int64_t *d, int64_t *out)
+			    int64_t *d, int64_t *out, void *scratch)
 {
 	size_t nd = 0, l = 0, best = 0, best_l = 0, nhit = 0, ntouched = 0;
-	/* per host mark: the next hit of its group (+1), its time; the groups hit */
-	uint32_t *next, *touched;
-	int64_t *ht, buf[ALIGN_GROUP_MAX];
+	/* per host mark: its time, the next hit of its group (+1); the groups hit */
+	int64_t *ht = scratch, buf[ALIGN_GROUP_MAX];
+	uint32_t *next = (uint32_t *)(ht + nh), *touched = next + nh;
 
 	if (!nh || !nt)
 		return 0;
-	next = malloc(nh * sizeof(*next));
-	touched = malloc(nh * sizeof(*touched));
-	ht = malloc(nh * sizeof(*ht));
-	if (!next || !touched || !ht) {
-		free(next);
-		free(touched);
-		free(ht);
-		return 0;
-	}
 	/* a stamp per call tells a group's hits of this call from an earlier one's */
 	if (++x->stamp == 0) {
 		for (uint32_t g = 0; g < x->ng; g++)
@@ -509,12 +506,10 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 				free(hs);
 		}
 	}
-	free(next);
-	free(touched);
-	free(ht);
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
-	sort_diffs(d, nd);
+	/* ht and next are done with: at most one difference per host mark */
+	sort_diffs(d, nd, scratch);
 	for (size_t r = 0; r < nd; r++) {
 		while ((__int128)d[r] - d[l] > ALIGN_WINDOW_NS)
 			l++;
@@ -545,7 +540,8 @@ struct fsample {
 
 /* The offset of b's targets against a's hosts (from set 0 or 1 of the
  * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
-static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_t b, int64_t *d, int64_t *off)
+static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_t b, int64_t *d, int64_t *off,
+			  void *scratch)
 {
 	size_t best = 0;
 
@@ -556,7 +552,7 @@ static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o);
+		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o, scratch);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -665,12 +661,13 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
+	void *scratch = malloc(ALIGN_SCRATCH_BYTES);
 	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
 	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0;
 	int progress = 1, filter;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !fs || !rawb || !hbase || !ho || !ti || !d || !done || !early)
+	if (n < 2 || !fs || !rawb || !hbase || !ho || !ti || !d || !scratch || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -747,7 +744,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 
 			if (s[j].side == NTP_SIDE_TARGET) {
 				fs[i].nt[set] = s[j].n;
-				if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n))
+				if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n, scratch))
 					goto out;
 				ti[nti++] = &fs[i].ti[set];
 			} else {
@@ -783,10 +780,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(fs, early, a, b, d, &off)) {
+				if (pair_offset(fs, early, a, b, d, &off, scratch)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(fs, early, b, a, d, &off)) {
+				} else if (pair_offset(fs, early, b, a, d, &off, scratch)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -810,6 +807,7 @@ out:
 	free(hits);
 	free(fs);
 	free(d);
+	free(scratch);
 	free(done);
 	free(early);
 }

@@ -27,7 +27,9 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	p->cap = cap;
 	p->bmax = cap / 2;
 	p->bmask = (p->bmax < BUCKETS_MIN ? p->bmax : BUCKETS_MIN) - 1;
+	p->rmask = (cap < NTP_PEND_RING_MIN ? cap : NTP_PEND_RING_MIN) - 1;
 	p->seq = p->settled = cap;	/* NTP_PEND_FREE */
+	/* all cap slots and copies, resident only as the ring reaches them */
 	p->slots = calloc(cap, sizeof(*p->slots));
 	p->recs = calloc(cap, sizeof(*p->recs));
 	p->rfree = malloc(cap * sizeof(*p->rfree));
@@ -36,9 +38,9 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 		ntp_pend_free(p);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < cap; i++)
-		p->rfree[i] = (int32_t)(cap - 1 - i);
-	p->nrfree = cap;
+	for (uint32_t i = 0; i <= p->rmask; i++)
+		p->rfree[i] = (int32_t)(p->rmask - i);
+	p->nrfree = p->rmask + 1;
 	grow_limit(p);
 	memset(p->bk, 0xff, (p->bmask + 1) * sizeof(*p->bk));
 	return p;
@@ -145,28 +147,18 @@ __attribute__((noinline)) uint64_t ntp_pend_drop_key_some(struct ntp_pend *p, ui
 	return n;
 }
 
-/* Relinks every pending slot into a table of twice the buckets per
- * record pending (up to cap / 2), in arrival order: each key's records
- * stay in theirs. */
-__attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
+/* Links every pending slot into the bucket table, emptied first, in
+ * arrival order: each key's records stay in theirs. */
+static void relink(struct ntp_pend *p)
 {
-	uint32_t n = (p->bmask + 1) * 4;
-	struct ntp_pend_bucket *bk;
+	struct ntp_pend_bucket *bk = p->bk;
+	const uint64_t ring = p->rmask + 1;
 
-	if (n > p->bmax)
-		n = p->bmax;
-	bk = malloc(n * sizeof(*bk));
-	if (!bk)
-		return;		/* longer chains, the same order */
-	memset(bk, 0xff, n * sizeof(*bk));
-	free(p->bk);
-	p->bk = bk;
-	p->bmask = n - 1;
-	grow_limit(p);
-	/* the pending records arrived within the last cap arrivals, each in
+	memset(bk, 0xff, (p->bmask + 1) * sizeof(*bk));
+	/* the pending records arrived within the last ring arrivals, each in
 	 * the slot of its arrival number: in arrival order */
-	for (uint64_t a = p->seq - p->cap; a < p->seq; a++) {
-		int32_t i = (int32_t)(a & (p->cap - 1));
+	for (uint64_t a = p->seq - ring; a < p->seq; a++) {
+		int32_t i = (int32_t)(a & p->rmask);
 		uint32_t b;
 
 		if (p->slots[i].due != a + p->cap)
@@ -182,11 +174,66 @@ __attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
 	}
 }
 
-/* ntp_pend_put when the record of slot i, the new arrival's, expires: out
- * of line, so that the common put saves no registers for it. */
+/* A table of twice the buckets per record pending (up to cap / 2). */
+__attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
+{
+	uint32_t n = (p->bmask + 1) * 4;
+	struct ntp_pend_bucket *bk;
+
+	if (n > p->bmax)
+		n = p->bmax;
+	bk = malloc(n * sizeof(*bk));
+	if (!bk)
+		return;		/* longer chains, the same order */
+	free(p->bk);
+	p->bk = bk;
+	p->bmask = n - 1;
+	grow_limit(p);
+	relink(p);
+}
+
+/* The ring of slots doubles (its size below cap): each pending record, of
+ * the last ring arrivals, moves to the slot of its arrival number in the
+ * larger ring, one of the new half (which calloc gave zeroed, free) or its
+ * own. The new copies, ring .. 2 ring - 1, go under the free ones, which
+ * stay the first taken. Nothing is allocated: the slots and copies are
+ * cap's from the start. */
+static void ring_grow(struct ntp_pend *p)
+{
+	const uint32_t ring = p->rmask + 1;
+
+	memmove(p->rfree + ring, p->rfree, p->nrfree * sizeof(*p->rfree));
+	for (uint32_t k = 0; k < ring; k++)
+		p->rfree[k] = (int32_t)(2 * ring - 1 - k);
+	p->nrfree += ring;
+	for (uint64_t a = p->seq - ring; a < p->seq; a++) {
+		int32_t i = (int32_t)(a & p->rmask), k = (int32_t)(a & (2 * ring - 1));
+
+		if (k != i && p->slots[i].due == a + p->cap) {
+			p->slots[k] = p->slots[i];
+			p->slots[i].due = NTP_PEND_FREE;
+		}
+	}
+	p->rmask = 2 * ring - 1;
+	relink(p);
+}
+
+/* ntp_pend_put when slot i, the new arrival's, holds a record: it expires
+ * (the ring has cap slots), or the ring grows. Out of line, so that the
+ * common put saves no registers for it. */
 __attribute__((noinline)) int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r,
 						    struct ntp_record *evicted, int32_t i, int ref)
 {
+	if (p->rmask + 1 < p->cap) {
+		/* the record arrived rmask + 1 < cap puts ago: not due */
+		ring_grow(p);
+		i = (int32_t)(p->seq & p->rmask);
+		if (ref)
+			ntp_pend_append(p, r, ntp_pend_key(r), i, 1);
+		else
+			ntp_pend_append(p, r, ntp_pend_key(r), i, 0);
+		return 0;
+	}
 	ntp_pend_record_copy(evicted, p->slots[i].rec);
 	unlink_any(p, i);
 	if (ref)
@@ -201,7 +248,7 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 	return ntp_pend_put_key(p, r, ntp_pend_key(r), evicted, 0);
 }
 
-/* The records pending arrived within the last cap arrivals, those held by
+/* The records pending arrived within the last ring (rmask + 1) arrivals, those held by
  * reference since the last settle: walked newest first, each in the slot
  * of its arrival number, whose due arrival number says whether it still
  * holds that arrival. Most were taken soon after they came, so the
@@ -210,16 +257,16 @@ int ntp_pend_put(struct ntp_pend *p, const struct ntp_record *r, struct ntp_reco
 void ntp_pend_settle(struct ntp_pend *p)
 {
 	/* locals: the copies' stores may alias *p for the compiler */
-	const uint64_t cap = p->cap, end = p->seq;
+	const uint64_t cap = p->cap, mask = p->rmask, end = p->seq;
 	struct ntp_pend_slot *slots = p->slots;
 	struct ntp_record *recs = p->recs;
 	int32_t *rfree = p->rfree;
 	uint32_t nrfree = p->nrfree;
-	uint64_t a = end, from = end - p->settled > cap ? end - cap : p->settled;
+	uint64_t a = end, from = end - p->settled > mask + 1 ? end - (mask + 1) : p->settled;
 	size_t left = p->nref;
 
 	while (left && a > from) {
-		int32_t i = (int32_t)(--a & (cap - 1));
+		int32_t i = (int32_t)(--a & mask);
 		struct ntp_pend_slot *s = &slots[i];
 
 		if (s->due == a + cap && s->buf < 0) {

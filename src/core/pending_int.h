@@ -31,6 +31,7 @@ _Static_assert(sizeof(struct ntp_pend_slot) == 32, "a slot is half a cache line"
 /* Arrival numbers start at cap, so that a due one (at least 2 cap) is never
  * 0: the slots come zeroed from calloc (their pages resident only once
  * used), and a slot not yet written is free. */
+#define NTP_PEND_RING_MIN 64
 #define NTP_PEND_FREE 0
 
 struct ntp_pend_bucket {
@@ -49,9 +50,21 @@ struct ntp_pend_bucket {
  * join's window of 65536 had 32768 buckets, 256 KiB read at random at
  * every put and take (a cache miss each) for the few dozen records a
  * stream keeps pending.
+ *
+ * The slots go round in a ring of the first rmask + 1 of them, not all cap:
+ * arrival n goes to slot n mod (rmask + 1), and every pending record
+ * arrived within the last rmask + 1 puts. When the slot of a put still holds
+ * a record (the one that arrived rmask + 1 puts before) and the ring is
+ * smaller than cap, that record is not due: the ring doubles
+ * (ntp_pend_ring_grow), each pending record moving to the slot of its
+ * arrival number in the larger ring. Expiry stays at cap puts; only the
+ * memory touched follows the records pending: a stream whose records wait
+ * a few dozen puts uses a ring of 64 slots where going round all of a
+ * join's 65536 wrote 2 MiB of fresh pages, each a page fault.
  */
 struct ntp_pend {
 	uint32_t cap, bmask, bmax;
+	uint32_t rmask;		/* the ring's slots, minus one (a power of two, at most cap, minus one) */
 	uint64_t seq;		/* the next arrival's number (from cap, NTP_PEND_FREE) */
 	size_t count;
 	size_t grow_at;		/* the count past which the bucket table grows */
@@ -61,7 +74,8 @@ struct ntp_pend {
 	 * few copies a stream keeps stay in cache and its resident memory
 	 * does not grow with the records read */
 	struct ntp_record *recs;
-	int32_t *rfree;		/* stack of free copies */
+	int32_t *rfree;		/* stack of free copies: copies 0 .. rmask, those not in use
+				 * (a pending record is in a slot of the ring) */
 	uint32_t nrfree;
 	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
 	size_t nref;		/* pending records held by reference */
@@ -132,7 +146,7 @@ static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key
 }
 
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
- * (the arrival cap puts after its own takes it). */
+ * (the next arrival that goes to it takes it). */
 static inline __attribute__((always_inline)) void ntp_pend_unlink(struct ntp_pend *p, uint32_t b,
 								   int32_t prev, int32_t i)
 {
@@ -182,7 +196,7 @@ ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, 
 }
 
 /* Appends r (key), its arrival number p->seq, which goes to slot i (its
- * arrival number mod cap, free); by reference when ref (a constant) is set. */
+ * arrival number mod the ring's size, free); by reference when ref (a constant) is set. */
 static inline __attribute__((always_inline)) void ntp_pend_append(struct ntp_pend *p, const struct ntp_record *r,
 								   uint64_t key, int32_t i, int ref)
 {
@@ -216,12 +230,12 @@ static inline __attribute__((always_inline)) void ntp_pend_append(struct ntp_pen
 static inline __attribute__((always_inline)) int ntp_pend_put_key(struct ntp_pend *p, const struct ntp_record *r,
 								   uint64_t key, struct ntp_record *evicted, int ref)
 {
-	int32_t i = (int32_t)(p->seq & (p->cap - 1));
+	int32_t i = (int32_t)(p->seq & p->rmask);
 
-	/* Expire by count: the record that arrived cap puts ago, if still
-	 * pending, goes (with cap pending it is the oldest), and its slot
-	 * takes r. */
-	if (__builtin_expect(p->slots[i].due == p->seq, 0))
+	/* The slot still holds the record that arrived rmask + 1 puts ago:
+	 * with a ring of cap slots it expires (with cap pending it is the
+	 * oldest) and its slot takes r; in a smaller ring, the ring grows. */
+	if (__builtin_expect(p->slots[i].due != NTP_PEND_FREE, 0))
 		return ntp_pend_put_evicting(p, r, evicted, i, ref);
 	ntp_pend_append(p, r, key, i, ref);
 	return 0;

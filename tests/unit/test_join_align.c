@@ -98,6 +98,9 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 {
 	static struct mark h[ALIGN_SAMPLE], t[ALIGN_SAMPLE], hc[ALIGN_SAMPLE], tc[ALIGN_SAMPLE];
 	static int64_t d1[ALIGN_SAMPLE], d2[ALIGN_SAMPLE];
+	/* one scratch block for the index and both offsets, as ntp_join_align
+	 * has, left dirty by each for the next */
+	static uint64_t scratch[ALIGN_SCRATCH_BYTES / sizeof(uint64_t)];
 	int64_t off = (int64_t)(random() % 1000000000) - 500000000, o1 = 0, o2 = 0;
 	struct tindex x;
 	size_t c1, c2;
@@ -122,10 +125,11 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 	memcpy(tc, t, nt * sizeof(*t));
 	c1 = ref_offset(hc, nh, tc, nt, d1, &o1);
 	memset(&x, 0, sizeof(x));
-	assert_int_equal(tindex_build(&x, t, nt), 0);
-	c2 = median_offset(h, nh, &x, nt, d2, &o2);
+	memset(scratch, 0xa5, sizeof(scratch));
+	assert_int_equal(tindex_build(&x, t, nt, (uint32_t *)scratch), 0);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch);
 	/* a second host sample on the same table (the stamps tell the calls apart) */
-	c2 = median_offset(h, nh, &x, nt, d2, &o2);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch);
 	tindex_free(&x);
 	assert_int_equal(c2, c1);
 	if (c1)
@@ -151,6 +155,7 @@ static void test_align_against_walk(void **state)
 static void test_sort_diffs(void **state)
 {
 	static int64_t a[40000], b[40000];
+	static uint64_t tmp[40000];
 
 	(void)state;
 	srandom(3);
@@ -162,7 +167,7 @@ static void test_sort_diffs(void **state)
 			     : random() % 50 == 0 ? INT64_MAX : (int64_t)v;
 		}
 		memcpy(b, a, n * sizeof(*a));
-		sort_diffs(a, n);
+		sort_diffs(a, n, tmp);
 		sort_i64(b, n);
 		assert_memory_equal(a, b, n * sizeof(*a));
 		/* values close to one another (one pair of clocks): the passes
@@ -177,7 +182,7 @@ static void test_sort_diffs(void **state)
 				a[i] = (int64_t)((uint64_t)base + (v & ((1ull << bits) - 1)));
 			}
 			memcpy(b, a, n * sizeof(*a));
-			sort_diffs(a, n);
+			sort_diffs(a, n, tmp);
 			sort_i64(b, n);
 			assert_memory_equal(a, b, n * sizeof(*a));
 		}

@@ -6,8 +6,8 @@
  * the record still pending capacity arrivals later, drop_key drops a key's
  * records. Random operations over few keys and commands, capacities from
  * the smallest up, so chains, evictions, reuse of slots and the growth of
- * the bucket table all happen; every returned record, count and eviction
- * compared. */
+ * the bucket table and of the ring of slots all happen; every returned
+ * record, count and eviction compared. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,7 +167,7 @@ static void against_reference_mixed(uint32_t capacity, unsigned keys, unsigned c
 		assert_int_equal(ntp_pend_count(p), x.n);
 		/* one copy held per record pending not by reference, the
 		 * others free: none lost, none handed out twice */
-		assert_int_equal(p->nrfree, p->cap - (p->count - p->nref));
+		assert_int_equal(p->nrfree, p->rmask + 1 - (p->count - p->nref));
 		if (in_block == BLOCK || (ref && random() % 50 == 0)) {
 			ntp_pend_settle(p);
 			memset(block, 0xa5, sizeof(block));
@@ -326,6 +326,106 @@ static void test_pending_ring(void **state)
 	against_reference_phases(1024, 50, 2, 20000, 20, 40, 60, 30, 10);
 }
 
+#define RING_CAP 65536	/* the join's window of two files (join.c) */
+#define RING_LATE 97	/* the most puts a record waits before its take */
+
+/* arrival t's record: most taken 1 to RING_LATE puts later (how long
+ * varies, so that the pending records sit in both halves of a ring
+ * that doubles), one in 1000 never (cntlid 2: no record taken shares its
+ * key), so that it is still pending when the ring comes round to it */
+static unsigned ring_wait(unsigned t)
+{
+	return t % 1000 == 0 ? 0 : 1 + (t * 7919u) % RING_LATE;
+}
+
+static void ring_cmd(struct ntp_record *r, unsigned t)
+{
+	key_cmd(r, t % 60000, t + 1);
+	if (!ring_wait(t))
+		r->cntlid = 2;
+}
+
+/* The ring of slots doubles from 64 to the join's window as the records
+ * left pending come round, each growth with records pending in both halves
+ * and held by reference (put from a block settled when full, then
+ * overwritten): every put, take and eviction against the reference, whose
+ * window is the capacity from the start; then every step of the ring
+ * seen, the records left pending evicted at capacity puts, and a window
+ * whose records are all taken soon keeping the smallest ring. */
+static void test_pending_ring_grow(void **state)
+{
+	static struct ref x;
+	static struct ntp_record block[BLOCK];
+	struct ntp_pend *p = ntp_pend_new(RING_CAP);
+	unsigned in_block = 0, nsizes = 0, t;
+	uint32_t sizes[32], last = 0;
+	uint64_t evictions = 0;
+
+	(void)state;
+	assert_non_null(p);
+	memset(&x, 0, sizeof(x));
+	x.cap = RING_CAP;
+	for (t = 0; t < RING_CAP + 5000; t++) {
+		struct ntp_record r, ev1, ev2;
+		int e1, e2;
+
+		ring_cmd(&r, t);
+		memset(&ev1, 0, sizeof(ev1));
+		memset(&ev2, 0, sizeof(ev2));
+		block[in_block] = r;
+		e1 = ntp_pend_put_key(p, &block[in_block], ntp_pend_key(&block[in_block]), &ev1, 1);
+		in_block++;
+		e2 = ref_put(&x, &r, &ev2);
+		assert_int_equal(e1, e2);
+		if (e1) {
+			assert_memory_equal(&ev1, &ev2, sizeof(ev1));
+			assert_int_equal(ev1.cntlid, 2);
+			evictions++;
+		}
+		for (unsigned s = t > RING_LATE ? t - RING_LATE : 0; s < t; s++)
+			if (ring_wait(s) && s + ring_wait(s) == t) {
+				ring_cmd(&r, s);
+				both_take(p, &x, &r, 1);
+			}
+		assert_int_equal(ntp_pend_count(p), x.n);
+		assert_int_equal(p->nrfree, p->rmask + 1 - (p->count - p->nref));
+		if (p->rmask + 1 != last) {
+			assert_true(nsizes < 32);
+			sizes[nsizes++] = last = p->rmask + 1;
+		}
+		if (in_block == BLOCK) {
+			ntp_pend_settle(p);
+			memset(block, 0xa5, sizeof(block));
+			in_block = 0;
+		}
+	}
+	/* 64, 128, ... the capacity: one step at a time, each reached */
+	assert_int_equal(nsizes, 11);
+	for (unsigned i = 0; i < nsizes; i++)
+		assert_int_equal(sizes[i], 64u << i);
+	/* those left pending from the first 5000 puts expired */
+	assert_int_equal(evictions, 5);
+	ntp_pend_free(p);
+
+	/* every record taken 50 puts after it came: the ring stays at 64 */
+	p = ntp_pend_new(RING_CAP);
+	assert_non_null(p);
+	memset(&x, 0, sizeof(x));
+	x.cap = RING_CAP;
+	for (t = 0; t < 20000; t++) {
+		struct ntp_record r;
+
+		key_cmd(&r, t % 60000, t + 1);
+		both_put(p, &x, &r);
+		if (t >= 50) {
+			key_cmd(&r, (t - 50) % 60000, t - 49);
+			both_take(p, &x, &r, 1);
+		}
+	}
+	assert_int_equal(p->rmask + 1, 64);
+	ntp_pend_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_pending_ring),
 		cmocka_unit_test(test_pending_grow_oldest),
 		cmocka_unit_test(test_pending_ref),
+		cmocka_unit_test(test_pending_ring_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
