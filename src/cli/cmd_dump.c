@@ -107,7 +107,7 @@ int cmd_dump(int argc, char **argv)
 	const struct ntp_record *recs;
 	char err[NTP_ERR_LEN];
 	size_t n;
-	int first;
+	int first, live;
 
 	first = ntp_cmd_parse("dump", argc, argv, bases);
 	if (first < 0)
@@ -141,7 +141,8 @@ int cmd_dump(int argc, char **argv)
 	fputs("\r\n", stdout);
 	if (fflush(stdout))
 		return write_failed(r, d);
-	while (!werr && ntp_reader_next_block(r, &recs, &n))
+	live = ntp_reader_stream(r);
+	while (!werr && ntp_reader_next_block(r, &recs, &n)) {
 		for (size_t i = 0, done; i < n && !werr; i += done) {
 			/* rows are formatted into a batch written as one: a write
 			 * through stdio per row cost as much as its formatting */
@@ -152,6 +153,13 @@ int cmd_dump(int argc, char **argv)
 				rows_len = 0;
 			}
 		}
+		/* a pipe fed by a live recorder: each block's rows as it comes,
+		 * not when the batch is full or the recorder stops */
+		if (live && rows_len && !werr) {
+			werr = write_out(rows, rows_len);
+			rows_len = 0;
+		}
+	}
 	if (werr || write_out(rows, rows_len))
 		return write_failed(r, d);
 	/* fflush() and ferror(): an early failed write is not forgotten */

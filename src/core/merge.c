@@ -287,10 +287,10 @@ static uint32_t cursor_of(const struct ntp_merge *m, rank_t x)
 
 /* Replays the matches of leaf c, of new rank x (it won the last
  * tournament), up to the root. Without a branch on a match's outcome: the
- * files' records interleave at random, so a jump on "o < x" was
- * mispredicted about once in two levels (cachegrind --branch-sim: most of
- * a 64-file join's mispredictions); the loser (the larger rank) is written
- * back and the winner goes on, chosen by a mask on both halves. */
+ * files' records interleave at random, so a jump on "o < x" is
+ * mispredicted often (docs/performance.md, "The join"); the loser (the
+ * larger rank) is written back and the winner goes on, chosen by
+ * conditional moves on x86-64 and by a mask on both halves elsewhere. */
 static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 {
 	rank_t *node = m->node;

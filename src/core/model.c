@@ -750,7 +750,9 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 }
 
 /* The group's tdev from a matched target record t (its first non-empty
- * device name; out of line: once per group, or at each close after). */
+ * device name; out of line: called for the matched records of a group
+ * whose tdev is still empty, never once it is set: acc_bind tells each
+ * new accumulator which). */
 static __attribute__((noinline)) void group_tdev(struct acc *a, const struct ntp_record *t)
 {
 	struct group *g = a->grp;
@@ -1240,7 +1242,9 @@ static int occ_interval(struct ntp_model *m, struct group *g, uint64_t now_ns, s
 static void gc_rebind(struct group_cache *c)
 {
 	for (unsigned i = 0; i < GC_FAST; i++)
-		if (c->fast[i].a)
+		/* a slot emptied by a redraw keeps its old .a; a key of no
+		 * group answers NULL */
+		if (c->fast[i].key && c->fast[i].a)
 			c->fast[i].a = c->fast[i].a->grp->cur;
 }
 

@@ -139,8 +139,8 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
 /* Counts how many records the pending structures of the join hold (tests, diagnostics). */
 size_t ntp_model_pending(const struct ntp_model *m);
 /* The group lookup's direct-mapped table (model.c group_of; tests,
- * diagnostics): keys in it, meetings of two keys resolved by a new
- * multiplier, multipliers drawn. */
+ * diagnostics): keys in it, meetings of two keys in a slot (whether a new
+ * multiplier resolved them or not), multipliers drawn. */
 struct ntp_model_gc_stats {
 	unsigned fast, rehash;
 	uint64_t draws;

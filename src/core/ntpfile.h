@@ -144,6 +144,10 @@ int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out);
 /* Latest totals seen so far (the trailer's once the end is reached). */
 const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns);
 const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r);
+/* Whether the source is not a regular file (a pipe, a device): its
+ * blocks may come one at a time, as a live recorder writes them, and a
+ * caller showing them should not hold one back for the next. */
+int ntp_reader_stream(const struct ntp_reader *r);
 void ntp_reader_close(struct ntp_reader *r);
 
 /* Opens a recording held in memory (tests, the fuzzer); name is used in messages.

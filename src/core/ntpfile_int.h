@@ -47,9 +47,6 @@ const struct ntp_crc_rest *ntp_reader_crc_rest(const struct ntp_reader *r);
  * read error): every other reason is kept only when none was given before,
  * so the caller can tell whose note stands after a block it found damaged. */
 uint64_t ntp_reader_why_over(const struct ntp_reader *r);
-/* Whether the source is not a regular file (a pipe, a device): its
- * blocks may come one at a time, as a live recorder writes them. */
-int ntp_reader_stream(const struct ntp_reader *r);
 /* Whether the block's payload, at recs, passes its CRC. */
 int ntp_crc_rest_ok(const struct ntp_crc_rest *rest, const struct ntp_record *recs);
 /* st as the reader would have left it had it found the block damaged:

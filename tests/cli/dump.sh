@@ -51,6 +51,29 @@ cmp -s "$tmp/cut.csv" <(head -n $((rows + 1)) "$tmp/long.csv") || fail "cut file
 grep -q "^ntprof: $tmp/cut.ntp: cut inside a block at offset [0-9]*; $rows records read, [1-9][0-9]* dropped$" "$tmp/err" ||
 	fail "cut file: unexpected note: $(cat "$tmp/err")"
 
+# A pipe written as a live recorder writes it: the rows of every whole block
+# are out before the rest of the file is written, not held for a full batch
+# or the end (with the read-ahead thread and without)
+mkfifo "$tmp/fifo"
+for threads in default 0; do
+	if [ "$threads" = default ]; then set -- ; else set -- NTPROF_THREADS=0; fi
+	env "$@" "$NTPROF" dump "$tmp/fifo" >"$tmp/live.csv" 2>"$tmp/err" &
+	pid=$!
+	exec 3>"$tmp/fifo"
+	head -c $((size * 2 / 3)) "$tmp/long.ntp" >&3
+	for _ in $(seq 200); do
+		[ "$(wc -l <"$tmp/live.csv")" -gt "$rows" ] && break
+		sleep 0.05
+	done
+	seen=$(($(wc -l <"$tmp/live.csv") - 1))
+	tail -c +$((size * 2 / 3 + 1)) "$tmp/long.ntp" >&3
+	exec 3>&-
+	wait "$pid" || fail "live dump ($threads threads): exit $?: $(cat "$tmp/err")"
+	[ "$seen" = "$rows" ] ||
+		fail "live dump ($threads threads): $seen rows out before the rest was written, $rows in whole blocks"
+	cmp -s "$tmp/live.csv" "$tmp/long.csv" || fail "live dump ($threads threads): rows differ from the file's"
+done
+
 # Bad files: one line naming the file, non-zero exit, nothing on stdout
 check_bad() {
 	local f=$1 want=$2 rc=0

@@ -518,6 +518,12 @@ static void test_group_cache_left_out(void **state)
 	ntp_model_free(m);
 }
 
+/*
+ * The run's snapshot does not depend on how it was cut into intervals:
+ * the first close hands its accumulators to the run, later ones are
+ * merged in, and either way every count, mean and quantile of every
+ * stage and component equals that of one interval over the whole run.
+ */
 static void test_total_of_intervals(void **state)
 {
 	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };

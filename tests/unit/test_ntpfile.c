@@ -1569,6 +1569,17 @@ static void test_read_ahead_pipe(void **state)
 	free(buf);
 }
 
+/* A test that failed an assertion with its alarm armed or SIGPIPE ignored
+ * leaves neither to the tests after it. */
+static int signals_reset(void **state)
+{
+	(void)state;
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	return 0;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1605,8 +1616,8 @@ int main(void)
 		cmocka_unit_test(test_read_ahead_split_crc),
 		cmocka_unit_test(test_read_ahead_thread_fails),
 		cmocka_unit_test(test_read_ahead_read_error),
-		cmocka_unit_test(test_read_ahead_wake),
-		cmocka_unit_test(test_read_ahead_pipe),
+		cmocka_unit_test_teardown(test_read_ahead_wake, signals_reset),
+		cmocka_unit_test_teardown(test_read_ahead_pipe, signals_reset),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);
