@@ -3,8 +3,9 @@
  * pending.h - records of one side waiting for their twin from the other side,
  * in a bounded structure: `capacity` slots, chained per hash bucket of the
  * join key (cntlid, qid, cid) in a table that grows with the records
- * pending; arrival n takes slot n mod `capacity`, whose record, if still
- * pending, is the one that expires at that put. The copies of the records
+ * pending; arrival n takes slot n mod the ring's size (64 slots, doubled up
+ * to `capacity` while the records pending need more), whose record, if
+ * still pending when the ring is whole, is the one that expires at that put. The copies of the records
  * are reused last-freed-first, so the few a stream keeps stay in cache.
  *
  * Expiry is by count, never by comparing clocks: a record still pending

@@ -28,10 +28,12 @@ struct ntp_pend_slot {
 };
 _Static_assert(sizeof(struct ntp_pend_slot) == 32, "a slot is half a cache line");
 
+/* The ring's first size (slots), doubled up to cap (struct ntp_pend). */
+#define NTP_PEND_RING_MIN 64
+
 /* Arrival numbers start at cap, so that a due one (at least 2 cap) is never
  * 0: the slots come zeroed from calloc (their pages resident only once
  * used), and a slot not yet written is free. */
-#define NTP_PEND_RING_MIN 64
 #define NTP_PEND_FREE 0
 
 struct ntp_pend_bucket {
@@ -42,9 +44,9 @@ struct ntp_pend_bucket {
  * Expiry needs one record per put: the one that arrived cap puts before,
  * if it is still pending (with cap slots, every pending record arrived
  * within the last cap puts, so this is also the oldest when they are all
- * taken). So arrival n goes to slot n mod cap, the slot of the arrival cap
- * puts before, and the slot's due arrival number says whether it still
- * holds that record: no list in arrival order to link and unlink at every
+ * taken). So arrival n goes to the slot of the arrival cap puts before
+ * (n mod cap once the ring below is whole), and the slot's due arrival
+ * number says whether it still holds that record: no list in arrival order to link and unlink at every
  * put and take, no stack of free slots, no ring naming each arrival's. The
  * bucket table grows with the records pending, not with the capacity: a
  * join's window of 65536 had 32768 buckets, 256 KiB read at random at
@@ -56,7 +58,7 @@ struct ntp_pend_bucket {
  * arrived within the last rmask + 1 puts. When the slot of a put still holds
  * a record (the one that arrived rmask + 1 puts before) and the ring is
  * smaller than cap, that record is not due: the ring doubles
- * (ntp_pend_ring_grow), each pending record moving to the slot of its
+ * (pending.c ring_grow), each pending record moving to the slot of its
  * arrival number in the larger ring. Expiry stays at cap puts; only the
  * memory touched follows the records pending: a stream whose records wait
  * a few dozen puts uses a ring of 64 slots where going round all of a

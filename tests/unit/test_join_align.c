@@ -146,6 +146,7 @@ static void test_align_against_walk(void **state)
 		one_case(64, 4096, 4096, 32768, seed % 2, seed + 1000);
 		one_case(2, 3, 700, 900, 1, seed + 2000);	/* past ALIGN_GROUP_MAX instances */
 	}
+	one_case(64, 4096, 32768, 32768, 0, 77);	/* the largest samples: the whole scratch block */
 	one_case(5, 5, 0, 100, 0, 7);
 	one_case(5, 5, 100, 0, 0, 8);
 }
