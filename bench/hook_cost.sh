@@ -177,6 +177,13 @@ END {
 # long to go cold (docs/performance.md, "The observer effect"). Each -s 100
 # phase's end to end is taken over that phase's median (phases run at
 # different speeds); the phases are pooled and cut into fifths by the gap.
+# q(lo, hi, p): the p quantile of r[lo..hi], r sorted by the cut's key, not
+# by its own value (awk, prepended to the two tables' programs below)
+awk_q='function q(lo, hi, p,   n, i, j, x, t) {
+	n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+	return x[int((n - 1) * p) + 1] }
+'
 by_gap() { # DIR: one transport's phases
 set -- "$1"/*-lat-s100.ntp
 if [ -e "$1" ] && [ -x "$ntprof" ]; then
@@ -187,11 +194,7 @@ if [ -e "$1" ] && [ -x "$ntprof" ]; then
 			sort -n | awk 'NR > 1 { print ($1 - p) / 1e6, $2 } { p = $1 }' > "$log"
 		med=$(sort -n -k2 "$log" | awk '{ v[NR] = $2 } END { if (NR) print v[int((NR + 1) / 2)] }')
 		[ -n "$med" ] && awk -v m="$med" '{ print $1, $2 / m }' "$log"
-	done | sort -n | awk -v tr="$tr" '{ g[NR] = $1; r[NR] = $2 }
-	function q(lo, hi, p,   n, i, j, x, t) {
-		n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-		return x[int((n - 1) * p) + 1] }
+	done | sort -n | awk -v tr="$tr" "$awk_q"'{ g[NR] = $1; r[NR] = $2 }
 	END {
 		if (NR < 10) exit
 		printf "\n%s: sampled commands at -s 100 by the time since the previous sampled one (%d commands, every -s 100 phase):\n", tr, NR
@@ -255,11 +258,7 @@ done
 # the sampled I/Os of every -s 100 phase by how many I/Os ran since the
 # previous sampled one (the phase's first sampled I/O left out): the same
 # ratio to their neighbours, in fifths of that count
-sort -n "$log.pool" | awk '{ g[NR] = $1; r[NR] = $2 }
-function q(lo, hi, p,   n, i, j, x, t) {
-	n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-	return x[int((n - 1) * p) + 1] }
+sort -n "$log.pool" | awk "$awk_q"'{ g[NR] = $1; r[NR] = $2 }
 END {
 	if (NR < 10) exit
 	printf "  sampled I/Os of every -s 100 phase by the I/Os since the previous sampled one (%d): p25, p50, p75 of the same ratio\n", NR

@@ -1127,6 +1127,26 @@ static void block_log(struct ntp_reader *r, int ahead, int pause, char *log, siz
 	ntp_reader_close(r);
 }
 
+/* The blocks of path read with read-ahead (pausing or not) logged into got,
+ * which must equal the one-thread reader's log (want, both of cap bytes);
+ * returns got's last line (the stats after the end). */
+static const char *ahead_log_matches(const char *path, const struct ntp_reader_opts *o, int pause, char *want,
+				     char *got, size_t cap)
+{
+	char err[256];
+	const char *last;
+
+	want[0] = got[0] = '\0';
+	block_log(ntp_reader_open_opts(path, o, err, sizeof(err)), 0, 0, want, cap);
+	block_log(ntp_reader_open_opts(path, o, err, sizeof(err)), 1, pause, got, cap);
+	assert_string_equal(want, got);
+	last = strrchr(got, '\n');
+	assert_non_null(last);
+	while (last > got && last[-1] != '\n')
+		last--;
+	return last;
+}
+
 /* With read-ahead, block by block, the caller sees what it sees without:
  * the same records, stats and totals after each block, whatever the source
  * (read() into buffers the thread leaves behind while the caller still reads
@@ -1239,7 +1259,7 @@ static void test_read_ahead_split_crc(void **state)
 	static char want[1 << 16], got[1 << 16];
 	static const char *splits[] = { "0", "1", "4", "8", "12", "15", "16" };
 	struct ntp_reader_opts opts[] = { { 0 }, { .no_mmap = 1 }, { .ahead_map = 1 } };
-	char bad[256], err[256], note[128];
+	char bad[256], note[128];
 	struct rblk b[32];
 	size_t len, nb, written;
 	uint8_t *buf;
@@ -1285,17 +1305,8 @@ static void test_read_ahead_split_crc(void **state)
 			for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
 				const char *last;
 
-				want[0] = got[0] = '\0';
-				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 0, 0,
-					  want, sizeof(want));
-				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 1,
-					  (int)(sp + o) % 2, got, sizeof(got));
-				assert_string_equal(want, got);
 				/* and what that is: the last line, after the end */
-				last = strrchr(got, '\n');
-				assert_non_null(last);
-				while (last > got && last[-1] != '\n')
-					last--;
+				last = ahead_log_matches(bad, &opts[o], (int)(sp + o) % 2, want, got, sizeof(got));
 				assert_non_null(strstr(last, note));
 				if (c < 3) {
 					char counts[64];
@@ -1368,7 +1379,7 @@ static void test_read_ahead_read_error(void **state)
 	static const char *splits[] = { "0", "1", "4", "8", "12", "15", "16" };
 	/* skipped blocks, damaged, cut, damaged: the blocks before the bad offset */
 	static const char *counts[] = { " 0 1 1 1 ", " 0 2 1 1 ", " 0 2 1 1 ", " 0 0 1 0 " };
-	char bad[256], err[256], note[128];
+	char bad[256], note[128];
 	struct rblk b[32];
 	size_t len, nb, written, from[4];
 	uint8_t *buf;
@@ -1399,18 +1410,9 @@ static void test_read_ahead_read_error(void **state)
 				const char *last;
 
 				opts[o].read_fail_from = from[f];
-				want[0] = got[0] = '\0';
-				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 0, 0,
-					  want, sizeof(want));
-				block_log(ntp_reader_open_opts(bad, &opts[o], err, sizeof(err)), 1,
-					  (int)(sp + o) % 2, got, sizeof(got));
-				assert_string_equal(want, got);
 				/* the last line, after the end: the read error's note,
 				 * the damaged blocks read before it counted */
-				last = strrchr(got, '\n');
-				assert_non_null(last);
-				while (last > got && last[-1] != '\n')
-					last--;
+				last = ahead_log_matches(bad, &opts[o], (int)(sp + o) % 2, want, got, sizeof(got));
 				assert_non_null(strstr(last, note));
 				assert_non_null(strstr(last, counts[f]));
 			}
