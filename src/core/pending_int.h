@@ -168,6 +168,19 @@ static inline __attribute__((always_inline)) void ntp_pend_unlink(struct ntp_pen
 	p->count--;
 }
 
+/* ntp_pend_take_key's answer when slot i (prev its predecessor in bucket
+ * b, or -1) holds r's key: its record, unlinked, or past older ones. */
+static inline __attribute__((always_inline)) const struct ntp_record *
+ntp_pend_take_at(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, uint32_t b, int32_t prev, int32_t i,
+		 uint64_t *dropped)
+{
+	if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
+		return ntp_pend_take_past_older(p, r, key, b, dropped);
+	ntp_pend_unlink(p, b, prev, i);
+	/* The slot is free but untouched until the next put. */
+	return p->slots[i].rec;
+}
+
 /* ntp_pend_take with records pending (p->count > 0), r's key known */
 static inline __attribute__((always_inline)) const struct ntp_record *
 ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, uint64_t *dropped)
@@ -179,21 +192,11 @@ ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, 
 	 * records): its unlink knows it has no predecessor */
 	if (i < 0)
 		return NULL;
-	if (p->slots[i].key == key) {
-		if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
-			return ntp_pend_take_past_older(p, r, key, b, dropped);
-		ntp_pend_unlink(p, b, -1, i);
-		/* The slot is free but untouched until the next put. */
-		return p->slots[i].rec;
-	}
-	for (prev = i, i = p->slots[i].next; i >= 0; prev = i, i = p->slots[i].next) {
-		if (p->slots[i].key != key)
-			continue;
-		if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
-			return ntp_pend_take_past_older(p, r, key, b, dropped);
-		ntp_pend_unlink(p, b, prev, i);
-		return p->slots[i].rec;
-	}
+	if (p->slots[i].key == key)
+		return ntp_pend_take_at(p, r, key, b, -1, i, dropped);
+	for (prev = i, i = p->slots[i].next; i >= 0; prev = i, i = p->slots[i].next)
+		if (p->slots[i].key == key)
+			return ntp_pend_take_at(p, r, key, b, prev, i, dropped);
 	return NULL;
 }
 
