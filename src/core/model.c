@@ -227,7 +227,7 @@ _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: pro
 #define GC_FAST (1u << GC_FAST_BITS)
 #define GC_FAST_MAX 128			/* keys in fast[] at most; the others go through gc_miss */
 #define GC_FAST_TRIES 8			/* multipliers tried at a meeting of two keys */
-#define GC_FAST_REHASH 32		/* meetings resolved at most over a model's life */
+#define GC_FAST_REHASH 32		/* first offers' meetings resolved at most over a model's life */
 struct gc_ent {
 	uint64_t key;			/* 0: empty */
 	struct acc *a;			/* the group's cur; NULL: no group (every group taken) */
@@ -241,8 +241,9 @@ struct group_cache {
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
 	unsigned n_fast;		/* keys in fast[] */
-	unsigned rehash;		/* meetings resolved (at most GC_FAST_REHASH) */
+	unsigned rehash;		/* meetings met with draws (of first offers: at most GC_FAST_REHASH) */
 	uint64_t draws;			/* multipliers drawn */
+	uint64_t out_offers;		/* offers of keys left out (gc_miss) */
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
 	 * lookup reads, where a table of group numbers beside took a second */
@@ -429,12 +430,15 @@ static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
 }
 
 /* Puts key (answer a, its group's accumulator) in fast[], when it has room: in its slot when free,
- * else (redraw set: the key's first offer) with a multiplier under which
- * every key cached and this one have slots of their own (a few drawn, a
- * few times in a model's life), else not at all (gc_miss answers the key,
- * the same answer). A key left out is offered again without redraw: its
- * slot's one test per record, where a redraw per record would cost up to
- * GC_FAST_TRIES draws over every key cached until GC_FAST_REHASH ran out. */
+ * else (redraw set) with a multiplier under which every key cached and this
+ * one have slots of their own (a few drawn), else not at all (gc_miss
+ * answers the key, the same answer). redraw is GC_REDRAW_FIRST at a key's
+ * first offer (at most GC_FAST_REHASH such meetings in a model's life),
+ * GC_REDRAW_RETRY at the offers of keys left out (gc_out_offer: one in a
+ * power of two of them); else a key left out is offered its slot only,
+ * one test per record, where a redraw per record would cost
+ * GC_FAST_TRIES draws over every key cached. */
+enum { GC_REDRAW_NO, GC_REDRAW_FIRST, GC_REDRAW_RETRY };
 static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int redraw)
 {
 	struct gc_ent *f = c->fast;
@@ -450,7 +454,7 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 		c->n_fast++;
 		return;
 	}
-	if (!redraw || c->rehash == GC_FAST_REHASH)
+	if (redraw == GC_REDRAW_NO || (redraw == GC_REDRAW_FIRST && c->rehash >= GC_FAST_REHASH))
 		return;
 	c->rehash++;
 	for (unsigned i = 0; i < GC_FAST; i++)
@@ -492,6 +496,17 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 	}
 }
 
+/* The redraw of an offer to fast[] of a key left out: a retry at the 1st,
+ * 2nd, 4th, 8th... such offer, so that the draws grow with the log of
+ * the records of keys left out, and the records on this slow path stay
+ * within twice those before the retry that let the last one in (a
+ * multiplier exists: there are at most GC_FAST_MAX keys). */
+static int gc_out_offer(struct group_cache *c)
+{
+	c->out_offers++;
+	return (c->out_offers & (c->out_offers - 1)) ? GC_REDRAW_NO : GC_REDRAW_RETRY;
+}
+
 /* The accumulator records of g go to (NULL: no group). */
 static inline struct acc *cur_of(const struct group *g)
 {
@@ -517,8 +532,9 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 			g = n == GC_NONE ? NULL : &m->groups[n];
 			/* offered to fast[] when it came in here: left out
 			 * (no slot, or no multiplier found), it may take a
-			 * slot a later multiplier freed, no more */
-			gc_fast_add(c, key, cur_of(g), 0);
+			 * slot a later multiplier freed, and a new
+			 * multiplier at the retries (gc_out_offer) */
+			gc_fast_add(c, key, cur_of(g), gc_out_offer(c));
 			return cur_of(g);
 		}
 		if (!c->key[slot])
@@ -531,8 +547,8 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
 		if (c->n_hit == GC_MAX_HIT) {
-			/* met again at every record: no redraw */
-			gc_fast_add(c, key, g->cur, 0);
+			/* met again at every record: no redraw of its own */
+			gc_fast_add(c, key, g->cur, gc_out_offer(c));
 			return g->cur;
 		}
 		c->n_hit++;
@@ -544,7 +560,7 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-	gc_fast_add(c, key, cur_of(g), 1);
+	gc_fast_add(c, key, cur_of(g), GC_REDRAW_FIRST);
 	return cur_of(g);
 }
 
@@ -995,6 +1011,7 @@ void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *ou
 	out->fast = m->gc.n_fast;
 	out->rehash = m->gc.rehash;
 	out->draws = m->gc.draws;
+	out->out_offers = m->gc.out_offers;
 }
 
 size_t ntp_model_pending(const struct ntp_model *m)
