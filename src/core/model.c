@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -141,22 +142,54 @@ static void acc_fold(struct acc *a, uint32_t n)
 	a->seen_n = a->seen;
 }
 
-/* calloc, 64-byte aligned (struct acc) */
-static void *calloc64(size_t size)
-{
-	void *p = NULL;
+/*
+ * An accumulator's end to end histogram of non-negative values, dense, at a
+ * fixed offset after it (acc_e2e: no pointer to load, no directory line
+ * to read: a command of 64 interleaved groups touches a line less), folded
+ * into the set's H_E2E at a close (acc_flush) and left zeroed. The
+ * accumulator and it are one anonymous mapping (acc_new): pages of zeros
+ * made resident by the first write, so the buckets a group never uses
+ * cost no memory. Each group's starts at its own offset in its first page
+ * (ACC_COLOR): at the same offset, every group's first lines, and their
+ * buckets of the same latency, would share one set of the first-level
+ * cache (its set is the address modulo a page).
+ */
+#define ACC_E2E_OFF (((sizeof(struct acc) + 63) / 64) * 64)
+#define ACC_PAGE 4096u
+#define ACC_MAP ((ACC_E2E_OFF + NTP_HIST_BUCKETS * sizeof(uint32_t) + ACC_PAGE - 1) / ACC_PAGE * ACC_PAGE + ACC_PAGE)
+/* the offset in its page of group i's accumulators: two lines apart, the
+ * two lines a common command touches */
+#define ACC_COLOR(i) (((unsigned)(i) * 128u) % ACC_PAGE)
 
-	size = (size + 63) & ~(size_t)63;
-	if (posix_memalign(&p, 64, size))
-		return NULL;
-	return memset(p, 0, size);
+static inline uint32_t *acc_e2e(struct acc *a)
+{
+	return (uint32_t *)(void *)((char *)a + ACC_E2E_OFF);
+}
+
+/* A zeroed accumulator of the group numbered i (acc_free releases it). */
+static struct acc *acc_new(unsigned i)
+{
+	char *p = mmap(NULL, ACC_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : (struct acc *)(void *)(p + ACC_COLOR(i));
 }
 
 static void acc_free(struct acc *a)
 {
-	if (a)
+	if (a) {
 		ntp_hset_free(&a->h);
-	free(a);
+		munmap((void *)((uintptr_t)a & ~(uintptr_t)(ACC_PAGE - 1)), ACC_MAP);
+	}
+}
+
+/* The end to end's v into a's histograms: a negative one (a loopback's
+ * clocks) into the set's mirrored buckets. */
+static inline void e2e_add(struct acc *a, int64_t v)
+{
+	if (__builtin_expect(v < 0, 0))
+		ntp_hset_add(&a->h, H_E2E, v);
+	else
+		acc_e2e(a)[ntp_hist_index((uint64_t)v)]++;
 }
 
 /* 64-byte aligned (calloc64) with its first line what a command touches:
@@ -364,7 +397,7 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
-	g->cur = calloc64(sizeof(*g->cur));
+	g->cur = acc_new(m->n_groups);
 	if (!g->cur)
 		return NULL;
 	acc_bind(g->cur, g);
@@ -636,6 +669,7 @@ static void acc_flush(struct acc *a)
 	}
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
 	memset(a->fast_ts_sum, 0, sizeof(a->fast_ts_sum));
+	ntp_hset_take_dense(&a->h, H_E2E, acc_e2e(a));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
@@ -671,7 +705,7 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 	}
 	a->sampled++;
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
-	ntp_hset_add(&a->h, H_E2E, b->e2e);
+	e2e_add(a, b->e2e);
 	/* absent stages and components are 0 in b (stage.h) */
 	sum_into(a->st_sum, b->stage, (NTP_STAGE_COUNT + 1) / 2);
 	sum_into(a->c_sum, b->comp, (NTP_COMP_COUNT + 1) / 2);
@@ -760,7 +794,7 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 
 	/* ACC_SLOW clear (account: fast_prep), so the run is this flow's */
 	a->sampled++;
-	ntp_hset_add(&a->h, H_E2E, e2e);
+	e2e_add(a, e2e);
 	/* constant indices: the loop unrolls into six vector adds, each
 	 * into its aligned pair of sums from memory (no load of it apart) */
 #pragma GCC unroll 6
@@ -1360,14 +1394,14 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		 * into zeroed ones gives the same), so it becomes the run's
 		 * and a zeroed one takes its place, without a merge; this is
 		 * the only close of `ntprof report`. */
-		fresh = g->all ? NULL : calloc64(sizeof(*fresh));
+		fresh = g->all ? NULL : acc_new((unsigned)(g - m->groups));
 		if (fresh) {
 			g->all = g->cur;
 			g->cur = fresh;
 			swapped = 1;
 		} else {
 			if (!g->all)
-				g->all = calloc64(sizeof(*g->all));
+				g->all = acc_new((unsigned)(g - m->groups));
 			if (g->all)
 				acc_merge(g->all, g->cur);
 			acc_reset(g->cur);
