@@ -192,7 +192,7 @@ static inline void e2e_add(struct acc *a, int64_t v)
 		acc_e2e(a)[ntp_hist_index((uint64_t)v)]++;
 }
 
-/* 64-byte aligned (calloc64) with its first line what a command touches:
+/* 64-byte aligned, with its first line what a command touches:
  * with 64 groups, every line more per group is 64 more in the first-level
  * cache */
 struct group {
@@ -322,7 +322,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 {
 	/* calloc, aligned by hand: its pages come from the kernel zeroed and
 	 * stay untouched until used (the totals' tables are most of it),
-	 * where calloc64's memset would make them all resident */
+	 * where a memset would make them all resident */
 	void *mem = calloc(1, sizeof(struct ntp_model) + 63);
 	struct ntp_model *m = mem ? (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63) : NULL;
 	uint32_t win;
