@@ -24,7 +24,8 @@ struct cursor {
 	const uint64_t *kp;
 	size_t kbase, kcnt;
 	size_t chunk;		/* keys computed per call: KEY_CHUNK or KEY_CHUNK_MANY */
-	uint64_t key[KEY_CHUNK];
+	/* the chunk's keys, then 0 (the end's mark for drain2's stretches) */
+	uint64_t key[KEY_CHUNK + 1];
 };
 
 /*
@@ -206,6 +207,7 @@ static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
 	size_t k = cu->n - i < cu->chunk ? cu->n - i : cu->chunk;
 
 	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->key[k] = 0;
 	cu->kp = cu->key;
 	cu->kbase = i;
 	cu->kcnt = k;
@@ -432,100 +434,206 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
 
 /*
  * Two files, both live: no tree, the two cursors' keys compared (ties to
- * cursor 0, as the ranks order them), the winner moved on within its
- * block without a call. The tree's two ranks are written back at the end.
+ * cursor 0, as the ranks order them). The tree's two ranks are written
+ * back at the end.
+ *
+ * The records are taken in stretches (stretch below) whose loop checks
+ * only one thing per record besides the batch's room: the winning key
+ * less one against until less one, which stops at a key past until and
+ * at a key of 0. A cursor's own chunk of keys ends with a 0 (keys_fill),
+ * which wins against any key: the stretch stops there, before a cursor
+ * passes the end of its keys. Keys from a read-ahead (a whole block's,
+ * without that mark) bound the stretch by how many are left. After a
+ * stretch the cause is found: the batch full, a cursor at the end of its
+ * keys (its next chunk or block), a key past until (the end), or a real
+ * key of 0 (taken alone).
  */
-/* A cursor's place as pointers for drain2: its record and the block's
- * end, its key and the end of the keys computed (pointers advanced in
- * step, where an index costs a multiply by the record's size and a
- * subtraction of the keys' base per record). */
-struct run {
-	const struct ntp_record *p, *end;
-	const uint64_t *kp, *kend;
+struct side {
+	const struct ntp_record *p;	/* the cursor's next record */
+	const uint64_t *kp, *kend;	/* its key, the end of its keys */
 };
 
-/* Cursor cu's place into r (its record's key computed: key() was called). */
-static inline __attribute__((always_inline)) void run_load(struct run *r, const struct cursor *cu)
+/* Takes records into out, up to stop, while the winning key k has k - 1 <=
+ * lim1: the winner chosen and its key and record pointers stepped by
+ * masks, not a jump on which cursor won (the files' records interleave at
+ * random, docs/performance.md "The join"). Returns the new end of out. */
+static inline __attribute__((always_inline)) const struct ntp_record **
+stretch(const struct ntp_record **out, const struct ntp_record **stop, struct side *s0, struct side *s1,
+	uint64_t lim1)
 {
-	r->p = &cu->recs[cu->i];
-	r->end = &cu->recs[cu->n];
-	r->kp = &cu->kp[cu->i - cu->kbase];
-	r->kend = &cu->kp[cu->kcnt];
+	const struct ntp_record *p0 = s0->p, *p1 = s1->p;
+	const uint64_t *k0p = s0->kp, *k1p = s1->kp;
+
+	if (out >= stop)
+		return out;
+#if defined(__x86_64__)
+	{
+		uint64_t k0, k1, mw;
+		const struct ntp_record *t;
+
+		/* CF of k1 - k0 (cursor 1 wins) selects the key and the record
+		 * and makes mw all ones; the record is written before the test
+		 * and counted after it */
+		__asm__("1:\n\t"
+			"mov (%[k0p]), %[k0]\n\t"
+			"mov (%[k1p]), %[k1]\n\t"
+			"mov %[p0], %[t]\n\t"
+			"cmp %[k0], %[k1]\n\t"
+			"cmovb %[k1], %[k0]\n\t"
+			"cmovb %[p1], %[t]\n\t"
+			"sbb %[mw], %[mw]\n\t"
+			"mov %[t], (%[out])\n\t"
+			"sub $1, %[k0]\n\t"
+			"cmp %[lim1], %[k0]\n\t"
+			"ja 2f\n\t"
+			"add $8, %[out]\n\t"
+			"lea 8(%[k0p],%[mw],8), %[k0p]\n\t"
+			"mov %[mw], %[k1]\n\t"
+			"and $8, %[k1]\n\t"
+			"add %[k1], %[k1p]\n\t"
+			"and %[rsz], %[mw]\n\t"
+			"add %[mw], %[p1]\n\t"
+			"sub %[mw], %[p0]\n\t"
+			"add %[rsz], %[p0]\n\t"
+			"cmp %[stop], %[out]\n\t"
+			"jb 1b\n"
+			"2:"
+			: [out] "+r"(out), [k0p] "+r"(k0p), [k1p] "+r"(k1p), [p0] "+r"(p0), [p1] "+r"(p1),
+			  [k0] "=&r"(k0), [k1] "=&r"(k1), [mw] "=&r"(mw), [t] "=&r"(t)
+			: [stop] "r"(stop), [lim1] "r"(lim1), [rsz] "i"(sizeof(*p0))
+			: "cc", "memory");
+	}
+#else
+	do {
+		uint64_t k0 = *k0p, k1 = *k1p, w = k1 < k0, mw = (uint64_t)0 - w;
+		uint64_t k = w ? k1 : k0;
+
+		if (k - 1 > lim1)
+			break;
+		/* kept a mask: the compiler would make the selects a jump */
+		__asm__("" : "+r"(mw));
+		*out++ = (const struct ntp_record *)(((uintptr_t)p0 & ~mw) | ((uintptr_t)p1 & mw));
+		k0p += 1 - w;
+		k1p += w;
+		p0 = (const struct ntp_record *)((const char *)p0 + (sizeof(*p0) & ~mw));
+		p1 = (const struct ntp_record *)((const char *)p1 + (sizeof(*p1) & mw));
+	} while (out < stop);
+#endif
+	s0->p = p0;
+	s1->p = p1;
+	s0->kp = k0p;
+	s1->kp = k1p;
+	return out;
+}
+
+/* Cursor c's side, its key computed (key() was called). */
+static inline __attribute__((always_inline)) void side_load(struct side *s, const struct cursor *cu)
+{
+	s->p = &cu->recs[cu->i];
+	s->kp = &cu->kp[cu->i - cu->kbase];
+	s->kend = &cu->kp[cu->kcnt];
 }
 
 static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
-	/* the keys in registers, not an array indexed by the winner */
-	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
-	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
-	/* the batch's count in a register, in m only around a call */
 	const struct ntp_record **b = m->batch;
+	uint64_t pm = *pmax;
 	size_t fed = 0, nb = m->nb;
-	struct run run[2];
-	uint32_t w;
+	struct side sd[2];
+	uint32_t ended = 0;	/* bit c: cursor c ended */
 
-	run_load(&run[0], &m->cur[0]);
-	run_load(&run[1], &m->cur[1]);
+	for (uint32_t c = 0; c < 2; c++) {
+		(void)key(m, c);
+		side_load(&sd[c], &m->cur[c]);
+	}
 	for (;;) {
-		struct run *r;
-		uint64_t k, sel;
+		size_t room = until ? BATCH - nb : 0;	/* until 0: every key stops a stretch */
+		const uint64_t *pstart = primary < 2 ? sd[primary].kp : NULL;
+		const struct ntp_record **out;
+		uint32_t w;
+		uint64_t k;
 
-		w = k1 < k0;
-		k = w ? k1 : k0;
-		if (k > until)
-			break;
-		r = &run[w];
-		b[nb++] = r->p;
-		fed++;
-		/* the files interleave at random: no branch on which one it was */
-		pm = w == primary && k > pm ? k : pm;
-		r->kp++;
-		if (++r->p < r->end && r->kp < r->kend) {
-			k = *r->kp;
-		} else {
-			struct cursor *cu = &m->cur[w];
-			int more;
-
-			/* the cursor at the record taken: advance() moves on
-			 * (to the next block, handing the batch over first),
-			 * key() computes the next keys */
-			cu->i = (size_t)(r->p - cu->recs) - 1;
-			m->nb = nb;
-			more = advance(m, w);
-			nb = m->nb;
-			if (!more) {
-				m->live--;
-				break;
-			}
-			k = key(m, w);
-			run_load(r, cu);
-		}
+		/* keys without the end's mark (a read-ahead's) bound the stretch */
+		for (uint32_t c = 0; c < 2; c++)
+			if (sd[c].kend != m->cur[c].key + m->cur[c].kcnt && (size_t)(sd[c].kend - sd[c].kp) < room)
+				room = (size_t)(sd[c].kend - sd[c].kp);
+		out = stretch(b + nb, b + nb + room, &sd[0], &sd[1], until - 1);
+		fed += (size_t)(out - (b + nb));
+		nb = (size_t)(out - b);
+		if (pstart)
+			for (const uint64_t *q = pstart; q < sd[primary].kp; q++)
+				pm = *q > pm ? *q : pm;
 		if (nb == BATCH) {
 			m->nb = nb;
 			flush(m);
 			nb = 0;
 		}
-		/* the new key to the winner's side without a branch: the
-		 * compiler made "w ? k0 : k" a jump on w, which the files'
-		 * interleaving mispredicts */
-		sel = (uint64_t)0 - w;
-		__asm__("" : "+r"(sel));
-		k0 = (k0 & sel) | (k & ~sel);
-		k1 = (k & sel) | (k1 & ~sel);
-	}
-	/* the cursors where the runs are (an ended one stays ended) */
-	for (uint32_t c = 0; c < 2; c++)
-		if (m->cur[c].i < m->cur[c].n)
-			m->cur[c].i = (size_t)(run[c].p - m->cur[c].recs);
-	m->nb = nb;
-	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
-	{
-		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
-		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k1, 1) : rank_ended(m, 1);
+		/* a cursor at the end of its keys: its next keys, or its next
+		 * block (advance() hands the batch over first) */
+		w = 2;
+		for (uint32_t c = 0; c < 2; c++) {
+			struct cursor *cu = &m->cur[c];
 
-		m->node[0] = r0 < r1 ? r0 : r1;
-		m->node[1] = r0 < r1 ? r1 : r0;
+			if (sd[c].kp < sd[c].kend)
+				continue;
+			w = c;
+			cu->i = (size_t)(sd[c].p - cu->recs);
+			if (cu->i >= cu->n) {
+				cu->i--;
+				m->nb = nb;
+				if (!advance(m, c)) {
+					nb = m->nb;
+					ended |= 1u << c;
+					continue;
+				}
+				nb = m->nb;
+			}
+			(void)key(m, c);
+			side_load(&sd[c], cu);
+		}
+		if (ended) {
+			m->live -= (uint32_t)__builtin_popcount(ended);
+			break;
+		}
+		if (w < 2)
+			continue;
+		/* both within their keys: the winner's key is past until, or 0 */
+		w = *sd[1].kp < *sd[0].kp;
+		k = *sd[w].kp;
+		if (k > until)
+			break;
+		/* taken alone: a key of 0 (or any, when until is 0) */
+		b[nb++] = sd[w].p;
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		sd[w].p++;
+		sd[w].kp++;
+		if (nb == BATCH) {
+			m->nb = nb;
+			flush(m);
+			nb = 0;
+		}
 	}
+	/* the cursors where the records taken leave them (an ended one stays
+	 * ended), and the tree as replays leave it: the winner's rank at 0,
+	 * the loser's at 1 */
+	{
+		rank_t rk[2];
+
+		for (uint32_t c = 0; c < 2; c++) {
+			struct cursor *cu = &m->cur[c];
+
+			if (ended >> c & 1) {
+				rk[c] = rank_ended(m, c);
+				continue;
+			}
+			cu->i = (size_t)(sd[c].p - cu->recs);
+			rk[c] = rank_of(*sd[c].kp, c);
+		}
+		m->node[0] = rk[0] < rk[1] ? rk[0] : rk[1];
+		m->node[1] = rk[0] < rk[1] ? rk[1] : rk[0];
+	}
+	m->nb = nb;
 	*pmax = pm;
 	return fed;
 }
