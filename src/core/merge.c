@@ -196,6 +196,52 @@ static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64
 }
 #endif
 
+/* The largest of keys q[0..n) and pm. */
+static uint64_t keys_max_scalar(const uint64_t *q, size_t n, uint64_t pm)
+{
+	for (size_t i = 0; i < n; i++)
+		pm = q[i] > pm ? q[i] : pm;
+	return pm;
+}
+
+#if defined(__x86_64__)
+/* The same, four keys a step: a key is at most INT64_MAX (ntp_merge_map),
+ * so the signed comparison orders them. */
+__attribute__((target("avx2"))) static uint64_t keys_max_avx2(const uint64_t *q, size_t n, uint64_t pm)
+{
+	__m256i m = _mm256_setzero_si256();
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)&q[i]);
+
+		m = _mm256_blendv_epi8(m, x, _mm256_cmpgt_epi64(x, m));
+	}
+	if (i) {
+		__m128i a = _mm256_castsi256_si128(m), b = _mm256_extracti128_si256(m, 1), h;
+		uint64_t v;
+
+		a = _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a));
+		h = _mm_unpackhi_epi64(a, a);
+		a = _mm_blendv_epi8(a, h, _mm_cmpgt_epi64(h, a));
+		v = (uint64_t)_mm_cvtsi128_si64(a);
+		pm = v > pm ? v : pm;
+	}
+	return keys_max_scalar(&q[i], n - i, pm);
+}
+
+static uint64_t keys_max(const uint64_t *q, size_t n, uint64_t pm)
+{
+	/* use_avx2 is set: the keys were computed (keys_block) */
+	return __atomic_load_n(&use_avx2, __ATOMIC_RELAXED) > 0 ? keys_max_avx2(q, n, pm) : keys_max_scalar(q, n, pm);
+}
+#else
+static uint64_t keys_max(const uint64_t *q, size_t n, uint64_t pm)
+{
+	return keys_max_scalar(q, n, pm);
+}
+#endif
+
 void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
 {
 	keys_block(r, n, off, out);
@@ -561,8 +607,7 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 		fed += (size_t)(out - (b + nb));
 		nb = (size_t)(out - b);
 		if (pstart)
-			for (const uint64_t *q = pstart; q < sd[primary].kp; q++)
-				pm = *q > pm ? *q : pm;
+			pm = keys_max(pstart, (size_t)(sd[primary].kp - pstart), pm);
 		if (nb == BATCH) {
 			m->nb = nb;
 			flush(m);
