@@ -42,14 +42,27 @@ struct cursor {
  * past n, ranks after every live one: its key is UINT64_MAX and its low
  * part size + cursor, above any live cursor's number (the cursor is the
  * low part modulo size either way).
+ *
+ * While every key in the tree fits, the ranks are 64-bit (narrow): the key
+ * shifted up by lowbits (enough for size + cursor), the low part below; a
+ * match is then one comparison and two conditional moves of one word,
+ * where a 128-bit rank takes a comparison with borrow and four. An ended
+ * cursor's key (UINT64_MAX) shifted up is all ones above the low part,
+ * above any live key that fits (at most klim). A key that does not fit (a
+ * file's times may be anywhere in 64 bits) turns the tree to 128-bit ranks
+ * (wide) for good: the same order, each rank rewritten once (go_wide).
  */
 typedef unsigned __int128 rank_t;
 
 struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
-	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
+	rank_t *node;		/* wide: the losers' ranks; node[0]: the winner's */
+	uint64_t *node64;	/* narrow: the same */
 	rank_t *win;		/* rebuild's: the winners' ranks */
+	uint64_t klim;		/* narrow: the largest live key that fits */
+	uint32_t lowbits;	/* narrow: the low part's bits */
+	int wide;		/* 1: the ranks are node's, 0: node64's */
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
@@ -339,7 +352,7 @@ static uint32_t cursor_of(const struct ntp_merge *m, rank_t x)
  * mispredicted often (docs/performance.md, "The join"); the loser (the
  * larger rank) is written back and the winner goes on, chosen by
  * conditional moves on x86-64 and by a mask on both halves elsewhere. */
-static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
+static void replay_wide(struct ntp_merge *m, uint32_t c, rank_t x)
 {
 	rank_t *node = m->node;
 	uint64_t xh = (uint64_t)(x >> 64), xl = (uint64_t)x;
@@ -381,6 +394,90 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 	node[0] = (rank_t)xh << 64 | xl;
 }
 
+/* The same with narrow ranks: the larger of the two written back, the
+ * smaller carried up, by conditional moves. */
+static void replay_narrow(struct ntp_merge *m, uint32_t c, uint64_t x)
+{
+	uint64_t *node = m->node64;
+
+	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
+		uint64_t o = node[k], n;
+#if defined(__x86_64__)
+		/* the compiler made the selects a jump */
+		__asm__("mov %[o], %[n]\n\t"
+			"cmp %[x], %[o]\n\t"
+			"cmovb %[x], %[n]\n\t"
+			"cmovb %[o], %[x]"
+			: [n] "=&r"(n), [x] "+r"(x)
+			: [o] "r"(o)
+			: "cc");
+#else
+		uint64_t sel = (uint64_t)0 - (uint64_t)(o < x), t;
+
+		__asm__("" : "+r"(sel));
+		t = (o ^ x) & sel;
+		n = o ^ t;
+		x ^= t;
+#endif
+		node[k] = n;	/* the loser: o < x: x, else o */
+	}
+	node[0] = x;
+}
+
+/* The tree's ranks from narrow to wide, for good. */
+static __attribute__((noinline)) void go_wide(struct ntp_merge *m)
+{
+	uint64_t top = UINT64_MAX >> m->lowbits, low = ((uint64_t)1 << m->lowbits) - 1;
+
+	for (uint32_t k = 0; k < m->size; k++) {
+		uint64_t key = m->node64[k] >> m->lowbits;
+
+		m->node[k] = rank_of(key == top ? UINT64_MAX : key, (uint32_t)(m->node64[k] & low));
+	}
+	m->wide = 1;
+}
+
+/* The wide ranks just written to node made narrow, if every key fits. */
+static void settle(struct ntp_merge *m)
+{
+	if (m->wide)
+		return;
+	for (uint32_t k = 0; k < m->size; k++) {
+		uint64_t key = (uint64_t)(m->node[k] >> 64);
+
+		if (key > m->klim && key != UINT64_MAX) {
+			m->wide = 1;
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < m->size; k++)
+		m->node64[k] = (uint64_t)(m->node[k] >> 64) << m->lowbits | (uint64_t)m->node[k];
+}
+
+/* Leaf c's new key (UINT64_MAX: ended, low part size + c) replayed. */
+static inline __attribute__((always_inline)) void replay(struct ntp_merge *m, uint32_t c, uint64_t key, uint32_t low)
+{
+	if (!m->wide) {
+		if (key <= m->klim || key == UINT64_MAX) {
+			replay_narrow(m, c, key << m->lowbits | low);
+			return;
+		}
+		go_wide(m);
+	}
+	replay_wide(m, c, rank_of(key, low));
+}
+
+/* The winner's key and cursor. */
+static inline __attribute__((always_inline)) uint64_t top(const struct ntp_merge *m, uint32_t *w)
+{
+	if (m->wide) {
+		*w = cursor_of(m, m->node[0]);
+		return (uint64_t)(m->node[0] >> 64);
+	}
+	*w = (uint32_t)m->node64[0] & (m->size - 1);
+	return m->node64[0] >> m->lowbits;	/* a live cursor's: its key */
+}
+
 /* Plays the whole tournament again from the cursors' ranks, bottom up
  * (win[k]: the winner at node k, node[k] its loser), cursor out (if any)
  * ranked as ended: a replay only moves the winner's leaf. */
@@ -400,6 +497,7 @@ static void rebuild(struct ntp_merge *m, uint32_t out)
 		m->node[k] = b < a ? a : b;
 	}
 	m->node[0] = win[1];
+	settle(m);
 }
 
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
@@ -413,10 +511,14 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	m->size = 1;
 	while (m->size < n)
 		m->size *= 2;
+	/* size + cursor < 2 * size */
+	m->lowbits = (uint32_t)__builtin_ctz(m->size) + 1;
+	m->klim = (UINT64_MAX >> m->lowbits) - 1;
 	m->cur = calloc(m->size, sizeof(*m->cur));
 	m->node = calloc(m->size, sizeof(*m->node));
+	m->node64 = calloc(m->size, sizeof(*m->node64));
 	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
-	if (!m->cur || !m->node || !m->win)
+	if (!m->cur || !m->node || !m->node64 || !m->win)
 		goto fail;
 	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
@@ -441,6 +543,7 @@ void ntp_merge_free(struct ntp_merge *m)
 		return;
 	free(m->cur);
 	free(m->node);
+	free(m->node64);
 	free(m->win);
 	free(m);
 }
@@ -450,9 +553,9 @@ void ntp_merge_free(struct ntp_merge *m)
 static inline __attribute__((always_inline)) void step(struct ntp_merge *m, uint32_t w)
 {
 	if (advance(m, w)) {
-		replay(m, w, rank_of(key(m, w), w));
+		replay(m, w, key(m, w), w);
 	} else {
-		replay(m, w, rank_ended(m, w));
+		replay(m, w, UINT64_MAX, m->size + w);
 		m->live--;
 	}
 }
@@ -461,15 +564,16 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 {
 	const struct cursor *cu;
 	uint32_t w;
+	uint64_t k;
 
 	if (!m->live)
 		return 0;
-	w = cursor_of(m, m->node[0]);
+	k = top(m, &w);
 	cu = &m->cur[w];
 	*rec = &cu->recs[cu->i];
 	*from = w;
 	if (t)
-		*t = (uint64_t)(m->node[0] >> 64);
+		*t = k;
 	return 1;
 }
 
@@ -677,6 +781,7 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 		}
 		m->node[0] = rk[0] < rk[1] ? rk[0] : rk[1];
 		m->node[1] = rk[0] < rk[1] ? rk[1] : rk[0];
+		settle(m);
 	}
 	m->nb = nb;
 	*pmax = pm;
@@ -702,12 +807,13 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 
 	rebuild(m, o);
 	for (;;) {
-		rank_t rw = m->node[0];
 		struct cursor *cu;
 		uint32_t w;
 		uint64_t k;
 
-		if (rank_of(ko, o) < rw) {
+		if (!m->wide && ko > m->klim)
+			go_wide(m);
+		if (m->wide ? rank_of(ko, o) < m->node[0] : (ko << m->lowbits | o) < m->node64[0]) {
 			if (ko > until)
 				break;
 			emit(m, &co->recs[co->i]);
@@ -726,11 +832,10 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 			m->live--;
 			break;
 		}
-		/* rw is a live cursor's: an ended one ranks after o's */
-		k = (uint64_t)(rw >> 64);
+		/* the tree's winner is a live cursor: an ended one ranks after o */
+		k = top(m, &w);
 		if (k > until)
 			break;
-		w = cursor_of(m, rw);
 		cu = &m->cur[w];
 		emit(m, &cu->recs[cu->i]);
 		fed++;
@@ -756,8 +861,8 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
 		fed = drain_most(m, until, primary, &pm);
 	while (m->live) {
-		uint64_t k = (uint64_t)(m->node[0] >> 64);
-		uint32_t w = cursor_of(m, m->node[0]);
+		uint32_t w;
+		uint64_t k = top(m, &w);
 		struct cursor *cu = &m->cur[w];
 
 		if (k > until)
