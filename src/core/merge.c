@@ -399,28 +399,36 @@ static void replay_wide(struct ntp_merge *m, uint32_t c, rank_t x)
 static void replay_narrow(struct ntp_merge *m, uint32_t c, uint64_t x)
 {
 	uint64_t *node = m->node64;
-
-	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
-		uint64_t o = node[k], n;
 #if defined(__x86_64__)
-		/* the compiler made the selects a jump */
-		__asm__("mov %[o], %[n]\n\t"
+	uint64_t k = (m->size + c) >> 1, o, n;
+
+	/* the whole loop: the compiler made the selects a jump, and kept
+	 * more than the five instructions of a level around them */
+	if (k)
+		__asm__("1:\n\t"
+			"mov (%[node],%[k],8), %[o]\n\t"
+			"mov %[o], %[n]\n\t"
 			"cmp %[x], %[o]\n\t"
 			"cmovb %[x], %[n]\n\t"
-			"cmovb %[o], %[x]"
-			: [n] "=&r"(n), [x] "+r"(x)
-			: [o] "r"(o)
-			: "cc");
+			"cmovb %[o], %[x]\n\t"
+			"mov %[n], (%[node],%[k],8)\n\t"
+			"shr %[k]\n\t"
+			"jnz 1b"
+			: [k] "+r"(k), [x] "+r"(x), [o] "=&r"(o), [n] "=&r"(n)
+			: [node] "r"(node)
+			: "cc", "memory");
 #else
+	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
+		uint64_t o = node[k], n;
 		uint64_t sel = (uint64_t)0 - (uint64_t)(o < x), t;
 
 		__asm__("" : "+r"(sel));
 		t = (o ^ x) & sel;
 		n = o ^ t;
 		x ^= t;
-#endif
 		node[k] = n;	/* the loser: o < x: x, else o */
 	}
+#endif
 	node[0] = x;
 }
 
@@ -801,31 +809,38 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 {
 	uint32_t o = m->most;
 	struct cursor *co = &m->cur[o];
-	uint64_t ko = key(m, o), pm = *pmax;
+	uint64_t ko, rko = 0, pm = *pmax;
 	size_t fed = 0;
 	int live = 1;
 
 	rebuild(m, o);
+	/* o's key, and its narrow rank while the tree's are narrow */
+#define KO_SET(v)                                      \
+	do {                                           \
+		ko = (v);                              \
+		if (!m->wide && ko > m->klim)          \
+			go_wide(m);                    \
+		rko = ko << m->lowbits | o;            \
+	} while (0)
+	KO_SET(key(m, o));
 	for (;;) {
 		struct cursor *cu;
 		uint32_t w;
 		uint64_t k;
 
-		if (!m->wide && ko > m->klim)
-			go_wide(m);
-		if (m->wide ? rank_of(ko, o) < m->node[0] : (ko << m->lowbits | o) < m->node64[0]) {
+		if (m->wide ? rank_of(ko, o) < m->node[0] : rko < m->node64[0]) {
 			if (ko > until)
 				break;
 			emit(m, &co->recs[co->i]);
 			fed++;
 			pm = o == primary && ko > pm ? ko : pm;
 			if (++co->i < co->n) {
-				ko = key_at(co, co->i);
+				KO_SET(key_at(co, co->i));
 				continue;
 			}
 			co->i--;
 			if (advance(m, o)) {
-				ko = key(m, o);
+				KO_SET(key(m, o));
 				continue;
 			}
 			live = 0;
@@ -842,6 +857,7 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
 	}
+#undef KO_SET
 	if (live)
 		rebuild(m, UINT32_MAX);
 	*pmax = pm;
