@@ -237,6 +237,22 @@ void ntp_hset_merge(struct ntp_hset *dst, const struct ntp_hset *src, unsigned n
 	dst->oom |= src->oom;
 }
 
+void ntp_hset_take_dense(struct ntp_hset *s, unsigned h, uint32_t *pos)
+{
+	for (unsigned k = 0; k < NTP_HIST_CHUNKS; k++) {
+		uint32_t *from = pos + (size_t)k * CHUNK, any = 0, *to;
+
+		for (unsigned j = 0; j < CHUNK; j++)
+			any |= from[j];
+		if (!any)
+			continue;	/* not written: its page may not even be resident */
+		to = s->dir[h][k] ? s->chunks + (size_t)s->dir[h][k] * CHUNK : ntp_hset_chunk(s, &s->dir[h][k]);
+		for (unsigned j = 0; j < CHUNK; j++)
+			to[j] += from[j];
+		memset(from, 0, CHUNK * sizeof(*from));
+	}
+}
+
 static void chunks_of(const struct ntp_hset *s, unsigned h, const uint32_t *pos[NTP_HIST_CHUNKS],
 		      const uint32_t *neg[NTP_HIST_CHUNKS])
 {

@@ -100,6 +100,10 @@ static inline void ntp_hset_add(struct ntp_hset *s, unsigned h, int64_t v)
 	c[i & ((1u << NTP_HIST_SUB_BITS) - 1)]++;
 }
 
+/* Adds the counts of a dense histogram of non-negative values (pos, the
+ * NTP_HIST_BUCKETS buckets of struct ntp_hist's pos) into histogram h of the
+ * set, and zeroes them (only the chunks that held counts are written). */
+void ntp_hset_take_dense(struct ntp_hset *s, unsigned h, uint32_t *pos);
 /* Empties every histogram of the set; keeps the chunks' memory for reuse. */
 void ntp_hset_reset(struct ntp_hset *s);
 void ntp_hset_free(struct ntp_hset *s);

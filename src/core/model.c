@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -36,57 +37,60 @@ static const uint8_t fast_comp[] = {
 enum { FAST_N = sizeof(fast_comp) };
 
 /* The timestamps a fast flow's components are differences of (stage.h
- * ntp_fast_compute), in the pairs of adjacent slots that hold them: the
- * host's four from its record, the target's four from its; a pair's slot
- * that no component reads is summed too, and never read. A sum of
- * differences is the difference of the sums (wrapping, any 64-bit times),
- * so a command adds eight pairs of timestamps, one vector add each, and a
- * close makes the components' sums from them (acc_flush). */
+ * ntp_fast_compute), the host's seven from its record, then the target's
+ * five from its, taken in pairs: a pair of adjacent slots of one record is
+ * one 16-byte load, and the two pairs left (the host's CMD_SENT with the
+ * target's CMD_ARRIVE, the target's CMD_RECV with its RSP_SENT) two loads
+ * each. A sum of differences is the difference of the sums (wrapping, any
+ * 64-bit times), so a command adds six pairs of timestamps, one vector add
+ * each, and a close makes the components' sums from them (acc_flush). */
 static const uint8_t fast_ts[] = {
-	NTP_TS_H_BLK_SUBMIT, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_CMD_SENT, NTP_TS_H_CMD_SENT + 1,
-	NTP_TS_H_RSP_ARRIVE, NTP_TS_H_RSP_DRV, NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE,
-	NTP_TS_T_CMD_ARRIVE - 1, NTP_TS_T_CMD_ARRIVE, NTP_TS_T_CMD_RECV, NTP_TS_T_CMD_RECV + 1,
-	NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_STORAGE_DONE, NTP_TS_T_RSP_SENT - 1, NTP_TS_T_RSP_SENT,
+	NTP_TS_H_BLK_SUBMIT, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_RSP_DRV,
+	NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_CMD_SENT, NTP_TS_T_CMD_ARRIVE,
+	NTP_TS_T_CMD_RECV, NTP_TS_T_RSP_SENT, NTP_TS_T_STORAGE_SUBMIT, NTP_TS_T_STORAGE_DONE,
 };
-enum { FAST_TS = sizeof(fast_ts), FAST_TS_HOST = 8 };
-_Static_assert(NTP_TS_H_DRV_SUBMIT == NTP_TS_H_BLK_SUBMIT + 1 && NTP_TS_H_BLK_SUBMIT % 2 == 0 &&
-	       NTP_TS_H_CMD_SENT % 2 == 0 && NTP_TS_H_RSP_DRV == NTP_TS_H_RSP_ARRIVE + 1 &&
-	       NTP_TS_H_RSP_ARRIVE % 2 == 0 && NTP_TS_H_BLK_COMPLETE == NTP_TS_H_DRV_COMPLETE + 1 &&
-	       NTP_TS_H_DRV_COMPLETE % 2 == 0 && NTP_TS_T_CMD_ARRIVE % 2 == 1 && NTP_TS_T_CMD_RECV % 2 == 0 &&
-	       NTP_TS_T_STORAGE_DONE == NTP_TS_T_STORAGE_SUBMIT + 1 && NTP_TS_T_STORAGE_SUBMIT % 2 == 0 &&
-	       NTP_TS_T_RSP_SENT % 2 == 1 && NTP_TS_T_RSP_SENT < NTP_TS_SLOTS,
-	       "fast_ts[] is pairs of adjacent slots, each starting at an even one");
+enum { FAST_TS = sizeof(fast_ts), FAST_TS_HOST = 7 };
+/* a pair of one record's adjacent slots: one load */
+#define FAST_PAIR_ONE(k) ((((k) + 1 < FAST_TS_HOST) == ((k) < FAST_TS_HOST)) && fast_ts[(k) + 1] == fast_ts[k] + 1)
+_Static_assert(NTP_TS_H_DRV_SUBMIT == NTP_TS_H_BLK_SUBMIT + 1 && NTP_TS_H_RSP_DRV == NTP_TS_H_RSP_ARRIVE + 1 &&
+	       NTP_TS_H_BLK_COMPLETE == NTP_TS_H_DRV_COMPLETE + 1 &&
+	       NTP_TS_T_STORAGE_DONE == NTP_TS_T_STORAGE_SUBMIT + 1 && FAST_TS % 2 == 0,
+	       "fast_ts[]'s pairs of one record are adjacent slots");
 
 struct group;
 
 struct acc {
-	/* what every command touches first, in one cache line (64 groups'
-	 * accumulators share the first-level cache with the file's pages) */
+	/* what a command of the common flow touches, in two cache lines (64
+	 * groups' accumulators share the first-level cache with the file's
+	 * pages): the counts, the span and the flow's sums. sampled's top bit
+	 * is ACC_SLOW: the next common flow's command must first set the run's
+	 * masks or the group's tdev (fast_prep), one test of the count it adds
+	 * to instead of the masks and tdev_known read on another line */
 	uint64_t seen, sampled;
 	/* the first sampled submission negated (0: none; lo 0 is none too),
 	 * so that the earliest is the largest: one compare, no test for
 	 * none; the last completion (0: none) */
 	uint64_t span_nlo, span_hi;
+	/* the common joined flow's timestamp sums (account_fast), that of
+	 * fast_ts[k] at k; acc_flush makes its components' sums from them and
+	 * adds them into c_sum, and into st_sum of each one's stage (a stage
+	 * is the sum of its components, stage.h), and its end to end into
+	 * e2e_sum, so no stage or component is added per command (st_sum and
+	 * c_sum span four lines). */
+	uint64_t fast_ts_sum[FAST_TS] __attribute__((aligned(16)));
 	/* commands with each stage and component: st_n/c_n, plus the run of
-	 * commands of the last presence masks not yet added in (run_flush);
-	 * commands of one group have one or two masks, so a command counts
-	 * one run, not a counter per stage and component */
+	 * commands of the last presence masks not yet added in (run_flush):
+	 * sampled (without ACC_SLOW) less run_base; commands of one group
+	 * have one or two masks, so a command counts one run, not a counter
+	 * per stage and component */
 	uint32_t run_st_mask, run_c_mask;
-	uint64_t run_n;
+	uint64_t run_base;
 	/* its group, and whether the group's tdev is set (acc_bind): the
 	 * group lookup answers with the accumulator (gc_ent), so that a
 	 * command reads its group's line only in the rare cases (the
 	 * target's device not known yet, unmatched records) */
 	struct group *grp;
 	int tdev_known;
-	/* the common joined flow's timestamp sums (account_fast), that of
-	 * fast_ts[k] at k: two cache lines a command touches where st_sum
-	 * and c_sum span four (64 groups' lines share the first-level
-	 * cache); acc_flush makes its components' sums from them and adds
-	 * them into c_sum, and into st_sum of each one's stage (a stage is
-	 * the sum of its components, stage.h), and its end to end into
-	 * e2e_sum, so no stage or component is added per command. */
-	uint64_t fast_ts_sum[FAST_TS] __attribute__((aligned(64)));
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -104,7 +108,23 @@ struct acc {
 	 * last (acc_reset) */
 	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct acc, fast_ts_sum) == 64, "what a command touches first fits one line");
+_Static_assert(offsetof(struct acc, fast_ts_sum) + sizeof(((struct acc *)0)->fast_ts_sum) <= 128,
+	       "what a command of the common flow touches fits two lines");
+#define ACC_SLOW (1ull << 63)
+
+/* a's sampled commands (without the ACC_SLOW bit) */
+static inline uint64_t acc_sampled(const struct acc *a)
+{
+	return a->sampled & ~ACC_SLOW;
+}
+
+/* ACC_SLOW as a's run masks and tdev_known say: after any change of them */
+static void acc_slow(struct acc *a)
+{
+	int slow = a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS || !a->tdev_known;
+
+	a->sampled = acc_sampled(a) | (slow ? ACC_SLOW : 0);
+}
 enum { H_E2E = 0, H_ST = 1, H_C = H_ST + NTP_STAGE_COUNT, H_COUNT = H_C + NTP_COMP_COUNT };
 _Static_assert(H_COUNT <= NTP_HSET_MAX, "a group's histograms fit one set");
 
@@ -122,25 +142,57 @@ static void acc_fold(struct acc *a, uint32_t n)
 	a->seen_n = a->seen;
 }
 
-/* calloc, 64-byte aligned (struct acc) */
-static void *calloc64(size_t size)
-{
-	void *p = NULL;
+/*
+ * An accumulator's end to end histogram of non-negative values, dense, at a
+ * fixed offset after it (acc_e2e: no pointer to load, no directory line
+ * to read: a command of 64 interleaved groups touches a line less), folded
+ * into the set's H_E2E at a close (acc_flush) and left zeroed. The
+ * accumulator and it are one anonymous mapping (acc_new): pages of zeros
+ * made resident by the first write, so the buckets a group never uses
+ * cost no memory. Each group's starts at its own offset in its first page
+ * (ACC_COLOR): at the same offset, every group's first lines, and their
+ * buckets of the same latency, would share one set of the first-level
+ * cache (its set is the address modulo a page).
+ */
+#define ACC_E2E_OFF (((sizeof(struct acc) + 63) / 64) * 64)
+#define ACC_PAGE 4096u
+#define ACC_MAP ((ACC_E2E_OFF + NTP_HIST_BUCKETS * sizeof(uint32_t) + ACC_PAGE - 1) / ACC_PAGE * ACC_PAGE + ACC_PAGE)
+/* the offset in its page of group i's accumulators: two lines apart, the
+ * two lines a common command touches */
+#define ACC_COLOR(i) (((unsigned)(i) * 128u) % ACC_PAGE)
 
-	size = (size + 63) & ~(size_t)63;
-	if (posix_memalign(&p, 64, size))
-		return NULL;
-	return memset(p, 0, size);
+static inline uint32_t *acc_e2e(struct acc *a)
+{
+	return (uint32_t *)(void *)((char *)a + ACC_E2E_OFF);
+}
+
+/* A zeroed accumulator of the group numbered i (acc_free releases it). */
+static struct acc *acc_new(unsigned i)
+{
+	char *p = mmap(NULL, ACC_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : (struct acc *)(void *)(p + ACC_COLOR(i));
 }
 
 static void acc_free(struct acc *a)
 {
-	if (a)
+	if (a) {
 		ntp_hset_free(&a->h);
-	free(a);
+		munmap((void *)((uintptr_t)a & ~(uintptr_t)(ACC_PAGE - 1)), ACC_MAP);
+	}
 }
 
-/* 64-byte aligned (calloc64) with its first line what a command touches:
+/* The end to end's v into a's histograms: a negative one (a loopback's
+ * clocks) into the set's mirrored buckets. */
+static inline void e2e_add(struct acc *a, int64_t v)
+{
+	if (__builtin_expect(v < 0, 0))
+		ntp_hset_add(&a->h, H_E2E, v);
+	else
+		acc_e2e(a)[ntp_hist_index((uint64_t)v)]++;
+}
+
+/* 64-byte aligned, with its first line what a command touches:
  * with 64 groups, every line more per group is 64 more in the first-level
  * cache */
 struct group {
@@ -170,6 +222,7 @@ static void acc_bind(struct acc *a, struct group *g)
 {
 	a->grp = g;
 	a->tdev_known = g->tdev[0] != '\0';
+	acc_slow(a);
 }
 
 /*
@@ -207,7 +260,7 @@ _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: pro
 #define GC_FAST (1u << GC_FAST_BITS)
 #define GC_FAST_MAX 128			/* keys in fast[] at most; the others go through gc_miss */
 #define GC_FAST_TRIES 8			/* multipliers tried at a meeting of two keys */
-#define GC_FAST_REHASH 32		/* meetings resolved at most over a model's life */
+#define GC_FAST_REHASH 32		/* first offers' meetings resolved at most over a model's life */
 struct gc_ent {
 	uint64_t key;			/* 0: empty */
 	struct acc *a;			/* the group's cur; NULL: no group (every group taken) */
@@ -221,8 +274,9 @@ struct group_cache {
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
 	unsigned n_fast;		/* keys in fast[] */
-	unsigned rehash;		/* meetings resolved (at most GC_FAST_REHASH) */
+	unsigned rehash;		/* meetings met with draws (of first offers: at most GC_FAST_REHASH) */
 	uint64_t draws;			/* multipliers drawn */
+	uint64_t out_offers;		/* offers of keys left out (gc_miss) */
 	char devs[GC_DEVS][NTP_DEV_LEN];
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
 	 * lookup reads, where a table of group numbers beside took a second */
@@ -268,7 +322,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 {
 	/* calloc, aligned by hand: its pages come from the kernel zeroed and
 	 * stay untouched until used (the totals' tables are most of it),
-	 * where calloc64's memset would make them all resident */
+	 * where a memset would make them all resident */
 	void *mem = calloc(1, sizeof(struct ntp_model) + 63);
 	struct ntp_model *m = mem ? (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63) : NULL;
 	uint32_t win;
@@ -343,7 +397,7 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
-	g->cur = calloc64(sizeof(*g->cur));
+	g->cur = acc_new(m->n_groups);
 	if (!g->cur)
 		return NULL;
 	acc_bind(g->cur, g);
@@ -409,12 +463,15 @@ static inline unsigned gc_fast_slot(uint64_t key, uint64_t mult)
 }
 
 /* Puts key (answer a, its group's accumulator) in fast[], when it has room: in its slot when free,
- * else (redraw set: the key's first offer) with a multiplier under which
- * every key cached and this one have slots of their own (a few drawn, a
- * few times in a model's life), else not at all (gc_miss answers the key,
- * the same answer). A key left out is offered again without redraw: its
- * slot's one test per record, where a redraw per record would cost up to
- * GC_FAST_TRIES draws over every key cached until GC_FAST_REHASH ran out. */
+ * else (redraw set) with a multiplier under which every key cached and this
+ * one have slots of their own (a few drawn), else not at all (gc_miss
+ * answers the key, the same answer). redraw is GC_REDRAW_FIRST at a key's
+ * first offer (at most GC_FAST_REHASH such meetings in a model's life),
+ * GC_REDRAW_RETRY at the offers of keys left out (gc_out_offer: one in a
+ * power of two of them); else a key left out is offered its slot only,
+ * one test per record, where a redraw per record would cost
+ * GC_FAST_TRIES draws over every key cached. */
+enum { GC_REDRAW_NO, GC_REDRAW_FIRST, GC_REDRAW_RETRY };
 static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int redraw)
 {
 	struct gc_ent *f = c->fast;
@@ -430,7 +487,7 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 		c->n_fast++;
 		return;
 	}
-	if (!redraw || c->rehash == GC_FAST_REHASH)
+	if (redraw == GC_REDRAW_NO || (redraw == GC_REDRAW_FIRST && c->rehash >= GC_FAST_REHASH))
 		return;
 	c->rehash++;
 	for (unsigned i = 0; i < GC_FAST; i++)
@@ -472,6 +529,17 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 	}
 }
 
+/* The redraw of an offer to fast[] of a key left out: a retry at the 1st,
+ * 2nd, 4th, 8th... such offer, so that the draws grow with the log of
+ * the records of keys left out, and the records on this slow path stay
+ * within twice those before the retry that let the last one in (a
+ * multiplier exists: there are at most GC_FAST_MAX keys). */
+static int gc_out_offer(struct group_cache *c)
+{
+	c->out_offers++;
+	return (c->out_offers & (c->out_offers - 1)) ? GC_REDRAW_NO : GC_REDRAW_RETRY;
+}
+
 /* The accumulator records of g go to (NULL: no group). */
 static inline struct acc *cur_of(const struct group *g)
 {
@@ -497,8 +565,9 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 			g = n == GC_NONE ? NULL : &m->groups[n];
 			/* offered to fast[] when it came in here: left out
 			 * (no slot, or no multiplier found), it may take a
-			 * slot a later multiplier freed, no more */
-			gc_fast_add(c, key, cur_of(g), 0);
+			 * slot a later multiplier freed, and a new
+			 * multiplier at the retries (gc_out_offer) */
+			gc_fast_add(c, key, cur_of(g), gc_out_offer(c));
 			return cur_of(g);
 		}
 		if (!c->key[slot])
@@ -511,8 +580,8 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
 		if (c->n_hit == GC_MAX_HIT) {
-			/* met again at every record: no redraw */
-			gc_fast_add(c, key, g->cur, 0);
+			/* met again at every record: no redraw of its own */
+			gc_fast_add(c, key, g->cur, gc_out_offer(c));
 			return g->cur;
 		}
 		c->n_hit++;
@@ -524,7 +593,7 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-	gc_fast_add(c, key, cur_of(g), 1);
+	gc_fast_add(c, key, cur_of(g), GC_REDRAW_FIRST);
 	return cur_of(g);
 }
 
@@ -568,13 +637,14 @@ static inline void span_add(struct acc *a, uint64_t lo, uint64_t hi)
  * when the masks change (a command of another flow) and at a close. */
 static void run_flush(struct acc *a)
 {
+	uint64_t n = acc_sampled(a) - a->run_base;
 	uint32_t bits;
 
 	for (bits = a->run_st_mask; bits; bits &= bits - 1)
-		a->st_n[__builtin_ctz(bits)] += a->run_n;
+		a->st_n[__builtin_ctz(bits)] += n;
 	for (bits = a->run_c_mask; bits; bits &= bits - 1)
-		a->c_n[__builtin_ctz(bits)] += a->run_n;
-	a->run_n = 0;
+		a->c_n[__builtin_ctz(bits)] += n;
+	a->run_base = acc_sampled(a);
 }
 
 /* Before the accumulator is read (a close): the run, and the fast flow's
@@ -599,6 +669,7 @@ static void acc_flush(struct acc *a)
 	}
 	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)e2e);
 	memset(a->fast_ts_sum, 0, sizeof(a->fast_ts_sum));
+	ntp_hset_take_dense(&a->h, H_E2E, acc_e2e(a));
 }
 
 /* Two lanes of int64 sums; GCC and clang lower them to SSE2 (or plain
@@ -625,15 +696,16 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 {
 	uint32_t bits;
 
-	a->sampled++;
-	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
-	ntp_hset_add(&a->h, H_E2E, b->e2e);
+	/* the run before this command (run_flush counts sampled) */
 	if (__builtin_expect(b->stage_present != a->run_st_mask || b->comp_present != a->run_c_mask, 0)) {
 		run_flush(a);
 		a->run_st_mask = b->stage_present;
 		a->run_c_mask = b->comp_present;
+		acc_slow(a);
 	}
-	a->run_n++;
+	a->sampled++;
+	a->e2e_sum = (int64_t)((uint64_t)a->e2e_sum + (uint64_t)b->e2e);
+	e2e_add(a, b->e2e);
 	/* absent stages and components are 0 in b (stage.h) */
 	sum_into(a->st_sum, b->stage, (NTP_STAGE_COUNT + 1) / 2);
 	sum_into(a->c_sum, b->comp, (NTP_COMP_COUNT + 1) / 2);
@@ -720,22 +792,21 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
 	unsigned noq = m->cfg.no_quantiles;
 
+	/* ACC_SLOW clear (account: fast_prep), so the run is this flow's */
 	a->sampled++;
-	ntp_hset_add(&a->h, H_E2E, e2e);
-	if (__builtin_expect(a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS, 0)) {
-		run_flush(a);
-		a->run_st_mask = NTP_FAST_STAGES;
-		a->run_c_mask = NTP_FAST_COMPS;
-	}
-	a->run_n++;
-	/* constant indices: the loop unrolls into eight vector adds, each
+	e2e_add(a, e2e);
+	/* constant indices: the loop unrolls into six vector adds, each
 	 * into its aligned pair of sums from memory (no load of it apart) */
-#pragma GCC unroll 8
+#pragma GCC unroll 6
 	for (unsigned k = 0; k < FAST_TS; k += 2) {
 		ntp_u2a *d = (ntp_u2a *)&a->fast_ts_sum[k];
+		const struct ntp_record *r0 = k < FAST_TS_HOST ? h : t, *r1 = k + 1 < FAST_TS_HOST ? h : t;
 		ntp_u2 v;
 
-		__builtin_memcpy(&v, &(k < FAST_TS_HOST ? h : t)->ts[fast_ts[k]], sizeof(v));
+		if (FAST_PAIR_ONE(k))
+			__builtin_memcpy(&v, &r0->ts[fast_ts[k]], sizeof(v));
+		else
+			v = (ntp_u2){ r0->ts[fast_ts[k]], r1->ts[fast_ts[k + 1]] };
 		*d += v;
 	}
 	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
@@ -760,6 +831,22 @@ static __attribute__((noinline)) void group_tdev(struct acc *a, const struct ntp
 	memcpy(g->tdev, t->dev, NTP_DEV_LEN);
 	g->tdev[NTP_DEV_LEN - 1] = '\0';
 	a->tdev_known = g->tdev[0] != '\0';
+	acc_slow(a);
+}
+
+/* Before a common flow's command (account_fast) when ACC_SLOW is set: the
+ * group's tdev from t if not known yet, the run of other masks added in,
+ * and ACC_SLOW as they now are (still set while tdev is unknown). */
+static __attribute__((noinline)) void fast_prep(struct acc *a, const struct ntp_record *t)
+{
+	if (!a->tdev_known)
+		group_tdev(a, t);
+	if (a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS) {
+		run_flush(a);
+		a->run_st_mask = NTP_FAST_STAGES;
+		a->run_c_mask = NTP_FAST_COMPS;
+	}
+	acc_slow(a);
 }
 
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
@@ -773,12 +860,15 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 	 * completion, and (joined) the target's device */
 	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
 		a->missed++;
-	if (h && t && __builtin_expect(!a->tdev_known, 0))
-		group_tdev(a, t);
-	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1))
+	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1)) {
+		if (__builtin_expect(a->sampled & ACC_SLOW, 0))
+			fast_prep(a, t);
 		account_fast(m, a, h, t);
-	else
+	} else {
+		if (h && t && !a->tdev_known)
+			group_tdev(a, t);
 		account_general(m, a, h, t);
+	}
 }
 
 /* account() out of line, for the other sites (one side only, host first). */
@@ -955,6 +1045,7 @@ void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *ou
 	out->fast = m->gc.n_fast;
 	out->rehash = m->gc.rehash;
 	out->draws = m->gc.draws;
+	out->out_offers = m->gc.out_offers;
 }
 
 size_t ntp_model_pending(const struct ntp_model *m)
@@ -1070,7 +1161,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->host_only = m->cfg.role == NTP_ROLE_HOST;
 	o->target_only = m->cfg.role == NTP_ROLE_TARGET;
 	o->seen = a->seen;
-	o->sampled = a->sampled;
+	o->sampled = acc_sampled(a);
 	o->unmatched = unmatched;
 	o->fallback_records = a->fallback;
 	o->incomplete_records = a->incomplete;
@@ -1082,16 +1173,16 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->mbps = o->rate * g->len / 1e6;
 	/* The time the group had commands: its sampled commands span
 	 * (n - 1) / (n + 1) of it on average, when spread evenly. */
-	if (a->sampled > 1 && a->span_hi > (uint64_t)0 - a->span_nlo && seconds > 0) {
-		double busy = (double)(a->span_hi - ((uint64_t)0 - a->span_nlo)) / 1e9 * (double)(a->sampled + 1) /
-			      (double)(a->sampled - 1);
+	if (o->sampled > 1 && a->span_hi > (uint64_t)0 - a->span_nlo && seconds > 0) {
+		double busy = (double)(a->span_hi - ((uint64_t)0 - a->span_nlo)) / 1e9 * (double)(o->sampled + 1) /
+			      (double)(o->sampled - 1);
 
 		o->busy_rate = o->rate * seconds / (busy < seconds ? busy : seconds);
 	}
-	if (a->sampled) {
-		e2e_mean = (double)a->e2e_sum / (double)a->sampled;
+	if (o->sampled) {
+		e2e_mean = (double)a->e2e_sum / (double)o->sampled;
 		o->e2e_mean_us = us(e2e_mean);
-		ntp_hset_quantiles(&a->h, H_E2E, a->sampled, qs, q, 3);
+		ntp_hset_quantiles(&a->h, H_E2E, o->sampled, qs, q, 3);
 		o->e2e_p50_us = us(q[0]);
 		o->e2e_p99_us = us(q[1]);
 		o->e2e_p999_us = us(q[2]);
@@ -1105,7 +1196,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 		st->present = 1;
 		/* Every sampled command has each present stage: divide by the
 		 * sampled count so the stage means add up to the e2e mean. */
-		st->mean_us = us((double)a->st_sum[s] / (double)a->sampled);
+		st->mean_us = us((double)a->st_sum[s] / (double)o->sampled);
 		if (!(m->cfg.no_quantiles & NTP_MODEL_NO_STAGE_Q)) {
 			ntp_hset_quantiles(&a->h, H_ST + s, a->st_n[s], qs, q, 3);
 			st->p50_us = us(q[0]);
@@ -1171,7 +1262,9 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->seen += s->seen;
 	d->seen_n += s->seen_n;
 	d->est_cmds += s->est_cmds;
-	d->sampled += s->sampled;
+	/* s's run is in st_n and c_n, as is d's (run_base) */
+	d->sampled += acc_sampled(s);
+	d->run_base += acc_sampled(s);
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
@@ -1301,14 +1394,14 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		 * into zeroed ones gives the same), so it becomes the run's
 		 * and a zeroed one takes its place, without a merge; this is
 		 * the only close of `ntprof report`. */
-		fresh = g->all ? NULL : calloc64(sizeof(*fresh));
+		fresh = g->all ? NULL : acc_new((unsigned)(g - m->groups));
 		if (fresh) {
 			g->all = g->cur;
 			g->cur = fresh;
 			swapped = 1;
 		} else {
 			if (!g->all)
-				g->all = calloc64(sizeof(*g->all));
+				g->all = acc_new((unsigned)(g - m->groups));
 			if (g->all)
 				acc_merge(g->all, g->cur);
 			acc_reset(g->cur);

@@ -139,11 +139,12 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
 /* Counts how many records the pending structures of the join hold (tests, diagnostics). */
 size_t ntp_model_pending(const struct ntp_model *m);
 /* The group lookup's direct-mapped table (model.c group_of; tests,
- * diagnostics): keys in it, meetings of two keys in a slot (whether a new
- * multiplier resolved them or not), multipliers drawn. */
+ * diagnostics): keys in it, meetings of two keys in a slot met with draws
+ * (whether a new multiplier resolved them or not), multipliers drawn,
+ * offers of keys left out (records of keys not in it, from the first). */
 struct ntp_model_gc_stats {
 	unsigned fast, rehash;
-	uint64_t draws;
+	uint64_t draws, out_offers;
 };
 void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *out);
 /* The group of a record: I/O type from its opcode. */

@@ -241,6 +241,55 @@ static void test_hset_equals_dense(void **state)
 	free(d);
 }
 
+/*
+ * A dense histogram's non-negative counts taken into a set (model.c's end to
+ * end, counted densely per command, into its set at a close): the set then
+ * holds what adding each value to it gives (counts, quantiles, and no chunk
+ * for a part of the range without counts), with negative values added to
+ * the set directly, and the dense one is left zeroed; a second take adds.
+ */
+static void test_hset_take_dense(void **state)
+{
+	static const double qs[] = { 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0 };
+	struct ntp_hset *s = calloc(1, sizeof(*s)), *want = calloc(1, sizeof(*want));
+	struct ntp_hist *d = calloc(1, sizeof(*d));
+	uint64_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(want);
+	assert_non_null(d);
+	srandom(9);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 100000; i++) {
+			int64_t v = round ? gen_signed() : gen_lognormal();
+
+			if (v >= 0)
+				d->pos[ntp_hist_index((uint64_t)v)]++;
+			else
+				ntp_hset_add(s, 1, v);
+			ntp_hset_add(want, 1, v);
+			n++;
+		}
+		ntp_hset_take_dense(s, 1, d->pos);
+		for (unsigned i = 0; i < NTP_HIST_BUCKETS; i++)
+			assert_int_equal(d->pos[i], 0);
+		assert_int_equal(ntp_hset_count(s, 1), n);
+		assert_int_equal(ntp_hset_bytes(s), ntp_hset_bytes(want));
+		for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+			if (ntp_hset_quantile(s, 1, n, qs[i]) != ntp_hset_quantile(want, 1, n, qs[i]))
+				fail_msg("round %d q %g: %.1f, want %.1f", round, qs[i], ntp_hset_quantile(s, 1, n, qs[i]),
+					 ntp_hset_quantile(want, 1, n, qs[i]));
+	}
+	assert_int_equal(ntp_hset_count(s, 0), 0);
+	assert_false(s->oom);
+	ntp_hset_free(s);
+	ntp_hset_free(want);
+	free(s);
+	free(want);
+	free(d);
+}
+
 /* The q-quantile by the definition (hist.h), bucket by bucket over the
  * dense histogram: the rank ceil(q n) in [1, n], most negative first. */
 static double naive_quantile(const struct ntp_hist *h, uint64_t n, double q)
@@ -318,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_quantiles_signed),
 		cmocka_unit_test(test_merge_reset_empty),
 		cmocka_unit_test(test_hset_equals_dense),
+		cmocka_unit_test(test_hset_take_dense),
 		cmocka_unit_test(test_hset_quantiles_one_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
