@@ -10,6 +10,7 @@
 #ifndef NTP_FILE_H
 #define NTP_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,6 +200,20 @@ enum ntp_block_type {
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table version only */
+/* The implementations of ntp_crc32c (crc32c.c), for tests and benchmarks:
+ * ntp_crc32c_by runs one (the table version where this CPU cannot run it),
+ * ntp_crc32c_has says whether this CPU can. ntp_crc32c runs the last this
+ * CPU has. */
+enum ntp_crc_impl {
+	NTP_CRC_TABLE,		/* slicing by 8 */
+	NTP_CRC_HW1,		/* crc32 instruction (SSE4.2), one stream */
+	NTP_CRC_HW3,		/* three streams joined by PCLMULQDQ */
+	NTP_CRC_FOLD256,	/* folding with VPCLMULQDQ, AVX2 registers */
+	NTP_CRC_FOLD512,	/* folding with VPCLMULQDQ, AVX-512 registers */
+	NTP_CRC_IMPLS
+};
+bool ntp_crc32c_has(enum ntp_crc_impl impl);
+uint32_t ntp_crc32c_by(enum ntp_crc_impl impl, uint32_t crc, const void *buf, size_t len);
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 

@@ -3,7 +3,7 @@
  * test_ntpfile.c - the .ntp writer and reader: round trip, a small
  * multi-block file cut at every byte offset and with a flipped byte at every
  * offset, empty/wrong/newer files, a newer minor version's larger records and
- * unknown blocks, the once-a-second flush, and CRC32C.
+ * unknown blocks, and the once-a-second flush (CRC32C: test_crc32c.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,47 +180,6 @@ static uint64_t read_all_but(struct ntp_reader *r, uint64_t from, uint64_t gap)
 static uint64_t read_all(struct ntp_reader *r)
 {
 	return read_all_but(r, 0, 0);
-}
-
-static void test_crc32c(void **state)
-{
-	static const char check[] = "123456789";
-	uint8_t *buf = malloc(40000);
-
-	(void)state;
-	/* the CRC-32C check value (RFC 3720 / iSCSI) */
-	assert_int_equal(ntp_crc32c(0, check, 9), 0xE3069283u);
-	assert_int_equal(ntp_crc32c_sw(0, check, 9), 0xE3069283u);
-	assert_int_equal(ntp_crc32c(0, "", 0), 0);
-	/* 32 zero bytes: RFC 3720 B.4 */
-	memset(buf, 0, 32);
-	assert_int_equal(ntp_crc32c(0, buf, 32), 0x8A9136AAu);
-	/* hardware (three streams) and table versions agree at every length and alignment */
-	for (size_t i = 0; i < 40000; i++)
-		buf[i] = (uint8_t)(i * 2654435761u >> 13);
-	for (size_t len = 0; len < 40000 - 8; len = len < 64 ? len + 1 : len * 3 / 2 + 7)
-		for (size_t a = 0; a < 8; a++)
-			assert_int_equal(ntp_crc32c(0, buf + a, len), ntp_crc32c_sw(0, buf + a, len));
-	/* around the three streams' threshold (1 KiB), every length, and
-	 * records blocks' sizes (1024 and 4096 records of 272 bytes) */
-	for (size_t len = 1000; len < 1100; len++)
-		assert_int_equal(ntp_crc32c(0, buf + (len & 7), len), ntp_crc32c_sw(0, buf + (len & 7), len));
-	{
-		size_t big = 4096 * 272 + 64;
-		uint8_t *b2 = malloc(big);
-
-		assert_non_null(b2);
-		for (size_t i = 0; i < big; i++)
-			b2[i] = (uint8_t)(i * 2246822519u >> 11);
-		for (size_t len = 1024 * 272 - 3; len < 1024 * 272 + 3; len++)
-			assert_int_equal(ntp_crc32c(0, b2 + 1, len), ntp_crc32c_sw(0, b2 + 1, len));
-		assert_int_equal(ntp_crc32c(7, b2, 4096 * 272), ntp_crc32c_sw(7, b2, 4096 * 272));
-		free(b2);
-	}
-	/* continuing a CRC equals one pass */
-	assert_int_equal(ntp_crc32c(ntp_crc32c(0, buf, 12345), buf + 12345, 20000),
-			 ntp_crc32c(0, buf, 32345));
-	free(buf);
 }
 
 static void test_round_trip(void **state)
@@ -1600,7 +1559,6 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncate_every_offset),
 		cmocka_unit_test(test_flip_every_byte),
