@@ -896,6 +896,82 @@ static int interesting_cut(size_t k, const struct blk *b, size_t nb)
  * from memory, with read(), mapped in one window, in one-page windows, or
  * mapped until mmap fails and read() takes over; cut anywhere interesting
  * and with a flipped byte. */
+static struct ntp_reader *read_alone(struct ntp_reader *r)
+{
+	if (r)
+		assert_int_equal(ntp_reader_read_alone(r), 0);
+	return r;
+}
+
+/* Whether this process maps a file whose path ends with name. */
+static int mapped_here(const char *name)
+{
+	char line[1024];
+	size_t nl = strlen(name);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		if (n >= nl && !memcmp(line + n - nl, name, nl))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ntp_reader_read_alone: the file read with read() once the header is
+ * parsed (no window left mapped), the same blocks as mapped (the outcomes
+ * in test_map_matches_read); too late once a block was handed out, and
+ * nothing to do for a memory source or with read-ahead's windows asked
+ * for. */
+static void test_read_alone(void **state)
+{
+	struct ntp_reader_opts keep = { .ahead_map = 1 };
+	char path[256], err[256];
+	const struct ntp_record *recs;
+	struct ntp_reader *r;
+	uint8_t *buf;
+	size_t n, len, nrec;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "alone.ntp");
+	nrec = write_medium(path);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	assert_true(mapped_here("/alone.ntp"));
+	assert_int_equal(ntp_reader_read_alone(r), 1);	/* a block handed out */
+	ntp_reader_close(r);
+	assert_false(mapped_here("/alone.ntp"));
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_false(mapped_here("/alone.ntp"));
+	assert_int_equal(read_all(r), nrec);
+	assert_false(mapped_here("/alone.ntp"));
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	ntp_reader_close(r);
+
+	r = ntp_reader_open_opts(path, &keep, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	assert_true(mapped_here("/alone.ntp"));
+	ntp_reader_close(r);
+
+	buf = slurp(path, &len);
+	r = ntp_reader_open_mem(buf, len, "m", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_int_equal(read_all(r), nrec);
+	ntp_reader_close(r);
+	free(buf);
+}
+
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -913,7 +989,7 @@ static void test_map_matches_read(void **state)
 	assert_true(len > 8 * 4096);
 	for (size_t k = 0; k <= len; k++) {
 		for (int flip = 0; flip < 2; flip++) {
-			struct outcome mem, rdo, map, map1, fail;
+			struct outcome mem, rdo, map, map1, fail, alone;
 			struct ntp_reader_opts late = { .map_window = 1, .map_fail_from = 3 * 4096 + 100 };
 
 			if (!interesting_cut(k, b, nb) || (flip && k == len))
@@ -927,12 +1003,15 @@ static void test_map_matches_read(void **state)
 			outcome_of(ntp_reader_open_opts(cut, &page, err, sizeof(err)), err, &map1);
 			/* mapped, then mmap fails midway: read() takes over */
 			outcome_of(ntp_reader_open_opts(cut, &late, err, sizeof(err)), err, &fail);
+			/* mapped for the header, then read() (ntp_reader_read_alone) */
+			outcome_of(read_alone(ntp_reader_open(cut, err, sizeof(err))), err, &alone);
 			if (flip)
 				buf[k] ^= 0x10;
 			assert_same_outcome(&mem, &rdo);
 			assert_same_outcome(&mem, &map);
 			assert_same_outcome(&mem, &map1);
 			assert_same_outcome(&mem, &fail);
+			assert_same_outcome(&mem, &alone);
 			if (k == len) {
 				assert_int_equal(mem.records, nrec);
 				assert_string_equal(mem.why, "");
@@ -1570,6 +1649,7 @@ int main(void)
 		cmocka_unit_test(test_host_queues_merge),
 		cmocka_unit_test(test_next_block),
 		cmocka_unit_test(test_map_matches_read),
+		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
