@@ -5,9 +5,15 @@
  * use), touching every record, then through ntp_reader_next() (one copy per
  * record). Prints records per second of the best of 5 runs each (the
  * machine is shared). bench/reader.sh compares it with cat.
+ *
+ * read_bench --crc [BLOCK]: GB/s of each CRC32C implementation this CPU
+ * can run (ntp_crc32c_by), over 1 GiB in blocks of BLOCK bytes (default a
+ * records block's 278528) from memory, and over one block again and again
+ * from the cache; best of 5.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "core/ntpfile.h"
 
@@ -55,10 +61,50 @@ static double pass(const char *path, int by_block, uint64_t *n)
 	return t0;
 }
 
+static int crc_speeds(size_t blk)
+{
+	static const char *const name[NTP_CRC_IMPLS] = {
+		"table", "crc32 x1", "crc32 x3", "fold 256", "fold 512",
+	};
+	size_t big = (size_t)1 << 30;
+	uint8_t *b = aligned_alloc(64, big);
+	uint32_t s = 0;
+
+	if (!b || !blk || blk > big)
+		return 2;
+	for (size_t i = 0; i < big; i++)
+		b[i] = (uint8_t)(i * 2654435761u >> 13);
+	for (int v = 0; v < NTP_CRC_IMPLS; v++) {
+		double mem = 1e30, hot = 1e30;
+
+		if (!ntp_crc32c_has(v))
+			continue;
+		for (int rep = 0; rep < 5; rep++) {
+			double t = now();
+
+			for (size_t o = 0; o + blk <= big; o += blk)
+				s += ntp_crc32c_by(v, 0, b + o, blk);
+			if ((t = now() - t) < mem)
+				mem = t;
+			t = now();
+			for (size_t o = 0; o + blk <= big; o += blk)
+				s += ntp_crc32c_by(v, 0, b, blk);
+			if ((t = now() - t) < hot)
+				hot = t;
+		}
+		printf("crc32c %-8s blocks of %zu: %5.1f GB/s from memory, %5.1f GB/s from the cache\n",
+		       name[v], blk, big / blk * blk / mem / 1e9, big / blk * blk / hot / 1e9);
+	}
+	free(b);
+	return s == 42;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "--crc"))
+		return crc_speeds(argc > 2 ? strtoul(argv[2], NULL, 0) : 278528);
 	if (argc != 2) {
-		fprintf(stderr, "usage: read_bench FILE\n");
+		fprintf(stderr, "usage: read_bench FILE | --crc [BLOCK]\n");
 		return 2;
 	}
 	for (int by_block = 1; by_block >= 0; by_block--) {

@@ -4,16 +4,22 @@
  * checksum of every .ntp header and block.
  *
  * The reader checks every byte it returns, so this sits on the hot path of
- * `ntprof report`: on x86-64 with SSE4.2 the crc32 instruction does 8 bytes
- * per step, and three independent streams are run side by side to hide its
- * 3-cycle latency; the streams are joined with a carry-less multiplication
- * (PCLMULQDQ) by a power of x (docs/performance.md says why this and not
- * a library). With SSE4.2 alone one stream, elsewhere a slicing-by-8 table
- * version. All give the same result (tested).
+ * `ntprof report`, where the CRC's pass is the first touch of a block's
+ * memory. Where the CPU has VPCLMULQDQ (with AVX-512, or with AVX2), the
+ * buffer is folded with carry-less multiplications, 64 (or 32) bytes per
+ * register and four registers side by side, at about the speed of memory;
+ * elsewhere on x86-64 with SSE4.2 the crc32 instruction does 8 bytes per
+ * step, three streams side by side to hide its latency, joined with one
+ * carry-less multiplication (PCLMULQDQ) by a power of x; with SSE4.2 alone
+ * one stream, elsewhere a slicing-by-8 table version. The choice is made
+ * once, at the first call. All give the same result (tests/unit/test_crc32c.c
+ * runs each this CPU can run); docs/performance.md says why this and not a
+ * library.
  *
  * Convention: ntp_crc32c(0, buf, len) is the standard CRC-32C (initial value
  * ~0, final xor ~0), and ntp_crc32c(crc, more, n) continues a previous result.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
@@ -26,7 +32,11 @@
 
 static uint32_t tab8[8][256];
 static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
-static int have_sse42, have_pclmul;
+static int have_sse42, have_pclmul, have_fold256, have_fold512;
+static enum ntp_crc_impl best = NTP_CRC_TABLE;	/* what ntp_crc32c runs */
+#if defined(__x86_64__)
+static void fold_init(void);
+#endif
 
 static void tables_init(void)
 {
@@ -44,6 +54,13 @@ static void tables_init(void)
 	__builtin_cpu_init();
 	have_sse42 = __builtin_cpu_supports("sse4.2");
 	have_pclmul = __builtin_cpu_supports("pclmul");
+	have_fold256 = have_sse42 && have_pclmul && __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("vpclmulqdq");
+	have_fold512 = have_fold256 && __builtin_cpu_supports("avx512f");
+	if (have_fold256)
+		fold_init();
+	best = have_fold512 ? NTP_CRC_FOLD512 : have_fold256 ? NTP_CRC_FOLD256 :
+	       have_sse42 && have_pclmul ? NTP_CRC_HW3 : have_sse42 ? NTP_CRC_HW1 : NTP_CRC_TABLE;
 #endif
 }
 
@@ -182,20 +199,165 @@ static uint32_t crc_hw3(uint32_t c, const uint8_t *p, size_t n)
 	c2 = __builtin_ia32_crc32di(c2, w ^ x);
 	return crc_hw1((uint32_t)c2, p + 3 * k + 8, n - 3 * k - 8);
 }
+/*
+ * Folding. A buffer's bytes, 16 at a time loaded into a 128-bit lane, are
+ * a polynomial of degree < 128 in the reflected order (bit k of the lane is
+ * the coefficient of x^(127-k) counted from the lane's end): the lane's low
+ * 64 bits L and high 64 bits H stand for L * x^64 + H. Moving a lane D bits
+ * further on (to xor it into the data there) multiplies it by x^D, and mod
+ * P that is two carry-less products with 32-bit constants: L * x^(D+31)
+ * and H * x^(D-33), each product carrying the x^33 of clmul's reflected
+ * order with a 32-bit operand (see xpow_mod). The constants are computed
+ * once by xpow_mod (fold_init). Four registers of lanes run side by side,
+ * each folded over the four registers' width a turn; at the end they are
+ * folded into the last register, its lanes into the last lane, and that
+ * lane's 128 bits become the CRC with two crc32 steps (crc32 of 64 bits
+ * multiplies by x^32 mod P: crc32(crc32(0, L), H) = (L * x^64 + H) * x^32).
+ * The raw state to continue from is xored into the first 32 bits, as the
+ * crc32 instruction does. The head up to the registers' alignment and the
+ * tail of fewer than a register's bytes are left to the crc32 instruction;
+ * below FOLD_MIN bytes the three streams do it all.
+ */
+#define FOLD_MIN 256
+static uint64_t kfold[17][2];	/* [D / 128]: x^(D+31), x^(D-33) mod P */
+
+__attribute__((target("sse4.2,pclmul")))
+static void fold_init(void)
+{
+	for (unsigned i = 1; i < 17; i++) {
+		kfold[i][0] = xpow_mod(128 * i + 31);
+		kfold[i][1] = xpow_mod(128 * i - 33);
+	}
+}
+
+/* The last 128-bit lane, L * x^64 + H, to a raw CRC state. */
+__attribute__((target("sse4.2")))
+static uint32_t lane_crc(__m128i x)
+{
+	uint64_t lo = (uint64_t)_mm_cvtsi128_si64(x), hi = (uint64_t)_mm_extract_epi64(x, 1);
+
+	return (uint32_t)__builtin_ia32_crc32di(__builtin_ia32_crc32di(0, lo), hi);
+}
+
+/* Lane x moved D = 128 * i bits on, xored with y. */
+__attribute__((target("sse4.2,pclmul")))
+static __m128i fold128(__m128i x, unsigned i, __m128i y)
+{
+	__m128i k = _mm_loadu_si128((const __m128i *)kfold[i]);
+
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+					   _mm_clmulepi64_si128(x, k, 0x11)), y);
+}
+
+__attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
+static inline __m256i fold256(__m256i x, __m256i k, __m256i y)
+{
+	return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
+						 _mm256_clmulepi64_epi128(x, k, 0x11)), y);
+}
+
+__attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
+static inline __m256i kfold256(unsigned i)
+{
+	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)kfold[i]));
+}
+
+__attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
+static uint32_t crc_fold256(uint32_t c, const uint8_t *p, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)p & 31);
+	__m256i x[8], k;
+
+	if (n < FOLD_MIN + head)
+		return crc_hw3(c, p, n);
+	c = crc_hw1(c, p, head);
+	p += head;
+	n -= head;
+	for (int i = 0; i < 8; i++)
+		x[i] = _mm256_load_si256((const __m256i *)(p + 32 * i));
+	x[0] = _mm256_xor_si256(x[0], _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)c)));
+	k = kfold256(16);
+	for (p += 256, n -= 256; n >= 256; p += 256, n -= 256)
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++)
+			x[i] = fold256(x[i], k, _mm256_load_si256((const __m256i *)(p + 32 * i)));
+#pragma GCC unroll 7
+	for (int i = 0; i < 7; i++)
+		x[7] = fold256(x[i], kfold256(2 * (7 - i)), x[7]);
+	for (k = kfold256(2); n >= 32; p += 32, n -= 32)
+		x[7] = fold256(x[7], k, _mm256_load_si256((const __m256i *)p));
+	c = lane_crc(fold128(_mm256_castsi256_si128(x[7]), 1, _mm256_extracti128_si256(x[7], 1)));
+	return crc_hw1(c, p, n);
+}
+
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline __m512i fold512(__m512i x, __m512i k, __m512i y)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+					 _mm512_clmulepi64_epi128(x, k, 0x11), y, 0x96);
+}
+
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline __m512i kfold512(unsigned i)
+{
+	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)kfold[i]));
+}
+
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static uint32_t crc_fold512(uint32_t c, const uint8_t *p, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)p & 63);
+	__m512i x[4], k;
+	__m128i r;
+
+	if (n < FOLD_MIN + head)
+		return crc_hw3(c, p, n);
+	c = crc_hw1(c, p, head);
+	p += head;
+	n -= head;
+	for (int i = 0; i < 4; i++)
+		x[i] = _mm512_load_si512(p + 64 * i);
+	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	k = kfold512(16);
+	for (p += 256, n -= 256; n >= 256; p += 256, n -= 256)
+#pragma GCC unroll 4
+		for (int i = 0; i < 4; i++)
+			x[i] = fold512(x[i], k, _mm512_load_si512(p + 64 * i));
+#pragma GCC unroll 3
+	for (int i = 0; i < 3; i++)
+		x[3] = fold512(x[i], kfold512(4 * (3 - i)), x[3]);
+	for (k = kfold512(4); n >= 64; p += 64, n -= 64)
+		x[3] = fold512(x[3], k, _mm512_load_si512(p));
+	r = _mm512_extracti32x4_epi32(x[3], 3);
+	r = fold128(_mm512_extracti32x4_epi32(x[3], 2), 1, r);
+	r = fold128(_mm512_extracti32x4_epi32(x[3], 1), 2, r);
+	r = fold128(_mm512_castsi512_si128(x[3]), 3, r);
+	return crc_hw1(lane_crc(r), p, n);
+}
 #endif
+
+static uint32_t crc_raw(enum ntp_crc_impl impl, uint32_t c, const uint8_t *p, size_t n)
+{
+	switch (impl) {
+#if defined(__x86_64__)
+	case NTP_CRC_FOLD512:
+		return crc_fold512(c, p, n);
+	case NTP_CRC_FOLD256:
+		return crc_fold256(c, p, n);
+	case NTP_CRC_HW3:
+		return crc_hw3(c, p, n);
+	case NTP_CRC_HW1:
+		return crc_hw1(c, p, n);
+#endif
+	default:
+		return crc_sw(c, p, n);
+	}
+}
 
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	uint32_t c = ~crc;
-
 	pthread_once(&tab_once, tables_init);
-#if defined(__x86_64__)
-	if (have_sse42 && have_pclmul)
-		return ~crc_hw3(c, buf, len);
-	if (have_sse42)
-		return ~crc_hw1(c, buf, len);
-#endif
-	return ~crc_sw(c, buf, len);
+	return ~crc_raw(best, ~crc, buf, len);
 }
 
 /* The table version alone, so tests can check both paths agree. */
@@ -203,4 +365,28 @@ uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&tab_once, tables_init);
 	return ~crc_sw(~crc, buf, len);
+}
+
+bool ntp_crc32c_has(enum ntp_crc_impl impl)
+{
+	pthread_once(&tab_once, tables_init);
+	switch (impl) {
+	case NTP_CRC_TABLE:
+		return true;
+	case NTP_CRC_HW1:
+		return have_sse42;
+	case NTP_CRC_HW3:
+		return have_sse42 && have_pclmul;
+	case NTP_CRC_FOLD256:
+		return have_fold256;
+	case NTP_CRC_FOLD512:
+		return have_fold512;
+	default:
+		return false;
+	}
+}
+
+uint32_t ntp_crc32c_by(enum ntp_crc_impl impl, uint32_t crc, const void *buf, size_t len)
+{
+	return ntp_crc32c_has(impl) ? ~crc_raw(impl, ~crc, buf, len) : ntp_crc32c_sw(crc, buf, len);
 }

@@ -1438,6 +1438,14 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 	return 0;
 }
 
+/* A mapped reader that has handed out no block to read() from here on:
+ * the header's window goes, the bytes after it are read again. */
+static int window_to_read(struct ntp_reader *r)
+{
+	unmap_window(r);
+	return to_read(r);
+}
+
 int ntp_reader_read_ahead(struct ntp_reader *r)
 {
 	if (r->ahead)
@@ -1448,14 +1456,10 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 	 * The thread reads with read(), not through windows: the faults of
 	 * the windows' pages would be taken by whichever thread touches a
 	 * page first, the parser too, where read()'s copy stays in the
-	 * reading thread (docs/performance.md). No block was handed out: the
-	 * header's window goes, the bytes after it are read again.
+	 * reading thread (docs/performance.md).
 	 */
-	if (r->mapped && !r->ahead_map) {
-		unmap_window(r);
-		if (to_read(r))
-			return 1;
-	}
+	if (r->mapped && !r->ahead_map && window_to_read(r))
+		return 1;
 	r->ahead = ntp_ahead_new(r);
 	if (r->ahead)
 		ntp_reader_split_crc(r, ntp_ahead_crc_split());
@@ -1466,6 +1470,22 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 		ntp_reader_split_crc(r, 16);
 	}
 	return r->ahead ? 0 : 1;
+}
+
+/*
+ * A file read at full speed in the caller's thread, one of few: read()
+ * into a buffer that stays in the core's cache, where the CRC and the
+ * records find it, costs less than the faults of a window's pages and the
+ * CRC's first touch of them (docs/performance.md). Many files are
+ * mapped: their buffers would hold a block each and more.
+ */
+int ntp_reader_read_alone(struct ntp_reader *r)
+{
+	if (!r->mapped || r->ahead_map || r->ahead)
+		return 0;
+	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
+		return 1;	/* a block already handed out: mapped on */
+	return window_to_read(r) ? 1 : 0;
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)

@@ -10,6 +10,7 @@
 #ifndef NTP_FILE_H
 #define NTP_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,8 +120,9 @@ struct ntp_reader_opts {
 					 * also the first read buffer after mmap (tests) */
 	uint64_t map_fail_from;		/* tests: windows from this offset on fail to map,
 					 * so the switch to read() is exercised; 0: never */
-	int ahead_map;			/* read-ahead maps windows too, instead of read()
-					 * (tests, measurements; NTPROF_AHEAD_MMAP=1) */
+	int ahead_map;			/* read-ahead and ntp_reader_read_alone map windows
+					 * too, instead of read() (tests, measurements;
+					 * NTPROF_AHEAD_MMAP=1) */
 	int ahead_fail;			/* tests: the read-ahead thread does not start, as
 					 * when pthread_create fails */
 	uint64_t read_fail_from;	/* tests: the bytes from this offset on cannot be
@@ -170,6 +172,16 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
  * works on either way. The thread ends in ntp_reader_close().
  */
 int ntp_reader_read_ahead(struct ntp_reader *r);
+/*
+ * Extension (perf): the caller reads this file at full speed in its own
+ * thread, with few files open at once (read-ahead not wanted: one CPU, or
+ * NTPROF_THREADS=0): read() instead of mmap windows (docs/performance.md;
+ * NTPROF_AHEAD_MMAP=1 keeps the windows, to compare). Call before reading
+ * any block: 0 done or not needed (not mapped, read-ahead running), 1 not
+ * (a block already read, or read() failed to take over: the reader says
+ * why at its end).
+ */
+int ntp_reader_read_alone(struct ntp_reader *r);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
  * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
  * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */
@@ -199,6 +211,20 @@ enum ntp_block_type {
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table version only */
+/* The implementations of ntp_crc32c (crc32c.c), for tests and benchmarks:
+ * ntp_crc32c_by runs one (the table version where this CPU cannot run it),
+ * ntp_crc32c_has says whether this CPU can. ntp_crc32c runs the last this
+ * CPU has. */
+enum ntp_crc_impl {
+	NTP_CRC_TABLE,		/* slicing by 8 */
+	NTP_CRC_HW1,		/* crc32 instruction (SSE4.2), one stream */
+	NTP_CRC_HW3,		/* three streams joined by PCLMULQDQ */
+	NTP_CRC_FOLD256,	/* folding with VPCLMULQDQ, AVX2 registers */
+	NTP_CRC_FOLD512,	/* folding with VPCLMULQDQ, AVX-512 registers */
+	NTP_CRC_IMPLS
+};
+bool ntp_crc32c_has(enum ntp_crc_impl impl);
+uint32_t ntp_crc32c_by(enum ntp_crc_impl impl, uint32_t crc, const void *buf, size_t len);
 const char *ntp_role_name(uint8_t role);	/* "host", "target", "both" */
 const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 

@@ -3,7 +3,7 @@
  * test_ntpfile.c - the .ntp writer and reader: round trip, a small
  * multi-block file cut at every byte offset and with a flipped byte at every
  * offset, empty/wrong/newer files, a newer minor version's larger records and
- * unknown blocks, the once-a-second flush, and CRC32C.
+ * unknown blocks, and the once-a-second flush (CRC32C: test_crc32c.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,47 +180,6 @@ static uint64_t read_all_but(struct ntp_reader *r, uint64_t from, uint64_t gap)
 static uint64_t read_all(struct ntp_reader *r)
 {
 	return read_all_but(r, 0, 0);
-}
-
-static void test_crc32c(void **state)
-{
-	static const char check[] = "123456789";
-	uint8_t *buf = malloc(40000);
-
-	(void)state;
-	/* the CRC-32C check value (RFC 3720 / iSCSI) */
-	assert_int_equal(ntp_crc32c(0, check, 9), 0xE3069283u);
-	assert_int_equal(ntp_crc32c_sw(0, check, 9), 0xE3069283u);
-	assert_int_equal(ntp_crc32c(0, "", 0), 0);
-	/* 32 zero bytes: RFC 3720 B.4 */
-	memset(buf, 0, 32);
-	assert_int_equal(ntp_crc32c(0, buf, 32), 0x8A9136AAu);
-	/* hardware (three streams) and table versions agree at every length and alignment */
-	for (size_t i = 0; i < 40000; i++)
-		buf[i] = (uint8_t)(i * 2654435761u >> 13);
-	for (size_t len = 0; len < 40000 - 8; len = len < 64 ? len + 1 : len * 3 / 2 + 7)
-		for (size_t a = 0; a < 8; a++)
-			assert_int_equal(ntp_crc32c(0, buf + a, len), ntp_crc32c_sw(0, buf + a, len));
-	/* around the three streams' threshold (1 KiB), every length, and
-	 * records blocks' sizes (1024 and 4096 records of 272 bytes) */
-	for (size_t len = 1000; len < 1100; len++)
-		assert_int_equal(ntp_crc32c(0, buf + (len & 7), len), ntp_crc32c_sw(0, buf + (len & 7), len));
-	{
-		size_t big = 4096 * 272 + 64;
-		uint8_t *b2 = malloc(big);
-
-		assert_non_null(b2);
-		for (size_t i = 0; i < big; i++)
-			b2[i] = (uint8_t)(i * 2246822519u >> 11);
-		for (size_t len = 1024 * 272 - 3; len < 1024 * 272 + 3; len++)
-			assert_int_equal(ntp_crc32c(0, b2 + 1, len), ntp_crc32c_sw(0, b2 + 1, len));
-		assert_int_equal(ntp_crc32c(7, b2, 4096 * 272), ntp_crc32c_sw(7, b2, 4096 * 272));
-		free(b2);
-	}
-	/* continuing a CRC equals one pass */
-	assert_int_equal(ntp_crc32c(ntp_crc32c(0, buf, 12345), buf + 12345, 20000),
-			 ntp_crc32c(0, buf, 32345));
-	free(buf);
 }
 
 static void test_round_trip(void **state)
@@ -937,6 +896,82 @@ static int interesting_cut(size_t k, const struct blk *b, size_t nb)
  * from memory, with read(), mapped in one window, in one-page windows, or
  * mapped until mmap fails and read() takes over; cut anywhere interesting
  * and with a flipped byte. */
+static struct ntp_reader *read_alone(struct ntp_reader *r)
+{
+	if (r)
+		assert_int_equal(ntp_reader_read_alone(r), 0);
+	return r;
+}
+
+/* Whether this process maps a file whose path ends with name. */
+static int mapped_here(const char *name)
+{
+	char line[1024];
+	size_t nl = strlen(name);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		if (n >= nl && !memcmp(line + n - nl, name, nl))
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ntp_reader_read_alone: the file read with read() once the header is
+ * parsed (no window left mapped), the same blocks as mapped (the outcomes
+ * in test_map_matches_read); too late once a block was handed out, and
+ * nothing to do for a memory source or with read-ahead's windows asked
+ * for. */
+static void test_read_alone(void **state)
+{
+	struct ntp_reader_opts keep = { .ahead_map = 1 };
+	char path[256], err[256];
+	const struct ntp_record *recs;
+	struct ntp_reader *r;
+	uint8_t *buf;
+	size_t n, len, nrec;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "alone.ntp");
+	nrec = write_medium(path);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	assert_true(mapped_here("/alone.ntp"));
+	assert_int_equal(ntp_reader_read_alone(r), 1);	/* a block handed out */
+	ntp_reader_close(r);
+	assert_false(mapped_here("/alone.ntp"));
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_false(mapped_here("/alone.ntp"));
+	assert_int_equal(read_all(r), nrec);
+	assert_false(mapped_here("/alone.ntp"));
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	ntp_reader_close(r);
+
+	r = ntp_reader_open_opts(path, &keep, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	assert_true(mapped_here("/alone.ntp"));
+	ntp_reader_close(r);
+
+	buf = slurp(path, &len);
+	r = ntp_reader_open_mem(buf, len, "m", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_read_alone(r), 0);
+	assert_int_equal(read_all(r), nrec);
+	ntp_reader_close(r);
+	free(buf);
+}
+
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -954,7 +989,7 @@ static void test_map_matches_read(void **state)
 	assert_true(len > 8 * 4096);
 	for (size_t k = 0; k <= len; k++) {
 		for (int flip = 0; flip < 2; flip++) {
-			struct outcome mem, rdo, map, map1, fail;
+			struct outcome mem, rdo, map, map1, fail, alone;
 			struct ntp_reader_opts late = { .map_window = 1, .map_fail_from = 3 * 4096 + 100 };
 
 			if (!interesting_cut(k, b, nb) || (flip && k == len))
@@ -968,12 +1003,15 @@ static void test_map_matches_read(void **state)
 			outcome_of(ntp_reader_open_opts(cut, &page, err, sizeof(err)), err, &map1);
 			/* mapped, then mmap fails midway: read() takes over */
 			outcome_of(ntp_reader_open_opts(cut, &late, err, sizeof(err)), err, &fail);
+			/* mapped for the header, then read() (ntp_reader_read_alone) */
+			outcome_of(read_alone(ntp_reader_open(cut, err, sizeof(err))), err, &alone);
 			if (flip)
 				buf[k] ^= 0x10;
 			assert_same_outcome(&mem, &rdo);
 			assert_same_outcome(&mem, &map);
 			assert_same_outcome(&mem, &map1);
 			assert_same_outcome(&mem, &fail);
+			assert_same_outcome(&mem, &alone);
 			if (k == len) {
 				assert_int_equal(mem.records, nrec);
 				assert_string_equal(mem.why, "");
@@ -1600,7 +1638,6 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_truncate_every_offset),
 		cmocka_unit_test(test_flip_every_byte),
@@ -1612,6 +1649,7 @@ int main(void)
 		cmocka_unit_test(test_host_queues_merge),
 		cmocka_unit_test(test_next_block),
 		cmocka_unit_test(test_map_matches_read),
+		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
