@@ -129,6 +129,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (ntp_read_ahead_wanted(1))
 		ntp_reader_read_ahead(r);	/* blocks checked by a second thread (ntpfile.h) */
+	else
+		ntp_reader_read_alone(r);	/* one thread: read() (ntpfile.h) */
 	d = ntp_dump_rows_new();
 	if (!d) {
 		ntp_reader_close(r);

@@ -157,6 +157,10 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 
 		if (t != SIZE_MAX)
 			ntp_reader_read_ahead(f->r[t]);
+	} else if (read_ahead && n <= NTP_AHEAD_FILES) {
+		/* one thread, few files: read() (ntpfile.h) */
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_alone(f->r[i]);
 	}
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
