@@ -233,13 +233,9 @@ static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
 	return s ? &s->r : NULL;
 }
 
-/* The command leaves the table (after close_missed, the same key is free). */
-static __always_inline void cmd_del(void *map, __u64 key)
+/* The command of slot s (found for key: cmd_find_slot) leaves the table. */
+static __always_inline void cmd_free(void *map, struct ntp_cmd_slot *s, __u64 key)
 {
-	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
-
-	if (!s)
-		return;
 	if (!has_atomic_fetch) {
 		s->key = 0;
 		return;
@@ -247,6 +243,22 @@ static __always_inline void cmd_del(void *map, __u64 key)
 	/* counted once even if two CPUs free the same key (cmds_live) */
 	if (__sync_val_compare_and_swap(&s->key, key, 0) == key)
 		__sync_fetch_and_add(cmds_live(map), -1);
+}
+
+/* The command leaves the table (after close_missed, the same key is free). */
+static __always_inline void cmd_del(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
+
+	if (s)
+		cmd_free(map, s, key);
+}
+
+/* The same for the record r that cmd_find returned for key, without
+ * searching the table again: its slot holds it. */
+static __always_inline void cmd_del_rec(void *map, __u64 key, struct ntp_record *r)
+{
+	cmd_free(map, (struct ntp_cmd_slot *)((void *)r - __builtin_offsetof(struct ntp_cmd_slot, r)), key);
 }
 
 /* Take a free slot of the set for key: atomically where the kernel has
@@ -576,17 +588,18 @@ static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
 		emit(old);
 		stat_inc(stat);
 	}
-	cmd_del(map, key);
+	cmd_del_rec(map, key, old);
 }
 
-/* The command leaves its side: its record goes out if it was sampled. */
+/* The command leaves its side: its record goes out if it was sampled. r is
+ * cmd_find's record of key. */
 static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *r)
 {
 	if (exact_queues)
 		occ_account(r);
 	if (!(r->flags & NTP_REC_F_UNSAMPLED))
 		emit(r);
-	cmd_del(map, key);
+	cmd_del_rec(map, key, r);
 }
 
 /* ---- packet arrival (see struct ntp_arrivals) ---- */
