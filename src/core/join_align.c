@@ -411,33 +411,39 @@ static void tindex_free(struct tindex *x)
  * so their high bytes mostly are. tmp: n values' room. */
 static void sort_diffs(int64_t *a, size_t n, uint64_t *tmp)
 {
-	uint64_t *src = (uint64_t *)(void *)a, *dst = tmp, *t;
+	uint64_t *src = (uint64_t *)(void *)a, *dst = tmp, *t, diff = 0;
 	size_t cnt[8][256];
+	unsigned sh[8], np = 0;
 
 	if (n < 1024) {
 		sort_i64(a, n);
 		return;
 	}
-	memset(cnt, 0, sizeof(cnt));
+	/* the bytes that differ between values: the others' passes skipped,
+	 * and not counted either */
+	for (size_t i = 0; i < n; i++)
+		diff |= src[i] ^ src[0];
+	for (unsigned b = 0; b < 8; b++)
+		if (diff >> (8 * b) & 0xff)
+			sh[np++] = 8 * b;
+	memset(cnt, 0, np * sizeof(cnt[0]));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = src[i] ^ (1ull << 63);
 
-		for (int b = 0; b < 8; b++)
-			cnt[b][(v >> (8 * b)) & 0xff]++;
+		for (unsigned p = 0; p < np; p++)
+			cnt[p][(v >> sh[p]) & 0xff]++;
 	}
-	for (int b = 0; b < 8; b++) {
+	for (unsigned p = 0; p < np; p++) {
 		size_t at = 0;
 
-		if (cnt[b][((src[0] ^ (1ull << 63)) >> (8 * b)) & 0xff] == n)
-			continue;	/* one byte value: already in order by it */
 		for (int v = 0; v < 256; v++) {
-			size_t c = cnt[b][v];
+			size_t c = cnt[p][v];
 
-			cnt[b][v] = at;
+			cnt[p][v] = at;
 			at += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[cnt[b][((src[i] ^ (1ull << 63)) >> (8 * b)) & 0xff]++] = src[i];
+			dst[cnt[p][((src[i] ^ (1ull << 63)) >> sh[p]) & 0xff]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;

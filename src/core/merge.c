@@ -24,7 +24,8 @@ struct cursor {
 	const uint64_t *kp;
 	size_t kbase, kcnt;
 	size_t chunk;		/* keys computed per call: KEY_CHUNK or KEY_CHUNK_MANY */
-	uint64_t key[KEY_CHUNK];
+	/* the chunk's keys, then 0 (the end's mark for drain2's stretches) */
+	uint64_t key[KEY_CHUNK + 1];
 };
 
 /*
@@ -41,14 +42,27 @@ struct cursor {
  * past n, ranks after every live one: its key is UINT64_MAX and its low
  * part size + cursor, above any live cursor's number (the cursor is the
  * low part modulo size either way).
+ *
+ * While every key in the tree fits, the ranks are 64-bit (narrow): the key
+ * shifted up by lowbits (enough for size + cursor), the low part below; a
+ * match is then one comparison and two conditional moves of one word,
+ * where a 128-bit rank takes a comparison with borrow and four. An ended
+ * cursor's key (UINT64_MAX) shifted up is all ones above the low part,
+ * above any live key that fits (at most klim). A key that does not fit (a
+ * file's times may be anywhere in 64 bits) turns the tree to 128-bit ranks
+ * (wide) for good: the same order, each rank rewritten once (go_wide).
  */
 typedef unsigned __int128 rank_t;
 
 struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
-	rank_t *node;		/* the losers' ranks; node[0]: the winner's */
+	rank_t *node;		/* wide: the losers' ranks; node[0]: the winner's */
+	uint64_t *node64;	/* narrow: the same */
 	rank_t *win;		/* rebuild's: the winners' ranks */
+	uint64_t klim;		/* narrow: the largest live key that fits */
+	uint32_t lowbits;	/* narrow: the low part's bits */
+	int wide;		/* 1: the ranks are node's, 0: node64's */
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
@@ -195,6 +209,52 @@ static void keys_block(const struct ntp_record *r, size_t k, int64_t off, uint64
 }
 #endif
 
+/* The largest of keys q[0..n) and pm. */
+static uint64_t keys_max_scalar(const uint64_t *q, size_t n, uint64_t pm)
+{
+	for (size_t i = 0; i < n; i++)
+		pm = q[i] > pm ? q[i] : pm;
+	return pm;
+}
+
+#if defined(__x86_64__)
+/* The same, four keys a step: a key is at most INT64_MAX (ntp_merge_map),
+ * so the signed comparison orders them. */
+__attribute__((target("avx2"))) static uint64_t keys_max_avx2(const uint64_t *q, size_t n, uint64_t pm)
+{
+	__m256i m = _mm256_setzero_si256();
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)&q[i]);
+
+		m = _mm256_blendv_epi8(m, x, _mm256_cmpgt_epi64(x, m));
+	}
+	if (i) {
+		__m128i a = _mm256_castsi256_si128(m), b = _mm256_extracti128_si256(m, 1), h;
+		uint64_t v;
+
+		a = _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(b, a));
+		h = _mm_unpackhi_epi64(a, a);
+		a = _mm_blendv_epi8(a, h, _mm_cmpgt_epi64(h, a));
+		v = (uint64_t)_mm_cvtsi128_si64(a);
+		pm = v > pm ? v : pm;
+	}
+	return keys_max_scalar(&q[i], n - i, pm);
+}
+
+static uint64_t keys_max(const uint64_t *q, size_t n, uint64_t pm)
+{
+	/* use_avx2 is set: the keys were computed (keys_block) */
+	return __atomic_load_n(&use_avx2, __ATOMIC_RELAXED) > 0 ? keys_max_avx2(q, n, pm) : keys_max_scalar(q, n, pm);
+}
+#else
+static uint64_t keys_max(const uint64_t *q, size_t n, uint64_t pm)
+{
+	return keys_max_scalar(q, n, pm);
+}
+#endif
+
 void ntp_merge_keys(const struct ntp_record *r, size_t n, int64_t off, uint64_t *out)
 {
 	keys_block(r, n, off, out);
@@ -206,6 +266,7 @@ static __attribute__((noinline)) void keys_fill(struct cursor *cu, size_t i)
 	size_t k = cu->n - i < cu->chunk ? cu->n - i : cu->chunk;
 
 	keys_block(&cu->recs[i], k, cu->offset, cu->key);
+	cu->key[k] = 0;
 	cu->kp = cu->key;
 	cu->kbase = i;
 	cu->kcnt = k;
@@ -291,7 +352,7 @@ static uint32_t cursor_of(const struct ntp_merge *m, rank_t x)
  * mispredicted often (docs/performance.md, "The join"); the loser (the
  * larger rank) is written back and the winner goes on, chosen by
  * conditional moves on x86-64 and by a mask on both halves elsewhere. */
-static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
+static void replay_wide(struct ntp_merge *m, uint32_t c, rank_t x)
 {
 	rank_t *node = m->node;
 	uint64_t xh = (uint64_t)(x >> 64), xl = (uint64_t)x;
@@ -333,6 +394,98 @@ static void replay(struct ntp_merge *m, uint32_t c, rank_t x)
 	node[0] = (rank_t)xh << 64 | xl;
 }
 
+/* The same with narrow ranks: the larger of the two written back, the
+ * smaller carried up, by conditional moves. */
+static void replay_narrow(struct ntp_merge *m, uint32_t c, uint64_t x)
+{
+	uint64_t *node = m->node64;
+#if defined(__x86_64__)
+	uint64_t k = (m->size + c) >> 1, o, n;
+
+	/* the whole loop: the compiler made the selects a jump, and kept
+	 * more than the five instructions of a level around them */
+	if (k)
+		__asm__("1:\n\t"
+			"mov (%[node],%[k],8), %[o]\n\t"
+			"mov %[o], %[n]\n\t"
+			"cmp %[x], %[o]\n\t"
+			"cmovb %[x], %[n]\n\t"
+			"cmovb %[o], %[x]\n\t"
+			"mov %[n], (%[node],%[k],8)\n\t"
+			"shr %[k]\n\t"
+			"jnz 1b"
+			: [k] "+r"(k), [x] "+r"(x), [o] "=&r"(o), [n] "=&r"(n)
+			: [node] "r"(node)
+			: "cc", "memory");
+#else
+	for (uint32_t k = (m->size + c) >> 1; k; k >>= 1) {
+		uint64_t o = node[k], n;
+		uint64_t sel = (uint64_t)0 - (uint64_t)(o < x), t;
+
+		__asm__("" : "+r"(sel));
+		t = (o ^ x) & sel;
+		n = o ^ t;
+		x ^= t;
+		node[k] = n;	/* the loser: o < x: x, else o */
+	}
+#endif
+	node[0] = x;
+}
+
+/* The tree's ranks from narrow to wide, for good. */
+static __attribute__((noinline)) void go_wide(struct ntp_merge *m)
+{
+	uint64_t top = UINT64_MAX >> m->lowbits, low = ((uint64_t)1 << m->lowbits) - 1;
+
+	for (uint32_t k = 0; k < m->size; k++) {
+		uint64_t key = m->node64[k] >> m->lowbits;
+
+		m->node[k] = rank_of(key == top ? UINT64_MAX : key, (uint32_t)(m->node64[k] & low));
+	}
+	m->wide = 1;
+}
+
+/* The wide ranks just written to node made narrow, if every key fits. */
+static void settle(struct ntp_merge *m)
+{
+	if (m->wide)
+		return;
+	for (uint32_t k = 0; k < m->size; k++) {
+		uint64_t key = (uint64_t)(m->node[k] >> 64);
+
+		if (key > m->klim && key != UINT64_MAX) {
+			m->wide = 1;
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < m->size; k++)
+		m->node64[k] = (uint64_t)(m->node[k] >> 64) << m->lowbits | (uint64_t)m->node[k];
+}
+
+/* Leaf c's new key (UINT64_MAX: ended, low part size + c) replayed. */
+static inline __attribute__((always_inline)) void replay(struct ntp_merge *m, uint32_t c, uint64_t key, uint32_t low)
+{
+	if (!m->wide) {
+		if (key <= m->klim || key == UINT64_MAX) {
+			replay_narrow(m, c, key << m->lowbits | low);
+			return;
+		}
+		go_wide(m);
+	}
+	replay_wide(m, c, rank_of(key, low));
+}
+
+/* The winner's key and cursor. */
+static inline __attribute__((always_inline)) uint64_t top(const struct ntp_merge *m, uint32_t *w)
+{
+	if (m->wide) {
+		*w = cursor_of(m, m->node[0]);
+		return (uint64_t)(m->node[0] >> 64);
+	}
+	*w = (uint32_t)m->node64[0] & (m->size - 1);
+	return m->node64[0] >> m->lowbits;	/* a live cursor's: its key */
+}
+
 /* Plays the whole tournament again from the cursors' ranks, bottom up
  * (win[k]: the winner at node k, node[k] its loser), cursor out (if any)
  * ranked as ended: a replay only moves the winner's leaf. */
@@ -352,6 +505,7 @@ static void rebuild(struct ntp_merge *m, uint32_t out)
 		m->node[k] = b < a ? a : b;
 	}
 	m->node[0] = win[1];
+	settle(m);
 }
 
 struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *offset)
@@ -365,10 +519,14 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	m->size = 1;
 	while (m->size < n)
 		m->size *= 2;
+	/* size + cursor < 2 * size */
+	m->lowbits = (uint32_t)__builtin_ctz(m->size) + 1;
+	m->klim = (UINT64_MAX >> m->lowbits) - 1;
 	m->cur = calloc(m->size, sizeof(*m->cur));
 	m->node = calloc(m->size, sizeof(*m->node));
+	m->node64 = calloc(m->size, sizeof(*m->node64));
 	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
-	if (!m->cur || !m->node || !m->win)
+	if (!m->cur || !m->node || !m->node64 || !m->win)
 		goto fail;
 	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
@@ -393,6 +551,7 @@ void ntp_merge_free(struct ntp_merge *m)
 		return;
 	free(m->cur);
 	free(m->node);
+	free(m->node64);
 	free(m->win);
 	free(m);
 }
@@ -402,9 +561,9 @@ void ntp_merge_free(struct ntp_merge *m)
 static inline __attribute__((always_inline)) void step(struct ntp_merge *m, uint32_t w)
 {
 	if (advance(m, w)) {
-		replay(m, w, rank_of(key(m, w), w));
+		replay(m, w, key(m, w), w);
 	} else {
-		replay(m, w, rank_ended(m, w));
+		replay(m, w, UINT64_MAX, m->size + w);
 		m->live--;
 	}
 }
@@ -413,15 +572,16 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 {
 	const struct cursor *cu;
 	uint32_t w;
+	uint64_t k;
 
 	if (!m->live)
 		return 0;
-	w = cursor_of(m, m->node[0]);
+	k = top(m, &w);
 	cu = &m->cur[w];
 	*rec = &cu->recs[cu->i];
 	*from = w;
 	if (t)
-		*t = (uint64_t)(m->node[0] >> 64);
+		*t = k;
 	return 1;
 }
 
@@ -432,100 +592,206 @@ void ntp_merge_most(struct ntp_merge *m, size_t i)
 
 /*
  * Two files, both live: no tree, the two cursors' keys compared (ties to
- * cursor 0, as the ranks order them), the winner moved on within its
- * block without a call. The tree's two ranks are written back at the end.
+ * cursor 0, as the ranks order them). The tree's two ranks are written
+ * back at the end.
+ *
+ * The records are taken in stretches (stretch below) whose loop checks
+ * only one thing per record besides the batch's room: the winning key
+ * less one against until less one, which stops at a key past until and
+ * at a key of 0. A cursor's own chunk of keys ends with a 0 (keys_fill),
+ * which wins against any key: the stretch stops there, before a cursor
+ * passes the end of its keys. Keys from a read-ahead (a whole block's,
+ * without that mark) bound the stretch by how many are left. After a
+ * stretch the cause is found: the batch full, a cursor at the end of its
+ * keys (its next chunk or block), a key past until (the end), or a real
+ * key of 0 (taken alone).
  */
-/* A cursor's place as pointers for drain2: its record and the block's
- * end, its key and the end of the keys computed (pointers advanced in
- * step, where an index costs a multiply by the record's size and a
- * subtraction of the keys' base per record). */
-struct run {
-	const struct ntp_record *p, *end;
-	const uint64_t *kp, *kend;
+struct side {
+	const struct ntp_record *p;	/* the cursor's next record */
+	const uint64_t *kp, *kend;	/* its key, the end of its keys */
 };
 
-/* Cursor cu's place into r (its record's key computed: key() was called). */
-static inline __attribute__((always_inline)) void run_load(struct run *r, const struct cursor *cu)
+/* Takes records into out, up to stop, while the winning key k has k - 1 <=
+ * lim1: the winner chosen and its key and record pointers stepped by
+ * masks, not a jump on which cursor won (the files' records interleave at
+ * random, docs/performance.md "The join"). Returns the new end of out. */
+static inline __attribute__((always_inline)) const struct ntp_record **
+stretch(const struct ntp_record **out, const struct ntp_record **stop, struct side *s0, struct side *s1,
+	uint64_t lim1)
 {
-	r->p = &cu->recs[cu->i];
-	r->end = &cu->recs[cu->n];
-	r->kp = &cu->kp[cu->i - cu->kbase];
-	r->kend = &cu->kp[cu->kcnt];
+	const struct ntp_record *p0 = s0->p, *p1 = s1->p;
+	const uint64_t *k0p = s0->kp, *k1p = s1->kp;
+
+	if (out >= stop)
+		return out;
+#if defined(__x86_64__)
+	{
+		uint64_t k0, k1, mw;
+		const struct ntp_record *t;
+
+		/* CF of k1 - k0 (cursor 1 wins) selects the key and the record
+		 * and makes mw all ones; the record is written before the test
+		 * and counted after it */
+		__asm__("1:\n\t"
+			"mov (%[k0p]), %[k0]\n\t"
+			"mov (%[k1p]), %[k1]\n\t"
+			"mov %[p0], %[t]\n\t"
+			"cmp %[k0], %[k1]\n\t"
+			"cmovb %[k1], %[k0]\n\t"
+			"cmovb %[p1], %[t]\n\t"
+			"sbb %[mw], %[mw]\n\t"
+			"mov %[t], (%[out])\n\t"
+			"sub $1, %[k0]\n\t"
+			"cmp %[lim1], %[k0]\n\t"
+			"ja 2f\n\t"
+			"add $8, %[out]\n\t"
+			"lea 8(%[k0p],%[mw],8), %[k0p]\n\t"
+			"mov %[mw], %[k1]\n\t"
+			"and $8, %[k1]\n\t"
+			"add %[k1], %[k1p]\n\t"
+			"and %[rsz], %[mw]\n\t"
+			"add %[mw], %[p1]\n\t"
+			"sub %[mw], %[p0]\n\t"
+			"add %[rsz], %[p0]\n\t"
+			"cmp %[stop], %[out]\n\t"
+			"jb 1b\n"
+			"2:"
+			: [out] "+r"(out), [k0p] "+r"(k0p), [k1p] "+r"(k1p), [p0] "+r"(p0), [p1] "+r"(p1),
+			  [k0] "=&r"(k0), [k1] "=&r"(k1), [mw] "=&r"(mw), [t] "=&r"(t)
+			: [stop] "r"(stop), [lim1] "r"(lim1), [rsz] "i"(sizeof(*p0))
+			: "cc", "memory");
+	}
+#else
+	do {
+		uint64_t k0 = *k0p, k1 = *k1p, w = k1 < k0, mw = (uint64_t)0 - w;
+		uint64_t k = w ? k1 : k0;
+
+		if (k - 1 > lim1)
+			break;
+		/* kept a mask: the compiler would make the selects a jump */
+		__asm__("" : "+r"(mw));
+		*out++ = (const struct ntp_record *)(((uintptr_t)p0 & ~mw) | ((uintptr_t)p1 & mw));
+		k0p += 1 - w;
+		k1p += w;
+		p0 = (const struct ntp_record *)((const char *)p0 + (sizeof(*p0) & ~mw));
+		p1 = (const struct ntp_record *)((const char *)p1 + (sizeof(*p1) & mw));
+	} while (out < stop);
+#endif
+	s0->p = p0;
+	s1->p = p1;
+	s0->kp = k0p;
+	s1->kp = k1p;
+	return out;
+}
+
+/* Cursor c's side, its key computed (key() was called). */
+static inline __attribute__((always_inline)) void side_load(struct side *s, const struct cursor *cu)
+{
+	s->p = &cu->recs[cu->i];
+	s->kp = &cu->kp[cu->i - cu->kbase];
+	s->kend = &cu->kp[cu->kcnt];
 }
 
 static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
 {
-	/* the keys in registers, not an array indexed by the winner */
-	uint64_t k0 = (uint64_t)(m->node[cursor_of(m, m->node[0]) != 0] >> 64);
-	uint64_t k1 = (uint64_t)(m->node[cursor_of(m, m->node[0]) == 0] >> 64), pm = *pmax;
-	/* the batch's count in a register, in m only around a call */
 	const struct ntp_record **b = m->batch;
+	uint64_t pm = *pmax;
 	size_t fed = 0, nb = m->nb;
-	struct run run[2];
-	uint32_t w;
+	struct side sd[2];
+	uint32_t ended = 0;	/* bit c: cursor c ended */
 
-	run_load(&run[0], &m->cur[0]);
-	run_load(&run[1], &m->cur[1]);
+	for (uint32_t c = 0; c < 2; c++) {
+		(void)key(m, c);
+		side_load(&sd[c], &m->cur[c]);
+	}
 	for (;;) {
-		struct run *r;
-		uint64_t k, sel;
+		size_t room = until ? BATCH - nb : 0;	/* until 0: every key stops a stretch */
+		const uint64_t *pstart = primary < 2 ? sd[primary].kp : NULL;
+		const struct ntp_record **out;
+		uint32_t w;
+		uint64_t k;
 
-		w = k1 < k0;
-		k = w ? k1 : k0;
-		if (k > until)
-			break;
-		r = &run[w];
-		b[nb++] = r->p;
-		fed++;
-		/* the files interleave at random: no branch on which one it was */
-		pm = w == primary && k > pm ? k : pm;
-		r->kp++;
-		if (++r->p < r->end && r->kp < r->kend) {
-			k = *r->kp;
-		} else {
-			struct cursor *cu = &m->cur[w];
-			int more;
-
-			/* the cursor at the record taken: advance() moves on
-			 * (to the next block, handing the batch over first),
-			 * key() computes the next keys */
-			cu->i = (size_t)(r->p - cu->recs) - 1;
-			m->nb = nb;
-			more = advance(m, w);
-			nb = m->nb;
-			if (!more) {
-				m->live--;
-				break;
-			}
-			k = key(m, w);
-			run_load(r, cu);
-		}
+		/* keys without the end's mark (a read-ahead's) bound the stretch */
+		for (uint32_t c = 0; c < 2; c++)
+			if (sd[c].kend != m->cur[c].key + m->cur[c].kcnt && (size_t)(sd[c].kend - sd[c].kp) < room)
+				room = (size_t)(sd[c].kend - sd[c].kp);
+		out = stretch(b + nb, b + nb + room, &sd[0], &sd[1], until - 1);
+		fed += (size_t)(out - (b + nb));
+		nb = (size_t)(out - b);
+		if (pstart)
+			pm = keys_max(pstart, (size_t)(sd[primary].kp - pstart), pm);
 		if (nb == BATCH) {
 			m->nb = nb;
 			flush(m);
 			nb = 0;
 		}
-		/* the new key to the winner's side without a branch: the
-		 * compiler made "w ? k0 : k" a jump on w, which the files'
-		 * interleaving mispredicts */
-		sel = (uint64_t)0 - w;
-		__asm__("" : "+r"(sel));
-		k0 = (k0 & sel) | (k & ~sel);
-		k1 = (k & sel) | (k1 & ~sel);
-	}
-	/* the cursors where the runs are (an ended one stays ended) */
-	for (uint32_t c = 0; c < 2; c++)
-		if (m->cur[c].i < m->cur[c].n)
-			m->cur[c].i = (size_t)(run[c].p - m->cur[c].recs);
-	m->nb = nb;
-	/* the tree as replays leave it: the winner's rank at 0, the loser's at 1 */
-	{
-		rank_t r0 = m->live == 2 || w != 0 ? rank_of(k0, 0) : rank_ended(m, 0);
-		rank_t r1 = m->live == 2 || w != 1 ? rank_of(k1, 1) : rank_ended(m, 1);
+		/* a cursor at the end of its keys: its next keys, or its next
+		 * block (advance() hands the batch over first) */
+		w = 2;
+		for (uint32_t c = 0; c < 2; c++) {
+			struct cursor *cu = &m->cur[c];
 
-		m->node[0] = r0 < r1 ? r0 : r1;
-		m->node[1] = r0 < r1 ? r1 : r0;
+			if (sd[c].kp < sd[c].kend)
+				continue;
+			w = c;
+			cu->i = (size_t)(sd[c].p - cu->recs);
+			if (cu->i >= cu->n) {
+				cu->i--;
+				m->nb = nb;
+				if (!advance(m, c)) {
+					nb = m->nb;
+					ended |= 1u << c;
+					continue;
+				}
+				nb = m->nb;
+			}
+			(void)key(m, c);
+			side_load(&sd[c], cu);
+		}
+		if (ended) {
+			m->live -= (uint32_t)__builtin_popcount(ended);
+			break;
+		}
+		if (w < 2)
+			continue;
+		/* both within their keys: the winner's key is past until, or 0 */
+		w = *sd[1].kp < *sd[0].kp;
+		k = *sd[w].kp;
+		if (k > until)
+			break;
+		/* taken alone: a key of 0 (or any, when until is 0) */
+		b[nb++] = sd[w].p;
+		fed++;
+		pm = w == primary && k > pm ? k : pm;
+		sd[w].p++;
+		sd[w].kp++;
+		if (nb == BATCH) {
+			m->nb = nb;
+			flush(m);
+			nb = 0;
+		}
 	}
+	/* the cursors where the records taken leave them (an ended one stays
+	 * ended), and the tree as replays leave it: the winner's rank at 0,
+	 * the loser's at 1 */
+	{
+		rank_t rk[2];
+
+		for (uint32_t c = 0; c < 2; c++) {
+			struct cursor *cu = &m->cur[c];
+
+			if (ended >> c & 1) {
+				rk[c] = rank_ended(m, c);
+				continue;
+			}
+			cu->i = (size_t)(sd[c].p - cu->recs);
+			rk[c] = rank_of(*sd[c].kp, c);
+		}
+		m->node[0] = rk[0] < rk[1] ? rk[0] : rk[1];
+		m->node[1] = rk[0] < rk[1] ? rk[1] : rk[0];
+		settle(m);
+	}
+	m->nb = nb;
 	*pmax = pm;
 	return fed;
 }
@@ -543,47 +809,55 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 {
 	uint32_t o = m->most;
 	struct cursor *co = &m->cur[o];
-	uint64_t ko = key(m, o), pm = *pmax;
+	uint64_t ko, rko = 0, pm = *pmax;
 	size_t fed = 0;
 	int live = 1;
 
 	rebuild(m, o);
+	/* o's key, and its narrow rank while the tree's are narrow */
+#define KO_SET(v)                                      \
+	do {                                           \
+		ko = (v);                              \
+		if (!m->wide && ko > m->klim)          \
+			go_wide(m);                    \
+		rko = ko << m->lowbits | o;            \
+	} while (0)
+	KO_SET(key(m, o));
 	for (;;) {
-		rank_t rw = m->node[0];
 		struct cursor *cu;
 		uint32_t w;
 		uint64_t k;
 
-		if (rank_of(ko, o) < rw) {
+		if (m->wide ? rank_of(ko, o) < m->node[0] : rko < m->node64[0]) {
 			if (ko > until)
 				break;
 			emit(m, &co->recs[co->i]);
 			fed++;
 			pm = o == primary && ko > pm ? ko : pm;
 			if (++co->i < co->n) {
-				ko = key_at(co, co->i);
+				KO_SET(key_at(co, co->i));
 				continue;
 			}
 			co->i--;
 			if (advance(m, o)) {
-				ko = key(m, o);
+				KO_SET(key(m, o));
 				continue;
 			}
 			live = 0;
 			m->live--;
 			break;
 		}
-		/* rw is a live cursor's: an ended one ranks after o's */
-		k = (uint64_t)(rw >> 64);
+		/* the tree's winner is a live cursor: an ended one ranks after o */
+		k = top(m, &w);
 		if (k > until)
 			break;
-		w = cursor_of(m, rw);
 		cu = &m->cur[w];
 		emit(m, &cu->recs[cu->i]);
 		fed++;
 		pm = w == primary && k > pm ? k : pm;
 		step(m, w);
 	}
+#undef KO_SET
 	if (live)
 		rebuild(m, UINT32_MAX);
 	*pmax = pm;
@@ -603,8 +877,8 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
 		fed = drain_most(m, until, primary, &pm);
 	while (m->live) {
-		uint64_t k = (uint64_t)(m->node[0] >> 64);
-		uint32_t w = cursor_of(m, m->node[0]);
+		uint32_t w;
+		uint64_t k = top(m, &w);
 		struct cursor *cu = &m->cur[w];
 
 		if (k > until)
