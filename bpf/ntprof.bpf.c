@@ -597,8 +597,8 @@ struct ntp_rx_ctx {
 /* Per bucket of thread ids (tid % NTP_BP_BUCKETS), the receive context of
  * the one thread that owns the bucket: an array slot the verifier inlines
  * (no helper call, no hashing, no LRU list) in place of recv_ctx's lookup
- * at each chunk's entry and at each sampled command's completion; and one
- * half cache line instead of a hash bucket and an element. A thread takes
+ * at each chunk's entry and at each sampled command's completion; and 32
+ * bytes in one place instead of a hash bucket and an element. A thread takes
  * a free bucket at its first chunk (a compare-and-exchange of its id) and
  * keeps it: there is no exit hook to free it at, and a receive worker (a
  * queue's io_work) comes back for every chunk. A thread whose bucket
