@@ -583,7 +583,56 @@ int BPF_KPROBE(ntp_h_ready_kp, struct sock *sk)
  * byte is noted here, for every chunk; its arrival time is looked up
  * (arrival_of) only when a sampled command's response or R2T is among what
  * the chunk completes (host_rx_arrival). */
-/* btf: an fentry program (desc->arg.data, a plain load) */
+/* The host's receive context of a thread, as host_recv_enter notes it:
+ * the queue, and the last byte of the chunk being parsed on its socket
+ * (arrival_sk 0: none). */
+struct ntp_rx_ctx {
+	__u64 tid;		/* rx_slot: the owner, 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
+	__u64 queue;		/* struct nvme_tcp_queue * */
+	__u64 arrival_sk;	/* its socket, 0: no chunk */
+	__u32 arrival_seq;	/* the chunk's last byte */
+	__u32 pad;
+};
+
+/* Per bucket of thread ids (tid % NTP_BP_BUCKETS), the receive context of
+ * the one thread that owns the bucket: an array slot the verifier inlines
+ * (no helper call, no hashing, no LRU list) in place of recv_ctx's lookup
+ * at each chunk's entry and at each sampled command's completion; and 32
+ * bytes in one place instead of a hash bucket and an element. A thread takes
+ * a free bucket at its first chunk (a compare-and-exchange of its id) and
+ * keeps it: there is no exit hook to free it at, and a receive worker (a
+ * queue's io_work) comes back for every chunk. A thread whose bucket
+ * another thread owns, one with id 0, and every thread where the kernel has
+ * no BPF atomics (has_atomic_fetch) keep their context in recv_ctx as
+ * before: a thread that does not own its bucket never will, so writer and
+ * reader always look in the same place. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_BP_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct ntp_rx_ctx);
+} rx_slot SEC(".maps");
+
+/* Thread t's bucket of rx_slot if t owns it; take: take it when free. */
+static __always_inline struct ntp_rx_ctx *rx_slot_of(__u32 t, bool take)
+{
+	__u32 i = t % NTP_BP_BUCKETS;
+	struct ntp_rx_ctx *s;
+
+	if (!has_atomic_fetch || !t)
+		return NULL;
+	s = bpf_map_lookup_elem(&rx_slot, &i);
+	if (!s)
+		return NULL;
+	if (s->tid == t)
+		return s;
+	if (!take || s->tid || __sync_val_compare_and_swap(&s->tid, 0, (__u64)t))
+		return NULL;
+	return s;
+}
+
+/* btf: an fentry program (desc->arg.data, the skb's control block and
+ * owner: plain loads) */
 static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_buff *skb,
 					   __u32 offset, __u64 len, bool btf)
 {
@@ -591,6 +640,7 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 	struct ntp_thread_ctx c = { .side = NTP_SIDE_HOST };
 	__u32 seq = 0, t;
 	struct ntp_thread_ctx *e;
+	struct ntp_rx_ctx *s;
 
 	/* No sampled command in flight: this chunk completes none of them. A
 	 * context this skips leaves the thread's older one, which host_rx_ctx
@@ -603,9 +653,28 @@ static __always_inline int host_recv_enter(read_descriptor_t *desc, struct sk_bu
 	t = tid();
 	if (len) {
 		/* TCP_SKB_CB(skb)->seq: the first field of the control block */
-		bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
-		c.arrival_sk = (__u64)BPF_CORE_READ(q, sock, sk);
+		if (btf) {
+			seq = *(__u32 *)__builtin_preserve_access_index(&skb->cb[0]);
+			/* tcp_read_sock reads the queue's socket's receive
+			 * queue (nvme_tcp_try_recv), whose skbs that socket
+			 * owns (skb_set_owner_r in tcp_queue_rcv and
+			 * tcp_data_queue_ofo): skb->sk is queue->sock->sk, a
+			 * plain load; the two reads through the queue only
+			 * where it is not set */
+			c.arrival_sk = (__u64)skb->sk;
+		} else {
+			bpf_probe_read_kernel(&seq, sizeof(seq), __builtin_preserve_access_index(&skb->cb[0]));
+		}
+		if (!c.arrival_sk)
+			c.arrival_sk = (__u64)BPF_CORE_READ(q, sock, sk);
 		c.arrival_seq = seq + offset + (__u32)len - 1;
+	}
+	s = rx_slot_of(t, true);
+	if (s) {
+		s->queue = c.queue;
+		s->arrival_sk = c.arrival_sk;
+		s->arrival_seq = c.arrival_seq;
+		return 0;
 	}
 	e = bpf_map_lookup_elem(&recv_ctx, &t);
 	if (e)
@@ -632,8 +701,8 @@ int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsi
  * nvme_try_complete_req() -> blk_mq_complete_request_remote(rq) (exported,
  * never inlined), before nvme_complete_rq. Called for every blk-mq driver:
  * a lookup that misses for anything but our sampled host requests. */
-/* The context of the nvme_tcp_recv_skb this thread is inside, NULL: none.
- * No exit hook clears it: the entry noted the chunk's last byte, and
+/* The context of the nvme_tcp_recv_skb this thread is inside, in *out; 0:
+ * none (rx_slot, or recv_ctx). No exit hook clears it: the entry noted the chunk's last byte, and
  * tcp_read_sock moves the socket's copied_seq past what its actor consumed
  * only after the actor returns (5.10 to 6.12: copied_seq is written after
  * the call, at the end of the loop or of the read), so while the thread is
@@ -641,16 +710,29 @@ int BPF_KPROBE(ntp_h_recv_kp, read_descriptor_t *desc, struct sk_buff *skb, unsi
  * consumed it is past its last. A context left by an earlier call (a
  * timeout or a cancel completing a request on a worker that parsed a
  * chunk before) is told by that, without a pair of hooks per chunk. */
-static __always_inline struct ntp_thread_ctx *host_rx_ctx(void)
+static __always_inline int host_rx_ctx(struct ntp_rx_ctx *out)
 {
 	__u32 t = tid();
-	struct ntp_thread_ctx *c = bpf_map_lookup_elem(&recv_ctx, &t);
+	struct ntp_rx_ctx *s = rx_slot_of(t, false);
+	struct ntp_thread_ctx *c;
 
-	if (!c || !c->queue || !c->arrival_sk || c->side != NTP_SIDE_HOST)
-		return NULL;
-	if ((__s32)(sk_copied_seq(c->arrival_sk) - c->arrival_seq) > 0)
-		return NULL;
-	return c;
+	if (s) {
+		out->queue = s->queue;
+		out->arrival_sk = s->arrival_sk;
+		out->arrival_seq = s->arrival_seq;
+	} else {
+		c = bpf_map_lookup_elem(&recv_ctx, &t);
+		if (!c || c->side != NTP_SIDE_HOST)
+			return 0;
+		out->queue = c->queue;
+		out->arrival_sk = c->arrival_sk;
+		out->arrival_seq = c->arrival_seq;
+	}
+	if (!out->queue || !out->arrival_sk)
+		return 0;
+	if ((__s32)(sk_copied_seq(out->arrival_sk) - out->arrival_seq) > 0)
+		return 0;
+	return 1;
 }
 
 /* The arrival of the chunk this thread's nvme_tcp_recv_skb is parsing
@@ -661,12 +743,12 @@ static __always_inline struct ntp_thread_ctx *host_rx_ctx(void)
  * (floor) is such a one, and unknown. */
 static __always_inline __u64 host_rx_arrival(__u64 now, __u64 floor)
 {
-	struct ntp_thread_ctx *c = host_rx_ctx();
+	struct ntp_rx_ctx c;
 	__u64 arrive;
 
-	if (!c)
+	if (!host_rx_ctx(&c))
 		return 0;
-	arrive = arrival_of(c->arrival_sk, c->arrival_seq, NULL);
+	arrive = arrival_of(c.arrival_sk, c.arrival_seq, NULL);
 	return arrive <= now && arrive >= floor ? arrive : 0;
 }
 
@@ -744,7 +826,7 @@ int BPF_KPROBE(ntp_h_r2t_kp, void *req)
 static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32 tag)
 {
 	struct nvme_tcp_queue___ntp *q;
-	struct ntp_thread_ctx *c;
+	struct ntp_rx_ctx c;
 	struct request *rq = NULL, **rqs;
 	__u8 type = 0;
 	void *pdu;
@@ -752,10 +834,9 @@ static __always_inline int host_r2t_lookup(struct blk_mq_tags___ntp *tags, __u32
 	/* an R2T of an unsampled command: nothing to look up */
 	if (cmds_none(&host_cmds))
 		return 0;
-	c = host_rx_ctx();
-	if (!c)
+	if (!host_rx_ctx(&c))
 		return 0;
-	q = (void *)c->queue;
+	q = (void *)c.queue;
 	pdu = BPF_CORE_READ(q, pdu);
 	if (!pdu || bpf_probe_read_kernel(&type, sizeof(type), pdu) || type != NTP_NVME_TCP_R2T)
 		return 0;

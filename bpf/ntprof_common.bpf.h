@@ -233,13 +233,9 @@ static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
 	return s ? &s->r : NULL;
 }
 
-/* The command leaves the table (after close_missed, the same key is free). */
-static __always_inline void cmd_del(void *map, __u64 key)
+/* The command of slot s (found for key: cmd_find_slot) leaves the table. */
+static __always_inline void cmd_free(void *map, struct ntp_cmd_slot *s, __u64 key)
 {
-	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
-
-	if (!s)
-		return;
 	if (!has_atomic_fetch) {
 		s->key = 0;
 		return;
@@ -247,6 +243,22 @@ static __always_inline void cmd_del(void *map, __u64 key)
 	/* counted once even if two CPUs free the same key (cmds_live) */
 	if (__sync_val_compare_and_swap(&s->key, key, 0) == key)
 		__sync_fetch_and_add(cmds_live(map), -1);
+}
+
+/* The command leaves the table (after close_missed, the same key is free). */
+static __always_inline void cmd_del(void *map, __u64 key)
+{
+	struct ntp_cmd_slot *s = cmd_find_slot(map, key);
+
+	if (s)
+		cmd_free(map, s, key);
+}
+
+/* The same for the record r that cmd_find returned for key, without
+ * searching the table again: its slot holds it. */
+static __always_inline void cmd_del_rec(void *map, __u64 key, struct ntp_record *r)
+{
+	cmd_free(map, (struct ntp_cmd_slot *)((void *)r - __builtin_offsetof(struct ntp_cmd_slot, r)), key);
 }
 
 /* Take a free slot of the set for key: atomically where the kernel has
@@ -350,6 +362,50 @@ struct {
 } arrivals SEC(".maps");
 
 static const struct ntp_arrivals arrivals_zero = {};
+
+/* The arrivals of most sockets and queues, without arrivals' lookup: a
+ * slot per key, chosen by the multiplicative hash of the key
+ * (queue_slot), which the key owns from its first arrival on: an array
+ * lookup the verifier inlines (no helper call, no jhash, no bucket walk,
+ * no LRU list) at every packet and at each sampled command's look-up of
+ * its arrival. A key takes a free slot with a compare-and-exchange of its
+ * value and keeps it (nothing tells when a socket or a queue is gone; a
+ * reused address starts its stream over, arrival_note); a key whose slot
+ * another owns, and every key where the kernel has no BPF atomics
+ * (has_atomic_fetch), keep their arrivals in the LRU map as before. A key
+ * that does not own its slot never will: writer and reader always look in
+ * the same place. */
+#define NTP_ARRIVAL_SLOT_BITS 10
+
+struct ntp_arrival_slot {
+	__u64 key;		/* the owner, 0: free; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
+	struct ntp_arrivals a;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << NTP_ARRIVAL_SLOT_BITS);
+	__type(key, __u32);
+	__type(value, struct ntp_arrival_slot);
+} arrival_slot SEC(".maps");
+
+/* key's arrivals in its slot if it owns it; take: take the slot when free. */
+static __always_inline struct ntp_arrivals *arrival_slot_of(__u64 key, bool take)
+{
+	__u32 i = queue_slot(key, NTP_ARRIVAL_SLOT_BITS);
+	struct ntp_arrival_slot *s;
+
+	if (!has_atomic_fetch || !key)
+		return NULL;
+	s = bpf_map_lookup_elem(&arrival_slot, &i);
+	if (!s)
+		return NULL;
+	if (s->key == key)
+		return &s->a;
+	if (!take || s->key || __sync_val_compare_and_swap(&s->key, 0, key))
+		return NULL;
+	return &s->a;
+}
 
 /* ---- helpers ---- */
 
@@ -532,17 +588,18 @@ static __always_inline void close_missed(void *map, __u64 key, __u32 stat)
 		emit(old);
 		stat_inc(stat);
 	}
-	cmd_del(map, key);
+	cmd_del_rec(map, key, old);
 }
 
-/* The command leaves its side: its record goes out if it was sampled. */
+/* The command leaves its side: its record goes out if it was sampled. r is
+ * cmd_find's record of key. */
 static __always_inline void leave_side(void *map, __u64 key, struct ntp_record *r)
 {
 	if (exact_queues)
 		occ_account(r);
 	if (!(r->flags & NTP_REC_F_UNSAMPLED))
 		emit(r);
-	cmd_del(map, key);
+	cmd_del_rec(map, key, r);
 }
 
 /* ---- packet arrival (see struct ntp_arrivals) ---- */
@@ -750,7 +807,9 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 	struct ntp_arrivals *a;
 	__u32 i, rcv_nxt;
 
-	a = bpf_map_lookup_elem(&arrivals, &key);
+	a = arrival_slot_of(key, true);
+	if (!a)
+		a = bpf_map_lookup_elem(&arrivals, &key);
 	if (!a) {
 		/* too big for the stack: a zeroed value from .rodata */
 		bpf_map_update_elem(&arrivals, &key, (const void *)&arrivals_zero, BPF_NOEXIST);
@@ -781,7 +840,9 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
  * none noted. */
 static __always_inline struct ntp_arrivals *arrivals_of(__u64 key)
 {
-	return bpf_map_lookup_elem(&arrivals, &key);
+	struct ntp_arrivals *a = arrival_slot_of(key, false);
+
+	return a ? a : bpf_map_lookup_elem(&arrivals, &key);
 }
 
 /* When did byte `seq` of the stream whose arrivals are a reach the stack?
