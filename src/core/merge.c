@@ -711,9 +711,10 @@ static size_t drain2(struct ntp_merge *m, uint64_t until, size_t primary, uint64
 		uint32_t w;
 		uint64_t k;
 
-		/* keys without the end's mark (a read-ahead's) bound the stretch */
+		/* keys without the end's mark (a read-ahead's, not the cursor's
+		 * own key[]) bound the stretch */
 		for (uint32_t c = 0; c < 2; c++)
-			if (sd[c].kend != m->cur[c].key + m->cur[c].kcnt && (size_t)(sd[c].kend - sd[c].kp) < room)
+			if (m->cur[c].kp != m->cur[c].key && (size_t)(sd[c].kend - sd[c].kp) < room)
 				room = (size_t)(sd[c].kend - sd[c].kp);
 		out = stretch(b + nb, b + nb + room, &sd[0], &sd[1], until - 1);
 		fed += (size_t)(out - (b + nb));
