@@ -9,7 +9,11 @@
  * (ntp_merge_most), files read ahead (the keys from the times their
  * threads write). The drain is stopped at random times and just before and
  * at the next record's key: the peek then shows that record and its key
- * (the keys of a block, AVX2, against the loop here). */
+ * (the keys of a block, AVX2, against the loop here). Keys at and around
+ * the largest that the tree's 64-bit ranks hold, for 1 to 65 files, and
+ * the file outside the tree jumping past it: the same order once the tree
+ * turns to 128-bit ranks. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +25,8 @@
 #include <cmocka.h>
 #include "core/merge.h"
 
-#define FILES_MAX 9
+#define FILES_MAX 9	/* files at most in the tests of random files */
+#define FILES_CAP 65	/* files at most: a tree of 128 leaves */
 #define PER_MAX 2500	/* records per file at most: several blocks */
 
 static char tmpdir[] = "/tmp/test_merge.XXXXXX";
@@ -48,21 +53,22 @@ static uint64_t ref_key(const struct ntp_record *r, int64_t off)
 
 struct files {
 	unsigned n;
-	size_t count[FILES_MAX];
-	struct ntp_record rec[FILES_MAX][PER_MAX];
-	int64_t off[FILES_MAX];
-	struct ntp_reader *r[FILES_MAX];
-	char path[FILES_MAX][256];
+	size_t count[FILES_CAP];
+	struct ntp_record rec[FILES_CAP][PER_MAX];
+	int64_t off[FILES_CAP];
+	size_t blk[FILES_CAP];	/* a block ends every blk records (0: no such end) */
+	struct ntp_reader *r[FILES_CAP];
+	char path[FILES_CAP][256];
 };
 
 /* The reference order: out[k] = file * PER_MAX + index, the key of each in
  * keys[k]; returns how many. */
 static size_t ref_merge(const struct files *fs, uint32_t *out, uint64_t *keys)
 {
-	size_t at[FILES_MAX] = { 0 }, k = 0;
+	size_t at[FILES_CAP] = { 0 }, k = 0;
 
 	for (;;) {
-		unsigned best = FILES_MAX;
+		unsigned best = FILES_CAP;
 		uint64_t bk = 0;
 
 		for (unsigned f = 0; f < fs->n; f++) {
@@ -71,12 +77,12 @@ static size_t ref_merge(const struct files *fs, uint32_t *out, uint64_t *keys)
 			if (at[f] >= fs->count[f])
 				continue;
 			x = ref_key(&fs->rec[f][at[f]], fs->off[f]);
-			if (best == FILES_MAX || x < bk) {
+			if (best == FILES_CAP || x < bk) {
 				best = f;
 				bk = x;
 			}
 		}
-		if (best == FILES_MAX)
+		if (best == FILES_CAP)
 			return k;
 		out[k] = best * PER_MAX + (uint32_t)at[best]++;
 		keys[k++] = bk;
@@ -84,8 +90,8 @@ static size_t ref_merge(const struct files *fs, uint32_t *out, uint64_t *keys)
 }
 
 /* Writes fs->rec to files, in blocks of random sizes (small ones with
- * small), and opens a reader on each, read ahead by a second thread with
- * ahead. */
+ * small) and ended every fs->blk[f] records, and opens a reader on each,
+ * read ahead by a second thread with ahead. */
 static void files_write(struct files *fs, int small, int ahead)
 {
 	strcpy(tmpdir, "/tmp/test_merge.XXXXXX");
@@ -100,6 +106,8 @@ static void files_write(struct files *fs, int small, int ahead)
 		w = ntp_writer_open(fs->path[f], &info, err, sizeof(err));
 		assert_non_null(w);
 		for (size_t j = 0; j < fs->count[f]; j++) {
+			if (fs->blk[f] && j && j % fs->blk[f] == 0)
+				assert_int_equal(ntp_writer_flush(w, 1), 0);
 			assert_int_equal(ntp_writer_add(w, &fs->rec[f][j]), 0);
 			if (small && random() % 100 == 0)
 				assert_int_equal(ntp_writer_flush(w, 1), 0);
@@ -124,7 +132,7 @@ static void files_remove(struct files *fs)
 struct seen {
 	const struct files *fs;
 	size_t n, calls;
-	uint32_t id[FILES_MAX * PER_MAX];
+	uint32_t id[FILES_CAP * PER_MAX];
 };
 
 /* seq holds the record's place (file * PER_MAX + index). Every record of a
@@ -138,7 +146,7 @@ static void note(void *ctx, const struct ntp_record *const *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = (uint32_t)r[i]->seq;
 
-		assert_true(s->n < FILES_MAX * PER_MAX);
+		assert_true(s->n < FILES_CAP * PER_MAX);
 		assert_true(id / PER_MAX < s->fs->n && id % PER_MAX < s->fs->count[id / PER_MAX]);
 		assert_memory_equal(r[i], &s->fs->rec[id / PER_MAX][id % PER_MAX], sizeof(*r[i]));
 		s->id[s->n++] = id;
@@ -156,8 +164,8 @@ static void note(void *ctx, const struct ntp_record *const *r, size_t n)
  */
 static void check_merge(struct files *fs, size_t most, size_t primary, int ahead, unsigned seed)
 {
-	static uint32_t want[FILES_MAX * PER_MAX];
-	static uint64_t keys[FILES_MAX * PER_MAX];
+	static uint32_t want[FILES_CAP * PER_MAX];
+	static uint64_t keys[FILES_CAP * PER_MAX];
 	static struct seen got;
 	size_t nwant = ref_merge(fs, want, keys), k = 0;
 	uint64_t want_max = 0, got_max = 0, until = 0;
@@ -367,6 +375,174 @@ static void test_merge_keys(void **state)
 	}
 }
 
+/*
+ * Merges fs in one drain up to the end (until UINT64_MAX) and checks the
+ * order against the reference, record by record: a misordered record is
+ * handed over in the drain, not left for a peek to show.
+ */
+static void check_drain_all(struct files *fs, size_t most, size_t primary, int ahead)
+{
+	static uint32_t want[FILES_CAP * PER_MAX];
+	static uint64_t keys[FILES_CAP * PER_MAX];
+	static struct seen got;
+	size_t nwant = ref_merge(fs, want, keys), f;
+	uint64_t want_max = 0, got_max = 0;
+	const struct ntp_record *x;
+	struct ntp_merge *m;
+
+	for (size_t i = 0; i < nwant; i++)
+		if (want[i] / PER_MAX == primary && keys[i] > want_max)
+			want_max = keys[i];
+	files_write(fs, 0, ahead);
+	m = ntp_merge_new(fs->r, fs->n, fs->off);
+	assert_non_null(m);
+	ntp_merge_most(m, most);
+	got.n = 0;
+	got.fs = fs;
+	assert_int_equal(ntp_merge_drain(m, UINT64_MAX, note, &got, primary, &got_max), nwant);
+	assert_int_equal(got.n, nwant);
+	for (size_t i = 0; i < nwant; i++)
+		if (got.id[i] != want[i])
+			fail_msg("%u files, most %d: record %zu is file %u #%u (key %#" PRIx64 "), "
+				 "want file %u #%u (key %#" PRIx64 ")",
+				 fs->n, most < fs->n ? (int)most : -1, i, got.id[i] / PER_MAX, got.id[i] % PER_MAX,
+				 ref_key(&fs->rec[got.id[i] / PER_MAX][got.id[i] % PER_MAX],
+					 fs->off[got.id[i] / PER_MAX]),
+				 want[i] / PER_MAX, want[i] % PER_MAX, keys[i]);
+	assert_int_equal(got_max, want_max);
+	assert_int_equal(ntp_merge_peek(m, &x, &f, NULL), 0);
+	ntp_merge_free(m);
+	files_remove(fs);
+}
+
+/*
+ * The largest key of n files' narrow ranks (merge.c): a tree of size
+ * leaves (a power of two >= n) keeps log2(size) + 1 bits below the key, and
+ * a key of all ones above them marks an ended file, so a live file's key
+ * fits narrow up to one less (merge.c's klim). Keys are at most INT64_MAX
+ * (ntp_merge_map): one file's all fit.
+ */
+static uint64_t key_top(unsigned n)
+{
+	unsigned size = 1, lowbits = 1;
+
+	while (size < n) {
+		size *= 2;
+		lowbits++;
+	}
+	return UINT64_MAX >> lowbits;
+}
+
+/* Record j of file f of key key on the merge's clock (f's offset off). */
+static void key_record(struct files *fs, unsigned f, unsigned j, uint64_t key)
+{
+	ordered_record(&fs->rec[f][j], f, j, key - (uint64_t)fs->off[f]);
+	assert_int_equal(ref_key(&fs->rec[f][j], fs->off[f]), key);
+}
+
+/*
+ * The file drained outside the tree (ntp_merge_most) jumps to keys past the
+ * narrow ranks' (key_top) while the other files, in the tree, are live with
+ * small keys: the tree turns to 128-bit ranks there (a narrow rank of such
+ * a key would lose its top bits and come first). The jump within a block,
+ * at a block's start, and with the keys from a read-ahead thread; files
+ * of trees of 4, 16, 64 and 128 leaves. In one drain to the end and at
+ * random stops.
+ */
+static void test_merge_most_wide(void **state)
+{
+	static const unsigned counts[] = { 3, 4, 9, 64, 65 };
+	static struct files fs;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		unsigned n = counts[c];
+		uint64_t top = key_top(n);
+
+		/* blocks: one per file (the jump in it), of 2 records (the jump
+		 * at a block's start; read ahead too), of 3 (in a block) */
+		for (unsigned how = 0; how < 3; how++) {
+			unsigned o = how == 1 ? n - 1 : n / 2;
+
+			fs.n = n;
+			for (unsigned f = 0; f < n; f++) {
+				fs.off[f] = ((int64_t)(f % 3) - 1) * 1000;
+				fs.blk[f] = how == 0 ? 0 : how + 1;
+				fs.count[f] = f == o ? 40 : 30;
+				for (unsigned j = 0; j < fs.count[f]; j++)
+					key_record(&fs, f, j,
+						   f != o ? 5000 + 1000 * (uint64_t)j
+						   : j < 20 ? 5500 + 1000 * (uint64_t)j
+						   : top + 1 + 7 * (uint64_t)(j - 20));
+			}
+			check_drain_all(&fs, o, o, 0);
+			if (how == 1 && n <= FILES_MAX)
+				check_drain_all(&fs, o, o, 1);
+			check_merge(&fs, o, (o + 1) % n, 0, 300 + 3 * n + how);
+		}
+	}
+	memset(fs.blk, 0, sizeof(fs.blk));
+}
+
+/*
+ * Keys at the narrow ranks' limit (key_top) and around it: two below it
+ * (merge.c's klim and one less), at it, one and two above (past a single
+ * file's keys: not for one file), for trees of 1 to 128 leaves. A file
+ * sits at the limit while another moves past it (the tree turns to 128-bit
+ * ranks there: the first file's key must stay its own, not read as an
+ * ended file's); the others random among those keys, after small ones.
+ * With and without a file outside the tree, in one drain to the end and at
+ * random stops.
+ */
+static void test_merge_limit_keys(void **state)
+{
+	static const unsigned counts[] = { 1, 2, 3, 4, 5, 8, 9, 64, 65 };
+	static struct files fs;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		unsigned n = counts[c];
+		uint64_t top = key_top(n), near[5];
+		unsigned nnear = 0;
+
+		for (int d = -2; d <= 2; d++)
+			if (d <= 0 || top < INT64_MAX)
+				near[nnear++] = top + (uint64_t)(int64_t)d;
+		for (unsigned seed = 1; seed <= 4; seed++) {
+			/* a: at the limit, b: past it after a small key */
+			unsigned a = seed % 2, b = 1 - a;
+			size_t most = seed <= 2 ? SIZE_MAX : (size_t)(seed + n) % n;
+
+			srandom(400 + 10 * n + seed);
+			fs.n = n;
+			for (unsigned f = 0; f < n; f++) {
+				unsigned j = 0;
+
+				fs.off[f] = ((int64_t)(f % 3) - 1) * 1000;
+				fs.blk[f] = seed == 3 ? 1 : 0;
+				if (n > 1 && f == a) {
+					key_record(&fs, f, j++, top);
+					key_record(&fs, f, j++, near[nnear - 1]);
+				} else if (n > 1 && f == b) {
+					key_record(&fs, f, j++, 5000);
+					key_record(&fs, f, j++, top + 1);
+					key_record(&fs, f, j++, top + 2);
+				} else {
+					for (unsigned s = 1 + (unsigned)(random() % 4); s; s--, j++)
+						key_record(&fs, f, j, 5000 + 1000 * (uint64_t)j);
+					for (unsigned i = 0; i < nnear; i++)
+						for (unsigned r = (unsigned)(random() % 3); r; r--)
+							key_record(&fs, f, j++, near[i]);
+				}
+				fs.count[f] = j;
+			}
+			check_drain_all(&fs, most, (size_t)seed % n, seed == 3 && n <= FILES_MAX);
+			check_merge(&fs, most, (size_t)seed % n, seed == 3 && n <= FILES_MAX, 500 + 10 * n + seed);
+		}
+	}
+	memset(fs.blk, 0, sizeof(fs.blk));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_merge_random),
 		cmocka_unit_test(test_record_last_ts),
 		cmocka_unit_test(test_merge_keys),
+		cmocka_unit_test(test_merge_most_wide),
+		cmocka_unit_test(test_merge_limit_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
