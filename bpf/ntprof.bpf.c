@@ -818,7 +818,8 @@ int BPF_KPROBE(ntp_h_r2t_kp, void *req)
  * request the R2T is for. It is hooked instead, used only when
  * nvme_tcp_setup_h2c_data_pdu is absent (src/collector/hooks.c). Every blk-mq
  * driver calls it, and nvme_tcp itself for C2H data and responses: it is an
- * R2T's lookup only inside nvme_tcp_recv_skb (recv_ctx of this thread) while
+ * R2T's lookup only inside nvme_tcp_recv_skb (this thread's receive
+ * context: rx_slot, or recv_ctx) while
  * the queue's received PDU header (queue->pdu) is an R2T. The request is
  * read as the kernel returns it, tags->rqs[tag], at entry: no map filled at
  * send time, no chase through ctrl and tag set, and no command-id layout

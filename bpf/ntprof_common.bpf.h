@@ -237,7 +237,10 @@ static __always_inline struct ntp_record *cmd_find(void *map, __u64 key)
 static __always_inline void cmd_free(void *map, struct ntp_cmd_slot *s, __u64 key)
 {
 	if (!has_atomic_fetch) {
-		s->key = 0;
+		/* only if still key's: between cmd_find_slot and here another
+		 * CPU may have freed the slot and another command claimed it */
+		if (s->key == key)
+			s->key = 0;
 		return;
 	}
 	/* counted once even if two CPUs free the same key (cmds_live) */
@@ -370,7 +373,9 @@ static const struct ntp_arrivals arrivals_zero = {};
  * no LRU list) at every packet and at each sampled command's look-up of
  * its arrival. A key takes a free slot with a compare-and-exchange of its
  * value and keeps it (nothing tells when a socket or a queue is gone; a
- * reused address starts its stream over, arrival_note); a key whose slot
+ * reused address goes on in its slot: the arrivals are ordered by their
+ * signed 32-bit sequence distance and a command takes none from before its
+ * submission, arrival_note); a key whose slot
  * another owns, and every key where the kernel has no BPF atomics
  * (has_atomic_fetch), keep their arrivals in the LRU map as before. A key
  * that does not own its slot never will: writer and reader always look in

@@ -277,7 +277,7 @@ static int drop_atomic_fetch(struct bpf_program *p)
 	memcpy(out, in, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		/* and the compare-and-exchanges of a slot's claim and release
-		 * (cmd_take, cmd_del), of a bp_thr bucket (bp_thr_enter) and
+		 * (cmd_take, cmd_free), of a bp_thr bucket (bp_thr_enter) and
 		 * of the slots of send_stash, rx_slot and arrival_slot */
 		if (out[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) &&
 		    (out[i].imm == (BPF_ADD | BPF_FETCH) || out[i].imm == BPF_CMPXCHG)) {

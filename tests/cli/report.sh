@@ -52,6 +52,15 @@ check report-target-only.txt "$NTPROF" report t.ntp
 gen -o host%d.ntp --target-out tgt.ntp -d 1 --seed 13 --hosts 2 --drop-target 5 --miss-rsp-sent 10
 check report-two-hosts.txt "$NTPROF" report host1.ntp host2.ntp tgt.ntp
 
+# the same reports read in one thread: with read() (the default there for up
+# to four files, ntp_reader_read_alone) and through mapped windows
+for src in read mapped; do
+	if [ $src = read ]; then set -- NTPROF_THREADS=0; else set -- NTPROF_THREADS=0 NTPROF_AHEAD_MMAP=1; fi
+	check report-both-detail.txt env "$@" "$NTPROF" report --detail both.ntp
+	check report-join-rdma-detail.txt env "$@" "$NTPROF" report --detail t.ntp h.ntp
+	check report-two-hosts.txt env "$@" "$NTPROF" report host1.ntp host2.ntp tgt.ntp
+done
+
 # compare: the same path, then a drive four times slower under more load
 gen -o a.ntp -d 1 --seed 14 --rate 20000
 gen -o b.ntp -d 1 --seed 15 --rate 40000 --delay storage=lognormal:320us:0.4

@@ -643,6 +643,45 @@ static void test_sampling_change(void **state)
 	ntp_model_free(m);
 }
 
+/* End-to-end times below zero (a host's clock stepped back between its
+ * two stamps) go to their own buckets: the quantiles of an interval and of
+ * the run hold both signs where they are, not a negative one read as a
+ * huge unsigned value (the dense histogram holds the non-negative ones). */
+static void test_negative_e2e(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	for (int i = 0; i < 400; i++) {
+		uint64_t t0 = 10 * SEC + (uint64_t)i * 1000000;
+
+		host_rec(&r, 0x02, 4096, "nvme0n1", t0);
+		if (i % 4 != 3)	/* three in four: 50 us before their submission */
+			SET(&r, NTP_TS_H_BLK_COMPLETE, t0 - 50000);
+		ntp_model_ingest(m, &r);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			ntp_model_close_interval(m, 11 * SEC, s);
+		else
+			ntp_model_total(m, s);
+		assert_int_equal(s->n_groups, 1);
+		assert_int_equal(s->groups[0].sampled, 400);
+		/* 300 x -50 us and 100 x +100 us */
+		assert_true(s->groups[0].e2e_mean_us == (300 * -50.0 + 100 * 100.0) / 400);
+		assert_true(s->groups[0].e2e_p50_us > -50.0 * 1.01 && s->groups[0].e2e_p50_us < -50.0 * 0.99);
+		assert_true(s->groups[0].e2e_p99_us > 100.0 * 0.99 && s->groups[0].e2e_p99_us < 100.0 * 1.01);
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache_left_out),
 		cmocka_unit_test(test_total_of_intervals),
 		cmocka_unit_test(test_sampling_change),
+		cmocka_unit_test(test_negative_e2e),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
