@@ -513,7 +513,7 @@ static __always_inline void send_stash_put(__u64 queue, __u64 key, int slot)
 	s = send_stash_of(queue);
 	if (!s)
 		return;
-	if (s->queue != queue && (s->queue || __sync_val_compare_and_swap(&s->queue, 0, queue)))
+	if (!slot_owned(&s->queue, queue, true))
 		return;
 	s->key = key;
 	s->slot = slot;
@@ -622,13 +622,7 @@ static __always_inline struct ntp_rx_ctx *rx_slot_of(__u32 t, bool take)
 	if (!has_atomic_fetch || !t)
 		return NULL;
 	s = bpf_map_lookup_elem(&rx_slot, &i);
-	if (!s)
-		return NULL;
-	if (s->tid == t)
-		return s;
-	if (!take || s->tid || __sync_val_compare_and_swap(&s->tid, 0, (__u64)t))
-		return NULL;
-	return s;
+	return s && slot_owned(&s->tid, t, take) ? s : NULL;
 }
 
 /* btf: an fentry program (desc->arg.data, the skb's control block and

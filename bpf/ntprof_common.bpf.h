@@ -387,6 +387,16 @@ struct ntp_arrival_slot {
 	struct ntp_arrivals a;
 };
 
+/* Whether the slot whose owner is *owner is key's: it is when it holds
+ * key, or (take) when it is free (0) and key takes it with a compare-and-
+ * exchange (arrival_slot, bp_thr; rx_slot and send_stash in ntprof.bpf.c). */
+static __always_inline bool slot_owned(__u64 *owner, __u64 key, bool take)
+{
+	if (*owner == key)
+		return true;
+	return take && !*owner && !__sync_val_compare_and_swap(owner, 0, key);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1 << NTP_ARRIVAL_SLOT_BITS);
@@ -403,13 +413,7 @@ static __always_inline struct ntp_arrivals *arrival_slot_of(__u64 key, bool take
 	if (!has_atomic_fetch || !key)
 		return NULL;
 	s = bpf_map_lookup_elem(&arrival_slot, &i);
-	if (!s)
-		return NULL;
-	if (s->key == key)
-		return &s->a;
-	if (!take || s->key || __sync_val_compare_and_swap(&s->key, 0, key))
-		return NULL;
-	return &s->a;
+	return s && slot_owned(&s->key, key, take) ? &s->a : NULL;
 }
 
 /* ---- helpers ---- */
@@ -735,7 +739,7 @@ static __always_inline int bp_thr_enter(__u32 t, __u64 queue)
 	b = bpf_map_lookup_elem(&bp_thr, &i);
 	if (!b)
 		return 0;
-	if (b->tid != t && (b->tid || __sync_val_compare_and_swap(&b->tid, 0, (__u64)t)))
+	if (!slot_owned(&b->tid, t, true))
 		return 0;
 	b->queue = queue;
 	b->slept = 0;
