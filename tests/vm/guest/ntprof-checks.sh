@@ -195,7 +195,7 @@ EOT
 # ntp_tcp_record_check NAME TS-COLUMNS BYTES-PER-IO ntp-load options...:
 # `ntprof record -r both -s 1` on the NVMe/TCP device (tb_setup_tcp) while
 # the load runs 8 s, then the checks record-tcp.sh describes (NAME-join,
-# -slots, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
+# -slots, -tslots, -order, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
 # RING_KIB (NTPROF_RING_KIB for the recorder), PAUSE (seconds the recorder
 # is stopped mid-load), NTP_REC_FLAVOUR (kprobes or fentry: asked for with
 # --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-flavour, the
