@@ -67,6 +67,41 @@ ntp_side_incomplete() {
 	END { print bad + 0 }'
 }
 
+# ntp_arrival_order FILE.ntp: "PAIRS BAD" of a one-machine NVMe/TCP
+# recording, whose host and target share one clock (loopback). Each host
+# record is paired with the target record of its controller, queue and
+# command id whose command arrived between the host's send and the arrival
+# of its response. BAD counts the pairs in which an arrival the host
+# stamped is before the target sent what arrived (t_rsp_sent > h_rsp_arrive,
+# t_r2t_sent > h_r2t_arrive) or after the driver handled it (h_rsp_arrive >
+# h_rsp_drv, h_r2t_arrive > h_r2t_drv): what an arrival taken from the wrong
+# socket or slot, or a stale one, would give. The presence checks (-slots)
+# cannot see it, nor the stages: both stamps are inside the network stage.
+ntp_arrival_order() {
+	ntprof dump "$1" | awk -F, '
+	function v(c) { return $(col[c]) == "" ? "-" : $(col[c]) }
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "host" && $(col["h_cmd_sent"]) != "" && $(col["h_rsp_arrive"]) != "" {
+		print v("cntlid"), v("qid"), v("cid"), v("h_cmd_sent"), 0, v("h_rsp_arrive"), v("h_rsp_drv"),
+		      v("h_r2t_arrive"), v("h_r2t_drv") }
+	$1 == "target" && $(col["t_cmd_arrive"]) != "" {
+		print v("cntlid"), v("qid"), v("cid"), v("t_cmd_arrive"), 1, v("t_rsp_sent"), v("t_r2t_sent") }' |
+	sort -k1,1n -k2,2n -k3,3n -k4,4n -k5,5n | awk '
+	function after(a, b) { return a != "-" && b != "-" && a + 0 > b + 0 }
+	{ k = $1 " " $2 " " $3 }
+	$5 == 0 { h[k] = $0; next }
+	k in h {
+		split(h[k], x, " ")
+		delete h[k]
+		if ($4 + 0 > x[6] + 0)
+			next	# not this command: its target record is missing
+		pairs++
+		if (after($6, x[6]) || after(x[6], x[7]) || after($7, x[8]) || after(x[8], x[9]))
+			bad++
+	}
+	END { print pairs + 0, bad + 0 }'
+}
+
 # ntp_host_unclosed FILE.ntp: host records without h_blk_complete that are not
 # flagged NTP_REC_F_CLOSED_MISSED (bit 0 of the flags column).
 ntp_host_unclosed() {
@@ -160,7 +195,7 @@ EOT
 # ntp_tcp_record_check NAME TS-COLUMNS BYTES-PER-IO ntp-load options...:
 # `ntprof record -r both -s 1` on the NVMe/TCP device (tb_setup_tcp) while
 # the load runs 8 s, then the checks record-tcp.sh describes (NAME-join,
-# -slots, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
+# -slots, -tslots, -order, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
 # RING_KIB (NTPROF_RING_KIB for the recorder), PAUSE (seconds the recorder
 # is stopped mid-load), NTP_REC_FLAVOUR (kprobes or fentry: asked for with
 # --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-flavour, the
@@ -232,6 +267,12 @@ ntp_tcp_record_check() {
 	[ -e /sys/kernel/btf/nvme_tcp ] || inc_allow=$((rh / 100))
 	tb_check $name-slots "$inc <= $inc_allow && $rh > 0" "$inc of $rh host records lack one of: $cols (allowed: $inc_allow)"
 	tb_check $name-tslots "$tinc <= $inc_allow && $rt > 0" "$tinc of $rt target records lack one of: $tcols (allowed: $inc_allow)"
+	local order pairs obad
+	order=$(ntp_arrival_order $TB_OUT/$name.ntp)
+	pairs=${order% *}
+	obad=${order#* }
+	tb_check $name-order "$obad <= $inc_allow && $pairs > 0" \
+		"$obad of $pairs joined commands have a host arrival before the target's send or after the host driver's handling (allowed: $inc_allow)"
 	# With module BTF the recorder must have loaded the fentry flavour: a
 	# verifier rejection of an fentry program makes it fall back to kprobes
 	# (it says "using kprobes"), which would pass every other check here.

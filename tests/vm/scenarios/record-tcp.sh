@@ -16,6 +16,9 @@
 #                 fault of ours in waking the reader loses most of a run, a
 #                 starved reader a burst)
 #   NAME-slots    every host record has every timestamp of its flow
+#   NAME-order    each joined command's host arrivals (response, R2T) come after
+#                 the target sent them and before the host driver handled them
+#                 (one clock over loopback: ntp_arrival_order)
 #   NAME-fentry   with module BTF, the fentry flavour loaded (no fallback to kprobes)
 #   NAME-sum      the five stage means add up to the end-to-end mean
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean; the gap
