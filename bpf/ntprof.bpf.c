@@ -599,7 +599,8 @@ struct ntp_rx_ctx {
  * (no helper call, no hashing, no LRU list) in place of recv_ctx's lookup
  * at each chunk's entry and at each sampled command's completion; and 32
  * bytes in one place instead of a hash bucket and an element. A thread takes
- * a free bucket at its first chunk (a compare-and-exchange of its id) and
+ * a free bucket at the first chunk it parses while a sampled command is in
+ * flight (a compare-and-exchange of its id) and
  * keeps it: there is no exit hook to free it at, and a receive worker (a
  * queue's io_work) comes back for every chunk. A thread whose bucket
  * another thread owns, one with id 0, and every thread where the kernel has
