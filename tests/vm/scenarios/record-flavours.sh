@@ -1,6 +1,9 @@
 # record-flavours: `ntprof record --fentry` and `--kprobes` each record a QD1
 # 4 KiB read run: the flavour is the one asked for, every host record joined
 # and complete, stages summing to end to end, mean not above the load's.
+# Records the kernel could not hand over (ring buffer full: the recorder did
+# not read for seconds, as record-tcp says) are what ntprof counts and says;
+# each may leave one I/O without its host record, and the verdict names them.
 # Without module BTF (5.10) --fentry must be refused, naming the modules
 # (fentry/fexit attach by a BTF id of the kernel's own BTF, which a --btf file
 # cannot give: docs/kernel-btf.md); record-flavours-fentry then SKIPs with
@@ -33,6 +36,8 @@ EOT
 	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
 	grep -q "$want" $TB_OUT/$name.err && fl_ok=1 || fl_ok=0
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e host=$2 matched=$4 hooks="$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //')"
-	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $4 == $2 && $2 >= $TB_LOAD_IOS && $inc == 0 && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
-		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete; e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
+	lost=$(sed -n 's/.*kernel side: \([0-9][0-9]*\) records lost (ring buffer full).*/\1/p' $TB_OUT/$name.err | tail -1)
+	lost=${lost:-0}
+	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $4 == $2 && $lost < $TB_LOAD_IOS && $2 >= $TB_LOAD_IOS - $lost && $inc == 0 && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
+		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete, $lost lost (ring buffer full); e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
 done
