@@ -371,7 +371,24 @@ int ntp_writer_error(const struct ntp_writer *w)
 
 /* ================================ reader ================================ */
 
-#define READ_CHUNK (1u << 20)
+/*
+ * Read buffers. A reader read in its caller's thread reuses one buffer,
+ * READ_BUF: a full records block of the writer's and a little read-ahead
+ * past it, whose lines stay in the core's second-level cache from one
+ * block to the next, as `cat`'s buffer does. A buffer of several blocks,
+ * filled from front to back, is larger than that cache: the lines read()
+ * stores into were evicted since their last use and are fetched again
+ * from the level shared with the other cores, the dirty ones written back
+ * (docs/performance.md). A longer block grows it (fill). A read-ahead
+ * thread moves on to a new buffer rather than reuse one (a block stays
+ * where it lies until the caller lets it go): AHEAD_BUF holds several
+ * blocks, so that it moves on every few blocks only.
+ */
+#define READ_BUF_AHEAD (16u << 10)	/* read past a full block in READ_BUF */
+#define READ_BUF ((NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record) + \
+		   READ_BUF_AHEAD + 8 + 4095) / 4096 * 4096)
+#define AHEAD_BUF (2u << 20)
+_Static_assert(READ_BUF <= NTP_READ_BUF_MAX, "ntpfile_int.h promises READ_BUF at most");
 #define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
 #define NTP_SPARE_MAX 8
 
@@ -436,7 +453,8 @@ struct ntp_reader {
  * Reads what the next block needs plus READ_AHEAD (so the following block
  * header and small blocks come along), not "as much as fits": what is left
  * over has to be moved to the buffer's front before the next large block,
- * and moving a megabyte per block would cost as much as the CRC.
+ * and moving a megabyte per block would cost as much as the CRC. In
+ * READ_BUF the room past a full block bounds it to READ_BUF_AHEAD.
  */
 #define READ_AHEAD (64u << 10)
 
@@ -462,6 +480,10 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 /* A read buffer nobody reads any more: kept for buf_new, or freed. */
 static void buf_let_go(struct ntp_reader *r, uint8_t *p, size_t cap)
 {
+	if (r->nspare && cap < r->spare_cap) {
+		free(p);	/* buffers grew (a longer block, read-ahead's): not wanted again */
+		return;
+	}
 	if (r->nspare && r->spare_cap != cap) {
 		while (r->nspare)
 			free(r->spare[--r->nspare]);
@@ -492,6 +514,8 @@ static size_t fill(struct ntp_reader *r, size_t need)
 
 		while (need + lead > ncap)
 			ncap *= 2;
+		if (r->ahead && ncap < AHEAD_BUF)
+			ncap = AHEAD_BUF;
 		/* with read-ahead the caller may still read blocks in the buffer:
 		 * the unread bytes go to a new one, the old is let go later */
 		if (ncap != r->cap || r->ahead) {
@@ -772,7 +796,9 @@ static int to_read(struct ntp_reader *r)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
+	r->cap = r->window ? r->window : READ_BUF;	/* tests: small buffers */
+	if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
+		r->cap = (size_t)(r->size - r->off) + 64;
 	r->buf = buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		r->why_over++;
@@ -1060,8 +1086,8 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 			goto fail;
 		return r;
 	}
-	/* 2 MiB: a full records block and the next read fit; less for a small file */
-	r->cap = 2 * READ_CHUNK;
+	/* a full records block and the next read fit; less for a small file */
+	r->cap = READ_BUF;
 	if (r->size && r->size + 64 < r->cap)
 		r->cap = (size_t)r->size + 64;
 	if (!(r->buf = buf_new(r, r->cap))) {
