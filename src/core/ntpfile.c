@@ -1514,6 +1514,31 @@ int ntp_reader_read_alone(struct ntp_reader *r)
 	return window_to_read(r) ? 1 : 0;
 }
 
+/*
+ * Few files, one thread: each read with read() (ntp_reader_read_alone).
+ * Many files: their windows, each block mapped once (fill_map), where a
+ * read buffer of each, filled in turn, would be out of the cache when the
+ * next block is copied into it; but the file with the most records (the
+ * target's of many hosts) is read ahead by a thread, or with read() in
+ * this one, as one of few (docs/performance.md).
+ */
+void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
+{
+	if (ntp_read_ahead_wanted(n)) {
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_ahead(r[i]);
+		return;
+	}
+	if (n <= NTP_AHEAD_FILES) {
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_alone(r[i]);
+		return;
+	}
+	if (most >= n || (ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[most])))
+		return;
+	ntp_reader_read_alone(r[most]);
+}
+
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
 {
 	if (r->cur_i == r->cur_n) {

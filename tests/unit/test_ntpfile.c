@@ -1085,6 +1085,45 @@ static void test_read_buffer_reused(void **state)
 	free(recs);
 }
 
+/* ntp_readers_full_speed in one thread (NTPROF_THREADS=0): up to
+ * NTP_AHEAD_FILES files each read with read(); of more, the one with the
+ * most records so, the others through their windows. */
+static void test_readers_full_speed(void **state)
+{
+	enum { N = NTP_AHEAD_FILES + 2, MOST = 2 };
+	struct ntp_reader *r[N];
+	const struct ntp_record *recs;
+	char path[N][256], name[32], err[256];
+	const char *was = getenv("NTPROF_THREADS");
+	char *keep = was ? strdup(was) : NULL;
+	size_t n;
+
+	(void)state;
+	setenv("NTPROF_THREADS", "0", 1);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "speed%d.ntp", i);
+		tmp_path(path[i], sizeof(path[i]), name);
+		write_medium(path[i]);
+	}
+	for (size_t k = 2; k <= N; k += N - 2) {
+		for (size_t i = 0; i < k; i++)
+			assert_non_null(r[i] = ntp_reader_open(path[i], err, sizeof(err)));
+		ntp_readers_full_speed(r, k, MOST);
+		for (size_t i = 0; i < k; i++) {
+			assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
+			snprintf(name, sizeof(name), "/speed%zu.ntp", i);
+			assert_int_equal(mapped_here(name), k > NTP_AHEAD_FILES && i != MOST);
+		}
+		for (size_t i = 0; i < k; i++)
+			ntp_reader_close(r[i]);
+	}
+	if (keep)
+		setenv("NTPROF_THREADS", keep, 1);
+	else
+		unsetenv("NTPROF_THREADS");
+	free(keep);
+}
+
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -1764,6 +1803,7 @@ int main(void)
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_read_buffer_reused),
+		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
