@@ -791,12 +791,13 @@ static void unmap_window(struct ntp_reader *r)
  * read it on with read() from the current offset, as if it had never been
  * mapped. The unmapped window's bytes are read again.
  */
-/* From here on the file is read with read(), from the current offset. */
-static int to_read(struct ntp_reader *r)
+/* From here on the file is read with read(), from the current offset, into
+ * a buffer of cap bytes: READ_BUF, AHEAD_BUF for a read-ahead thread. */
+static int to_read(struct ntp_reader *r, size_t cap)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = r->window ? r->window : READ_BUF;	/* tests: small buffers */
+	r->cap = r->window ? r->window : cap;	/* tests: small buffers */
 	if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
 		r->cap = (size_t)(r->size - r->off) + 64;
 	r->buf = buf_new(r, r->cap);
@@ -816,7 +817,7 @@ static int to_read(struct ntp_reader *r)
 
 static size_t map_failed(struct ntp_reader *r, size_t need)
 {
-	return to_read(r) ? 0 : fill(r, need);
+	return to_read(r, r->ahead ? AHEAD_BUF : READ_BUF) ? 0 : fill(r, need);
 }
 
 /* fill() for a mapped file: maps a window starting at the page of the read
@@ -1466,10 +1467,10 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 
 /* A mapped reader that has handed out no block to read() from here on:
  * the header's window goes, the bytes after it are read again. */
-static int window_to_read(struct ntp_reader *r)
+static int window_to_read(struct ntp_reader *r, size_t cap)
 {
 	unmap_window(r);
-	return to_read(r);
+	return to_read(r, cap);
 }
 
 int ntp_reader_read_ahead(struct ntp_reader *r)
@@ -1484,7 +1485,7 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 	 * page first, the parser too, where read()'s copy stays in the
 	 * reading thread (docs/performance.md).
 	 */
-	if (r->mapped && !r->ahead_map && window_to_read(r))
+	if (r->mapped && !r->ahead_map && window_to_read(r, AHEAD_BUF))
 		return 1;
 	r->ahead = ntp_ahead_new(r);
 	if (r->ahead)
@@ -1511,7 +1512,7 @@ int ntp_reader_read_alone(struct ntp_reader *r)
 		return 0;
 	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
 		return 1;	/* a block already handed out: mapped on */
-	return window_to_read(r) ? 1 : 0;
+	return window_to_read(r, READ_BUF) ? 1 : 0;
 }
 
 /*
