@@ -373,8 +373,8 @@ int ntp_writer_error(const struct ntp_writer *w)
 
 /*
  * Read buffers. A reader read in its caller's thread reuses one buffer,
- * READ_BUF: a full records block of the writer's and a little read-ahead
- * past it, whose lines stay in the core's second-level cache from one
+ * READ_BUF: a full records block of the writer's and the next block's
+ * header (fill), whose lines stay in the core's second-level cache from one
  * block to the next, as `cat`'s buffer does. A buffer of several blocks,
  * filled from front to back, is larger than that cache: the lines read()
  * stores into were evicted since their last use and are fetched again
@@ -384,9 +384,8 @@ int ntp_writer_error(const struct ntp_writer *w)
  * where it lies until the caller lets it go): AHEAD_BUF holds several
  * blocks, so that it moves on every few blocks only.
  */
-#define READ_BUF_AHEAD (16u << 10)	/* read past a full block in READ_BUF */
 #define READ_BUF ((NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record) + \
-		   READ_BUF_AHEAD + 8 + 4095) / 4096 * 4096)
+		   NTP_BLOCK_HDR_LEN + 8 + 4095) / 4096 * 4096)
 #define AHEAD_BUF (2u << 20)
 _Static_assert(READ_BUF <= NTP_READ_BUF_MAX, "ntpfile_int.h promises READ_BUF at most");
 #define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
@@ -453,10 +452,13 @@ struct ntp_reader {
  * Reads what the next block needs plus READ_AHEAD (so the following block
  * header and small blocks come along), not "as much as fits": what is left
  * over has to be moved to the buffer's front before the next large block,
- * and moving a megabyte per block would cost as much as the CRC. In
- * READ_BUF the room past a full block bounds it to READ_BUF_AHEAD.
+ * and moving a megabyte per block would cost as much as the CRC. A reader
+ * without read-ahead, which reuses its buffer at every block, reads the
+ * next block's header only (READ_BUF_AHEAD): one read() per block still,
+ * and a few bytes to move.
  */
 #define READ_AHEAD (64u << 10)
+#define READ_BUF_AHEAD NTP_BLOCK_HDR_LEN
 
 static size_t fill_map(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
@@ -538,7 +540,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		r->data = r->buf;
 	}
 	while (r->end - r->start < need) {
-		size_t want = need - (r->end - r->start) + READ_AHEAD;
+		size_t want = need - (r->end - r->start) + (r->ahead ? READ_AHEAD : READ_BUF_AHEAD);
 		uint64_t at = r->off + (r->end - r->start);
 		ssize_t n;
 
