@@ -228,6 +228,9 @@ static inline void e2e_add(struct acc *a, int64_t v)
  * with 64 groups, every line more per group is 64 more in the first-level
  * cache */
 struct group {
+	/* the interval's accumulator and the run's, both made with the group
+	 * (group_find): a close allocates nothing, so none can fail there and
+	 * lose an interval from the run's (ntp_model_close_interval) */
 	struct acc *cur, *all;
 	uint64_t unmatched;
 	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
@@ -247,6 +250,7 @@ struct group {
 	struct ntp_group_occ base_h, base_t, all_h, all_t;
 	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
+	int closed;			/* all holds closed intervals (else it is the spare, zeroed) */
 } __attribute__((aligned(64)));
 
 /* a, new or just reset, is g's cur */
@@ -327,6 +331,8 @@ struct ntp_model {
 	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
 	uint64_t lost, overflow;
 	uint64_t spdk_tcp[2], spdk_split[2];
+	int oom;			/* an allocation failed (ntp_snapshot.oom) */
+	uint64_t oom_records;
 	unsigned n_groups;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	struct group_cache gc;
@@ -430,8 +436,15 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 		return NULL;
 	g = &m->groups[m->n_groups];
 	g->cur = acc_new(m->n_groups);
-	if (!g->cur)
+	g->all = acc_new(m->n_groups);
+	if (!g->cur || !g->all) {
+		/* no group (its records are asked for again, gc_miss) */
+		acc_free(g->cur);
+		acc_free(g->all);
+		g->cur = g->all = NULL;
+		m->oom = 1;
 		return NULL;
+	}
 	acc_bind(g->cur, g);
 	g->io = io;
 	g->side = side;
@@ -885,7 +898,11 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 							   const struct ntp_record *h, const struct ntp_record *t)
 {
 	if (__builtin_expect(!a, 0)) {
-		m->overflow++;
+		/* no group: every group taken, else its memory not had (group_find) */
+		if (m->n_groups == NTP_SNAP_MAX_GROUPS)
+			m->overflow++;
+		else
+			m->oom_records++;
 		return;
 	}
 	/* what every flow notes: a record whose command closed a missed
@@ -1284,6 +1301,8 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 	out->unmatched_host = m->unmatched_host;
 	out->unmatched_target = m->unmatched_target;
 	out->overflow_records = m->overflow;
+	out->oom = m->oom;
+	out->oom_records = m->oom_records;
 	memcpy(out->spdk_tcp, m->spdk_tcp, sizeof(out->spdk_tcp));
 	memcpy(out->spdk_split, m->spdk_split, sizeof(out->spdk_split));
 }
@@ -1294,9 +1313,9 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->seen += s->seen;
 	d->seen_n += s->seen_n;
 	d->est_cmds += s->est_cmds;
-	/* s's run is in st_n and c_n, as is d's (run_base) */
+	/* s's run is in st_n and c_n (flushed at its close); d's runs are
+	 * never flushed: its counts are all in st_n and c_n too */
 	d->sampled += acc_sampled(s);
-	d->run_base += acc_sampled(s);
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
@@ -1421,27 +1440,28 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
 		out->n_groups++;
+		if (g->cur->h.oom)
+			m->oom = 1;
 		/* Fold the interval into the run's accumulators, start afresh:
 		 * at the group's first close the interval is the run (a merge
 		 * into zeroed ones gives the same), so it becomes the run's
-		 * and a zeroed one takes its place, without a merge; this is
+		 * and the zeroed spare takes its place, without a merge; this is
 		 * the only close of `ntprof report`. */
-		fresh = g->all ? NULL : acc_new((unsigned)(g - m->groups));
-		if (fresh) {
+		if (!g->closed) {
+			fresh = g->all;
 			g->all = g->cur;
 			g->cur = fresh;
+			g->closed = 1;
 			swapped = 1;
 		} else {
-			if (!g->all)
-				g->all = acc_new((unsigned)(g - m->groups));
-			if (g->all)
-				acc_merge(g->all, g->cur);
+			acc_merge(g->all, g->cur);
 			acc_reset(g->cur);
 		}
 		acc_bind(g->cur, g);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
+	out->oom = m->oom;		/* an interval's histograms too (above) */
 	if (swapped)
 		gc_rebind(&m->gc);
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
@@ -1464,8 +1484,10 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
 
-		if (!g->all)
+		if (!g->closed)
 			continue;
+		if (g->all->h.oom)
+			m->oom = 1;
 		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all, seconds,
 			   &out->groups[out->n_groups]);
 		if (g->occ_all)
@@ -1473,6 +1495,7 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &g->all_t, seconds);
 		out->n_groups++;
 	}
+	out->oom = m->oom;
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 }
 
