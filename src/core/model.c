@@ -91,6 +91,7 @@ struct acc {
 	 * target's device not known yet, unmatched records) */
 	struct group *grp;
 	int tdev_known;
+	int general;			/* the model's general_only: ACC_SLOW stays set */
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -121,7 +122,8 @@ static inline uint64_t acc_sampled(const struct acc *a)
 /* ACC_SLOW as a's run masks and tdev_known say: after any change of them */
 static void acc_slow(struct acc *a)
 {
-	int slow = a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS || !a->tdev_known;
+	int slow = a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS || !a->tdev_known ||
+		   a->general;
 
 	a->sampled = acc_sampled(a) | (slow ? ACC_SLOW : 0);
 }
@@ -253,11 +255,12 @@ struct group {
 	int closed;			/* all holds closed intervals (else it is the spare, zeroed) */
 } __attribute__((aligned(64)));
 
-/* a, new or just reset, is g's cur */
-static void acc_bind(struct acc *a, struct group *g)
+/* a, new or just reset, is g's cur; general: the model's general_only */
+static void acc_bind(struct acc *a, struct group *g, int general)
 {
 	a->grp = g;
 	a->tdev_known = g->tdev[0] != '\0';
+	a->general = general;
 	acc_slow(a);
 }
 
@@ -445,7 +448,7 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 		m->oom = 1;
 		return NULL;
 	}
-	acc_bind(g->cur, g);
+	acc_bind(g->cur, g, m->cfg.general_only);
 	g->io = io;
 	g->side = side;
 	g->len = r->len;
@@ -894,6 +897,30 @@ static __attribute__((noinline)) void fast_prep(struct acc *a, const struct ntp_
 	acc_slow(a);
 }
 
+/* account() of the commands its first test does not take (any flow, a
+ * group's first common one, a flag set): the whole of it, out of line. */
+static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
+						   const struct ntp_record *t)
+{
+	/* what every flow notes: a record whose command closed a missed
+	 * completion, and (joined) the target's device */
+	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
+		a->missed++;
+	if (h && t && !m->cfg.general_only && ntp_fast_flow(h, t)) {
+		if (a->sampled & ACC_SLOW)
+			fast_prep(a, t);
+		account_fast(m, a, h, t);
+	} else {
+		if (h && t && !a->tdev_known)
+			group_tdev(a, t);
+		account_general(m, a, h, t);
+	}
+}
+
+/* The host's and the target's timestamps of a fast flow (stage.h
+ * ntp_fast_flow): disjoint bits of ts_valid, so one compare tests both */
+_Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT) & (NTP_FAST_T | NTP_FAST_T_NOT)) == 0, "the sides' bits are apart");
+
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
 							   const struct ntp_record *h, const struct ntp_record *t)
 {
@@ -905,19 +932,25 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 			m->oom_records++;
 		return;
 	}
-	/* what every flow notes: a record whose command closed a missed
-	 * completion, and (joined) the target's device */
-	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
-		a->missed++;
-	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1)) {
-		if (__builtin_expect(a->sampled & ACC_SLOW, 0))
-			fast_prep(a, t);
-		account_fast(m, a, h, t);
-	} else {
-		if (h && t && !a->tdev_known)
-			group_tdev(a, t);
-		account_general(m, a, h, t);
+	/* The common joined flow, no flag of note on either record (a missed
+	 * completion to count, the target's fallback), the group's run
+	 * already that flow's (ACC_SLOW clear; set for general_only too): in
+	 * one test of each record's valid bits and flags. The rest, and a
+	 * flag set on either record (which account_slow tests one by one),
+	 * in account_slow. */
+	if (h && t) {
+		uint32_t valid = (h->ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) |
+				 (t->ts_valid & (NTP_FAST_T | NTP_FAST_T_NOT));
+		uint32_t flags = h->flags | t->flags;
+
+		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_T) &&
+				     !(flags & (NTP_REC_F_CLOSED_MISSED | NTP_REC_F_RSP_FALLBACK)) &&
+				     !(a->sampled & ACC_SLOW), 1)) {
+			account_fast(m, a, h, t);
+			return;
+		}
 	}
+	account_slow(m, a, h, t);
 }
 
 /* account() out of line, for the other sites (one side only, host first). */
@@ -968,7 +1001,9 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			return;
 		}
 		key = ntp_pend_key(r);
-		twin = ref ? (m->tpend->count ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target) : NULL)
+		/* no test of tpend's count first: a host record mostly finds
+		 * its target twin waiting (an empty bucket answers as fast) */
+		twin = ref ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target)
 			   : ntp_pend_take(m->tpend, r, &m->unmatched_target);
 		if (twin) {
 			uint64_t stale = m->hpend->count ? ntp_pend_drop_key_some(m->hpend, key) : 0;
@@ -1457,7 +1492,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			acc_merge(g->all, g->cur);
 			acc_reset(g->cur);
 		}
-		acc_bind(g->cur, g);
+		acc_bind(g->cur, g, m->cfg.general_only);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
