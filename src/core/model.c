@@ -302,7 +302,7 @@ _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: pro
 #define GC_FAST_REHASH 32		/* first offers' meetings resolved at most over a model's life */
 struct gc_ent {
 	uint64_t key;			/* 0: empty */
-	struct acc *a;			/* the group's cur; NULL: no group (every group taken) */
+	struct acc *a;			/* the group's cur; the model's none: no group (every group taken) */
 };
 struct group_cache {
 	uint64_t mult;			/* fast[]'s multiplier, odd */
@@ -345,6 +345,11 @@ struct ntp_model {
 	struct ntp_total prev[MAX_TOTALS];	/* the totals before, for the rate between */
 	size_t n_prev;
 	uint64_t prev_as_of;
+	/* what the group lookup answers for a record of no group (every
+	 * group taken, or its memory not had): no group (grp NULL), ACC_SLOW
+	 * set, so that account() sends it aside (account_slow) in the test
+	 * it makes anyway, and a command tests no pointer for none */
+	struct acc none;
 };
 
 uint8_t ntp_io_type_of(uint8_t opcode)
@@ -372,6 +377,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 		return NULL;
 	m->mem = mem;
 	m->gc.mult = 0x9E3779B97F4A7C15ull;
+	m->none.sampled = ACC_SLOW;
 	m->cfg = *cfg;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
@@ -588,10 +594,10 @@ static int gc_out_offer(struct group_cache *c)
 	return (c->out_offers & (c->out_offers - 1)) ? GC_REDRAW_NO : GC_REDRAW_RETRY;
 }
 
-/* The accumulator records of g go to (NULL: no group). */
-static inline struct acc *cur_of(const struct group *g)
+/* The accumulator records of g go to (g NULL: no group, m->none). */
+static inline struct acc *cur_of(struct ntp_model *m, const struct group *g)
 {
-	return g ? g->cur : NULL;
+	return g ? g->cur : &m->none;
 }
 
 /* group_of for a key not in fast[] (key 0: a device the cache does not
@@ -605,7 +611,7 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 	unsigned slot;
 
 	if (!key)
-		return cur_of(group_find(m, r, side));
+		return cur_of(m, group_find(m, r, side));
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
@@ -615,15 +621,15 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 			 * (no slot, or no multiplier found), it may take a
 			 * slot a later multiplier freed, and a new
 			 * multiplier at the retries (gc_out_offer) */
-			gc_fast_add(c, key, cur_of(g), gc_out_offer(c));
-			return cur_of(g);
+			gc_fast_add(c, key, cur_of(m, g), gc_out_offer(c));
+			return cur_of(m, g);
 		}
 		if (!c->key[slot])
 			break;
 	}
 	g = group_find(m, r, side);
 	if (c->off)
-		return cur_of(g);
+		return cur_of(m, g);
 	if (g) {
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
@@ -637,15 +643,15 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 	} else {
 		/* every group taken (else an allocation failed: ask again) */
 		if (m->n_groups < NTP_SNAP_MAX_GROUPS || c->n_none == GC_SLOTS / 2)
-			return NULL;
+			return &m->none;
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-	gc_fast_add(c, key, cur_of(g), GC_REDRAW_FIRST);
-	return cur_of(g);
+	gc_fast_add(c, key, cur_of(m, g), GC_REDRAW_FIRST);
+	return cur_of(m, g);
 }
 
-/* The accumulator of r's group (its cur; NULL: no group, every group
+/* The accumulator of r's group (its cur; m->none: no group, every group
  * taken): the group itself is its grp. */
 static inline __attribute__((always_inline)) struct acc *group_of(struct ntp_model *m, const struct ntp_record *r,
 								  uint8_t side)
@@ -773,7 +779,7 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 }
 
 /* Reduces one command (host and/or target record) into its group's
- * accumulator a (not NULL; account() counts the overflow and notes what
+ * accumulator a (of a group; account_slow counts the overflow and notes what
  * every flow does): any flow (account() takes the common joined one
  * itself). */
 static __attribute__((noinline)) void account_general(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
@@ -902,6 +908,15 @@ static __attribute__((noinline)) void fast_prep(struct acc *a, const struct ntp_
 static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
 						   const struct ntp_record *t)
 {
+	if (!a->grp) {
+		/* no group (m->none): every group taken, else its memory
+		 * not had (group_find) */
+		if (m->n_groups == NTP_SNAP_MAX_GROUPS)
+			m->overflow++;
+		else
+			m->oom_records++;
+		return;
+	}
 	/* what every flow notes: a record whose command closed a missed
 	 * completion, and (joined) the target's device */
 	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
@@ -924,17 +939,10 @@ _Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT) & (NTP_FAST_T | NTP_FAST_T_NOT)) =
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
 							   const struct ntp_record *h, const struct ntp_record *t)
 {
-	if (__builtin_expect(!a, 0)) {
-		/* no group: every group taken, else its memory not had (group_find) */
-		if (m->n_groups == NTP_SNAP_MAX_GROUPS)
-			m->overflow++;
-		else
-			m->oom_records++;
-		return;
-	}
 	/* The common joined flow, no flag of note on either record (a missed
 	 * completion to count, the target's fallback), the group's run
-	 * already that flow's (ACC_SLOW clear; set for general_only too): in
+	 * already that flow's (ACC_SLOW clear; set for general_only and for
+	 * m->none too): in
 	 * one test of each record's valid bits and flags. The rest, and a
 	 * flag set on either record (which account_slow tests one by one),
 	 * in account_slow. */
@@ -994,8 +1002,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		if (!join && m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
 		a = group_of(m, r, NTP_SIDE_HOST);
-		if (a)
-			a->seen++;
+		a->seen++;
 		if (!join) {
 			account_call(m, a, r, NULL);
 			return;
@@ -1012,14 +1019,14 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			m->matched++;
 			if (__builtin_expect(stale != 0, 0)) {
 				m->unmatched_host += stale;
-				if (a)
+				if (a->grp)
 					a->grp->unmatched += stale;
 			}
 			account(m, a, r, twin);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			a = group_of(m, &ev, NTP_SIDE_HOST);
-			if (a)
+			if (a->grp)
 				a->grp->unmatched++;
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
@@ -1028,8 +1035,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			return;
 		if (!join) {
 			a = group_of(m, r, NTP_SIDE_TARGET);
-			if (a)
-				a->seen++;
+			a->seen++;
 			account_call(m, a, NULL, r);
 			return;
 		}
@@ -1045,7 +1051,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			/* Older host records of this key lost their twin:
 			 * counted in the group of the matched one (same queue). */
 			m->unmatched_host += dropped;
-			if (__builtin_expect(dropped != 0, 0) && a)
+			if (__builtin_expect(dropped != 0, 0) && a->grp)
 				a->grp->unmatched += dropped;
 			account_call(m, a, twin, r);
 		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
@@ -1422,8 +1428,8 @@ static void gc_rebind(struct group_cache *c)
 {
 	for (unsigned i = 0; i < GC_FAST; i++)
 		/* a slot emptied by a redraw keeps its old .a; a key of no
-		 * group answers NULL */
-		if (c->fast[i].key && c->fast[i].a)
+		 * group answers the model's none (no grp) */
+		if (c->fast[i].key && c->fast[i].a->grp)
 			c->fast[i].a = c->fast[i].a->grp->cur;
 }
 
