@@ -112,6 +112,8 @@ struct acc {
 _Static_assert(offsetof(struct acc, fast_ts_sum) + sizeof(((struct acc *)0)->fast_ts_sum) <= 128,
 	       "what a command of the common flow touches fits two lines");
 #define ACC_SLOW (1ull << 63)
+/* no histogram kept but the end to end's: a report's text */
+#define NOQ_ALL (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q)
 
 /* a's sampled commands (without the ACC_SLOW bit) */
 static inline uint64_t acc_sampled(const struct acc *a)
@@ -838,13 +840,12 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	}
 }
 
-static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct acc *a,
-								const struct ntp_record *h,
-								const struct ntp_record *t)
+/* noq: the model's no_quantiles (a constant in the block loops' common case) */
+static inline __attribute__((always_inline)) void account_fast(struct acc *a, const struct ntp_record *h,
+								const struct ntp_record *t, unsigned noq)
 {
 	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
 	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
-	unsigned noq = m->cfg.no_quantiles;
 
 	/* ACC_SLOW clear (account: fast_prep), so the run is this flow's */
 	a->sampled++;
@@ -863,7 +864,7 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 			v = (ntp_u2){ r0->ts[fast_ts[k]], r1->ts[fast_ts[k + 1]] };
 		*d += v;
 	}
-	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
+	if (__builtin_expect(noq != NOQ_ALL, 0))
 		fast_hists(a, h, t, noq);
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
 	{
@@ -924,7 +925,7 @@ static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct a
 	if (h && t && !m->cfg.general_only && ntp_fast_flow(h, t)) {
 		if (a->sampled & ACC_SLOW)
 			fast_prep(a, t);
-		account_fast(m, a, h, t);
+		account_fast(a, h, t, m->cfg.no_quantiles);
 	} else {
 		if (h && t && !a->tdev_known)
 			group_tdev(a, t);
@@ -937,7 +938,8 @@ static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct a
 _Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT) & (NTP_FAST_T | NTP_FAST_T_NOT)) == 0, "the sides' bits are apart");
 
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
-							   const struct ntp_record *h, const struct ntp_record *t)
+							   const struct ntp_record *h, const struct ntp_record *t,
+							   unsigned noq)
 {
 	/* The common joined flow, no flag of note on either record (a missed
 	 * completion to count, the target's fallback), the group's run
@@ -954,7 +956,7 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_T) &&
 				     !(flags & (NTP_REC_F_CLOSED_MISSED | NTP_REC_F_RSP_FALLBACK)) &&
 				     !(a->sampled & ACC_SLOW), 1)) {
-			account_fast(m, a, h, t);
+			account_fast(a, h, t, noq);
 			return;
 		}
 	}
@@ -965,7 +967,7 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 static __attribute__((noinline)) void account_call(struct ntp_model *m, struct acc *a,
 						   const struct ntp_record *h, const struct ntp_record *t)
 {
-	account(m, a, h, t);
+	account(m, a, h, t, m->cfg.no_quantiles);
 }
 
 /* transport and impl, adjacent bytes, in one test (one 16-bit load where
@@ -980,9 +982,10 @@ static inline uint16_t transport_impl(const struct ntp_record *r)
 /* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
  * the records waiting for their twin kept by reference and the start set
  * by the caller; join is m->join (a constant in the block's loop, whose
- * role is then both: no test of the role per record) */
+ * role is then both: no test of the role per record), noq the model's
+ * no_quantiles (a constant in the block's loop for the common case) */
 static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref,
-							  int join)
+							  int join, unsigned noq)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
@@ -1022,7 +1025,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 				if (a->grp)
 					a->grp->unmatched += stale;
 			}
-			account(m, a, r, twin);
+			account(m, a, r, twin, noq);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			a = group_of(m, &ev, NTP_SIDE_HOST);
@@ -1062,7 +1065,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
-	ingest(m, r, 0, m->join);
+	ingest(m, r, 0, m->join, m->cfg.no_quantiles);
 }
 
 /*
@@ -1083,11 +1086,17 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 	 * own prefetcher follows (docs/performance.md). */
 	if (!m->join) {
 		for (; r < end; r++)
-			ingest(m, r, 1, 0);
+			ingest(m, r, 1, 0, m->cfg.no_quantiles);
 		return;
 	}
-	for (; r < end; r++)
-		ingest(m, r, 1, 1);
+	/* a report's common case, no histogram beyond the end to end's, a
+	 * loop of its own: no test of no_quantiles per command */
+	if (m->cfg.no_quantiles == NOQ_ALL)
+		for (; r < end; r++)
+			ingest(m, r, 1, 1, NOQ_ALL);
+	else
+		for (; r < end; r++)
+			ingest(m, r, 1, 1, m->cfg.no_quantiles);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
@@ -1101,11 +1110,15 @@ void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *
 		ntp_model_set_start(m, first_ts(r[0]));
 	if (!m->join) {
 		for (size_t i = 0; i < n; i++)
-			ingest(m, r[i], 1, 0);
+			ingest(m, r[i], 1, 0, m->cfg.no_quantiles);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		ingest(m, r[i], 1, 1);
+	if (m->cfg.no_quantiles == NOQ_ALL)
+		for (size_t i = 0; i < n; i++)
+			ingest(m, r[i], 1, 1, NOQ_ALL);
+	else
+		for (size_t i = 0; i < n; i++)
+			ingest(m, r[i], 1, 1, m->cfg.no_quantiles);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
