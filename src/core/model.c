@@ -1113,12 +1113,15 @@ void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *
 			ingest(m, r[i], 1, 0, m->cfg.no_quantiles);
 		return;
 	}
+	/* a pointer to the end, as ntp_model_ingest_block's */
+	const struct ntp_record *const *end = r + n;
+
 	if (m->cfg.no_quantiles == NOQ_ALL)
-		for (size_t i = 0; i < n; i++)
-			ingest(m, r[i], 1, 1, NOQ_ALL);
+		for (; r < end; r++)
+			ingest(m, *r, 1, 1, NOQ_ALL);
 	else
-		for (size_t i = 0; i < n; i++)
-			ingest(m, r[i], 1, 1, m->cfg.no_quantiles);
+		for (; r < end; r++)
+			ingest(m, *r, 1, 1, m->cfg.no_quantiles);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
