@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1085,38 +1086,90 @@ static void test_read_buffer_reused(void **state)
 	free(recs);
 }
 
-/* ntp_readers_full_speed in one thread (NTPROF_THREADS=0): up to
- * NTP_AHEAD_FILES files each read with read(); of more, the one with the
- * most records so, the others through their windows. */
-static void test_readers_full_speed(void **state)
+/* How ntp_readers_full_speed read each of k files (most: the lone target,
+ * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
+ * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
+static void full_speed_modes(char (*path)[256], size_t k, size_t most, int ahead_fail, char *modes)
 {
-	enum { N = NTP_AHEAD_FILES + 2, MOST = 2 };
-	struct ntp_reader *r[N];
+	struct ntp_reader_opts o = { .ahead_fail = ahead_fail };
+	struct ntp_reader *r[NTP_AHEAD_FILES + 2];
 	const struct ntp_record *recs;
-	char path[N][256], name[32], err[256];
-	const char *was = getenv("NTPROF_THREADS");
-	char *keep = was ? strdup(was) : NULL;
+	char name[32], err[256];
 	size_t n;
 
+	for (size_t i = 0; i < k; i++)
+		assert_non_null(r[i] = ntp_reader_open_opts(path[i], &o, err, sizeof(err)));
+	ntp_readers_full_speed(r, k, most);
+	for (size_t i = 0; i < k; i++) {
+		assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
+		snprintf(name, sizeof(name), "/speed%zu.ntp", i);
+		modes[i] = ntp_reader_ahead(r[i]) ? 'a' : mapped_here(name) ? 'm' : 'r';
+	}
+	modes[k] = '\0';
+	for (size_t i = 0; i < k; i++)
+		ntp_reader_close(r[i]);
+}
+
+/* ntp_readers_full_speed over its cases: 1 and NTP_AHEAD_FILES files, one
+ * and two more, with a lone target or none; one CPU (the process's
+ * affinity, and NTPROF_THREADS=0), two CPUs, two CPUs with no thread
+ * starting (the target falls back to read()). Few files: each read ahead
+ * on two CPUs, else with read(); many: the target read ahead on two CPUs,
+ * else with read(), the others (all without a target) mapped. */
+static void test_readers_full_speed(void **state)
+{
+	enum { N = NTP_AHEAD_FILES + 2 };
+	static const size_t ks[] = { 1, NTP_AHEAD_FILES, NTP_AHEAD_FILES + 1, N };
+	char path[N][256], name[32], modes[N + 1], want[N + 1];
+	const char *was = getenv("NTPROF_THREADS");
+	char *keep = was ? strdup(was) : NULL;
+	cpu_set_t all, one;
+	int cpu0 = -1, ncpu;
+
 	(void)state;
-	setenv("NTPROF_THREADS", "0", 1);
 	for (int i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "speed%d.ntp", i);
 		tmp_path(path[i], sizeof(path[i]), name);
 		write_medium(path[i]);
 	}
-	for (size_t k = 2; k <= N; k += N - 2) {
-		for (size_t i = 0; i < k; i++)
-			assert_non_null(r[i] = ntp_reader_open(path[i], err, sizeof(err)));
-		ntp_readers_full_speed(r, k, MOST);
-		for (size_t i = 0; i < k; i++) {
-			assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
-			snprintf(name, sizeof(name), "/speed%zu.ntp", i);
-			assert_int_equal(mapped_here(name), k > NTP_AHEAD_FILES && i != MOST);
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	ncpu = CPU_COUNT(&all);
+	for (int c = 0; c < CPU_SETSIZE && cpu0 < 0; c++)
+		if (CPU_ISSET(c, &all))
+			cpu0 = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu0, &one);
+	/* setup: 0 NTPROF_THREADS=0, 1 one CPU, 2 two CPUs, 3 two and no thread */
+	for (int setup = 0; setup < 4; setup++) {
+		int two = setup >= 2;
+
+		if (two && ncpu < 2) {
+			print_message("one CPU only: read-ahead's cases not tried\n");
+			break;
 		}
-		for (size_t i = 0; i < k; i++)
-			ntp_reader_close(r[i]);
+		if (setup == 0)
+			setenv("NTPROF_THREADS", "0", 1);
+		else
+			unsetenv("NTPROF_THREADS");
+		assert_int_equal(sched_setaffinity(0, sizeof(cpu_set_t), setup == 1 ? &one : &all), 0);
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			size_t k = ks[j];
+
+			for (size_t most = 0; most <= k; most++) {
+				size_t m = most == k ? SIZE_MAX : most;
+
+				for (size_t i = 0; i < k; i++)
+					want[i] = k <= NTP_AHEAD_FILES || i == m
+							  ? (setup == 2 ? 'a' : 'r') : 'm';
+				want[k] = '\0';
+				full_speed_modes(path, k, m, setup == 3, modes);
+				if (strcmp(modes, want))
+					print_message("setup %d, %zu files, target %zu\n", setup, k, most);
+				assert_string_equal(modes, want);
+			}
+		}
 	}
+	assert_int_equal(sched_setaffinity(0, sizeof(cpu_set_t), &all), 0);
 	if (keep)
 		setenv("NTPROF_THREADS", keep, 1);
 	else
