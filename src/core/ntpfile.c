@@ -506,9 +506,17 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		return have;
 	if (r->mapped)
 		return fill_map(r, need);
-	/* a damaged length must not grow the buffer past what the file holds */
-	if (r->size && r->off + need > r->size && r->size > r->off)
-		need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
+	/* a damaged length must not grow the buffer past what the file holds;
+	 * a file still being written may have grown since its size was taken
+	 * (taken again here only, at what was its end) */
+	if (r->size && r->off + need > r->size && r->size > r->off) {
+		struct stat sb;
+
+		if (!fstat(r->fd, &sb) && (uint64_t)sb.st_size > r->size)
+			r->size = (uint64_t)sb.st_size;
+		if (r->off + need > r->size)
+			need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
+	}
 	if (r->start + need > r->cap) {
 		/* move the unread bytes to the front, keeping their file offset's
 		 * alignment mod 8 so records stay 8-byte aligned in place */

@@ -1229,26 +1229,45 @@ static void test_map_matches_read(void **state)
 }
 
 /* A file that grows after the reader reached its end of the moment is read
- * on as with read(): a recording still being written. */
+ * on, mapped or with read() (its size taken again where a block would
+ * reach past the old one): a recording still being written. */
+static void read_growing(const char *path, const uint8_t *buf, size_t len, const struct ntp_reader_opts *o,
+			 int alone);
+
 static void test_map_growing_file(void **state)
 {
-	struct ntp_reader_opts page = { .map_window = 1 };
-	char path[256], err[256];
-	struct ntp_reader *r;
-	const struct ntp_record *recs;
-	size_t len, half, n, got = 0;
+	/* one-page windows, read() (no_mmap), read() after the header's window */
+	struct ntp_reader_opts opts[] = { { .map_window = 1 }, { .no_mmap = 1 }, { 0 } };
+	char path[256];
+	size_t len;
 	uint8_t *buf;
-	int fd;
 
 	(void)state;
 	tmp_path(path, sizeof(path), "grow-src.ntp");
 	write_medium(path);
 	buf = slurp(path, &len);
 	tmp_path(path, sizeof(path), "grow.ntp");
-	half = len / 2;
+	for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++)
+		read_growing(path, buf, len, &opts[o], o == 2);
+	free(buf);
+}
+
+/* path holds the first half of buf's len bytes; read its first block, then
+ * the rest arrives: read on to the end, every record and no complaint. */
+static void read_growing(const char *path, const uint8_t *buf, size_t len, const struct ntp_reader_opts *o,
+			 int alone)
+{
+	char err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t half = len / 2, n, got = 0;
+	int fd;
+
 	spew(path, buf, half);
-	r = ntp_reader_open_opts(path, &page, err, sizeof(err));
+	r = ntp_reader_open_opts(path, o, err, sizeof(err));
 	assert_non_null(r);
+	if (alone)
+		read_alone(r);
 	/* read the first block, then the rest of the file arrives */
 	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
 	got += n;
@@ -1267,7 +1286,6 @@ static void test_map_growing_file(void **state)
 		outcome_of(ntp_reader_open_mem(buf, len, "m", err, sizeof(err)), err, &whole);
 		assert_int_equal(got, whole.records);
 	}
-	free(buf);
 }
 
 /* Truncated by another process while mapped: with ntp_reader_catch_sigbus()
