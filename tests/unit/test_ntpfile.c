@@ -1476,6 +1476,34 @@ static void test_read_ahead_matches(void **state)
 	free(buf);
 }
 
+/* A file of full blocks larger than twice read-ahead's buffer (AHEAD_BUF,
+ * ntpfile.c): the thread moves to new buffers again and again while the
+ * caller, pausing, still reads blocks in the old ones, which must be
+ * retired, not moved (read() as the reader's own, or after the header's
+ * window). */
+static void test_read_ahead_large(void **state)
+{
+	static char want[1 << 14], got[1 << 14];
+	struct ntp_reader_opts opts[] = { { 0 }, { .no_mmap = 1 } };
+	char path[256];
+	size_t nrec;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ahead-large.ntp");
+	nrec = write_full_blocks(path, 20, 0);
+	assert_true(file_size(path) > 2 * (2 << 20));
+	for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+		for (int pause = 0; pause < 2; pause++) {
+			const char *last = ahead_log_matches(path, &opts[o], pause, want, got, sizeof(got));
+			unsigned long long records = 0;
+
+			assert_int_equal(sscanf(last, "0 0 00000000 | %llu", &records), 1);
+			assert_int_equal(records, nrec);
+			assert_non_null(strstr(last, " '' |"));
+		}
+	}
+}
+
 /* The records blocks of a file's bytes: where each starts, its payload's
  * length and records. */
 struct rblk { size_t at, len; unsigned count; };
@@ -1878,6 +1906,7 @@ int main(void)
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
+		cmocka_unit_test(test_read_ahead_large),
 		cmocka_unit_test(test_read_ahead_split_crc),
 		cmocka_unit_test(test_read_ahead_thread_fails),
 		cmocka_unit_test(test_read_ahead_read_error),
