@@ -522,6 +522,10 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		 * alignment mod 8 so records stay 8-byte aligned in place */
 		size_t lead = r->off & 7, ncap = r->cap;
 
+		/* a longer block: read-ahead's buffers double (its spares keep
+		 * one size), a reader's own grows to what it reads at once */
+		if (need + lead > ncap && !r->ahead)
+			ncap = (need + lead + READ_BUF_AHEAD + 4095) & ~(size_t)4095;
 		while (need + lead > ncap)
 			ncap *= 2;
 		if (r->ahead && ncap < AHEAD_BUF)
@@ -537,7 +541,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (r->ahead)
 				retire(r, r->buf, r->cap);
 			else
-				buf_let_go(r, r->buf, r->cap);
+				free(r->buf);	/* outgrown: no spare is taken without read-ahead */
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
