@@ -1533,9 +1533,10 @@ int ntp_reader_read_alone(struct ntp_reader *r)
  * Few files, one thread: each read with read() (ntp_reader_read_alone).
  * Many files: their windows, each block mapped once (fill_map), where a
  * read buffer of each, filled in turn, would be out of the cache when the
- * next block is copied into it; but the file with the most records (the
- * target's of many hosts) is read ahead by a thread, or with read() in
- * this one, as one of few (docs/performance.md).
+ * next block is copied into it; but r[most], the caller's pick (a
+ * report's lone target of many hosts, about half of all records), is
+ * read ahead by a thread, or with read() in this one, as one of few
+ * (docs/performance.md).
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 {
