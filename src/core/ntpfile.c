@@ -1509,6 +1509,18 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 		r->ahead = NULL;
 		/* no caller will finish a split CRC: every block checked whole */
 		ntp_reader_split_crc(r, 16);
+		/* read in this thread: a block's buffer, not read-ahead's
+		 * (nothing read into it yet) */
+		if (!r->mapped && r->buf && !r->window && r->start == r->end && r->cap > READ_BUF) {
+			uint8_t *nb = malloc(READ_BUF);
+
+			if (nb) {
+				free(r->buf);
+				r->buf = nb;
+				r->data = nb;
+				r->cap = READ_BUF;
+			}
+		}
 	}
 	return r->ahead ? 0 : 1;
 }

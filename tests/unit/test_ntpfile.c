@@ -1664,6 +1664,23 @@ static void test_read_ahead_thread_fails(void **state)
 		assert_non_null(strstr(got, counts));
 	}
 	free(buf);
+	/* a file larger than read-ahead's buffer, read in this thread: a
+	 * block's buffer, not read-ahead's */
+	for (int src = 0; src < 2; src++) {
+		struct ntp_reader *r;
+		size_t before = allocated();
+
+		fail.no_mmap = src;
+		tmp_path(bad, sizeof(bad), "nothread-large.ntp");
+		written = write_full_blocks(bad, 12, 0);
+		r = ntp_reader_open_opts(bad, &fail, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		assert_int_equal(read_checked(r, 0), written);
+		if (before)
+			assert_true(allocated() - before < NTP_READ_BUF_MAX);
+		ntp_reader_close(r);
+	}
 }
 
 /*
