@@ -127,10 +127,7 @@ int cmd_dump(int argc, char **argv)
 		ntp_reader_close(r);
 		return ret;
 	}
-	if (ntp_read_ahead_wanted(1))
-		ntp_reader_read_ahead(r);	/* blocks checked by a second thread (ntpfile.h) */
-	else
-		ntp_reader_read_alone(r);	/* one thread: read() (ntpfile.h) */
+	ntp_readers_full_speed(&r, 1, SIZE_MAX);	/* read ahead, or read() (ntpfile.h) */
 	d = ntp_dump_rows_new();
 	if (!d) {
 		ntp_reader_close(r);

@@ -169,6 +169,8 @@ double ntp_hist_quantile(const struct ntp_hist *h, uint64_t n, double q)
 
 /* ---- sparse sets ---- */
 
+void *(*ntp_hset_realloc)(void *p, size_t size) = realloc;
+
 uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d)
 {
 	static uint32_t sink[CHUNK];	/* out of memory: counts land here, lost */
@@ -182,7 +184,7 @@ uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d)
 
 		if (cap > NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1)
 			cap = NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS + 1;
-		p = s->used < cap ? realloc(s->chunks, (size_t)cap * CHUNK * sizeof(uint32_t)) : NULL;
+		p = s->used < cap ? ntp_hset_realloc(s->chunks, (size_t)cap * CHUNK * sizeof(uint32_t)) : NULL;
 		if (!p) {
 			s->oom = 1;	/* (full cannot happen: every chunk of every histogram fits) */
 			return sink;

@@ -86,6 +86,10 @@ struct ntp_hset {
 };
 _Static_assert(NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS < 65535, "chunk numbers fit 16 bits");
 
+/* How the sets' chunks are allocated: realloc (tests put in one that fails,
+ * to see the set's oom and what reports it). */
+extern void *(*ntp_hset_realloc)(void *p, size_t size);
+
 /* Slow path of ntp_hset_add: a zeroed chunk for dir entry *d. */
 uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d);
 

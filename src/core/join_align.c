@@ -22,7 +22,7 @@
 #include "join.h"
 
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
-#define ALIGN_SAMPLE_MIN 4096	/* ...but of each of many host-side files at least this */
+#define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
 #define ALIGN_MIN_PAIRS 8
 /* A second sample starts where the last recording began, on the wall clocks,
  * less this margin, after passing at most ALIGN_SKIP_MAX records: for a side
@@ -45,8 +45,14 @@ struct mark {
 	uint64_t key, slba;
 	uint32_t len;
 	uint8_t opcode;
+	/* a host mark kept for the one target sample there is: its command's
+	 * group there + 1 (struct tindex), found as it was kept, so that
+	 * median_offset does not look it up again; else 0 */
+	uint16_t tg;
 	int64_t t;		/* host: CMD_SENT, target: CMD_ARRIVE, on the mapped clock */
 };
+/* a target sample's groups are at most its marks */
+_Static_assert(ALIGN_SAMPLE < UINT16_MAX, "a group + 1 fits in mark.tg");
 
 /* Times from a file are any 64-bit values (a damaged or hostile file, a
  * clock years off): sums and differences wrap as the unsigned clock does
@@ -135,26 +141,38 @@ static void sort_i64(int64_t *a, size_t n)
 		free(tmp);
 }
 
+struct tindex;
+static inline int in_targets(struct tindex *const *ti, size_t nti, struct mark *m);
+
 /*
  * One sample of one side of a file: the first records (at most max) of the
  * file, that side's marks, in file order (a target's are sorted by command
  * later, tindex_build); with from (not 0), the first from that time on
  * (mapped clock), after passing at most ALIGN_SKIP_MAX earlier records.
+ * With ti (a host-only file of many hosts, the targets' samples indexed):
+ * only the marks of commands one of ti[0..nti) holds, and the max records
+ * counted from the first such mark, found within the first ALIGN_SAMPLE:
+ * a host's share of the target's sample begins where the host's commands
+ * and the target's first meet, not where the host's file does.
  */
 struct sampler {
 	struct mark *out;
 	size_t max, n, seen, skipped;
+	size_t limit;		/* the records the sample ends at (sample_file) */
 	int64_t from;
+	struct tindex *const *ti;
+	size_t nti;
 	uint8_t side;
 };
 
-/* Takes the records x[0..k) into s while it is not full; 1 once it is. */
-static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k, int64_t to_wall)
+static inline __attribute__((always_inline)) int sampler_take_(struct sampler *s, const struct ntp_record *x,
+								 size_t k, int64_t to_wall, int filter)
 {
 	int slot = s->side == NTP_SIDE_HOST ? NTP_TS_H_CMD_SENT : NTP_TS_T_CMD_ARRIVE;
 	size_t n = s->n, seen = s->seen;
 
-	for (size_t i = 0; i < k && seen < s->max; i++, seen++) {
+	for (size_t i = 0; i < k && seen < s->limit; i++, seen++) {
+		struct mark *m;
 		int64_t t;
 
 		if (x[i].side != s->side || !(x[i].ts_valid & (1u << slot)))
@@ -165,13 +183,31 @@ static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k,
 			seen--;		/* passed: not one of the max */
 			continue;
 		}
-		s->out[n++] = (struct mark){
-			((uint64_t)x[i].cntlid << 32) | ((uint64_t)x[i].qid << 16) | x[i].cid,
-			x[i].slba, x[i].len, x[i].opcode, t };
+		/* written in place, kept by counting it: a filtered sample
+		 * has fewer marks than records left (the share counted from
+		 * its first mark), so out[n] is within it */
+		m = &s->out[n];
+		*m = (struct mark){ .key = ((uint64_t)x[i].cntlid << 32) | ((uint64_t)x[i].qid << 16) | x[i].cid,
+				    .slba = x[i].slba, .len = x[i].len, .opcode = x[i].opcode, .t = t };
+		if (filter) {
+			if (!in_targets(s->ti, s->nti, m))
+				continue;
+			if (!n)		/* the first: the share counted from here */
+				s->limit = seen + s->max;
+		}
+		n++;
 	}
 	s->n = n;
 	s->seen = seen;
-	return seen >= s->max;
+	return seen >= s->limit;
+}
+
+/* Takes the records x[0..k) into s while it is not full; 1 once it is. A
+ * loop of its own for a filtered sample: its lookup kept out of the loop
+ * of the others. */
+static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k, int64_t to_wall)
+{
+	return s->ti ? sampler_take_(s, x, k, to_wall, 1) : sampler_take_(s, x, k, to_wall, 0);
 }
 
 /* Fills the samplers s[0..ns) of one file (its sides, from its start and,
@@ -193,6 +229,7 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 
 	for (size_t j = 0; j < ns; j++) {
 		s[j].n = s[j].seen = s[j].skipped = 0;
+		s[j].limit = s[j].ti ? ALIGN_SAMPLE : s[j].max;
 		left += s[j].max > 0;
 		if (s[j].max >= ALIGN_SAMPLE)
 			o.no_mmap = 0;
@@ -204,7 +241,7 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 	 * of all of them record by record */
 	while (left && ntp_reader_next_block(r, &recs, &k) == 1)
 		for (size_t j = 0; j < ns; j++)
-			if (s[j].seen < s[j].max && sampler_take(&s[j], recs, k, to_wall))
+			if (s[j].max && s[j].seen < s[j].limit && sampler_take(&s[j], recs, k, to_wall))
 				left--;
 	ntp_reader_close(r);
 }
@@ -346,6 +383,22 @@ static inline __attribute__((always_inline)) uint32_t tindex_find(const struct t
 	return UINT32_MAX;
 }
 
+/* Whether one of the target samples ti[0..nti) holds m's command; m->tg
+ * set where there is one sample. */
+static inline __attribute__((always_inline)) int in_targets(struct tindex *const *ti, size_t nti,
+								struct mark *m)
+{
+	for (size_t b = 0; b < nti; b++) {
+		uint32_t g = tindex_find(ti[b], m, NULL, NULL);
+
+		if (g != UINT32_MAX) {
+			m->tg = nti == 1 ? (uint16_t)(g + 1) : 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Indexes the commands of t (not moved; nt at most ALIGN_SAMPLE), gid
  * the scratch block; -1 when out of memory. */
 static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint32_t *gid)
@@ -403,6 +456,12 @@ static void tindex_free(struct tindex *x)
 	x->bits = NULL;
 }
 
+/* A radix sort's fixed part is a count of 256 per byte that differs
+ * between values (mostly two or three bytes here): below this, the merge
+ * sort costs less. A many-host join sorts a few hundred differences per
+ * host. */
+#define ALIGN_RADIX_MIN 128
+
 /* The differences in order: a radix sort, a pass of a byte each over the
  * values with the sign bit flipped (their unsigned order is the signed
  * one), no comparison to mispredict; the merge sort for few. A pass whose
@@ -415,7 +474,7 @@ static void sort_diffs(int64_t *a, size_t n, uint64_t *tmp)
 	size_t cnt[8][256];
 	unsigned sh[8], np = 0;
 
-	if (n < 1024) {
+	if (n < ALIGN_RADIX_MIN) {
 		sort_i64(a, n);
 		return;
 	}
@@ -454,9 +513,10 @@ static void sort_diffs(int64_t *a, size_t n, uint64_t *tmp)
 }
 
 /* The offset of the host marks h[0..nh) (nh at most ALIGN_SAMPLE) against
- * the target sample x, scratch the scratch block. */
+ * the target sample x, scratch the scratch block; with tg, the marks' tg
+ * are their groups in x. */
 static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
-			    int64_t *d, int64_t *out, void *scratch)
+			    int64_t *d, int64_t *out, void *scratch, int tg)
 {
 	size_t nd = 0, l = 0, best = 0, best_l = 0, nhit = 0, ntouched = 0;
 	/* per host mark: its time, the next hit of its group (+1); the groups hit */
@@ -472,7 +532,7 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 		x->stamp = 1;
 	}
 	for (size_t i = 0; i < nh; i++) {
-		uint32_t g = tindex_find(x, &h[i], NULL, NULL);
+		uint32_t g = tg && h[i].tg ? h[i].tg - 1u : tindex_find(x, &h[i], NULL, NULL);
 
 		if (g == UINT32_MAX)
 			continue;
@@ -540,6 +600,7 @@ static int has_side(uint8_t role, uint8_t side)
  * samples (most of the alignment's memory, touched once). */
 struct fsample {
 	struct mark *h[2], *t[2];
+	const struct tindex *tgx;	/* the target sample the host marks' tg are of */
 	size_t nh[2], nt[2];
 	struct tindex ti[2];
 };
@@ -558,7 +619,8 @@ static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o, scratch);
+		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o, scratch,
+				  fs[a].tgx == &fs[b].ti[sb]);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -569,33 +631,31 @@ static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_
 
 /* Appends to *hits those of the host marks m[0..n) whose command one of
  * the target samples ti[0..nti) holds (in order): fs->h[set]. */
-static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, int set, const struct mark *m,
+static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, int set, struct mark *m,
 		      size_t n, struct mark **hits)
 {
 	size_t k = 0;
 
 	fs->h[set] = *hits;
+	fs->tgx = nti == 1 ? ti[0] : NULL;
 	for (size_t i = 0; i < n; i++)
-		for (size_t b = 0; b < nti; b++)
-			if (tindex_find(ti[b], &m[i], NULL, NULL) != UINT32_MAX) {
-				fs->h[set][k++] = m[i];
-				break;
-			}
+		if (in_targets(ti, nti, &m[i]))
+			fs->h[set][k++] = m[i];
 	fs->nh[set] = k;
 	*hits += k;
 }
 
 /* The host-only files' samples: files ho[first], ho[first + step]... of
- * ho[0..nho), each read into raw (2 * host_max marks) and, with filter,
- * only the marks the targets' samples ti[0..nti) hold kept; file i's marks
- * at hits + hbase[i] (set 1 host_max further). */
+ * ho[0..nho), with filter only the marks the targets' samples ti[0..nti)
+ * hold (struct sampler); file i's marks at hits + hbase[i] (set 1 host_max
+ * further). */
 struct hosts_job {
 	const struct ntp_join_input *in;
 	const size_t *ho, *hbase;
 	size_t nho, first, step, nti, host_max;
 	struct fsample *fs;
 	const char *early;
-	struct mark *hits, *raw;
+	struct mark *hits;
 	struct tindex *const *ti;
 	int64_t from;
 	int filter;
@@ -611,23 +671,16 @@ static void *sample_hosts(void *arg)
 		struct sampler s[2];
 		size_t ns = 0;
 
-		for (int set = 0; set < 1 + j->early[i]; set++) {
-			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
-
-			s[ns++] = (struct sampler){ .out = j->filter ? j->raw + set * j->host_max : h,
+		for (int set = 0; set < 1 + j->early[i]; set++)
+			s[ns++] = (struct sampler){ .out = j->hits + j->hbase[i] + set * j->host_max,
 						    .max = j->host_max, .from = set ? j->from : 0,
+						    .ti = j->filter ? j->ti : NULL, .nti = j->nti,
 						    .side = NTP_SIDE_HOST };
-		}
 		sample_file(j->in[i].path, s, ns);
+		f->tgx = j->filter && j->nti == 1 ? j->ti[0] : NULL;
 		for (int set = 0; set < (int)ns; set++) {
-			struct mark *h = j->hits + j->hbase[i] + set * j->host_max;
-
-			if (j->filter) {
-				keep_hits(j->ti, j->nti, f, set, s[set].out, s[set].n, &h);
-			} else {
-				f->h[set] = h;
-				f->nh[set] = s[set].n;
-			}
+			f->h[set] = s[set].out;
+			f->nh[set] = s[set].n;
 		}
 	}
 	return NULL;
@@ -662,7 +715,7 @@ static void sample_hosts_2(struct hosts_job job[2])
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
-	struct mark *raw = NULL, *hits = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	struct mark *hits = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
 	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
 	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
@@ -685,23 +738,31 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	/* A target's sample holds the first commands of all its hosts, of
 	 * each host about ALIGN_SAMPLE / hosts: a longer sample of a host's
 	 * own file finds no more pairs, and 64 files of full samples cost more
-	 * to sort than the join itself. */
+	 * to sort than the join itself. Twice that share, all hosts' samples
+	 * together twice a target's (the share counted from the host's first
+	 * command the target's sample holds, struct sampler); of more than a
+	 * block, whole blocks: a file is read and checked a block at a time,
+	 * and a few records of a next block cost all of it. */
 	for (size_t i = 0; i < n; i++)
 		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
-	if (host_max < ALIGN_SAMPLE_MIN)
-		host_max = ALIGN_SAMPLE_MIN;
+	if (host_max > NTP_BLOCK_RECORDS)
+		host_max -= host_max % NTP_BLOCK_RECORDS;
+	if (host_max < ALIGN_HOST_MIN)
+		host_max = ALIGN_HOST_MIN;
 	/* The files with a target's side first, each read once for all its
 	 * samples, the targets' indexed; then the host-only files, in two
 	 * threads (sample_hosts_2). A host file's marks go to its part of hits
 	 * (a block of its own per file came between the files' read buffers in
 	 * the heap, which then took fresh pages at every file). Of many hosts,
-	 * a host's sample is short and most of it has no command in the
+	 * a host's sample is short and much of it has no command in the
 	 * target's sample (which holds a share of each host's first
-	 * commands): it is read into raw and only the marks the targets'
-	 * samples hold are kept (median_offset passes over the others); of one
-	 * host nearly every mark has its command there, and the filter would
-	 * look each up twice. */
+	 * commands): a host-only file's marks are looked up as they are read
+	 * and only those the targets' samples hold are kept, with their group
+	 * (struct mark: median_offset passes over the others and does not look
+	 * up the kept ones again); a file of both sides keeps its marks until
+	 * its targets are indexed (rawb). Of one host nearly every mark has its
+	 * command there, and the filter would look each up twice. */
 	filter = host_max < ALIGN_SAMPLE;
 	for (size_t i = 0; i < n; i++) {
 		if (!has_side(in[i].info->role, NTP_SIDE_HOST))
@@ -711,9 +772,8 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
 			ho[nho++] = i;
 	}
-	raw = malloc(4 * host_max * sizeof(*raw));
 	hits = malloc((nhits ? nhits : 1) * sizeof(*hits));
-	if (!raw || !hits)
+	if (!hits)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
@@ -771,7 +831,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	for (int t = 0; t < 2; t++)
 		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
 					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
-					     .hits = hits, .raw = raw + 2 * t * host_max, .ti = ti, .from = from,
+					     .hits = hits, .ti = ti, .from = from,
 					     .filter = filter };
 	sample_hosts_2(job);
 	/* Spread from the primary file: a target aligned on a host, then the
@@ -809,7 +869,6 @@ out:
 	free(hbase);
 	free(ho);
 	free(ti);
-	free(raw);
 	free(hits);
 	free(fs);
 	free(d);

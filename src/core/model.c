@@ -91,6 +91,7 @@ struct acc {
 	 * target's device not known yet, unmatched records) */
 	struct group *grp;
 	int tdev_known;
+	int general;			/* the model's general_only: ACC_SLOW stays set */
 	/* sums over every command, an absent one adding 0 (stage.h): one
 	 * vector add per pair, no branch per stage or component */
 	int64_t st_sum[NTP_STAGE_COUNT + 1] __attribute__((aligned(16)));
@@ -111,6 +112,8 @@ struct acc {
 _Static_assert(offsetof(struct acc, fast_ts_sum) + sizeof(((struct acc *)0)->fast_ts_sum) <= 128,
 	       "what a command of the common flow touches fits two lines");
 #define ACC_SLOW (1ull << 63)
+/* no histogram kept but the end to end's: a report's text */
+#define NOQ_ALL (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q)
 
 /* a's sampled commands (without the ACC_SLOW bit) */
 static inline uint64_t acc_sampled(const struct acc *a)
@@ -121,7 +124,8 @@ static inline uint64_t acc_sampled(const struct acc *a)
 /* ACC_SLOW as a's run masks and tdev_known say: after any change of them */
 static void acc_slow(struct acc *a)
 {
-	int slow = a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS || !a->tdev_known;
+	int slow = a->run_st_mask != NTP_FAST_STAGES || a->run_c_mask != NTP_FAST_COMPS || !a->tdev_known ||
+		   a->general;
 
 	a->sampled = acc_sampled(a) | (slow ? ACC_SLOW : 0);
 }
@@ -228,6 +232,9 @@ static inline void e2e_add(struct acc *a, int64_t v)
  * with 64 groups, every line more per group is 64 more in the first-level
  * cache */
 struct group {
+	/* the interval's accumulator and the run's, both made with the group
+	 * (group_find): a close allocates nothing, so none can fail there and
+	 * lose an interval from the run's (ntp_model_close_interval) */
 	struct acc *cur, *all;
 	uint64_t unmatched;
 	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
@@ -247,13 +254,15 @@ struct group {
 	struct ntp_group_occ base_h, base_t, all_h, all_t;
 	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
+	int closed;			/* all holds closed intervals (else it is the spare, zeroed) */
 } __attribute__((aligned(64)));
 
-/* a, new or just reset, is g's cur */
-static void acc_bind(struct acc *a, struct group *g)
+/* a, new or just reset, is g's cur; general: the model's general_only */
+static void acc_bind(struct acc *a, struct group *g, int general)
 {
 	a->grp = g;
 	a->tdev_known = g->tdev[0] != '\0';
+	a->general = general;
 	acc_slow(a);
 }
 
@@ -295,7 +304,7 @@ _Static_assert(GC_SLOTS / 2 + GC_MAX_HIT < GC_SLOTS, "the table never fills: pro
 #define GC_FAST_REHASH 32		/* first offers' meetings resolved at most over a model's life */
 struct gc_ent {
 	uint64_t key;			/* 0: empty */
-	struct acc *a;			/* the group's cur; NULL: no group (every group taken) */
+	struct acc *a;			/* the group's cur; the model's none: no group (every group taken) */
 };
 struct group_cache {
 	uint64_t mult;			/* fast[]'s multiplier, odd */
@@ -327,6 +336,8 @@ struct ntp_model {
 	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
 	uint64_t lost, overflow;
 	uint64_t spdk_tcp[2], spdk_split[2];
+	int oom;			/* an allocation failed (ntp_snapshot.oom) */
+	uint64_t oom_records;
 	unsigned n_groups;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	struct group_cache gc;
@@ -336,6 +347,11 @@ struct ntp_model {
 	struct ntp_total prev[MAX_TOTALS];	/* the totals before, for the rate between */
 	size_t n_prev;
 	uint64_t prev_as_of;
+	/* what the group lookup answers for a record of no group (every
+	 * group taken, or its memory not had): no group (grp NULL), ACC_SLOW
+	 * set, so that account() sends it aside (account_slow) in the test
+	 * it makes anyway, and a command tests no pointer for none */
+	struct acc none;
 };
 
 uint8_t ntp_io_type_of(uint8_t opcode)
@@ -363,6 +379,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 		return NULL;
 	m->mem = mem;
 	m->gc.mult = 0x9E3779B97F4A7C15ull;
+	m->none.sampled = ACC_SLOW;
 	m->cfg = *cfg;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
@@ -430,9 +447,16 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 		return NULL;
 	g = &m->groups[m->n_groups];
 	g->cur = acc_new(m->n_groups);
-	if (!g->cur)
+	g->all = acc_new(m->n_groups);
+	if (!g->cur || !g->all) {
+		/* no group (its records are asked for again, gc_miss) */
+		acc_free(g->cur);
+		acc_free(g->all);
+		g->cur = g->all = NULL;
+		m->oom = 1;
 		return NULL;
-	acc_bind(g->cur, g);
+	}
+	acc_bind(g->cur, g, m->cfg.general_only);
 	g->io = io;
 	g->side = side;
 	g->len = r->len;
@@ -572,10 +596,10 @@ static int gc_out_offer(struct group_cache *c)
 	return (c->out_offers & (c->out_offers - 1)) ? GC_REDRAW_NO : GC_REDRAW_RETRY;
 }
 
-/* The accumulator records of g go to (NULL: no group). */
-static inline struct acc *cur_of(const struct group *g)
+/* The accumulator records of g go to (g NULL: no group, m->none). */
+static inline struct acc *cur_of(struct ntp_model *m, const struct group *g)
 {
-	return g ? g->cur : NULL;
+	return g ? g->cur : &m->none;
 }
 
 /* group_of for a key not in fast[] (key 0: a device the cache does not
@@ -589,7 +613,7 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 	unsigned slot;
 
 	if (!key)
-		return cur_of(group_find(m, r, side));
+		return cur_of(m, group_find(m, r, side));
 	for (slot = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);; slot = (slot + 1) % GC_SLOTS) {
 		if ((c->key[slot] & ((1ull << GC_GRP_SHIFT) - 1)) == key) {
 			unsigned n = (unsigned)(c->key[slot] >> GC_GRP_SHIFT);
@@ -599,15 +623,15 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 			 * (no slot, or no multiplier found), it may take a
 			 * slot a later multiplier freed, and a new
 			 * multiplier at the retries (gc_out_offer) */
-			gc_fast_add(c, key, cur_of(g), gc_out_offer(c));
-			return cur_of(g);
+			gc_fast_add(c, key, cur_of(m, g), gc_out_offer(c));
+			return cur_of(m, g);
 		}
 		if (!c->key[slot])
 			break;
 	}
 	g = group_find(m, r, side);
 	if (c->off)
-		return cur_of(g);
+		return cur_of(m, g);
 	if (g) {
 		/* past GC_MAX_HIT keys (opcodes of many kinds), group_find
 		 * answers the others: its answer is the same */
@@ -621,15 +645,15 @@ static __attribute__((noinline)) struct acc *gc_miss(struct ntp_model *m, const 
 	} else {
 		/* every group taken (else an allocation failed: ask again) */
 		if (m->n_groups < NTP_SNAP_MAX_GROUPS || c->n_none == GC_SLOTS / 2)
-			return NULL;
+			return &m->none;
 		c->n_none++;
 		c->key[slot] = key | (uint64_t)GC_NONE << GC_GRP_SHIFT;
 	}
-	gc_fast_add(c, key, cur_of(g), GC_REDRAW_FIRST);
-	return cur_of(g);
+	gc_fast_add(c, key, cur_of(m, g), GC_REDRAW_FIRST);
+	return cur_of(m, g);
 }
 
-/* The accumulator of r's group (its cur; NULL: no group, every group
+/* The accumulator of r's group (its cur; m->none: no group, every group
  * taken): the group itself is its grp. */
 static inline __attribute__((always_inline)) struct acc *group_of(struct ntp_model *m, const struct ntp_record *r,
 								  uint8_t side)
@@ -757,7 +781,7 @@ static void acc_add(struct acc *a, const struct ntp_breakdown *b, unsigned noq)
 }
 
 /* Reduces one command (host and/or target record) into its group's
- * accumulator a (not NULL; account() counts the overflow and notes what
+ * accumulator a (of a group; account_slow counts the overflow and notes what
  * every flow does): any flow (account() takes the common joined one
  * itself). */
 static __attribute__((noinline)) void account_general(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
@@ -816,13 +840,12 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	}
 }
 
-static inline __attribute__((always_inline)) void account_fast(struct ntp_model *m, struct acc *a,
-								const struct ntp_record *h,
-								const struct ntp_record *t)
+/* noq: the model's no_quantiles (a constant in the block loops' common case) */
+static inline __attribute__((always_inline)) void account_fast(struct acc *a, const struct ntp_record *h,
+								const struct ntp_record *t, unsigned noq)
 {
 	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
 	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
-	unsigned noq = m->cfg.no_quantiles;
 
 	/* ACC_SLOW clear (account: fast_prep), so the run is this flow's */
 	a->sampled++;
@@ -841,7 +864,7 @@ static inline __attribute__((always_inline)) void account_fast(struct ntp_model 
 			v = (ntp_u2){ r0->ts[fast_ts[k]], r1->ts[fast_ts[k + 1]] };
 		*d += v;
 	}
-	if (__builtin_expect(noq != (NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q), 0))
+	if (__builtin_expect(noq != NOQ_ALL, 0))
 		fast_hists(a, h, t, noq);
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
 	{
@@ -881,21 +904,28 @@ static __attribute__((noinline)) void fast_prep(struct acc *a, const struct ntp_
 	acc_slow(a);
 }
 
-static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
-							   const struct ntp_record *h, const struct ntp_record *t)
+/* account() of the commands its first test does not take (any flow, a
+ * group's first common one, a flag set): the whole of it, out of line. */
+static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct acc *a, const struct ntp_record *h,
+						   const struct ntp_record *t)
 {
-	if (__builtin_expect(!a, 0)) {
-		m->overflow++;
+	if (!a->grp) {
+		/* no group (m->none): every group taken, else its memory
+		 * not had (group_find) */
+		if (m->n_groups == NTP_SNAP_MAX_GROUPS)
+			m->overflow++;
+		else
+			m->oom_records++;
 		return;
 	}
 	/* what every flow notes: a record whose command closed a missed
 	 * completion, and (joined) the target's device */
 	if (((h ? h->flags : 0) | (t ? t->flags : 0)) & NTP_REC_F_CLOSED_MISSED)
 		a->missed++;
-	if (__builtin_expect(h && t && !m->cfg.general_only && ntp_fast_flow(h, t), 1)) {
-		if (__builtin_expect(a->sampled & ACC_SLOW, 0))
+	if (h && t && !m->cfg.general_only && ntp_fast_flow(h, t)) {
+		if (a->sampled & ACC_SLOW)
 			fast_prep(a, t);
-		account_fast(m, a, h, t);
+		account_fast(a, h, t, m->cfg.no_quantiles);
 	} else {
 		if (h && t && !a->tdev_known)
 			group_tdev(a, t);
@@ -903,11 +933,41 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 	}
 }
 
+/* The host's and the target's timestamps of a fast flow (stage.h
+ * ntp_fast_flow): disjoint bits of ts_valid, so one compare tests both */
+_Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT) & (NTP_FAST_T | NTP_FAST_T_NOT)) == 0, "the sides' bits are apart");
+
+static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
+							   const struct ntp_record *h, const struct ntp_record *t,
+							   unsigned noq)
+{
+	/* The common joined flow, no flag of note on either record (a missed
+	 * completion to count, the target's fallback), the group's run
+	 * already that flow's (ACC_SLOW clear; set for general_only and for
+	 * m->none too): in
+	 * one test of each record's valid bits and flags. The rest, and a
+	 * flag set on either record (which account_slow tests one by one),
+	 * in account_slow. */
+	if (h && t) {
+		uint32_t valid = (h->ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) |
+				 (t->ts_valid & (NTP_FAST_T | NTP_FAST_T_NOT));
+		uint32_t flags = h->flags | t->flags;
+
+		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_T) &&
+				     !(flags & (NTP_REC_F_CLOSED_MISSED | NTP_REC_F_RSP_FALLBACK)) &&
+				     !(a->sampled & ACC_SLOW), 1)) {
+			account_fast(a, h, t, noq);
+			return;
+		}
+	}
+	account_slow(m, a, h, t);
+}
+
 /* account() out of line, for the other sites (one side only, host first). */
 static __attribute__((noinline)) void account_call(struct ntp_model *m, struct acc *a,
 						   const struct ntp_record *h, const struct ntp_record *t)
 {
-	account(m, a, h, t);
+	account(m, a, h, t, m->cfg.no_quantiles);
 }
 
 /* transport and impl, adjacent bytes, in one test (one 16-bit load where
@@ -922,9 +982,10 @@ static inline uint16_t transport_impl(const struct ntp_record *r)
 /* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
  * the records waiting for their twin kept by reference and the start set
  * by the caller; join is m->join (a constant in the block's loop, whose
- * role is then both: no test of the role per record) */
+ * role is then both: no test of the role per record), noq the model's
+ * no_quantiles (a constant in the block's loop for the common case) */
 static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, const struct ntp_record *r, int ref,
-							  int join)
+							  int join, unsigned noq)
 {
 	const struct ntp_record *twin;
 	struct ntp_record ev;
@@ -944,14 +1005,15 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		if (!join && m->cfg.role == NTP_ROLE_TARGET)
 			return;		/* not this model's side */
 		a = group_of(m, r, NTP_SIDE_HOST);
-		if (a)
-			a->seen++;
+		a->seen++;
 		if (!join) {
 			account_call(m, a, r, NULL);
 			return;
 		}
 		key = ntp_pend_key(r);
-		twin = ref ? (m->tpend->count ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target) : NULL)
+		/* no test of tpend's count first: a host record mostly finds
+		 * its target twin waiting (an empty bucket answers as fast) */
+		twin = ref ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target)
 			   : ntp_pend_take(m->tpend, r, &m->unmatched_target);
 		if (twin) {
 			uint64_t stale = m->hpend->count ? ntp_pend_drop_key_some(m->hpend, key) : 0;
@@ -960,14 +1022,14 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			m->matched++;
 			if (__builtin_expect(stale != 0, 0)) {
 				m->unmatched_host += stale;
-				if (a)
+				if (a->grp)
 					a->grp->unmatched += stale;
 			}
-			account(m, a, r, twin);
+			account(m, a, r, twin, noq);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
 			m->unmatched_host++;
 			a = group_of(m, &ev, NTP_SIDE_HOST);
-			if (a)
+			if (a->grp)
 				a->grp->unmatched++;
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
@@ -976,8 +1038,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			return;
 		if (!join) {
 			a = group_of(m, r, NTP_SIDE_TARGET);
-			if (a)
-				a->seen++;
+			a->seen++;
 			account_call(m, a, NULL, r);
 			return;
 		}
@@ -993,7 +1054,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			/* Older host records of this key lost their twin:
 			 * counted in the group of the matched one (same queue). */
 			m->unmatched_host += dropped;
-			if (__builtin_expect(dropped != 0, 0) && a)
+			if (__builtin_expect(dropped != 0, 0) && a->grp)
 				a->grp->unmatched += dropped;
 			account_call(m, a, twin, r);
 		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
@@ -1004,7 +1065,7 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r)
 {
-	ingest(m, r, 0, m->join);
+	ingest(m, r, 0, m->join, m->cfg.no_quantiles);
 }
 
 /*
@@ -1025,11 +1086,17 @@ void ntp_model_ingest_block(struct ntp_model *m, const struct ntp_record *r, siz
 	 * own prefetcher follows (docs/performance.md). */
 	if (!m->join) {
 		for (; r < end; r++)
-			ingest(m, r, 1, 0);
+			ingest(m, r, 1, 0, m->cfg.no_quantiles);
 		return;
 	}
-	for (; r < end; r++)
-		ingest(m, r, 1, 1);
+	/* a report's common case, no histogram beyond the end to end's, a
+	 * loop of its own: no test of no_quantiles per command */
+	if (m->cfg.no_quantiles == NOQ_ALL)
+		for (; r < end; r++)
+			ingest(m, r, 1, 1, NOQ_ALL);
+	else
+		for (; r < end; r++)
+			ingest(m, r, 1, 1, m->cfg.no_quantiles);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
@@ -1043,11 +1110,18 @@ void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *
 		ntp_model_set_start(m, first_ts(r[0]));
 	if (!m->join) {
 		for (size_t i = 0; i < n; i++)
-			ingest(m, r[i], 1, 0);
+			ingest(m, r[i], 1, 0, m->cfg.no_quantiles);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		ingest(m, r[i], 1, 1);
+	/* a pointer to the end, as ntp_model_ingest_block's */
+	const struct ntp_record *const *end = r + n;
+
+	if (m->cfg.no_quantiles == NOQ_ALL)
+		for (; r < end; r++)
+			ingest(m, *r, 1, 1, NOQ_ALL);
+	else
+		for (; r < end; r++)
+			ingest(m, *r, 1, 1, m->cfg.no_quantiles);
 	ntp_pend_settle(m->hpend);
 	ntp_pend_settle(m->tpend);
 }
@@ -1284,6 +1358,8 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 	out->unmatched_host = m->unmatched_host;
 	out->unmatched_target = m->unmatched_target;
 	out->overflow_records = m->overflow;
+	out->oom = m->oom;
+	out->oom_records = m->oom_records;
 	memcpy(out->spdk_tcp, m->spdk_tcp, sizeof(out->spdk_tcp));
 	memcpy(out->spdk_split, m->spdk_split, sizeof(out->spdk_split));
 }
@@ -1294,9 +1370,9 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->seen += s->seen;
 	d->seen_n += s->seen_n;
 	d->est_cmds += s->est_cmds;
-	/* s's run is in st_n and c_n, as is d's (run_base) */
+	/* s's run is in st_n and c_n (flushed at its close); d's runs are
+	 * never flushed: its counts are all in st_n and c_n too */
 	d->sampled += acc_sampled(s);
-	d->run_base += acc_sampled(s);
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
@@ -1368,8 +1444,8 @@ static void gc_rebind(struct group_cache *c)
 {
 	for (unsigned i = 0; i < GC_FAST; i++)
 		/* a slot emptied by a redraw keeps its old .a; a key of no
-		 * group answers NULL */
-		if (c->fast[i].key && c->fast[i].a)
+		 * group answers the model's none (no grp) */
+		if (c->fast[i].key && c->fast[i].a->grp)
 			c->fast[i].a = c->fast[i].a->grp->cur;
 }
 
@@ -1421,27 +1497,28 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
 		out->n_groups++;
+		if (g->cur->h.oom)
+			m->oom = 1;
 		/* Fold the interval into the run's accumulators, start afresh:
 		 * at the group's first close the interval is the run (a merge
 		 * into zeroed ones gives the same), so it becomes the run's
-		 * and a zeroed one takes its place, without a merge; this is
+		 * and the zeroed spare takes its place, without a merge; this is
 		 * the only close of `ntprof report`. */
-		fresh = g->all ? NULL : acc_new((unsigned)(g - m->groups));
-		if (fresh) {
+		if (!g->closed) {
+			fresh = g->all;
 			g->all = g->cur;
 			g->cur = fresh;
+			g->closed = 1;
 			swapped = 1;
 		} else {
-			if (!g->all)
-				g->all = acc_new((unsigned)(g - m->groups));
-			if (g->all)
-				acc_merge(g->all, g->cur);
+			acc_merge(g->all, g->cur);
 			acc_reset(g->cur);
 		}
-		acc_bind(g->cur, g);
+		acc_bind(g->cur, g, m->cfg.general_only);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
+	out->oom = m->oom;		/* an interval's histograms too (above) */
 	if (swapped)
 		gc_rebind(&m->gc);
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
@@ -1464,8 +1541,10 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
 
-		if (!g->all)
+		if (!g->closed)
 			continue;
+		if (g->all->h.oom)
+			m->oom = 1;
 		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all, seconds,
 			   &out->groups[out->n_groups]);
 		if (g->occ_all)
@@ -1473,6 +1552,7 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &g->all_t, seconds);
 		out->n_groups++;
 	}
+	out->oom = m->oom;
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
 }
 

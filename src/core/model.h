@@ -104,6 +104,12 @@ struct ntp_snapshot {
 	 * cumulative, and those whose receive path the socket hooks split
 	 * (NTP_REC_F_SOCK_SPLIT) */
 	uint64_t spdk_tcp[2], spdk_split[2];
+	/* Extension (oom): memory ran out. oom: since the start some
+	 * allocation failed, so counts are missing (a histogram's chunk: its
+	 * quantiles; a group's accumulators: its records, oom_records of them,
+	 * cumulative, left out as the overflow's are) */
+	int oom;
+	uint64_t oom_records;
 };
 
 struct ntp_model;

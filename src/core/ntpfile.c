@@ -371,7 +371,23 @@ int ntp_writer_error(const struct ntp_writer *w)
 
 /* ================================ reader ================================ */
 
-#define READ_CHUNK (1u << 20)
+/*
+ * Read buffers. A reader read in its caller's thread reuses one buffer,
+ * READ_BUF: a full records block of the writer's and the next block's
+ * header (fill), whose lines stay in the core's second-level cache from one
+ * block to the next, as `cat`'s buffer does. A buffer of several blocks,
+ * filled from front to back, is larger than that cache: the lines read()
+ * stores into were evicted since their last use and are fetched again
+ * from the level shared with the other cores, the dirty ones written back
+ * (docs/performance.md). A longer block grows it (fill). A read-ahead
+ * thread moves on to a new buffer rather than reuse one (a block stays
+ * where it lies until the caller lets it go): AHEAD_BUF holds several
+ * blocks, so that it moves on every few blocks only.
+ */
+#define READ_BUF ((NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record) + \
+		   NTP_BLOCK_HDR_LEN + 8 + 4095) / 4096 * 4096)
+#define AHEAD_BUF (2u << 20)
+_Static_assert(READ_BUF <= NTP_READ_BUF_MAX, "ntpfile_int.h promises READ_BUF at most");
 #define NTP_RETIRED_MAX (NTP_AHEAD_SLOTS + 2)
 #define NTP_SPARE_MAX 8
 
@@ -436,9 +452,13 @@ struct ntp_reader {
  * Reads what the next block needs plus READ_AHEAD (so the following block
  * header and small blocks come along), not "as much as fits": what is left
  * over has to be moved to the buffer's front before the next large block,
- * and moving a megabyte per block would cost as much as the CRC.
+ * and moving a megabyte per block would cost as much as the CRC. A reader
+ * without read-ahead, which reuses its buffer at every block, reads the
+ * next block's header only (READ_BUF_AHEAD): one read() per block still,
+ * and a few bytes to move.
  */
 #define READ_AHEAD (64u << 10)
+#define READ_BUF_AHEAD NTP_BLOCK_HDR_LEN
 
 static size_t fill_map(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
@@ -462,6 +482,10 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 /* A read buffer nobody reads any more: kept for buf_new, or freed. */
 static void buf_let_go(struct ntp_reader *r, uint8_t *p, size_t cap)
 {
+	if (r->nspare && cap < r->spare_cap) {
+		free(p);	/* buffers grew (a longer block, read-ahead's): not wanted again */
+		return;
+	}
 	if (r->nspare && r->spare_cap != cap) {
 		while (r->nspare)
 			free(r->spare[--r->nspare]);
@@ -492,6 +516,8 @@ static size_t fill(struct ntp_reader *r, size_t need)
 
 		while (need + lead > ncap)
 			ncap *= 2;
+		if (r->ahead && ncap < AHEAD_BUF)
+			ncap = AHEAD_BUF;
 		/* with read-ahead the caller may still read blocks in the buffer:
 		 * the unread bytes go to a new one, the old is let go later */
 		if (ncap != r->cap || r->ahead) {
@@ -514,7 +540,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		r->data = r->buf;
 	}
 	while (r->end - r->start < need) {
-		size_t want = need - (r->end - r->start) + READ_AHEAD;
+		size_t want = need - (r->end - r->start) + (r->ahead ? READ_AHEAD : READ_BUF_AHEAD);
 		uint64_t at = r->off + (r->end - r->start);
 		ssize_t n;
 
@@ -767,12 +793,15 @@ static void unmap_window(struct ntp_reader *r)
  * read it on with read() from the current offset, as if it had never been
  * mapped. The unmapped window's bytes are read again.
  */
-/* From here on the file is read with read(), from the current offset. */
-static int to_read(struct ntp_reader *r)
+/* From here on the file is read with read(), from the current offset, into
+ * a buffer of cap bytes: READ_BUF, AHEAD_BUF for a read-ahead thread. */
+static int to_read(struct ntp_reader *r, size_t cap)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = r->window ? r->window : 2 * READ_CHUNK;	/* tests: small buffers */
+	r->cap = r->window ? r->window : cap;	/* tests: small buffers */
+	if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
+		r->cap = (size_t)(r->size - r->off) + 64;
 	r->buf = buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		r->why_over++;
@@ -790,7 +819,7 @@ static int to_read(struct ntp_reader *r)
 
 static size_t map_failed(struct ntp_reader *r, size_t need)
 {
-	return to_read(r) ? 0 : fill(r, need);
+	return to_read(r, r->ahead ? AHEAD_BUF : READ_BUF) ? 0 : fill(r, need);
 }
 
 /* fill() for a mapped file: maps a window starting at the page of the read
@@ -1060,8 +1089,8 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 			goto fail;
 		return r;
 	}
-	/* 2 MiB: a full records block and the next read fit; less for a small file */
-	r->cap = 2 * READ_CHUNK;
+	/* a full records block and the next read fit; less for a small file */
+	r->cap = READ_BUF;
 	if (r->size && r->size + 64 < r->cap)
 		r->cap = (size_t)r->size + 64;
 	if (!(r->buf = buf_new(r, r->cap))) {
@@ -1440,10 +1469,10 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 
 /* A mapped reader that has handed out no block to read() from here on:
  * the header's window goes, the bytes after it are read again. */
-static int window_to_read(struct ntp_reader *r)
+static int window_to_read(struct ntp_reader *r, size_t cap)
 {
 	unmap_window(r);
-	return to_read(r);
+	return to_read(r, cap);
 }
 
 int ntp_reader_read_ahead(struct ntp_reader *r)
@@ -1458,7 +1487,7 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 	 * page first, the parser too, where read()'s copy stays in the
 	 * reading thread (docs/performance.md).
 	 */
-	if (r->mapped && !r->ahead_map && window_to_read(r))
+	if (r->mapped && !r->ahead_map && window_to_read(r, AHEAD_BUF))
 		return 1;
 	r->ahead = ntp_ahead_new(r);
 	if (r->ahead)
@@ -1485,7 +1514,32 @@ int ntp_reader_read_alone(struct ntp_reader *r)
 		return 0;
 	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
 		return 1;	/* a block already handed out: mapped on */
-	return window_to_read(r) ? 1 : 0;
+	return window_to_read(r, READ_BUF) ? 1 : 0;
+}
+
+/*
+ * Few files, one thread: each read with read() (ntp_reader_read_alone).
+ * Many files: their windows, each block mapped once (fill_map), where a
+ * read buffer of each, filled in turn, would be out of the cache when the
+ * next block is copied into it; but the file with the most records (the
+ * target's of many hosts) is read ahead by a thread, or with read() in
+ * this one, as one of few (docs/performance.md).
+ */
+void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
+{
+	if (ntp_read_ahead_wanted(n)) {
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_ahead(r[i]);
+		return;
+	}
+	if (n <= NTP_AHEAD_FILES) {
+		for (size_t i = 0; i < n; i++)
+			ntp_reader_read_alone(r[i]);
+		return;
+	}
+	if (most >= n || (ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[most])))
+		return;
+	ntp_reader_read_alone(r[most]);
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)

@@ -174,14 +174,25 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 int ntp_reader_read_ahead(struct ntp_reader *r);
 /*
  * Extension (perf): the caller reads this file at full speed in its own
- * thread, with few files open at once (read-ahead not wanted: one CPU, or
- * NTPROF_THREADS=0): read() instead of mmap windows (docs/performance.md;
- * NTPROF_AHEAD_MMAP=1 keeps the windows, to compare). Call before reading
- * any block: 0 done or not needed (not mapped, read-ahead running), 1 not
- * (a block already read, or read() failed to take over: the reader says
- * why at its end).
+ * thread, as one of few files (ntp_readers_full_speed decides): read()
+ * into one buffer that stays in the core's cache instead of mmap windows
+ * (docs/performance.md; NTPROF_AHEAD_MMAP=1 keeps the windows, to
+ * compare). Call before reading any block: 0 done or not needed (not
+ * mapped, read-ahead running), 1 not (a block already read, or read()
+ * failed to take over: the reader says why at its end).
  */
 int ntp_reader_read_alone(struct ntp_reader *r);
+/*
+ * Extension (perf): how a caller that reads n files at full speed (a
+ * report, compare, dump; not ntprof-top's replay at the recording's pace)
+ * reads them, decided here for every such caller; call before reading any
+ * block. Each file is read ahead by a thread of its own where that pays
+ * (ntp_read_ahead_wanted(n)), else, up to NTP_AHEAD_FILES files, with
+ * read() in the caller's thread (ntp_reader_read_alone). Of more files,
+ * r[most] (the one with the most records; SIZE_MAX: none) is read ahead
+ * where two CPUs can run, else with read(); the others keep their windows.
+ */
+void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
  * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
  * thread holds NTP_AHEAD_SLOTS blocks), and NTPROF_THREADS not "0". */

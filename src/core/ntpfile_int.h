@@ -16,6 +16,11 @@ const struct ntp_read_stats *ntp_reader_stats_direct(const struct ntp_reader *r)
 const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, size_t *n,
 						 uint64_t *as_of_mono_ns, uint64_t *gen);
 
+/* The most bytes of the read buffer a reader read with read() in its
+ * caller's thread holds while the file's blocks are no longer than the
+ * writer's (ntpfile.c READ_BUF): it stays in a core's cache. */
+#define NTP_READ_BUF_MAX (320u << 10)
+
 /* Whether recs stays where it is until the caller lets go (in the current
  * window, or in the read buffer, which read-ahead retires rather than
  * reuses), else a copy is needed (a buffer the next block reuses). */

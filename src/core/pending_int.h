@@ -181,7 +181,7 @@ ntp_pend_take_at(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, u
 	return p->slots[i].rec;
 }
 
-/* ntp_pend_take with records pending (p->count > 0), r's key known */
+/* ntp_pend_take, r's key known (an empty p's buckets are all empty) */
 static inline __attribute__((always_inline)) const struct ntp_record *
 ntp_pend_take_key(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, uint64_t *dropped)
 {

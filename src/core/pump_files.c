@@ -145,23 +145,12 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 	}
 	if (ntp_join_check(f->in, n, &f->cfg, err, errlen))
 		goto fail;
-	/* blocks read and checked by a second thread, before the merge takes the
-	 * first of each file (ntpfile.h), and while the alignment reads its
-	 * samples. Too many files for a thread each: the target's of many hosts
-	 * alone, half of the records in one thread's memory. */
-	if (read_ahead && ntp_read_ahead_wanted(n)) {
-		for (size_t i = 0; i < n; i++)
-			ntp_reader_read_ahead(f->r[i]);
-	} else if (read_ahead && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1)) {
-		size_t t = lone_target(f->r, n);
-
-		if (t != SIZE_MAX)
-			ntp_reader_read_ahead(f->r[t]);
-	} else if (read_ahead && n <= NTP_AHEAD_FILES) {
-		/* one thread, few files: read() (ntpfile.h) */
-		for (size_t i = 0; i < n; i++)
-			ntp_reader_read_alone(f->r[i]);
-	}
+	/* read ahead by a second thread before the merge takes the first block
+	 * of each file, and while the alignment reads its samples, or with
+	 * read() in this one (ntpfile.h). Too many files for a thread each: the
+	 * target's of many hosts, half of the records, is the one told apart. */
+	if (read_ahead)
+		ntp_readers_full_speed(f->r, n, lone_target(f->r, n));
 	f->primary = ntp_join_primary(f->in, n);
 	adj = calloc(n, sizeof(*adj));
 	if (!adj) {

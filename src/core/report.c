@@ -296,9 +296,22 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 	}
 }
 
+int ntp_snapshot_note(const struct ntp_snapshot *s, unsigned i, char *buf, size_t len)
+{
+	if (!s->oom || i > 0)
+		return 0;
+	if (s->oom_records)
+		snprintf(buf, len, "memory ran out: %llu records are left out (no memory for their group), "
+			 "and quantiles may miss values", (unsigned long long)s->oom_records);
+	else
+		snprintf(buf, len, "memory ran out: quantiles may miss values");
+	return 1;
+}
+
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
 {
 	int have_host = s->role != NTP_ROLE_TARGET;
+	char note[NTP_REPORT_NOTE_LEN];
 
 	if (m->host_name || m->target_name) {
 		fprintf(f, "recorded on ");
@@ -326,6 +339,8 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 	if (s->overflow_records)
 		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",
 			(unsigned long long)s->overflow_records, NTP_SNAP_MAX_GROUPS);
+	for (unsigned i = 0; ntp_snapshot_note(s, i, note, sizeof(note)); i++)
+		fprintf(f, "note: %s\n", note);
 	/* SPDK reads its sockets itself: only the kernel socket hooks give its
 	 * records a packet arrival (docs/spdk.md, "The socket hooks") */
 	for (int t = 0; t < 2 && s->n_groups; t++) {

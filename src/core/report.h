@@ -40,6 +40,11 @@ struct ntp_report_meta {
 void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The notes the snapshot itself calls for, as text and JSON print them
+ * (memory that ran out: docs/reports.md): note i into buf (len bytes);
+ * 0 when there is no note i. */
+int ntp_snapshot_note(const struct ntp_snapshot *s, unsigned i, char *buf, size_t len);
+
 /* The whole report of one snapshot (usually one interval over the whole run). */
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m);
 

@@ -219,6 +219,7 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 {
 	json_object *o = json_object_new_object(), *h = header(s), *notes = json_object_new_array();
 	json_object *groups = json_object_new_array();
+	char note[NTP_REPORT_NOTE_LEN];
 
 	add(o, "schema", json_object_new_string("ntprof-report"));
 	add(o, "version", json_object_new_int(NTP_JSON_SCHEMA_VERSION));
@@ -230,6 +231,8 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 	json_object_put(h);
 	for (unsigned i = 0; i < m->n_notes; i++)
 		json_object_array_add(notes, json_object_new_string(m->notes[i]));
+	for (unsigned i = 0; ntp_snapshot_note(s, i, note, sizeof(note)); i++)
+		json_object_array_add(notes, json_object_new_string(note));
 	add(o, "notes", notes);
 	for (unsigned i = 0; i < s->n_groups; i++)
 		json_object_array_add(groups, group_json(s, &s->groups[i]));

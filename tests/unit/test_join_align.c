@@ -127,13 +127,33 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 	memset(&x, 0, sizeof(x));
 	memset(scratch, 0xa5, sizeof(scratch));
 	assert_int_equal(tindex_build(&x, t, nt, (uint32_t *)scratch), 0);
-	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0);
 	/* a second host sample on the same table (the stamps tell the calls apart) */
-	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch);
-	tindex_free(&x);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0);
 	assert_int_equal(c2, c1);
 	if (c1)
 		assert_int_equal(o2, o1);
+	/* the host marks kept as a filtered sample keeps them (their groups
+	 * found as they are kept, not looked up again): the same offset */
+	{
+		struct tindex *one = &x;
+		size_t nk = 0;
+
+		for (size_t i = 0; i < nh; i++) {
+			struct mark m = h[i];
+
+			m.tg = 0;
+			if (in_targets(&one, 1, &m)) {
+				assert_true(m.tg > 0 && m.tg <= x.ng);
+				hc[nk++] = m;
+			}
+		}
+		c2 = median_offset(hc, nk, &x, nt, d2, &o2, scratch, 1);
+		assert_int_equal(c2, c1);
+		if (c1)
+			assert_int_equal(o2, o1);
+	}
+	tindex_free(&x);
 }
 
 static void test_align_against_walk(void **state)
@@ -217,8 +237,9 @@ static size_t ref_sample(const char *path, uint8_t side, struct mark *out, size_
 				seen--;
 				continue;
 			}
-			out[n++] = (struct mark){ ((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
-						  x->slba, x->len, x->opcode, wrap_add(x->ts[slot], to_wall) };
+			out[n++] = (struct mark){ .key = ((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
+						  .slba = x->slba, .len = x->len, .opcode = x->opcode,
+						  .t = wrap_add(x->ts[slot], to_wall) };
 		}
 	}
 	ntp_reader_close(r);
@@ -249,9 +270,10 @@ static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t pri
 			early[i] = 1, sets = 2;
 	for (size_t i = 0; i < n; i++)
 		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	/* the budget of join_align.c (for the few hosts here, whole blocks) */
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
-	if (host_max < ALIGN_SAMPLE_MIN)
-		host_max = ALIGN_SAMPLE_MIN;
+	if (host_max > NTP_BLOCK_RECORDS)
+		host_max -= host_max % NTP_BLOCK_RECORDS;
 	for (int set = 0; set < sets; set++)
 		for (size_t i = 0; i < n; i++) {
 			if (set && !early[i])
@@ -389,12 +411,199 @@ static void test_align_files(void **state)
 	align_files(7, 3, 5);
 }
 
+/* ---- many hosts: a host's share of the target's sample ---- */
+
+/* A host record of command (key 1, LBA slba), sent at ts. */
+static void add_host(struct ntp_writer *w, uint64_t slba, uint64_t ts)
+{
+	struct ntp_record x;
+
+	memset(&x, 0, sizeof(x));
+	x.cntlid = 1;
+	x.qid = 1;
+	x.cid = 3;
+	x.slba = slba;
+	x.len = 4096;
+	x.opcode = 2;
+	x.side = NTP_SIDE_HOST;
+	x.ts[NTP_TS_H_CMD_SENT] = ts;
+	x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
+	assert_int_equal(ntp_writer_add(w, &x), 0);
+}
+
+/*
+ * A filtered host sample (struct sampler with the target's index) keeps
+ * only the marks of commands the target's sample holds, and counts its
+ * max records from the first of them: a host whose first records the
+ * target never saw (it began earlier) still gets its share. Without a
+ * mark within ALIGN_SAMPLE records, the sample ends there, empty.
+ */
+static void test_host_share(void **state)
+{
+	char dir[] = "/tmp/test_join_align.XXXXXX", path[300], err[256];
+	static struct mark t[4000], out[ALIGN_SAMPLE];
+	static uint64_t scratch[ALIGN_SCRATCH_BYTES / sizeof(uint64_t)];
+	struct ntp_file_info info;
+	struct ntp_writer *w;
+	struct tindex x, *one = &x;
+	const size_t lead = 5000, max = 1000;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/h.ntp", dir);
+	memset(&info, 0, sizeof(info));
+	info.role = NTP_ROLE_HOST;
+	info.transport = NTP_TRANSPORT_TCP;
+	info.sampling = 1;
+	/* the target's sample: commands (key 1, LBA 8 * j) */
+	for (size_t j = 0; j < 4000; j++)
+		t[j] = (struct mark){ .key = 1ull << 32 | 1u << 16 | 3, .slba = 8 * j, .len = 4096, .opcode = 2,
+				      .t = (int64_t)j * 1000 };
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(tindex_build(&x, t, 4000, (uint32_t *)scratch), 0);
+	/* the host: lead commands the target lacks, then 4000 it holds
+	 * (every other one), then none */
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (size_t i = 0; i < lead; i++)
+		add_host(w, 1000000 + i, i);
+	for (size_t i = 0; i < 4000; i++)
+		add_host(w, i % 2 ? 2000000 + i : 8 * i, lead + i);
+	for (size_t i = 0; i < 3 * ALIGN_SAMPLE; i++)
+		add_host(w, 3000000 + i, lead + 4000 + i);
+	assert_int_equal(ntp_writer_close(w, 1), 0);
+	{
+		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
+
+		sample_file(path, &s, 1);
+		assert_int_equal(s.seen, lead + max);
+		assert_int_equal(s.n, max / 2);
+		for (size_t k = 0; k < s.n; k++) {
+			assert_int_equal(out[k].slba, 16 * k);
+			/* the group found as it was kept: the command's */
+			assert_int_equal(out[k].tg, 2 * k + 1);
+		}
+	}
+	/* a share larger than the stretch the target holds: all of it */
+	{
+		struct sampler s = { .out = out, .max = 6000, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
+
+		sample_file(path, &s, 1);
+		assert_int_equal(s.seen, lead + 6000);
+		assert_int_equal(s.n, 2000);
+	}
+	tindex_free(&x);
+	/* nothing the target holds: ALIGN_SAMPLE records, no mark */
+	for (size_t j = 0; j < 4000; j++)
+		t[j].slba += 1ull << 40;
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(tindex_build(&x, t, 4000, (uint32_t *)scratch), 0);
+	{
+		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
+
+		sample_file(path, &s, 1);
+		assert_int_equal(s.seen, ALIGN_SAMPLE);
+		assert_int_equal(s.n, 0);
+	}
+	tindex_free(&x);
+	unlink(path);
+	rmdir(dir);
+}
+
+#define MANY_HOSTS 40
+
+/*
+ * MANY_HOSTS hosts and their target, each command unique (its own LBA),
+ * each clock off by its own error; host 0 (the primary file) began
+ * early_cmds commands before the others and the target (well within the
+ * second's margin of a second sample): its first records hold no command
+ * of the target's sample. Every host and the target are aligned, host 0
+ * too: its share counted from its first command the target holds (a
+ * sample of its first records only, as many hosts' samples were, found
+ * no pair: nothing was aligned).
+ */
+static void align_many(size_t early_cmds, unsigned seed)
+{
+	char dir[] = "/tmp/test_join_align.XXXXXX", path[MANY_HOSTS + 1][300], err[256];
+	static struct ntp_file_info info[MANY_HOSTS + 1];
+	struct ntp_join_input in[MANY_HOSTS + 1];
+	struct ntp_writer *w[MANY_HOSTS + 1];
+	int64_t skew[MANY_HOSTS + 1], adj[MANY_HOSTS + 1];
+	const uint64_t t0 = 1700000000000000000ull;
+	const unsigned n = MANY_HOSTS + 1, tgt = MANY_HOSTS;
+	uint64_t lba = 0;
+	int64_t wt = -(int64_t)early_cmds * 3000;	/* a command each 3 us on average */
+
+	assert_non_null(mkdtemp(dir));
+	srandom(seed);
+	for (unsigned f = 0; f < n; f++) {
+		memset(&info[f], 0, sizeof(info[f]));
+		info[f].role = f == tgt ? NTP_ROLE_TARGET : NTP_ROLE_HOST;
+		info[f].transport = NTP_TRANSPORT_TCP;
+		info[f].sampling = 1;
+		info[f].start_mono_ns = 1000000000ull * (f + 1);
+		info[f].start_real_ns = t0 - (f == 0 ? early_cmds * 3000 : 0);
+		snprintf(info[f].hostname, sizeof(info[f].hostname), "m%u", f);
+		snprintf(path[f], sizeof(path[f]), "%s/f%u.ntp", dir, f);
+		w[f] = ntp_writer_open(path[f], &info[f], err, sizeof(err));
+		assert_non_null(w[f]);
+		skew[f] = (int64_t)(random() % 400000000) - 200000000;
+		in[f].path = path[f];
+		in[f].info = &info[f];
+	}
+	for (; wt < 150000000; wt += 2000 + random() % 2000) {
+		unsigned h = wt < 0 ? 0 : (unsigned)random() % MANY_HOSTS;
+		struct ntp_record x;
+
+		memset(&x, 0, sizeof(x));
+		x.cntlid = (uint16_t)(h + 1);
+		x.qid = 1;
+		x.cid = (uint16_t)(random() % 64);
+		x.slba = 8 * lba++;
+		x.len = 4096;
+		x.opcode = 2;
+		x.side = NTP_SIDE_HOST;
+		x.ts[NTP_TS_H_CMD_SENT] = (uint64_t)((int64_t)(t0 + info[h].start_mono_ns - info[h].start_real_ns) +
+						     wt + skew[h]);
+		x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
+		assert_int_equal(ntp_writer_add(w[h], &x), 0);
+		if (wt >= 0 && random() % 10) {
+			x.side = NTP_SIDE_TARGET;
+			x.ts[NTP_TS_H_CMD_SENT] = 0;
+			x.ts[NTP_TS_T_CMD_ARRIVE] = (uint64_t)((int64_t)(t0 + info[tgt].start_mono_ns -
+									 info[tgt].start_real_ns) + wt + 30000 +
+							       (int64_t)(random() % 5000) + skew[tgt]);
+			x.ts_valid = 1u << NTP_TS_T_CMD_ARRIVE;
+			assert_int_equal(ntp_writer_add(w[tgt], &x), 0);
+		}
+	}
+	for (unsigned f = 0; f < n; f++)
+		assert_int_equal(ntp_writer_close(w[f], 1), 0);
+	test_copy_of_ntp_join_align(in, n, 0, adj);
+	for (unsigned f = 0; f < n; f++)
+		unlink(path[f]);
+	rmdir(dir);
+	/* skews and trip undone (within the trip's spread) */
+	assert_int_equal(adj[0], 0);
+	for (unsigned f = 1; f < n; f++)
+		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f == tgt ? 32500 : 0)) < 100000);
+}
+
+static void test_align_many_hosts(void **state)
+{
+	(void)state;
+	align_many(0, 11);
+	align_many(6000, 12);	/* past the first 4096 records a host's sample once was */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_align_against_walk),
 		cmocka_unit_test(test_sort_diffs),
 		cmocka_unit_test(test_align_files),
+		cmocka_unit_test(test_host_share),
+		cmocka_unit_test(test_align_many_hosts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

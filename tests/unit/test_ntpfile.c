@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "core/ntpfile.h"
+#include "core/ntpfile_int.h"
 
 #define NSEC 1000000000ull
 
@@ -972,6 +973,157 @@ static void test_read_alone(void **state)
 	free(buf);
 }
 
+/* A file of nfull of the writer's full records blocks, cut inside the
+ * next one when cut: returns the records of the whole blocks. */
+static size_t write_full_blocks(const char *path, unsigned nfull, int cut)
+{
+	struct ntp_file_info info = mkinfo();
+	char err[256];
+	struct ntp_writer *w = ntp_writer_open(path, &info, err, sizeof(err));
+	unsigned n = (nfull + (cut ? 1 : 0)) * NTP_BLOCK_RECORDS;
+
+	assert_non_null(w);
+	for (unsigned i = 0; i < n; i++) {
+		struct ntp_record r = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+	}
+	assert_int_equal(ntp_writer_close(w, info.start_mono_ns + NSEC), 0);
+	if (cut)
+		assert_int_equal(truncate(path, file_size(path) - 1000 - 3 * (off_t)sizeof(struct ntp_record)), 0);
+	return (size_t)nfull * NTP_BLOCK_RECORDS;
+}
+
+/* Reads r to its end: every record the one written in its place, and the
+ * blocks handed out all within span bytes of each other (0: any). */
+static size_t read_checked(struct ntp_reader *r, size_t span)
+{
+	const uint8_t *lo = NULL, *hi = NULL;
+	const struct ntp_record *recs;
+	size_t n, got = 0;
+
+	assert_non_null(r);
+	while (ntp_reader_next_block(r, &recs, &n) == 1) {
+		const uint8_t *a = (const uint8_t *)recs, *b = (const uint8_t *)(recs + n);
+
+		for (size_t i = 0; i < n; i++) {
+			struct ntp_record want = mkrec((unsigned)(got + i));
+
+			assert_memory_equal(&recs[i], &want, sizeof(want));
+		}
+		got += n;
+		lo = !lo || a < lo ? a : lo;
+		hi = !hi || b > hi ? b : hi;
+	}
+	if (span)
+		assert_true((size_t)(hi - lo) <= span);
+	return got;
+}
+
+/* The read buffer of a reader read in its caller's thread is reused, at
+ * most NTP_READ_BUF_MAX bytes (so it stays in the core's cache) while the
+ * blocks are the writer's; whole or cut, with read() from the open
+ * (NTPROF_NO_MMAP) or from the header's window on (read alone), the same
+ * records; a longer block (older writers packed up to 4096 records)
+ * grows the buffer and the blocks after it read on. A buffer filled from
+ * front to back over 2 MiB fails the span. */
+static void test_read_buffer_reused(void **state)
+{
+	struct ntp_reader_opts no_mmap = { .no_mmap = 1 };
+	enum { LONG = 4 * NTP_BLOCK_RECORDS };
+	char path[256], err[256];
+	struct ntp_record *recs = malloc(LONG * sizeof(*recs));
+	uint8_t end[24] = { 0 }, *buf;
+	uint32_t esize = sizeof(struct ntp_total), hlen;
+	uint64_t total = 3 * NTP_BLOCK_RECORDS + LONG;
+	size_t len, want;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(recs);
+	tmp_path(path, sizeof(path), "full.ntp");
+	for (int cut = 0; cut < 2; cut++) {
+		want = write_full_blocks(path, 12, cut);
+		for (int o = 0; o < 2; o++) {
+			struct ntp_reader *r = o ? ntp_reader_open_opts(path, &no_mmap, err, sizeof(err))
+						 : read_alone(ntp_reader_open(path, err, sizeof(err)));
+
+			assert_int_equal(read_checked(r, NTP_READ_BUF_MAX), want);
+			assert_int_equal(ntp_reader_stats(r)->truncated, cut);
+			ntp_reader_close(r);
+		}
+	}
+
+	/* the writer's header, a full block, a long one, two full ones, the trailer */
+	write_full_blocks(path, 0, 0);
+	buf = slurp(path, &len);
+	memcpy(&hlen, buf + 12, 4);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(buf, 1, hlen, f);
+	for (unsigned i = 0, k = 0; i < 4; i++) {
+		unsigned n = i == 1 ? LONG : NTP_BLOCK_RECORDS;
+
+		for (unsigned j = 0; j < n; j++)
+			recs[j] = mkrec(k + j);
+		put_block(f, NTP_BLOCK_RECORDS_T, recs, n * (uint32_t)sizeof(*recs), n);
+		k += n;
+	}
+	memcpy(end + 8, &total, 8);
+	memcpy(end + 16, &esize, 4);
+	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
+	fclose(f);
+	free(buf);
+	for (int o = 0; o < 2; o++) {
+		struct ntp_reader *r = o ? ntp_reader_open_opts(path, &no_mmap, err, sizeof(err))
+					 : read_alone(ntp_reader_open(path, err, sizeof(err)));
+
+		assert_int_equal(read_checked(r, 0), total);
+		assert_string_equal(ntp_reader_stats(r)->why, "");
+		ntp_reader_close(r);
+	}
+	free(recs);
+}
+
+/* ntp_readers_full_speed in one thread (NTPROF_THREADS=0): up to
+ * NTP_AHEAD_FILES files each read with read(); of more, the one with the
+ * most records so, the others through their windows. */
+static void test_readers_full_speed(void **state)
+{
+	enum { N = NTP_AHEAD_FILES + 2, MOST = 2 };
+	struct ntp_reader *r[N];
+	const struct ntp_record *recs;
+	char path[N][256], name[32], err[256];
+	const char *was = getenv("NTPROF_THREADS");
+	char *keep = was ? strdup(was) : NULL;
+	size_t n;
+
+	(void)state;
+	setenv("NTPROF_THREADS", "0", 1);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "speed%d.ntp", i);
+		tmp_path(path[i], sizeof(path[i]), name);
+		write_medium(path[i]);
+	}
+	for (size_t k = 2; k <= N; k += N - 2) {
+		for (size_t i = 0; i < k; i++)
+			assert_non_null(r[i] = ntp_reader_open(path[i], err, sizeof(err)));
+		ntp_readers_full_speed(r, k, MOST);
+		for (size_t i = 0; i < k; i++) {
+			assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
+			snprintf(name, sizeof(name), "/speed%zu.ntp", i);
+			assert_int_equal(mapped_here(name), k > NTP_AHEAD_FILES && i != MOST);
+		}
+		for (size_t i = 0; i < k; i++)
+			ntp_reader_close(r[i]);
+	}
+	if (keep)
+		setenv("NTPROF_THREADS", keep, 1);
+	else
+		unsetenv("NTPROF_THREADS");
+	free(keep);
+}
+
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -1650,6 +1802,8 @@ int main(void)
 		cmocka_unit_test(test_next_block),
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_read_alone),
+		cmocka_unit_test(test_read_buffer_reused),
+		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),

@@ -317,6 +317,43 @@ static void test_json(void **state)
 	free(s);
 }
 
+/* Memory that ran out is said, in the text and in the JSON notes, and only then. */
+static void test_oom_noted(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_report_meta m = { 0 };
+	json_object *o, *v;
+	char *out;
+
+	(void)state;
+	joined(s, 60.0);
+	out = render(report, s);
+	assert_null(strstr(out, "memory ran out"));
+	free(out);
+	o = ntp_report_json(s, &m);
+	assert_true(json_object_object_get_ex(o, "notes", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+	json_object_put(o);
+
+	s->oom = 1;
+	out = render(report, s);
+	assert_non_null(strstr(out, "\nnote: memory ran out: quantiles may miss values\n"));
+	free(out);
+	s->oom_records = 7;
+	out = render(report, s);
+	assert_non_null(strstr(out, "\nnote: memory ran out: 7 records are left out (no memory for their group), "
+				    "and quantiles may miss values\n"));
+	free(out);
+	o = ntp_report_json(s, &m);
+	assert_true(json_object_object_get_ex(o, "notes", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)),
+			    "memory ran out: 7 records are left out (no memory for their group), "
+			    "and quantiles may miss values");
+	json_object_put(o);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_compare_by_role),
 		cmocka_unit_test(test_json_host_only_network),
+		cmocka_unit_test(test_oom_noted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
