@@ -1512,13 +1512,16 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			swapped = 1;
 		} else {
 			acc_merge(g->all, g->cur);
+			/* a chunk the run's histograms could not have */
+			if (g->all->h.oom)
+				m->oom = 1;
 			acc_reset(g->cur);
 		}
 		acc_bind(g->cur, g, m->cfg.general_only);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
-	out->oom = m->oom;		/* an interval's histograms too (above) */
+	out->oom = m->oom;		/* an interval's histograms and the run's too (above) */
 	if (swapped)
 		gc_rebind(&m->gc);
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
