@@ -233,8 +233,9 @@ static inline void e2e_add(struct acc *a, int64_t v)
  * cache */
 struct group {
 	/* the interval's accumulator and the run's, both made with the group
-	 * (group_find): a close allocates nothing, so none can fail there and
-	 * lose an interval from the run's (ntp_model_close_interval) */
+	 * (group_find): a close allocates no accumulator, so none can fail
+	 * there and lose an interval from the run's (ntp_model_close_interval;
+	 * a histogram's chunk it may still not have: oom) */
 	struct acc *cur, *all;
 	uint64_t unmatched;
 	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
