@@ -196,10 +196,12 @@ static void *acc_map(void)
 #endif
 }
 
+void *(*ntp_model_acc_map)(void) = acc_map;
+
 /* A zeroed accumulator of the group numbered i (acc_free releases it). */
 static struct acc *acc_new(unsigned i)
 {
-	char *p = acc_map();
+	char *p = ntp_model_acc_map();
 
 	return p ? (struct acc *)(void *)(p + ACC_COLOR(i)) : NULL;
 }
