@@ -5,8 +5,10 @@
  * The merge of ntp_join_feed() orders records by their time mapped onto the
  * wall clock through each file's header. Machines whose wall clocks disagree
  * by more than the join window covers would then feed twins too far apart.
- * This pre-pass looks at the first records of each file (a bounded sample),
- * finds commands present in a host-side file and a target-side file (same
+ * This pre-pass looks at a bounded sample of each file (a target's first
+ * records; of many hosts, a host's share counted from its first command
+ * its target's sample holds, struct sampler), finds commands present in a
+ * host-side file and a target-side file (same
  * key, LBA, length, opcode), and takes the median of the host's "command
  * sent" minus the target's "command arrived" on the mapped clocks: the wall
  * clocks' disagreement plus a one-way trip of the wire. When a recording
@@ -23,6 +25,11 @@
 
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
 #define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
+/* A host's sample as it once was, of any number of hosts: its first this
+ * many records. One of many hosts is read that far only where its share
+ * finds no offset the pairs agree on (host_offset), or no command of the
+ * targets' samples (struct sampler). */
+#define ALIGN_HOST_FLOOR 4096
 #define ALIGN_MIN_PAIRS 8
 /* A second sample starts where the last recording began, on the wall clocks,
  * less this margin, after passing at most ALIGN_SKIP_MAX records: for a side
@@ -143,22 +150,29 @@ static void sort_i64(int64_t *a, size_t n)
 
 struct tindex;
 static inline int in_targets(struct tindex *const *ti, size_t nti, struct mark *m);
+static int ctl_known(struct tindex *const *ti, size_t nti, const struct ntp_record *x, size_t k, uint8_t side);
 
 /*
  * One sample of one side of a file: the first records (at most max) of the
  * file, that side's marks, in file order (a target's are sorted by command
  * later, tindex_build); with from (not 0), the first from that time on
  * (mapped clock), after passing at most ALIGN_SKIP_MAX earlier records.
- * With ti (a host-only file of many hosts, the targets' samples indexed):
+ * With ti (a host's side among many hosts, the targets' samples indexed):
  * only the marks of commands one of ti[0..nti) holds, and the max records
- * counted from the first such mark, found within the first ALIGN_SAMPLE:
- * a host's share of the target's sample begins where the host's commands
- * and the target's first meet, not where the host's file does.
+ * counted from the first such mark (or up to floor records, if that is
+ * further): a host's share of the target's sample begins where the host's
+ * commands and the target's first meet, not where the host's file does.
+ * That mark is looked for within the first ALIGN_HOST_FLOOR records, or
+ * ALIGN_SAMPLE if the targets' samples hold commands of the controllers
+ * of the host's records in the block of its ALIGN_HOST_FLOOR-th
+ * (ctl_known, sample_file): a host of none of their controllers stops
+ * where its sample once did.
  */
 struct sampler {
 	struct mark *out;
 	size_t max, n, seen, skipped;
 	size_t limit;		/* the records the sample ends at (sample_file) */
+	size_t floor;
 	int64_t from;
 	struct tindex *const *ti;
 	size_t nti;
@@ -193,7 +207,7 @@ static inline __attribute__((always_inline)) int sampler_take_(struct sampler *s
 			if (!in_targets(s->ti, s->nti, m))
 				continue;
 			if (!n)		/* the first: the share counted from here */
-				s->limit = seen + s->max;
+				s->limit = seen + s->max > s->floor ? seen + s->max : s->floor;
 		}
 		n++;
 	}
@@ -229,7 +243,7 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 
 	for (size_t j = 0; j < ns; j++) {
 		s[j].n = s[j].seen = s[j].skipped = 0;
-		s[j].limit = s[j].ti ? ALIGN_SAMPLE : s[j].max;
+		s[j].limit = !s[j].ti ? s[j].max : s[j].floor > ALIGN_HOST_FLOOR ? s[j].floor : ALIGN_HOST_FLOOR;
 		left += s[j].max > 0;
 		if (s[j].max >= ALIGN_SAMPLE)
 			o.no_mmap = 0;
@@ -240,9 +254,18 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 	/* each sampler walks the block on its own: the same records as a walk
 	 * of all of them record by record */
 	while (left && ntp_reader_next_block(r, &recs, &k) == 1)
-		for (size_t j = 0; j < ns; j++)
-			if (s[j].max && s[j].seen < s[j].limit && sampler_take(&s[j], recs, k, to_wall))
+		for (size_t j = 0; j < ns; j++) {
+			if (!s[j].max || s[j].seen >= s[j].limit)
+				continue;
+			/* a filtered sample without a mark whose search may
+			 * end in this block: on to ALIGN_SAMPLE if the host's
+			 * controllers are the targets' */
+			if (s[j].ti && !s[j].n && s[j].limit < ALIGN_SAMPLE && s[j].seen + k >= s[j].limit &&
+			    ctl_known(s[j].ti, s[j].nti, recs, k, s[j].side))
+				s[j].limit = ALIGN_SAMPLE;
+			if (sampler_take(&s[j], recs, k, to_wall))
 				left--;
+		}
 	ntp_reader_close(r);
 }
 
@@ -338,10 +361,10 @@ struct tgroup {
 };
 
 struct tindex {
-	const struct mark *t;	/* the sample, in file order */
+	const struct mark *t;	/* the sample, in file order, nt marks */
 	int64_t *tt;		/* the groups' times, group by group, each in time order */
 	struct tgroup *g;
-	uint32_t ng, stamp;
+	uint32_t nt, ng, stamp;
 	uint64_t *tab;		/* by hash: the hash above, group + 1 below; 0: empty */
 	uint32_t mask;
 	/* a bit per value of the hash's low bits, set for the sample's
@@ -399,6 +422,35 @@ static inline __attribute__((always_inline)) int in_targets(struct tindex *const
 	return 0;
 }
 
+/* Whether the targets' samples ti[0..nti) hold a command of a controller
+ * of the side's records of x[0..k) (of more than a few controllers: yes).
+ * Asked once per host, of one that has no command in them so far. */
+static int ctl_known(struct tindex *const *ti, size_t nti, const struct ntp_record *x, size_t k, uint8_t side)
+{
+	uint16_t c[8];
+	size_t nc = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		size_t j = 0;
+
+		if (x[i].side != side)
+			continue;
+		while (j < nc && c[j] != x[i].cntlid)
+			j++;
+		if (j == nc) {
+			if (nc == sizeof(c) / sizeof(c[0]))
+				return 1;
+			c[nc++] = x[i].cntlid;
+		}
+	}
+	for (size_t j = 0; j < nc; j++)
+		for (size_t b = 0; b < nti; b++)
+			for (uint32_t i = 0; i < ti[b]->nt; i++)
+				if ((uint16_t)(ti[b]->t[i].key >> 32) == c[j])
+					return 1;
+	return 0;
+}
+
 /* Indexes the commands of t (not moved; nt at most ALIGN_SAMPLE), gid
  * the scratch block; -1 when out of memory. */
 static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint32_t *gid)
@@ -408,6 +460,7 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint3
 	while (size < 2 * nt)
 		size *= 2;
 	x->t = t;
+	x->nt = (uint32_t)nt;
 	x->mask = size - 1;
 	x->ng = 0;
 	x->stamp = 0;
@@ -514,15 +567,18 @@ static void sort_diffs(int64_t *a, size_t n, uint64_t *tmp)
 
 /* The offset of the host marks h[0..nh) (nh at most ALIGN_SAMPLE) against
  * the target sample x, scratch the scratch block; with tg, the marks' tg
- * are their groups in x. */
+ * are their groups in x (one out of x's range is looked up). The count of
+ * differences it was the median of the densest window of, *pairs those
+ * differences (the pairs of the best shifts). */
 static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, size_t nt,
-			    int64_t *d, int64_t *out, void *scratch, int tg)
+			    int64_t *d, int64_t *out, void *scratch, int tg, size_t *pairs)
 {
 	size_t nd = 0, l = 0, best = 0, best_l = 0, nhit = 0, ntouched = 0;
 	/* per host mark: its time, the next hit of its group (+1); the groups hit */
 	int64_t *ht = scratch, buf[ALIGN_GROUP_MAX];
 	uint32_t *next = (uint32_t *)(ht + nh), *touched = next + nh;
 
+	*pairs = 0;
 	if (!nh || !nt)
 		return 0;
 	/* a stamp per call tells a group's hits of this call from an earlier one's */
@@ -532,7 +588,8 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 		x->stamp = 1;
 	}
 	for (size_t i = 0; i < nh; i++) {
-		uint32_t g = tg && h[i].tg ? h[i].tg - 1u : tindex_find(x, &h[i], NULL, NULL);
+		/* a group out of range (0: none kept) is never read: looked up */
+		uint32_t g = tg && h[i].tg - 1u < x->ng ? h[i].tg - 1u : tindex_find(x, &h[i], NULL, NULL);
 
 		if (g == UINT32_MAX)
 			continue;
@@ -572,6 +629,7 @@ static size_t median_offset(const struct mark *h, size_t nh, struct tindex *x, s
 				free(hs);
 		}
 	}
+	*pairs = nd;
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	/* ht and next are done with: at most one difference per host mark */
@@ -603,24 +661,88 @@ struct fsample {
 	const struct tindex *tgx;	/* the target sample the host marks' tg are of */
 	size_t nh[2], nt[2];
 	struct tindex ti[2];
+	/* a host sample that may still grow to its first ALIGN_HOST_FLOOR
+	 * records (host_offset); the marks it grew to, allocated */
+	char grow[2];
+	struct mark *grown[2];
 };
+
+/* What the offsets of pairs of files take: the files, their samples, the
+ * targets' samples indexed (to sample a host again), the buffer of
+ * differences and the scratch block. */
+struct align {
+	const struct ntp_join_input *in;
+	struct fsample *fs;
+	const char *early;
+	struct tindex *const *ti;
+	size_t nti, host_max;
+	int64_t from, *d;
+	void *scratch;
+};
+
+/* A share whose pairs do not agree: fewer than one in this many of its
+ * differences in the densest window (host_offset). A share of true pairs
+ * has nearly all of them there, one of false pairs a few in a hundred. */
+#define ALIGN_AGREE_DIV 4
+
+/* Host sample set of file i read again, to its first ALIGN_HOST_FLOOR
+ * records (its share counted from the same first pair, if that ends later). */
+static void host_grow(struct align *al, size_t i, int set)
+{
+	struct fsample *f = &al->fs[i];
+	size_t cap = al->host_max > ALIGN_HOST_FLOOR ? al->host_max : ALIGN_HOST_FLOOR;
+	struct mark *m = malloc(cap * sizeof(*m));
+	struct sampler s = { .out = m, .max = al->host_max, .floor = ALIGN_HOST_FLOOR, .from = set ? al->from : 0,
+			     .ti = al->ti, .nti = al->nti, .side = NTP_SIDE_HOST };
+
+	f->grow[set] = 0;
+	if (!m)
+		return;
+	sample_file(al->in[i].path, &s, 1);
+	f->grown[set] = f->h[set] = m;
+	f->nh[set] = s.n;
+}
+
+/*
+ * The offset of file b's target sample sb against file a's host sample sa:
+ * its agreeing count, 0 if none. A share counted from the host's first
+ * command the target's sample holds begins at a false pair where that
+ * command came back: an SPDK host at queue depth 1 uses one command id,
+ * and a host that began recording before its target repeats in its first
+ * records commands (id, LBA) the target's sample holds from later on. Its
+ * share then may hold no true pair: too few pairs, or differences spread
+ * over the target's sample instead of agreeing. Such a share is read again
+ * to the host's first ALIGN_HOST_FLOOR records, as every host's sample
+ * once was (struct sampler), once, and the offset taken from those.
+ */
+static size_t host_offset(struct align *al, size_t a, int sa, size_t b, int sb, int64_t *off)
+{
+	struct fsample *fs = al->fs;
+	size_t pairs, c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], al->d, off,
+					al->scratch, fs[a].tgx == &fs[b].ti[sb], &pairs);
+
+	if (fs[a].grow[sa] && pairs && (c < ALIGN_MIN_PAIRS || c * ALIGN_AGREE_DIV < pairs)) {
+		host_grow(al, a, sa);
+		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], al->d, off,
+				  al->scratch, fs[a].tgx == &fs[b].ti[sb], &pairs);
+	}
+	return c;
+}
 
 /* The offset of b's targets against a's hosts (from set 0 or 1 of the
  * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
-static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_t b, int64_t *d, int64_t *off,
-			  void *scratch)
+static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off)
 {
 	size_t best = 0;
 
 	for (int set = 0; set < 2; set++) {
-		int sa = set && early[a], sb = set && early[b];
+		int sa = set && al->early[a], sb = set && al->early[b];
 		int64_t o;
 		size_t c;
 
 		if (set && !sa && !sb)
 			continue;	/* the same samples as set 0 */
-		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], d, &o, scratch,
-				  fs[a].tgx == &fs[b].ti[sb]);
+		c = host_offset(al, a, sa, b, sb, &o);
 		if (c > best) {
 			best = c;
 			*off = o;
@@ -629,23 +751,7 @@ static size_t pair_offset(struct fsample *fs, const char *early, size_t a, size_
 	return best;
 }
 
-/* Appends to *hits those of the host marks m[0..n) whose command one of
- * the target samples ti[0..nti) holds (in order): fs->h[set]. */
-static void keep_hits(struct tindex *const *ti, size_t nti, struct fsample *fs, int set, struct mark *m,
-		      size_t n, struct mark **hits)
-{
-	size_t k = 0;
-
-	fs->h[set] = *hits;
-	fs->tgx = nti == 1 ? ti[0] : NULL;
-	for (size_t i = 0; i < n; i++)
-		if (in_targets(ti, nti, &m[i]))
-			fs->h[set][k++] = m[i];
-	fs->nh[set] = k;
-	*hits += k;
-}
-
-/* The host-only files' samples: files ho[first], ho[first + step]... of
+/* The host sides' samples: files ho[first], ho[first + step]... of
  * ho[0..nho), with filter only the marks the targets' samples ti[0..nti)
  * hold (struct sampler); file i's marks at hits + hbase[i] (set 1 host_max
  * further). */
@@ -681,6 +787,9 @@ static void *sample_hosts(void *arg)
 		for (int set = 0; set < (int)ns; set++) {
 			f->h[set] = s[set].out;
 			f->nh[set] = s[set].n;
+			/* a share that ended before the floor (host_offset) */
+			f->grow[set] = j->filter && s[set].n && s[set].seen >= s[set].limit &&
+				       s[set].limit < ALIGN_HOST_FLOOR;
 		}
 	}
 	return NULL;
@@ -715,7 +824,7 @@ static void sample_hosts_2(struct hosts_job job[2])
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
-	struct mark *hits = NULL, **rawb = calloc(2 * (n ? n : 1), sizeof(*rawb));
+	struct mark *hits = NULL;
 	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
 	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
@@ -724,9 +833,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
 	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0;
 	int progress = 1, filter;
+	struct align al;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !fs || !rawb || !hbase || !ho || !ti || !d || !scratch || !done || !early)
+	if (n < 2 || !fs || !hbase || !ho || !ti || !d || !scratch || !done || !early)
 		goto out;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
@@ -738,11 +848,12 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	/* A target's sample holds the first commands of all its hosts, of
 	 * each host about ALIGN_SAMPLE / hosts: a longer sample of a host's
 	 * own file finds no more pairs, and 64 files of full samples cost more
-	 * to sort than the join itself. Twice that share, all hosts' samples
-	 * together twice a target's (the share counted from the host's first
-	 * command the target's sample holds, struct sampler); of more than a
-	 * block, whole blocks: a file is read and checked a block at a time,
-	 * and a few records of a next block cost all of it. */
+	 * to sort than the join itself. Up to twice that share, all hosts'
+	 * samples together up to twice a target's (the share counted from the
+	 * host's first command the target's sample holds, struct sampler, so
+	 * it may reach into one more block); of more than a block, whole
+	 * blocks: a file is read and checked a block at a time, and a few
+	 * records of a next block cost all of it. */
 	for (size_t i = 0; i < n; i++)
 		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
 	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
@@ -751,17 +862,18 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	if (host_max < ALIGN_HOST_MIN)
 		host_max = ALIGN_HOST_MIN;
 	/* The files with a target's side first, each read once for all its
-	 * samples, the targets' indexed; then the host-only files, in two
-	 * threads (sample_hosts_2). A host file's marks go to its part of hits
-	 * (a block of its own per file came between the files' read buffers in
+	 * samples, the targets' indexed; then the host sides, in two threads
+	 * (sample_hosts_2). A host file's marks go to its part of hits (a
+	 * block of its own per file came between the files' read buffers in
 	 * the heap, which then took fresh pages at every file). Of many hosts,
 	 * a host's sample is short and much of it has no command in the
 	 * target's sample (which holds a share of each host's first
-	 * commands): a host-only file's marks are looked up as they are read
-	 * and only those the targets' samples hold are kept, with their group
-	 * (struct mark: median_offset passes over the others and does not look
-	 * up the kept ones again); a file of both sides keeps its marks until
-	 * its targets are indexed (rawb). Of one host nearly every mark has its
+	 * commands): a host's marks are looked up as they are read and only
+	 * those the targets' samples hold are kept, with their group (struct
+	 * mark: median_offset passes over the others and does not look up the
+	 * kept ones again), the share counted from the first (struct sampler);
+	 * a file of both sides is read a second time for its host side, once
+	 * its targets are indexed. Of one host nearly every mark has its
 	 * command there, and the filter would look each up twice. */
 	filter = host_max < ALIGN_SAMPLE;
 	for (size_t i = 0; i < n; i++) {
@@ -769,14 +881,14 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			continue;
 		hbase[i] = nhits;
 		nhits += (1 + early[i]) * host_max;
-		if (!has_side(in[i].info->role, NTP_SIDE_TARGET))
+		if (filter || !has_side(in[i].info->role, NTP_SIDE_TARGET))
 			ho[nho++] = i;
 	}
 	hits = malloc((nhits ? nhits : 1) * sizeof(*hits));
 	if (!hits)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		int hh = has_side(in[i].info->role, NTP_SIDE_HOST);
+		int hh = !filter && has_side(in[i].info->role, NTP_SIDE_HOST);
 		struct sampler s[4];
 		int sset[4];
 		size_t ns = 0;
@@ -786,7 +898,6 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 		for (int set = 0; set < 1 + early[i]; set++) {
 			/* set 1: only the files that began early (pair_offset) */
 			int64_t f = set ? from : 0;
-			struct mark *h;
 
 			if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
 				goto out;
@@ -795,14 +906,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 						    .side = NTP_SIDE_TARGET };
 			if (!hh)
 				continue;
-			/* a file of both sides keeps its hosts' marks (rawb)
-			 * until the targets are indexed */
-			if (!filter)
-				h = fs[i].h[set] = hits + hbase[i] + set * host_max;
-			else if (!(h = rawb[2 * i + set] = malloc(host_max * sizeof(*h))))
-				goto out;
+			fs[i].h[set] = hits + hbase[i] + set * host_max;
 			sset[ns] = set;
-			s[ns++] = (struct sampler){ .out = h, .max = host_max, .from = f, .side = NTP_SIDE_HOST };
+			s[ns++] = (struct sampler){ .out = fs[i].h[set], .max = host_max, .from = f,
+						    .side = NTP_SIDE_HOST };
 		}
 		sample_file(in[i].path, s, ns);
 		for (size_t j = 0; j < ns; j++) {
@@ -818,22 +925,13 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 			}
 		}
 	}
-	/* the targets indexed: the hosts' marks of files of both sides */
-	for (size_t i = 0; i < n; i++)
-		for (int set = 0; set < 2; set++)
-			if (rawb[2 * i + set]) {
-				struct mark *h = hits + hbase[i] + set * host_max;
-
-				keep_hits(ti, nti, &fs[i], set, rawb[2 * i + set], fs[i].nh[set], &h);
-				free(rawb[2 * i + set]);
-				rawb[2 * i + set] = NULL;
-			}
 	for (int t = 0; t < 2; t++)
 		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
 					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
-					     .hits = hits, .ti = ti, .from = from,
-					     .filter = filter };
+					     .hits = hits, .ti = ti, .from = from, .filter = filter };
 	sample_hosts_2(job);
+	al = (struct align){ .in = in, .fs = fs, .early = early, .ti = ti, .nti = nti,
+			     .host_max = host_max, .from = from, .d = d, .scratch = scratch };
 	/* Spread from the primary file: a target aligned on a host, then the
 	 * other hosts of that target on it, and so on. */
 	done[primary] = 1;
@@ -846,10 +944,10 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 				if (a == b || !done[a] || done[b])
 					continue;
 				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(fs, early, a, b, d, &off, scratch)) {
+				if (pair_offset(&al, a, b, &off)) {
 					adj[b] = wrap_add((uint64_t)adj[a], off);
 					done[b] = progress = 1;
-				} else if (pair_offset(fs, early, b, a, d, &off, scratch)) {
+				} else if (pair_offset(&al, b, a, &off)) {
 					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
 					done[b] = progress = 1;
 				}
@@ -861,11 +959,9 @@ out:
 		for (int set = 0; set < 2; set++) {
 			tindex_free(&fs[i].ti[set]);
 			free(fs[i].t[set]);
+			free(fs[i].grown[set]);
 		}
 	}
-	for (size_t i = 0; rawb && i < 2 * n; i++)
-		free(rawb[i]);
-	free(rawb);
 	free(hbase);
 	free(ho);
 	free(ti);

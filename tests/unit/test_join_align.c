@@ -37,8 +37,9 @@ static int cmp_ref(const void *pa, const void *pb)
 	return (a->t > b->t) - (a->t < b->t);
 }
 
-/* The walk over two sorted samples (the reference). */
-static size_t ref_offset(struct mark *h, size_t nh, struct mark *t, size_t nt, int64_t *d, int64_t *out)
+/* The walk over two sorted samples (the reference); *pairs its differences. */
+static size_t ref_offset_n(struct mark *h, size_t nh, struct mark *t, size_t nt, int64_t *d, int64_t *out,
+			   size_t *pairs)
 {
 	size_t i = 0, j = 0, nd = 0, l = 0, best = 0, best_l = 0;
 	static int64_t ht[ALIGN_SAMPLE], tt[ALIGN_SAMPLE];
@@ -66,6 +67,7 @@ static size_t ref_offset(struct mark *h, size_t nh, struct mark *t, size_t nt, i
 			j++;
 		}
 	}
+	*pairs = nd;
 	if (nd < ALIGN_MIN_PAIRS)
 		return 0;
 	sort_i64(d, nd);
@@ -79,6 +81,13 @@ static size_t ref_offset(struct mark *h, size_t nh, struct mark *t, size_t nt, i
 	}
 	*out = d[best_l + best / 2];
 	return best;
+}
+
+static size_t ref_offset(struct mark *h, size_t nh, struct mark *t, size_t nt, int64_t *d, int64_t *out)
+{
+	size_t pairs;
+
+	return ref_offset_n(h, nh, t, nt, d, out, &pairs);
 }
 
 static struct mark random_mark(unsigned keys, unsigned lbas, int64_t t)
@@ -103,7 +112,7 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 	static uint64_t scratch[ALIGN_SCRATCH_BYTES / sizeof(uint64_t)];
 	int64_t off = (int64_t)(random() % 1000000000) - 500000000, o1 = 0, o2 = 0;
 	struct tindex x;
-	size_t c1, c2;
+	size_t c1, c2, p1 = 0, p2;
 
 	srandom(seed);
 	/* the target's instances, then host instances: copies of some of them
@@ -123,14 +132,15 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 	}
 	memcpy(hc, h, nh * sizeof(*h));
 	memcpy(tc, t, nt * sizeof(*t));
-	c1 = ref_offset(hc, nh, tc, nt, d1, &o1);
+	c1 = ref_offset_n(hc, nh, tc, nt, d1, &o1, &p1);
 	memset(&x, 0, sizeof(x));
 	memset(scratch, 0xa5, sizeof(scratch));
 	assert_int_equal(tindex_build(&x, t, nt, (uint32_t *)scratch), 0);
-	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0, &p2);
 	/* a second host sample on the same table (the stamps tell the calls apart) */
-	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0);
+	c2 = median_offset(h, nh, &x, nt, d2, &o2, scratch, 0, &p2);
 	assert_int_equal(c2, c1);
+	assert_int_equal(p2, p1);
 	if (c1)
 		assert_int_equal(o2, o1);
 	/* the host marks kept as a filtered sample keeps them (their groups
@@ -148,7 +158,16 @@ static void one_case(unsigned keys, unsigned lbas, size_t nh, size_t nt, int wil
 				hc[nk++] = m;
 			}
 		}
-		c2 = median_offset(hc, nk, &x, nt, d2, &o2, scratch, 1);
+		c2 = median_offset(hc, nk, &x, nt, d2, &o2, scratch, 1, &p2);
+		assert_int_equal(c2, c1);
+		if (c1)
+			assert_int_equal(o2, o1);
+		/* groups out of the index's range (a mark kept for another
+		 * index): looked up, never read */
+		for (size_t k = 0; k < nk; k++)
+			if (random() % 3 == 0)
+				hc[k].tg = (uint16_t)(random() % 2 ? UINT16_MAX : x.ng + 1 + random() % 100);
+		c2 = median_offset(hc, nk, &x, nt, d2, &o2, scratch, 1, &p2);
 		assert_int_equal(c2, c1);
 		if (c1)
 			assert_int_equal(o2, o1);
@@ -434,9 +453,11 @@ static void add_host(struct ntp_writer *w, uint64_t slba, uint64_t ts)
 /*
  * A filtered host sample (struct sampler with the target's index) keeps
  * only the marks of commands the target's sample holds, and counts its
- * max records from the first of them: a host whose first records the
- * target never saw (it began earlier) still gets its share. Without a
- * mark within ALIGN_SAMPLE records, the sample ends there, empty.
+ * max records from the first of them (or to its floor, if further): a
+ * host whose first records the target never saw (it began earlier) still
+ * gets its share. Without a mark, the sample ends empty within
+ * ALIGN_SAMPLE records if the target's sample holds the host's
+ * controller, else within ALIGN_HOST_FLOOR, where it once did.
  */
 static void test_host_share(void **state)
 {
@@ -486,11 +507,21 @@ static void test_host_share(void **state)
 	}
 	/* a share larger than the stretch the target holds: all of it */
 	{
-		struct sampler s = { .out = out, .max = 6000, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
+		struct sampler s = { .out = out, .max = 6000, .ti = &one, .nti = 1,
+				     .side = NTP_SIDE_HOST };
 
 		sample_file(path, &s, 1);
 		assert_int_equal(s.seen, lead + 6000);
 		assert_int_equal(s.n, 2000);
+	}
+	/* a floor further than the share: to the floor (host_grow's) */
+	{
+		struct sampler s = { .out = out, .max = 100, .floor = lead + 3000, .ti = &one, .nti = 1,
+				     .side = NTP_SIDE_HOST };
+
+		sample_file(path, &s, 1);
+		assert_int_equal(s.seen, lead + 3000);
+		assert_int_equal(s.n, 1500);
 	}
 	tindex_free(&x);
 	/* nothing the target holds: ALIGN_SAMPLE records, no mark */
@@ -506,43 +537,63 @@ static void test_host_share(void **state)
 		assert_int_equal(s.n, 0);
 	}
 	tindex_free(&x);
+	/* nor a command of its controller: ALIGN_HOST_FLOOR records */
+	for (size_t j = 0; j < 4000; j++)
+		t[j].key = 2ull << 32 | 1u << 16 | 3;
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(tindex_build(&x, t, 4000, (uint32_t *)scratch), 0);
+	{
+		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
+
+		sample_file(path, &s, 1);
+		assert_int_equal(s.seen, ALIGN_HOST_FLOOR);
+		assert_int_equal(s.n, 0);
+	}
+	tindex_free(&x);
 	unlink(path);
 	rmdir(dir);
 }
 
 #define MANY_HOSTS 40
 
+/* How the commands of align_many look. */
+struct many {
+	size_t early_cmds;
+	/* 0: each command its own LBA and a command id of 64; else one
+	 * command id and LBAs that come back, of lbas (SPDK at queue depth 1) */
+	unsigned lbas;
+	int both0;		/* host 0 a file of both sides (its targets' commands of no recorded host) */
+	unsigned targets;	/* 1, or 2: host h's commands to target h % 2, host 0's to either */
+};
+
 /*
- * MANY_HOSTS hosts and their target, each command unique (its own LBA),
- * each clock off by its own error; host 0 (the primary file) began
- * early_cmds commands before the others and the target (well within the
- * second's margin of a second sample): its first records hold no command
- * of the target's sample. Every host and the target are aligned, host 0
- * too: its share counted from its first command the target holds (a
- * sample of its first records only, as many hosts' samples were, found
- * no pair: nothing was aligned).
+ * MANY_HOSTS hosts and their targets, each clock off by its own error;
+ * host 0 (the primary file) began early_cmds commands before the others
+ * and the targets (well within the second's margin of a second sample):
+ * its first records hold no command of the target's sample. Every host
+ * and target is aligned, host 0 too.
  */
-static void align_many(size_t early_cmds, unsigned seed)
+static void align_many(const struct many *o, unsigned seed)
 {
-	char dir[] = "/tmp/test_join_align.XXXXXX", path[MANY_HOSTS + 1][300], err[256];
-	static struct ntp_file_info info[MANY_HOSTS + 1];
-	struct ntp_join_input in[MANY_HOSTS + 1];
-	struct ntp_writer *w[MANY_HOSTS + 1];
-	int64_t skew[MANY_HOSTS + 1], adj[MANY_HOSTS + 1];
+	char dir[] = "/tmp/test_join_align.XXXXXX", path[MANY_HOSTS + 2][300], err[256];
+	static struct ntp_file_info info[MANY_HOSTS + 2];
+	struct ntp_join_input in[MANY_HOSTS + 2];
+	struct ntp_writer *w[MANY_HOSTS + 2];
+	int64_t skew[MANY_HOSTS + 2], adj[MANY_HOSTS + 2];
 	const uint64_t t0 = 1700000000000000000ull;
-	const unsigned n = MANY_HOSTS + 1, tgt = MANY_HOSTS;
+	const unsigned n = MANY_HOSTS + o->targets;
 	uint64_t lba = 0;
-	int64_t wt = -(int64_t)early_cmds * 3000;	/* a command each 3 us on average */
+	int64_t wt = -(int64_t)o->early_cmds * 3000;	/* a command each 3 us on average */
 
 	assert_non_null(mkdtemp(dir));
 	srandom(seed);
 	for (unsigned f = 0; f < n; f++) {
 		memset(&info[f], 0, sizeof(info[f]));
-		info[f].role = f == tgt ? NTP_ROLE_TARGET : NTP_ROLE_HOST;
+		info[f].role = f >= MANY_HOSTS ? NTP_ROLE_TARGET : f == 0 && o->both0 ? NTP_ROLE_BOTH : NTP_ROLE_HOST;
 		info[f].transport = NTP_TRANSPORT_TCP;
 		info[f].sampling = 1;
 		info[f].start_mono_ns = 1000000000ull * (f + 1);
-		info[f].start_real_ns = t0 - (f == 0 ? early_cmds * 3000 : 0);
+		info[f].start_real_ns = t0 - (f == 0 ? o->early_cmds * 3000 : 0);
 		snprintf(info[f].hostname, sizeof(info[f].hostname), "m%u", f);
 		snprintf(path[f], sizeof(path[f]), "%s/f%u.ntp", dir, f);
 		w[f] = ntp_writer_open(path[f], &info[f], err, sizeof(err));
@@ -553,13 +604,14 @@ static void align_many(size_t early_cmds, unsigned seed)
 	}
 	for (; wt < 150000000; wt += 2000 + random() % 2000) {
 		unsigned h = wt < 0 ? 0 : (unsigned)random() % MANY_HOSTS;
+		unsigned tgt = MANY_HOSTS + (h ? h : (unsigned)random()) % o->targets;
 		struct ntp_record x;
 
 		memset(&x, 0, sizeof(x));
 		x.cntlid = (uint16_t)(h + 1);
 		x.qid = 1;
-		x.cid = (uint16_t)(random() % 64);
-		x.slba = 8 * lba++;
+		x.cid = o->lbas ? 0 : (uint16_t)(random() % 64);
+		x.slba = o->lbas ? 8 * (uint64_t)(random() % o->lbas) : 8 * lba++;
 		x.len = 4096;
 		x.opcode = 2;
 		x.side = NTP_SIDE_HOST;
@@ -576,6 +628,21 @@ static void align_many(size_t early_cmds, unsigned seed)
 			x.ts_valid = 1u << NTP_TS_T_CMD_ARRIVE;
 			assert_int_equal(ntp_writer_add(w[tgt], &x), 0);
 		}
+		if (o->both0 && random() % 8 == 0) {
+			/* host 0's target side: a command of another host */
+			memset(&x, 0, sizeof(x));
+			x.cntlid = 777;
+			x.qid = 1;
+			x.cid = (uint16_t)(random() % 64);
+			x.slba = 8 * (uint64_t)random();
+			x.len = 4096;
+			x.opcode = 2;
+			x.side = NTP_SIDE_TARGET;
+			x.ts[NTP_TS_T_CMD_ARRIVE] = (uint64_t)((int64_t)(t0 + info[0].start_mono_ns - info[0].start_real_ns) +
+							       wt + skew[0]);
+			x.ts_valid = 1u << NTP_TS_T_CMD_ARRIVE;
+			assert_int_equal(ntp_writer_add(w[0], &x), 0);
+		}
 	}
 	for (unsigned f = 0; f < n; f++)
 		assert_int_equal(ntp_writer_close(w[f], 1), 0);
@@ -586,14 +653,50 @@ static void align_many(size_t early_cmds, unsigned seed)
 	/* skews and trip undone (within the trip's spread) */
 	assert_int_equal(adj[0], 0);
 	for (unsigned f = 1; f < n; f++)
-		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f == tgt ? 32500 : 0)) < 100000);
+		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f >= MANY_HOSTS ? 32500 : 0)) < 100000);
 }
 
 static void test_align_many_hosts(void **state)
 {
 	(void)state;
-	align_many(0, 11);
-	align_many(6000, 12);	/* past the first 4096 records a host's sample once was */
+	align_many(&(struct many){ .targets = 1 }, 11);
+	/* past the first 4096 records a host's sample once was */
+	align_many(&(struct many){ .early_cmds = 6000, .targets = 1 }, 12);
+}
+
+/*
+ * A host at queue depth 1 with one command id (SPDK) that began early
+ * repeats in its first records commands the target's sample holds from
+ * later on: its share counted from the first of them holds false pairs
+ * only, which do not agree, and the host is read again to its first
+ * ALIGN_HOST_FLOOR records (host_offset), where the true pairs begin.
+ */
+static void test_align_many_qd1(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .early_cmds = 3000, .lbas = 256, .targets = 1 }, 21);
+	align_many(&(struct many){ .early_cmds = 1500, .lbas = 65536, .targets = 1 }, 22);
+	align_many(&(struct many){ .lbas = 256, .targets = 1 }, 23);
+}
+
+/* A file of both sides among many hosts: its host side's share counted
+ * from its first command the targets' samples hold, as a host-only
+ * file's (it was its first records only: nothing aligned). */
+static void test_align_many_both(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .early_cmds = 3000, .both0 = 1, .targets = 1 }, 31);
+	align_many(&(struct many){ .early_cmds = 6000, .both0 = 1, .targets = 1 }, 32);
+}
+
+/* Two targets: a host's marks are kept for either target's sample and
+ * carry no group (struct mark's tg is of the one target sample there is):
+ * each host aligned on its own target. */
+static void test_align_many_targets(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .targets = 2 }, 41);
+	align_many(&(struct many){ .early_cmds = 3000, .targets = 2 }, 42);
 }
 
 int main(void)
@@ -604,6 +707,9 @@ int main(void)
 		cmocka_unit_test(test_align_files),
 		cmocka_unit_test(test_host_share),
 		cmocka_unit_test(test_align_many_hosts),
+		cmocka_unit_test(test_align_many_qd1),
+		cmocka_unit_test(test_align_many_both),
+		cmocka_unit_test(test_align_many_targets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
