@@ -45,20 +45,37 @@ start_si() {
 	"${SI}" "$@" > "$W/$name.out" 2> "$W/$name.err" &
 	pids+=($!)
 	eval "pid_$name=$!"
-	for _ in $(seq 100); do grep -q ready "$W/$name.out" 2>/dev/null && return; sleep 0.05; done
+	for _ in $(seq 600); do grep -q ready "$W/$name.out" 2>/dev/null && return; sleep 0.05; done
 }
 
-# sampling NAME: the stand-in's variable as it sees it (SIGUSR1)
+# ended NAME PID SECONDS: until the stand-in NAME has ended; stopped (SIGTERM)
+# if the recorder PID ends first or after SECONDS (the check then fails)
+ended() {
+	local p
+	p=$(eval echo "\$pid_$1")
+	for _ in $(seq $(($3 * 10))); do
+		kill -0 "$p" 2>/dev/null && kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+
+# sampling NAME: the stand-in's variable as it sees it (SIGUSR1); "none"
+# when it has not answered within 10 s (not an earlier answer)
 sampling() {
 	local p n
 	p=$(eval echo "\$pid_$1")
 	n=$(grep -c '^sampling' "$W/$1.out")
 	kill -USR1 "$p"
-	for _ in $(seq 100); do
-		[ "$(grep -c '^sampling' "$W/$1.out")" -gt "$n" ] && break
+	for _ in $(seq 500); do
+		if [ "$(grep -c '^sampling' "$W/$1.out")" -gt "$n" ]; then
+			grep '^sampling' "$W/$1.out" | tail -1 | cut -d' ' -f2
+			return
+		fi
 		sleep 0.02
 	done
-	grep '^sampling' "$W/$1.out" | tail -1 | cut -d' ' -f2
+	echo none
 }
 
 # keys FILE.ntp: "cid,slba,nlb" of every record, sorted
@@ -88,17 +105,47 @@ check probe-load '^load: ok$' "$W/probe"
 [ $rc = 0 ] && ok probe-exit || bad "probe-exit: $rc"
 [ "$(sampling t1)" = 0 ] && ok probe-leaves-variable || bad "probe-leaves-variable: $(sampling t1)"
 
-# ---- record as target: the records are the commands sampled, the variable goes back to 0 ----
+# ---- record as target: the variable goes back to 0 at -d's end; the records at the stop ----
 "$NTPROF" record -r target --spdk-target "$SI" -s 10 -d 2 --offline -o "$W/t1.ntp" > "$W/rec1" 2> "$W/rec1.err"
 rc=$?
 [ $rc = 0 ] && ok record-exit || { bad "record-exit: $rc"; cat "$W/rec1.err"; }
 [ "$(sampling t1)" = 0 ] && ok record-reset-at-end || bad "record-reset-at-end: $(sampling t1)"
 kill -TERM "$pid_t1"; wait "$pid_t1" 2>/dev/null
+# The stand-in ran on through the stop. It runs one command at a time, in the
+# order of its list: only the last one listed can have been in flight when
+# the recorder wrote 0, and for that one the recorder waits 20 ms
+# (docs/spdk.md, "when it stops"), time that a stand-in waiting for the CPU
+# can outlast. Every other one was in the ring buffer before the write: the
+# recorder takes them at the stop. No record is of a command not sampled.
 n_list=$(wc -l < "$W/t1.list")
-if [ "$n_list" -gt 100 ] && diff <(sort "$W/t1.list") <(keys "$W/t1.ntp") > /dev/null; then
+keys "$W/t1.ntp" > "$W/t1.keys"
+miss=$(head -n -1 "$W/t1.list" | sort | comm -23 - "$W/t1.keys")
+extra=$(sort "$W/t1.list" | comm -13 - "$W/t1.keys")
+if [ "$n_list" -gt 100 ] && [ -z "$miss" ] && [ -z "$extra" ]; then
+	ok "record-target-stop ($n_list sampled, $(wc -l < "$W/t1.keys") recorded)"
+else
+	bad "record-target-stop: $n_list sampled, $(wc -l < "$W/t1.keys") recorded; before the last one listed, not recorded: $(
+		echo $miss | head -c 200); recorded, not sampled: $(echo $extra | head -c 200)"
+fi
+
+# ---- the records are exactly the commands sampled ----
+# Without a stop in the middle: the stand-in runs its commands once the
+# recorder has set the variable and ends, and only then is the recorder
+# stopped.
+start_si tl -r target -n 12000 --wait-sampling -l "$W/tl.list"
+"$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/tl.ntp" > /dev/null 2> "$W/rec-tl.err" &
+rec=$!
+pids+=($rec)
+ended tl "$rec" 300
+kill -INT "$rec"; wait "$rec"
+rc=$?
+n_list=$(wc -l < "$W/tl.list")
+if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n_list sampled" "$W/tl.err" &&
+	diff <(sort "$W/tl.list") <(keys "$W/tl.ntp") > /dev/null; then
 	ok "record-target-records ($n_list sampled, every one recorded)"
 else
-	bad "record-target-records: $n_list sampled, $(keys "$W/t1.ntp" | wc -l) recorded"
+	bad "record-target-records: $n_list sampled, $(keys "$W/tl.ntp" | wc -l) recorded, the recorder's exit $rc:"
+	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.err" | head -20
 fi
 check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
 check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
@@ -113,7 +160,7 @@ start_si t2 -r target
 "$NTPROF" record -r target --spdk-target "$SI" -s 7 --offline > /dev/null 2> "$W/rec2.err" &
 rec=$!
 pids+=($rec)
-for _ in $(seq 100); do [ "$(sampling t2)" = 7 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(sampling t2)" = 7 ] && break; sleep 0.1; done
 [ "$(sampling t2)" = 7 ] && ok record-writes-variable || bad "record-writes-variable: $(sampling t2)"
 "$NTPROF" record -r target --spdk-target "$SI" -s 3 -d 1 > "$W/r6" 2>&1
 check refuse-two-recorders "^ntprof: process $pid_t2 of $SI: its sampling variable is held by another ntprof recorder \(pid $rec\)" "$W/r6"
@@ -121,7 +168,7 @@ check refuse-two-recorders "^ntprof: process $pid_t2 of $SI: its sampling variab
 
 # a process started later is picked up within the interval
 start_si t3 -r target -l "$W/t3.list"
-for _ in $(seq 50); do [ "$(sampling t3)" = 7 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(sampling t3)" = 7 ] && break; sleep 0.1; done
 [ "$(sampling t3)" = 7 ] && ok record-picks-up-later || bad "record-picks-up-later: $(sampling t3)"
 check record-says-picked-up "process $pid_t3 of .* picked up, sampling 1 in 7" "$W/rec2.err"
 kill -TERM "$rec"; wait "$rec"
@@ -132,7 +179,7 @@ kill -TERM "$rec"; wait "$rec"
 "$NTPROF" record -r target --spdk-target "$SI" -s 5 --offline > /dev/null 2>&1 &
 rec=$!
 pids+=($rec)
-for _ in $(seq 100); do [ "$(sampling t2)" = 5 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(sampling t2)" = 5 ] && break; sleep 0.1; done
 kill -9 "$rec"; wait "$rec" 2>/dev/null
 [ "$(sampling t2)" = 5 ] && ok sigkill-leaves-variable || bad "sigkill-leaves-variable: $(sampling t2)"
 "$NTPROF" record -r target --spdk-target "$SI" -s 9 -d 1 --offline > /dev/null 2> "$W/rec3.err"
@@ -150,7 +197,7 @@ start_si jt -r target -t tcp -i "$W/all.csv" -n 3000 --wait-sampling --storage-u
 "$NTPROF" record -r target --spdk-target "$SI" -s 10 -d 30 --offline -o "$W/jt.ntp" > /dev/null 2>&1 &
 rec=$!
 pids+=($rec)
-wait "$pid_jt"; kill -INT "$rec"; wait "$rec"
+ended jt "$rec" 300; kill -INT "$rec"; wait "$rec"
 "$NTPROF" report --detail "$W/kh.ntp" "$W/jt.ntp" > "$W/join1" 2>&1
 nh=$(keys "$W/kh.ntp" | wc -l)
 check join-kernel-host-spdk-target "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join1"
@@ -162,7 +209,7 @@ start_si jh -r host -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 40
 "$NTPROF" record -r host --spdk-host "$SI" -s 10 -d 30 --offline -o "$W/jh.ntp" > "$W/jh.report" 2>&1 &
 rec=$!
 pids+=($rec)
-wait "$pid_jh"; kill -INT "$rec"; wait "$rec"
+ended jh "$rec" 300; kill -INT "$rec"; wait "$rec"
 "$NTPROF" report --detail "$W/jh.ntp" "$W/kt.ntp" > "$W/join2" 2>&1
 check join-spdk-host-kernel-target "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join2"
 check join2-host-driver '^host driver \(SPDK\) ' "$W/join2"
@@ -181,7 +228,7 @@ SI=$SIH start_si rh -r host -t rdma -i "$W/all.csv" -n 3000 --wait-sampling
 	-o "$W/rb.ntp" > /dev/null 2> "$W/rb.err" &
 rec=$!
 pids+=($rec)
-wait "$pid_rt" "$pid_rh"; kill -INT "$rec"; wait "$rec"
+ended rt "$rec" 300; ended rh "$rec" 300; kill -INT "$rec"; wait "$rec"
 "$NTPROF" report --detail "$W/rb.ntp" > "$W/join3" 2>&1
 check join-spdk-both-rdma "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join3"
 check join3-network '^network \(RDMA, NICs, wire\) ' "$W/join3"
@@ -195,7 +242,7 @@ start_si hb -r both -i "$W/all.csv" -n 3000 --wait-sampling --wait-us 20 --stora
 	-o "$W/hb.ntp" > /dev/null 2> "$W/hb.err" &
 rec=$!
 pids+=($rec)
-wait "$pid_hb"; kill -INT "$rec"; wait "$rec"
+ended hb "$rec" 300; kill -INT "$rec"; wait "$rec"
 "$NTPROF" report "$W/hb.ntp" > "$W/join4" 2>&1
 check join-one-process-both-sides "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join4"
 

@@ -35,6 +35,23 @@ wait_for() {
 	return 1
 }
 key() { tm send-keys -t top "$@"; }
+# shown: the number of the interval in the header ("#N", "PAUSED #N"), or
+# nothing before the first one
+shown() { pane | sed -n '1s/.* #\([0-9][0-9]*\) *$/\1/p'; }
+# wait_shown N [SECONDS]: until the header shows interval N or a later one.
+# The intervals go by at the replay's pace whether or not the pane is looked
+# at: one number may be on the screen for too short a time to be seen.
+wait_shown() {
+	local end=$((SECONDS + ${2:-20})) n
+	while [ $SECONDS -lt "$end" ]; do
+		n=$(shown)
+		[ -n "$n" ] && [ "$n" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "the header never showed interval $1 or a later one; it shows:"
+	pane | sed 's/^/    | /'
+	return 1
+}
 
 "$NTPROF" generate -q -o "$work/run.ntp" -d 120 --rate 20000 --sizes 4K,128K --read 70 -s 100 --host-queues ||
 	{ echo "FAIL: ntprof generate"; exit 1; }
@@ -43,7 +60,7 @@ tm new-session -d -s top -x 100 -y 30 \
 tm set-option -g window-size manual >/dev/null
 
 # The main screen: header, groups with their five stages, a second interval.
-wait_for "#1" 15
+wait_shown 1 30
 wait_for "read 4KiB nvme1n1"
 for t in "ntprof-top  synth-loopback  host+target NVMe/TCP  1 in 100 sampled" "lost 0" "rec off" \
 	 "host block" "host driver" "network" "target driver" "storage" "avg QD" "h help"; do
@@ -81,7 +98,8 @@ key n
 wait_for "namespace: all"
 key t
 wait_for "I/O type: read"
-sleep 1.2
+# and so does the next interval
+wait_shown $(($(shown) + 1))
 pane | grep -qF "write 4KiB" && fail "I/O type read still shows writes"
 key t
 wait_for "I/O type: write"
@@ -95,21 +113,23 @@ k=$(pane | sed -n 's/.*PAUSED #\([0-9]*\).*/\1/p' | head -1)
 [ -n "$k" ] || fail "no PAUSED #N in the header"
 key Left
 wait_for "PAUSED #$((k - 1))"
-sleep 2
-pane | grep -qF "PAUSED #$((k - 1))" || fail "the paused screen moved"
+# the source goes on at one interval a second; the screen stays
+for _ in $(seq 20); do
+	pane | grep -qF "PAUSED #$((k - 1))" || { fail "the paused screen moved"; break; }
+	sleep 0.1
+done
 key Right
 wait_for "PAUSED #$k"
 key Space
 wait_for "resumed"
-sleep 1.2
-now=$(pane | sed -n '1s/.* #\([0-9]*\) *$/\1/p')
-[ "${now:-0}" -gt "$k" ] || fail "resumed, yet the header shows interval '${now:-?}', not one after $k"
+# resumed: the newest interval, after k (those that went by while paused)
+wait_shown $((k + 1))
 
-# Record for a few intervals; ntprof report reads the file.
+# Record for three intervals; ntprof report reads the file.
 key w
 wait_for "recording to $work/ntprof-top-"
 wait_for "● rec $work/ntprof-top-"
-sleep 3
+wait_shown $(($(shown) + 3))
 key w
 wait_for "recorded "
 rec=$(ls "$work"/ntprof-top-*.ntp 2>/dev/null | head -1)
@@ -117,7 +137,7 @@ if [ -z "$rec" ]; then
 	fail "no recording written"
 else
 	n=$(pane | sed -n 's/.*recorded \([0-9]*\) records to.*/\1/p' | head -1)
-	[ "${n:-0}" -gt 100 ] || fail "only '${n:-?}' records recorded in 3 s of 20k commands/s at 1 in 100"
+	[ "${n:-0}" -gt 100 ] || fail "only '${n:-?}' records recorded in 3 intervals of 1 s of 20k commands/s at 1 in 100"
 	"$NTPROF" report "$rec" >"$work/report.txt" 2>&1 || fail "ntprof report $rec failed: $(cat "$work/report.txt")"
 	grep -qF "read 4KiB nvme1n1" "$work/report.txt" || fail "the report of the recording lacks read 4KiB"
 	# the replay's host queues go on into the recording's header
@@ -166,7 +186,7 @@ wait_for "avg QD"
 tm resize-window -t top -x 40 -y 8
 wait_for "terminal too small"
 key q
-for _ in $(seq 50); do [ -s "$work/exit" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$work/exit" ] && break; sleep 0.1; done
 [ "$(cat "$work/exit" 2>/dev/null)" = 0 ] || fail "ntprof-top exited with '$(cat "$work/exit" 2>/dev/null)': $(cat "$work/stderr")"
 
 [ -s "$work/stderr" ] && fail "ntprof-top wrote to stderr: $(cat "$work/stderr")"
@@ -182,14 +202,14 @@ rm -f "$work/exit"
 tm new-session -d -s top -x 100 -y 30 \
 	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp --what-if-qd-was 4 2>'$work/stderr2'"
 tm set-option -t top remain-on-exit on >/dev/null
-wait_for "#0" 15
+wait_shown 0 30
 # --what-if-qd-was: the view starts with the run's QD given
 key W
 wait_for "measured  QD 4 "
 wait_for "QD given"
 [ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "ntprof-top does not use the alternate screen"
 kill -TERM "$(tm display -p -t top '#{pane_pid}')"
-for _ in $(seq 50); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && break; sleep 0.1; done
 [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] || fail "SIGTERM did not stop ntprof-top"
 [ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after SIGTERM the terminal is still in the alternate screen"
 grep -qF "ntprof-top: Terminated, stopping" "$work/stderr2" || fail "no note of the signal: $(cat "$work/stderr2")"
