@@ -196,10 +196,12 @@ static void *acc_map(void)
 #endif
 }
 
+void *(*ntp_model_acc_map)(void) = acc_map;
+
 /* A zeroed accumulator of the group numbered i (acc_free releases it). */
 static struct acc *acc_new(unsigned i)
 {
-	char *p = acc_map();
+	char *p = ntp_model_acc_map();
 
 	return p ? (struct acc *)(void *)(p + ACC_COLOR(i)) : NULL;
 }
@@ -233,8 +235,9 @@ static inline void e2e_add(struct acc *a, int64_t v)
  * cache */
 struct group {
 	/* the interval's accumulator and the run's, both made with the group
-	 * (group_find): a close allocates nothing, so none can fail there and
-	 * lose an interval from the run's (ntp_model_close_interval) */
+	 * (group_find): a close allocates no accumulator, so none can fail
+	 * there and lose an interval from the run's (ntp_model_close_interval;
+	 * a histogram's chunk it may still not have: oom) */
 	struct acc *cur, *all;
 	uint64_t unmatched;
 	/* --exact-queues: the kernel's stage sums at the last close (cumulative)
@@ -1512,13 +1515,16 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			swapped = 1;
 		} else {
 			acc_merge(g->all, g->cur);
+			/* a chunk the run's histograms could not have */
+			if (g->all->h.oom)
+				m->oom = 1;
 			acc_reset(g->cur);
 		}
 		acc_bind(g->cur, g, m->cfg.general_only);
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
-	out->oom = m->oom;		/* an interval's histograms too (above) */
+	out->oom = m->oom;		/* an interval's histograms and the run's too (above) */
 	if (swapped)
 		gc_rebind(&m->gc);
 	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);

@@ -730,6 +730,126 @@ static void test_oom_said(void **state)
 	ntp_model_free(m);
 }
 
+/* realloc until the call numbered fail_from (counted in calls), NULL from it on */
+static unsigned calls, fail_from = ~0u;
+
+static void *realloc_counted(void *p, size_t size)
+{
+	return ++calls >= fail_from ? NULL : realloc(p, size);
+}
+
+/* A chunk the run's histograms could not have when an interval is merged
+ * into them (the second close on, model.c ntp_model_close_interval) is
+ * said by that close and every later one, not only by the run's total:
+ * the interval's own chunks had (its first realloc at the close), the
+ * merge's failing. */
+static void test_oom_at_merge(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1,
+					.no_quantiles = NTP_MODEL_NO_STAGE_Q | NTP_MODEL_NO_COMP_Q };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	static const uint64_t lat[3] = { 40 * SEC, 1000000, 300000000 };
+	struct ntp_record r;
+	unsigned before;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	calls = 0;
+	fail_from = ~0u;
+	ntp_hset_realloc = realloc_counted;
+	ntp_model_set_start(m, 0);
+	host_rec(&r, 0x02, 4096, "nvme0n1", 1000);
+	ntp_model_ingest(m, &r);
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->oom, 0);
+	/* latencies far from the first interval's chunk */
+	for (int i = 0; i < 3; i++) {
+		host_rec(&r, 0x02, 4096, "nvme0n1", SEC + 1000 * (uint64_t)(i + 1));
+		r.ts[NTP_TS_H_BLK_COMPLETE] += lat[i];
+		ntp_model_ingest(m, &r);
+	}
+	before = calls;
+	fail_from = calls + 2;
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_true(calls - before >= 2);	/* the merge asked, and was refused */
+	fail_from = ~0u;
+	assert_int_equal(s->oom, 1);
+	ntp_model_close_interval(m, 3 * SEC, s);
+	assert_int_equal(s->oom, 1);
+	ntp_model_total(m, s);
+	ntp_hset_realloc = realloc;
+	assert_int_equal(s->oom, 1);
+	assert_int_equal(s->groups[0].sampled, 4);
+	free(s);
+	ntp_model_free(m);
+}
+
+static void *acc_map_fails(void)
+{
+	return NULL;
+}
+
+/* A group whose accumulators cannot be had is not made: its records are
+ * counted as oom_records (not as the overflow's: there is room for more
+ * groups) and oom is said; once memory is back, the group's next record
+ * makes it (a key of no group is not cached while groups are left,
+ * model.c group_of). */
+static void test_oom_group(void **state)
+{
+	void *(*const acc_map_default)(void) = ntp_model_acc_map;
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	host_rec(&r, 0x02, 4096, "nvme0n1", 1000);
+	ntp_model_ingest(m, &r);
+	ntp_model_acc_map = acc_map_fails;
+	for (int i = 0; i < 5; i++) {
+		host_rec(&r, 0x02, 4096, "nvme1n1", 2000 + (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+		host_rec(&r, 0x02, 4096, "nvme0n1", 2500 + (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, SEC, s);
+	assert_int_equal(s->oom, 1);
+	assert_int_equal(s->oom_records, 5);
+	assert_int_equal(s->overflow_records, 0);
+	assert_int_equal(s->n_groups, 1);
+	assert_string_equal(s->groups[0].dev, "nvme0n1");
+	assert_int_equal(s->groups[0].sampled, 6);
+	ntp_model_acc_map = acc_map_fails;
+	host_rec(&r, 0x02, 4096, "nvme1n1", SEC + 1000);
+	ntp_model_ingest(m, &r);
+	ntp_model_acc_map = acc_map_default;
+	for (int i = 0; i < 3; i++) {
+		host_rec(&r, 0x02, 4096, "nvme1n1", SEC + 2000 + (uint64_t)i * 1000);
+		ntp_model_ingest(m, &r);
+	}
+	ntp_model_close_interval(m, 2 * SEC, s);
+	assert_int_equal(s->oom, 1);
+	assert_int_equal(s->oom_records, 6);
+	assert_int_equal(s->overflow_records, 0);
+	assert_int_equal(s->n_groups, 2);
+	for (unsigned g = 0; g < 2; g++)
+		if (!strcmp(s->groups[g].dev, "nvme1n1"))
+			assert_int_equal(s->groups[g].sampled, 3);
+		else
+			assert_int_equal(s->groups[g].sampled, 0);
+	ntp_model_total(m, s);
+	assert_int_equal(s->oom, 1);
+	assert_int_equal(s->oom_records, 6);
+	assert_int_equal(s->n_groups, 2);
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +865,8 @@ int main(void)
 		cmocka_unit_test(test_sampling_change),
 		cmocka_unit_test(test_negative_e2e),
 		cmocka_unit_test(test_oom_said),
+		cmocka_unit_test(test_oom_at_merge),
+		cmocka_unit_test(test_oom_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -378,6 +378,132 @@ static void test_long_device_names(void **state)
 	ntp_model_free(m);
 }
 
+/* A joined pair of the common flow (stage.h ntp_fast_flow) of device
+ * nvme<d>n1, command id cid, its times from t0 on. */
+static void pair(struct ntp_record *h, struct ntp_record *t, unsigned d, uint16_t cid, uint64_t t0)
+{
+	memset(h, 0, sizeof(*h));
+	memset(t, 0, sizeof(*t));
+	h->side = NTP_SIDE_HOST;
+	t->side = NTP_SIDE_TARGET;
+	h->transport = t->transport = NTP_TRANSPORT_TCP;
+	h->opcode = t->opcode = 0x02;
+	h->len = t->len = 4096;
+	h->nsid = t->nsid = 1;
+	h->cntlid = t->cntlid = 1;
+	h->qid = t->qid = 1;
+	h->cid = t->cid = cid;
+	snprintf(h->dev, NTP_DEV_LEN, "nvme%un1", d);
+	snprintf(t->dev, NTP_DEV_LEN, "nullb0");
+	for (unsigned i = 0; i < NTP_TS_SLOTS; i++) {
+		h->ts[i] = t0 + 1000 * i;
+		t->ts[i] = t0 + 2500 + 100 * i;
+	}
+	h->ts_valid = NTP_FAST_H;
+	t->ts_valid = NTP_FAST_T;
+}
+
+enum feed { ONE_BY_ONE, BLOCKS, REFS };
+
+/* pairs[0..n) (host, target, host, ...) into m as feed says, in blocks of 10 */
+static void feed(struct ntp_model *m, const struct ntp_record *r, size_t n, enum feed how)
+{
+	const struct ntp_record *refs[10];
+
+	for (size_t i = 0; i < n; i += 10) {
+		size_t k = n - i < 10 ? n - i : 10;
+
+		if (how == ONE_BY_ONE)
+			for (size_t j = 0; j < k; j++)
+				ntp_model_ingest(m, &r[i + j]);
+		else if (how == BLOCKS)
+			ntp_model_ingest_block(m, &r[i], k);
+		else {
+			for (size_t j = 0; j < k; j++)
+				refs[j] = &r[i + j];
+			ntp_model_ingest_refs(m, refs, k);
+		}
+	}
+}
+
+/* Role both, joined commands of the common flow on more devices than
+ * there are groups: those of no group (model.c, the model's none, its
+ * ACC_SLOW always set) are left out and counted, never added up (the
+ * common flow's shortcut would write them into the none accumulator,
+ * which has no histograms behind it), fed one by one, in blocks and by
+ * reference. */
+#define N_DEV (NTP_SNAP_MAX_GROUPS + 36)
+#define PER_DEV 3
+
+static void test_none_joined(void **state)
+{
+	static struct ntp_record r[2 * N_DEV * PER_DEV];
+	struct ntp_snapshot *snap = calloc(1, sizeof(*snap));
+
+	(void)state;
+	assert_non_null(snap);
+	for (unsigned k = 0; k < PER_DEV; k++)
+		for (unsigned d = 0; d < N_DEV; d++) {
+			size_t i = (size_t)k * N_DEV + d;
+
+			pair(&r[2 * i], &r[2 * i + 1], d, (uint16_t)i, 1000000 + (uint64_t)i * 10000);
+		}
+	for (enum feed how = ONE_BY_ONE; how <= REFS; how++) {
+		struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+		struct ntp_model *m = ntp_model_new(&cfg);
+		uint64_t sampled = 0;
+
+		assert_non_null(m);
+		ntp_model_set_start(m, 0);
+		feed(m, r, sizeof(r) / sizeof(r[0]), how);
+		ntp_model_close_interval(m, 1000000 + (uint64_t)N_DEV * PER_DEV * 10000, snap);
+		assert_int_equal(snap->matched, N_DEV * PER_DEV);
+		assert_int_equal(snap->n_groups, NTP_SNAP_MAX_GROUPS);
+		for (unsigned g = 0; g < snap->n_groups; g++) {
+			assert_int_equal(snap->groups[g].sampled, PER_DEV);
+			sampled += snap->groups[g].sampled;
+		}
+		assert_int_equal(sampled, NTP_SNAP_MAX_GROUPS * PER_DEV);
+		assert_int_equal(snap->overflow_records, (N_DEV - NTP_SNAP_MAX_GROUPS) * PER_DEV);
+		assert_int_equal(snap->oom, 0);
+		ntp_model_free(m);
+	}
+	free(snap);
+}
+
+/* A target record that took the STORAGE_DONE fallback (NTP_REC_F_RSP_FALLBACK)
+ * with its response's time seen is not the common flow (stage.h
+ * ntp_fast_flow): after a common command (the group's run that flow's,
+ * model.c account's one test passes but for the flag) it is counted as
+ * the fallback's, one by one, in blocks and by reference. */
+static void test_fallback_not_fast(void **state)
+{
+	struct ntp_record r[6];
+	struct ntp_snapshot *snap = calloc(1, sizeof(*snap));
+
+	(void)state;
+	assert_non_null(snap);
+	for (unsigned i = 0; i < 3; i++)
+		pair(&r[2 * i], &r[2 * i + 1], 0, (uint16_t)i, 1000000 + (uint64_t)i * 100000);
+	r[3].flags |= NTP_REC_F_RSP_FALLBACK;
+	assert_true(r[3].ts_valid & (1u << NTP_TS_T_RSP_SENT));
+	for (enum feed how = ONE_BY_ONE; how <= REFS; how++) {
+		struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+		struct ntp_model *m = ntp_model_new(&cfg);
+
+		assert_non_null(m);
+		ntp_model_set_start(m, 0);
+		feed(m, r, 6, how);
+		ntp_model_close_interval(m, 2000000, snap);
+		assert_int_equal(snap->matched, 3);
+		assert_int_equal(snap->n_groups, 1);
+		assert_int_equal(snap->groups[0].sampled, 3);
+		assert_int_equal(snap->groups[0].fallback_records, 1);
+		ntp_model_free(m);
+	}
+	free(snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +511,8 @@ int main(void)
 		cmocka_unit_test(test_no_quantiles),
 		cmocka_unit_test(test_fused_equals_general),
 		cmocka_unit_test(test_long_device_names),
+		cmocka_unit_test(test_none_joined),
+		cmocka_unit_test(test_fallback_not_fast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
