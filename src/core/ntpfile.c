@@ -506,14 +506,26 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		return have;
 	if (r->mapped)
 		return fill_map(r, need);
-	/* a damaged length must not grow the buffer past what the file holds */
-	if (r->size && r->off + need > r->size && r->size > r->off)
-		need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
+	/* a damaged length must not grow the buffer past what the file holds;
+	 * a file still being written may have grown since its size was taken
+	 * (taken again here only, at what was its end) */
+	if (r->size && r->off + need > r->size && r->size > r->off) {
+		struct stat sb;
+
+		if (!fstat(r->fd, &sb) && (uint64_t)sb.st_size > r->size)
+			r->size = (uint64_t)sb.st_size;
+		if (r->off + need > r->size)
+			need = (size_t)(r->size - r->off) + 1;	/* +1: see the end of the file */
+	}
 	if (r->start + need > r->cap) {
 		/* move the unread bytes to the front, keeping their file offset's
 		 * alignment mod 8 so records stay 8-byte aligned in place */
 		size_t lead = r->off & 7, ncap = r->cap;
 
+		/* a longer block: read-ahead's buffers double (its spares keep
+		 * one size), a reader's own grows to what it reads at once */
+		if (need + lead > ncap && !r->ahead)
+			ncap = (need + lead + READ_BUF_AHEAD + 4095) & ~(size_t)4095;
 		while (need + lead > ncap)
 			ncap *= 2;
 		if (r->ahead && ncap < AHEAD_BUF)
@@ -529,7 +541,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (r->ahead)
 				retire(r, r->buf, r->cap);
 			else
-				buf_let_go(r, r->buf, r->cap);
+				free(r->buf);	/* outgrown: no spare is taken without read-ahead */
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -1497,6 +1509,18 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 		r->ahead = NULL;
 		/* no caller will finish a split CRC: every block checked whole */
 		ntp_reader_split_crc(r, 16);
+		/* read in this thread: a block's buffer, not read-ahead's
+		 * (nothing read into it yet) */
+		if (!r->mapped && r->buf && !r->window && r->start == r->end && r->cap > READ_BUF) {
+			uint8_t *nb = malloc(READ_BUF);
+
+			if (nb) {
+				free(r->buf);
+				r->buf = nb;
+				r->data = nb;
+				r->cap = READ_BUF;
+			}
+		}
 	}
 	return r->ahead ? 0 : 1;
 }
@@ -1521,9 +1545,10 @@ int ntp_reader_read_alone(struct ntp_reader *r)
  * Few files, one thread: each read with read() (ntp_reader_read_alone).
  * Many files: their windows, each block mapped once (fill_map), where a
  * read buffer of each, filled in turn, would be out of the cache when the
- * next block is copied into it; but the file with the most records (the
- * target's of many hosts) is read ahead by a thread, or with read() in
- * this one, as one of few (docs/performance.md).
+ * next block is copied into it; but r[most], the caller's pick (a
+ * report's lone target of many hosts, about half of all records), is
+ * read ahead by a thread, or with read() in this one, as one of few
+ * (docs/performance.md).
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 {

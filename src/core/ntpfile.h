@@ -189,7 +189,8 @@ int ntp_reader_read_alone(struct ntp_reader *r);
  * block. Each file is read ahead by a thread of its own where that pays
  * (ntp_read_ahead_wanted(n)), else, up to NTP_AHEAD_FILES files, with
  * read() in the caller's thread (ntp_reader_read_alone). Of more files,
- * r[most] (the one with the most records; SIZE_MAX: none) is read ahead
+ * r[most] (the caller's pick: a report's lone target of many hosts, which
+ * holds about half of all records; SIZE_MAX: none) is read ahead
  * where two CPUs can run, else with read(); the others keep their windows.
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1020,13 +1021,39 @@ static size_t read_checked(struct ntp_reader *r, size_t span)
 	return got;
 }
 
+/* The bytes malloc'ed and not freed (AddressSanitizer's count), 0 without it. */
+extern size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+static size_t allocated(void)
+{
+	return __sanitizer_get_current_allocated_bytes ? __sanitizer_get_current_allocated_bytes() : 0;
+}
+
+/* The read() calls this process made so far (/proc/self/io's syscr), 0
+ * where it cannot tell. */
+static unsigned long long reads_so_far(void)
+{
+	unsigned long long n = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "syscr: %llu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 /* The read buffer of a reader read in its caller's thread is reused, at
  * most NTP_READ_BUF_MAX bytes (so it stays in the core's cache) while the
  * blocks are the writer's; whole or cut, with read() from the open
  * (NTPROF_NO_MMAP) or from the header's window on (read alone), the same
  * records; a longer block (older writers packed up to 4096 records)
- * grows the buffer and the blocks after it read on. A buffer filled from
- * front to back over 2 MiB fails the span. */
+ * grows the buffer (to what it needs, the old one freed) and the blocks
+ * after it read on. A buffer filled from front to back over 2 MiB fails
+ * the span. One read() per block. */
 static void test_read_buffer_reused(void **state)
 {
 	struct ntp_reader_opts no_mmap = { .no_mmap = 1 };
@@ -1047,9 +1074,14 @@ static void test_read_buffer_reused(void **state)
 		for (int o = 0; o < 2; o++) {
 			struct ntp_reader *r = o ? ntp_reader_open_opts(path, &no_mmap, err, sizeof(err))
 						 : read_alone(ntp_reader_open(path, err, sizeof(err)));
+			unsigned long long before = reads_so_far();
 
 			assert_int_equal(read_checked(r, NTP_READ_BUF_MAX), want);
 			assert_int_equal(ntp_reader_stats(r)->truncated, cut);
+			/* one read() per block (and the next one's header), a few
+			 * at the end and for /proc/self/io itself */
+			if (before)
+				assert_true(reads_so_far() - before <= want / NTP_BLOCK_RECORDS + 6);
 			ntp_reader_close(r);
 		}
 	}
@@ -1075,48 +1107,105 @@ static void test_read_buffer_reused(void **state)
 	fclose(f);
 	free(buf);
 	for (int o = 0; o < 2; o++) {
+		size_t before = allocated();
 		struct ntp_reader *r = o ? ntp_reader_open_opts(path, &no_mmap, err, sizeof(err))
 					 : read_alone(ntp_reader_open(path, err, sizeof(err)));
 
 		assert_int_equal(read_checked(r, 0), total);
 		assert_string_equal(ntp_reader_stats(r)->why, "");
+		/* the outgrown buffer freed, the grown one what the long block
+		 * needs to a page (not doubled), and the reader itself */
+		if (before)
+			assert_true(allocated() - before < LONG * sizeof(*recs) + 3 * 4096);
 		ntp_reader_close(r);
 	}
 	free(recs);
 }
 
-/* ntp_readers_full_speed in one thread (NTPROF_THREADS=0): up to
- * NTP_AHEAD_FILES files each read with read(); of more, the one with the
- * most records so, the others through their windows. */
-static void test_readers_full_speed(void **state)
+/* How ntp_readers_full_speed read each of k files (most: the lone target,
+ * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
+ * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
+static void full_speed_modes(char (*path)[256], size_t k, size_t most, int ahead_fail, char *modes)
 {
-	enum { N = NTP_AHEAD_FILES + 2, MOST = 2 };
-	struct ntp_reader *r[N];
+	struct ntp_reader_opts o = { .ahead_fail = ahead_fail };
+	struct ntp_reader *r[NTP_AHEAD_FILES + 2];
 	const struct ntp_record *recs;
-	char path[N][256], name[32], err[256];
-	const char *was = getenv("NTPROF_THREADS");
-	char *keep = was ? strdup(was) : NULL;
+	char name[32], err[256];
 	size_t n;
 
+	for (size_t i = 0; i < k; i++)
+		assert_non_null(r[i] = ntp_reader_open_opts(path[i], &o, err, sizeof(err)));
+	ntp_readers_full_speed(r, k, most);
+	for (size_t i = 0; i < k; i++) {
+		assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
+		snprintf(name, sizeof(name), "/speed%zu.ntp", i);
+		modes[i] = ntp_reader_ahead(r[i]) ? 'a' : mapped_here(name) ? 'm' : 'r';
+	}
+	modes[k] = '\0';
+	for (size_t i = 0; i < k; i++)
+		ntp_reader_close(r[i]);
+}
+
+/* ntp_readers_full_speed over its cases: 1 and NTP_AHEAD_FILES files, one
+ * and two more, with a lone target or none; one CPU (the process's
+ * affinity, and NTPROF_THREADS=0), two CPUs, two CPUs with no thread
+ * starting (the target falls back to read()). Few files: each read ahead
+ * on two CPUs, else with read(); many: the target read ahead on two CPUs,
+ * else with read(), the others (all without a target) mapped. */
+static void test_readers_full_speed(void **state)
+{
+	enum { N = NTP_AHEAD_FILES + 2 };
+	static const size_t ks[] = { 1, NTP_AHEAD_FILES, NTP_AHEAD_FILES + 1, N };
+	char path[N][256], name[32], modes[N + 1], want[N + 1];
+	const char *was = getenv("NTPROF_THREADS");
+	char *keep = was ? strdup(was) : NULL;
+	cpu_set_t all, one;
+	int cpu0 = -1, ncpu;
+
 	(void)state;
-	setenv("NTPROF_THREADS", "0", 1);
 	for (int i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "speed%d.ntp", i);
 		tmp_path(path[i], sizeof(path[i]), name);
 		write_medium(path[i]);
 	}
-	for (size_t k = 2; k <= N; k += N - 2) {
-		for (size_t i = 0; i < k; i++)
-			assert_non_null(r[i] = ntp_reader_open(path[i], err, sizeof(err)));
-		ntp_readers_full_speed(r, k, MOST);
-		for (size_t i = 0; i < k; i++) {
-			assert_int_equal(ntp_reader_next_block(r[i], &recs, &n), 1);
-			snprintf(name, sizeof(name), "/speed%zu.ntp", i);
-			assert_int_equal(mapped_here(name), k > NTP_AHEAD_FILES && i != MOST);
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	ncpu = CPU_COUNT(&all);
+	for (int c = 0; c < CPU_SETSIZE && cpu0 < 0; c++)
+		if (CPU_ISSET(c, &all))
+			cpu0 = c;
+	CPU_ZERO(&one);
+	CPU_SET(cpu0, &one);
+	/* setup: 0 NTPROF_THREADS=0, 1 one CPU, 2 two CPUs, 3 two and no thread */
+	for (int setup = 0; setup < 4; setup++) {
+		int two = setup >= 2;
+
+		if (two && ncpu < 2) {
+			print_message("one CPU only: read-ahead's cases not tried\n");
+			break;
 		}
-		for (size_t i = 0; i < k; i++)
-			ntp_reader_close(r[i]);
+		if (setup == 0)
+			setenv("NTPROF_THREADS", "0", 1);
+		else
+			unsetenv("NTPROF_THREADS");
+		assert_int_equal(sched_setaffinity(0, sizeof(cpu_set_t), setup == 1 ? &one : &all), 0);
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			size_t k = ks[j];
+
+			for (size_t most = 0; most <= k; most++) {
+				size_t m = most == k ? SIZE_MAX : most;
+
+				for (size_t i = 0; i < k; i++)
+					want[i] = k <= NTP_AHEAD_FILES || i == m
+							  ? (setup == 2 ? 'a' : 'r') : 'm';
+				want[k] = '\0';
+				full_speed_modes(path, k, m, setup == 3, modes);
+				if (strcmp(modes, want))
+					print_message("setup %d, %zu files, target %zu\n", setup, k, most);
+				assert_string_equal(modes, want);
+			}
+		}
 	}
+	assert_int_equal(sched_setaffinity(0, sizeof(cpu_set_t), &all), 0);
 	if (keep)
 		setenv("NTPROF_THREADS", keep, 1);
 	else
@@ -1176,26 +1265,45 @@ static void test_map_matches_read(void **state)
 }
 
 /* A file that grows after the reader reached its end of the moment is read
- * on as with read(): a recording still being written. */
+ * on, mapped or with read() (its size taken again where a block would
+ * reach past the old one): a recording still being written. */
+static void read_growing(const char *path, const uint8_t *buf, size_t len, const struct ntp_reader_opts *o,
+			 int alone);
+
 static void test_map_growing_file(void **state)
 {
-	struct ntp_reader_opts page = { .map_window = 1 };
-	char path[256], err[256];
-	struct ntp_reader *r;
-	const struct ntp_record *recs;
-	size_t len, half, n, got = 0;
+	/* one-page windows, read() (no_mmap), read() after the header's window */
+	struct ntp_reader_opts opts[] = { { .map_window = 1 }, { .no_mmap = 1 }, { 0 } };
+	char path[256];
+	size_t len;
 	uint8_t *buf;
-	int fd;
 
 	(void)state;
 	tmp_path(path, sizeof(path), "grow-src.ntp");
 	write_medium(path);
 	buf = slurp(path, &len);
 	tmp_path(path, sizeof(path), "grow.ntp");
-	half = len / 2;
+	for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++)
+		read_growing(path, buf, len, &opts[o], o == 2);
+	free(buf);
+}
+
+/* path holds the first half of buf's len bytes; read its first block, then
+ * the rest arrives: read on to the end, every record and no complaint. */
+static void read_growing(const char *path, const uint8_t *buf, size_t len, const struct ntp_reader_opts *o,
+			 int alone)
+{
+	char err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t half = len / 2, n, got = 0;
+	int fd;
+
 	spew(path, buf, half);
-	r = ntp_reader_open_opts(path, &page, err, sizeof(err));
+	r = ntp_reader_open_opts(path, o, err, sizeof(err));
 	assert_non_null(r);
+	if (alone)
+		read_alone(r);
 	/* read the first block, then the rest of the file arrives */
 	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
 	got += n;
@@ -1214,7 +1322,6 @@ static void test_map_growing_file(void **state)
 		outcome_of(ntp_reader_open_mem(buf, len, "m", err, sizeof(err)), err, &whole);
 		assert_int_equal(got, whole.records);
 	}
-	free(buf);
 }
 
 /* Truncated by another process while mapped: with ntp_reader_catch_sigbus()
@@ -1405,6 +1512,34 @@ static void test_read_ahead_matches(void **state)
 	free(buf);
 }
 
+/* A file of full blocks larger than twice read-ahead's buffer (AHEAD_BUF,
+ * ntpfile.c): the thread moves to new buffers again and again while the
+ * caller, pausing, still reads blocks in the old ones, which must be
+ * retired, not moved (read() as the reader's own, or after the header's
+ * window). */
+static void test_read_ahead_large(void **state)
+{
+	static char want[1 << 14], got[1 << 14];
+	struct ntp_reader_opts opts[] = { { 0 }, { .no_mmap = 1 } };
+	char path[256];
+	size_t nrec;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ahead-large.ntp");
+	nrec = write_full_blocks(path, 20, 0);
+	assert_true(file_size(path) > 2 * (2 << 20));
+	for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+		for (int pause = 0; pause < 2; pause++) {
+			const char *last = ahead_log_matches(path, &opts[o], pause, want, got, sizeof(got));
+			unsigned long long records = 0;
+
+			assert_int_equal(sscanf(last, "0 0 00000000 | %llu", &records), 1);
+			assert_int_equal(records, nrec);
+			assert_non_null(strstr(last, " '' |"));
+		}
+	}
+}
+
 /* The records blocks of a file's bytes: where each starts, its payload's
  * length and records. */
 struct rblk { size_t at, len; unsigned count; };
@@ -1551,6 +1686,23 @@ static void test_read_ahead_thread_fails(void **state)
 		assert_non_null(strstr(got, counts));
 	}
 	free(buf);
+	/* a file larger than read-ahead's buffer, read in this thread: a
+	 * block's buffer, not read-ahead's */
+	for (int src = 0; src < 2; src++) {
+		struct ntp_reader *r;
+		size_t before = allocated();
+
+		fail.no_mmap = src;
+		tmp_path(bad, sizeof(bad), "nothread-large.ntp");
+		written = write_full_blocks(bad, 12, 0);
+		r = ntp_reader_open_opts(bad, &fail, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		assert_int_equal(read_checked(r, 0), written);
+		if (before)
+			assert_true(allocated() - before < NTP_READ_BUF_MAX);
+		ntp_reader_close(r);
+	}
 }
 
 /*
@@ -1807,6 +1959,7 @@ int main(void)
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
+		cmocka_unit_test(test_read_ahead_large),
 		cmocka_unit_test(test_read_ahead_split_crc),
 		cmocka_unit_test(test_read_ahead_thread_fails),
 		cmocka_unit_test(test_read_ahead_read_error),
