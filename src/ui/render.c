@@ -56,6 +56,8 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s  lost ");
 	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
 			      s ? (unsigned long long)s->lost_events : 0ULL);
+	if (s && s->oom)	/* counts or quantiles are missing (docs/failures.md) */
+		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_WARN, "  memory ran out");
 	x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s  ", v->interval_ms / 1000.0);
 	if (info->recording)
 		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_RECORDING, "%s rec %s (%llu records)",

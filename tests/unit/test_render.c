@@ -290,6 +290,32 @@ static void test_target_only_marked(void **state)
 	ntp_screen_free(&s);
 }
 
+/* Memory that ran out (ntp_snapshot.oom) is said in the header, and only then. */
+static void test_oom_marked(void **state)
+{
+	static struct ntp_snapshot t[1];
+	const struct ntp_snapshot *tp[1] = { t };
+	struct ntp_history th = { tp, 1 };
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	ntp_view_init(&v, 1000, 100);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_null(strstr(text, "memory ran out"));
+	free(text);
+	t->oom = 1;
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, " lost 2  memory ran out  interval "));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 static void test_screen_put_clips_and_replaces(void **state)
 {
 	struct ntp_screen s;
@@ -490,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_waiting_and_empty),
 		cmocka_unit_test(test_screen_put_clips_and_replaces),
 		cmocka_unit_test(test_target_only_marked),
+		cmocka_unit_test(test_oom_marked),
 		cmocka_unit_test(test_builtin_themes_are_the_files),
 		cmocka_unit_test(test_theme_fallbacks_and_errors),
 	};
