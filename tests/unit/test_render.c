@@ -259,15 +259,28 @@ static void test_waiting_and_empty(void **state)
 	ntp_screen_free(&s);
 }
 
+/* The 80x24 main screen of one snapshot alone, as text (the caller frees it). */
+static char *render_one(const struct ntp_snapshot *t)
+{
+	const struct ntp_snapshot *tp[1] = { t };
+	struct ntp_history th = { tp, 1 };
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	ntp_view_init(&v, 1000, 100);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	ntp_screen_free(&s);
+	return text;
+}
+
 /* A target-only group: its network row is the target's receive path, marked
  * and explained, not an unmarked "network". */
 static void test_target_only_marked(void **state)
 {
 	static struct ntp_snapshot t[1];
-	const struct ntp_snapshot *tp[1] = { t };
-	struct ntp_history th = { tp, 1 };
-	struct ntp_view v;
-	struct ntp_screen s;
 	char *text;
 
 	(void)state;
@@ -278,42 +291,29 @@ static void test_target_only_marked(void **state)
 	t->groups[0].host_only = 0;
 	t->groups[0].stage[NTP_STAGE_HOST_BLOCK].present = 0;
 	t->groups[0].stage[NTP_STAGE_HOST_DRIVER].present = 0;
-	ntp_view_init(&v, 1000, 100);
-	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
-	ntp_render(&s, &v, &th, &info);
-	text = ntp_screen_to_text(&s);
+	text = render_one(t);
 	assert_non_null(strstr(text, "target recv~"));
 	assert_non_null(strstr(text, "%~"));
 	assert_non_null(strstr(text, "~ the target's receive path only"));
 	assert_null(strstr(text, "  network "));
 	free(text);
-	ntp_screen_free(&s);
 }
 
 /* Memory that ran out (ntp_snapshot.oom) is said in the header, and only then. */
 static void test_oom_marked(void **state)
 {
 	static struct ntp_snapshot t[1];
-	const struct ntp_snapshot *tp[1] = { t };
-	struct ntp_history th = { tp, 1 };
-	struct ntp_view v;
-	struct ntp_screen s;
 	char *text;
 
 	(void)state;
 	fixture_snapshot(t, 100);
-	ntp_view_init(&v, 1000, 100);
-	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
-	ntp_render(&s, &v, &th, &info);
-	text = ntp_screen_to_text(&s);
+	text = render_one(t);
 	assert_null(strstr(text, "memory ran out"));
 	free(text);
 	t->oom = 1;
-	ntp_render(&s, &v, &th, &info);
-	text = ntp_screen_to_text(&s);
+	text = render_one(t);
 	assert_non_null(strstr(text, " lost 2  memory ran out  interval "));
 	free(text);
-	ntp_screen_free(&s);
 }
 
 static void test_screen_put_clips_and_replaces(void **state)
