@@ -352,9 +352,14 @@ int cmd_generate(int argc, char **argv)
 		if (c.sizes[i] % c.lba_size || c.sizes[i] / c.lba_size > 65536 || c.sizes[i] > c.ns_bytes)
 			return ntp_err("option --sizes: %u is not a multiple of the LBA size %u of at most 65536 LBAs within --ns-size",
 				       c.sizes[i], c.lba_size);
-	/* one file holding both sides is one machine: a single clock */
-	if (role == NTP_ROLE_BOTH && !target_out && !offset_set)
-		c.target_clock_offset = 0;
+	/* one file holding both sides is one machine: a single clock, the
+	 * target's (unless --target-clock-offset says otherwise) and every
+	 * host's; the file's header says one machine (role both) */
+	if (role == NTP_ROLE_BOTH && !target_out) {
+		if (!offset_set)
+			c.target_clock_offset = 0;
+		c.one_host_clock = 1;
+	}
 	per_host = c.hosts > 1 && role != NTP_ROLE_TARGET && strstr(output, "%d");
 	if (strchr(output, '%') && (!per_host || strchr(output, '%') != strrchr(output, '%')))
 		return ntp_err("option -o: '%s': the only %% allowed is one %%d, with --hosts N", output);
