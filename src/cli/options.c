@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* options.c - the option parser and --help printer over option tables (options.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "options.h"
+#include "collector/session.h"
 #include "core/opt.h"
 
 const struct ntp_optcmd *ntp_optcmd_find(const char *prog, const char *cmd)
@@ -26,6 +31,36 @@ void ntp_capture_defaults(struct ntp_capture_opts *c)
 	c->co.io_type = -1;
 	c->co.attach_timeout_s = 10;
 	c->interval_s = 1;
+}
+
+int ntp_capture_check(const struct ntp_capture_opts *c, char *err, size_t errlen)
+{
+	const char *btf = c->co.btf_path;
+	struct stat st;
+	int fd;
+
+	if (ntp_session_opts_check(&c->co, err, errlen))
+		return -1;
+	/* --btf "" stands for the default file (collector/hooks.h, ntp_btf_file());
+	 * whether a file holds the right BTF is for the collector to say: its
+	 * size tells nothing (/sys/kernel/btf/<module> says 0) */
+	if (btf && btf[0]) {
+		if (stat(btf, &st)) {
+			snprintf(err, errlen, "option --btf: %s: %s", btf, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "option --btf: %s: is a directory, not a BTF file", btf);
+			return -1;
+		}
+		fd = open(btf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* a FIFO must not block */
+		if (fd < 0) {
+			snprintf(err, errlen, "option --btf: %s: %s", btf, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
 }
 
 /* How messages name an option: its letter when it has one ("-s"), else "--name". */

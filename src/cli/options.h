@@ -71,6 +71,13 @@ extern const struct ntp_optdef ntp_hook_optdefs[];	/* how to hook (probe too) */
 /* Defaults: host, tcp, -s 1000, -i 1, every I/O type, --attach-timeout 10. */
 void ntp_capture_defaults(struct ntp_capture_opts *c);
 
+/* The errors of the capture options that need no kernel, for `ntprof
+ * record` (and a live ntprof-top) right after parsing, so that they come
+ * before any kernel check: --session and --target-session
+ * (ntp_session_opts_check(), collector/session.h) and a --btf FILE that
+ * cannot be read. 0, or -1 with a one-line reason naming the option. */
+int ntp_capture_check(const struct ntp_capture_opts *c, char *err, size_t errlen);
+
 /* Every command's option tables, for generators (man pages, completion). */
 struct ntp_optcmd {
 	const char *prog;	/* "ntprof", "ntprof-top" */
