@@ -42,8 +42,8 @@ int ntp_capture_check(const struct ntp_capture_opts *c, char *err, size_t errlen
 	if (ntp_session_opts_check(&c->co, err, errlen))
 		return -1;
 	/* --btf "" stands for the default file (collector/hooks.h, ntp_btf_file());
-	 * whether a file holds the right BTF is for the collector to say: its
-	 * size tells nothing (/sys/kernel/btf/<module> says 0) */
+	 * whether a file holds the right BTF is for the collector to say (it
+	 * parses it with libbpf, which this check does without) */
 	if (btf && btf[0]) {
 		if (stat(btf, &st)) {
 			snprintf(err, errlen, "option --btf: %s: %s", btf, strerror(errno));
