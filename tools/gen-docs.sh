@@ -178,7 +178,8 @@ success.
 .TP
 .B 1
 with a one\-line message naming the file, field or option on bad input (an
-unknown command or option, a value it does not take), when the kernel lacks what
+unknown command or option, a value it does not take, an option given twice with
+two values), when the kernel lacks what
 recording needs, when an output cannot be written, or after the output of
 \fBreport\fR, \fBcompare\fR or \fBdump\fR when a block of a recording was damaged.
 .TP
@@ -211,7 +212,8 @@ no terminal, no interval was completed, or the output cannot be written.
 .TP
 .B 2
 with a one\-line message naming the option on an option error: an unknown
-option, a value it does not take, or an option of batch mode (\fB\-n\fR,
+option, a value it does not take, an option given twice with two values, or an
+option of batch mode (\fB\-n\fR,
 \fB\-\-json\fR) without \fB\-b\fR.
 .SH SEE ALSO
 .BR ntprof (8).

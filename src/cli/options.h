@@ -111,6 +111,11 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 int ntp_cmd_parse(const char *cmd, int argc, char **argv, void *const *bases);
 void ntp_cmd_help(FILE *f, const char *cmd);
 
+/* A comma-separated list value (of sizes, of queue depths...) without an
+ * empty item (",4K", "4K,", "4K,,8K"): 0, or -1 with "option LABEL: ..."
+ * in err; item names what the list holds ("size"). */
+int ntp_opt_list_check(const char *label, const char *val, const char *item, char *err, size_t errlen);
+
 /* The sets as --help lines ("  -s, --long ARG   help"). */
 void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets);
 
