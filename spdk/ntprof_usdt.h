@@ -218,10 +218,15 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	r->nsid = nsid;
 	r->slba = slba;
 	r->nlb = nlb;
+	/* soon after the decision: the recorder's stop may be looking, having
+	 * just written 0 (docs/spdk.md); before the first stamp, so outside the
+	 * command's times; after the last use of n, which would otherwise be
+	 * kept across the call that finds the thread's slot, and make even an
+	 * unsampled command save a register */
+	ntprof_count(0);
 	if (ntprof_cal_t.state == 2)
 		r->cyc = NTPROF_CYC_ON;
 	r->ts[first_slot] = t0 ? t0 : ntprof_stamp_now(&r->cyc, first_slot);
-	ntprof_count(0);
 }
 
 /* The first time a sampled command reaches slot i. */
