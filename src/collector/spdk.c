@@ -354,6 +354,30 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	return 0;
 }
 
+/* A take-over: the killed recorder's sampled commands may still be in
+ * flight, and counted in the base they would make this recorder's stop
+ * stop short. So 0 first, and they get the stop's bound: the base is taken
+ * when begun - done is 0 (none in flight, none left over), else after
+ * STOP_WAIT_MS; what is left then will not be handed over, or is slower (a
+ * later look lowers the base when it completes). Their records are this
+ * recording's. */
+static void settle(struct sproc *p)
+{
+	uint64_t t0 = ntp_mono_ns();
+
+	if (ntp_spdk_var_write(p->pid, p->addr, 0) || flight_read(p->pid, p->flight_addr, &p->flight_base)) {
+		p->flight_addr = 0;
+		return;
+	}
+	while (p->flight_base > 0 && ntp_mono_ns() - t0 < STOP_WAIT_MS * 1000000ull) {
+		struct timespec ms = { 0, 1000000L };
+
+		nanosleep(&ms, NULL);
+		if (flight_read(p->pid, p->flight_addr, &p->flight_base))
+			return;
+	}
+}
+
 /* Sets -s in a claimed process. Only after every side of the scan is attached:
  * a process that is host and target would otherwise sample commands whose
  * other side's probe has no program yet, and those records would be lost.
@@ -370,8 +394,11 @@ static int arm(struct ntp_spdk *s, int i, char *err, size_t errlen)
 	}
 	if (!ntp_spdk_var_read(p->pid, p->addr, &old) && old)
 		say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
-		    "taking it over", (int)p->pid, bin, old);
-	if (p->flight_addr && flight_read(p->pid, p->flight_addr, &p->flight_base))
+		    "taking it over%s", (int)p->pid, bin, old, p->flight_addr ?
+		    " once its sampled commands in flight are handed over (at most 1 s)" : "");
+	if (p->flight_addr && old)
+		settle(p);
+	else if (p->flight_addr && flight_read(p->pid, p->flight_addr, &p->flight_base))
 		p->flight_addr = 0;
 	if (!p->flight_addr && !s->said_old) {
 		s->said_old = true;
@@ -759,10 +786,11 @@ void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
 	if (!s->n_procs || s->o.test_only)
 		return;
 	/* 0 first, while the programs are still attached: from then on SPDK
-	 * samples nothing new */
+	 * samples nothing new (a last look at the base just before) */
 	for (int i = 0; i < s->n_procs; i++) {
 		struct sproc *p = &s->procs[i];
 
+		flight_look(p);
 		if (p->addr && !p->shared)
 			ntp_spdk_var_write(p->pid, p->addr, 0);
 		p->flight_left = 0;

@@ -6,7 +6,8 @@
 # recorders refused; a process started later picked up; at the stop, the
 # sampled commands in flight waited for (one 200 ms late is recorded), one
 # never handed over counted lost within the bound, a count already non-zero
-# at the start not waited on, and the older patch's fixed grace; the join with a
+# at the start not waited on, a take-over with a command in flight, and the
+# older patch's fixed grace; the join with a
 # generated kernel-side file of the same commands both ways (the shared
 # hash) and of two stand-ins; the reports' SPDK layout (docs/spdk.md).
 # Needs root and uprobes; skipped (77) otherwise.
@@ -205,7 +206,7 @@ else
 	bad "stop-waits-in-flight: $(wc -l < "$W/ho.list") sampled, $(keys "$W/ho.ntp" | wc -l) recorded:"
 	sed 's/^/       /' "$W/ho.err" | head -10
 fi
-grep -qE "lost|in flight" "$W/ho.err" && bad "stop-waits-not-lost: $(grep -E 'lost|in flight' "$W/ho.err")" ||
+grep -qE "lost|still in flight" "$W/ho.err" && bad "stop-waits-not-lost: $(grep -E "lost|still in flight" "$W/ho.err")" ||
 	ok stop-waits-not-lost
 # One never handed over (freed at the stop without its probe, as a qpair torn
 # down): counted lost, in one line and in the report, and the stop returns
@@ -216,7 +217,7 @@ t0=$(date +%s%N)
 rc=$?
 t1=$(date +%s%N)
 check stop-counts-lost "^ntprof: SPDK: 1 sampled command still in flight 1000 ms after the stop \(process $pid_ab of $SI\): not recorded, counted as lost$" "$W/ab.err"
-[ "$(grep -c 'in flight' "$W/ab.err")" = 1 ] && ok stop-lost-one-line || bad "stop-lost-one-line: $(grep -c 'in flight' "$W/ab.err")"
+[ "$(grep -c 'still in flight' "$W/ab.err")" = 1 ] && ok stop-lost-one-line || bad "stop-lost-one-line: $(grep -c 'still in flight' "$W/ab.err")"
 check stop-lost-in-report '^note: 1 events were lost' "$W/ab.rep"
 [ $rc = 0 ] && [ "$(keys "$W/ab.ntp" | wc -l)" = 0 ] && ok stop-lost-not-recorded || bad "stop-lost-not-recorded: exit $rc, $(keys "$W/ab.ntp" | wc -l) records"
 # -d 1, loading, the bound's 1 s: far less than the 10 s said here
@@ -229,11 +230,30 @@ awk -v s="$s_ab" 'BEGIN { exit !(s >= 2.0 && s < 10) }' && ok "stop-bounded ($s_
 "$NTPROF" record -r target --spdk-target "$SI" -s 1 -d 1 --offline -o "$W/ab2.ntp" > /dev/null 2> "$W/ab2.err"
 kill -TERM "$pid_ab"; wait "$pid_ab" 2>/dev/null
 if [ "$(wc -l < "$W/ab.list")" = 2 ] && [ "$(keys "$W/ab2.ntp")" = "$(tail -1 "$W/ab.list")" ] &&
-	! grep -q "in flight" "$W/ab2.err"; then
+	! grep -q "still in flight" "$W/ab2.err"; then
 	ok "stop-base-not-zero (the leaked command not waited on, the next one recorded)"
 else
 	bad "stop-base-not-zero: $(wc -l < "$W/ab.list") sampled, $(keys "$W/ab2.ntp" | wc -l) recorded:"
 	sed 's/^/       /' "$W/ab2.err" | head -10
+fi
+# A take-over while a sampled command of the killed recorder is in flight:
+# the new recorder lets it finish before it takes its base (the command is
+# then its record), so its own held command is still waited for at its stop.
+start_si tk -r target --wait-sampling --hold-us 300000 -l "$W/tk.list"
+"$NTPROF" record -r target --spdk-target "$SI" -s 1 --offline > /dev/null 2> "$W/tk1.err" &
+rec=$!
+pids+=($rec)
+for _ in $(seq 300); do grep -q 'profiling as' "$W/tk1.err" && break; sleep 0.1; done
+sleep 0.5
+kill -9 "$rec"; wait "$rec" 2>/dev/null
+"$NTPROF" record -r target --spdk-target "$SI" -s 1 -d 1 --offline -o "$W/tk.ntp" > /dev/null 2> "$W/tk.err"
+kill -TERM "$pid_tk"; wait "$pid_tk" 2>/dev/null
+if [ "$(wc -l < "$W/tk.list")" = 2 ] && diff <(sort "$W/tk.list") <(keys "$W/tk.ntp") > /dev/null &&
+	grep -q "was left sampling 1 in 1" "$W/tk.err" && ! grep -q "still in flight" "$W/tk.err"; then
+	ok "stop-after-takeover (the killed recorder's command and this one's, both recorded)"
+else
+	bad "stop-after-takeover: $(wc -l < "$W/tk.list") sampled, $(keys "$W/tk.ntp" | wc -l) recorded:"
+	sed 's/^/       /' "$W/tk.err" | head -10
 fi
 # ntprof's older patch (the library without ntprof_inflight, the stand-in's
 # built with it renamed): probe says so, record says the 20 ms grace once
