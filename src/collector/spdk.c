@@ -56,7 +56,7 @@ struct sproc {
 	uint64_t flight_addr;		/* its ntprof_inflight (the entry that holds the
 					 * lock); 0: an older patch without it */
 	int64_t flight_base;		/* begun - done that will never be handed over: at
-					 * arm(), lowered by every later look (see flight_read) */
+					 * arm(), lowered by every later look (flight_look) */
 	int64_t flight_left;		/* at the stop: still in flight */
 	int flight_zero;		/* at the stop: consecutive looks with none in flight */
 	int lock_fd;
