@@ -3,7 +3,7 @@
 # of 512 KiB (NTPROF_RING_KIB: a fraction of a second of this load). The
 # recorder's writes to the fifo block while its reader sleeps; the file's
 # writes go through the writer's own thread and its 8 MiB queue
-# (docs/recording.md, "Files"; 3 s of this load under TCG is 2 to 4 MB), so
+# (docs/recording.md, "Files": far more than 3 s of this load), so
 # the ring keeps being drained:
 #   record-fifo-stall   no record lost (no "records lost (ring buffer full)"),
 #                       exit 0, and the file the reader got is whole: as many
