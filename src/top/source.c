@@ -79,10 +79,12 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
 	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
-		/* the blocks that fit are kept (ntpfile.h); the screen says why */
-		uint64_t kept = ntp_writer_records(s->writer), lost = ntp_writer_lost(s->writer);
+		/* the blocks that fit are kept (ntpfile.h); the screen says why.
+		 * After the error the writer thread writes nothing more: the
+		 * close does not wait on the file. */
+		uint64_t kept, lost;
 
-		ntp_writer_close(s->writer, s->data_now_ns);
+		ntp_writer_close_count(s->writer, s->data_now_ns, &kept, &lost);
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
@@ -498,6 +500,10 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 	w = ntp_writer_open(path, &info, err, errlen);
 	if (!w)
 		return -1;
+	/* the source thread hands blocks to the writer's own thread: a write
+	 * that blocks stops neither the draining nor the screen, which waits on
+	 * s->lock (docs/recording.md, "Files") */
+	ntp_writer_thread(w, NTP_WRITER_QUEUE);
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
 	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
@@ -508,13 +514,13 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 
 int64_t top_source_record_stop(struct top_source *s)
 {
-	int64_t n = -EBADF;
+	struct ntp_writer *w = NULL;
+	uint64_t now = 0, kept;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
-		uint64_t now = s->data_now_ns;
-
+		now = s->data_now_ns;
 		/* the counts up to the end, not to the last reading: up to an
 		 * interval of commands would be missing from the rate */
 		if (atomic_load(&s->recording) && s->n_cur) {
@@ -523,15 +529,17 @@ int64_t top_source_record_stop(struct top_source *s)
 			ntp_totals_since(s->tot_at, k, s->tot_base, s->n_base, s->tot_since);
 			ntp_writer_set_totals(s->writer, s->tot_since, k, now);
 		}
-		n = (int64_t)ntp_writer_records(s->writer);
-		err = ntp_writer_close(s->writer, now);
-		if (err < 0)
-			n = err;
+		w = s->writer;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 	}
 	pthread_mutex_unlock(&s->lock);
-	return n;
+	if (!w)
+		return -EBADF;
+	/* Outside the lock: the close waits until the queued blocks are
+	 * written, and the source thread no longer touches w. */
+	err = ntp_writer_close_count(w, now, &kept, NULL);
+	return err < 0 ? err : (int64_t)kept;
 }
 
 uint32_t top_source_sampling(struct top_source *s)
