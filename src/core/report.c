@@ -334,7 +334,8 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		print_group(f, s, &s->groups[i], m);
 	}
 	if (s->lost_events)
-		fprintf(f, "note: %llu events were lost in the ring buffer\n",
+		fprintf(f, "note: records lost before reaching the recording: %llu "
+			"(ring buffer full, or SPDK commands still in flight after the stop's wait)\n",
 			(unsigned long long)s->lost_events);
 	if (s->overflow_records)
 		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",
