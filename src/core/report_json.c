@@ -79,14 +79,14 @@ static void stage_entry(json_object *e, const char *name, const struct ntp_snap_
 	add(e, "avg_qd_little", num(x->avg_qd_little, 4));
 }
 
-/* Host-only: the network stage named "network and target (not recorded)"
- * is that, as in the text's row of the name (ntp_stage_rows): the host's
- * receive path, which the model counts in the stage, is given apart. */
+/* Host-only: the network stage is the model's, as every group's, so that
+ * the stage means add up to the end-to-end mean (docs/json-schema.md) and
+ * match ntprof-top's "net+target*" and the what-if's stations: the host's
+ * receive path it holds is given apart too, as the text's row of that name
+ * (ntp_stage_rows; `rows` has both rows). */
 static void host_only_network(const struct ntp_snapshot *s, const struct ntp_snap_group *g, json_object *e)
 {
 	struct ntp_stage_row r[NTP_STAGE_COUNT + 1];
-	const struct ntp_snap_comp *c = &g->comp[NTP_COMP_NET_AND_TARGET];
-	struct ntp_snap_stage x = g->stage[NTP_STAGE_NETWORK];
 	unsigned n = ntp_stage_rows(s, g, r, NTP_STAGE_COUNT + 1);
 	double recv = 0, recv_qd = 0;
 
@@ -94,16 +94,10 @@ static void host_only_network(const struct ntp_snapshot *s, const struct ntp_sna
 		if (r[k].stage == NTP_STAGE_NETWORK) {
 			recv = r[k].mean_us;
 			recv_qd = r[k].avg_qd;
-			x.mean_us = r[k + 1].mean_us;
-			x.share = r[k + 1].share;
-			x.avg_qd = r[k + 1].avg_qd;
-			x.avg_qd_little = x.mean_us * 1e-6 * g->rate;
-			x.p50_us = c->p50_us;
-			x.p99_us = c->p99_us;
-			x.p999_us = c->p999_us;
 			break;
 		}
-	stage_entry(e, ntp_stage_name(NTP_STAGE_NETWORK, s->transport, s->impl_host, s->impl_target, 1), &x);
+	stage_entry(e, ntp_stage_name(NTP_STAGE_NETWORK, s->transport, s->impl_host, s->impl_target, 1),
+		    &g->stage[NTP_STAGE_NETWORK]);
 	add(e, "host_receive_path_us", num(recv, 3));
 	add(e, "host_receive_path_avg_qd", num(recv_qd, 4));
 }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# What a user reading `ntprof report` / `compare` output relies on: JSON
+# unmatched_records is records - sampled of a joined group; the stage means of
+# every group (host-only too) add up to the end-to-end mean; a damaged
+# trailer is not counted as records lost; a --what-if-fit recording is checked
+# and its damage said; compare says when A and B measure different things; a
+# many-host report names its hosts.
+set -u
+cd "$(dirname "$0")/../.."
+root=$PWD
+NTPROF=${NTPROF:-$root/build/ntprof}
+case $NTPROF in /*) ;; *) NTPROF=$root/$NTPROF ;; esac
+command -v python3 >/dev/null || { echo "python3 absent: skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail=0
+bad() { echo "  FAIL $*"; fail=1; }
+gen() { "$NTPROF" generate -q "$@" || { echo "generate $* failed"; exit 1; }; }
+
+# JSON unmatched_records: every host record whose target never came, in its
+# own group (some still waiting at the end, some of a reused key)
+gen -o dt.ntp -d 0.5 --rate 20000 -s 10 --read 50 --sizes 4K,128K --drop-target 10 --seed 3
+"$NTPROF" report -j dt.json dt.ntp >/dev/null || bad "report -j dt.ntp"
+python3 - dt.json <<'PY' || bad "unmatched_records is not records - sampled"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tot = 0
+for g in d["groups"]:
+    want = g["records"] - g["sampled"] - g["incomplete_records"]
+    if g["unmatched_records"] != want:
+        sys.exit("%s: unmatched_records %d, records - sampled %d" % (g["label"], g["unmatched_records"], want))
+    tot += g["unmatched_records"]
+r = d["records"]
+if tot != r["host"] - r["matched"] or tot == 0:
+    sys.exit("unmatched %d of host %d matched %d" % (tot, r["host"], r["matched"]))
+PY
+
+# the stage means add up to the end-to-end mean, host-only groups too (their
+# host receive path inside the network stage, and given apart)
+gen -o ho.ntp -r host -d 0.2 --rate 10000 -s 10 --seed 4
+gen -o both.ntp -d 0.2 --rate 10000 -s 10 --seed 4
+gen -o to.ntp -r target -d 0.2 --rate 10000 -s 10 --seed 4
+for f in ho both to; do
+	"$NTPROF" report -j $f.json $f.ntp >/dev/null || bad "report -j $f.ntp"
+	python3 - $f.json <<'PY' || bad "$f: stage means do not add up"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d["groups"]:
+    s = sum(x["mean_us"] for x in g["stages"])
+    m = g["latency_us"]["mean"]
+    if abs(s - m) > 0.0005 * len(g["stages"]) + 1e-9:
+        sys.exit("%s: stages %.3f, mean %.3f" % (g["label"], s, m))
+    for x in g["stages"]:
+        if g["side"] == "host_only" and x["stage"] == "network" and not 0 < x["host_receive_path_us"] < x["mean_us"]:
+            sys.exit("host receive path %s not inside network %s" % (x["host_receive_path_us"], x["mean_us"]))
+PY
+done
+
+exit $fail
