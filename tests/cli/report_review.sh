@@ -77,4 +77,31 @@ out=$("$NTPROF" dump tr2.ntp 2>&1 >/dev/null)
 grep -q "bytes skipped, about [0-9]* records (an estimate); $records records read" <<<"$out" ||
 	bad "bad header at the end, estimate not said: $out"
 
+# --what-if-fit: a damaged fit recording is said (exit 1), a cut one noted; one
+# of other sides or transport refused; another -s noted; no FILE before @
+gen -o qd1.ntp -d 0.2 --rate 20000 -s 10 --seed 6 --qd 1
+gen -o qd8.ntp -d 0.2 --rate 20000 -s 10 --seed 7 --qd 8
+gen -o qd8s7.ntp -d 0.2 --rate 20000 -s 7 --seed 7 --qd 8
+gen -o qd8h.ntp -r host -d 0.2 --rate 20000 -s 10 --seed 7 --qd 8
+gen -o qd8r.ntp -d 0.2 --rate 20000 -s 10 --seed 7 --qd 8 --transport rdma
+flip qd8.ntp qd8bad.ntp 1000 0x40
+head -c $(($(wc -c <qd8.ntp) / 2)) qd8.ntp >qd8cut.ntp
+out=$("$NTPROF" report --what-if-qd 4 --what-if-fit qd8bad.ntp qd1.ntp 2>&1); rc=$?
+[ $rc -eq 1 ] || bad "damaged fit file: exit $rc, not 1"
+grep -q "^note: --what-if-fit: qd8bad.ntp is damaged (block at offset 256 fails its CRC)" <<<"$out" ||
+	bad "damaged fit file: no note"
+out=$("$NTPROF" report -j - --what-if-qd 4 --what-if-fit qd8cut.ntp@8 qd1.ntp 2>&1); rc=$?
+[ $rc -eq 0 ] || bad "cut fit file: exit $rc"
+grep -q '"--what-if-fit: qd8cut.ntp was cut short' <<<"$out" || bad "cut fit file: no JSON note"
+out=$("$NTPROF" report --what-if-qd 4 --what-if-fit qd8s7.ntp qd1.ntp 2>&1) ||
+	bad "fit file with another -s refused"
+grep -q "^note: --what-if-fit qd8s7.ntp: recorded with -s 7, the input with -s 10" <<<"$out" ||
+	bad "fit file with another -s: no note"
+for f in qd8h qd8r; do
+	out=$("$NTPROF" report --what-if-qd 4 --what-if-fit $f.ntp qd1.ntp 2>&1) && bad "$f.ntp as fit accepted"
+	grep -q "^ntprof: --what-if-fit $f.ntp: .*: its stages are not the same" <<<"$out" || bad "$f.ntp: $out"
+done
+out=$("$NTPROF" report --what-if-qd 4 --what-if-fit @4 qd1.ntp 2>&1) && bad "--what-if-fit @4 accepted"
+[ "$out" = "ntprof: --what-if-fit: '@4': no FILE before @" ] || bad "--what-if-fit @4: $out"
+
 exit $fail
