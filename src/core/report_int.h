@@ -28,6 +28,12 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 			  struct ntp_compare_row *out, unsigned max);
 /* Index of the row whose mean grew most from A to B (in both), or -1. */
 int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
+/* A's group and B's of different sides (joined, host-only, target-only):
+ * 1 and a one-line note into buf, *e2e_same set when their end to end is
+ * still the same measure (the host's, in both); 0 when of the same sides
+ * (buf "", *e2e_same 1). The verdict is then of the stages both record. */
+int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len,
+		      int *e2e_same);
 
 /* A group's identity in the JSON: label, io, size, dev (report_json.c). */
 struct json_object;

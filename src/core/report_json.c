@@ -239,18 +239,22 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 {
 	json_object *o = ntp_json_group_ident(ga ? ga : gb), *stages = json_object_new_array();
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
+	char sides[240];
 	unsigned n;
-	int v;
+	int v, differ, e2e;
 
 	add(o, "a", ga ? latency(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us, ga->e2e_p999_us, ga->sampled) : NULL);
 	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us, gb->sampled) : NULL);
 	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
 	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
+		add(o, "note", NULL);
 		add(o, "stages", stages);
 		add(o, "verdict", NULL);
 		return o;
 	}
+	differ = ntp_compare_sides(ga, gb, sides, sizeof(sides), &e2e);
+	add(o, "note", differ ? json_object_new_string(sides) : NULL);
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
 	for (unsigned i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();
@@ -281,7 +285,8 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		add(e, "b_name", json_object_new_string(rows[v].name_b));
 		add(e, "change_us", num(d, 3));
 		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
-		add(e, "amplifies", json_object_new_boolean(d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(e, "amplifies", json_object_new_boolean(!differ && d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(e, "restricted", json_object_new_boolean(differ));
 		add(o, "verdict", e);
 	} else {
 		add(o, "verdict", NULL);

@@ -104,4 +104,22 @@ done
 out=$("$NTPROF" report --what-if-qd 4 --what-if-fit @4 qd1.ntp 2>&1) && bad "--what-if-fit @4 accepted"
 [ "$out" = "ntprof: --what-if-fit: '@4': no FILE before @" ] || bad "--what-if-fit @4: $out"
 
+# compare of runs that record different sides: a note, no latency change
+# where the end to end differs, and the verdict marked as of the stages both
+# record (never "amplifies")
+out=$("$NTPROF" compare to.ntp ho.ntp 2>&1) || bad "compare to ho: exit $?"
+grep -q "^note: A has the target's side only, B the host's side only: the latency rows are not the same measure" <<<"$out" ||
+	bad "compare target-only host-only: no note"
+grep -Eq '^mean +[0-9.]+ +[0-9.]+ +- +-$' <<<"$out" || bad "compare target-only host-only: a latency change"
+out=$("$NTPROF" compare ho.ntp both.ntp 2>&1) || bad "compare ho both: exit $?"
+grep -q "^note: A has the host's side only, B both sides: the latency is the host's end to end in both" <<<"$out" ||
+	bad "compare host-only joined: no note"
+grep -q "^verdict (of the stages both record): " <<<"$out" || bad "compare host-only joined: verdict not marked"
+"$NTPROF" compare -j - ho.ntp both.ntp | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["groups"][0]
+v = g["verdict"]
+sys.exit(0 if g["note"] and v["restricted"] is True and v["amplifies"] is False else "JSON: %s %s" % (g["note"], v))
+' || bad "compare -j host-only joined: note/restricted"
+
 exit $fail
