@@ -35,6 +35,11 @@ int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
 int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len,
 		      int *e2e_same);
 
+/* Several host machines (m->n_hosts > 1): "63 hosts (synth-host1, ...,
+ * synth-host8 and 55 more)" into buf, names as they are (the text escapes
+ * them itself: esc 1); 0 when one host or none. */
+int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t len);
+
 /* A group's identity in the JSON: label, io, size, dev (report_json.c). */
 struct json_object;
 struct json_object *ntp_json_group_ident(const struct ntp_snap_group *g);

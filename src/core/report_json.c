@@ -225,6 +225,13 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 	json_object_put(h);
 	for (unsigned i = 0; i < m->n_notes; i++)
 		json_object_array_add(notes, json_object_new_string(m->notes[i]));
+	/* several hosts: "host" is the first's, a note names them */
+	if (ntp_report_hosts(m, 0, note, sizeof(note))) {
+		size_t k = strlen(note);
+
+		snprintf(note + k, sizeof(note) - k, ": \"host\" is the first's");
+		json_object_array_add(notes, json_object_new_string(note));
+	}
 	for (unsigned i = 0; ntp_snapshot_note(s, i, note, sizeof(note)); i++)
 		json_object_array_add(notes, json_object_new_string(note));
 	add(o, "notes", notes);
