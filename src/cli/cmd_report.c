@@ -235,7 +235,8 @@ out:
 	/* a damaged input (a block failed its CRC) is bad input: the report of
 	 * the rest is printed, and the exit status says so, as dump's does */
 	if (!ret && meta.damaged[0])
-		ret = ntp_err("%s (the report is of the records read)", meta.damaged);
+		ret = ntp_err("%s (the %s is of the records read)", meta.damaged,
+			      strncmp(meta.damaged, "--what-if-fit ", 14) ? "report" : "fit");
 	ntp_load_free(keep);
 	for (int i = 0; i < n_fit; i++)
 		free(fit_snap[i]);
