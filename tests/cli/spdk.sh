@@ -288,6 +288,21 @@ else
 fi
 check stop-earlier-says "^ntprof: SPDK: 1 sampled command of an earlier recording \(in flight when this one set the sampling variable\) handed over during this one: not in this recording$" "$W/er2.err"
 
+# A child forked by a recorded process (picked up at a rescan) holds this
+# recorder's -s, inherited: not a killed recorder's to take over (no second's
+# settling, no such message).
+start_si fk -r target --wait-sampling --fork
+"$NTPROF" record -r target --spdk-target "$SI" -s 3 -d 3 --offline -o "$W/fk.ntp" > /dev/null 2> "$W/fk.err"
+pid_fkc=$(sed -n 's/^forked //p' "$W/fk.out")
+kill -TERM "$pid_fk" ${pid_fkc:+"$pid_fkc"}; wait "$pid_fk" 2>/dev/null
+if [ -n "$pid_fkc" ] && grep -q "process $pid_fkc of .* picked up, sampling 1 in 3" "$W/fk.err" &&
+	! grep -q "was left sampling" "$W/fk.err"; then
+	ok "fork-not-takeover (child $pid_fkc picked up as such)"
+else
+	bad "fork-not-takeover: child ${pid_fkc:-none}:"
+	sed 's/^/       /' "$W/fk.err" | grep -v 'socket calls' | head -8
+fi
+
 # ntprof's older patch (the library without ntprof_inflight, the stand-in's
 # built with it renamed): probe says so, record says the 20 ms grace once
 # and still records and resets the variable.
