@@ -15,6 +15,10 @@
  * began more than a second before the last one did, a second sample of it
  * starts where the last one began (on the wall clocks), and the offset more
  * pairs agree on wins: its first records may hold no command of the other's.
+ * An offset is taken only where the pairs agree on it (judged_offset); a
+ * host whose samples give none is read on (host_search), and a file that
+ * still has none is left on the wall clocks and said
+ * (ntp_join_align_state, docs/failures.md).
  * That offset only orders the input; no stage time uses it.
  */
 #include <pthread.h>
@@ -27,9 +31,9 @@
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
 #define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
 /* A host's sample as it once was, of any number of hosts: its first this
- * many records. One of many hosts is read that far only where its share
- * finds no offset the pairs agree on (host_offset), or no command of the
- * targets' samples (struct sampler). */
+ * many records. One of many hosts looks that far for its first command the
+ * targets' samples hold, if they hold none of its controllers (struct
+ * sampler); further only in host_search. */
 #define ALIGN_HOST_FLOOR 4096
 #define ALIGN_MIN_PAIRS 8
 /* A second sample starts where the last recording began, on the wall clocks,
@@ -160,20 +164,19 @@ static int ctl_known(struct tindex *const *ti, size_t nti, const struct ntp_reco
  * (mapped clock), after passing at most ALIGN_SKIP_MAX earlier records.
  * With ti (a host's side among many hosts, the targets' samples indexed):
  * only the marks of commands one of ti[0..nti) holds, and the max records
- * counted from the first such mark (or up to floor records, if that is
- * further): a host's share of the target's sample begins where the host's
+ * counted from the first such mark: a host's share of the target's sample begins where the host's
  * commands and the target's first meet, not where the host's file does.
  * That mark is looked for within the first ALIGN_HOST_FLOOR records, or
  * ALIGN_SAMPLE if the targets' samples hold commands of the controllers
  * of the host's records in the block of its ALIGN_HOST_FLOOR-th
  * (ctl_known, sample_file): a host of none of their controllers stops
- * where its sample once did.
+ * where its sample once did, and is read on only if nothing else aligns
+ * it (host_search).
  */
 struct sampler {
 	struct mark *out;
 	size_t max, n, seen, skipped;
 	size_t limit;		/* the records the sample ends at (sample_file) */
-	size_t floor;
 	int64_t from;
 	struct tindex *const *ti;
 	size_t nti;
@@ -208,7 +211,7 @@ static inline __attribute__((always_inline)) int sampler_take_(struct sampler *s
 			if (!in_targets(s->ti, s->nti, m))
 				continue;
 			if (!n)		/* the first: the share counted from here */
-				s->limit = seen + s->max > s->floor ? seen + s->max : s->floor;
+				s->limit = seen + s->max;
 		}
 		n++;
 	}
@@ -244,7 +247,7 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 
 	for (size_t j = 0; j < ns; j++) {
 		s[j].n = s[j].seen = s[j].skipped = 0;
-		s[j].limit = !s[j].ti ? s[j].max : s[j].floor > ALIGN_HOST_FLOOR ? s[j].floor : ALIGN_HOST_FLOOR;
+		s[j].limit = !s[j].ti ? s[j].max : ALIGN_HOST_FLOOR;
 		left += s[j].max > 0;
 		if (s[j].max >= ALIGN_SAMPLE)
 			o.no_mmap = 0;

@@ -471,7 +471,7 @@ static void add_host(struct ntp_writer *w, uint64_t slba, uint64_t ts)
 /*
  * A filtered host sample (struct sampler with the target's index) keeps
  * only the marks of commands the target's sample holds, and counts its
- * max records from the first of them (or to its floor, if further): a
+ * max records from the first of them: a
  * host whose first records the target never saw (it began earlier) still
  * gets its share. Without a mark, the sample ends empty within
  * ALIGN_SAMPLE records if the target's sample holds the host's
@@ -532,15 +532,6 @@ static void test_host_share(void **state)
 		assert_int_equal(s.seen, lead + 6000);
 		assert_int_equal(s.n, 2000);
 	}
-	/* a floor further than the share: to the floor (host_grow's) */
-	{
-		struct sampler s = { .out = out, .max = 100, .floor = lead + 3000, .ti = &one, .nti = 1,
-				     .side = NTP_SIDE_HOST };
-
-		sample_file(path, &s, 1);
-		assert_int_equal(s.seen, lead + 3000);
-		assert_int_equal(s.n, 1500);
-	}
 	tindex_free(&x);
 	/* nothing the target holds: ALIGN_SAMPLE records, no mark */
 	for (size_t j = 0; j < 4000; j++)
@@ -586,6 +577,7 @@ struct many {
 	unsigned hosts;		/* 0: MANY_HOSTS */
 	int all_early;		/* every host began early_cmds / hosts commands early, not host 0 alone */
 	int stop;		/* the hosts stopped recording when the targets began: no true pair */
+	size_t foreign;		/* host 1's first records: this many of a controller no target has */
 };
 
 /*
@@ -627,6 +619,22 @@ static void align_many(const struct many *o, unsigned seed)
 		skew[f] = (int64_t)(random() % 400000000) - 200000000;
 		in[f].path = path[f];
 		in[f].info = &info[f];
+	}
+	for (size_t i = 0; i < o->foreign; i++) {
+		struct ntp_record x;
+
+		memset(&x, 0, sizeof(x));
+		x.cntlid = 999;
+		x.qid = 1;
+		x.cid = (uint16_t)(i % 64);
+		x.slba = 8 * (uint64_t)i;
+		x.len = 4096;
+		x.opcode = 2;
+		x.side = NTP_SIDE_HOST;
+		x.ts[NTP_TS_H_CMD_SENT] = (uint64_t)((int64_t)(t0 + info[1].start_mono_ns - info[1].start_real_ns) +
+						     wt - (int64_t)(o->foreign - i) * 1000 + skew[1]);
+		x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
+		assert_int_equal(ntp_writer_add(w[1], &x), 0);
 	}
 	for (; wt < 150000000; wt += 2000 + random() % 2000) {
 		unsigned h = wt < 0 && !o->all_early ? 0 : (unsigned)random() % hosts;
@@ -705,6 +713,10 @@ static void test_align_many_hosts(void **state)
 	align_many(&(struct many){ .targets = 1 }, 11);
 	/* past the first 4096 records a host's sample once was */
 	align_many(&(struct many){ .early_cmds = 6000, .targets = 1 }, 12);
+	/* a host whose first 6000 records are of a controller no target
+	 * sample holds: its sample stops empty at ALIGN_HOST_FLOOR records,
+	 * and it is read on (host_search) */
+	align_many(&(struct many){ .targets = 1, .foreign = 6000 }, 13);
 }
 
 /*
