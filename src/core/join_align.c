@@ -1168,11 +1168,11 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 		return 0;
 	switch (state[i]) {
 	case NTP_ALIGN_NO_PAIRS:
-		why = "no command of it is among the other side's first records";
+		why = "none of its commands is among the other side's first records";
 		break;
 	case NTP_ALIGN_DISAGREE:
-		why = "its commands found on the other side give no one clock offset (a command id and LBA "
-		      "that come back, as an SPDK host's at queue depth 1, recorded long before the other side)";
+		why = "the commands both sides hold do not agree on one (as when a host with one command id, "
+		      "SPDK's at queue depth 1, began recording long before its target)";
 		break;
 	case NTP_ALIGN_UNREADABLE:
 		why = "it could not be read again";
