@@ -701,6 +701,7 @@ enum { TRIED_SAMPLES = 1, TRIED_SEARCH = 2 };
  * if nothing agrees. Called only where the quarter does not hold.
  */
 #define ALIGN_AGREE_DIV 4
+#define ALIGN_SLOW_DIV 8
 #define ALIGN_DOMINANCE 4
 #define ALIGN_SPREAD_DIV 16
 
@@ -722,7 +723,7 @@ static int agrees_slow(const int64_t *d, size_t nd, size_t c, int64_t off, uint6
 	int64_t z = (int64_t)(span / ALIGN_SPREAD_DIV);
 	size_t lo = 0, hi = nd, c2;
 
-	if (c < ALIGN_MIN_PAIRS)
+	if (c < ALIGN_MIN_PAIRS || c * ALIGN_SLOW_DIV < nd)
 		return 0;
 	if (z < ALIGN_WINDOW_NS)
 		z = ALIGN_WINDOW_NS;
@@ -769,6 +770,7 @@ static size_t judged_offset(struct align *al, const struct mark *h, size_t nh, s
  * sample holds from later on, false pairs only). Its file is read from
  * the start, up to ALIGN_SEARCH_MAX records, and the marks of commands a
  * target sample of b holds are judged window by window (host_max of them,
+ * at most ALIGN_SEARCH_WINDOW,
  * each window half the last one's and half new: the stretch of true pairs
  * is whole in one) until one agrees. The reach is the second sample's
  * (ALIGN_SKIP_MAX): a side that began earlier than that is not aligned
@@ -778,6 +780,16 @@ static size_t judged_offset(struct align *al, const struct mark *h, size_t nh, s
  * be read again.
  */
 #define ALIGN_SEARCH_MAX ALIGN_SKIP_MAX
+/* A window's cost grows with the instances of a command in it (best_shift
+ * tries each shift of the host's against the target's): windows of a
+ * host of one or two (host_max up to ALIGN_SAMPLE) are cut to this, which
+ * holds a few hundred of a host's true pairs at least, as a many-host
+ * share does (docs/performance.md). */
+#define ALIGN_SEARCH_WINDOW 1024
+/* ...and spanning at least this much of the host's clock (or ALIGN_SAMPLE
+ * marks): false pairs of a window shorter than a few ALIGN_WINDOW_NS lie
+ * within one window whatever their offset, and agree. */
+#define ALIGN_SEARCH_SPAN_NS (32 * ALIGN_WINDOW_NS)
 
 static long host_search(struct align *al, size_t a, size_t b, int64_t from, int64_t *off)
 {
@@ -792,10 +804,12 @@ static long host_search(struct align *al, size_t a, size_t b, int64_t from, int6
 	int64_t to_wall, o1;
 	int sets = 1 + al->early[b];
 
+	if (win > ALIGN_SEARCH_WINDOW)
+		win = ALIGN_SEARCH_WINDOW;
 	if (win < ALIGN_HOST_MIN)
 		win = ALIGN_HOST_MIN;
 	for (int sb = 0; sb < sets; sb++)
-		if (fb->nt[sb] && !(w[sb] = malloc(win * sizeof(*w[sb]))))
+		if (fb->nt[sb] && !(w[sb] = malloc(ALIGN_SAMPLE * sizeof(*w[sb]))))
 			goto out;
 	if (!(r = ntp_reader_open_opts(al->in[a].path, &o, err, sizeof(err)))) {
 		found = -1;
@@ -825,7 +839,9 @@ static long host_search(struct align *al, size_t a, size_t b, int64_t from, int6
 				m.tg = (uint16_t)(g + 1);
 				w[sb][n[sb]++] = m;
 				fresh[sb]++;
-				if (n[sb] < win)
+				/* judged once it holds win marks over ALIGN_SEARCH_SPAN_NS */
+				if (n[sb] < win || (n[sb] < ALIGN_SAMPLE &&
+						    (uint64_t)m.t - (uint64_t)w[sb][0].t < ALIGN_SEARCH_SPAN_NS))
 					continue;
 				if ((c = judged_offset(al, w[sb], n[sb], &fb->ti[sb], fb->nt[sb], 1, &o1, &pairs))) {
 					*off = o1;
@@ -833,8 +849,8 @@ static long host_search(struct align *al, size_t a, size_t b, int64_t from, int6
 					break;
 				}
 				/* the next window: the last half of this one and as many new */
-				memmove(w[sb], w[sb] + win / 2, (win - win / 2) * sizeof(*w[sb]));
-				n[sb] = win - win / 2;
+				memmove(w[sb], w[sb] + n[sb] / 2, (n[sb] - n[sb] / 2) * sizeof(*w[sb]));
+				n[sb] -= n[sb] / 2;
 				fresh[sb] = 0;
 			}
 		}
