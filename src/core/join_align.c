@@ -689,16 +689,19 @@ enum { TRIED_SAMPLES = 1, TRIED_SEARCH = 2 };
  * Whether the c differences of the densest window of the nd of al->d
  * (sorted, at offset off) agree on one offset: at least a quarter of them
  * there (as a share of true pairs has: nearly all of them), or at least
- * ALIGN_MIN_PAIRS there and ALIGN_DOMINANCE times as many as in the
- * densest window elsewhere, past the clock drift a sample spanning span ns
- * of the host's clock may have (span / ALIGN_DRIFT_DIV: clocks that drift
- * apart by up to 1/256 spread true pairs less). False pairs (a command id
+ * ALIGN_MIN_PAIRS and an eighth of them there and ALIGN_DOMINANCE times as
+ * many as in the densest window elsewhere, past span / ALIGN_SPREAD_DIV of
+ * the offset (span: the host marks' time span): true pairs whose commands
+ * came back and lost their twin on one side (a target's missed record)
+ * take differences a few instances off, close to the offset, and clocks
+ * that drift apart spread them too. False pairs (a command id
  * and LBA that came back: an SPDK host at queue depth 1) spread their
  * differences over the sample's time: their densest window holds a few in
  * a hundred, and windows as dense lie beside it. A host of few commands
  * in the target's sample among many false pairs may be judged not to agree
  * though its offset was right: then it is read on (host_search), and said
- * if nothing agrees. Called only where the quarter does not hold.
+ * if nothing agrees. agrees_slow is asked only where the quarter does not
+ * hold.
  */
 #define ALIGN_AGREE_DIV 4
 #define ALIGN_SLOW_DIV 8
@@ -781,10 +784,9 @@ static size_t judged_offset(struct align *al, const struct mark *h, size_t nh, s
  */
 #define ALIGN_SEARCH_MAX ALIGN_SKIP_MAX
 /* A window's cost grows with the instances of a command in it (best_shift
- * tries each shift of the host's against the target's): windows of a
- * host of one or two (host_max up to ALIGN_SAMPLE) are cut to this, which
- * holds a few hundred of a host's true pairs at least, as a many-host
- * share does (docs/performance.md). */
+ * tries each shift of the host's against the target's): a window holds
+ * this many marks (host_max if fewer, a many-host share), not a 2-file
+ * join's ALIGN_SAMPLE (docs/performance.md)... */
 #define ALIGN_SEARCH_WINDOW 1024
 /* ...and spanning at least this much of the host's clock (or ALIGN_SAMPLE
  * marks): false pairs of a window shorter than a few ALIGN_WINDOW_NS lie
