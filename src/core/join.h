@@ -41,6 +41,7 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
  * taken that the pairs of commands do not agree on. */
 enum ntp_align_state {
 	NTP_ALIGNED = 0,		/* aligned (the primary file: on itself) */
+	NTP_ALIGN_NO_PEER,		/* no file it could be aligned on was (its target was not) */
 	NTP_ALIGN_NO_PAIRS,		/* no command of it in the others' samples */
 	NTP_ALIGN_DISAGREE,		/* its pairs gave no one offset, its file read on to the limit */
 	NTP_ALIGN_UNREADABLE,		/* its file could not be read again (removed while read) */

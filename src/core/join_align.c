@@ -910,8 +910,8 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 		if (best)
 			return best;
 		*tried |= TRIED_SAMPLES;
-		if (any)
-			al_state(al, a, b, NTP_ALIGN_DISAGREE);
+		if (fs[a].h[0] && (fs[b].nt[0] || fs[b].nt[1]))
+			al_state(al, a, b, any ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PAIRS);
 	}
 	if (!search || (*tried & TRIED_SEARCH) || !fs[a].h[0] || (!fs[b].nt[0] && !fs[b].nt[1]))
 		return 0;
@@ -1149,7 +1149,7 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 			continue;
 		unaligned++;
 		if (state)
-			state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PAIRS;
+			state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PEER;
 	}
 out:
 	for (size_t i = 0; fs && i < n; i++) {
@@ -1185,6 +1185,9 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 	if (i >= n || !state[i])
 		return 0;
 	switch (state[i]) {
+	case NTP_ALIGN_NO_PEER:
+		why = "no file it could be aligned on was aligned (its target, or its hosts)";
+		break;
 	case NTP_ALIGN_NO_PAIRS:
 		why = "none of its commands is among the other side's first records";
 		break;
