@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * ntprof_spdk.h - what SPDK (patched with spdk/ntprof-usdt.patch) hands
- * ntprof once per sampled command and side, and the name of the variable
- * through which ntprof tells SPDK how many commands to sample.
+ * ntprof once per sampled command and side, the name of the variable
+ * through which ntprof tells SPDK how many commands to sample, and the count
+ * of sampled commands in flight that ntprof's stop waits on.
  *
  * spdk/apply.sh copies this header (and ntprof_hash.h) into the SPDK tree, so
  * SPDK, the BPF side (bpf/ntprof_spdk.bpf.c) and the stand-in of the tests
@@ -103,8 +104,38 @@ struct ntp_spdk_rec {
 	__u64 rsvd[2];
 };
 
+/*
+ * The sampled commands in flight, counted for the recorder's stop: it writes
+ * 0 into the sampling variable and waits for the sampled commands begun
+ * until then to be handed over (docs/spdk.md, "when it stops"). Per thread
+ * that has sampled a command, a slot of its own, one cache line: begun
+ * counts its sampled commands (spdk/ntprof_usdt.h, ntprof_begin), done
+ * those whose probe has fired (NTPROF_DONE), so neither costs an atomic on
+ * a line another reactor writes; ntprof reads the whole structure through
+ * /proc/PID/mem and sums the slots. taken counts the slots handed out (one
+ * atomic per thread, at its first sampled command); the threads beyond the
+ * first NTP_SPDK_FLIGHT_SLOTS - 1 share the last slot, with atomic adds.
+ * Unsampled commands touch none of it. A default-visibility global next to
+ * the sampling variable; its ELF symbol's size tells its layout.
+ */
+#define NTP_SPDK_FLIGHT_VAR	"ntprof_inflight"
+#define NTP_SPDK_FLIGHT_SLOTS	64
+#define NTP_SPDK_FLIGHT_LINE	64
+
+struct ntp_spdk_flight_slot {
+	__u64 begun;
+	__u64 done;
+} __attribute__((aligned(NTP_SPDK_FLIGHT_LINE)));
+
+struct ntp_spdk_flight {
+	__u32 taken;
+	struct ntp_spdk_flight_slot slot[NTP_SPDK_FLIGHT_SLOTS];
+};
+
 #ifndef __VMLINUX_H__
 _Static_assert(sizeof(struct ntp_spdk_rec) == 128, "struct ntp_spdk_rec is 128 bytes");
+_Static_assert(sizeof(struct ntp_spdk_flight) == (NTP_SPDK_FLIGHT_SLOTS + 1) * NTP_SPDK_FLIGHT_LINE,
+	       "struct ntp_spdk_flight: taken and each slot on a cache line of their own");
 #endif
 
 #endif /* NTPROF_SPDK_H */

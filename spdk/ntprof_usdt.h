@@ -7,7 +7,9 @@
  *
  * spdk/apply.sh copies it with bpf/ntprof_spdk.h and bpf/ntprof_hash.h into
  * the SPDK tree's include/spdk_internal/. An unsampled command costs one load
- * of the sampling variable and, when it is not 0, one hash (docs/spdk.md).
+ * of the sampling variable and, when it is not 0, one hash (docs/spdk.md); a
+ * sampled one also counts itself begun and done in its thread's slot of
+ * ntprof_inflight, for the recorder's stop.
  */
 #ifndef NTPROF_USDT_H
 #define NTPROF_USDT_H
@@ -23,6 +25,38 @@
  * the running process through /proc/PID/mem. Defined once per process (SPDK:
  * lib/nvme), exported by that library's version script. */
 extern volatile uint32_t ntprof_sample_n;
+
+/* The sampled commands begun and handed over, per thread (bpf/ntprof_spdk.h,
+ * struct ntp_spdk_flight): what ntprof's stop waits on. Defined next to
+ * ntprof_sample_n and exported the same way. */
+extern struct ntp_spdk_flight ntprof_inflight;
+
+/* This thread's slot, per file that includes this header (begin and done of
+ * one command are in the same file); shared: the slot is the last one,
+ * shared by the threads that came after the others were taken. */
+static __thread struct ntp_spdk_flight_slot *ntprof_slot_t;
+static __thread int ntprof_slot_shared_t;
+
+/* Counts a sampled command begun (done 0) or handed over (done 1): a plain
+ * store on this thread's own cache line (release: a done is seen after its
+ * record); only a thread's first sampled command takes a slot atomically. */
+static inline void ntprof_count(int done)
+{
+	struct ntp_spdk_flight_slot *s = ntprof_slot_t;
+	__u64 *c;
+
+	if (__builtin_expect(s == NULL, 0)) {
+		uint32_t i = __atomic_fetch_add(&ntprof_inflight.taken, 1, __ATOMIC_RELAXED);
+
+		ntprof_slot_shared_t = i >= NTP_SPDK_FLIGHT_SLOTS - 1;
+		s = ntprof_slot_t = &ntprof_inflight.slot[ntprof_slot_shared_t ? NTP_SPDK_FLIGHT_SLOTS - 1 : i];
+	}
+	c = done ? &s->done : &s->begun;
+	if (__builtin_expect(ntprof_slot_shared_t, 0))
+		__atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
 
 static inline uint64_t ntprof_now(void)
 {
@@ -184,6 +218,12 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	r->nsid = nsid;
 	r->slba = slba;
 	r->nlb = nlb;
+	/* soon after the decision: the recorder's stop may be looking, having
+	 * just written 0 (docs/spdk.md); before the first stamp, so outside the
+	 * command's times; after the last use of n, which would otherwise be
+	 * kept across the call that finds the thread's slot, and make even an
+	 * unsampled command save a register */
+	ntprof_count(0);
 	if (ntprof_cal_t.state == 2)
 		r->cyc = NTPROF_CYC_ON;
 	r->ts[first_slot] = t0 ? t0 : ntprof_stamp_now(&r->cyc, first_slot);
@@ -204,12 +244,15 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	}								\
 } while (0)
 
-/* The command is finished on this side: hand the record over, once. */
+/* The command is finished on this side: hand the record over, once; then
+ * count it done (after the probe, whose record is then in ntprof's ring). */
 #define NTPROF_DONE(probe, r) do {						\
 	if (__builtin_expect((r)->abi != 0, 0)) {				\
 		ntprof_settle(r);						\
 		DTRACE_PROBE3(ntprof, probe, NTP_SPDK_ABI, (r), sizeof(*(r)));	\
 		(r)->abi = 0;							\
+		__asm__ __volatile__("" ::: "memory");				\
+		ntprof_count(1);						\
 	}									\
 } while (0)
 

@@ -2,7 +2,8 @@
 /*
  * probe_spdk.c - `ntprof probe --spdk-target BIN` / `--spdk-host BIN`, in the
  * layout of docs/spdk.md: the probes (with their site counts), the running
- * processes and the sampling variable's address in each, the kernel socket
+ * processes and the sampling variable's address in each (and the count of
+ * sampled commands in flight that the stop waits on), the kernel socket
  * hooks in both flavours, the USDT program the side needs.
  */
 #include <stdio.h>
@@ -50,9 +51,19 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 		fprintf(f, "  none (SPDK without ntprof's patch, or configured without --with-usdt)\n");
 	fprintf(f, "running processes:");
 	for (int i = 0; i < info.n_pids; i++) {
-		if (info.var_addr[i])
-			fprintf(f, "%s %d (sampling variable at 0x%llx)", i ? "," : "", (int)info.pids[i],
-				(unsigned long long)info.var_addr[i]);
+		if (info.var_addr[i] && info.flight_addr[i] && !info.flight_size[i])
+			fprintf(f, "%s %d (sampling variable at 0x%llx, in-flight count at 0x%llx)", i ? "," : "",
+				(int)info.pids[i], (unsigned long long)info.var_addr[i],
+				(unsigned long long)info.flight_addr[i]);
+		else if (info.var_addr[i] && info.flight_addr[i])
+			fprintf(f, "%s %d (sampling variable at 0x%llx, in-flight count %s of %llu bytes, not %zu: "
+				"the stop waits %d ms)", i ? "," : "", (int)info.pids[i],
+				(unsigned long long)info.var_addr[i], NTP_SPDK_FLIGHT_VAR,
+				(unsigned long long)info.flight_size[i], sizeof(struct ntp_spdk_flight), NTP_SPDK_OLD_GRACE_MS);
+		else if (info.var_addr[i])
+			fprintf(f, "%s %d (sampling variable at 0x%llx, no in-flight count %s: an older patch, "
+				"the stop waits %d ms)", i ? "," : "", (int)info.pids[i],
+				(unsigned long long)info.var_addr[i], NTP_SPDK_FLIGHT_VAR, NTP_SPDK_OLD_GRACE_MS);
 		else
 			fprintf(f, "%s %d (no sampling variable %s)", i ? "," : "", (int)info.pids[i],
 				NTP_SPDK_SAMPLE_VAR);

@@ -908,6 +908,12 @@ uint64_t ntp_collector_lost(struct ntp_collector *c)
 	return lost + (c->skel ? stat_sum(c, 0) : 0);
 }
 
+void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx)
+{
+	if (c && c->spdk)
+		ntp_spdk_stop(c->spdk, cb, ctx);
+}
+
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -66,6 +66,10 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
  * .occ). Returns the number of groups written (<= max). */
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max);
 uint64_t ntp_collector_lost(struct ntp_collector *c);
+/* At the stop, before the last counters: the SPDK processes sample nothing
+ * more, and the sampled commands they still have in flight are waited for
+ * (their records to cb) or counted lost (spdk.h, ntp_spdk_stop). */
+void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx);
 /* The kernel side's own counters. */
 struct ntp_collector_counters {
 	uint64_t lost;			/* records the ring buffer had no room for */

@@ -54,6 +54,10 @@ uint64_t ntp_live_drain(struct ntp_live_source *ls, struct ntp_pump *p, int drai
 	now = ntp_mono_ns();
 	if (end_ns && now > end_ns)
 		now = end_ns;
+	/* the commands in flight now end the recording, as they did before
+	 * the stop's wait (which is not recording time) */
+	if (drain)
+		ntp_collector_stop(ls->c, to_pump, p);
 	read_counters(ls, p, now);
 	return now;
 }

@@ -27,8 +27,9 @@ struct ntp_live_source {
 
 /* struct ntp_pump_source's pull; ctx is a struct ntp_live_source. */
 int ntp_live_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *reached);
-/* At the stop: what is left in the ring buffer, then the totals and lost
- * count as of the returned time (the end, clamped to end_ns when not 0). */
+/* At the stop: what is left in the ring buffer and the SPDK commands still
+ * in flight (ntp_collector_stop), then the totals and lost count as of the
+ * returned time (the end, clamped to end_ns when not 0). */
 uint64_t ntp_live_drain(struct ntp_live_source *ls, struct ntp_pump *p, int drain, uint64_t end_ns);
 /* The .ntp header of a live recording on this machine, from the collector
  * options, started at start_mono_ns (CLOCK_MONOTONIC) on this clock. */

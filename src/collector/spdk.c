@@ -39,6 +39,11 @@
 
 #define MAX_FILES 1024
 #define MAX_LINKS_PER_PROC 8
+/* The stop's bound (spdk.h): a command that takes a second on its side is
+ * an error's recovery, not a measurement, and a stop must not hang on a
+ * qpair torn down with sampled commands in it. */
+#define STOP_WAIT_MS NTP_SPDK_STOP_WAIT_MS
+#define OLD_GRACE_MS NTP_SPDK_OLD_GRACE_MS
 
 struct sproc {
 	pid_t pid;
@@ -48,6 +53,12 @@ struct sproc {
 					 * that is host and target): that entry holds the lock
 					 * and writes the variable */
 	bool armed;			/* the variable holds -s (written by arm()) */
+	uint64_t flight_addr;		/* its ntprof_inflight (the entry that holds the
+					 * lock); 0: an older patch without it */
+	int64_t flight_base;		/* begun - done that will never be handed over: at
+					 * arm(), lowered by every later look (flight_look) */
+	int64_t flight_left;		/* at the stop: still in flight */
+	int flight_zero;		/* at the stop: consecutive looks with none in flight */
 	int lock_fd;
 	struct bpf_link *links[MAX_LINKS_PER_PROC];
 	int n_links;
@@ -71,6 +82,9 @@ struct ntp_spdk {
 	char sock_why[256];
 	struct bpf_link *sock_links[3];
 	int ts_fd;			/* asks the kernel for receive timestamps */
+	bool stopped;			/* ntp_spdk_stop() has run */
+	bool said_old;			/* an older patch's grace said */
+	uint64_t flight_lost;		/* sampled commands in flight past the stop's wait */
 };
 
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
@@ -154,9 +168,16 @@ int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, siz
 	for (int i = 0; i < info->n_pids; i++) {
 		char lib[PATH_MAX];
 
+		uint64_t size = 0;
+
 		if (ntp_spdk_var_addr(info->pids[i], NTP_SPDK_SAMPLE_VAR, files, n, &info->var_addr[i], lib,
 				      sizeof(lib)))
 			info->var_addr[i] = 0;
+		if (ntp_spdk_sym_addr(info->pids[i], NTP_SPDK_FLIGHT_VAR, files, n, &info->flight_addr[i], &size,
+				      lib, sizeof(lib)))
+			info->flight_addr[i] = 0;
+		else if (size != sizeof(struct ntp_spdk_flight))
+			info->flight_size[i] = size;
 	}
 	for (int i = 0; i < n; i++)
 		free(files[i]);
@@ -184,6 +205,47 @@ static void pid_map(struct ntp_spdk *s, pid_t pid, bool add)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.spdk_pids), &k, &one, BPF_ANY);
 	else
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.spdk_pids), &k);
+}
+
+/*
+ * begun - done of a process's ntprof_inflight, summed over its slots
+ * (bpf/ntprof_spdk.h): its sampled commands in flight, plus those that will
+ * never be handed over (freed without completing, before this recorder).
+ * Each slot is written by its own thread while /proc/PID/mem copies it: the
+ * sum is taken when two reads in a row agree. 0, or -1 (the process is gone).
+ */
+static int flight_read(pid_t pid, uint64_t addr, int64_t *out)
+{
+	struct ntp_spdk_flight f;
+	int64_t prev = 0;
+
+	for (int k = 0; k < 4; k++) {
+		uint64_t b = 0, d = 0;
+
+		if (ntp_spdk_mem_read(pid, addr, &f, sizeof(f)))
+			return -1;
+		for (int i = 0; i < NTP_SPDK_FLIGHT_SLOTS; i++) {
+			b += f.slot[i].begun;
+			d += f.slot[i].done;
+		}
+		*out = (int64_t)(b - d);
+		if (k && *out == prev)
+			break;
+		prev = *out;
+	}
+	return 0;
+}
+
+/* What was in flight at arm() may include commands of a recorder before
+ * (killed, or stopped with some still in flight) that complete during this
+ * one: every look lowers the base to the least begun - done seen, which is
+ * never below the commands that will not be handed over. */
+static void flight_look(struct sproc *p)
+{
+	int64_t v;
+
+	if (p->flight_addr && p->armed && !flight_read(p->pid, p->flight_addr, &v) && v < p->flight_base)
+		p->flight_base = v;
 }
 
 static void drop_proc(struct ntp_spdk *s, int i, bool reset)
@@ -251,6 +313,12 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 		snprintf(err, errlen, "process %d of %s: no library it loads defines the sampling variable %s "
 			 "(SPDK without ntprof's patch?)", (int)pid, bin, NTP_SPDK_SAMPLE_VAR);
 		return -1;
+	} else {
+		uint64_t size = 0;
+
+		if (ntp_spdk_sym_addr(pid, NTP_SPDK_FLIGHT_VAR, s->probe_files[side], s->n_probe_files[side],
+				      &p->flight_addr, &size, lib, sizeof(lib)) || size != sizeof(struct ntp_spdk_flight))
+			p->flight_addr = 0;
 	}
 	for (int i = 0; i < s->n_probe_files[side] && p->n_links < MAX_LINKS_PER_PROC; i++) {
 		struct bpf_link *l = bpf_program__attach_usdt(side_prog(s, side), pid, s->probe_files[side][i],
@@ -286,6 +354,30 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 	return 0;
 }
 
+/* A take-over: the killed recorder's sampled commands may still be in
+ * flight, and counted in the base they would make this recorder's stop
+ * stop short. So 0 first, and they get the stop's bound: the base is taken
+ * when begun - done is 0 (none in flight, none left over), else after
+ * STOP_WAIT_MS; what is left then will not be handed over, or is slower (a
+ * later look lowers the base when it completes). Their records are this
+ * recording's. */
+static void settle(struct sproc *p)
+{
+	uint64_t t0 = ntp_mono_ns();
+
+	if (ntp_spdk_var_write(p->pid, p->addr, 0) || flight_read(p->pid, p->flight_addr, &p->flight_base)) {
+		p->flight_addr = 0;
+		return;
+	}
+	while (p->flight_base > 0 && ntp_mono_ns() - t0 < STOP_WAIT_MS * 1000000ull) {
+		struct timespec ms = { 0, 1000000L };
+
+		nanosleep(&ms, NULL);
+		if (flight_read(p->pid, p->flight_addr, &p->flight_base))
+			return;
+	}
+}
+
 /* Sets -s in a claimed process. Only after every side of the scan is attached:
  * a process that is host and target would otherwise sample commands whose
  * other side's probe has no program yet, and those records would be lost.
@@ -302,7 +394,18 @@ static int arm(struct ntp_spdk *s, int i, char *err, size_t errlen)
 	}
 	if (!ntp_spdk_var_read(p->pid, p->addr, &old) && old)
 		say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
-		    "taking it over", (int)p->pid, bin, old);
+		    "taking it over%s", (int)p->pid, bin, old, p->flight_addr ?
+		    " once its sampled commands in flight are handed over (at most 1 s)" : "");
+	if (p->flight_addr && old)
+		settle(p);
+	else if (p->flight_addr && flight_read(p->pid, p->flight_addr, &p->flight_base))
+		p->flight_addr = 0;
+	if (!p->flight_addr && !s->said_old) {
+		s->said_old = true;
+		say(&s->o, "SPDK: process %d of %s has no %s (ntprof's older SPDK patch): at the stop its "
+		    "sampled commands in flight get %d ms, and those that take longer are neither recorded nor "
+		    "counted lost", (int)p->pid, bin, NTP_SPDK_FLIGHT_VAR, OLD_GRACE_MS);
+	}
 	if (ntp_spdk_var_write(p->pid, p->addr, s->o.sampling)) {
 		int e = errno;
 		pid_t pid = p->pid;
@@ -370,6 +473,8 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 				    s->o.bin[side], s->o.sampling);
 		}
 	}
+	for (int i = 0; i < s->n_procs; i++)
+		flight_look(&s->procs[i]);
 	/* backwards: drop_proc() moves the last entry into the dropped one's place */
 	for (int i = s->n_procs - 1; i >= 0; i--)
 		if (arm(s, i, err, errlen) < 0)
@@ -628,6 +733,7 @@ void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad)
 	*lost = *bad = 0;
 	if (!s || !s->skel || ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
 		return;
+	*lost = s->flight_lost;
 	for (uint32_t k = 0; k < 3; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.spdk_stats), &k, v))
 			continue;
@@ -637,23 +743,107 @@ void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad)
 	free(v);
 }
 
+/* The processes that still have sampled commands in flight, "P, Q" (the
+ * first few). */
+static void pending_pids(const struct ntp_spdk *s, char *out, size_t len)
+{
+	size_t o = 0;
+	int n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < s->n_procs && o < len; i++) {
+		const struct sproc *p = &s->procs[i];
+
+		if (!p->flight_left)
+			continue;
+		if (n++ == 4) {
+			snprintf(out + o, len - o, ", ...");
+			break;
+		}
+		o += (size_t)snprintf(out + o, len - o, "%s%d of %s", o ? ", " : "", (int)p->pid, s->o.bin[p->side]);
+	}
+}
+
+static void consume(struct ntp_spdk *s)
+{
+	if (s->rb && s->cb)
+		ring_buffer__consume(s->rb);
+}
+
+void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
+{
+	uint64_t t0, now;
+	bool old = false, pending;
+	char who[256];
+
+	if (!s || s->stopped)
+		return;
+	s->stopped = true;
+	if (cb) {
+		s->cb = cb;
+		s->cb_ctx = ctx;
+	}
+	if (!s->n_procs || s->o.test_only)
+		return;
+	/* 0 first, while the programs are still attached: from then on SPDK
+	 * samples nothing new (a last look at the base just before) */
+	for (int i = 0; i < s->n_procs; i++) {
+		struct sproc *p = &s->procs[i];
+
+		flight_look(p);
+		if (p->addr && !p->shared)
+			ntp_spdk_var_write(p->pid, p->addr, 0);
+		p->flight_left = 0;
+		p->flight_zero = 0;
+		old |= !p->shared && !p->flight_addr;
+	}
+	/* Then until every process's commands sampled before the write are
+	 * handed over, at most STOP_WAIT_MS: nothing in flight on two looks in a
+	 * row, a millisecond apart (a thread that read the variable just before
+	 * the write counts its command a moment later); the records go to the
+	 * last poll's callback as they come. */
+	t0 = ntp_mono_ns();
+	do {
+		struct timespec ms = { 0, 1000000L };
+
+		nanosleep(&ms, NULL);
+		consume(s);
+		now = ntp_mono_ns();
+		pending = old && now - t0 < OLD_GRACE_MS * 1000000ull;
+		for (int i = 0; i < s->n_procs; i++) {
+			struct sproc *p = &s->procs[i];
+			int64_t v;
+
+			if (!p->flight_addr || p->shared || p->flight_zero >= 2)
+				continue;
+			if (flight_read(p->pid, p->flight_addr, &v)) {
+				/* the process has ended: what it had in flight is lost */
+				p->flight_zero = 2;
+				continue;
+			}
+			p->flight_left = v > p->flight_base ? v - p->flight_base : 0;
+			p->flight_zero = p->flight_left ? 0 : p->flight_zero + 1;
+			pending |= p->flight_zero < 2;
+		}
+	} while (pending && now - t0 < STOP_WAIT_MS * 1000000ull);
+	consume(s);
+	for (int i = 0; i < s->n_procs; i++)
+		s->flight_lost += (uint64_t)s->procs[i].flight_left;
+	if (s->flight_lost) {
+		pending_pids(s, who, sizeof(who));
+		say(&s->o, "SPDK: %llu sampled command%s still in flight %d ms after the stop (process %s): "
+		    "not recorded, counted as lost", (unsigned long long)s->flight_lost,
+		    s->flight_lost == 1 ? "" : "s", STOP_WAIT_MS, who);
+	}
+}
+
 void ntp_spdk_close(struct ntp_spdk *s)
 {
 	if (!s)
 		return;
-	/* 0 first, while the programs are still attached; then a grace for the
-	 * commands sampled before the write and still in flight, whose records
-	 * go to the last poll's callback; then detach. */
-	if (s->n_procs && !s->o.test_only) {
-		struct timespec grace = { 0, 20 * 1000000L };
-
-		for (int i = 0; i < s->n_procs; i++)
-			if (s->procs[i].addr)
-				ntp_spdk_var_write(s->procs[i].pid, s->procs[i].addr, 0);
-		nanosleep(&grace, NULL);
-		if (s->rb && s->cb)
-			ring_buffer__consume(s->rb);
-	}
+	/* when the collector has not stopped it already: records to the last
+	 * poll's callback */
+	ntp_spdk_stop(s, NULL, NULL);
 	while (s->n_procs)
 		drop_proc(s, s->n_procs - 1, true);
 	ring_buffer__free(s->rb);

@@ -16,6 +16,11 @@
 #include "spdk_elf.h"
 
 #define NTP_SPDK_MAX_PROCS 64
+/* The stop waits this long at most for the sampled commands in flight (those
+ * still in flight then are counted lost); a process of ntprof's older SPDK
+ * patch, without the count, gets a fixed grace (docs/spdk.md). */
+#define NTP_SPDK_STOP_WAIT_MS 1000
+#define NTP_SPDK_OLD_GRACE_MS 20
 
 /* One side's binary, as `ntprof probe` shows it. */
 struct ntp_spdk_info {
@@ -23,6 +28,8 @@ struct ntp_spdk_info {
 	int n_probes;
 	pid_t pids[NTP_SPDK_MAX_PROCS];
 	uint64_t var_addr[NTP_SPDK_MAX_PROCS];		/* 0: not found in that process */
+	uint64_t flight_addr[NTP_SPDK_MAX_PROCS];	/* ntprof_inflight; 0: not found (an older patch) */
+	uint64_t flight_size[NTP_SPDK_MAX_PROCS];	/* not 0: found, of another size than ntprof's */
 	int n_pids;
 };
 
@@ -56,13 +63,20 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
  * about every second picks up processes started since, drops ended ones. */
 int ntp_spdk_poll(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx);
 int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n);
-/* Records lost (ring buffer full) and ill-formed (another ABI). */
+/* Records lost (ring buffer full, or in flight past the stop's wait) and
+ * ill-formed (another ABI). */
 void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad);
 /* The flavour of the kernel socket hooks attached (TCP): "fentry",
  * "kprobe", or NULL with why in *why (not attached: the receive paths are
  * not split). */
 const char *ntp_spdk_sock_flavour(const struct ntp_spdk *s, const char **why);
-/* Sets every process's variable back to 0, releases the locks, detaches. */
+/* The stop: sets every process's variable back to 0 and waits (at most a
+ * second) for the sampled commands begun before to be handed over, their
+ * records to cb (NULL: the last poll's); those still in flight are counted
+ * in ntp_spdk_counters()' lost, and said. Once; ntp_spdk_close() does it
+ * when it has not been done. */
+void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx);
+/* Stops (above) if not stopped, releases the locks, detaches. */
 void ntp_spdk_close(struct ntp_spdk *s);
 
 #endif

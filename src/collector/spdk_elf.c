@@ -121,6 +121,14 @@ static int base_vaddr_of(Elf *e, uint64_t *base)
 
 int ntp_elf_symbol(const char *path, const char *name, uint64_t *value, uint64_t *base_vaddr)
 {
+	uint64_t size;
+
+	return ntp_elf_symbol_sized(path, name, value, &size, base_vaddr);
+}
+
+int ntp_elf_symbol_sized(const char *path, const char *name, uint64_t *value, uint64_t *size,
+			 uint64_t *base_vaddr)
+{
 	Elf_Scn *scn = NULL;
 	int fd, found = -1;
 	Elf *e = elf_open(path, &fd);
@@ -147,6 +155,7 @@ int ntp_elf_symbol(const char *path, const char *name, uint64_t *value, uint64_t
 			sn = elf_strptr(e, sh.sh_link, s.st_name);
 			if (sn && !strcmp(sn, name)) {
 				*value = s.st_value;
+				*size = s.st_size;
 				found = 0;
 				break;
 			}

@@ -30,6 +30,9 @@ int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *
  * counterpart: address = mapping of offset 0 - base_vaddr + value). 0, or
  * -1 when absent. */
 int ntp_elf_symbol(const char *path, const char *name, uint64_t *value, uint64_t *base_vaddr);
+/* The same, with the symbol's size (st_size). */
+int ntp_elf_symbol_sized(const char *path, const char *name, uint64_t *value, uint64_t *size,
+			 uint64_t *base_vaddr);
 
 /* The files a binary loads, itself first: DT_NEEDED resolved, recursively,
  * in its RPATH/RUNPATH ($ORIGIN), <dir of binary>/../lib (SPDK's build/bin

@@ -81,11 +81,11 @@ static int map_base(pid_t pid, const char *path, uint64_t *base)
 	return found;
 }
 
-static int try_file(pid_t pid, const char *file, const char *var, uint64_t *addr)
+static int try_file(pid_t pid, const char *file, const char *var, uint64_t *addr, uint64_t *size)
 {
 	uint64_t value, vbase, base;
 
-	if (ntp_elf_symbol(file, var, &value, &vbase) || map_base(pid, file, &base))
+	if (ntp_elf_symbol_sized(file, var, &value, size, &vbase) || map_base(pid, file, &base))
 		return -1;
 	*addr = base - vbase + value;
 	return 0;
@@ -94,12 +94,20 @@ static int try_file(pid_t pid, const char *file, const char *var, uint64_t *addr
 int ntp_spdk_var_addr(pid_t pid, const char *var, char *const *hint, int n_hint, uint64_t *addr,
 		      char *lib, size_t liblen)
 {
+	uint64_t size;
+
+	return ntp_spdk_sym_addr(pid, var, hint, n_hint, addr, &size, lib, liblen);
+}
+
+int ntp_spdk_sym_addr(pid_t pid, const char *var, char *const *hint, int n_hint, uint64_t *addr,
+		      uint64_t *size, char *lib, size_t liblen)
+{
 	char p[64], line[PATH_MAX + 128], last[PATH_MAX] = "";
 	int found = -1;
 	FILE *f;
 
 	for (int i = 0; i < n_hint; i++)
-		if (!try_file(pid, hint[i], var, addr)) {
+		if (!try_file(pid, hint[i], var, addr, size)) {
 			snprintf(lib, liblen, "%s", hint[i]);
 			return 0;
 		}
@@ -119,7 +127,7 @@ int ntp_spdk_var_addr(pid_t pid, const char *var, char *const *hint, int n_hint,
 		if (file[0] != '/' || off != 0 || !strcmp(file, last))
 			continue;
 		snprintf(last, sizeof(last), "%s", file);
-		if (!try_file(pid, file, var, addr)) {
+		if (!try_file(pid, file, var, addr, size)) {
 			snprintf(lib, liblen, "%s", file);
 			found = 0;
 		}
@@ -141,6 +149,21 @@ static int mem_io(pid_t pid, uint64_t addr, uint32_t *v, bool write)
 	r = write ? pwrite(fd, v, sizeof(*v), (off_t)addr) : pread(fd, v, sizeof(*v), (off_t)addr);
 	close(fd);
 	return r == (ssize_t)sizeof(*v) ? 0 : -1;
+}
+
+int ntp_spdk_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char p[64];
+	ssize_t r;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/mem", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return r == (ssize_t)len ? 0 : -1;
 }
 
 int ntp_spdk_var_read(pid_t pid, uint64_t addr, uint32_t *v)

@@ -28,7 +28,13 @@ int ntp_spdk_pids(const char *bin, pid_t *out, int max);
 int ntp_spdk_var_addr(pid_t pid, const char *var, char *const *hint, int n_hint, uint64_t *addr,
 		      char *lib, size_t liblen);
 
+/* The same for any defined symbol, with its size (st_size). */
+int ntp_spdk_sym_addr(pid_t pid, const char *var, char *const *hint, int n_hint, uint64_t *addr,
+		      uint64_t *size, char *lib, size_t liblen);
+
 int ntp_spdk_var_read(pid_t pid, uint64_t addr, uint32_t *v);
+/* len bytes at addr in pid, through /proc/PID/mem: 0, or -1. */
+int ntp_spdk_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int ntp_spdk_var_write(pid_t pid, uint64_t addr, uint32_t v);
 
 /* Takes the lock of pid's variable: an fd to keep open while the variable

@@ -2,7 +2,10 @@
 # ntprof's SPDK patch carries no line of SPDK's code: every hunk inserts
 # (header "-N,0", without the function name git puts after it: that is
 # SPDK's text too), every line in a hunk is an added one, no context, no
-# removal. spdk/apply.sh refuses a tree of another version, and a directory
+# removal. It defines and exports the sampling variable and the count of
+# sampled commands in flight (ntprof_inflight) that the recorder's stop
+# waits on, which the helpers count only on a sampled command's path.
+# spdk/apply.sh refuses a tree of another version, and a directory
 # that is not an SPDK tree, each in one line. The headers it copies into
 # SPDK compile on their own (C, -Wall -Wextra -Werror).
 set -u
@@ -24,6 +27,21 @@ bad_lines=$(awk '
 files=$(grep '^+++ b/' "$P" | cut -c7- | sort | tr '\n' ' ')
 [ "$files" = "lib/nvme/nvme.c lib/nvme/nvme_internal.h lib/nvme/nvme_rdma.c lib/nvme/nvme_tcp.c lib/nvme/spdk_nvme.map lib/nvmf/rdma.c lib/nvmf/tcp.c " ] &&
 	ok patch-files || bad "patch-files: $files"
+# the variables: defined in lib/nvme/nvme.c, exported by its version script
+for v in 'volatile uint32_t ntprof_sample_n' 'struct ntp_spdk_flight ntprof_inflight'; do
+	awk -v v="^\\+$v;\$" '/^\+\+\+ b\// { f = $2 } f == "b/lib/nvme/nvme.c" && $0 ~ v { found = 1 } END { exit !found }' "$P" &&
+		ok "patch-defines-${v##* }" || bad "patch-defines-${v##* }"
+done
+for v in ntprof_sample_n ntprof_inflight; do
+	awk -v v="^\\+\t$v;\$" '/^\+\+\+ b\// { f = $2 } f == "b/lib/nvme/spdk_nvme.map" && $0 ~ v { found = 1 } END { exit !found }' "$P" &&
+		ok "patch-exports-$v" || bad "patch-exports-$v"
+done
+# the count: begun in ntprof_begin after the decision (an unsampled command
+# returns before it), done in NTPROF_DONE after the probe, inside its branch
+awk '/^static inline void ntprof_begin\(/ { b = 1 } b && /^\t\treturn;$/ { ret = NR } b && /ntprof_count\(0\);/ { cnt = NR } b && /^}/ { b = 0 }
+	END { exit !(ret && cnt > ret) }' spdk/ntprof_usdt.h && ok header-counts-begun-when-sampled || bad header-counts-begun-when-sampled
+awk '/^#define NTPROF_DONE\(/ { d = 1 } d && /DTRACE_PROBE3/ { p = NR } d && /ntprof_count\(1\);/ { c = NR } d && /^} while \(0\)$/ { d = 0 }
+	END { exit !(p && c > p) }' spdk/ntprof_usdt.h && ok header-counts-done-after-probe || bad header-counts-done-after-probe
 for probe in nvmf_tcp_done nvmf_rdma_done nvme_tcp_done nvme_rdma_done; do
 	grep -q "^+.*NTPROF_DONE($probe," "$P" && ok "patch-fires-$probe" || bad "patch-fires-$probe"
 done
@@ -42,7 +60,7 @@ out=$(spdk/apply.sh "$W/none" 2>&1); rc=$?
 [ "$(wc -l <<<"$out")" = 1 ] && ok apply-one-line || bad "apply-one-line: $out"
 
 if [ -f /usr/include/sys/sdt.h ]; then
-	printf '#include "ntprof_usdt.h"\nvolatile uint32_t ntprof_sample_n;\nint main(void) { struct ntp_spdk_rec r; ntprof_begin(&r, 1, 2, 2, 1, 8, 0, 7, 0, 0); NTPROF_STAMP(&r, 1); NTPROF_DONE(nvmf_tcp_done, &r); return 0; }\n' > "$W/t.c"
+	printf '#include "ntprof_usdt.h"\nvolatile uint32_t ntprof_sample_n;\nstruct ntp_spdk_flight ntprof_inflight;\nint main(void) { struct ntp_spdk_rec r; ntprof_begin(&r, 1, 2, 2, 1, 8, 0, 7, 0, 0); NTPROF_STAMP(&r, 1); NTPROF_DONE(nvmf_tcp_done, &r); return 0; }\n' > "$W/t.c"
 	${CC:-cc} -Wall -Wextra -Werror -std=gnu11 -Ispdk -Ibpf "$W/t.c" -o "$W/t" 2> "$W/cc.err" &&
 		ok headers-compile || { bad headers-compile; head -5 "$W/cc.err"; }
 fi

@@ -23,6 +23,11 @@
 #include "spdk-standin.h"
 
 volatile uint32_t ntprof_sample_n;
+/* the sampled commands begun and handed over, per thread (as SPDK's
+ * lib/nvme defines it with the patch); tests/cli/spdk.sh builds this
+ * library once with it renamed, as a process of ntprof's older patch */
+struct ntp_spdk_flight ntprof_inflight;
+volatile int standin_quit;
 
 uint32_t standin_sampling(void)
 {
@@ -196,6 +201,27 @@ void standin_sock_close(void)
 	sock_fd = peer_fd = -1;
 }
 
+/* --hold-us: a sampled command still in flight when the recorder stops
+ * (the variable back to 0), finishing hold_ns later; --abandon: the first
+ * one is freed without being handed over (as a qpair torn down), its probe
+ * never fired. 1 when it was abandoned. */
+static int hold(struct ntp_spdk_rec *r, const struct standin_delays *d)
+{
+	static int abandoned;
+
+	if (!d->hold || !r->abi)
+		return 0;
+	while (ntprof_sample_n && !standin_quit)
+		pause_ns(200000);
+	if (d->abandon && !abandoned) {
+		abandoned = 1;
+		r->abi = 0;
+		return 1;
+	}
+	pause_ns(d->hold_ns);
+	return 0;
+}
+
 static int is_write_r2t(const struct standin_cmd *c, const struct standin_delays *d)
 {
 	return c->opc == 0x01 && c->len > 8192 && d->r2t_ns;
@@ -234,6 +260,8 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 	} else {
 		pause_ns(d->wait_ns);
 	}
+	if (hold(&r, d))
+		return sampled;
 	NTPROF_STAMP(&r, NTP_SPDK_H_RSP_RECV);
 	r.cntlid = c->cntlid;
 	r.len = c->len;
@@ -272,6 +300,8 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	r.len = c->len;
 	NTPROF_STAMP(&r, NTP_SPDK_T_EXEC);
 	pause_ns(d->storage_ns);
+	if (hold(&r, d))
+		return sampled;
 	NTPROF_STAMP(&r, NTP_SPDK_T_DONE);
 	NTPROF_STAMP(&r, NTP_SPDK_T_RSP_QUEUED);
 	NTPROF_STAMP_AS(&r, NTP_SPDK_T_RSP_SENT, NTP_SPDK_T_RSP_QUEUED);

@@ -8,6 +8,7 @@
  *
  *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
  *                [--wait-us U] [--storage-us U] [--cntlid C] [--sock [--flush-us U]]
+ *                [--hold-us U [--abandon]]
  *
  * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
  * ...): the stand-in runs those commands in that order, so its records join
@@ -23,6 +24,9 @@
  * so that the kernel socket calls ntprof hooks for SPDK run; the target
  * writes its answer --flush-us after queueing it (default 20); --qd N: the
  * target's peer keeps N capsules outstanding (default 1).
+ * --hold-us U: a sampled command waits until the recorder stops (the variable
+ * back to 0), then U us more: in flight at the stop; --abandon: the first
+ * one so held is dropped at the stop without its probe (freed unfinished).
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -41,6 +45,7 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
+	standin_quit = 1;
 }
 
 static void on_usr1(int sig)
@@ -115,6 +120,8 @@ int main(int argc, char **argv)
 		{ "sock", no_argument, NULL, 'K' },
 		{ "flush-us", required_argument, NULL, 'F' },
 		{ "qd", required_argument, NULL, 'Q' },
+		{ "hold-us", required_argument, NULL, 'H' },
+		{ "abandon", no_argument, NULL, 'A' },
 		{ 0 }
 	};
 	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000, .flush_ns = 20000 };
@@ -140,6 +147,8 @@ int main(int argc, char **argv)
 		case 'K': sock = 1; break;
 		case 'Q': qd = atoi(optarg); break;
 		case 'F': d.flush_ns = strtoull(optarg, NULL, 10) * 1000; break;
+		case 'H': d.hold = 1; d.hold_ns = strtoull(optarg, NULL, 10) * 1000; break;
+		case 'A': d.abandon = 1; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
 			return 2;

@@ -22,7 +22,13 @@ struct standin_delays {
 	uint64_t storage_ns;	/* target: handed to the bdev -> completed */
 	uint64_t r2t_ns;	/* TCP writes: R2T out -> data in (target), R2T wait (host) */
 	uint64_t flush_ns;	/* --sock: response (target) / capsule (host) queued -> written */
+	int hold;		/* --hold-us: a sampled command waits until the recorder's stop */
+	uint64_t hold_ns;	/* ... then this long more */
+	int abandon;		/* --abandon: the first held one is dropped at the stop, unhanded */
 };
+
+/* Set by the program's SIGTERM/SIGINT: a held command stops waiting. */
+extern volatile int standin_quit;
 
 /* Run one command on that side; 1 when it was sampled (the probe fired). */
 int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d, int rdma);

@@ -4,18 +4,33 @@
  * ntprof's SPDK patch and the stand-in call: a sampled command's stamps are
  * CLOCK_MONOTONIC ns when its probe fires, whether they were taken as clock
  * reads (before this thread knows its counter's rate) or as cycle counter
- * reads (after), each within the clock reads taken around it.
+ * reads (after), each within the clock reads taken around it; the count of
+ * sampled commands in flight (ntprof_inflight): begun and done per thread,
+ * each thread in a slot of its own up to the last, shared one, and nothing
+ * counted for an unsampled command.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #if __has_include(<sys/sdt.h>)
 #include "../../spdk/ntprof_usdt.h"
 
 volatile uint32_t ntprof_sample_n;
+struct ntp_spdk_flight ntprof_inflight;
+
+/* begun and done summed over the slots, as the recorder sums them */
+static void flight_sums(uint64_t *begun, uint64_t *done)
+{
+	*begun = *done = 0;
+	for (unsigned i = 0; i < NTP_SPDK_FLIGHT_SLOTS; i++) {
+		*begun += ntprof_inflight.slot[i].begun;
+		*done += ntprof_inflight.slot[i].done;
+	}
+}
 
 /* what a stamp may differ from the clock reads around it: the two reads
  * that anchor the cycle stamps at the probe are ~100 ns apart here, and a
@@ -133,10 +148,13 @@ static void test_given_start_kept(void **state)
 	ntprof_sample_n = 0;
 }
 
-/* Not sampled: nothing is stamped, the probe does not fire. */
+/* Not sampled: nothing is stamped, the probe does not fire, nothing is
+ * counted (with sampling on, a command the hash does not pick either). */
 static void test_unsampled(void **state)
 {
+	struct ntp_spdk_flight before = ntprof_inflight;
 	struct ntp_spdk_rec r;
+	unsigned picked = 0;
 
 	(void)state;
 	ntprof_sample_n = 0;
@@ -145,6 +163,79 @@ static void test_unsampled(void **state)
 	assert_int_equal(r.abi, 0);
 	NTPROF_STAMP(&r, NTP_SPDK_H_CMD_SENT);
 	assert_int_equal(r.ts[NTP_SPDK_H_CMD_SENT], ~0ull);
+	NTPROF_DONE(nvme_tcp_done, &r);
+	assert_memory_equal(&before, &ntprof_inflight, sizeof(before));
+	ntprof_sample_n = 1000;
+	for (uint16_t cid = 0; cid < 64; cid++) {
+		ntprof_begin(&r, 1, cid, 2, 1, 8u * cid, 0, 7, NTP_SPDK_H_SUBMIT, 0);
+		picked += r.abi != 0;
+		NTPROF_DONE(nvme_tcp_done, &r);
+	}
+	ntprof_sample_n = 0;
+	if (!picked)
+		assert_memory_equal(&before, &ntprof_inflight, sizeof(before));
+}
+
+/* Each thread's sampled commands: begun at ntprof_begin, done after the
+ * probe; in flight in between. */
+#define PER_THREAD 1000
+#define THREADS (NTP_SPDK_FLIGHT_SLOTS + 8)
+
+static void *flight_thread(void *arg)
+{
+	struct ntp_spdk_rec r;
+
+	for (unsigned i = 0; i < PER_THREAD; i++) {
+		ntprof_begin(&r, 1, (uint16_t)i, 2, 1, 8 * i, 0, 7, NTP_SPDK_T_CMD_RECV, 0);
+		NTPROF_DONE(nvmf_tcp_done, &r);
+	}
+	*(struct ntp_spdk_flight_slot **)arg = ntprof_slot_t;
+	return NULL;
+}
+
+static void test_inflight(void **state)
+{
+	struct ntp_spdk_flight_slot *slot[THREADS];
+	pthread_t t[THREADS];
+	uint64_t b0, d0, b, d;
+	struct ntp_spdk_rec r;
+	unsigned i, k;
+
+	(void)state;
+	ntprof_sample_n = 1;
+	flight_sums(&b0, &d0);
+	/* one command in flight on this thread, then handed over */
+	ntprof_begin(&r, 1, 9, 2, 1, 8, 0, 7, NTP_SPDK_T_CMD_RECV, 0);
+	flight_sums(&b, &d);
+	assert_int_equal(b - d, b0 - d0 + 1);
+	assert_non_null(ntprof_slot_t);
+	assert_int_equal(ntprof_slot_t->begun - ntprof_slot_t->done, 1);
+	NTPROF_DONE(nvmf_tcp_done, &r);
+	flight_sums(&b, &d);
+	assert_int_equal(b - d, b0 - d0);
+	assert_int_equal(b - b0, 1);
+	/* threads at once: all counted, past the slots' number too (the last
+	 * slot shared with atomics); each of the first ones on its own slot */
+	for (i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, flight_thread, &slot[i]), 0);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	flight_sums(&b, &d);
+	assert_int_equal(b - b0, 1 + (uint64_t)THREADS * PER_THREAD);
+	assert_int_equal(d - d0, 1 + (uint64_t)THREADS * PER_THREAD);
+	assert_true(ntprof_inflight.taken >= THREADS);
+	for (i = 0; i < THREADS; i++) {
+		unsigned same = 0;
+
+		for (k = 0; k < THREADS; k++)
+			same += slot[k] == slot[i];
+		if (slot[i] != &ntprof_inflight.slot[NTP_SPDK_FLIGHT_SLOTS - 1])
+			assert_int_equal(same, 1);
+	}
+	assert_int_equal(ntprof_inflight.slot[NTP_SPDK_FLIGHT_SLOTS - 1].begun,
+			 ntprof_inflight.slot[NTP_SPDK_FLIGHT_SLOTS - 1].done);
+	assert_true(ntprof_inflight.slot[NTP_SPDK_FLIGHT_SLOTS - 1].begun >= 9ull * PER_THREAD);
+	ntprof_sample_n = 0;
 }
 
 int main(void)
@@ -153,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_clock_then_cycles),
 		cmocka_unit_test(test_given_start_kept),
 		cmocka_unit_test(test_unsampled),
+		cmocka_unit_test(test_inflight),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
