@@ -172,9 +172,19 @@ the NVMe modules' types for a kernel whose modules have no BTF (before 5.11),
 made by \fBntprof\-btf\fR from the kernel's debug package; \fBrecord\fR and
 \fBprobe\fR read it by themselves.
 .SH EXIT STATUS
-0 on success; 1 with a one\-line message naming the file, field or option on
-bad input, when the kernel lacks what recording needs, or after the output of
+.TP
+.B 0
+success.
+.TP
+.B 1
+with a one\-line message naming the file, field or option on bad input (an
+unknown command or option, a value it does not take, an option given twice with
+two values), when the kernel lacks what
+recording needs, when an output cannot be written, or after the output of
 \fBreport\fR, \fBcompare\fR or \fBdump\fR when a block of a recording was damaged.
+.TP
+.B 2
+when no command is given: the usage is printed on standard error.
 .SH SEE ALSO
 .BR ntprof\-top (8),
 .BR bpftool (8).
@@ -189,6 +199,22 @@ no colour, as \fB\-\-no\-color\fR.
 .TP
 .B COLUMNS
 the width of batch mode's screens when \fB\-\-width\fR is not given.
+.SH EXIT STATUS
+.TP
+.B 0
+success: the monitor was quit (\fBq\fR or a signal), or batch mode printed
+its intervals.
+.TP
+.B 1
+with a one\-line message when a recording cannot be read, live collection cannot
+start (the kernel lacks what recording needs, or not root), the full screen has
+no terminal, no interval was completed, or the output cannot be written.
+.TP
+.B 2
+with a one\-line message naming the option on an option error: an unknown
+option, a value it does not take, an option given twice with two values, or an
+option of batch mode (\fB\-n\fR,
+\fB\-\-json\fR) without \fB\-b\fR.
 .SH SEE ALSO
 .BR ntprof (8).
 The documentation in the source tree: docs/top.md, docs/stage\-model.md.

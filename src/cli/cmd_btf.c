@@ -14,10 +14,12 @@
  * tools/ntprof-btf.sh runs pahole on the -dbg package and then this.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
@@ -207,6 +209,31 @@ static int write_file(const char *path, const void *data, __u32 size, char **inp
 	return 0;
 }
 
+/* Why an input gave no BTF (btf__parse() failed with errno e): what is wrong
+ * with the file when it is plain to see (a directory, an empty file), which
+ * libbpf reports as EIO; else libbpf's reason. */
+static const char *parse_failure(const char *path, int e)
+{
+	struct stat st;
+	char c;
+	int fd;
+	ssize_t n;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return "is a directory, not a BTF file";
+	/* read, not stat()'s size: a pseudo-file (procfs) may say 0 and hold data */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		n = read(fd, &c, 1);
+		close(fd);
+		if (n == 0)
+			return "an empty file, no BTF in it";
+	}
+	/* libbpf's own codes (LIBBPF_ERRNO__FORMAT...) start at 4000 */
+	return e == EINVAL || e == EPROTO || e >= 4000 ?
+	       "no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(e);
+}
+
 int cmd_btf(int argc, char **argv)
 {
 	struct ntp_cmd_opts o = { 0 };
@@ -250,9 +277,7 @@ int cmd_btf(int argc, char **argv)
 		int err;
 
 		if (!in) {
-			/* libbpf's own codes (LIBBPF_ERRNO__FORMAT...) start at 4000 */
-			ntp_err("%s: %s", argv[i], errno == EINVAL || errno == EPROTO || errno >= 4000 ?
-				"no BTF in it (neither raw BTF nor an ELF file with a .BTF section)" : strerror(errno));
+			ntp_err("%s: %s", argv[i], parse_failure(argv[i], errno));
 			goto out;
 		}
 		if (validate_btf(in, why, sizeof(why))) {

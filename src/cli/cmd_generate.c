@@ -16,6 +16,7 @@
 #include "core/opt.h"
 #include "core/ntpfile.h"
 #include "core/synth.h"
+#include "options.h"
 
 #define NSEC 1000000000ull
 #define START_REAL_NS (1796000000ull * NSEC)	/* a fixed wall clock: output is deterministic */
@@ -40,7 +41,9 @@ static void usage(FILE *f)
 "      --rate N             commands per second, Poisson arrivals (default 50000)\n"
 "      --qd N               tags per queue, 1..4096 (default 32); cid = genctr<<12 | tag\n"
 "      --queues N           I/O queues per host (default 1)\n"
-"      --hosts N            hosts (controllers, cntlid 1..N) sharing the target (default 1)\n"
+"      --hosts N            hosts (controllers, cntlid 1..N) sharing the target (default 1);\n"
+"                           a clock each in their own files, the machine's in one\n"
+"                           -r both file\n"
 "      --sizes LIST         I/O sizes, e.g. 4K,128K (default 4K), drawn uniformly\n"
 "      --read PCT           share of reads, 0..100 (default 100); the rest are writes\n"
 "      --inline-max SIZE    writes up to SIZE go in the capsule, larger ones use R2T\n"
@@ -182,7 +185,8 @@ static int parse_sizes(const char *val, struct ntp_synth_config *c)
 	char err[NTP_OPT_ERR_LEN];
 	unsigned n = 0;
 
-	if (ntp_opt_sizes("--sizes", val, c->sizes, NTP_SYNTH_MAX_SIZES, &n, err))
+	if (ntp_opt_list_check("--sizes", val, "size", err, sizeof(err)) ||
+	    ntp_opt_sizes("--sizes", val, c->sizes, NTP_SYNTH_MAX_SIZES, &n, err))
 		return ntp_err("%s", err), -1;
 	c->nsizes = n;
 	return 0;
@@ -214,6 +218,22 @@ static int out_totals(const struct ntp_synth *s, struct out *o, uint64_t t)
 	if (o->role != NTP_ROLE_HOST)
 		n += ntp_synth_totals(s, NTP_SIDE_TARGET, 0, tot + n, MAX_TOTALS);
 	return ntp_writer_set_totals(o->w, tot, n, out_clock(s, o, t));
+}
+
+/* How messages name an option: "-o" when it has a letter, else "--name". */
+static const char *opt_name(const struct option *opts, int val)
+{
+	static char buf[64];
+
+	for (const struct option *o = opts; o->name; o++)
+		if (o->val == val) {
+			if (val < 256)
+				snprintf(buf, sizeof(buf), "-%c", val);
+			else
+				snprintf(buf, sizeof(buf), "--%s", o->name);
+			return buf;
+		}
+	return "?";
 }
 
 int cmd_generate(int argc, char **argv)
@@ -254,7 +274,7 @@ int cmd_generate(int argc, char **argv)
 		{ 0 }
 	};
 	struct ntp_synth_config c;
-	const char *output = NULL, *target_out = NULL;
+	const char *output = NULL, *target_out = NULL, *given[O_HOSTQ + 1] = { 0 };
 	uint8_t role = NTP_ROLE_BOTH;
 	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr, host_queues = 0;
 	struct out *outs = NULL;
@@ -269,6 +289,15 @@ int cmd_generate(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:r:t:n:d:s:qh", opts, NULL)) != -1) {
+		/* a value given twice: the same is harmless, another would
+		 * silently replace the first (as in options.c); --delay adds up */
+		if (opt != O_DELAY && opt >= 0 && opt < (int)(sizeof(given) / sizeof(given[0])) && optarg &&
+		    opt != '?' && opt != ':') {
+			if (given[opt] && strcmp(given[opt], optarg))
+				return ntp_err("option %s given twice ('%s', then '%s')", opt_name(opts, opt),
+					       given[opt], optarg);
+			given[opt] = optarg;
+		}
 		switch (opt) {
 		case 'o': output = optarg; break;
 		case O_TARGET_OUT: target_out = optarg; break;
@@ -293,7 +322,11 @@ int cmd_generate(int argc, char **argv)
 			if (!strcmp(optarg, "0")) c.inline_max = 0;
 			else if (ntp_parse_size("--inline-max", optarg, &c.inline_max)) return 1;
 			break;
-		case O_LBA: if (ntp_parse_u32("--lba-size", optarg, 512, 65536, &c.lba_size)) return 1; break;
+		case O_LBA:
+			if (ntp_parse_u32("--lba-size", optarg, 512, 65536, &c.lba_size)) return 1;
+			if (c.lba_size & (c.lba_size - 1))
+				return ntp_err("option --lba-size: '%s' is not a power of two (512, 1024 ... 65536)", optarg);
+			break;
 		case O_NSSIZE: if (parse_bytes64("--ns-size", optarg, &c.ns_bytes)) return 1; break;
 		case O_NSID: if (ntp_parse_u32("--nsid", optarg, 1, 0xfffffffe, &c.nsid)) return 1; break;
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
@@ -337,7 +370,12 @@ int cmd_generate(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
-		default: return ntp_err("unknown option '%s' (ntprof generate --help)", argv[optind - 1]);
+		default:
+			/* "--quiet=1": getopt says '?' with the option's value in optopt */
+			if (optopt && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
+				return ntp_err("option %.*s takes no value", (int)strcspn(argv[optind - 1], "="),
+					       argv[optind - 1]);
+			return ntp_err("unknown option '%s' (ntprof generate --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -348,13 +386,25 @@ int cmd_generate(int argc, char **argv)
 		return ntp_err("option --target-out: only with -r both");
 	if (!c.count && !c.duration_ns)
 		c.duration_ns = NSEC;
-	for (uint32_t i = 0; i < c.nsizes; i++)
-		if (c.sizes[i] % c.lba_size || c.sizes[i] / c.lba_size > 65536 || c.sizes[i] > c.ns_bytes)
-			return ntp_err("option --sizes: %u is not a multiple of the LBA size %u of at most 65536 LBAs within --ns-size",
+	for (uint32_t i = 0; i < c.nsizes; i++) {
+		if (c.sizes[i] % c.lba_size)
+			return ntp_err("option --sizes: %u is not a multiple of the LBA size %u (--lba-size)",
 				       c.sizes[i], c.lba_size);
-	/* one file holding both sides is one machine: a single clock */
-	if (role == NTP_ROLE_BOTH && !target_out && !offset_set)
-		c.target_clock_offset = 0;
+		if (c.sizes[i] / c.lba_size > 65536)
+			return ntp_err("option --sizes: %u is more than 65536 LBAs of %u bytes (--lba-size), "
+				       "the most one command moves", c.sizes[i], c.lba_size);
+		if (c.sizes[i] > c.ns_bytes)
+			return ntp_err("option --sizes: %u is larger than the namespace (--ns-size %llu bytes)",
+				       c.sizes[i], (unsigned long long)c.ns_bytes);
+	}
+	/* one file holding both sides is one machine: a single clock, the
+	 * target's (unless --target-clock-offset says otherwise) and every
+	 * host's; the file's header says one machine (role both) */
+	if (role == NTP_ROLE_BOTH && !target_out) {
+		if (!offset_set)
+			c.target_clock_offset = 0;
+		c.one_host_clock = 1;
+	}
 	per_host = c.hosts > 1 && role != NTP_ROLE_TARGET && strstr(output, "%d");
 	if (strchr(output, '%') && (!per_host || strchr(output, '%') != strrchr(output, '%')))
 		return ntp_err("option -o: '%s': the only %% allowed is one %%d, with --hosts N", output);

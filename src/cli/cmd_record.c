@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include "cli.h"
 #include "core/out.h"
@@ -131,7 +132,40 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 	ntp_report_print(stdout, snap, meta);
 }
 
-/* Options into *cap and *ro: 0, 1 after an error (printed), 2 after --help. */
+/* An output's directory must exist and take a new file before anything is
+ * attached: the file is created only then (-o) or at the end (-j), after a
+ * recording of hours. 0, or -1 with a one-line reason naming opt. */
+static int out_dir_check(const char *opt, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+	int e;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		e = errno;
+	else
+		return 0;
+	snprintf(err, errlen, "%s %s: cannot create a file in %s: %s", opt, path, dir, strerror(e));
+	return -1;
+}
+
+/* Options into *cap and *ro: 0, 1 after an error (printed), 2 after --help.
+ * Every option error that needs no kernel is found here, before the
+ * collector looks at the kernel (a command prepared on another machine
+ * fails there too). */
 static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp_record_opts *ro)
 {
 	void *bases[] = { cap, cap, cap, ro };
@@ -160,6 +194,10 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 		return ntp_err("-j %s", err);
 	if (ro->out && ntp_out_check(ro->out, NULL, 0, err, sizeof(err)))
 		return ntp_err("-o %s", err);
+	if ((ro->out && out_dir_check("-o", ro->out, err, sizeof(err))) ||
+	    (ro->json && out_dir_check("-j", ro->json, err, sizeof(err))) ||
+	    ntp_capture_check(cap, err, sizeof(err)))
+		return ntp_err("%s", err);
 	return 0;
 }
 

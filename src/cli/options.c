@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* options.c - the option parser and --help printer over option tables (options.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "options.h"
+#include "collector/session.h"
 #include "core/opt.h"
 
 const struct ntp_optcmd *ntp_optcmd_find(const char *prog, const char *cmd)
@@ -26,6 +31,51 @@ void ntp_capture_defaults(struct ntp_capture_opts *c)
 	c->co.io_type = -1;
 	c->co.attach_timeout_s = 10;
 	c->interval_s = 1;
+}
+
+int ntp_capture_check(const struct ntp_capture_opts *c, char *err, size_t errlen)
+{
+	const char *btf = c->co.btf_path;
+	struct stat st;
+	int fd;
+
+	if (ntp_session_opts_check(&c->co, err, errlen))
+		return -1;
+	/* --btf "" stands for the default file (collector/hooks.h, ntp_btf_file());
+	 * whether a file holds the right BTF is for the collector to say (it
+	 * parses it with libbpf, which this check does without) */
+	if (btf && btf[0]) {
+		if (stat(btf, &st)) {
+			snprintf(err, errlen, "option --btf: %s: %s", btf, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "option --btf: %s: is a directory, not a BTF file", btf);
+			return -1;
+		}
+		fd = open(btf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* a FIFO must not block */
+		if (fd < 0) {
+			snprintf(err, errlen, "option --btf: %s: %s", btf, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+int ntp_opt_list_check(const char *label, const char *val, const char *item, char *err, size_t errlen)
+{
+	size_t len = strlen(val);
+
+	if (val[0] == ',')
+		snprintf(err, errlen, "option %s: '%s' starts with a comma", label, val);
+	else if (len && val[len - 1] == ',')
+		snprintf(err, errlen, "option %s: '%s' ends with a comma", label, val);
+	else if (strstr(val, ",,"))
+		snprintf(err, errlen, "option %s: '%s' has an empty %s between two commas", label, val, item);
+	else
+		return 0;
+	return -1;
 }
 
 /* How messages name an option: its letter when it has one ("-s"), else "--name". */
@@ -102,6 +152,8 @@ static int set_value(const struct ntp_optset *sets, size_t n_sets, size_t si, co
 		rc = ntp_opt_session(label, val, field, e);
 		break;
 	case NTP_OT_SIZES:
+		if (ntp_opt_list_check(label, val, "size", err, errlen))
+			return -1;
 		n = (unsigned)*(int *)((char *)base + d->off2);
 		rc = ntp_opt_sizes(label, val, (uint32_t *)field, NTP_MAX_SIZES, &n, e);
 		*(int *)((char *)base + d->off2) = (int)n;
@@ -123,6 +175,7 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 {
 	size_t total = 0, k = 0, sp = 0;
 	struct option *lo;
+	const char **given = NULL;	/* per entry: the value it was given, NULL: not yet */
 	char *shorts;
 	int ret = -1, c;
 
@@ -131,7 +184,8 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			total++;
 	lo = calloc(total + 1, sizeof(*lo));
 	shorts = calloc(2 * total + 2, 1);
-	if (!lo || !shorts) {
+	given = calloc(total + 1, sizeof(*given));
+	if (!lo || !shorts || !given) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -158,6 +212,12 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
 			goto out;
 		}
+		/* "--detail=1": getopt says '?' with the entry's value in optopt */
+		if (c == '?' && optopt >= 256 && (size_t)(optopt - 256) < total) {
+			snprintf(err, errlen, "option %.*s takes no value", (int)strcspn(argv[optind - 1], "="),
+				 argv[optind - 1]);
+			goto out;
+		}
 		for (size_t s = 0; s < n_sets && !hit; s++)
 			for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++, i++)
 				if (c == 256 + (int)i || (c < 256 && c != '?' && d->letter == c)) {
@@ -169,6 +229,20 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			snprintf(err, errlen, "unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
 			goto out;
 		}
+		/* A value given twice: the same value is harmless; another one
+		 * would silently replace the first (-j a.json -j b.json writes
+		 * one file): refused. A size list adds up (--size 4K --size 8K),
+		 * a command's own (CUSTOM) decides for itself. */
+		if (hit->arg && hit->type != NTP_OT_SIZES && hit->type != NTP_OT_CUSTOM) {
+			if (given[i] && strcmp(given[i], optarg)) {
+				char label[64];
+
+				opt_label(hit, label, sizeof(label));
+				snprintf(err, errlen, "option %s given twice ('%s', then '%s')", label, given[i], optarg);
+				goto out;
+			}
+			given[i] = optarg;
+		}
 		if (set_value(sets, n_sets, hit_set, hit, bases[hit_set], optarg, custom, ctx, err, errlen))
 			goto out;
 	}
@@ -176,6 +250,7 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 out:
 	free(lo);
 	free(shorts);
+	free(given);
 	return ret;
 }
 

@@ -71,6 +71,13 @@ extern const struct ntp_optdef ntp_hook_optdefs[];	/* how to hook (probe too) */
 /* Defaults: host, tcp, -s 1000, -i 1, every I/O type, --attach-timeout 10. */
 void ntp_capture_defaults(struct ntp_capture_opts *c);
 
+/* The errors of the capture options that need no kernel, for `ntprof
+ * record` (and a live ntprof-top) right after parsing, so that they come
+ * before any kernel check: --session and --target-session
+ * (ntp_session_opts_check(), collector/session.h) and a --btf FILE that
+ * cannot be read. 0, or -1 with a one-line reason naming the option. */
+int ntp_capture_check(const struct ntp_capture_opts *c, char *err, size_t errlen);
+
 /* Every command's option tables, for generators (man pages, completion). */
 struct ntp_optcmd {
 	const char *prog;	/* "ntprof", "ntprof-top" */
@@ -103,6 +110,11 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
  * ntp_err(): the first operand's index, or -1; and the sets as --help. */
 int ntp_cmd_parse(const char *cmd, int argc, char **argv, void *const *bases);
 void ntp_cmd_help(FILE *f, const char *cmd);
+
+/* A comma-separated list value (of sizes, of queue depths...) without an
+ * empty item (",4K", "4K,", "4K,,8K"): 0, or -1 with "option LABEL: ..."
+ * in err; item names what the list holds ("size"). */
+int ntp_opt_list_check(const char *label, const char *val, const char *item, char *err, size_t errlen);
 
 /* The sets as --help lines ("  -s, --long ARG   help"). */
 void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets);

@@ -42,6 +42,46 @@ static int parse_target_session(const char *s, char *nqn, size_t len, unsigned *
 	return 0;
 }
 
+static void bad_target_session(const char *ts, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "option --target-session: '%s' is not NQN:NSID "
+		 "(such as nqn.2014-08.org.example:disk1:1)", ts);
+}
+
+static void session_on_target(const char *session, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--session %s names a host's namespace; with -r target name the "
+		 "target's subsystem and namespace: --target-session NQN:NSID", session);
+}
+
+int ntp_session_opts_check(const struct ntp_collector_opts *o, char *err, size_t errlen)
+{
+	char nqn[256];
+	unsigned nsid;
+
+	if (o->session[0] && o->role == NTP_ROLE_TARGET) {
+		session_on_target(o->session, err, errlen);
+		return -1;
+	}
+	if (!o->target_session[0])
+		return 0;
+	if (parse_target_session(o->target_session, nqn, sizeof(nqn), &nsid)) {
+		bad_target_session(o->target_session, err, errlen);
+		return -1;
+	}
+	if (o->role == NTP_ROLE_HOST) {
+		snprintf(err, errlen, "option --target-session: -r host records no target side "
+			 "(the target's namespace is followed with -r target or -r both)");
+		return -1;
+	}
+	if (o->spdk_target) {
+		snprintf(err, errlen, "option --target-session names an nvmet namespace; an SPDK target "
+			 "(--spdk-target) has none");
+		return -1;
+	}
+	return 0;
+}
+
 int ntp_target_session_dev(const struct ntp_collector_opts *o, const char *root, char *dev,
 			   char *err, size_t errlen)
 {
@@ -55,15 +95,13 @@ int ntp_target_session_dev(const struct ntp_collector_opts *o, const char *root,
 		return 0;
 	if (o->target_session[0]) {
 		if (parse_target_session(o->target_session, nqn, sizeof(nqn), &nsid)) {
-			snprintf(err, errlen, "option --target-session: '%s' is not NQN:NSID "
-				 "(such as nqn.2014-08.org.example:disk1:1)", o->target_session);
+			bad_target_session(o->target_session, err, errlen);
 			return -1;
 		}
 	} else if (!o->session[0]) {
 		return 0;
 	} else if (o->role == NTP_ROLE_TARGET) {
-		snprintf(err, errlen, "--session %s names a host's namespace; with -r target name the "
-			 "target's subsystem and namespace: --target-session NQN:NSID", o->session);
+		session_on_target(o->session, err, errlen);
 		return -1;
 	} else {
 		/* -r both: the host's namespace tells its subsystem and NSID */

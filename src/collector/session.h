@@ -13,6 +13,13 @@
 #include <stddef.h>
 #include "collector.h"
 
+/* The checks of --session and --target-session that need no machine, for
+ * option parsing (before the kernel is looked at): --session with -r target
+ * (refused, naming --target-session), --target-session with -r host or
+ * --spdk-target (nothing to follow), and NQN:NSID's syntax. 0, or -1 with a
+ * one-line reason naming the option. */
+int ntp_session_opts_check(const struct ntp_collector_opts *o, char *err, size_t errlen);
+
 /* Fills dev (NTP_DEV_LEN bytes, zero-padded) with the target-side device to
  * follow: 1; 0 when the target side follows every namespace; -1 with a
  * one-line reason. root: "" or a directory standing for / (tests). */

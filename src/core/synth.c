@@ -31,7 +31,8 @@
  *   RDMA only: H_SEND_DONE = H_CMD_SENT + 2 d(wire), T_RSP_SEND_DONE = T_RSP_SENT + 2 d(wire)
  *
  * Host timestamps are on the host machine's clock (host_clock0 + t, one
- * machine per controller, each shifted by a further hour), target ones on
+ * machine per controller, each shifted by a further hour, or all on host 1's
+ * clock with one_host_clock), target ones on
  * the target's (host_clock0 + target_clock_offset + t): nothing needs the
  * two clocks to agree.
  */
@@ -415,6 +416,8 @@ uint64_t ntp_synth_clock(const struct ntp_synth *s, uint8_t side, uint16_t cntli
 {
 	if (side == NTP_SIDE_TARGET)
 		return s->c.host_clock0 + (uint64_t)s->c.target_clock_offset + t_ns;
+	if (s->c.one_host_clock)
+		cntlid = 1;
 	return s->c.host_clock0 + (uint64_t)(cntlid ? cntlid - 1 : 0) * HOST_CLOCK_STEP + t_ns;
 }
 

@@ -74,6 +74,9 @@ struct ntp_synth_config {
 	struct ntp_delay delay[NTP_SEG_COUNT];
 	uint64_t host_clock0;		/* host 1's CLOCK_MONOTONIC at simulated time 0 */
 	int64_t target_clock_offset;	/* target's clock minus host 1's */
+	int one_host_clock;		/* every controller's host on host 1's clock (one
+					 * machine, as a one-file -r both is); 0: controller k's
+					 * machine runs k - 1 hours (and a bit) ahead */
 	double miss_rsp_sent;		/* fraction of target records lacking T_RSP_SENT */
 	double drop_target;		/* fraction of sampled commands without a target record */
 	char host_dev[NTP_DEV_LEN];
@@ -101,7 +104,8 @@ enum ntp_synth_event {
 /* Next event in simulated-time order. *t_ns: simulated time of the event. */
 enum ntp_synth_event ntp_synth_next(struct ntp_synth *s, struct ntp_record *rec, uint64_t *t_ns);
 
-/* A side's clock at simulated time t (host: controller cntlid's machine). */
+/* A side's clock at simulated time t (host: controller cntlid's machine,
+ * host 1's when one_host_clock is set). */
 uint64_t ntp_synth_clock(const struct ntp_synth *s, uint8_t side, uint16_t cntlid, uint64_t t_ns);
 
 /* Per-group totals of every command issued so far for a side (host: one
