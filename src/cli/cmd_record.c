@@ -230,8 +230,8 @@ static void say_end(const struct ntp_collector_counters *cnt)
 /* Closes the recording: 0, or 1 after an error (printed). */
 static int close_writer(struct ntp_writer *w, const char *out, uint64_t end, int write_err, const char *partial)
 {
-	uint64_t nrec = ntp_writer_records(w);
-	int e = ntp_writer_close(w, end);
+	uint64_t nrec;
+	int e = ntp_writer_close_count(w, end, &nrec, NULL);	/* every queued block written */
 
 	/* a failed close leaves a file the reader may refuse; the report
 	 * itself (from memory) is whole unless partial[] says otherwise */
@@ -322,6 +322,11 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 	ntp_live_file_info(&r->fi, &cap->co, r->rc.start, NTP_VERSION);
 	if (ro->out && !(r->rc.w = ntp_writer_open(ro->out, &r->fi, err, sizeof(err))))
 		return ntp_err("%s", err);
+	/* A write that blocks must not stop the draining of the ring buffer:
+	 * the file is written in a thread of its own, through a bounded queue
+	 * (docs/recording.md, "Files"); without one it is written here. */
+	if (r->rc.w)
+		ntp_writer_thread(r->rc.w, NTP_WRITER_QUEUE);
 	r->pc.model = r->m = ntp_model_new(&(struct ntp_model_config){ .role = cap->co.role,
 		.transport = cap->co.transport, .impl_host = r->fi.impl_host, .impl_target = r->fi.impl_target,
 		.sampling = cap->co.sampling });

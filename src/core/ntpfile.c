@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,20 +79,70 @@ const char *ntp_transport_name(uint8_t t)
 
 /* ================================ writer ================================ */
 
+/*
+ * The writer has two halves. The front (ntp_writer_add, _set_totals, _tick,
+ * _flush, _close: the caller's thread) packs records into blocks and decides
+ * when a block goes out, as one job: a records block (maybe empty), then the
+ * totals block of a flush, then the end block of a close. The back (the file
+ * descriptor, its offset, the errors) writes a job's blocks. Without a
+ * writer thread the front hands each job to the back at once, in its own
+ * thread. With one (ntp_writer_thread) the jobs wait in a queue bounded in
+ * bytes and the thread writes them in order: a write that blocks (a slow
+ * disk, a network file system, a pipe whose reader pauses) holds up the
+ * caller only once the queue is full. Either way the same back code writes
+ * the same blocks: the bytes are identical (docs/ntp-format.md, "Writer
+ * rules"; docs/recording.md, "Files").
+ */
+
+enum { JOB_TOTALS = 1, JOB_END = 2 };
+
+struct wjob {
+	struct wjob *next;		/* the queue: oldest first */
+	uint8_t *blk;			/* block header room + nrec records */
+	size_t nrec;
+	int pooled;			/* blk is a full block's buffer, back to the pool after */
+	unsigned what;			/* JOB_*: after the records, a totals block, the end block */
+	uint64_t as_of;			/* JOB_TOTALS: the totals' time */
+	uint64_t end_ns;		/* JOB_END: the end time */
+	const struct ntp_total *rows;	/* JOB_TOTALS, JOB_END: the totals as of the job */
+	size_t nrows;
+	size_t cost;			/* bytes it holds in the queue */
+	/* queued: the rows, then (a flush's few records) the records, follow */
+};
+
 struct ntp_writer {
+	/* back: the file. Only the writer thread touches these while it runs. */
 	int fd;
 	int err;			/* first write error (-errno), sticky */
-	uint8_t *blk;			/* block header + NTP_BLOCK_RECORDS records */
-	size_t nrec;			/* records pending in blk */
-	uint64_t written;		/* records in blocks written or pending */
+	uint64_t written;		/* records handed to the back, less those lost */
 	uint64_t lost;			/* records that did not fit (see write_records_block) */
 	uint64_t off;			/* end of the last whole block in the file */
 	size_t per_block;		/* records per block; fewer once the disk is full */
+	int end_ret;			/* what writing the end block returned */
+	/* the back's errors and losses as the front sees them */
+	atomic_int err_pub;
+	_Atomic uint64_t lost_pub;
+
+	/* front: the caller's thread */
+	uint8_t *blk;			/* the block being filled: header room + NTP_BLOCK_RECORDS records */
+	size_t nrec;			/* records pending in blk */
+	uint64_t added;			/* records added */
 	uint64_t last_flush_ns;
 	struct ntp_total *totals;
 	size_t ntotals, totals_cap;
 	uint64_t totals_as_of;
 	int totals_dirty;
+
+	/* the writer thread's queue; under mu */
+	int threaded, stopping;
+	struct wjob *first, **lastp;	/* jobs not yet written (the first maybe being written) */
+	size_t queued, max_queued;	/* their bytes, and the bound */
+	uint8_t **pool;			/* full blocks' buffers written, for the front to reuse */
+	size_t npool;
+	size_t nbufs, max_bufs;		/* full-block buffers there are (the front's too), at most */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t work, space;
 };
 
 static int write_raw(int fd, const void *buf, size_t len)
@@ -156,6 +208,20 @@ static void block_header(uint8_t *h, uint16_t type, uint32_t len, uint32_t count
 	put32(h + B_HCRC, ntp_crc32c(0, h, B_HCRC));
 }
 
+#define JOB_BLK_BYTES (NTP_BLOCK_HDR_LEN + (size_t)NTP_BLOCK_RECORDS * sizeof(struct ntp_record))
+
+static void writer_free(struct ntp_writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->npool; i++)
+		free(w->pool[i]);
+	free(w->pool);
+	free(w->blk);
+	free(w->totals);
+	free(w);
+}
+
 struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info *info,
 				   char *errbuf, size_t errlen)
 {
@@ -165,7 +231,7 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 	uint32_t hlen = nq ? NTP_HOSTQ_OFF + nq * NTP_HOSTQ_ENTRY + 4 : NTP_HEADER_LEN;
 	struct ntp_writer *w = calloc(1, sizeof(*w));
 
-	if (!w || !(w->blk = malloc(NTP_BLOCK_HDR_LEN + (size_t)NTP_BLOCK_RECORDS * sizeof(struct ntp_record)))) {
+	if (!w || !(w->blk = malloc(JOB_BLK_BYTES))) {
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -213,9 +279,7 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 	}
 	return w;
 fail:
-	if (w)
-		free(w->blk);
-	free(w);
+	writer_free(w);
 	return NULL;
 }
 
@@ -224,19 +288,21 @@ static int no_room(int err)
 	return err == -ENOSPC || err == -EFBIG || err == -EDQUOT;
 }
 
-/* The pending records as blocks. When the disk is full, a block of 4096
- * records would be all or nothing: the records go out in blocks half as
- * large, then half again, down to one, so what fits is kept; the rest is
- * counted lost and the error stays (the recording stops with its errno). */
-static int write_records_block(struct ntp_writer *w)
+/* ---- the back: one job's blocks ---- */
+
+/* A job's records as blocks. When the disk is full, a block of
+ * NTP_BLOCK_RECORDS records would be all or nothing: the records go out in
+ * blocks half as large, then half again, down to one, so what fits is kept;
+ * the rest is counted lost and the error stays (the recording stops with
+ * its errno). */
+static int write_records_block(struct ntp_writer *w, const uint8_t *blk, size_t n)
 {
 	const size_t rs = sizeof(struct ntp_record);
-	size_t done = 0, n = w->nrec;
+	size_t done = 0;
 	int ret = 0;
 
 	if (!n)
 		return w->err;
-	w->nrec = 0;
 	if (w->err) {
 		w->lost += n;
 		w->written -= n;
@@ -244,7 +310,7 @@ static int write_records_block(struct ntp_writer *w)
 	}
 	while (done < n) {
 		size_t k = n - done < w->per_block ? n - done : w->per_block;
-		const uint8_t *recs = w->blk + NTP_BLOCK_HDR_LEN + done * rs;
+		const uint8_t *recs = blk + NTP_BLOCK_HDR_LEN + done * rs;
 		uint8_t h[NTP_BLOCK_HDR_LEN];
 
 		block_header(h, NTP_BLOCK_RECORDS_T, (uint32_t)(k * rs), (uint32_t)k, recs);
@@ -265,13 +331,221 @@ static int write_records_block(struct ntp_writer *w)
 	return w->err;
 }
 
+/* totals or end block: a fixed head then the job's totals rows */
+static int write_totals_like(struct ntp_writer *w, const struct wjob *j, uint16_t type,
+			     const uint8_t *head, size_t headlen)
+{
+	size_t len = headlen + j->nrows * sizeof(struct ntp_total);
+	uint8_t *b = malloc(NTP_BLOCK_HDR_LEN + len);
+	int ret;
+
+	if (!b)
+		return w->err = -ENOMEM;
+	memcpy(b + NTP_BLOCK_HDR_LEN, head, headlen);
+	if (j->nrows)
+		memcpy(b + NTP_BLOCK_HDR_LEN + headlen, j->rows, j->nrows * sizeof(struct ntp_total));
+	block_header(b, type, (uint32_t)len, (uint32_t)j->nrows, b + NTP_BLOCK_HDR_LEN);
+	ret = w->err ? w->err : put_block(w, b, b + NTP_BLOCK_HDR_LEN, len);
+	if (ret)
+		w->err = ret;
+	free(b);
+	return ret;
+}
+
+static void back_run(struct ntp_writer *w, const struct wjob *j)
+{
+	w->written += j->nrec;
+	write_records_block(w, j->blk, j->nrec);
+	if (j->what & JOB_TOTALS) {
+		uint8_t head[TOTALS_HDR] = { 0 };
+
+		put64(head, j->as_of);
+		put32(head + 8, sizeof(struct ntp_total));
+		write_totals_like(w, j, NTP_BLOCK_TOTALS, head, sizeof(head));
+	}
+	if (j->what & JOB_END) {
+		uint8_t head[END_HDR] = { 0 };
+
+		put64(head, j->end_ns);
+		put64(head + 8, w->written);
+		put32(head + 16, sizeof(struct ntp_total));
+		w->end_ret = write_totals_like(w, j, NTP_BLOCK_END, head, sizeof(head));
+	}
+	atomic_store_explicit(&w->lost_pub, w->lost, memory_order_relaxed);
+	atomic_store_explicit(&w->err_pub, w->err, memory_order_release);
+}
+
+static void *writer_main(void *arg)
+{
+	struct ntp_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct wjob *j;
+
+		while (!w->first && !w->stopping)
+			pthread_cond_wait(&w->work, &w->mu);
+		if (!(j = w->first))
+			break;
+		pthread_mutex_unlock(&w->mu);
+		back_run(w, j);
+		pthread_mutex_lock(&w->mu);
+		/* the pool has room for every full block the queue can hold */
+		if (j->pooled)
+			w->pool[w->npool++] = j->blk;
+		w->first = j->next;
+		if (!w->first)
+			w->lastp = &w->first;
+		w->queued -= j->cost;
+		free(j);
+		pthread_cond_signal(&w->space);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes)
+{
+	sigset_t all, old;
+	int err;
+
+	if (w->threaded || w->added || max_bytes < 2 * JOB_BLK_BYTES)
+		return -EINVAL;
+	/* every full block the queue holds, and the front's */
+	w->max_bufs = max_bytes / JOB_BLK_BYTES + 1;
+	w->nbufs = 1;
+	w->pool = calloc(w->max_bufs, sizeof(*w->pool));
+	if (!w->pool)
+		return -ENOMEM;
+	w->max_queued = max_bytes;
+	w->first = NULL;
+	w->lastp = &w->first;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->space, NULL);
+	/* Signals meant for the program (SIGINT, SIGTERM) go to the caller's
+	 * thread. SIGPIPE and SIGXFSZ stay open here: a write into a pipe whose
+	 * reader is gone ends the program as it did in the caller's thread
+	 * (docs/failures.md); faults are raised where they happen. */
+	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
+	sigdelset(&all, SIGXFSZ);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&w->th, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->work);
+		pthread_cond_destroy(&w->space);
+		free(w->pool);
+		w->pool = NULL;
+		return -err;
+	}
+	w->threaded = 1;
+	return 0;
+}
+
+/* ---- the front ---- */
+
+/* The job of the current block and totals, written in the caller's thread. */
+static void run_here(struct ntp_writer *w, unsigned what, uint64_t end_ns)
+{
+	struct wjob j = {
+		.blk = w->blk, .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
+		.rows = what ? w->totals : NULL, .nrows = what ? w->ntotals : 0,
+	};
+
+	back_run(w, &j);
+}
+
+/* Queues a job once the bytes queued leave room for it (the first always
+ * fits). Under mu. */
+static void enqueue(struct ntp_writer *w, struct wjob *j)
+{
+	while (w->first && w->queued + j->cost > w->max_queued)
+		pthread_cond_wait(&w->space, &w->mu);
+	j->next = NULL;
+	*w->lastp = j;
+	w->lastp = &j->next;
+	w->queued += j->cost;
+	pthread_cond_signal(&w->work);
+}
+
+/*
+ * Hands the pending records (and what) to the back. A full block's buffer
+ * goes with the job and the front takes one the thread is done with (or a
+ * new one); a flush's few records and the totals are copied into the job.
+ * Without memory for the job, the front waits until the thread wrote the
+ * queue and writes this job itself.
+ */
+static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
+{
+	const size_t rs = sizeof(struct ntp_record);
+	int full = w->nrec == NTP_BLOCK_RECORDS;
+	size_t nrows = what ? w->ntotals : 0;
+	size_t copy = full ? 0 : NTP_BLOCK_HDR_LEN + w->nrec * rs;
+	struct wjob *j;
+
+	if (!w->threaded) {
+		run_here(w, what, end_ns);
+		w->nrec = 0;
+		return;
+	}
+	j = malloc(sizeof(*j) + nrows * sizeof(struct ntp_total) + copy);
+	if (!j) {
+		pthread_mutex_lock(&w->mu);
+		while (w->first)
+			pthread_cond_wait(&w->space, &w->mu);
+		run_here(w, what, end_ns);	/* the thread waits for work: the back is ours */
+		pthread_mutex_unlock(&w->mu);
+		w->nrec = 0;
+		return;
+	}
+	*j = (struct wjob){ .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
+			    .nrows = nrows, .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy };
+	if (nrows) {
+		memcpy(j + 1, w->totals, nrows * sizeof(struct ntp_total));
+		j->rows = (const struct ntp_total *)(j + 1);
+	}
+	if (!full) {
+		j->blk = (uint8_t *)(j + 1) + nrows * sizeof(struct ntp_total);
+		memcpy(j->blk + NTP_BLOCK_HDR_LEN, w->blk + NTP_BLOCK_HDR_LEN, w->nrec * rs);
+	} else {
+		j->blk = w->blk;
+		j->pooled = 1;
+		j->cost += JOB_BLK_BYTES;
+	}
+	w->nrec = 0;
+	pthread_mutex_lock(&w->mu);
+	enqueue(w, j);
+	if (full) {
+		/* the next block's buffer: one written already, else a new one
+		 * up to what the queue can hold, else (or without memory) the
+		 * next one written: the one just queued at the latest */
+		w->blk = NULL;
+		while (!w->blk) {
+			if (w->npool)
+				w->blk = w->pool[--w->npool];
+			else if (w->nbufs < w->max_bufs && (w->blk = malloc(JOB_BLK_BYTES)))
+				w->nbufs++;
+			else
+				pthread_cond_wait(&w->space, &w->mu);
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
 int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r)
 {
 	memcpy(w->blk + NTP_BLOCK_HDR_LEN + w->nrec * sizeof(*r), r, sizeof(*r));
-	w->written++;
+	w->added++;
 	if (++w->nrec == NTP_BLOCK_RECORDS)
-		return write_records_block(w);
-	return w->err;
+		submit(w, 0, 0);
+	return ntp_writer_error(w);
 }
 
 int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_t n, uint64_t mono_ns)
@@ -294,79 +568,67 @@ int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_
 	return 0;
 }
 
-/* totals or end block: a fixed head then the totals array */
-static int write_totals_like(struct ntp_writer *w, uint16_t type, const uint8_t *head, size_t headlen)
-{
-	size_t len = headlen + w->ntotals * sizeof(struct ntp_total);
-	uint8_t *b = malloc(NTP_BLOCK_HDR_LEN + len);
-	int ret;
-
-	if (!b)
-		return w->err = -ENOMEM;
-	memcpy(b + NTP_BLOCK_HDR_LEN, head, headlen);
-	if (w->ntotals)
-		memcpy(b + NTP_BLOCK_HDR_LEN + headlen, w->totals, w->ntotals * sizeof(struct ntp_total));
-	block_header(b, type, (uint32_t)len, (uint32_t)w->ntotals, b + NTP_BLOCK_HDR_LEN);
-	ret = w->err ? w->err : put_block(w, b, b + NTP_BLOCK_HDR_LEN, len);
-	if (ret)
-		w->err = ret;
-	free(b);
-	return ret;
-}
-
 int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns)
 {
-	write_records_block(w);
-	if (w->totals_dirty) {
-		uint8_t head[TOTALS_HDR] = { 0 };
-
-		put64(head, w->totals_as_of);
-		put32(head + 8, sizeof(struct ntp_total));
-		write_totals_like(w, NTP_BLOCK_TOTALS, head, sizeof(head));
-		w->totals_dirty = 0;
-	}
+	if (w->nrec || w->totals_dirty)
+		submit(w, w->totals_dirty ? JOB_TOTALS : 0, 0);
+	w->totals_dirty = 0;
 	w->last_flush_ns = mono_ns;
-	return w->err;
+	return ntp_writer_error(w);
 }
 
 int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns)
 {
 	if (mono_ns - w->last_flush_ns >= 1000000000ull && mono_ns >= w->last_flush_ns)
 		return ntp_writer_flush(w, mono_ns);
-	return w->err;
+	return ntp_writer_error(w);
+}
+
+int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost)
+{
+	int ret;
+
+	/* the pending records, the totals if they changed, the trailer: one job */
+	submit(w, JOB_END | (w->totals_dirty ? JOB_TOTALS : 0), end_mono_ns);
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->stopping = 1;
+		pthread_cond_signal(&w->work);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->th, NULL);
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->work);
+		pthread_cond_destroy(&w->space);
+	}
+	ret = w->end_ret;
+	if (close(w->fd) && !ret)
+		ret = -errno;
+	if (records)
+		*records = w->written;
+	if (lost)
+		*lost = w->lost;
+	writer_free(w);
+	return ret;
 }
 
 int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns)
 {
-	uint8_t head[END_HDR] = { 0 };
-	int ret;
-
-	ntp_writer_flush(w, end_mono_ns);
-	put64(head, end_mono_ns);
-	put64(head + 8, w->written);
-	put32(head + 16, sizeof(struct ntp_total));
-	ret = write_totals_like(w, NTP_BLOCK_END, head, sizeof(head));
-	if (close(w->fd) && !ret)
-		ret = -errno;
-	free(w->blk);
-	free(w->totals);
-	free(w);
-	return ret;
+	return ntp_writer_close_count(w, end_mono_ns, NULL, NULL);
 }
 
 uint64_t ntp_writer_records(const struct ntp_writer *w)
 {
-	return w->written;
+	return w->added - ntp_writer_lost(w);
 }
 
 uint64_t ntp_writer_lost(const struct ntp_writer *w)
 {
-	return w->lost;
+	return atomic_load_explicit(&((struct ntp_writer *)w)->lost_pub, memory_order_relaxed);
 }
 
 int ntp_writer_error(const struct ntp_writer *w)
 {
-	return w->err;
+	return atomic_load_explicit(&((struct ntp_writer *)w)->err_pub, memory_order_acquire);
 }
 
 /* ================================ reader ================================ */

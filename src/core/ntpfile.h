@@ -84,14 +84,34 @@ int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_
 int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns);
 /* Writes the pending records now. */
 int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns);
-/* Flushes, writes the trailer (end time, final totals) and closes. Frees w. */
+/* Flushes, writes the trailer (end time, final totals) and closes. Frees w.
+ * With a writer thread, waits until every queued block is written. */
 int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns);
+/* The same; *records and *lost (each may be NULL) get the final counts
+ * (ntp_writer_records, ntp_writer_lost) once every block was written. */
+int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost);
 uint64_t ntp_writer_records(const struct ntp_writer *w);	/* kept: written or pending */
 /* Records that did not fit: on a full disk (ENOSPC, EFBIG, EDQUOT) the
  * pending block is written in smaller blocks down to one record, what fits
  * stays a readable recording, the rest is lost and the error is sticky. */
 uint64_t ntp_writer_lost(const struct ntp_writer *w);
 int ntp_writer_error(const struct ntp_writer *w);	/* the sticky -errno, or 0 */
+/*
+ * The file's writes in a thread of their own (docs/recording.md, "Files"):
+ * ntp_writer_add, _tick and _flush hand full blocks and flushes to it
+ * through a queue of at most max_bytes (full blocks, a flush's records and
+ * totals) and return without writing; they wait only while the queue is
+ * full. A write error the thread meets is returned by the next call (add,
+ * tick, flush, error) and by close. The file's bytes are those of the same
+ * calls without the thread. Call before the first ntp_writer_add, with
+ * max_bytes of two full blocks at least; the writer stays with one caller
+ * thread (not thread-safe otherwise). 0, or -errno: no thread, the writes
+ * stay in the caller's thread. The thread ends in ntp_writer_close.
+ */
+int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes);
+/* The queue of ntprof record and ntprof-top (docs/recording.md gives the
+ * reasons): 30 full blocks. */
+#define NTP_WRITER_QUEUE ((size_t)8 << 20)
 
 /* ---- reader: streaming, memory independent of the file's size ---- */
 struct ntp_reader;

@@ -272,9 +272,54 @@ static void host_queues(const struct ntp_view *v, const struct ntp_history *h, c
 	}
 }
 
+/* A message for the terminal: control bytes escaped (core/esc.h), whole
+ * (ntp_esc() keeps NTP_ESC_LEN bytes: a long path would be cut). Malloc'd;
+ * NULL on ENOMEM. */
+static char *esc_whole(const char *in)
+{
+	size_t len = 4 * strlen(in) + 1;
+	char *out = malloc(len);
+
+	return out ? ntp_escape(in, out, len) : NULL;
+}
+
+/* Lines on stderr as "ntprof-top: LINE", escaped and whole. */
+static void say_stderr(const char *line)
+{
+	char *e = esc_whole(line);
+
+	fprintf(stderr, "ntprof-top: %s\n", e ? e : "out of memory");
+	free(e);
+}
+
+/* The notes of the replay's damaged or cut files known now (n lines,
+ * NUL-separated) on stderr. */
+static void notes_stderr(struct top_source *src)
+{
+	char *notes, *p;
+	size_t n = top_source_notes(src, UINT64_MAX, &notes);
+
+	p = notes;
+	for (size_t i = 0; i < n; i++, p += strlen(p) + 1)
+		say_stderr(p);
+	free(notes);
+}
+
+/* Interval s as its JSON line (docs/json-schema.md), with the notes on the
+ * replay's files when it is the interval that carries them. */
+static struct json_object *interval_json(struct top_source *src, const struct ntp_snapshot *s, const char *host)
+{
+	char *notes;
+	size_t n = top_source_notes(src, s->index, &notes);
+	struct json_object *j = ntp_snapshot_json(s, host, notes, n);
+
+	free(notes);
+	return j;
+}
+
 /* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json. */
 static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
-			  const char *dir)
+			  const char *dir, struct top_source *src)
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
 	char stamp[32], base[600], path[640], err[800];
@@ -299,7 +344,7 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 		return;
 	}
 	free(text);
-	j = ntp_snapshot_json(s, info->host);
+	j = interval_json(src, s, info->host);
 	if (j && v->mode == NTP_MODE_WHATIF)
 		json_object_object_add(j, "what_if", whatif_json(v, h, s, info));
 	snprintf(path, sizeof(path), "%s.json", base);
@@ -370,7 +415,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	struct ntp_view v;
 	struct hist hist;
 	uint64_t seen = 0;
-	int dirty = 1, clear = 0, done_said = 0, ret = 0;
+	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, ret = 0;
 
 	if (hist_init(&hist))
 		return top_err("out of memory");
@@ -408,8 +453,30 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		if (hist_pull(&hist, src, &seen, HIST_CAP))
 			dirty = 1;
 		while (top_source_message(src, msg, sizeof(msg))) {
-			ntp_view_msg(&v, "%s", ntp_esc(msg));
+			char *e = esc_whole(msg);
+
+			ntp_view_msg(&v, "%s", e ? e : "out of memory");
+			free(e);
 			dirty = 1;
+		}
+		/* the replay's damaged or cut files, one line each under its end */
+		if (atomic_load(&src->done) && !notes_said && o->src.replay) {
+			char *notes, *p;
+			size_t n = top_source_notes(src, UINT64_MAX, &notes), used = strlen(v.msg);
+
+			p = notes;
+			for (size_t i = 0; i < n; i++, p += strlen(p) + 1) {
+				char *e = esc_whole(p);
+
+				if (e)
+					used += (size_t)snprintf(v.msg + used, used < sizeof(v.msg) ? sizeof(v.msg) - used : 0,
+								 "%s%s", used ? "\n" : "", e);
+				used = used < sizeof(v.msg) ? used : sizeof(v.msg) - 1;
+				free(e);
+			}
+			free(notes);
+			notes_said = 1;
+			dirty |= n > 0;
 		}
 		if (atomic_load(&src->done) && !done_said && !o->src.replay) {
 			ntp_view_msg(&v, "the live source stopped; q quits");
@@ -442,7 +509,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			if (r & NTP_REACT_RECORD)
 				toggle_recording(&v, src, o->dir);
 			if (r & NTP_REACT_SNAPSHOT)
-				save_snapshot(&v, &h, &info, o->dir);
+				save_snapshot(&v, &h, &info, o->dir, src);
 			clear |= !!(r & NTP_REACT_CLEAR);
 			dirty = 1;
 		}
@@ -484,7 +551,7 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 	struct ntp_view v;
 	struct hist hist;
 	uint64_t seen = 0;
-	int printed = 0;
+	int printed = 0, pending = 0;
 	char msg[TOP_MSG_LEN], host[4 * NTP_HOSTNAME_LEN + 1], source[NTP_ESC_LEN];
 
 	if (hist_init(&hist))
@@ -497,15 +564,20 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 	v.selected = -1;	/* nothing is selected on paper */
 	while (!got_signal && (!o->iterations || printed < o->iterations)) {
 		int done = atomic_load(&src->done);	/* before taking, so nothing is missed */
-		int got = hist_pull(&hist, src, &seen, HIST_CAP);
+		int got = hist_pull(&hist, src, &seen, HIST_CAP - pending);
+		/* Once every replayed file was read, the intervals still to come
+		 * wait for the thread's end: the last one carries the notes on
+		 * the files (read after taking: those taken before were not last). */
+		int hold = !done && o->src.replay && top_source_read_ended(src);
 
-		for (int i = hist.n - got; i < hist.n; i++) {
+		pending += got;
+		for (int i = hist.n - pending; !hold && i < hist.n; i++) {
 			struct ntp_history h = hist_view(&hist);
 
 			/* Show interval i as if it were the newest. */
 			h.n = i + 1;
 			if (o->json) {
-				struct json_object *j = ntp_snapshot_json(h.snap[i], info.host);
+				struct json_object *j = interval_json(src, h.snap[i], info.host);
 
 				puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 				json_object_put(j);
@@ -527,19 +599,20 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 				hist_free(&hist);
 				return top_err("cannot write to stdout: %s", strerror(e));
 			}
+			pending--;
 			if (++printed == o->iterations)
 				break;
 		}
 		/* The source's notes (hooks chosen, replay ended) as they come. */
 		while (top_source_message(src, msg, sizeof(msg)))
-			fprintf(stderr, "ntprof-top: %s\n", ntp_esc(msg));
+			say_stderr(msg);
 		if (!got && done)
 			break;
-		if (!got)
-			usleep(20000);
+		if (!got || hold)
+			usleep(hold ? 1000 : 20000);
 	}
 	while (top_source_message(src, msg, sizeof(msg)))
-		fprintf(stderr, "ntprof-top: %s\n", ntp_esc(msg));
+		say_stderr(msg);
 	hist_free(&hist);
 	if (got_signal)
 		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
@@ -588,6 +661,13 @@ int main(int argc, char **argv)
 		return top_err("cannot start the collection thread");
 	}
 	ret = o.batch ? run_batch(&o, &src, glyphs) : run_interactive(&o, &src, &theme, glyphs);
+	/* A replay's damaged or cut files, one line each (the screen is gone,
+	 * batch said the replay's end above); a block that failed its CRC is
+	 * bad input: exit 1, as ntprof report (docs/failures.md). */
+	top_source_stop(&src);
+	notes_stderr(&src);
+	if (!ret && src.corrupt)
+		ret = 1;
 	top_source_close(&src);
 	return ret;
 }

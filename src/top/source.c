@@ -79,10 +79,12 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
 	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
-		/* the blocks that fit are kept (ntpfile.h); the screen says why */
-		uint64_t kept = ntp_writer_records(s->writer), lost = ntp_writer_lost(s->writer);
+		/* the blocks that fit are kept (ntpfile.h); the screen says why.
+		 * After the error the writer thread writes nothing more: the
+		 * close does not wait on the file. */
+		uint64_t kept, lost;
 
-		ntp_writer_close(s->writer, s->data_now_ns);
+		ntp_writer_close_count(s->writer, s->data_now_ns, &kept, &lost);
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
@@ -169,11 +171,93 @@ static int rec_tick(void *ctx, uint64_t now)
 	return 0;
 }
 
+/* ---- the replay's damaged and cut files ---- */
+
+/* One line per damaged or cut file, in the words of the report's note
+ * (note_damage() in src/cli/load.c), NUL-separated into a new buffer;
+ * *n lines, *len bytes. Marks s->corrupt after a CRC failure. Only this
+ * thread reads the readers' stats. NULL when none (or out of memory). */
+static char *damage_lines(struct top_source *s, size_t *n, size_t *len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	*n = *len = 0;
+	if (!s->files)
+		return NULL;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < ntp_files_count(s->files); i++) {
+		const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(s->files, i));
+
+		if (!st->truncated && !st->corrupt)
+			continue;
+		s->corrupt |= st->corrupt;
+		fprintf(f, "%s %s (%s): %llu records read, %llu dropped; the intervals are of the records read%c",
+			s->o.replay_files[i], st->corrupt ? "is damaged" : "was cut short",
+			st->why[0] ? st->why : "no trailer", (unsigned long long)st->records,
+			(unsigned long long)st->dropped, 0);
+		(*n)++;
+	}
+	if (fclose(f) || !*n) {
+		free(buf);
+		*n = 0;
+		return NULL;
+	}
+	*len = size;
+	return buf;
+}
+
+/* The notes as of now, for the interval of this index (UINT64_MAX: none). */
+static void set_notes(struct top_source *s, uint64_t index)
+{
+	size_t n, len;
+	char *lines = damage_lines(s, &n, &len);
+
+	pthread_mutex_lock(&s->lock);
+	free(s->notes);
+	s->notes = lines;
+	s->n_notes = n;
+	s->notes_len = len;
+	s->notes_index = index;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t top_source_notes(struct top_source *s, uint64_t index, char **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->n_notes && (index == UINT64_MAX || index == s->notes_index)) {
+		*out = malloc(s->notes_len);
+		if (*out) {
+			memcpy(*out, s->notes, s->notes_len);
+			n = s->n_notes;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+int top_source_read_ended(struct top_source *s)
+{
+	return atomic_load(&s->read_ended);
+}
+
 /* Publishes a closed interval. 1 when -n is reached. */
 static int publish(void *ctx, const struct ntp_snapshot *snap)
 {
 	struct top_source *s = ctx;
+	int last = s->o.stop_after && s->published + 1 >= (uint64_t)s->o.stop_after;
+	struct ntp_snapshot *out;
 
+	/* The last interval of a replay (the reading ended, or -n is reached)
+	 * carries the notes on its files, set before anyone can take it. */
+	if (s->files && (last || atomic_load(&s->read_ended)))
+		set_notes(s, snap->index);
 	pthread_mutex_lock(&s->lock);
 	/* Batch mode prints every interval: a replay read as fast as it
 	 * goes waits here for the printer instead of overwriting. */
@@ -189,7 +273,15 @@ static int publish(void *ctx, const struct ntp_snapshot *snap)
 		pthread_cond_timedwait(&s->taken_cond, &s->lock, &dl);
 	}
 	/* The UI copies under the lock and only up to 'published'. */
-	s->outbox[s->published % TOP_OUTBOX] = *snap;
+	out = &s->outbox[s->published % TOP_OUTBOX];
+	*out = *snap;
+	/* the model counts the join from the start; a line is of its interval */
+	out->host_records -= s->last_host;
+	out->target_records -= s->last_target;
+	out->matched -= s->last_matched;
+	s->last_host = snap->host_records;
+	s->last_target = snap->target_records;
+	s->last_matched = snap->matched;
 	s->published++;
 	pthread_mutex_unlock(&s->lock);
 	return s->o.stop_after && s->published >= (uint64_t)s->o.stop_after;
@@ -278,6 +370,7 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
 	atomic_init(&s->interval_ms, o->interval_ms);
+	s->notes_index = UINT64_MAX;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->taken_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
@@ -370,6 +463,8 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 			limit = paced;
 	}
 	more = ntp_files_pull(s->files, p, limit, reached);
+	if (!more)	/* every file read: the intervals closed from now on are the last */
+		atomic_store(&s->read_ended, 1);
 	if (more == 1 && *reached > until) {
 		/* the source skipped a gap without records (pump_files.h): the
 		 * pace goes on from its far side instead of waiting through it */
@@ -402,14 +497,25 @@ static void *thread_main(void *arg)
 		s->wall0 = ntp_mono_ns();
 		rc = ntp_pump_run(s->pump, &(struct ntp_pump_source){ paced_pull, s }, stop_requested, s);
 		if (!rc) {
-			const struct ntp_read_stats *st =
-				ntp_reader_stats(ntp_files_reader(s->files, ntp_files_primary(s->files)));
+			uint64_t records = 0, dropped = 0;
 
 			/* The last, partial interval ends where the recording does. */
 			ntp_pump_finish(s->pump, ntp_files_end(s->files), NULL);
-			top_source_say(s, "replay ended: %llu records%s%s", (unsigned long long)st->records,
-				       st->why[0] ? "; " : "", st->why);
+			for (size_t i = 0; i < ntp_files_count(s->files); i++) {
+				const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(s->files, i));
+
+				records += st->records;
+				dropped += st->dropped;
+			}
+			if (dropped)
+				top_source_say(s, "replay ended: %llu records read, %llu dropped",
+					       (unsigned long long)records, (unsigned long long)dropped);
+			else
+				top_source_say(s, "replay ended: %llu records", (unsigned long long)records);
 		}
+		/* stopped early (q, -n): what was read so far, for stderr and the exit status */
+		if (!s->notes)
+			set_notes(s, UINT64_MAX);
 	} else {
 		s->live->before_poll = live_before_poll;
 		s->live->ctx = s;
@@ -431,13 +537,18 @@ int top_source_start(struct top_source *s)
 	return 0;
 }
 
-void top_source_close(struct top_source *s)
+void top_source_stop(struct top_source *s)
 {
 	if (s->started) {
 		atomic_store(&s->stop, 1);
 		pthread_join(s->thread, NULL);
 		s->started = 0;
 	}
+}
+
+void top_source_close(struct top_source *s)
+{
+	top_source_stop(s);
 	top_source_record_stop(s);
 	if (s->live && s->live->c)
 		ntp_collector_close(s->live->c);
@@ -451,6 +562,9 @@ void top_source_close(struct top_source *s)
 	free(s->tot_base);
 	free(s->tot_since);
 	free(s->tot_at);
+	free(s->notes);
+	s->notes = NULL;
+	s->n_notes = 0;
 	s->tot_prev = s->tot_cur = s->tot_base = s->tot_since = s->tot_at = NULL;
 	s->live = NULL;
 	s->files = NULL;
@@ -498,6 +612,10 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 	w = ntp_writer_open(path, &info, err, errlen);
 	if (!w)
 		return -1;
+	/* the source thread hands blocks to the writer's own thread: a write
+	 * that blocks stops neither the draining nor the screen, which waits on
+	 * s->lock (docs/recording.md, "Files") */
+	ntp_writer_thread(w, NTP_WRITER_QUEUE);
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
 	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
@@ -508,13 +626,13 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 
 int64_t top_source_record_stop(struct top_source *s)
 {
-	int64_t n = -EBADF;
+	struct ntp_writer *w = NULL;
+	uint64_t now = 0, kept;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->writer) {
-		uint64_t now = s->data_now_ns;
-
+		now = s->data_now_ns;
 		/* the counts up to the end, not to the last reading: up to an
 		 * interval of commands would be missing from the rate */
 		if (atomic_load(&s->recording) && s->n_cur) {
@@ -523,15 +641,17 @@ int64_t top_source_record_stop(struct top_source *s)
 			ntp_totals_since(s->tot_at, k, s->tot_base, s->n_base, s->tot_since);
 			ntp_writer_set_totals(s->writer, s->tot_since, k, now);
 		}
-		n = (int64_t)ntp_writer_records(s->writer);
-		err = ntp_writer_close(s->writer, now);
-		if (err < 0)
-			n = err;
+		w = s->writer;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 	}
 	pthread_mutex_unlock(&s->lock);
-	return n;
+	if (!w)
+		return -EBADF;
+	/* Outside the lock: the close waits until the queued blocks are
+	 * written, and the source thread no longer touches w. */
+	err = ntp_writer_close_count(w, now, &kept, NULL);
+	return err < 0 ? err : (int64_t)kept;
 }
 
 uint32_t top_source_sampling(struct top_source *s)

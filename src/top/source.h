@@ -23,7 +23,8 @@
 #include "core/pump_files.h"
 
 #define TOP_OUTBOX 16
-#define TOP_MSG_LEN 200
+/* a message names a file: a path (PATH_MAX) and why, never cut (docs/failures.md) */
+#define TOP_MSG_LEN (4096 + 512)
 #define TOP_MSGS 8
 #define TOP_MAX_TOTALS 1024
 
@@ -72,6 +73,18 @@ struct top_source {
 	size_t n_prev, n_cur, n_base;
 	uint64_t prev_as_of, cur_as_of;
 	char rec_path[512];
+	/* A replay's damaged or cut files (the report's notes, src/cli/load.c):
+	 * one line each, NUL-separated, n_notes of them, for the JSON line of
+	 * interval notes_index (the last one published once reading ended, or
+	 * the -n-th), the status line and stderr. Under the lock. */
+	char *notes;
+	size_t notes_len, n_notes;
+	uint64_t notes_index;		/* UINT64_MAX: no interval carries them */
+	int corrupt;			/* a block failed its CRC: exit 1, as ntprof report */
+	atomic_int read_ended;		/* replay: every file read to its end */
+	/* The join counters at the end of the last interval published: the
+	 * outbox's snapshots carry those of their own interval (json-schema.md) */
+	uint64_t last_host, last_target, last_matched;
 	_Atomic uint64_t data_now_ns;	/* the data clock, as of the last record or tick;
 					 * written by the source thread, read by the UI's w */
 };
@@ -80,12 +93,22 @@ struct top_source {
  * 0, or -1 with a one-line reason. */
 int top_source_open(struct top_source *s, const struct top_source_opts *o, char *err, size_t errlen);
 int top_source_start(struct top_source *s);
+/* Stops the thread (and waits for it). */
+void top_source_stop(struct top_source *s);
 /* Stops the thread, closes the recording, frees everything. */
 void top_source_close(struct top_source *s);
 
 /* Copies snapshots published after *seen (at most max, oldest first) and
  * advances *seen. Returns the number copied. Never blocks for long. */
 int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *out, int max);
+/* The notes on the replay's damaged or cut files: how many lines, and a
+ * malloc'd copy of them, NUL-separated, in *out (NULL when none or out of
+ * memory). With index != UINT64_MAX, only if the interval of that index
+ * carries them (its JSON line); else whatever is known. */
+size_t top_source_notes(struct top_source *s, uint64_t index, char **out);
+/* 1 once every replayed file was read to its end (the intervals published
+ * since may still gain the notes: wait for done before printing them). */
+int top_source_read_ended(struct top_source *s);
 /* Pops one queued message for the status line; 0 when none. */
 int top_source_message(struct top_source *s, char *buf, size_t len);
 void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -80,7 +80,8 @@ struct ntp_binding {
 extern const struct ntp_binding ntp_bindings[];
 extern const int ntp_n_bindings;
 
-#define NTP_VIEW_MSG_LEN 160
+/* a message names files (paths, PATH_MAX) and why, a line per file: never cut */
+#define NTP_VIEW_MSG_LEN 16384
 
 struct ntp_view {
 	unsigned mode;			/* NTP_MODE_MAIN, _DETAIL or _HELP */
@@ -96,7 +97,7 @@ struct ntp_view {
 	uint32_t wi_qd;			/* the what-if view's target queue depth */
 	uint32_t wi_qd_was;		/* the QD the workload runs at, as given (--what-if-qd-was,
 					 * keys [ ]); 0: inferred by Little's law */
-	char msg[NTP_VIEW_MSG_LEN];	/* status line; "" = the default hint */
+	char msg[NTP_VIEW_MSG_LEN];	/* status line; "" = the default hint; '\n' starts a line */
 };
 
 /* What dispatch may know about the data, read-only. */

@@ -40,13 +40,27 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	int x;
 
 	ntp_screen_fill(scr, 0, 0, scr->cols, NTP_ROLE_TITLE, " ");
-	snprintf(buf, sizeof(buf), " ntprof-top  %s  %s %s  1 in %u sampled", info->host ? info->host : "?",
-		 role_label(s ? s->role : 0), transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
-	ntp_screen_put(scr, 0, 0, -1, NTP_ROLE_TITLE, buf);
 	if (s)
 		snprintf(right, sizeof(right), " %s#%llu ", v->paused ? "PAUSED " : "", (unsigned long long)s->index);
 	else
 		snprintf(right, sizeof(right), " waiting ");
+	/* What does not fit beside the interval's number goes first: the
+	 * program's name, then the end of the host's name; the sampling stays
+	 * whole (at 64 columns it was cut to "1") */
+	snprintf(buf, sizeof(buf), "  %s %s  1 in %u sampled", role_label(s ? s->role : 0),
+		 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
+	{
+		const char *host = info->host ? info->host : "?";
+		int room = scr->cols - ntp_utf8_width(right) - ntp_utf8_width(buf) - 1;
+		int x = 0;
+
+		if (room >= 12 + ntp_utf8_width(host))
+			x = ntp_screen_put(scr, 0, 0, -1, NTP_ROLE_TITLE, " ntprof-top  ");
+		else
+			x = ntp_screen_put(scr, 0, 0, -1, NTP_ROLE_TITLE, " ");
+		x = ntp_screen_put(scr, 0, x, room > 1 ? room : 1, NTP_ROLE_TITLE, host);
+		ntp_screen_put(scr, 0, x, -1, NTP_ROLE_TITLE, buf);
+	}
 	put_right(scr, 0, scr->cols, v->paused ? NTP_ROLE_WARN : NTP_ROLE_TITLE, right);
 
 	for (uint32_t i = 0; s && i < s->n_groups && i < NTP_SNAP_MAX_GROUPS; i++)
@@ -58,7 +72,19 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 			      s ? (unsigned long long)s->lost_events : 0ULL);
 	if (s && s->oom)	/* counts or quantiles are missing (docs/failures.md) */
 		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_WARN, "  memory ran out");
-	x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s  ", v->interval_ms / 1000.0);
+	/* The shown interval's own length (the .json of S says the same), and
+	 * the setting apart when + or - changed it since (or a replay's last
+	 * interval is shorter) */
+	if (s) {
+		double ms = round(s->seconds * 1000);
+
+		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s", ms / 1000.0);
+		if (ms != (double)v->interval_ms)
+			x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, " (setting %g s)", v->interval_ms / 1000.0);
+		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "  ");
+	} else {
+		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s  ", v->interval_ms / 1000.0);
+	}
 	if (info->recording)
 		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_RECORDING, "%s rec %s (%llu records)",
 				      info->glyphs == NTP_GLYPHS_ASCII ? "*" : "●",
@@ -71,14 +97,79 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 		put_right(scr, 1, scr->cols, NTP_ROLE_LABEL, right);
 }
 
+/* Where the first w characters of p[0..len) end, after the last space
+ * among them when there is one (a word is broken only when longer than
+ * the line); *next: where the following row starts. */
+static size_t wrap_at(const char *p, size_t len, int w, size_t *next)
+{
+	size_t i = 0, space = 0;
+	int chars = 0;
+
+	while (i < len) {
+		size_t c = i + 1;
+
+		while (c < len && ((unsigned char)p[c] & 0xC0) == 0x80)
+			c++;
+		if (chars == w)
+			break;
+		if (p[i] == ' ')
+			space = c;
+		chars++;
+		i = c;
+	}
+	if (i < len && space) {
+		*next = space;
+		return space - 1;
+	}
+	*next = i;
+	return i;
+}
+
+#define STATUS_MAX_ROWS 64
+
+/*
+ * The status line: the view's message whole (docs/failures.md: messages are
+ * not cut), its lines ('\n') wrapped at the screen's width on as many rows
+ * as they need above the last one, up to the header; else the key hint on
+ * the last row.
+ */
 void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v, const struct ntp_top_info *info)
 {
 	const char *text = v->msg[0] ? v->msg
 			 : info->hint ? info->hint
 			 : "h help  d detail  n/t filter  s rate  Space pause  w rec  S save  q quit";
+	struct { const char *p; size_t n; } seg[STATUS_MAX_ROWS];
+	int k = 0, max = row - 2, w = scr->cols - 1;
+	char buf[4 * 1024];
 
-	ntp_screen_fill(scr, row, 0, scr->cols, NTP_ROLE_STATUS, " ");
-	ntp_screen_printf(scr, row, 0, -1, NTP_ROLE_STATUS, " %s", text);
+	if (!v->msg[0] || w < 1 || max < 1) {
+		ntp_screen_fill(scr, row, 0, scr->cols, NTP_ROLE_STATUS, " ");
+		ntp_screen_printf(scr, row, 0, -1, NTP_ROLE_STATUS, " %s", text);
+		return;
+	}
+	if (max > STATUS_MAX_ROWS)
+		max = STATUS_MAX_ROWS;
+	for (const char *line = text; *line && k < max;) {
+		size_t len = strcspn(line, "\n"), at = 0;
+
+		do {
+			size_t next, n = wrap_at(line + at, len - at, w, &next);
+
+			seg[k].p = line + at;
+			seg[k++].n = n;
+			at += next;
+		} while (at < len && k < max);
+		line += len + (line[len] == '\n');
+	}
+	for (int i = 0; i < k; i++) {
+		int r = row - k + 1 + i;
+		size_t n = seg[i].n < sizeof(buf) - 1 ? seg[i].n : sizeof(buf) - 1;
+
+		memcpy(buf, seg[i].p, n);
+		buf[n] = 0;
+		ntp_screen_fill(scr, r, 0, scr->cols, NTP_ROLE_STATUS, " ");
+		ntp_screen_printf(scr, r, 0, -1, NTP_ROLE_STATUS, " %s", buf);
+	}
 }
 
 static int same_group(const struct ntp_snap_group *a, const struct ntp_snap_group *b)

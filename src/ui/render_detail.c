@@ -18,9 +18,12 @@ static const enum ntp_component path_order[] = {
 static void comp_row(struct ntp_screen *scr, int row, int name_w, uint8_t role, const char *name, uint64_t n,
 		     double mean, double l, double p50, double p99)
 {
+	int enough = ntp_pct_enough(n, 0.99);
+
 	ntp_screen_put(scr, row, 1, name_w, role, name);
-	ntp_screen_printf(scr, row, 1 + name_w, -1, role, " %7llu %8.2f %6.2f %8.2f %8.2f", (unsigned long long)n,
-			  mean, l, p50, p99);
+	/* '?': a p99 of fewer than 100 samples, the largest seen (as the main screen) */
+	ntp_screen_printf(scr, row, 1 + name_w, -1, role, " %7llu %8.2f %6.2f %8.2f %*.2f%s", (unsigned long long)n,
+			  mean, l, p50, enough ? 8 : 7, p99, enough ? "" : "?");
 }
 
 void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
@@ -42,11 +45,13 @@ void ntp_render_detail(struct ntp_screen *scr, const struct ntp_layout *l, const
 	g = &s->groups[idx[v->selected < n ? v->selected : n - 1]];
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s: %llu sampled of about %s commands/s%s",
-			  label, (unsigned long long)g->sampled, rate,
+	/* "about": estimated from the sampled commands; exact from the kernel's counts */
+	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s: %llu sampled of %s%s commands/s%s",
+			  label, (unsigned long long)g->sampled, g->commands ? "" : "about ", rate,
 			  g->host_only ? ", host side only" : g->target_only ? ", target side only" : "");
-	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "latency (us): mean %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f",
-			  g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, g->e2e_p999_us);
+	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "latency (us): mean %.2f, p50 %.2f, p99 %.2f%s, p99.9 %.2f%s",
+			  g->e2e_mean_us, g->e2e_p50_us, g->e2e_p99_us, ntp_pct_enough(g->sampled, 0.99) ? "" : "?",
+			  g->e2e_p999_us, ntp_pct_enough(g->sampled, 0.999) ? "" : "?");
 	row++;
 	ntp_screen_put(scr, row++, 1, -1, NTP_ROLE_LABEL, "components, in path order (L: commands in each, by Little's law)");
 	ntp_screen_put(scr, row, 1, name_w, NTP_ROLE_LABEL, "component (us)");

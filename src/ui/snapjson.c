@@ -5,10 +5,11 @@
 #include "../core/report.h"
 #include "snapjson.h"
 
-struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *host)
+struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *host, const char *notes,
+				      size_t n_notes)
 {
 	struct ntp_report_meta meta;
-	struct json_object *o;
+	struct json_object *o, *arr;
 
 	memset(&meta, 0, sizeof(meta));
 	meta.host_name = host;
@@ -20,5 +21,9 @@ struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *
 	json_object_object_add(o, "interval", json_object_new_uint64(s->index));
 	json_object_object_add(o, "start_ns", json_object_new_uint64(s->start_ns));
 	json_object_object_add(o, "end_ns", json_object_new_uint64(s->end_ns));
+	/* the replay's damaged or cut files, after the snapshot's own notes */
+	if (n_notes && json_object_object_get_ex(o, "notes", &arr))
+		for (size_t i = 0; i < n_notes; i++, notes += strlen(notes) + 1)
+			json_object_array_add(arr, json_object_new_string(notes));
 	return o;
 }

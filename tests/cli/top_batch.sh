@@ -83,12 +83,54 @@ awk -F'"interval":' -v want="$want" '{ split($2, a, ","); if (a[1] != NR - 1) ba
 	fail "3000 short intervals: not every one in order ($(wc -l <"$work/sparse1.txt") lines, want $want)"
 cmp -s "$work/sparse1.txt" "$work/sparse2.txt" || fail "two replays of the same file printed different intervals"
 
-# A host and a target file replayed together are joined as ntprof report joins them.
+# A host and a target file replayed together are joined as ntprof report
+# joins them: each line's records are its interval's (docs/json-schema.md),
+# and they add up to the report's.
 "$NTPROF" generate -q -o "$work/h.ntp" --target-out "$work/t.ntp" -r both -d 3 -s 10 --rate 20000 || exit 1
 want=$("$NTPROF" report -j - "$work/h.ntp" "$work/t.ntp" | tr -d ' \n' | grep -o '"records":{[^}]*}')
-got=$("$TOP" -b --json --speed 0 --replay "$work/t.ntp" "$work/h.ntp" 2>/dev/null | tail -1 | grep -o '"records":{[^}]*}')
+got=$("$TOP" -b --json --speed 0 --replay "$work/t.ntp" "$work/h.ntp" 2>/dev/null | grep -o '"records":{[^}]*}' |
+	awk -F'[:,}]' '{ h += $3; t += $5; m += $7; n++ }
+		END { if (n > 2) printf "\"records\":{\"host\":%d,\"target\":%d,\"matched\":%d}", h, t, m }')
 [ -n "$want" ] && [ "$got" = "$want" ] && grep -q '"matched":6' <<<"$got" ||
-	fail "replay of host + target: '$got', report: '$want'"
+	fail "replay of host + target: the lines' records add up to '$got', report: '$want'"
+# ... and no line holds the running totals: the first and the last are alike
+lines=$("$TOP" -b --json --speed 0 --replay "$work/t.ntp" "$work/h.ntp" 2>/dev/null | grep -o '"host":[0-9]*' |
+	sed 's/.*://' | tr '\n' ' ')
+set -- $lines
+[ $# -ge 3 ] && [ "$3" -lt $(($1 * 3 / 2)) ] || fail "records of the intervals: $lines (running totals?)"
+
+# A damaged or cut file that is not the first: one line naming it with the
+# records read and dropped (stderr, and the notes of the last JSON line);
+# "replay ended" counts every file; a block that failed its CRC exits 1, as
+# ntprof report (docs/failures.md), a file cut short 0.
+"$NTPROF" generate -q -o "$work/dh.ntp" --target-out "$work/dt.ntp" -d 1 --rate 50000 -s 10 || exit 1
+cp "$work/dt.ntp" "$work/dt_bad.ntp"
+b=$(od -An -tu1 -j1000 -N1 "$work/dt.ntp" | tr -d ' ')
+printf "\\$(printf %o $((b ^ 64)))" | dd of="$work/dt_bad.ntp" bs=1 seek=1000 conv=notrunc status=none
+head -c 500000 "$work/dt.ntp" >"$work/dt_cut.ntp"
+rw=$("$NTPROF" report "$work/dh.ntp" "$work/dt.ntp" | awk '/^records:/ { print $2 + $4 }')
+"$TOP" -b --json --speed 0 -i 0.25 --replay "$work/dh.ntp" "$work/dt.ntp" >"$work/dj" 2>"$work/de"; rc=$?
+[ $rc -eq 0 ] || fail "replay of two whole files: exit $rc"
+grep -qx "ntprof-top: replay ended: $rw records" "$work/de" || fail "whole: want 'replay ended: $rw records': $(cat "$work/de")"
+grep -q '"notes":\[\]' <<<"$(tail -1 "$work/dj")" || fail "whole files: notes on the last line"
+for k in bad cut; do
+	"$NTPROF" report "$work/dh.ntp" "$work/dt_$k.ntp" >"$work/rr" 2>/dev/null; rrc=$?
+	note=$(sed -n "s/^note: \($(sed 's/[./]/\\&/g' <<<"$work")\/dt_$k\.ntp .*dropped\); this report is of the records read$/\1/p" "$work/rr")
+	[ -n "$note" ] || { fail "report gave no note for dt_$k.ntp: $(cat "$work/rr")"; continue; }
+	"$TOP" -b --json --speed 0 -i 0.25 --replay "$work/dh.ntp" "$work/dt_$k.ntp" >"$work/dj" 2>"$work/de"; rc=$?
+	[ $rc -eq $rrc ] || fail "dt_$k.ntp: exit $rc, ntprof report's $rrc"
+	grep -qxF "ntprof-top: $note; the intervals are of the records read" "$work/de" ||
+		fail "dt_$k.ntp: stderr lacks the report's note '$note': $(cat "$work/de")"
+	[ "$(grep -c "dt_$k" "$work/de")" -eq 1 ] || fail "dt_$k.ntp: not one line: $(cat "$work/de")"
+	grep -qF "\"notes\":[\"${note//\//\\/}; the intervals are of the records read\"]" <<<"$(tail -1 "$work/dj")" ||
+		fail "dt_$k.ntp: the last JSON line's notes: $(tail -1 "$work/dj" | grep -o '"notes":[^]]*]')"
+	[ "$(grep -c "dt_$k" "$work/dj")" -eq 1 ] || fail "dt_$k.ntp: named on $(grep -c "dt_$k" "$work/dj") JSON lines, want one (the last)"
+	# every file's records: the host file's and those read of the target's
+	hn=$("$NTPROF" report "$work/dh.ntp" "$work/dt.ntp" | awk '/^records:/ { print $2 }')
+	tn=$(grep -o '[0-9]* records read' <<<"$note" | awk '{ print $1 }')
+	grep -qx "ntprof-top: replay ended: $((hn + tn)) records read, [1-9][0-9]* dropped" "$work/de" ||
+		fail "dt_$k.ntp: want 'replay ended: $((hn + tn)) records read': $(cat "$work/de")"
+done
 expect_err "unexpected argument '$work/t.ntp'" "$TOP" -b "$work/t.ntp"
 
 # A replay applies --session, --io-type and --size as live recording does.

@@ -213,5 +213,29 @@ for _ in $(seq 300); do [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] && brea
 [ "$(tm display -p -t top '#{pane_dead}')" = 1 ] || fail "SIGTERM did not stop ntprof-top"
 [ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "after SIGTERM the terminal is still in the alternate screen"
 grep -qF "ntprof-top: Terminated, stopping" "$work/stderr2" || fail "no note of the signal: $(cat "$work/stderr2")"
-echo "top_tmux: panes in $panes/ (main, help, detail, whatif, too-small); $fails failure(s)"
+# A replay of a host file with a damaged target file: at its end the status
+# line names the damaged file with its counts, whole (wrapped over rows),
+# under "replay ended" that counts both files; after q the line is on
+# stderr and the exit status is 1, as ntprof report's.
+tm kill-server
+sock=$sock-3
+"$NTPROF" generate -q -o "$work/dh.ntp" --target-out "$work/dt.ntp" -d 1 --rate 50000 -s 10 ||
+	{ echo "FAIL: ntprof generate"; exit 1; }
+cp "$work/dt.ntp" "$work/dt_bad.ntp"
+b=$(od -An -tu1 -j1000 -N1 "$work/dt.ntp" | tr -d ' ')
+printf "\\$(printf %o $((b ^ 64)))" | dd of="$work/dt_bad.ntp" bs=1 seek=1000 conv=notrunc status=none
+rm -f "$work/exit"
+tm new-session -d -s top -x 80 -y 24 \
+	"cd '$work' && LANG=C.UTF-8 TERM=xterm-256color '$TOP' --replay '$work/dh.ntp' '$work/dt_bad.ntp' --speed 0 2>'$work/stderr3'; echo \$? >'$work/exit'; sleep 30"
+tm set-option -g window-size manual >/dev/null
+wait_for "replay ended: 8990 records read, 1024 dropped"
+want="$work/dt_bad.ntp is damaged (block at offset 256 fails its CRC): 3983 records read, 1024 dropped; the intervals are of the records read"
+pane | tr -d ' \n' | grep -qF -- "$(tr -d ' ' <<<"$want")" ||
+	{ fail "the status line lacks '$want':"; pane | sed 's/^/    | /'; }
+pane >"$panes/damaged.txt"
+key q
+for _ in $(seq 300); do [ -s "$work/exit" ] && break; sleep 0.1; done
+[ "$(cat "$work/exit" 2>/dev/null)" = 1 ] || fail "a replay with a damaged file exited with '$(cat "$work/exit" 2>/dev/null)'"
+grep -qxF "ntprof-top: $want" "$work/stderr3" || fail "stderr after q lacks the damaged file: $(cat "$work/stderr3")"
+echo "top_tmux: panes in $panes/ (main, help, detail, whatif, too-small, damaged); $fails failure(s)"
 [ "$fails" -eq 0 ]

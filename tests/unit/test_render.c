@@ -32,6 +32,7 @@ static int setup(void **state)
 	(void)state;
 	for (int i = 0; i < N_HIST; i++) {
 		fixture_snapshot(&snaps[i], 100 + i);
+		snaps[i].seconds = 1;	/* the interval's own length, as its start and end say */
 		ptrs[i] = &snaps[i];
 	}
 	return 0;
@@ -316,6 +317,126 @@ static void test_oom_marked(void **state)
 	free(text);
 }
 
+/* The header gives the shown interval's own length, as its JSON's "seconds"
+ * (S saves both), and the setting apart once + or - changed it. */
+static void test_header_interval_shown(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	struct ntp_screen s;
+	struct ntp_view v;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	t->seconds = 1;
+	ntp_view_init(&v, 250, 100);	/* - - after a 1 s interval */
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "  interval 1 s (setting 0.25 s)  rec off"));
+	free(text);
+	t->seconds = 0.25;
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "  interval 0.25 s  rec off"));
+	assert_null(strstr(text, "setting"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
+/* The detail view: "about" only before an estimated rate; '?' on a
+ * percentile of too few samples, as the main screen and the report. */
+static void test_detail_rate_and_markers(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	struct ntp_screen s;
+	struct ntp_view v;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	t->seconds = 1;
+	ntp_view_init(&v, 1000, 100);
+	v.mode = NTP_MODE_DETAIL;
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	/* 122 sampled: enough for a p99, not for a p99.9 */
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "122 sampled of about 12.2k commands/s"));
+	assert_non_null(strstr(text, "p99 98.25, p99.9 99.29?\n"));
+	assert_non_null(strstr(text, "    79.33    98.25\n"));
+	free(text);
+	t->groups[0].commands = 12200;	/* counted: exact */
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "122 sampled of 12.2k commands/s"));
+	free(text);
+	/* 31 sampled: the write group's p99s are the largest seen */
+	v.selected = 1;
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "31 sampled of about"));
+	assert_non_null(strstr(text, "?, p99.9 "));
+	/* the component table's p99 column, the end-to-end row too */
+	assert_non_null(strstr(text, " end to end "));
+	assert_non_null(strstr(strstr(text, " end to end "), "?\n"));
+	assert_ptr_equal(strchr(strstr(text, " end to end "), '\n') - 1, strstr(strstr(text, " end to end "), "?\n"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
+/* text without its blanks and line ends */
+static char *squeeze(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+
+	assert_non_null(out);
+	for (; *text; text++)
+		if (*text != ' ' && *text != '\n')
+			*o++ = *text;
+	*o = 0;
+	return out;
+}
+
+/* A status message is never cut (docs/failures.md): its lines wrap over the
+ * rows above the last, whole, at 64 columns too. */
+static void test_status_not_cut(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	char path[300], *text, *flat, *sq;
+	struct ntp_screen s;
+	struct ntp_view v;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	memset(path, 'd', sizeof(path));
+	memcpy(path, "/tmp/", 5);
+	for (int i = 40; i < 290; i += 41)
+		path[i] = '/';
+	strcpy(path + 290, "/t.ntp");
+	ntp_view_init(&v, 1000, 100);
+	ntp_view_msg(&v, "replay ended: 8990 records read, 1024 dropped\n%s is damaged (block at offset 256 "
+		     "fails its CRC): 3983 records read, 1024 dropped", path);
+	assert_int_equal(ntp_screen_init(&s, NTP_MIN_ROWS, NTP_MIN_COLS), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	/* the message is on the last rows, whole (wrapped at blanks) */
+	flat = squeeze(strstr(text, "\n replay ended"));
+	sq = squeeze(v.msg);
+	assert_non_null(strstr(flat, sq));
+	free(sq);
+	assert_non_null(strstr(text, "\n replay ended: 8990 records read, 1024 dropped\n"));
+	/* the header stays */
+	assert_non_null(strstr(text, " tb-host  host+target NVMe/TCP  1 in 100 sampled "));
+	assert_non_null(strstr(text, " #100\n"));
+	free(flat);
+	free(text);
+	ntp_screen_free(&s);
+}
+
 static void test_screen_put_clips_and_replaces(void **state)
 {
 	struct ntp_screen s;
@@ -510,6 +631,9 @@ int main(void)
 		cmocka_unit_test(test_minimum_size),
 		cmocka_unit_test(test_mono_and_ascii),
 		cmocka_unit_test(test_detail_and_help),
+		cmocka_unit_test(test_header_interval_shown),
+		cmocka_unit_test(test_detail_rate_and_markers),
+		cmocka_unit_test(test_status_not_cut),
 		cmocka_unit_test(test_filters_and_pause),
 		cmocka_unit_test(test_whatif_view),
 		cmocka_unit_test(test_every_size),
