@@ -208,7 +208,9 @@ its intervals.
 .B 1
 with a one\-line message when a recording cannot be read, live collection cannot
 start (the kernel lacks what recording needs, or not root), the full screen has
-no terminal, no interval was completed, or the output cannot be written.
+no terminal, no interval was completed, the output cannot be written, or after a
+replay in which a block of a recording failed its CRC (a file cut short is not
+an error).
 .TP
 .B 2
 with a one\-line message naming the option on an option error: an unknown
