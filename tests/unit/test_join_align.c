@@ -578,6 +578,7 @@ struct many {
 	int all_early;		/* every host began early_cmds / hosts commands early, not host 0 alone */
 	int stop;		/* the hosts stopped recording when the targets began: no true pair */
 	size_t foreign;		/* host 1's first records: this many of a controller no target has */
+	int vanish;		/* host 1's file removed before the alignment reads it */
 };
 
 /*
@@ -681,6 +682,8 @@ static void align_many(const struct many *o, unsigned seed)
 	}
 	for (unsigned f = 0; f < n; f++)
 		assert_int_equal(ntp_writer_close(w[f], 1), 0);
+	if (o->vanish)
+		unlink(path[1]);
 	unaligned = test_copy_of_ntp_join_align_state(in, n, 0, adj, state);
 	for (unsigned f = 0; f < n; f++)
 		unlink(path[f]);
@@ -701,9 +704,20 @@ static void align_many(const struct many *o, unsigned seed)
 		}
 		return;
 	}
+	if (o->vanish) {
+		/* said, not an empty sample taken for a host without pairs */
+		assert_int_equal(state[1], NTP_ALIGN_UNREADABLE);
+		assert_int_equal(adj[1], 0);
+		assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, 1, note, sizeof(note)), 1);
+		assert_non_null(strstr(note, "could not be read again"));
+		assert_int_equal(unaligned, 1);
+	} else {
+		assert_int_equal(unaligned, 0);
+	}
 	/* skews and trip undone (within the trip's spread) */
-	assert_int_equal(unaligned, 0);
 	for (unsigned f = 1; f < n; f++) {
+		if (o->vanish && f == 1)
+			continue;
 		assert_int_equal(state[f], NTP_ALIGNED);
 		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f >= hosts ? 32500 : 0)) < 100000);
 	}
@@ -719,6 +733,8 @@ static void test_align_many_hosts(void **state)
 	 * sample holds: its sample stops empty at ALIGN_HOST_FLOOR records,
 	 * and it is read on (host_search) */
 	align_many(&(struct many){ .targets = 1, .foreign = 6000 }, 13);
+	/* a host's file removed before the alignment reads it: said */
+	align_many(&(struct many){ .targets = 1, .vanish = 1 }, 14);
 }
 
 /*
