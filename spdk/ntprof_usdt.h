@@ -219,10 +219,13 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	r->slba = slba;
 	r->nlb = nlb;
 	/* soon after the decision: the recorder's stop may be looking, having
-	 * just written 0 (docs/spdk.md); before the first stamp, so outside the
-	 * command's times; after the last use of n, which would otherwise be
-	 * kept across the call that finds the thread's slot, and make even an
-	 * unsampled command save a register */
+	 * just written 0 (docs/spdk.md); after the last use of n, which would
+	 * otherwise be kept across the call that finds the thread's slot, and
+	 * make even an unsampled command save a register. The count and the
+	 * second look-up of a thread variable (ntprof_cal_t) fall before the
+	 * first stamp on the target, outside the command's times; on the host,
+	 * whose first stamp (t0, SUBMIT) was taken when the request was built,
+	 * inside SUBMIT -> CMD_SENT (docs/spdk.md, "What a stamp costs"). */
 	ntprof_count(0);
 	if (ntprof_cal_t.state == 2)
 		r->cyc = NTPROF_CYC_ON;

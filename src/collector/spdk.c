@@ -44,6 +44,12 @@
  * qpair torn down with sampled commands in it. */
 #define STOP_WAIT_MS NTP_SPDK_STOP_WAIT_MS
 #define OLD_GRACE_MS NTP_SPDK_OLD_GRACE_MS
+/* A record whose first stamp is this long before the recorder set the
+ * sampling variable is an earlier recording's (earlier()). */
+#define EARLIER_NS (STOP_WAIT_MS / 2 * 1000000ull)
+
+/* Why a process's ntprof_inflight is not read (arm()'s message). */
+enum { FLIGHT_OK, FLIGHT_NONE, FLIGHT_SIZE, FLIGHT_IO };
 
 struct sproc {
 	pid_t pid;
@@ -54,9 +60,18 @@ struct sproc {
 					 * and writes the variable */
 	bool armed;			/* the variable holds -s (written by arm()) */
 	uint64_t flight_addr;		/* its ntprof_inflight (the entry that holds the
-					 * lock); 0: an older patch without it */
-	int64_t flight_base;		/* begun - done that will never be handed over: at
-					 * arm(), lowered by every later look (flight_look) */
+					 * lock); 0: not read (flight_why) */
+	int flight_why;			/* FLIGHT_*: why flight_addr is 0 */
+	int flight_errno;		/* FLIGHT_IO: the failed read's or write's */
+	bool flight_wrote;		/* FLIGHT_IO: the write of 0 (settle()) failed */
+	bool earlier_ok;		/* earlier recordings' commands may be in its base */
+	uint64_t flight_size;		/* FLIGHT_SIZE: the symbol's size */
+	int64_t flight_base;		/* begun - done at arm() that is not this recording's:
+					 * lowered by one for every earlier recording's record
+					 * handed over since (earlier()) */
+	int64_t settle_kept;		/* of those, records of a killed recorder handed over
+					 * during settle(), before the base was taken: kept */
+	uint64_t armed_ns;		/* when arm() wrote -s (CLOCK_MONOTONIC) */
 	int64_t flight_left;		/* at the stop: still in flight */
 	int flight_zero;		/* at the stop: consecutive looks with none in flight */
 	int lock_fd;
@@ -85,6 +100,8 @@ struct ntp_spdk {
 	bool stopped;			/* ntp_spdk_stop() has run */
 	bool said_old;			/* an older patch's grace said */
 	uint64_t flight_lost;		/* sampled commands in flight past the stop's wait */
+	uint64_t earlier;		/* earlier recordings' records handed over during this
+					 * one: not recorded */
 };
 
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
@@ -236,18 +253,6 @@ static int flight_read(pid_t pid, uint64_t addr, int64_t *out)
 	return 0;
 }
 
-/* What was in flight at arm() may include commands of a recorder before
- * (killed, or stopped with some still in flight) that complete during this
- * one: every look lowers the base to the least begun - done seen, which is
- * never below the commands that will not be handed over. */
-static void flight_look(struct sproc *p)
-{
-	int64_t v;
-
-	if (p->flight_addr && p->armed && !flight_read(p->pid, p->flight_addr, &v) && v < p->flight_base)
-		p->flight_base = v;
-}
-
 static void drop_proc(struct ntp_spdk *s, int i, bool reset)
 {
 	struct sproc *p = &s->procs[i];
@@ -317,8 +322,14 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 		uint64_t size = 0;
 
 		if (ntp_spdk_sym_addr(pid, NTP_SPDK_FLIGHT_VAR, s->probe_files[side], s->n_probe_files[side],
-				      &p->flight_addr, &size, lib, sizeof(lib)) || size != sizeof(struct ntp_spdk_flight))
+				      &p->flight_addr, &size, lib, sizeof(lib))) {
 			p->flight_addr = 0;
+			p->flight_why = FLIGHT_NONE;
+		} else if (size != sizeof(struct ntp_spdk_flight)) {
+			p->flight_addr = 0;
+			p->flight_why = FLIGHT_SIZE;
+			p->flight_size = size;
+		}
 	}
 	for (int i = 0; i < s->n_probe_files[side] && p->n_links < MAX_LINKS_PER_PROC; i++) {
 		struct bpf_link *l = bpf_program__attach_usdt(side_prog(s, side), pid, s->probe_files[side][i],
@@ -358,24 +369,81 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
  * flight, and counted in the base they would make this recorder's stop
  * stop short. So 0 first, and they get the stop's bound: the base is taken
  * when begun - done is 0 (none in flight, none left over), else after
- * STOP_WAIT_MS; what is left then will not be handed over, or is slower (a
- * later look lowers the base when it completes). Their records are this
- * recording's. */
-static void settle(struct sproc *p)
+ * STOP_WAIT_MS. The records handed over meanwhile are this recording's
+ * (settle_kept); what is still in flight then is an earlier recording's
+ * (earlier()). 0; -1 (errno) when the write or a read failed. */
+static int settle(struct sproc *p)
 {
 	uint64_t t0 = ntp_mono_ns();
+	int64_t v0;
 
-	if (ntp_spdk_var_write(p->pid, p->addr, 0) || flight_read(p->pid, p->flight_addr, &p->flight_base)) {
-		p->flight_addr = 0;
-		return;
-	}
+	if (ntp_spdk_var_write(p->pid, p->addr, 0) || flight_read(p->pid, p->flight_addr, &v0))
+		return -1;
+	p->flight_base = v0;
 	while (p->flight_base > 0 && ntp_mono_ns() - t0 < STOP_WAIT_MS * 1000000ull) {
 		struct timespec ms = { 0, 1000000L };
 
 		nanosleep(&ms, NULL);
 		if (flight_read(p->pid, p->flight_addr, &p->flight_base))
-			return;
+			return -1;
 	}
+	/* no command is sampled while the variable is 0: the difference was
+	 * handed over */
+	p->settle_kept = v0 > p->flight_base ? v0 - p->flight_base : 0;
+	return 0;
+}
+
+/* The parent of pid from /proc/PID/stat; 0 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *e;
+	int pp = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* the name, in parentheses, may hold anything: after the last ')' */
+	if (fgets(buf, sizeof(buf), f) && (e = strrchr(buf, ')')) && sscanf(e + 1, " %*c %d", &pp) != 1)
+		pp = 0;
+	fclose(f);
+	return (pid_t)pp;
+}
+
+/* A child forked by a process this recorder armed inherits its variable (this
+ * recorder's -s) and its ntprof_inflight, the parent's commands in flight
+ * included, which the child never hands over: not a killed recorder's. */
+static bool forked(const struct ntp_spdk *s, const struct sproc *p, uint32_t old)
+{
+	pid_t pp;
+
+	if (old != s->o.sampling || (pp = parent_of(p->pid)) <= 0)
+		return false;
+	for (int i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pp && s->procs[i].armed)
+			return true;
+	return false;
+}
+
+static void say_no_flight(struct ntp_spdk *s, const struct sproc *p)
+{
+	const char *bin = s->o.bin[p->side];
+	char what[256];
+
+	if (p->flight_why == FLIGHT_SIZE)
+		snprintf(what, sizeof(what), "its %s has %llu bytes, not %zu (another version of ntprof's SPDK patch)",
+			 NTP_SPDK_FLIGHT_VAR, (unsigned long long)p->flight_size, sizeof(struct ntp_spdk_flight));
+	else if (p->flight_why == FLIGHT_IO && p->flight_wrote)
+		snprintf(what, sizeof(what), "writing 0 into %s through /proc/%d/mem (to take it over) failed (%s)",
+			 NTP_SPDK_SAMPLE_VAR, (int)p->pid, strerror(p->flight_errno));
+	else if (p->flight_why == FLIGHT_IO)
+		snprintf(what, sizeof(what), "reading its %s through /proc/%d/mem failed (%s)", NTP_SPDK_FLIGHT_VAR,
+			 (int)p->pid, strerror(p->flight_errno));
+	else
+		snprintf(what, sizeof(what), "has no %s (ntprof's older SPDK patch)", NTP_SPDK_FLIGHT_VAR);
+	say(&s->o, "SPDK: process %d of %s %s: at the stop its sampled commands in flight get %d ms, and those "
+	    "that take longer are neither recorded nor counted lost", (int)p->pid, bin, what, OLD_GRACE_MS);
 }
 
 /* Sets -s in a claimed process. Only after every side of the scan is attached:
@@ -387,24 +455,30 @@ static int arm(struct ntp_spdk *s, int i, char *err, size_t errlen)
 	struct sproc *p = &s->procs[i];
 	const char *bin = s->o.bin[p->side];
 	uint32_t old = 0;
+	bool child = false;
 
 	if (p->armed || p->shared || s->o.test_only) {
 		p->armed = true;
 		return 0;
 	}
-	if (!ntp_spdk_var_read(p->pid, p->addr, &old) && old)
+	if (!ntp_spdk_var_read(p->pid, p->addr, &old) && old && !(child = forked(s, p, old)))
 		say(&s->o, "process %d of %s was left sampling 1 in %u (a recorder that was killed); "
 		    "taking it over%s", (int)p->pid, bin, old, p->flight_addr ?
 		    " once its sampled commands in flight are handed over (at most 1 s)" : "");
-	if (p->flight_addr && old)
-		settle(p);
-	else if (p->flight_addr && flight_read(p->pid, p->flight_addr, &p->flight_base))
+	if (p->flight_addr && (old && !child ? settle(p) : flight_read(p->pid, p->flight_addr, &p->flight_base))) {
+		/* which one failed, for the message: the write is settle()'s first */
+		p->flight_errno = errno;
+		p->flight_why = FLIGHT_IO;
+		p->flight_wrote = old && !child && !ntp_spdk_var_read(p->pid, p->addr, &old) && old;
 		p->flight_addr = 0;
-	if (!p->flight_addr && !s->said_old) {
+	}
+	/* earlier recordings' commands in flight: only in the processes of the
+	 * start (one started later had no recorder before; a child forked since
+	 * holds only its parent's, this recording's, which it never hands over) */
+	p->earlier_ok = p->flight_addr && p->flight_base > 0 && !child && s->last_scan <= 0;
+	if (!p->flight_addr && !s->said_old && !kill(p->pid, 0)) {
 		s->said_old = true;
-		say(&s->o, "SPDK: process %d of %s has no %s (ntprof's older SPDK patch): at the stop its "
-		    "sampled commands in flight get %d ms, and those that take longer are neither recorded nor "
-		    "counted lost", (int)p->pid, bin, NTP_SPDK_FLIGHT_VAR, OLD_GRACE_MS);
+		say_no_flight(s, p);
 	}
 	if (ntp_spdk_var_write(p->pid, p->addr, s->o.sampling)) {
 		int e = errno;
@@ -418,6 +492,7 @@ static int arm(struct ntp_spdk *s, int i, char *err, size_t errlen)
 			 (int)pid, bin, NTP_SPDK_SAMPLE_VAR, (unsigned long long)addr, (int)pid, strerror(e));
 		return -1;
 	}
+	p->armed_ns = ntp_mono_ns();
 	p->armed = true;
 	return 0;
 }
@@ -473,8 +548,6 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 				    s->o.bin[side], s->o.sampling);
 		}
 	}
-	for (int i = 0; i < s->n_procs; i++)
-		flight_look(&s->procs[i]);
 	/* backwards: drop_proc() moves the last entry into the dropped one's place */
 	for (int i = s->n_procs - 1; i >= 0; i--)
 		if (arm(s, i, err, errlen) < 0)
@@ -482,6 +555,49 @@ static int rescan(struct ntp_spdk *s, char *err, size_t errlen)
 	clock_offset(s);
 	s->last_scan = (ntp_mono_ns() / 1e9);
 	return 0;
+}
+
+/*
+ * A command still in flight when this recorder set the variable (in its
+ * base) was sampled by an earlier recording: one whose stop's wait ended
+ * with it in flight, or a killed one's left after settle(). When it is
+ * handed over during this recording, its record is not this recording's and
+ * its done lowers begun - done below the base: it is not recorded (counted
+ * apart, said at the stop) and the base goes down by one, so that the stop
+ * waits for exactly this recording's commands. Such a command was begun
+ * before a write of 0 that came at least STOP_WAIT_MS before this recorder's
+ * write (the earlier stop waited that long, or settle() did); this
+ * recording's are begun after it, their first stamp at most the few
+ * microseconds of building the request before (the host stamps SUBMIT
+ * before the decision): the first stamp is compared with the write less
+ * half the bound. The record does not carry its process: of the processes
+ * that may hold such a command, one of the record's side goes first.
+ */
+static bool earlier(struct ntp_spdk *s, const struct ntp_record *r)
+{
+	uint64_t first = UINT64_MAX;
+	struct sproc *pick = NULL;
+
+	for (int i = 0; i < s->n_procs; i++) {
+		struct sproc *p = &s->procs[i];
+
+		if (p->earlier_ok && p->flight_base > 0 && (!pick || (p->side ? NTP_SIDE_TARGET : NTP_SIDE_HOST) == r->side))
+			pick = p;
+	}
+	if (!pick)
+		return false;
+	for (int i = 0; i < NTP_TS_SLOTS; i++)
+		if ((r->ts_valid >> i & 1) && r->ts[i] && r->ts[i] < first)
+			first = r->ts[i];
+	if (first == UINT64_MAX || first + EARLIER_NS >= pick->armed_ns)
+		return false;
+	if (pick->settle_kept > 0) {
+		pick->settle_kept--;
+		return false;
+	}
+	pick->flight_base--;
+	s->earlier++;
+	return true;
 }
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -492,6 +608,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	if (size < sizeof(r))
 		return 0;
 	memcpy(&r, data, sizeof(r));
+	if (earlier(s, &r))
+		return 0;
 	/* An SPDK host has no block device: its drive is named by controller
 	 * and namespace (the target's too, so the two files' groups agree). */
 	snprintf(r.dev, sizeof(r.dev), "spdk-c%un%u", r.cntlid, r.nsid);
@@ -786,14 +904,18 @@ void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
 	if (!s->n_procs || s->o.test_only)
 		return;
 	/* 0 first, while the programs are still attached: from then on SPDK
-	 * samples nothing new (a last look at the base just before) */
+	 * samples nothing new */
 	for (int i = 0; i < s->n_procs; i++) {
 		struct sproc *p = &s->procs[i];
+		int64_t v;
 
-		flight_look(p);
 		if (p->addr && !p->shared)
 			ntp_spdk_var_write(p->pid, p->addr, 0);
+		/* a first look, so that a process that ends during the wait
+		 * has its last look counted, whenever it ends */
 		p->flight_left = 0;
+		if (p->flight_addr && !p->shared && !flight_read(p->pid, p->flight_addr, &v) && v > p->flight_base)
+			p->flight_left = v - p->flight_base;
 		p->flight_zero = 0;
 		old |= !p->shared && !p->flight_addr;
 	}
@@ -817,7 +939,8 @@ void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
 			if (!p->flight_addr || p->shared || p->flight_zero >= 2)
 				continue;
 			if (flight_read(p->pid, p->flight_addr, &v)) {
-				/* the process has ended: what it had in flight is lost */
+				/* the process has ended: what it had in flight at
+				 * the last look is lost */
 				p->flight_zero = 2;
 				continue;
 			}
@@ -835,6 +958,10 @@ void ntp_spdk_stop(struct ntp_spdk *s, ntp_spdk_record_cb cb, void *ctx)
 		    "not recorded, counted as lost", (unsigned long long)s->flight_lost,
 		    s->flight_lost == 1 ? "" : "s", STOP_WAIT_MS, who);
 	}
+	if (s->earlier)
+		say(&s->o, "SPDK: %llu sampled command%s of an earlier recording (in flight when this one set the "
+		    "sampling variable) handed over during this one: not in this recording",
+		    (unsigned long long)s->earlier, s->earlier == 1 ? "" : "s");
 }
 
 void ntp_spdk_close(struct ntp_spdk *s)

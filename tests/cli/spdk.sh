@@ -46,7 +46,7 @@ check() {
 start_si() {
 	local name=$1
 	shift
-	"${SI}" "$@" > "$W/$name.out" 2> "$W/$name.err" &
+	"${SI}" "$@" > "$W/$name.out" 2> "$W/$name.si.err" &
 	pids+=($!)
 	eval "pid_$name=$!"
 	for _ in $(seq 600); do grep -q ready "$W/$name.out" 2>/dev/null && return; sleep 0.05; done
@@ -143,12 +143,12 @@ ended tl "$rec" 300
 kill -INT "$rec"; wait "$rec"
 rc=$?
 n_list=$(wc -l < "$W/tl.list")
-if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n_list sampled" "$W/tl.err" &&
+if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n_list sampled" "$W/tl.si.err" &&
 	diff <(sort "$W/tl.list") <(keys "$W/tl.ntp") > /dev/null; then
 	ok "record-target-records ($n_list sampled, every one recorded)"
 else
 	bad "record-target-records: $n_list sampled, $(keys "$W/tl.ntp" | wc -l) recorded, the recorder's exit $rc:"
-	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.err" | head -20
+	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.si.err" | head -20
 fi
 check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
 check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
@@ -223,6 +223,18 @@ check stop-lost-in-report '^note: records lost before reaching the recording: 1 
 # -d 1, loading, the bound's 1 s: far less than the 10 s said here
 s_ab=$(secs "$t0" "$t1")
 awk -v s="$s_ab" 'BEGIN { exit !(s >= 2.0 && s < 10) }' && ok "stop-bounded ($s_ab s)" || bad "stop-bounded: $s_ab s"
+# The bound itself, from the stand-in's sight of the 0 (polled every 0.2 ms)
+# to the recorder's exit: not less than the second the stop waits for the
+# abandoned command (load only lengthens it); not several.
+seen=$(sed -n 's/^standin: stop seen at //p' "$W/ab.si.err" | head -1)
+w_ab=$(secs "${seen:-0}" "$t1")
+if [ -z "$seen" ]; then
+	bad "stop-waits-its-second: the stand-in saw no stop"
+elif awk -v s="$w_ab" 'BEGIN { exit !(s >= 0.98 && s < 5) }'; then
+	ok "stop-waits-its-second ($w_ab s from the 0 to the exit)"
+else
+	bad "stop-waits-its-second: $w_ab s from the 0 to the exit"
+fi
 # The same process again: the abandoned command stays begun and never done,
 # a count already non-zero when this recorder starts; its stop does not wait
 # on it, and this recorder's own held command (released at its stop) is
@@ -255,6 +267,42 @@ else
 	bad "stop-after-takeover: $(wc -l < "$W/tk.list") sampled, $(keys "$W/tk.ntp" | wc -l) recorded:"
 	sed 's/^/       /' "$W/tk.err" | head -10
 fi
+# A command of an earlier recording, in flight past that one's wait (counted
+# lost there), handed over during the next recording (--rearm: just after
+# that one set the variable). It is not the next recording's record, and its
+# done lowers that one's base by one: its stop still waits for its own
+# command in flight (held past the bound here, counted lost). Without this,
+# the earlier command was recorded and the stop came back one command early,
+# its own command neither recorded nor counted.
+start_si er -r target --wait-sampling --hold-us 200000 --rearm -l "$W/er.list"
+"$NTPROF" record -r target --spdk-target "$SI" -s 1 -d 1 --offline -o "$W/er1.ntp" > /dev/null 2> "$W/er1.err"
+"$NTPROF" record -r target --spdk-target "$SI" -s 1 -d 1 --offline -o "$W/er2.ntp" > "$W/er2.rep" 2> "$W/er2.err"
+kill -TERM "$pid_er"; wait "$pid_er" 2>/dev/null
+lost1="^ntprof: SPDK: 1 sampled command still in flight 1000 ms after the stop \(process $pid_er of $SI\): not recorded, counted as lost$"
+if [ "$(wc -l < "$W/er.list")" = 2 ] && grep -qE "$lost1" "$W/er1.err" && grep -qE "$lost1" "$W/er2.err" &&
+	[ "$(keys "$W/er2.ntp" | wc -l)" = 0 ]; then
+	ok "stop-earlier-recording (its command not recorded, the base lowered: this one's waited for, counted lost)"
+else
+	bad "stop-earlier-recording: $(wc -l < "$W/er.list") sampled, $(keys "$W/er2.ntp" | wc -l) recorded:"
+	sed 's/^/       /' "$W/er1.err" "$W/er2.err" | grep -v 'socket calls' | head -12
+fi
+check stop-earlier-says "^ntprof: SPDK: 1 sampled command of an earlier recording \(in flight when this one set the sampling variable\) handed over during this one: not in this recording$" "$W/er2.err"
+
+# A child forked by a recorded process (picked up at a rescan) holds this
+# recorder's -s, inherited: not a killed recorder's to take over (no second's
+# settling, no such message).
+start_si fk -r target --wait-sampling --fork
+"$NTPROF" record -r target --spdk-target "$SI" -s 3 -d 3 --offline -o "$W/fk.ntp" > /dev/null 2> "$W/fk.err"
+pid_fkc=$(sed -n 's/^forked //p' "$W/fk.out")
+kill -TERM "$pid_fk" ${pid_fkc:+"$pid_fkc"}; wait "$pid_fk" 2>/dev/null
+if [ -n "$pid_fkc" ] && grep -q "process $pid_fkc of .* picked up, sampling 1 in 3" "$W/fk.err" &&
+	! grep -q "was left sampling" "$W/fk.err"; then
+	ok "fork-not-takeover (child $pid_fkc picked up as such)"
+else
+	bad "fork-not-takeover: child ${pid_fkc:-none}:"
+	sed 's/^/       /' "$W/fk.err" | grep -v 'socket calls' | head -8
+fi
+
 # ntprof's older patch (the library without ntprof_inflight, the stand-in's
 # built with it renamed): probe says so, record says the 20 ms grace once
 # and still records and resets the variable.

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -202,7 +203,8 @@ void standin_sock_close(void)
 }
 
 /* --hold-us: a sampled command still in flight when the recorder stops
- * (the variable back to 0), finishing hold_ns later; --abandon: the first
+ * (the variable back to 0: said on stderr with the time it was seen),
+ * finishing hold_ns later; --abandon: the first
  * one is freed without being handed over (as a qpair torn down), its probe
  * never fired. 1 when it was abandoned. */
 static int hold(struct ntp_spdk_rec *r, const struct standin_delays *d)
@@ -213,11 +215,20 @@ static int hold(struct ntp_spdk_rec *r, const struct standin_delays *d)
 		return 0;
 	while (ntprof_sample_n && !standin_quit)
 		pause_ns(200000);
+	{
+		struct timespec ts;
+
+		/* for the tests' timing of the stop (CLOCK_REALTIME, as date +%s%N) */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		fprintf(stderr, "standin: stop seen at %lld%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	}
 	if (d->abandon && !abandoned) {
 		abandoned = 1;
 		r->abi = 0;
 		return 1;
 	}
+	while (d->rearm && !ntprof_sample_n && !standin_quit)
+		pause_ns(200000);
 	pause_ns(d->hold_ns);
 	return 0;
 }

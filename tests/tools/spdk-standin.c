@@ -8,7 +8,7 @@
  *
  *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
  *                [--wait-us U] [--storage-us U] [--cntlid C] [--sock [--flush-us U]]
- *                [--hold-us U [--abandon]]
+ *                [--hold-us U [--abandon] [--rearm]] [--fork]
  *
  * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
  * ...): the stand-in runs those commands in that order, so its records join
@@ -25,8 +25,15 @@
  * writes its answer --flush-us after queueing it (default 20); --qd N: the
  * target's peer keeps N capsules outstanding (default 1).
  * --hold-us U: a sampled command waits until the recorder stops (the variable
- * back to 0), then U us more: in flight at the stop; --abandon: the first
- * one so held is dropped at the stop without its probe (freed unfinished).
+ * back to 0, "standin: stop seen at NS" on stderr, CLOCK_REALTIME ns),
+ * then U us more: in flight at the stop; --abandon: the first
+ * one so held is dropped at the stop without its probe (freed unfinished);
+ * --rearm: after the stop, a held command waits for the next recorder to set
+ * the variable again (or for the end) before its U us more (it completes
+ * during that next recording).
+ * --fork: after the first command, fork a child that idles until SIGTERM
+ * ("forked PID" on stdout): it inherits the sampling variable and the
+ * in-flight counts, as a child forked by an SPDK program.
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
@@ -122,13 +129,15 @@ int main(int argc, char **argv)
 		{ "qd", required_argument, NULL, 'Q' },
 		{ "hold-us", required_argument, NULL, 'H' },
 		{ "abandon", no_argument, NULL, 'A' },
+		{ "rearm", no_argument, NULL, 'R' },
+		{ "fork", no_argument, NULL, 'f' },
 		{ 0 }
 	};
 	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000, .flush_ns = 20000 };
 	struct standin_cmd *cmds = NULL, c;
 	const char *role = NULL, *in = NULL, *list = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
-	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0, qd = 1;
+	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0, qd = 1, fork_child = 0;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
 	FILE *lf = NULL;
@@ -149,6 +158,8 @@ int main(int argc, char **argv)
 		case 'F': d.flush_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'H': d.hold = 1; d.hold_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'A': d.abandon = 1; break;
+		case 'R': d.rearm = 1; break;
+		case 'f': fork_child = 1; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
 			return 2;
@@ -211,6 +222,19 @@ int main(int argc, char **argv)
 				fprintf(lf, "%u,%llu,%u\n", c.cid, (unsigned long long)c.slba, c.nlb);
 		}
 		done++;
+		if (fork_child && done == 1) {
+			pid_t child;
+
+			fflush(stdout);
+			child = fork();
+			if (child == 0) {
+				while (!stop)
+					pause();
+				_exit(0);
+			}
+			printf("forked %d\n", (int)child);
+			fflush(stdout);
+		}
 	}
 	if (report)
 		printf("sampling %u\n", standin_sampling());

@@ -25,6 +25,7 @@ struct standin_delays {
 	int hold;		/* --hold-us: a sampled command waits until the recorder's stop */
 	uint64_t hold_ns;	/* ... then this long more */
 	int abandon;		/* --abandon: the first held one is dropped at the stop, unhanded */
+	int rearm;		/* --rearm: ... and waits for the next recorder's write */
 };
 
 /* Set by the program's SIGTERM/SIGINT: a held command stops waiting. */
