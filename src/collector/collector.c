@@ -910,8 +910,17 @@ uint64_t ntp_collector_lost(struct ntp_collector *c)
 
 void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx)
 {
-	if (c && c->spdk)
-		ntp_spdk_stop(c->spdk, cb, ctx);
+	if (!c || !c->spdk)
+		return;
+	ntp_spdk_stop(c->spdk, cb, ctx);
+	/* Kernel and SPDK in one recording: the kernel's half of a command
+	 * that the SPDK wait let finish (a kernel host completes after its
+	 * SPDK target) reached the ring during the wait; take it too. */
+	if (c->skel) {
+		c->cb = cb;
+		c->cb_ctx = ctx;
+		ring_buffer__consume(c->rb);
+	}
 }
 
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
