@@ -42,6 +42,8 @@ static int whatif_opts(const struct ntp_cmd_opts *o, struct ntp_wi_request *wi, 
 
 		if (*n_fit >= NTP_WI_MAX_FIT)
 			return ntp_err("--what-if-fit: at most %d recordings", NTP_WI_MAX_FIT);
+		if (at == tok)
+			return ntp_err("--what-if-fit: '%s': no FILE before @", tok);
 		if (at) {
 			v = strtol(at + 1, &end, 10);
 			if (end == at + 1 || *end || v < 1 || v > NTP_WI_MAX_QD)
@@ -51,6 +53,51 @@ static int whatif_opts(const struct ntp_cmd_opts *o, struct ntp_wi_request *wi, 
 		}
 		fit_path[(*n_fit)++] = tok;
 	}
+	return 0;
+}
+
+/*
+ * A --what-if-fit recording against the input: of the same transport and
+ * sides (its stages are then the same measures; docs/what-if.md), else
+ * refused. What its loading noted (a file cut short or damaged) becomes a
+ * note of the report, naming the option, and a damaged one the exit status
+ * too, as an input's; another -s is said (each file's rates are estimated
+ * with its own N). 0, or 1 after ntp_err().
+ */
+static const char *sides(uint8_t role)
+{
+	return role == NTP_ROLE_HOST ? "the host's side only" : role == NTP_ROLE_TARGET ? "the target's side only"
+										: "both sides";
+}
+
+static int fit_check(const struct ntp_snapshot *in, const struct ntp_snapshot *fit, const char *path,
+		     const struct ntp_report_meta *fm, struct ntp_report_meta *meta)
+{
+	static const char tail[] = "; this report is of the records read";
+
+	if (fit->transport != in->transport || fit->impl_host != in->impl_host ||
+	    fit->impl_target != in->impl_target)
+		return ntp_err("--what-if-fit %s: recorded over %s%s, the input over %s%s: its stages are not the same",
+			       path, ntp_transport_name(fit->transport), fit->impl_host || fit->impl_target ? " (SPDK)" : "",
+			       ntp_transport_name(in->transport), in->impl_host || in->impl_target ? " (SPDK)" : "");
+	if (fit->role != in->role)
+		return ntp_err("--what-if-fit %s: %s recorded, the input %s: its stages are not the same",
+			       path, sides(fit->role), sides(in->role));
+	for (unsigned k = 0; k < fm->n_notes; k++) {
+		const char *n = fm->notes[k];
+		size_t len = strlen(n), t = sizeof(tail) - 1;
+
+		if (len >= t && !strcmp(n + len - t, tail))
+			ntp_report_note(meta, "--what-if-fit: %.*s; the fit is of the records read", (int)(len - t), n);
+		else
+			ntp_report_note(meta, "--what-if-fit: %s", n);
+	}
+	if (fm->damaged[0] && !meta->damaged[0])
+		snprintf(meta->damaged, sizeof(meta->damaged), "--what-if-fit %.*s",
+			 (int)sizeof(meta->damaged) - 15, fm->damaged);
+	if (fit->sampling != in->sampling)
+		ntp_report_note(meta, "--what-if-fit %s: recorded with -s %u, the input with -s %u",
+				path, fit->sampling, in->sampling);
 	return 0;
 }
 
@@ -141,6 +188,9 @@ int cmd_report(int argc, char **argv)
 		ntp_load_free(fk);
 		if (ret)
 			goto out;
+		ret = fit_check(snap, fit_snap[i], fit_path[i], &fm, &meta);
+		if (ret)
+			goto out;
 	}
 	wi.fit = (const struct ntp_snapshot *const *)fit_snap;
 	wi.n_fit = n_fit;
@@ -185,7 +235,8 @@ out:
 	/* a damaged input (a block failed its CRC) is bad input: the report of
 	 * the rest is printed, and the exit status says so, as dump's does */
 	if (!ret && meta.damaged[0])
-		ret = ntp_err("%s (the report is of the records read)", meta.damaged);
+		ret = ntp_err("%s (the %s is of the records read)", meta.damaged,
+			      strncmp(meta.damaged, "--what-if-fit ", 14) ? "report" : "fit");
 	ntp_load_free(keep);
 	for (int i = 0; i < n_fit; i++)
 		free(fit_snap[i]);

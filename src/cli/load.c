@@ -11,6 +11,7 @@ struct ntp_loaded {
 	struct ntp_file_info hostq;	/* the host files' queue tables, merged */
 	char host_name[NTP_HOSTNAME_LEN + 1], host_kernel[NTP_KERNEL_LEN + 1];
 	char target_name[NTP_HOSTNAME_LEN + 1], target_kernel[NTP_KERNEL_LEN + 1];
+	char hosts[NTP_REPORT_MAX_HOSTS][NTP_HOSTNAME_LEN + 1];	/* ntp_report_meta.hosts */
 };
 
 void ntp_load_free(struct ntp_loaded *l)
@@ -65,6 +66,26 @@ static void name_machines(struct ntp_files *f, struct ntp_loaded *l, struct ntp_
 			memcpy(l->target_name, fi->hostname, NTP_HOSTNAME_LEN);
 			memcpy(l->target_kernel, fi->kernel, NTP_KERNEL_LEN);
 		}
+	}
+	/* the host-side machines: distinct hostnames, the first ones named */
+	for (size_t i = 0; i < n; i++) {
+		const struct ntp_file_info *fi = ntp_reader_info(ntp_files_reader(f, i));
+		int seen = 0;
+
+		if (fi->role == NTP_ROLE_TARGET)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct ntp_file_info *fj = ntp_reader_info(ntp_files_reader(f, j));
+
+			seen = fj->role != NTP_ROLE_TARGET && !strncmp(fi->hostname, fj->hostname, NTP_HOSTNAME_LEN);
+		}
+		if (seen)
+			continue;
+		if (meta->n_hosts < NTP_REPORT_MAX_HOSTS) {
+			memcpy(l->hosts[meta->n_hosts], fi->hostname, NTP_HOSTNAME_LEN);
+			meta->hosts[meta->n_hosts] = l->hosts[meta->n_hosts];
+		}
+		meta->n_hosts++;
 	}
 	for (size_t i = 0; i < n; i++)
 		ntp_hostq_merge(&l->hostq, ntp_reader_info(ntp_files_reader(f, i)));

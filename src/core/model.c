@@ -982,6 +982,95 @@ static inline uint16_t transport_impl(const struct ntp_record *r)
 	return (uint16_t)(r->transport | r->impl << 8);
 }
 
+/*
+ * Host records that lost their target twin, each in its own group: a
+ * record of another size, I/O type or device can share a key (cntlid, qid,
+ * cid) with the one that matched. Evictions are counted at the put (the
+ * evicted record's copy names its group); the two drops below, and the
+ * records still waiting at the end of input (ntp_model_total), name theirs
+ * here, off the common path (a key's older records wait only when a twin
+ * was lost).
+ */
+static void host_lost(struct ntp_model *m, const struct ntp_record *h)
+{
+	struct acc *a = group_of(m, h, NTP_SIDE_HOST);
+
+	m->unmatched_host++;
+	if (a->grp)
+		a->grp->unmatched++;
+}
+
+/* A host record matched its target: the older host records of its key
+ * still waiting can no longer match (pending.h). Out of line, reached only
+ * with host records waiting; pending.c's ntp_pend_drop_key_some drops them,
+ * after their groups were charged. */
+static __attribute__((noinline)) void host_drop_key(struct ntp_model *m, uint64_t key)
+{
+	struct ntp_pend *p = m->hpend;
+	int found = 0;
+
+	for (int32_t i = p->bk[ntp_pend_bucket_of(p, key)].head; i >= 0; i = p->slots[i].next)
+		if (p->slots[i].key == key) {
+			host_lost(m, p->slots[i].rec);
+			found = 1;
+		}
+	if (found)
+		ntp_pend_drop_key_some(p, key);
+}
+
+/* host_take past the older records of t's key (t's twin not the first of
+ * them): those ntp_pend_take_past_older drops (at most 64, before the twin,
+ * when there is one) charged to their groups, then taken as it does. */
+static __attribute__((noinline)) const struct ntp_record *host_take_older(struct ntp_model *m,
+									  const struct ntp_record *t, uint64_t key,
+									  uint32_t b)
+{
+	struct ntp_pend *p = m->hpend;
+	uint64_t dropped = 0;
+	unsigned n_older = 0;
+	int32_t i;
+
+	for (i = p->bk[b].head; i >= 0; i = p->slots[i].next)
+		if (p->slots[i].key == key && ntp_same_command(p->slots[i].rec, t))
+			break;
+	if (i < 0)
+		return NULL;	/* no twin: nothing is dropped */
+	for (i = p->bk[b].head; i >= 0 && n_older < 64; i = p->slots[i].next)
+		if (p->slots[i].key == key) {
+			if (ntp_same_command(p->slots[i].rec, t))
+				break;
+			host_lost(m, p->slots[i].rec);
+			n_older++;
+		}
+	return ntp_pend_take_past_older(p, t, key, b, &dropped);
+}
+
+/* ntp_pend_take_key of m->hpend for a target record t (pending_int.h; the
+ * same code but for the drop of older records, host_take_older) */
+static inline __attribute__((always_inline)) const struct ntp_record *host_take(struct ntp_model *m,
+										 const struct ntp_record *t,
+										 uint64_t key)
+{
+	struct ntp_pend *p = m->hpend;
+	uint32_t b = ntp_pend_bucket_of(p, key);
+	int32_t prev = -1, i = p->bk[b].head;
+
+	if (i < 0)
+		return NULL;
+	if (p->slots[i].key != key) {
+		for (prev = i, i = p->slots[i].next; i >= 0; prev = i, i = p->slots[i].next)
+			if (p->slots[i].key == key)
+				break;
+		if (i < 0)
+			return NULL;
+	}
+	if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, t), 0))
+		return host_take_older(m, t, key, b);
+	ntp_pend_unlink(p, b, prev, i);
+	/* The slot is free but untouched until the next put. */
+	return p->slots[i].rec;
+}
+
 /* ntp_model_ingest; when ref (a constant) is set (ntp_model_ingest_block),
  * the records waiting for their twin kept by reference and the start set
  * by the caller; join is m->join (a constant in the block's loop, whose
@@ -1019,21 +1108,13 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		twin = ref ? ntp_pend_take_key(m->tpend, r, key, &m->unmatched_target)
 			   : ntp_pend_take(m->tpend, r, &m->unmatched_target);
 		if (twin) {
-			uint64_t stale = m->hpend->count ? ntp_pend_drop_key_some(m->hpend, key) : 0;
-
 			/* Older host records of this key lost their target. */
+			if (m->hpend->count)
+				host_drop_key(m, key);
 			m->matched++;
-			if (__builtin_expect(stale != 0, 0)) {
-				m->unmatched_host += stale;
-				if (a->grp)
-					a->grp->unmatched += stale;
-			}
 			account(m, a, r, twin, noq);
 		} else if (ref ? ntp_pend_put_key(m->hpend, r, key, &ev, 1) : ntp_pend_put(m->hpend, r, &ev)) {
-			m->unmatched_host++;
-			a = group_of(m, &ev, NTP_SIDE_HOST);
-			if (a->grp)
-				a->grp->unmatched++;
+			host_lost(m, &ev);
 		}
 	} else if (r->side == NTP_SIDE_TARGET) {
 		m->target_records++;
@@ -1045,20 +1126,14 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 			account_call(m, a, NULL, r);
 			return;
 		}
-		uint64_t dropped = 0;
-
 		key = ntp_pend_key(r);
-		twin = ref ? (m->hpend->count ? ntp_pend_take_key(m->hpend, r, key, &dropped) : NULL)
-			   : ntp_pend_take(m->hpend, r, &dropped);
+		/* older host records of this key, dropped, are charged to
+		 * their groups (host_take_older) */
+		twin = m->hpend->count ? host_take(m, r, key) : NULL;
 		if (twin) {
 			m->unmatched_target += m->tpend->count ? ntp_pend_drop_key_some(m->tpend, key) : 0;
 			m->matched++;
 			a = group_of(m, twin, NTP_SIDE_HOST);
-			/* Older host records of this key lost their twin:
-			 * counted in the group of the matched one (same queue). */
-			m->unmatched_host += dropped;
-			if (__builtin_expect(dropped != 0, 0) && a->grp)
-				a->grp->unmatched += dropped;
 			account_call(m, a, twin, r);
 		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
@@ -1533,10 +1608,37 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	m->index++;
 }
 
+/* The host records still waiting for their target, per group (waiting[],
+ * by the group's index): at the end of input their target never came. */
+static uint64_t host_waiting(struct ntp_model *m, uint64_t *waiting)
+{
+	const struct ntp_pend *p = m->hpend;
+	uint64_t n = 0;
+
+	if (!m->join || !p || !p->count)
+		return 0;
+	/* every pending record arrived within the last rmask + 1 puts, in
+	 * the slot of its arrival number (pending_int.h) */
+	for (uint64_t at = p->seq - (p->rmask + 1); at < p->seq; at++) {
+		const struct ntp_pend_slot *s = &p->slots[at & p->rmask];
+		struct acc *a;
+
+		if (s->due != at + p->cap)
+			continue;	/* taken, dropped or evicted */
+		n++;
+		a = group_of(m, s->rec, NTP_SIDE_HOST);
+		if (a->grp)
+			waiting[a->grp - m->groups]++;
+	}
+	return n;
+}
+
 void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 {
 	double seconds = m->last_close_ns > m->first_start_ns
 			 ? (double)(m->last_close_ns - m->first_start_ns) / 1e9 : 0;
+	uint64_t waiting[NTP_SNAP_MAX_GROUPS] = { 0 };
+	uint64_t n_waiting = host_waiting(m, waiting);
 
 	memset(out, 0, sizeof(*out));
 	out->index = 0;
@@ -1544,6 +1646,9 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 	out->end_ns = m->last_close_ns;
 	out->seconds = seconds;
 	fill_header(m, out);
+	/* the records either side still waits with: their twin never came */
+	out->unmatched_host += n_waiting;
+	out->unmatched_target += m->join && m->tpend ? m->tpend->count : 0;
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
 
@@ -1551,7 +1656,7 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 			continue;
 		if (g->all->h.oom)
 			m->oom = 1;
-		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all, seconds,
+		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all + waiting[i], seconds,
 			   &out->groups[out->n_groups]);
 		if (g->occ_all)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &g->all_h,

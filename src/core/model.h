@@ -144,7 +144,10 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
  * interval starts at the first timestamp of the first record ingested. */
 void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns);
 /* Every interval closed so far as one: start .. the last close. `ntprof record`
- * prints its final report from this after its last ntp_model_close_interval. */
+ * prints its final report from this after its last ntp_model_close_interval.
+ * It is the end of input: the records still waiting for their twin count as
+ * unmatched (unmatched_host, unmatched_target, a group's unmatched), where an
+ * interval's count only those known so far. */
 void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
 /* Counts how many records the pending structures of the join hold (tests, diagnostics). */
 size_t ntp_model_pending(const struct ntp_model *m);

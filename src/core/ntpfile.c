@@ -1459,6 +1459,22 @@ const struct ntp_total *ntp_reader_totals_direct(const struct ntp_reader *r, siz
 	return r->totals;
 }
 
+/*
+ * The end of a file read past a bad block header (resync) with no trailer
+ * after it to count the records lost: about one record per record's size of
+ * the bytes skipped, and the reason says that this count is an estimate.
+ */
+static void lost_estimate(struct ntp_reader *r)
+{
+	uint64_t est = r->lost_bytes / r->info.record_size;
+	size_t n = strlen(r->st.why);
+
+	r->st.dropped += est;
+	snprintf(r->st.why + n, sizeof(r->st.why) - n, "; %llu bytes skipped, about %llu records (an estimate)",
+		 (unsigned long long)r->lost_bytes, (unsigned long long)est);
+	r->lost_bytes = 0;
+}
+
 static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
@@ -1469,15 +1485,13 @@ static void stop(struct ntp_reader *r, int corrupt, const char *fmt, ...)
 		r->st.corrupt = 1;
 	else
 		r->st.truncated = 1;
-	/* no trailer to count them: about one record per record's size of the
-	 * bytes skipped after a bad block header (resync) */
-	r->st.dropped += r->lost_bytes / r->info.record_size;
-	r->lost_bytes = 0;
 	if (!r->st.why[0]) {
 		va_start(ap, fmt);
 		vsnprintf(r->st.why, sizeof(r->st.why), fmt, ap);
 		va_end(ap);
 	}
+	if (r->lost_bytes)
+		lost_estimate(r);
 	r->done = 1;
 }
 
@@ -1547,6 +1561,48 @@ int ntp_reader_stream(const struct ntp_reader *r)
 	return r->stream;
 }
 
+static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
+		       size_t headlen, uint32_t esize, uint64_t as_of);
+static void check_count(struct ntp_reader *r, uint64_t written, uint64_t at);
+
+/*
+ * A bad block header at `at` that is the trailer's, but for the header:
+ * the type and length it claims are the trailer's, the block ends the file
+ * and its payload passes the CRC the header names. Only the header was
+ * damaged (a byte of its magic, count or own CRC): the trailer is read as
+ * such (its end time, totals and count of records written, against which
+ * the records read are checked), rather than skipped, its bytes counted as
+ * records lost. The file stays marked damaged, its reason says what was.
+ */
+static int trailer_past_bad_header(struct ntp_reader *r, uint64_t at, int named)
+{
+	const uint8_t *h = r->data + r->start, *p;
+	uint32_t len = get32(h + B_LEN), count = get32(h + B_COUNT);
+	size_t whole = NTP_BLOCK_HDR_LEN + (size_t)len, n;
+	uint64_t end, written;
+
+	if (get16(h + B_TYPE) != NTP_BLOCK_END || len < END_HDR || len > NTP_BLOCK_MAX_PAYLOAD)
+		return 0;
+	if (fill(r, whole + 1) != whole)
+		return 0;	/* cut inside, or more follows: not the trailer */
+	h = r->data + r->start;
+	p = h + NTP_BLOCK_HDR_LEN;
+	if (get32(h + B_PCRC) != ntp_crc32c(0, p, len) ||
+	    take_totals(r, p, len, count, END_HDR, get32(p + 16), get64(p)))
+		return 0;
+	end = get64(p);
+	written = get64(p + 8);
+	consume(r, whole);
+	n = strlen(r->st.why);
+	if (named)
+		snprintf(r->st.why + n, sizeof(r->st.why) - n,
+			 ", the trailer's: its payload is sound and was read");
+	r->st.end_mono_ns = end;
+	check_count(r, written, at);
+	r->seen_end = 1;
+	return 1;
+}
+
 /*
  * A block header that fails its check hides the block's length, but not
  * where the next block starts: search on for the next sound header (its
@@ -1563,11 +1619,15 @@ static int resync(struct ntp_reader *r, uint64_t at)
 {
 	static const uint8_t magic[4] = { 'P', 'B', 'L', 'K' };	/* NTP_BLOCK_MAGIC, LE */
 
+	int named = !r->st.why[0];
+
 	r->st.corrupt = 1;
 	r->st.damaged_blocks++;
-	if (!r->st.why[0])
+	if (named)
 		snprintf(r->st.why, sizeof(r->st.why), "bad block header at offset %llu",
 			 (unsigned long long)at);
+	if (trailer_past_bad_header(r, at, named))
+		return 0;
 	consume(r, 1);
 	r->lost_bytes++;
 	for (;;) {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include "esc.h"
 #include "report.h"
+#include "report_int.h"
 
 #define BAR_FULL 24	/* '#' for a 100 % share: an 82 % share is 20 of them */
 
@@ -308,6 +309,23 @@ int ntp_snapshot_note(const struct ntp_snapshot *s, unsigned i, char *buf, size_
 	return 1;
 }
 
+int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t len)
+{
+	unsigned named = m->n_hosts < NTP_REPORT_MAX_HOSTS ? m->n_hosts : NTP_REPORT_MAX_HOSTS;
+	size_t k;
+
+	if (m->n_hosts < 2 || len == 0)
+		return 0;
+	k = (size_t)snprintf(buf, len, "%u hosts (", m->n_hosts);
+	for (unsigned i = 0; i < named && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", esc ? ntp_esc(m->hosts[i]) : m->hosts[i]);
+	if (k < len && m->n_hosts > named)
+		k += (size_t)snprintf(buf + k, len - k, " and %u more", m->n_hosts - named);
+	if (k < len)
+		snprintf(buf + k, len - k, ")");
+	return 1;
+}
+
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
 {
 	int have_host = s->role != NTP_ROLE_TARGET;
@@ -316,7 +334,11 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 	if (m->host_name || m->target_name) {
 		fprintf(f, "recorded on ");
 		/* names from the files' headers: escaped (core/esc.h) */
-		if (m->host_name)
+		if (m->host_name && ntp_report_hosts(m, 1, note, sizeof(note)))
+			/* "N hosts (a, b ...; kernel K on a)": the first's kernel */
+			fprintf(f, "%.*s; kernel %s on %s)", (int)strlen(note) - 1, note,
+				m->host_kernel ? ntp_esc(m->host_kernel) : "?", ntp_esc(m->host_name));
+		else if (m->host_name)
 			fprintf(f, "%s (kernel %s)", ntp_esc(m->host_name),
 				m->host_kernel ? ntp_esc(m->host_kernel) : "?");
 		if (m->target_name)

@@ -16,6 +16,7 @@
 struct ntp_hostq;	/* ntpfile.h */
 
 #define NTP_REPORT_MAX_NOTES 16
+#define NTP_REPORT_MAX_HOSTS 8		/* hosts named when several (ntp_report_meta.hosts) */
 #define NTP_REPORT_NOTE_LEN (4096 + 256)	/* a path (PATH_MAX) and why: never cut */
 
 /* What the snapshot does not know: where it was recorded, what to remark. */
@@ -34,6 +35,12 @@ struct ntp_report_meta {
 	 * files' headers (format 1.2, docs/ntp-format.md); NULL: none */
 	const struct ntp_hostq *hostq;
 	unsigned n_hostq;
+	/* Extension (hosts): the host-side machines, distinct hostnames in
+	 * the files' order: how many, and the first NTP_REPORT_MAX_HOSTS of
+	 * them (0 or 1: host_name alone); several are named in the text's
+	 * "recorded on" line and a note of the JSON */
+	unsigned n_hosts;
+	const char *hosts[NTP_REPORT_MAX_HOSTS];
 };
 
 /* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */

@@ -113,6 +113,27 @@ int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n)
 	return best;
 }
 
+static const char *sides_of(const struct ntp_snap_group *g)
+{
+	return g->host_only ? "the host's side only" : g->target_only ? "the target's side only" : "both sides";
+}
+
+int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len,
+		      int *e2e_same)
+{
+	*e2e_same = 1;
+	buf[0] = '\0';
+	if (ga->host_only == gb->host_only && ga->target_only == gb->target_only)
+		return 0;
+	/* a target-only group's end to end is the target's residence */
+	*e2e_same = ga->target_only == gb->target_only;
+	snprintf(buf, len, "A has %s, B %s: %s; the verdict is of the stages both record", sides_of(ga),
+		 sides_of(gb), *e2e_same ? "the latency is the host's end to end in both"
+					 : "the latency rows are not the same measure (the target's "
+					   "residence against the host's end to end)");
+	return 1;
+}
+
 static void ratio(char *buf, size_t len, double a, double b)
 {
 	if (a > 0 && b >= 0)
@@ -121,10 +142,15 @@ static void ratio(char *buf, size_t len, double a, double b)
 		snprintf(buf, len, "-");
 }
 
-static void print_pair(FILE *f, const char *what, double a, double b)
+/* same: A's and B's are the same measure (else no change nor factor) */
+static void print_pair(FILE *f, const char *what, double a, double b, int same)
 {
 	char r[32];
 
+	if (!same) {
+		fprintf(f, "%-36s %9.2f %9.2f %9s %7s\n", what, a, b, "-", "-");
+		return;
+	}
 	ratio(r, sizeof(r), a, b);
 	fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s\n", what, a, b, b - a, r);
 }
@@ -149,8 +175,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 {
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
 	char label[64], rate_a[32], rate_b[32], r[32], name[160];
+	char sides[240];
 	unsigned n;
-	int v;
+	int v, differ, e2e;
 
 	ntp_group_label(ga, label, sizeof(label));
 	ntp_rate_label(ga->rate, rate_a, sizeof(rate_a));
@@ -163,11 +190,15 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 		fprintf(f, "no command to break down in %s\n", !ga->sampled ? "A" : "B");
 		return;
 	}
+	differ = ntp_compare_sides(ga, gb, sides, sizeof(sides), &e2e);
+	if (differ)
+		fprintf(f, "note: %s\n", sides);
 	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
-	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us);
-	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us);
-	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us);
-	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us);
+	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us, e2e);
+	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us, e2e);
+	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us, e2e);
+	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us,
+		   e2e);
 	fprintf(f, "%-36s %9s %9s %9s %7s %7s %7s\n", "stage (mean us)", "A", "B", "change", "x",
 		"A QD", "B QD");
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
@@ -199,7 +230,16 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	/* the stage by A's name, and B's when it differs */
 	snprintf(name, sizeof(name), "%s%s%s", rows[v].name, strcmp(rows[v].name, rows[v].name_b) ? " / " : "",
 		 strcmp(rows[v].name, rows[v].name_b) ? rows[v].name_b : "");
-	if (d > 0 && de > 0)
+	if (differ) {
+		/* the other rows' change is not seen: no share, no "amplifies" */
+		if (d <= 0)
+			fprintf(f, "verdict (of the stages both record): no stage grows from A to B\n");
+		else if (e2e)
+			fprintf(f, "verdict (of the stages both record): %s grows most, %+.2f us (%s); "
+				"the latency %+.2f us\n", name, d, r, de);
+		else
+			fprintf(f, "verdict (of the stages both record): %s grows most, %+.2f us (%s)\n", name, d, r);
+	} else if (d > 0 && de > 0)
 		fprintf(f, "verdict: %s amplifies latency from A to B: %+.2f us of the %+.2f us "
 			"(%.0f %%), %s\n", name, d, de, 100.0 * d / de, r);
 	else if (d > 0)

@@ -28,6 +28,17 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 			  struct ntp_compare_row *out, unsigned max);
 /* Index of the row whose mean grew most from A to B (in both), or -1. */
 int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
+/* A's group and B's of different sides (joined, host-only, target-only):
+ * 1 and a one-line note into buf, *e2e_same set when their end to end is
+ * still the same measure (the host's, in both); 0 when of the same sides
+ * (buf "", *e2e_same 1). The verdict is then of the stages both record. */
+int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len,
+		      int *e2e_same);
+
+/* Several host machines (m->n_hosts > 1): "63 hosts (synth-host1, ...,
+ * synth-host8 and 55 more)" into buf, names as they are (the text escapes
+ * them itself: esc 1); 0 when one host or none. */
+int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t len);
 
 /* A group's identity in the JSON: label, io, size, dev (report_json.c). */
 struct json_object;

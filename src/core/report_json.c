@@ -79,14 +79,14 @@ static void stage_entry(json_object *e, const char *name, const struct ntp_snap_
 	add(e, "avg_qd_little", num(x->avg_qd_little, 4));
 }
 
-/* Host-only: the network stage named "network and target (not recorded)"
- * is that, as in the text's row of the name (ntp_stage_rows): the host's
- * receive path, which the model counts in the stage, is given apart. */
+/* Host-only: the network stage is the model's, as every group's, so that
+ * the stage means add up to the end-to-end mean (docs/json-schema.md) and
+ * match ntprof-top's "net+target*" and the what-if's stations: the host's
+ * receive path it holds is given apart too, as the text's row of that name
+ * (ntp_stage_rows; `rows` has both rows). */
 static void host_only_network(const struct ntp_snapshot *s, const struct ntp_snap_group *g, json_object *e)
 {
 	struct ntp_stage_row r[NTP_STAGE_COUNT + 1];
-	const struct ntp_snap_comp *c = &g->comp[NTP_COMP_NET_AND_TARGET];
-	struct ntp_snap_stage x = g->stage[NTP_STAGE_NETWORK];
 	unsigned n = ntp_stage_rows(s, g, r, NTP_STAGE_COUNT + 1);
 	double recv = 0, recv_qd = 0;
 
@@ -94,16 +94,10 @@ static void host_only_network(const struct ntp_snapshot *s, const struct ntp_sna
 		if (r[k].stage == NTP_STAGE_NETWORK) {
 			recv = r[k].mean_us;
 			recv_qd = r[k].avg_qd;
-			x.mean_us = r[k + 1].mean_us;
-			x.share = r[k + 1].share;
-			x.avg_qd = r[k + 1].avg_qd;
-			x.avg_qd_little = x.mean_us * 1e-6 * g->rate;
-			x.p50_us = c->p50_us;
-			x.p99_us = c->p99_us;
-			x.p999_us = c->p999_us;
 			break;
 		}
-	stage_entry(e, ntp_stage_name(NTP_STAGE_NETWORK, s->transport, s->impl_host, s->impl_target, 1), &x);
+	stage_entry(e, ntp_stage_name(NTP_STAGE_NETWORK, s->transport, s->impl_host, s->impl_target, 1),
+		    &g->stage[NTP_STAGE_NETWORK]);
 	add(e, "host_receive_path_us", num(recv, 3));
 	add(e, "host_receive_path_avg_qd", num(recv_qd, 4));
 }
@@ -231,6 +225,13 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 	json_object_put(h);
 	for (unsigned i = 0; i < m->n_notes; i++)
 		json_object_array_add(notes, json_object_new_string(m->notes[i]));
+	/* several hosts: "host" is the first's, a note names them */
+	if (ntp_report_hosts(m, 0, note, sizeof(note))) {
+		size_t k = strlen(note);
+
+		snprintf(note + k, sizeof(note) - k, ": \"host\" is the first's");
+		json_object_array_add(notes, json_object_new_string(note));
+	}
 	for (unsigned i = 0; ntp_snapshot_note(s, i, note, sizeof(note)); i++)
 		json_object_array_add(notes, json_object_new_string(note));
 	add(o, "notes", notes);
@@ -245,18 +246,22 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 {
 	json_object *o = ntp_json_group_ident(ga ? ga : gb), *stages = json_object_new_array();
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
+	char sides[240];
 	unsigned n;
-	int v;
+	int v, differ, e2e;
 
 	add(o, "a", ga ? latency(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us, ga->e2e_p999_us, ga->sampled) : NULL);
 	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us, gb->sampled) : NULL);
 	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
 	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
+		add(o, "note", NULL);
 		add(o, "stages", stages);
 		add(o, "verdict", NULL);
 		return o;
 	}
+	differ = ntp_compare_sides(ga, gb, sides, sizeof(sides), &e2e);
+	add(o, "note", differ ? json_object_new_string(sides) : NULL);
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
 	for (unsigned i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();
@@ -287,7 +292,8 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		add(e, "b_name", json_object_new_string(rows[v].name_b));
 		add(e, "change_us", num(d, 3));
 		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
-		add(e, "amplifies", json_object_new_boolean(d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(e, "amplifies", json_object_new_boolean(!differ && d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(e, "restricted", json_object_new_boolean(differ));
 		add(o, "verdict", e);
 	} else {
 		add(o, "verdict", NULL);

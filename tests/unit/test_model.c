@@ -850,6 +850,101 @@ static void test_oom_group(void **state)
 	ntp_model_free(m);
 }
 
+/* A joined command of key (1, 1, cid): host record h and its target twin t. */
+static void joined_cmd(struct ntp_record *h, struct ntp_record *t, uint8_t opcode, uint32_t len, uint16_t cid,
+		       uint64_t t0)
+{
+	host_rec(h, opcode, len, "nvme1n1", t0);
+	h->transport = NTP_TRANSPORT_TCP;
+	h->nsid = 1;
+	h->slba = t0 / 1000;
+	h->cntlid = 1;
+	h->qid = 1;
+	h->cid = cid;
+	memset(t, 0, sizeof(*t));
+	t->side = NTP_SIDE_TARGET;
+	t->transport = NTP_TRANSPORT_TCP;
+	t->opcode = opcode;
+	t->nsid = 1;
+	t->len = len;
+	t->slba = h->slba;
+	t->cntlid = 1;
+	t->qid = 1;
+	t->cid = cid;
+	snprintf(t->dev, sizeof(t->dev), "nullb0");
+	SET(t, NTP_TS_T_CMD_ARRIVE, t0 + 8000);
+	SET(t, NTP_TS_T_CMD_RECV, t0 + 10000);
+	SET(t, NTP_TS_T_STORAGE_SUBMIT, t0 + 11000);
+	SET(t, NTP_TS_T_STORAGE_DONE, t0 + 80000);
+	SET(t, NTP_TS_T_RSP_SENT, t0 + 81000);
+}
+
+static const struct ntp_snap_group *group_io_len(const struct ntp_snapshot *s, uint8_t io, uint32_t len)
+{
+	for (uint32_t g = 0; g < s->n_groups; g++)
+		if (s->groups[g].io == io && s->groups[g].len == len)
+			return &s->groups[g];
+	fail_msg("no group io %u len %u", io, len);
+	return NULL;
+}
+
+/*
+ * Host records whose target never came, each counted in its own group: one
+ * dropped when a later command of its key (another size) matched on the host
+ * side, one dropped when a later command of its key (another I/O type)
+ * matched on the target side, one still waiting at the end of input.
+ */
+static void test_unmatched_own_group(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record h, t;
+	const struct ntp_snap_group *g;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 0);
+	/* read 4 KiB, cid 5: its target never comes; then read 128 KiB, cid
+	 * 5: the target first, then the host, which drops the 4 KiB one */
+	joined_cmd(&h, &t, 0x02, 4096, 5, 1000000);
+	ntp_model_ingest(m, &h);
+	joined_cmd(&h, &t, 0x02, 131072, 5, 2000000);
+	ntp_model_ingest(m, &t);
+	ntp_model_ingest(m, &h);
+	/* write 4 KiB, cid 6, never joined; read 4 KiB, cid 6: its host
+	 * record, then the target, which drops the write */
+	joined_cmd(&h, &t, 0x01, 4096, 6, 3000000);
+	ntp_model_ingest(m, &h);
+	joined_cmd(&h, &t, 0x02, 4096, 6, 4000000);
+	ntp_model_ingest(m, &h);
+	ntp_model_ingest(m, &t);
+	/* read 4 KiB, cid 7: still waiting at the end */
+	joined_cmd(&h, &t, 0x02, 4096, 7, 5000000);
+	ntp_model_ingest(m, &h);
+	ntp_model_close_interval(m, SEC, s);
+	ntp_model_total(m, s);
+	assert_int_equal(s->matched, 2);
+	assert_int_equal(s->unmatched_host, 3);
+	assert_int_equal(s->unmatched_target, 0);
+	g = group_io_len(s, NTP_IO_READ, 4096);
+	assert_int_equal(g->seen, 3);
+	assert_int_equal(g->unmatched, 2);
+	g = group_io_len(s, NTP_IO_READ, 131072);
+	assert_int_equal(g->seen, 1);
+	assert_int_equal(g->unmatched, 0);
+	g = group_io_len(s, NTP_IO_WRITE, 4096);
+	assert_int_equal(g->seen, 1);
+	assert_int_equal(g->unmatched, 1);
+	/* in every group, a host record matched or its target never came */
+	for (uint32_t k = 0; k < s->n_groups; k++)
+		assert_int_equal(s->groups[k].seen,
+				 s->groups[k].sampled + s->groups[k].incomplete_records + s->groups[k].unmatched);
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -867,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_oom_said),
 		cmocka_unit_test(test_oom_at_merge),
 		cmocka_unit_test(test_oom_group),
+		cmocka_unit_test(test_unmatched_own_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -366,9 +366,16 @@ static void test_flip_every_byte(void **state)
 				assert_int_equal(got, all - lost);
 				assert_int_equal(st->dropped, lost);
 				assert_int_equal(st->damaged_blocks, 1);
-				if (b[i].type == NTP_BLOCK_END)
-					assert_int_equal(st->truncated, 1);	/* its trailer is gone */
-				else
+				if (b[i].type == NTP_BLOCK_END) {
+					/* its trailer is gone, but for a flip of its header's
+					 * magic, flags or own CRC: the type, length, count and
+					 * payload CRC still say it is the trailer, which is
+					 * read (ntpfile.c trailer_past_bad_header) */
+					size_t o = k - b[i].start;
+					int readable = o < 4 || (o >= 6 && o < 8) || (o >= 20 && o < NTP_BLOCK_HDR_LEN);
+
+					assert_int_equal(st->truncated, !readable);
+				} else
 					assert_int_equal(st->truncated, 0);
 				assert_int_equal(st->records + st->dropped, SMALL_RECS);
 			}
