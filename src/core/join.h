@@ -37,6 +37,27 @@ size_t ntp_join_primary(const struct ntp_join_input *in, size_t n);
  * Reads the files' starts through readers of its own. */
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj);
 
+/* Why a file was not aligned (ntp_join_align_state): no offset is ever
+ * taken that the pairs of commands do not agree on. */
+enum ntp_align_state {
+	NTP_ALIGNED = 0,		/* aligned (the primary file: on itself) */
+	NTP_ALIGN_NO_PEER,		/* no file it could be aligned on was (its target was not) */
+	NTP_ALIGN_NO_PAIRS,		/* no command of it in the others' samples */
+	NTP_ALIGN_DISAGREE,		/* its pairs gave no one offset, its file read on to the limit */
+	NTP_ALIGN_UNREADABLE,		/* its file could not be read again (removed while read) */
+	NTP_ALIGN_NO_MEMORY,
+};
+
+/* ntp_join_align, and state[i] (may be NULL) why file i is not aligned
+ * (adj[i] then 0: its records mapped by the wall clocks alone). Returns how
+ * many files are not aligned. */
+size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
+			    uint8_t *state);
+/* The one line that says file i was not aligned, naming it, into buf; 0 if
+ * it was. */
+int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t *state, size_t i,
+			char *buf, size_t len);
+
 /* Streams every record of the readers into m. One reader: in file order,
  * flat memory. Several: merged by each record's emission time mapped onto
  * the wall clock through its file's header (start_real - start_mono), plus

@@ -15,10 +15,15 @@
  * began more than a second before the last one did, a second sample of it
  * starts where the last one began (on the wall clocks), and the offset more
  * pairs agree on wins: its first records may hold no command of the other's.
+ * An offset is taken only where the pairs agree on it (judged_offset); a
+ * host whose samples give none is read on (host_search), and a file that
+ * still has none is left on the wall clocks and said
+ * (ntp_join_align_state, docs/failures.md).
  * That offset only orders the input; no stage time uses it.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
@@ -26,9 +31,9 @@
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
 #define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
 /* A host's sample as it once was, of any number of hosts: its first this
- * many records. One of many hosts is read that far only where its share
- * finds no offset the pairs agree on (host_offset), or no command of the
- * targets' samples (struct sampler). */
+ * many records. One of many hosts looks that far for its first command the
+ * targets' samples hold, if they hold none of its controllers (struct
+ * sampler); further only in host_search. */
 #define ALIGN_HOST_FLOOR 4096
 #define ALIGN_MIN_PAIRS 8
 /* A second sample starts where the last recording began, on the wall clocks,
@@ -159,20 +164,19 @@ static int ctl_known(struct tindex *const *ti, size_t nti, const struct ntp_reco
  * (mapped clock), after passing at most ALIGN_SKIP_MAX earlier records.
  * With ti (a host's side among many hosts, the targets' samples indexed):
  * only the marks of commands one of ti[0..nti) holds, and the max records
- * counted from the first such mark (or up to floor records, if that is
- * further): a host's share of the target's sample begins where the host's
+ * counted from the first such mark: a host's share of the target's sample begins where the host's
  * commands and the target's first meet, not where the host's file does.
  * That mark is looked for within the first ALIGN_HOST_FLOOR records, or
  * ALIGN_SAMPLE if the targets' samples hold commands of the controllers
  * of the host's records in the block of its ALIGN_HOST_FLOOR-th
  * (ctl_known, sample_file): a host of none of their controllers stops
- * where its sample once did.
+ * where its sample once did, and is read on only if nothing else aligns
+ * it (host_search).
  */
 struct sampler {
 	struct mark *out;
 	size_t max, n, seen, skipped;
 	size_t limit;		/* the records the sample ends at (sample_file) */
-	size_t floor;
 	int64_t from;
 	struct tindex *const *ti;
 	size_t nti;
@@ -207,7 +211,7 @@ static inline __attribute__((always_inline)) int sampler_take_(struct sampler *s
 			if (!in_targets(s->ti, s->nti, m))
 				continue;
 			if (!n)		/* the first: the share counted from here */
-				s->limit = seen + s->max > s->floor ? seen + s->max : s->floor;
+				s->limit = seen + s->max;
 		}
 		n++;
 	}
@@ -243,7 +247,7 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 
 	for (size_t j = 0; j < ns; j++) {
 		s[j].n = s[j].seen = s[j].skipped = 0;
-		s[j].limit = !s[j].ti ? s[j].max : s[j].floor > ALIGN_HOST_FLOOR ? s[j].floor : ALIGN_HOST_FLOOR;
+		s[j].limit = !s[j].ti ? s[j].max : ALIGN_HOST_FLOOR;
 		left += s[j].max > 0;
 		if (s[j].max >= ALIGN_SAMPLE)
 			o.no_mmap = 0;
@@ -661,94 +665,264 @@ struct fsample {
 	const struct tindex *tgx;	/* the target sample the host marks' tg are of */
 	size_t nh[2], nt[2];
 	struct tindex ti[2];
-	/* a host sample that may still grow to its first ALIGN_HOST_FLOOR
-	 * records (host_offset); the marks it grew to, allocated */
-	char grow[2];
-	struct mark *grown[2];
 };
 
 /* What the offsets of pairs of files take: the files, their samples, the
- * targets' samples indexed (to sample a host again), the buffer of
- * differences and the scratch block. */
+ * differences' buffer and the scratch block; per pair of files (a * n + b)
+ * what was tried (struct tried); per file why it is not aligned (state). */
 struct align {
 	const struct ntp_join_input *in;
+	size_t n;
 	struct fsample *fs;
 	const char *early;
-	struct tindex *const *ti;
-	size_t nti, host_max;
+	size_t host_max;
 	int64_t from, *d;
 	void *scratch;
+	uint8_t *tried, *state;
 };
 
-/* A share whose pairs do not agree: fewer than one in this many of its
- * differences in the densest window (host_offset). A share of true pairs
- * has nearly all of them there, one of false pairs a few in a hundred. */
-#define ALIGN_AGREE_DIV 4
-
-/* Host sample set of file i read again, to its first ALIGN_HOST_FLOOR
- * records (its share counted from the same first pair, if that ends later). */
-static void host_grow(struct align *al, size_t i, int set)
-{
-	struct fsample *f = &al->fs[i];
-	size_t cap = al->host_max > ALIGN_HOST_FLOOR ? al->host_max : ALIGN_HOST_FLOOR;
-	struct mark *m = malloc(cap * sizeof(*m));
-	struct sampler s = { .out = m, .max = al->host_max, .floor = ALIGN_HOST_FLOOR, .from = set ? al->from : 0,
-			     .ti = al->ti, .nti = al->nti, .side = NTP_SIDE_HOST };
-
-	f->grow[set] = 0;
-	if (!m)
-		return;
-	sample_file(al->in[i].path, &s, 1);
-	f->grown[set] = f->h[set] = m;
-	f->nh[set] = s.n;
-}
+/* pair_offset's memory of a pair of files: its samples gave no agreeing
+ * offset (not asked again), it was searched (host_search) */
+enum { TRIED_SAMPLES = 1, TRIED_SEARCH = 2 };
 
 /*
- * The offset of file b's target sample sb against file a's host sample sa:
- * its agreeing count, 0 if none. A share counted from the host's first
- * command the target's sample holds begins at a false pair where that
- * command came back: an SPDK host at queue depth 1 uses one command id,
- * and a host that began recording before its target repeats in its first
- * records commands (id, LBA) the target's sample holds from later on. Its
- * share then may hold no true pair: too few pairs, or differences spread
- * over the target's sample instead of agreeing. Such a share is read again
- * to the host's first ALIGN_HOST_FLOOR records, as every host's sample
- * once was (struct sampler), once, and the offset taken from those.
+ * Whether the c differences of the densest window of the nd of al->d
+ * (sorted, at offset off) agree on one offset: at least a quarter of them
+ * there (as a share of true pairs has: nearly all of them), or at least
+ * ALIGN_MIN_PAIRS and an eighth of them there and ALIGN_DOMINANCE times as
+ * many as in the densest window elsewhere, past span / ALIGN_SPREAD_DIV of
+ * the offset (span: the host marks' time span): true pairs whose commands
+ * came back and lost their twin on one side (a target's missed record)
+ * take differences a few instances off, close to the offset, and clocks
+ * that drift apart spread them too. False pairs (a command id
+ * and LBA that came back: an SPDK host at queue depth 1) spread their
+ * differences over the sample's time: their densest window holds a few in
+ * a hundred, and windows as dense lie beside it. A host of few commands
+ * in the target's sample among many false pairs may be judged not to agree
+ * though its offset was right: then it is read on (host_search), and said
+ * if nothing agrees. agrees_slow is asked only where the quarter does not
+ * hold.
  */
-static size_t host_offset(struct align *al, size_t a, int sa, size_t b, int sb, int64_t *off)
-{
-	struct fsample *fs = al->fs;
-	size_t pairs, c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], al->d, off,
-					al->scratch, fs[a].tgx == &fs[b].ti[sb], &pairs);
+#define ALIGN_AGREE_DIV 4
+#define ALIGN_SLOW_DIV 8
+#define ALIGN_DOMINANCE 4
+#define ALIGN_SPREAD_DIV 16
 
-	if (fs[a].grow[sa] && pairs && (c < ALIGN_MIN_PAIRS || c * ALIGN_AGREE_DIV < pairs)) {
-		host_grow(al, a, sa);
-		c = median_offset(fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb], al->d, off,
-				  al->scratch, fs[a].tgx == &fs[b].ti[sb], &pairs);
-	}
-	return c;
-}
-
-/* The offset of b's targets against a's hosts (from set 0 or 1 of the
- * samples, whichever more pairs agree on): its agreeing count, 0 if none. */
-static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off)
+static size_t densest(const int64_t *d, size_t n)
 {
 	size_t best = 0;
 
-	for (int set = 0; set < 2; set++) {
-		int sa = set && al->early[a], sb = set && al->early[b];
-		int64_t o;
-		size_t c;
-
-		if (set && !sa && !sb)
-			continue;	/* the same samples as set 0 */
-		c = host_offset(al, a, sa, b, sb, &o);
-		if (c > best) {
-			best = c;
-			*off = o;
-		}
+	for (size_t r = 0, l = 0; r < n; r++) {
+		while ((__int128)d[r] - d[l] > ALIGN_WINDOW_NS)
+			l++;
+		if (r - l + 1 > best)
+			best = r - l + 1;
 	}
 	return best;
+}
+
+static int agrees_slow(const int64_t *d, size_t nd, size_t c, int64_t off, uint64_t span)
+{
+	int64_t z = (int64_t)(span / ALIGN_SPREAD_DIV);
+	size_t lo = 0, hi = nd, c2;
+
+	if (c < ALIGN_MIN_PAIRS || c * ALIGN_SLOW_DIV < nd)
+		return 0;
+	if (z < ALIGN_WINDOW_NS)
+		z = ALIGN_WINDOW_NS;
+	while (lo < nd && (__int128)d[lo] < (__int128)off - z)
+		lo++;
+	while (hi > lo && (__int128)d[hi - 1] > (__int128)off + z)
+		hi--;
+	c2 = densest(d, lo);
+	if (densest(d + hi, nd - hi) > c2)
+		c2 = densest(d + hi, nd - hi);
+	return c >= ALIGN_DOMINANCE * c2;
+}
+
+/* The span of the marks' times (m[0..n)), for agrees_slow. */
+static uint64_t marks_span(const struct mark *m, size_t n)
+{
+	int64_t lo = n ? m[0].t : 0, hi = lo;
+
+	for (size_t i = 1; i < n; i++) {
+		lo = m[i].t < lo ? m[i].t : lo;
+		hi = m[i].t > hi ? m[i].t : hi;
+	}
+	return (uint64_t)hi - (uint64_t)lo;
+}
+
+/* The offset of host marks h[0..nh) against target sample x (nt marks, tg:
+ * the marks' groups are x's): its agreeing count if its pairs agree
+ * (above), else 0; *pairs the pairs it had. */
+static size_t judged_offset(struct align *al, const struct mark *h, size_t nh, struct tindex *x, size_t nt,
+			    int tg, int64_t *off, size_t *pairs)
+{
+	size_t c = median_offset(h, nh, x, nt, al->d, off, al->scratch, tg, pairs);
+
+	if (!c || c * ALIGN_AGREE_DIV >= *pairs)
+		return c;
+	return agrees_slow(al->d, *pairs, c, *off, marks_span(h, nh)) ? c : 0;
+}
+
+/*
+ * A host whose samples gave no agreeing offset against b's target samples
+ * is read on: a host that began recording more than its sample before the
+ * target (an SPDK host at queue depth 1 started a minute before its
+ * target: its first records repeat command ids and LBAs the target's
+ * sample holds from later on, false pairs only). Its file is read from
+ * the start, up to ALIGN_SEARCH_MAX records, and the marks of commands a
+ * target sample of b holds are judged window by window (host_max of them,
+ * at most ALIGN_SEARCH_WINDOW,
+ * each window half the last one's and half new: the stretch of true pairs
+ * is whole in one) until one agrees. The reach is the second sample's
+ * (ALIGN_SKIP_MAX): a side that began earlier than that is not aligned
+ * either way, and a host none of whose windows agree, or that holds no
+ * command of b's samples, costs at most that many records read (a host's
+ * search stops at the first window that agrees). -1 if the file could not
+ * be read again.
+ */
+#define ALIGN_SEARCH_MAX ALIGN_SKIP_MAX
+/* A window's cost grows with the instances of a command in it (best_shift
+ * tries each shift of the host's against the target's): a window holds
+ * this many marks (host_max if fewer, a many-host share), not a 2-file
+ * join's ALIGN_SAMPLE (docs/performance.md)... */
+#define ALIGN_SEARCH_WINDOW 1024
+/* ...and spanning at least this much of the host's clock (or ALIGN_SAMPLE
+ * marks): false pairs of a window shorter than a few ALIGN_WINDOW_NS lie
+ * within one window whatever their offset, and agree. */
+#define ALIGN_SEARCH_SPAN_NS (32 * ALIGN_WINDOW_NS)
+
+static long host_search(struct align *al, size_t a, size_t b, int64_t from, int64_t *off)
+{
+	struct fsample *fb = &al->fs[b];
+	size_t win = al->host_max, k, seen = 0, skipped = 0, n[2] = { 0, 0 }, fresh[2] = { 0, 0 }, pairs, c;
+	struct mark *w[2] = { NULL, NULL };
+	struct ntp_reader_opts o = { .no_mmap = 1 };
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	char err[256];
+	long found = 0;
+	int64_t to_wall, o1;
+	int sets = 1 + al->early[b];
+
+	if (win > ALIGN_SEARCH_WINDOW)
+		win = ALIGN_SEARCH_WINDOW;
+	if (win < ALIGN_HOST_MIN)
+		win = ALIGN_HOST_MIN;
+	for (int sb = 0; sb < sets; sb++)
+		if (fb->nt[sb] && !(w[sb] = malloc(ALIGN_SAMPLE * sizeof(*w[sb]))))
+			goto out;
+	if (!(r = ntp_reader_open_opts(al->in[a].path, &o, err, sizeof(err)))) {
+		found = -1;
+		goto out;
+	}
+	to_wall = wrap_sub(ntp_reader_info(r)->start_real_ns, ntp_reader_info(r)->start_mono_ns);
+	while (!found && seen < ALIGN_SEARCH_MAX && ntp_reader_next_block(r, &recs, &k) == 1) {
+		for (size_t i = 0; i < k && !found && seen < ALIGN_SEARCH_MAX; i++, seen++) {
+			const struct ntp_record *x = &recs[i];
+			struct mark m;
+
+			if (x->side != NTP_SIDE_HOST || !(x->ts_valid & (1u << NTP_TS_H_CMD_SENT)))
+				continue;
+			m = (struct mark){ .key = ((uint64_t)x->cntlid << 32) | ((uint64_t)x->qid << 16) | x->cid,
+					   .slba = x->slba, .len = x->len, .opcode = x->opcode,
+					   .t = wrap_add(x->ts[NTP_TS_H_CMD_SENT], to_wall) };
+			if (from && m.t < from && skipped < ALIGN_SKIP_MAX) {
+				skipped++;	/* passed, as struct sampler passes them */
+				seen--;
+				continue;
+			}
+			for (int sb = 0; sb < sets && !found; sb++) {
+				uint32_t g;
+
+				if (!w[sb] || (g = tindex_find(&fb->ti[sb], &m, NULL, NULL)) == UINT32_MAX)
+					continue;
+				m.tg = (uint16_t)(g + 1);
+				w[sb][n[sb]++] = m;
+				fresh[sb]++;
+				/* judged once it holds win marks over ALIGN_SEARCH_SPAN_NS */
+				if (n[sb] < win || (n[sb] < ALIGN_SAMPLE &&
+						    (uint64_t)m.t - (uint64_t)w[sb][0].t < ALIGN_SEARCH_SPAN_NS))
+					continue;
+				if ((c = judged_offset(al, w[sb], n[sb], &fb->ti[sb], fb->nt[sb], 1, &o1, &pairs))) {
+					*off = o1;
+					found = (long)c;
+					break;
+				}
+				/* the next window: the last half of this one and as many new */
+				memmove(w[sb], w[sb] + n[sb] / 2, (n[sb] - n[sb] / 2) * sizeof(*w[sb]));
+				n[sb] -= n[sb] / 2;
+				fresh[sb] = 0;
+			}
+		}
+	}
+	/* the last window, if it holds marks no window judged */
+	for (int sb = 0; sb < sets && !found; sb++)
+		if (w[sb] && fresh[sb] &&
+		    (c = judged_offset(al, w[sb], n[sb], &fb->ti[sb], fb->nt[sb], 1, &o1, &pairs))) {
+			*off = o1;
+			found = (long)c;
+		}
+	ntp_reader_close(r);
+out:
+	free(w[0]);
+	free(w[1]);
+	return found;
+}
+
+/* Files a and b (not aligned yet) are at least as far as st from it. */
+static void al_state(struct align *al, size_t a, size_t b, uint8_t st)
+{
+	if (al->state[a] < st)
+		al->state[a] = st;
+	if (al->state[b] < st)
+		al->state[b] = st;
+}
+
+/* The offset of b's targets against a's hosts (from set 0 or 1 of the
+ * samples, whichever more pairs agree on; with search, a's host file read
+ * on where they do not agree, host_search): its agreeing count, 0 if none.
+ * Why a file is not aligned goes to al->state of the host's file. */
+static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, int search)
+{
+	struct fsample *fs = al->fs;
+	uint8_t *tried = &al->tried[a * al->n + b];
+	size_t best = 0, any = 0;
+	long found;
+
+	if (!(*tried & TRIED_SAMPLES)) {
+		for (int set = 0; set < 2; set++) {
+			int sa = set && al->early[a], sb = set && al->early[b];
+			int64_t o;
+			size_t c, pairs;
+
+			if (set && !sa && !sb)
+				continue;	/* the same samples as set 0 */
+			c = judged_offset(al, fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb],
+					  fs[a].tgx == &fs[b].ti[sb], &o, &pairs);
+			any += pairs;
+			if (c > best) {
+				best = c;
+				*off = o;
+			}
+		}
+		if (best)
+			return best;
+		*tried |= TRIED_SAMPLES;
+		if (fs[a].h[0] && (fs[b].nt[0] || fs[b].nt[1]))
+			al_state(al, a, b, any ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PAIRS);
+	}
+	if (!search || (*tried & TRIED_SEARCH) || !fs[a].h[0] || (!fs[b].nt[0] && !fs[b].nt[1]))
+		return 0;
+	*tried |= TRIED_SEARCH;
+	found = host_search(al, a, b, 0, off);
+	/* a host that began early: on from where its second sample began too */
+	if (!found && al->early[a])
+		found = host_search(al, a, b, al->from, off);
+	if (found < 0)
+		al_state(al, a, a, NTP_ALIGN_UNREADABLE);
+	return found > 0 ? (size_t)found : 0;
 }
 
 /* The host sides' samples: files ho[first], ho[first + step]... of
@@ -787,9 +961,6 @@ static void *sample_hosts(void *arg)
 		for (int set = 0; set < (int)ns; set++) {
 			f->h[set] = s[set].out;
 			f->nh[set] = s[set].n;
-			/* a share that ended before the floor (host_offset) */
-			f->grow[set] = j->filter && s[set].n && s[set].seen >= s[set].limit &&
-				       s[set].limit < ALIGN_HOST_FLOOR;
 		}
 	}
 	return NULL;
@@ -821,7 +992,8 @@ static void sample_hosts_2(struct hosts_job job[2])
 		sample_hosts(&job[1]);
 }
 
-void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
+size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
+			    uint8_t *state)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
 	struct mark *hits = NULL;
@@ -831,13 +1003,23 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
 	void *scratch = malloc(ALIGN_SCRATCH_BYTES);
 	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
-	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0;
+	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
+	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int progress = 1, filter;
 	struct align al;
 
 	memset(adj, 0, n * sizeof(*adj));
-	if (n < 2 || !fs || !hbase || !ho || !ti || !d || !scratch || !done || !early)
+	if (state)
+		memset(state, 0, n);
+	if (n < 2)
 		goto out;
+	if (!fs || !hbase || !ho || !ti || !d || !scratch || !done || !early || !tried || !st) {
+		/* nothing aligned: said of every file but the primary */
+		for (size_t i = 0; state && i < n; i++)
+			state[i] = i == primary ? NTP_ALIGNED : NTP_ALIGN_NO_MEMORY;
+		unaligned = n - 1;
+		goto out;
+	}
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
 		if ((int64_t)in[i].info->start_real_ns > late)
@@ -930,36 +1112,50 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
 					     .hits = hits, .ti = ti, .from = from, .filter = filter };
 	sample_hosts_2(job);
-	al = (struct align){ .in = in, .fs = fs, .early = early, .ti = ti, .nti = nti,
-			     .host_max = host_max, .from = from, .d = d, .scratch = scratch };
+	al = (struct align){ .in = in, .n = n, .fs = fs, .early = early, .host_max = host_max, .from = from,
+			     .d = d, .scratch = scratch, .tried = tried, .state = st };
 	/* Spread from the primary file: a target aligned on a host, then the
-	 * other hosts of that target on it, and so on. */
+	 * other hosts of that target on it, and so on; a host's file read on
+	 * (host_search) only once no file can be aligned from the samples. */
 	done[primary] = 1;
-	while (progress) {
-		progress = 0;
-		for (size_t a = 0; a < n; a++) {
-			for (size_t b = 0; b < n; b++) {
-				int64_t off;
+	for (int search = 0; search < 2; search++) {
+		for (progress = 1; progress;) {
+			progress = 0;
+			for (size_t a = 0; a < n; a++) {
+				for (size_t b = 0; b < n; b++) {
+					int64_t off;
 
-				if (a == b || !done[a] || done[b])
-					continue;
-				/* a's hosts against b's targets: b's times + off match a's */
-				if (pair_offset(&al, a, b, &off)) {
-					adj[b] = wrap_add((uint64_t)adj[a], off);
-					done[b] = progress = 1;
-				} else if (pair_offset(&al, b, a, &off)) {
-					adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
-					done[b] = progress = 1;
+					if (a == b || !done[a] || done[b])
+						continue;
+					/* a's hosts against b's targets: b's times + off match a's */
+					if (pair_offset(&al, a, b, &off, search)) {
+						adj[b] = wrap_add((uint64_t)adj[a], off);
+						done[b] = progress = 1;
+					} else if (pair_offset(&al, b, a, &off, search)) {
+						adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
+						done[b] = progress = 1;
+					}
 				}
 			}
+			/* a file aligned: the others from the samples first */
+			if (progress && search)
+				break;
 		}
+		if (progress)
+			search = -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		unaligned++;
+		if (state)
+			state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PEER;
 	}
 out:
 	for (size_t i = 0; fs && i < n; i++) {
 		for (int set = 0; set < 2; set++) {
 			tindex_free(&fs[i].ti[set]);
 			free(fs[i].t[set]);
-			free(fs[i].grown[set]);
 		}
 	}
 	free(hbase);
@@ -971,4 +1167,41 @@ out:
 	free(scratch);
 	free(done);
 	free(early);
+	free(tried);
+	free(st);
+	return unaligned;
+}
+
+void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
+{
+	ntp_join_align_state(in, n, primary, adj, NULL);
+}
+
+int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t *state, size_t i,
+			char *buf, size_t len)
+{
+	const char *why;
+
+	if (i >= n || !state[i])
+		return 0;
+	switch (state[i]) {
+	case NTP_ALIGN_NO_PEER:
+		why = "no file it could be aligned on was aligned (its target, or its hosts)";
+		break;
+	case NTP_ALIGN_NO_PAIRS:
+		why = "none of its commands is among the other side's first records";
+		break;
+	case NTP_ALIGN_DISAGREE:
+		why = "the commands both sides hold do not agree on one (as when a host with one command id, "
+		      "SPDK's at queue depth 1, began recording long before its target)";
+		break;
+	case NTP_ALIGN_UNREADABLE:
+		why = "it could not be read again";
+		break;
+	default:
+		why = "out of memory";
+		break;
+	}
+	snprintf(buf, len, "%s: no clock offset to the other recordings found: %s", in[i].path, why);
+	return 1;
 }

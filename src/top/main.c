@@ -564,14 +564,17 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 	v.selected = -1;	/* nothing is selected on paper */
 	while (!got_signal && (!o->iterations || printed < o->iterations)) {
 		int done = atomic_load(&src->done);	/* before taking, so nothing is missed */
-		int got = hist_pull(&hist, src, &seen, HIST_CAP - pending);
-		/* Once every replayed file was read, the intervals still to come
-		 * wait for the thread's end: the last one carries the notes on
-		 * the files (read after taking: those taken before were not last). */
+		int room = HIST_CAP - pending;
+		int got = hist_pull(&hist, src, &seen, room);
+		/* Once every replayed file was read, the newest interval taken
+		 * waits for the thread's end: it may be the last, which carries
+		 * the notes on the files (read after taking: those taken before
+		 * were not last). The older ones print: holding them all would
+		 * fill the history, and a full history takes nothing more. */
 		int hold = !done && o->src.replay && top_source_read_ended(src);
 
 		pending += got;
-		for (int i = hist.n - pending; !hold && i < hist.n; i++) {
+		for (int i = hist.n - pending; i < hist.n - hold; i++) {
 			struct ntp_history h = hist_view(&hist);
 
 			/* Show interval i as if it were the newest. */
@@ -606,7 +609,7 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 		/* The source's notes (hooks chosen, replay ended) as they come. */
 		while (top_source_message(src, msg, sizeof(msg)))
 			say_stderr(msg);
-		if (!got && done)
+		if (!got && done && room > 0)	/* no room: more may be waiting */
 			break;
 		if (!got || hold)
 			usleep(hold ? 1000 : 20000);

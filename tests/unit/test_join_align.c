@@ -19,8 +19,12 @@
 /* the file's static functions, its one external one renamed (the library's
  * copy is linked in too) */
 #define ntp_join_align test_copy_of_ntp_join_align
+#define ntp_join_align_state test_copy_of_ntp_join_align_state
+#define ntp_join_align_note test_copy_of_ntp_join_align_note
 #include "../../src/core/join_align.c"
 #undef ntp_join_align
+#undef ntp_join_align_state
+#undef ntp_join_align_note
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -344,8 +348,9 @@ static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t pri
  * before the others with commands the target never saw; some of each
  * host's commands missed by the target, some of the target's by no host.
  */
-static void align_files(unsigned hosts, unsigned early, unsigned seed)
+static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t unaligned)
 {
+	uint8_t state[REF_FILES];
 	char dir[] = "/tmp/test_join_align.XXXXXX", path[REF_FILES][300], err[256];
 	struct ntp_file_info info[REF_FILES];
 	struct ntp_join_input in[REF_FILES];
@@ -404,17 +409,30 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed)
 	for (unsigned f = 0; f < n; f++)
 		assert_int_equal(ntp_writer_close(w[f], 1), 0);
 	ref_join_align(in, n, 0, a1);
-	test_copy_of_ntp_join_align(in, n, 0, a2);
-	for (unsigned f = 0; f < n; f++) {
-		assert_int_equal(a2[f], a1[f]);
+	assert_int_equal(test_copy_of_ntp_join_align_state(in, n, 0, a2, state), unaligned);
+	for (unsigned f = 0; f < n; f++)
 		unlink(path[f]);
+	rmdir(dir);
+	/* the skews and the trip undone (within the trip's spread): the
+	 * target aligned on host 0, the hosts on the target; the offset the
+	 * first alignment took where it was right. Where it was not (host 0
+	 * began so early that its samples held false pairs only: a command id
+	 * and LBA that came back), aligned by reading on, or said. */
+	for (unsigned f = 1; f < n; f++) {
+		int64_t truth = -(skew[f] - skew[0] + (f == tgt ? 32500 : 0));
+
+		if (llabs(a1[f] - truth) < 100000)
+			assert_int_equal(a2[f], a1[f]);
+		else if (state[f])
+			assert_int_equal(a2[f], 0);
+		else
+			assert_true(llabs(a2[f] - truth) < 100000);
 	}
-	/* on time: the target aligned on host 0, skew and trip undone (within
-	 * the trip's spread); the hosts on the target */
+	assert_int_equal(state[0], NTP_ALIGNED);
+	/* on time: the first alignment was right */
 	if (!early)
 		for (unsigned f = 1; f < n; f++)
 			assert_true(llabs(a1[f] + skew[f] - skew[0] + (f == tgt ? 32500 : 0)) < 100000);
-	rmdir(dir);
 }
 
 /* One to seven hosts (three and more: only the marks the target's sample
@@ -423,11 +441,11 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed)
 static void test_align_files(void **state)
 {
 	(void)state;
-	align_files(1, 0, 1);
-	align_files(1, 3, 2);
-	align_files(3, 0, 3);
-	align_files(4, 2, 4);
-	align_files(7, 3, 5);
+	align_files(1, 0, 1, 0);
+	align_files(1, 3, 2, 0);
+	align_files(3, 0, 3, 0);
+	align_files(4, 2, 4, 0);
+	align_files(7, 3, 5, 0);
 }
 
 /* ---- many hosts: a host's share of the target's sample ---- */
@@ -453,7 +471,7 @@ static void add_host(struct ntp_writer *w, uint64_t slba, uint64_t ts)
 /*
  * A filtered host sample (struct sampler with the target's index) keeps
  * only the marks of commands the target's sample holds, and counts its
- * max records from the first of them (or to its floor, if further): a
+ * max records from the first of them: a
  * host whose first records the target never saw (it began earlier) still
  * gets its share. Without a mark, the sample ends empty within
  * ALIGN_SAMPLE records if the target's sample holds the host's
@@ -514,15 +532,6 @@ static void test_host_share(void **state)
 		assert_int_equal(s.seen, lead + 6000);
 		assert_int_equal(s.n, 2000);
 	}
-	/* a floor further than the share: to the floor (host_grow's) */
-	{
-		struct sampler s = { .out = out, .max = 100, .floor = lead + 3000, .ti = &one, .nti = 1,
-				     .side = NTP_SIDE_HOST };
-
-		sample_file(path, &s, 1);
-		assert_int_equal(s.seen, lead + 3000);
-		assert_int_equal(s.n, 1500);
-	}
 	tindex_free(&x);
 	/* nothing the target holds: ALIGN_SAMPLE records, no mark */
 	for (size_t j = 0; j < 4000; j++)
@@ -555,6 +564,7 @@ static void test_host_share(void **state)
 }
 
 #define MANY_HOSTS 40
+#define MAX_HOSTS 63
 
 /* How the commands of align_many look. */
 struct many {
@@ -564,36 +574,45 @@ struct many {
 	unsigned lbas;
 	int both0;		/* host 0 a file of both sides (its targets' commands of no recorded host) */
 	unsigned targets;	/* 1, or 2: host h's commands to target h % 2, host 0's to either */
+	unsigned hosts;		/* 0: MANY_HOSTS */
+	int all_early;		/* every host began early_cmds / hosts commands early, not host 0 alone */
+	int stop;		/* the hosts stopped recording when the targets began: no true pair */
+	size_t foreign;		/* host 1's first records: this many of a controller no target has */
+	int vanish;		/* host 1's file removed before the alignment reads it */
 };
 
 /*
- * MANY_HOSTS hosts and their targets, each clock off by its own error;
- * host 0 (the primary file) began early_cmds commands before the others
- * and the targets (well within the second's margin of a second sample):
- * its first records hold no command of the target's sample. Every host
- * and target is aligned, host 0 too.
+ * Hosts (MANY_HOSTS unless said) and their targets, each clock off by its
+ * own error; host 0 (the primary file), or every host, began early_cmds
+ * commands before the targets (well within the second's margin of a
+ * second sample): its first records hold no command of the target's
+ * sample. Every host and target is aligned, host 0 too; or, when the
+ * hosts stopped as the targets began, none is, and each is said.
  */
 static void align_many(const struct many *o, unsigned seed)
 {
-	char dir[] = "/tmp/test_join_align.XXXXXX", path[MANY_HOSTS + 2][300], err[256];
-	static struct ntp_file_info info[MANY_HOSTS + 2];
-	struct ntp_join_input in[MANY_HOSTS + 2];
-	struct ntp_writer *w[MANY_HOSTS + 2];
-	int64_t skew[MANY_HOSTS + 2], adj[MANY_HOSTS + 2];
+	char dir[] = "/tmp/test_join_align.XXXXXX", path[MAX_HOSTS + 2][300], err[256], note[1024];
+	static struct ntp_file_info info[MAX_HOSTS + 2];
+	struct ntp_join_input in[MAX_HOSTS + 2];
+	struct ntp_writer *w[MAX_HOSTS + 2];
+	int64_t skew[MAX_HOSTS + 2], adj[MAX_HOSTS + 2];
+	uint8_t state[MAX_HOSTS + 2];
 	const uint64_t t0 = 1700000000000000000ull;
-	const unsigned n = MANY_HOSTS + o->targets;
+	const unsigned hosts = o->hosts ? o->hosts : MANY_HOSTS, n = hosts + o->targets;
 	uint64_t lba = 0;
 	int64_t wt = -(int64_t)o->early_cmds * 3000;	/* a command each 3 us on average */
+	size_t unaligned;
 
+	assert_true(hosts <= MAX_HOSTS);
 	assert_non_null(mkdtemp(dir));
 	srandom(seed);
 	for (unsigned f = 0; f < n; f++) {
 		memset(&info[f], 0, sizeof(info[f]));
-		info[f].role = f >= MANY_HOSTS ? NTP_ROLE_TARGET : f == 0 && o->both0 ? NTP_ROLE_BOTH : NTP_ROLE_HOST;
+		info[f].role = f >= hosts ? NTP_ROLE_TARGET : f == 0 && o->both0 ? NTP_ROLE_BOTH : NTP_ROLE_HOST;
 		info[f].transport = NTP_TRANSPORT_TCP;
 		info[f].sampling = 1;
 		info[f].start_mono_ns = 1000000000ull * (f + 1);
-		info[f].start_real_ns = t0 - (f == 0 ? o->early_cmds * 3000 : 0);
+		info[f].start_real_ns = t0 - ((f == 0 || (o->all_early && f < hosts)) ? o->early_cmds * 3000 : 0);
 		snprintf(info[f].hostname, sizeof(info[f].hostname), "m%u", f);
 		snprintf(path[f], sizeof(path[f]), "%s/f%u.ntp", dir, f);
 		w[f] = ntp_writer_open(path[f], &info[f], err, sizeof(err));
@@ -602,9 +621,25 @@ static void align_many(const struct many *o, unsigned seed)
 		in[f].path = path[f];
 		in[f].info = &info[f];
 	}
+	for (size_t i = 0; i < o->foreign; i++) {
+		struct ntp_record x;
+
+		memset(&x, 0, sizeof(x));
+		x.cntlid = 999;
+		x.qid = 1;
+		x.cid = (uint16_t)(i % 64);
+		x.slba = 8 * (uint64_t)i;
+		x.len = 4096;
+		x.opcode = 2;
+		x.side = NTP_SIDE_HOST;
+		x.ts[NTP_TS_H_CMD_SENT] = (uint64_t)((int64_t)(t0 + info[1].start_mono_ns - info[1].start_real_ns) +
+						     wt - (int64_t)(o->foreign - i) * 1000 + skew[1]);
+		x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
+		assert_int_equal(ntp_writer_add(w[1], &x), 0);
+	}
 	for (; wt < 150000000; wt += 2000 + random() % 2000) {
-		unsigned h = wt < 0 ? 0 : (unsigned)random() % MANY_HOSTS;
-		unsigned tgt = MANY_HOSTS + (h ? h : (unsigned)random()) % o->targets;
+		unsigned h = wt < 0 && !o->all_early ? 0 : (unsigned)random() % hosts;
+		unsigned tgt = hosts + (h ? h : (unsigned)random()) % o->targets;
 		struct ntp_record x;
 
 		memset(&x, 0, sizeof(x));
@@ -618,7 +653,8 @@ static void align_many(const struct many *o, unsigned seed)
 		x.ts[NTP_TS_H_CMD_SENT] = (uint64_t)((int64_t)(t0 + info[h].start_mono_ns - info[h].start_real_ns) +
 						     wt + skew[h]);
 		x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
-		assert_int_equal(ntp_writer_add(w[h], &x), 0);
+		if (wt < 0 || !o->stop)
+			assert_int_equal(ntp_writer_add(w[h], &x), 0);
 		if (wt >= 0 && random() % 10) {
 			x.side = NTP_SIDE_TARGET;
 			x.ts[NTP_TS_H_CMD_SENT] = 0;
@@ -646,14 +682,45 @@ static void align_many(const struct many *o, unsigned seed)
 	}
 	for (unsigned f = 0; f < n; f++)
 		assert_int_equal(ntp_writer_close(w[f], 1), 0);
-	test_copy_of_ntp_join_align(in, n, 0, adj);
+	if (o->vanish)
+		unlink(path[1]);
+	unaligned = test_copy_of_ntp_join_align_state(in, n, 0, adj, state);
 	for (unsigned f = 0; f < n; f++)
 		unlink(path[f]);
 	rmdir(dir);
-	/* skews and trip undone (within the trip's spread) */
 	assert_int_equal(adj[0], 0);
-	for (unsigned f = 1; f < n; f++)
-		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f >= MANY_HOSTS ? 32500 : 0)) < 100000);
+	assert_int_equal(state[0], NTP_ALIGNED);
+	assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, 0, note, sizeof(note)), 0);
+	if (o->stop) {
+		/* said, each file with its name, and left on the wall clocks */
+		assert_int_equal(unaligned, n - 1);
+		for (unsigned f = 1; f < n; f++) {
+			assert_int_equal(adj[f], 0);
+			/* the target's pairs do not agree; its hosts have no
+			 * target aligned to be aligned on */
+			assert_int_equal(state[f], f >= hosts ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PEER);
+			assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, f, note, sizeof(note)), 1);
+			assert_non_null(strstr(note, path[f]));
+		}
+		return;
+	}
+	if (o->vanish) {
+		/* said, not an empty sample taken for a host without pairs */
+		assert_int_equal(state[1], NTP_ALIGN_UNREADABLE);
+		assert_int_equal(adj[1], 0);
+		assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, 1, note, sizeof(note)), 1);
+		assert_non_null(strstr(note, "could not be read again"));
+		assert_int_equal(unaligned, 1);
+	} else {
+		assert_int_equal(unaligned, 0);
+	}
+	/* skews and trip undone (within the trip's spread) */
+	for (unsigned f = 1; f < n; f++) {
+		if (o->vanish && f == 1)
+			continue;
+		assert_int_equal(state[f], NTP_ALIGNED);
+		assert_true(llabs(adj[f] + skew[f] - skew[0] + (f >= hosts ? 32500 : 0)) < 100000);
+	}
 }
 
 static void test_align_many_hosts(void **state)
@@ -662,14 +729,20 @@ static void test_align_many_hosts(void **state)
 	align_many(&(struct many){ .targets = 1 }, 11);
 	/* past the first 4096 records a host's sample once was */
 	align_many(&(struct many){ .early_cmds = 6000, .targets = 1 }, 12);
+	/* a host whose first 6000 records are of a controller no target
+	 * sample holds: its sample stops empty at ALIGN_HOST_FLOOR records,
+	 * and it is read on (host_search) */
+	align_many(&(struct many){ .targets = 1, .foreign = 6000 }, 13);
+	/* a host's file removed before the alignment reads it: said */
+	align_many(&(struct many){ .targets = 1, .vanish = 1 }, 14);
 }
 
 /*
  * A host at queue depth 1 with one command id (SPDK) that began early
  * repeats in its first records commands the target's sample holds from
  * later on: its share counted from the first of them holds false pairs
- * only, which do not agree, and the host is read again to its first
- * ALIGN_HOST_FLOOR records (host_offset), where the true pairs begin.
+ * only, which do not agree, and the host's file is read on (host_search)
+ * to where the true pairs begin.
  */
 static void test_align_many_qd1(void **state)
 {
@@ -677,6 +750,36 @@ static void test_align_many_qd1(void **state)
 	align_many(&(struct many){ .early_cmds = 3000, .lbas = 256, .targets = 1 }, 21);
 	align_many(&(struct many){ .early_cmds = 1500, .lbas = 65536, .targets = 1 }, 22);
 	align_many(&(struct many){ .lbas = 256, .targets = 1 }, 23);
+}
+
+/*
+ * S7: hosts at queue depth 1 with one command id that began more than
+ * their first 4096 records (many hosts) or their whole sample (one host:
+ * 32768 records) before their target: every sample holds false pairs
+ * only, whose offsets do not agree. Each host's file is read on
+ * (host_search) until a window of its marks agrees: all aligned. Took a
+ * false pair's offset before: 40 of 40 hosts, and the one host of a
+ * 2-file join, misaligned.
+ */
+static void test_align_s7(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .lbas = 256, .targets = 1, .hosts = 1 }, 50);
+	align_many(&(struct many){ .early_cmds = 40000, .lbas = 256, .targets = 1, .hosts = 1 }, 51);
+	align_many(&(struct many){ .early_cmds = 40 * 4500, .lbas = 256, .targets = 1, .all_early = 1 }, 52);
+	align_many(&(struct many){ .early_cmds = 63 * 4300, .lbas = 256, .targets = 1, .hosts = 63,
+				   .all_early = 1 }, 53);
+}
+
+/* No true pair at all (the hosts stopped recording as the target began;
+ * false pairs only, a command id and LBA that came back): every file but
+ * the primary is said not aligned, none takes a false pair's offset. */
+static void test_align_no_true_pairs(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .early_cmds = 40000, .lbas = 256, .targets = 1, .hosts = 1, .stop = 1 }, 61);
+	align_many(&(struct many){ .early_cmds = 40 * 4500, .lbas = 256, .targets = 1, .all_early = 1,
+				   .stop = 1 }, 62);
 }
 
 /* A file of both sides among many hosts: its host side's share counted
@@ -708,6 +811,8 @@ int main(void)
 		cmocka_unit_test(test_host_share),
 		cmocka_unit_test(test_align_many_hosts),
 		cmocka_unit_test(test_align_many_qd1),
+		cmocka_unit_test(test_align_s7),
+		cmocka_unit_test(test_align_no_true_pairs),
 		cmocka_unit_test(test_align_many_both),
 		cmocka_unit_test(test_align_many_targets),
 	};
