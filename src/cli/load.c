@@ -23,6 +23,16 @@ void ntp_load_free(struct ntp_loaded *l)
  * join, each file's records lost before its recording. */
 static void note_damage(struct ntp_files *f, char **paths, struct ntp_report_meta *meta)
 {
+	const char *left;
+	size_t i;
+
+	/* files not aligned: said first, each naming its file, the first few
+	 * of many (a target not aligned leaves all its hosts unaligned) */
+	for (i = 0; (left = ntp_files_unaligned(f, i)); i++)
+		if (i < 4)
+			ntp_report_note(meta, "%s", left);
+	if (i > 4)
+		ntp_report_note(meta, "%zu more files were not aligned either", i - 4);
 	for (size_t i = 0; i < ntp_files_count(f); i++) {
 		const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(f, i));
 

@@ -36,6 +36,9 @@ struct ntp_files {
 	int no_totals;			/* ntp_join_feed: the caller applies them */
 	struct ntp_total *tot;		/* every file's latest rows, delivered together */
 	size_t ntot_cap;
+	/* notes on the files no clock offset was found for (ntp_join_align_state) */
+	char (*left)[NTP_FILES_NOTE_LEN];
+	size_t nleft;
 };
 
 static int cursor_fill(struct ntp_reader *r, struct cursor *c)
@@ -120,6 +123,42 @@ static struct ntp_files *files_alloc(size_t n)
 	return f;
 }
 
+/* Aligns the files' clocks (ntp_join_align_state). A file no offset was
+ * found for stays on the wall clocks of the headers (adj 0), as before the
+ * alignment: a note names it (docs/failures.md). -1 out of memory. */
+static int align_files(struct ntp_files *f, int64_t *adj)
+{
+	uint8_t *st = calloc(f->n, 1);
+	size_t left;
+
+	if (!st)
+		return -1;
+	left = ntp_join_align_state(f->in, f->n, f->primary, adj, st);
+	if (left && !(f->left = calloc(left, sizeof(*f->left)))) {
+		free(st);
+		return -1;
+	}
+	/* the files that could not be aligned first, then those that had no
+	 * aligned file to be aligned on (a target's hosts) */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->n && f->nleft < left; i++) {
+			char note[NTP_FILES_NOTE_LEN - 128];
+
+			if ((st[i] == NTP_ALIGN_NO_PEER) != pass ||
+			    !ntp_join_align_note(f->in, f->n, st, i, note, sizeof(note)))
+				continue;
+			snprintf(f->left[f->nleft++], NTP_FILES_NOTE_LEN, "%s; joined on the wall clocks alone, "
+				 "its records may pair with other commands", note);
+		}
+	free(st);
+	return 0;
+}
+
+const char *ntp_files_unaligned(const struct ntp_files *f, size_t i)
+{
+	return i < f->nleft ? f->left[i] : NULL;
+}
+
 struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t errlen)
 {
 	return ntp_files_open_ahead(paths, n, 0, err, errlen);
@@ -157,8 +196,10 @@ struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ah
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (n > 1)
-		ntp_join_align(f->in, n, f->primary, adj);
+	if (n > 1 && align_files(f, adj)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (files_init(f, adj)) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -183,6 +224,7 @@ void ntp_files_close(struct ntp_files *f)
 	free(f->cur);
 	ntp_merge_free(f->mg);
 	free(f->tot);
+	free(f->left);
 	free(f);
 }
 

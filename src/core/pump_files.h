@@ -26,6 +26,10 @@ struct ntp_files *ntp_files_open(char *const *paths, size_t n, char *err, size_t
 struct ntp_files *ntp_files_open_ahead(char *const *paths, size_t n, int read_ahead,
 				       char *err, size_t errlen);
 void ntp_files_close(struct ntp_files *f);
+/* The i-th file no clock offset to the others was found for (join.h
+ * ntp_join_align_state): one line naming it; NULL past the last. */
+#define NTP_FILES_NOTE_LEN (4096 + 512)	/* a path (PATH_MAX) and why: never cut */
+const char *ntp_files_unaligned(const struct ntp_files *f, size_t i);
 
 /* The model's configuration for these files (role, transport, sampling...). */
 const struct ntp_model_config *ntp_files_model_config(const struct ntp_files *f);
