@@ -92,9 +92,15 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2; k++) {
 		if (ntp_load(files[k], nf[k], 0, snap[k], &meta[k], &keep[k]))
 			goto out;
+		/* the report's note on records lost before the recording (a
+		 * join's notes name each file already: src/cli/load.c) */
+		if (nf[k] == 1 && snap[k]->lost_events)
+			ntp_report_note(&meta[k], "records lost before reaching the recording: %llu (%s)",
+					(unsigned long long)snap[k]->lost_events, NTP_LOST_WHY);
+	}
 	if (json) {
 		json_object *o = ntp_compare_json(snap[0], snap[1], argv[first], argv[first + 1]);
 		json_object *notes = json_object_new_array();

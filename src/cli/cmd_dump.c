@@ -35,6 +35,8 @@ static void usage(FILE *f)
 "A file cut short is printed up to its last whole block, with a note on stderr\n"
 "saying how it ended (exit 0); a block that fails its CRC is left out, the\n"
 "blocks after it are printed, and a one-line error follows (exit 1).\n"
+"Records lost before they reached the recording (the file counts them) are\n"
+"said in a note on stderr.\n"
 "With --header, the file's header as \"field: value\" lines instead: format,\n"
 "machine, sampling, start, and the host's queues per namespace.\n"
 "\n");
@@ -166,6 +168,10 @@ int cmd_dump(int argc, char **argv)
 		return write_failed(r, d);
 	ntp_dump_rows_free(d);
 	st = ntp_reader_stats(r);
+	/* the rows are the records the file has: it says what it lacks */
+	if (st->lost_before)
+		ntp_note("%s: records lost before reaching the recording: %llu (%s)", argv[first],
+			 (unsigned long long)st->lost_before, NTP_LOST_WHY);
 	if (st->corrupt) {
 		ntp_err("%s: %s; %llu records read, %llu dropped", argv[first], st->why,
 			(unsigned long long)st->records, (unsigned long long)st->dropped);

@@ -67,6 +67,13 @@ static int w_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t as_
 	return ntp_writer_set_totals(((struct rec_ctx *)ctx)->w, t, n, as_of);
 }
 
+/* The file says what was lost before it (docs/ntp-format.md, type 4), from
+ * the next flush on: a file cut short keeps the count up to then. */
+static int w_lost(void *ctx, uint64_t cumulative, uint64_t now)
+{
+	return ntp_writer_set_lost(((struct rec_ctx *)ctx)->w, cumulative, now);
+}
+
 static int w_tick(void *ctx, uint64_t now)
 {
 	return ntp_writer_tick(((struct rec_ctx *)ctx)->w, now);	/* it flushes: a write may fail */
@@ -338,7 +345,8 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 		return ntp_err("out of memory");
 	if (r->rc.w)
 		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .record = w_record, .totals = w_totals,
-								.tick = w_tick, .ctx = &r->rc });
+								.tick = w_tick, .lost = w_lost,
+								.ctx = &r->rc });
 	if (!ro->offline)
 		ntp_pump_add_sink(r->p, &(struct ntp_pump_sink){ .interval = line_interval, .ctx = &r->rc });
 	if (r->mc)

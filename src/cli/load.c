@@ -19,7 +19,8 @@ void ntp_load_free(struct ntp_loaded *l)
 	free(l);
 }
 
-/* A file cut short: the report is of what was read, and says so. */
+/* A file cut short: the report is of what was read, and says so; of a
+ * join, each file's records lost before its recording. */
 static void note_damage(struct ntp_files *f, char **paths, struct ntp_report_meta *meta)
 {
 	const char *left;
@@ -45,6 +46,11 @@ static void note_damage(struct ntp_files *f, char **paths, struct ntp_report_met
 					st->corrupt ? "is damaged" : "was cut short",
 					st->why[0] ? st->why : "no trailer",
 					(unsigned long long)st->records, (unsigned long long)st->dropped);
+		/* a join's total is in the report's own note; which file lost
+		 * them is said here (docs/ntp-format.md, type 4) */
+		if (st->lost_before && ntp_files_count(f) > 1)
+			ntp_report_note(meta, "%s: records lost before reaching the recording: %llu (%s)",
+					paths[i], (unsigned long long)st->lost_before, NTP_LOST_WHY);
 	}
 }
 

@@ -94,15 +94,17 @@ const char *ntp_transport_name(uint8_t t)
  * rules"; docs/recording.md, "Files").
  */
 
-enum { JOB_TOTALS = 1, JOB_END = 2 };
+enum { JOB_TOTALS = 1, JOB_END = 2, JOB_LOST = 4 };
 
 struct wjob {
 	struct wjob *next;		/* the queue: oldest first */
 	uint8_t *blk;			/* block header room + nrec records */
 	size_t nrec;
 	int pooled;			/* blk is a full block's buffer, back to the pool after */
-	unsigned what;			/* JOB_*: after the records, a totals block, the end block */
+	unsigned what;			/* JOB_*: after the records, a totals block, a lost
+					 * block, the end block (in this order) */
 	uint64_t as_of;			/* JOB_TOTALS: the totals' time */
+	uint64_t lost_n, lost_as_of;	/* JOB_LOST: records lost before the recording, when */
 	uint64_t end_ns;		/* JOB_END: the end time */
 	const struct ntp_total *rows;	/* JOB_TOTALS, JOB_END: the totals as of the job */
 	size_t nrows;
@@ -132,6 +134,8 @@ struct ntp_writer {
 	size_t ntotals, totals_cap;
 	uint64_t totals_as_of;
 	int totals_dirty;
+	uint64_t lost_n, lost_as_of;	/* ntp_writer_set_lost's last count */
+	int lost_dirty;
 
 	/* the writer thread's queue; under mu */
 	int threaded, stopping;
@@ -363,6 +367,15 @@ static void back_run(struct ntp_writer *w, const struct wjob *j)
 		put32(head + 8, sizeof(struct ntp_total));
 		write_totals_like(w, j, NTP_BLOCK_TOTALS, head, sizeof(head));
 	}
+	if (j->what & JOB_LOST) {
+		/* no rows: a head of its own */
+		struct wjob none = { .nrows = 0 };
+		uint8_t head[NTP_LOST_HDR];
+
+		put64(head, j->lost_as_of);
+		put64(head + 8, j->lost_n);
+		write_totals_like(w, &none, NTP_BLOCK_LOST, head, sizeof(head));
+	}
 	if (j->what & JOB_END) {
 		uint8_t head[END_HDR] = { 0 };
 
@@ -456,7 +469,9 @@ static void run_here(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 {
 	struct wjob j = {
 		.blk = w->blk, .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
-		.rows = what ? w->totals : NULL, .nrows = what ? w->ntotals : 0,
+		.lost_n = w->lost_n, .lost_as_of = w->lost_as_of,
+		.rows = what & (JOB_TOTALS | JOB_END) ? w->totals : NULL,
+		.nrows = what & (JOB_TOTALS | JOB_END) ? w->ntotals : 0,
 	};
 
 	back_run(w, &j);
@@ -486,7 +501,7 @@ static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 {
 	const size_t rs = sizeof(struct ntp_record);
 	int full = w->nrec == NTP_BLOCK_RECORDS;
-	size_t nrows = what ? w->ntotals : 0;
+	size_t nrows = what & (JOB_TOTALS | JOB_END) ? w->ntotals : 0;
 	size_t copy = full ? 0 : NTP_BLOCK_HDR_LEN + w->nrec * rs;
 	struct wjob *j;
 
@@ -506,7 +521,7 @@ static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 		return;
 	}
 	*j = (struct wjob){ .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
-			    .nrows = nrows, .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy };
+			    .lost_n = w->lost_n, .lost_as_of = w->lost_as_of, .nrows = nrows, .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy };
 	if (nrows) {
 		memcpy(j + 1, w->totals, nrows * sizeof(struct ntp_total));
 		j->rows = (const struct ntp_total *)(j + 1);
@@ -568,11 +583,27 @@ int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_
 	return 0;
 }
 
+int ntp_writer_set_lost(struct ntp_writer *w, uint64_t cumulative, uint64_t mono_ns)
+{
+	if (cumulative != w->lost_n) {
+		w->lost_n = cumulative;
+		w->lost_as_of = mono_ns;
+		w->lost_dirty = 1;
+	}
+	return 0;
+}
+
+/* What a flush or the close writes after the records. */
+static unsigned dirty(const struct ntp_writer *w)
+{
+	return (w->totals_dirty ? JOB_TOTALS : 0) | (w->lost_dirty ? JOB_LOST : 0);
+}
+
 int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns)
 {
-	if (w->nrec || w->totals_dirty)
-		submit(w, w->totals_dirty ? JOB_TOTALS : 0, 0);
-	w->totals_dirty = 0;
+	if (w->nrec || dirty(w))
+		submit(w, dirty(w), 0);
+	w->totals_dirty = w->lost_dirty = 0;
 	w->last_flush_ns = mono_ns;
 	return ntp_writer_error(w);
 }
@@ -589,7 +620,7 @@ int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t 
 	int ret;
 
 	/* the pending records, the totals if they changed, the trailer: one job */
-	submit(w, JOB_END | (w->totals_dirty ? JOB_TOTALS : 0), end_mono_ns);
+	submit(w, JOB_END | dirty(w), end_mono_ns);
 	if (w->threaded) {
 		pthread_mutex_lock(&w->mu);
 		w->stopping = 1;
@@ -1792,6 +1823,14 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 			r->st.end_mono_ns = get64(p);
 			check_count(r, get64(p + 8), at);
 			r->seen_end = 1;
+			break;
+		case NTP_BLOCK_LOST:
+			/* cumulative: the latest replaces the ones before */
+			if (len < NTP_LOST_HDR) {
+				stop(r, 1, "bad lost block at offset %llu", (unsigned long long)at);
+				return 0;
+			}
+			r->st.lost_before = get64(p + 8);
 			break;
 		default:
 			r->st.skipped_blocks++;	/* a newer minor version's block: skip it */

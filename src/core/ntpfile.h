@@ -80,6 +80,12 @@ struct ntp_writer *ntp_writer_open(const char *path, const struct ntp_file_info 
 int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r);
 /* Replaces the cumulative totals that the next flush writes (as of mono_ns). */
 int ntp_writer_set_totals(struct ntp_writer *w, const struct ntp_total *t, size_t n, uint64_t mono_ns);
+/* The cumulative count of records lost before they reached the recording
+ * (the ring buffer was full, SPDK commands in flight past the stop's wait),
+ * as of mono_ns: the next flush (or the close) writes it in a lost block
+ * after the totals when it changed (docs/ntp-format.md, type 4). A
+ * recording that never calls it, or only with 0, has no such block. */
+int ntp_writer_set_lost(struct ntp_writer *w, uint64_t cumulative, uint64_t mono_ns);
 /* Writes the pending block (and totals) if at least one second passed since the last flush. */
 int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns);
 /* Writes the pending records now. */
@@ -125,6 +131,8 @@ struct ntp_read_stats {
 	int corrupt;			/* a block failed its CRC or length check; after a bad
 					 * payload under a sound header reading goes on */
 	uint64_t end_mono_ns;		/* trailer's end time, or the last flush's time */
+	uint64_t lost_before;		/* records lost before reaching the recording, as the
+					 * last lost block read says (type 4; 0: none) */
 	char why[160];			/* how the file ended, for a one-line note; "" when whole */
 };
 
@@ -238,7 +246,11 @@ enum ntp_block_type {
 	NTP_BLOCK_RECORDS_T = 1,	/* count records of record_size bytes */
 	NTP_BLOCK_TOTALS = 2,		/* cumulative per-group kernel counts as of a time */
 	NTP_BLOCK_END = 3,		/* trailer: end time, records written, final totals */
+	NTP_BLOCK_LOST = 4,		/* records lost before the recording, cumulative as of a time */
 };
+#define NTP_LOST_HDR 16		/* a lost block's payload: u64 as_of, u64 records lost */
+/* Why records are lost before reaching a recording, in the words of the report's note. */
+#define NTP_LOST_WHY "ring buffer full, or SPDK commands still in flight after the stop's wait"
 
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);

@@ -181,6 +181,13 @@ void ntp_pump_lost(struct ntp_pump *p, uint64_t cumulative)
 	if (cumulative > p->lost_seen) {
 		ntp_model_add_lost(p->cfg.model, cumulative - p->lost_seen);
 		p->lost_seen = cumulative;
+		for (unsigned i = 0; i < p->n_sinks; i++)
+			if (p->sink[i].lost) {
+				int e = p->sink[i].lost(p->sink[i].ctx, cumulative, p->now);
+
+				if (e < 0 && !p->sink_err)
+					p->sink_err = e;
+			}
 	}
 }
 

@@ -36,6 +36,10 @@ struct ntp_pump_sink {
 	int (*interval)(void *ctx, const struct ntp_snapshot *s);	/* one closed interval */
 	int (*tick)(void *ctx, uint64_t now_ns);		/* the data clock moved (flushes) */
 	void *ctx;
+	/* the source's cumulative count of records lost before they reached it
+	 * grew (ntp_pump_lost), as of the data time reached
+	 * (after ctx: sinks listed by position stay as they were) */
+	int (*lost)(void *ctx, uint64_t cumulative, uint64_t now_ns);
 };
 
 struct ntp_pump;
@@ -90,7 +94,9 @@ struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p);
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n);
 /* Cumulative exact counters as of as_of_ns. */
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns);
-/* The source's cumulative count of records it lost (ring buffer full). */
+/* The source's cumulative count of records lost before they reached it
+ * (ring buffer full, SPDK commands in flight past the stop's wait; a file's
+ * lost blocks): into the model, and to the sinks when it grew. */
 void ntp_pump_lost(struct ntp_pump *p, uint64_t cumulative);
 /* The next boundary of the grid (what a source's pull is asked for). */
 uint64_t ntp_pump_next_boundary(const struct ntp_pump *p);

@@ -326,6 +326,19 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 	ntp_pump_totals(p, f->tot, total, as_of);
 }
 
+/* The records lost before they reached the files (their lost blocks, as
+ * read so far), summed over the files, to the pump: the model counts them
+ * as a live source's (docs/ntp-format.md, type 4). */
+static void deliver_lost(struct ntp_files *f, struct ntp_pump *p)
+{
+	uint64_t lost = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		lost += ntp_reader_stats(f->r[i])->lost_before;
+	if (lost)
+		ntp_pump_lost(p, lost);
+}
+
 /* One file read to the end: straight from the reader's block to the pump. */
 static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
 {
@@ -355,6 +368,7 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 		    uint64_t *reached)
 {
 	deliver_totals(f, p, until, 0);
+	deliver_lost(f, p);
 	*reached = until;
 	if (!fed && t - until > NTP_FILES_GAP_NS)
 		*reached = t - 1;
@@ -414,6 +428,7 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	/* every record fed: the final totals (trailers), and the end */
 	f->ended = 1;
 	deliver_totals(f, p, until, 1);
+	deliver_lost(f, p);
 	*reached = ntp_files_end(f);
 	return 0;
 }

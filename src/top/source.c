@@ -122,6 +122,20 @@ static int rec_totals(void *ctx, const struct ntp_total *t, size_t n, uint64_t a
 	return 0;
 }
 
+/* The recording's file counts the records lost since its start
+ * (docs/ntp-format.md, type 4), as ntprof record's does. */
+static int rec_lost(void *ctx, uint64_t cumulative, uint64_t now)
+{
+	struct top_source *s = ctx;
+
+	pthread_mutex_lock(&s->lock);
+	s->lost_cur = cumulative;
+	if (s->writer && atomic_load_explicit(&s->recording, memory_order_relaxed) && cumulative > s->lost_base)
+		ntp_writer_set_lost(s->writer, cumulative - s->lost_base, now);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 /* The counters as of now on the data clock, between or past the last two
  * readings (the source reads them at each boundary, a replay's files hold
  * them a second apart), for the recording's end. Under the lock. */
@@ -151,6 +165,9 @@ static void arm_recording(struct top_source *s)
 	}
 	s->n_base = (size_t)n;
 	pthread_mutex_lock(&s->lock);
+	s->lost_base = s->lost_cur;
+	if (s->live && ntp_collector_lost && ntp_collector_lost(s->live->c) > s->lost_base)
+		s->lost_base = ntp_collector_lost(s->live->c);
 	atomic_store(&s->rec_arming, 0);
 	if (s->writer)
 		atomic_store(&s->recording, 1);
@@ -173,7 +190,8 @@ static int rec_tick(void *ctx, uint64_t now)
 
 /* ---- the replay's damaged and cut files ---- */
 
-/* One line per damaged or cut file, in the words of the report's note
+/* One line per file with records lost before it, and per damaged or cut
+ * file, in the words of the report's note
  * (note_damage() in src/cli/load.c), NUL-separated into a new buffer;
  * *n lines, *len bytes. Marks s->corrupt after a CRC failure. Only this
  * thread reads the readers' stats. NULL when none (or out of memory). */
@@ -192,6 +210,12 @@ static char *damage_lines(struct top_source *s, size_t *n, size_t *len)
 	for (size_t i = 0; i < ntp_files_count(s->files); i++) {
 		const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(s->files, i));
 
+		/* the report's note on records lost before the recording */
+		if (st->lost_before) {
+			fprintf(f, "%s: records lost before reaching the recording: %llu (%s)%c",
+				s->o.replay_files[i], (unsigned long long)st->lost_before, NTP_LOST_WHY, 0);
+			(*n)++;
+		}
 		if (!st->truncated && !st->corrupt)
 			continue;
 		s->corrupt |= st->corrupt;
@@ -394,7 +418,7 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 		return -1;
 	}
 	ntp_pump_add_sink(s->pump, &(struct ntp_pump_sink){ .record = rec_record, .totals = rec_totals,
-							     .tick = rec_tick, .ctx = s });
+							     .tick = rec_tick, .lost = rec_lost, .ctx = s });
 	ntp_pump_add_sink(s->pump, &(struct ntp_pump_sink){ .interval = publish, .ctx = s });
 	set_data_now(s, pc.start_ns);
 	return 0;

@@ -72,6 +72,9 @@ struct top_source {
 	struct ntp_total *tot_prev, *tot_cur, *tot_base, *tot_since, *tot_at;
 	size_t n_prev, n_cur, n_base;
 	uint64_t prev_as_of, cur_as_of;
+	/* records lost before the source (ring full, a replay's lost blocks),
+	 * cumulative, and at the recording's start; under the lock */
+	uint64_t lost_cur, lost_base;
 	char rec_path[512];
 	/* A replay's damaged or cut files (the report's notes, src/cli/load.c):
 	 * one line each, NUL-separated, n_notes of them, for the JSON line of

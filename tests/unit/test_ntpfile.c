@@ -715,6 +715,75 @@ static void test_newer_minor(void **state)
 	ntp_reader_close(r);
 }
 
+/* The lost block (type 4) as this reader and a newer one's would write it:
+ * the latest count stands, a longer payload (a newer minor's fields) is read
+ * by its first 16 bytes, read ahead the same; a payload too short to hold
+ * the count is a damaged file. (A reader before type 4 skips it as any
+ * unknown type, test_newer_minor: the default case of its block loop.) */
+static void test_lost_block_read(void **state)
+{
+	char path[256], err[256];
+	struct ntp_file_info info = mkinfo();
+	struct ntp_record rec = mkrec(0);
+	uint8_t lost1[NTP_LOST_HDR] = { 0 }, lost2[NTP_LOST_HDR + 24], end[24] = { 0 };
+	uint64_t v, one = 1;
+	uint32_t esize = sizeof(struct ntp_total);
+	struct ntp_writer *w;
+	struct ntp_reader *r;
+	FILE *f;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "lostread.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));	/* the header */
+	assert_non_null(w);
+	assert_int_equal(ntp_writer_close(w, 6 * NSEC), 0);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, NTP_HEADER_LEN, SEEK_SET);
+	v = 41;
+	memcpy(lost1 + 8, &v, 8);
+	memset(lost2, 0x77, sizeof(lost2));
+	v = 43;
+	memcpy(lost2 + 8, &v, 8);
+	memcpy(end + 8, &one, 8);
+	memcpy(end + 16, &esize, 4);
+	put_block(f, NTP_BLOCK_LOST, lost1, sizeof(lost1), 0);
+	put_block(f, NTP_BLOCK_RECORDS_T, &rec, sizeof(rec), 1);
+	put_block(f, NTP_BLOCK_LOST, lost2, sizeof(lost2), 0);
+	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
+	fclose(f);
+	for (int ahead = 0; ahead < 2; ahead++) {
+		r = ntp_reader_open(path, err, sizeof(err));
+		assert_non_null(r);
+		if (ahead)
+			ntp_reader_read_ahead(r);
+		assert_int_equal(read_all(r), 1);
+		assert_int_equal(ntp_reader_stats(r)->lost_before, 43);
+		assert_int_equal(ntp_reader_stats(r)->skipped_blocks, 0);
+		assert_int_equal(ntp_reader_stats(r)->corrupt, 0);
+		assert_int_equal(ntp_reader_stats(r)->truncated, 0);
+		ntp_reader_close(r);
+	}
+
+	/* 8 bytes: no count */
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(ntp_writer_close(w, 6 * NSEC), 0);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, NTP_HEADER_LEN, SEEK_SET);
+	put_block(f, NTP_BLOCK_LOST, lost1, 8, 0);
+	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
+	fclose(f);
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	read_all(r);
+	assert_int_equal(ntp_reader_stats(r)->corrupt, 1);
+	assert_non_null(strstr(ntp_reader_stats(r)->why, "bad lost block"));
+	ntp_reader_close(r);
+	unlink(path);
+}
+
 static off_t file_size(const char *path)
 {
 	struct stat sb;
@@ -1955,6 +2024,7 @@ int main(void)
 		cmocka_unit_test(test_resync_after_bad_header),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_newer_minor),
+		cmocka_unit_test(test_lost_block_read),
 		cmocka_unit_test(test_flush_every_second),
 		cmocka_unit_test(test_host_queues),
 		cmocka_unit_test(test_host_queues_merge),

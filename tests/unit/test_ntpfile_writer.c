@@ -122,10 +122,10 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 /* ---- a script of writer calls, played the same way on several writers ---- */
 
-enum op_kind { OP_ADD, OP_TOTALS, OP_TICK, OP_FLUSH };
+enum op_kind { OP_ADD, OP_TOTALS, OP_TICK, OP_FLUSH, OP_LOST };
 struct op {
 	enum op_kind kind;
-	unsigned n;		/* OP_ADD: records; OP_TOTALS: rows */
+	unsigned n;		/* OP_ADD: records; OP_TOTALS: rows; OP_LOST: records lost, cumulative */
 	uint64_t t;		/* the data clock */
 };
 
@@ -145,6 +145,7 @@ static size_t make_script(struct op *ops, size_t max, unsigned *records)
 {
 	uint64_t t = 5 * NSEC;
 	size_t n = 0;
+	unsigned lost = 0;
 
 	*records = 0;
 	while (n < max) {
@@ -159,6 +160,9 @@ static size_t make_script(struct op *ops, size_t max, unsigned *records)
 			*records += k;
 		} else if (r < 75) {
 			ops[n++] = (struct op){ OP_TOTALS, (unsigned)(next_rand() % 6), t };
+		} else if (r < 79) {
+			lost += (unsigned)(next_rand() % 3);	/* unchanged at times: no block */
+			ops[n++] = (struct op){ OP_LOST, lost, t };
 		} else if (r < 95) {
 			ops[n++] = (struct op){ OP_TICK, 0, t };
 		} else {
@@ -198,6 +202,9 @@ static int play(struct ntp_writer *w, const struct op *ops, size_t n, unsigned *
 			break;
 		case OP_FLUSH:
 			ret = ntp_writer_flush(w, ops[i].t);
+			break;
+		case OP_LOST:
+			assert_int_equal(ntp_writer_set_lost(w, ops[i].n, ops[i].t), 0);
 			break;
 		}
 		if (ret) {
@@ -585,6 +592,147 @@ static void test_thread_rules(void **state)
 	unlink(path);
 }
 
+/* ---- records lost before the recording: the lost block (type 4) ---- */
+
+/* The types of the blocks of a file in buf, in order; their count. */
+static size_t block_types(const uint8_t *buf, size_t len, uint16_t *types, size_t max, size_t *ends)
+{
+	uint32_t hlen, blen;
+	size_t off, n = 0;
+
+	memcpy(&hlen, buf + 12, 4);
+	for (off = hlen; off + NTP_BLOCK_HDR_LEN <= len && n < max; n++) {
+		memcpy(&types[n], buf + off + 4, 2);
+		memcpy(&blen, buf + off + 8, 4);
+		off += NTP_BLOCK_HDR_LEN + blen;
+		ends[n] = off;
+	}
+	return n;
+}
+
+/* The calls of a recording that lost records before it: at a flush and at
+ * the close, after the totals. */
+static void lost_calls(struct ntp_writer *w, int with_lost)
+{
+	struct ntp_total t = mktotal(0, 100);
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct ntp_record r = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+	}
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, 6 * NSEC), 0);
+	if (with_lost)
+		assert_int_equal(ntp_writer_set_lost(w, 7, 6 * NSEC), 0);
+	assert_int_equal(ntp_writer_tick(w, 6 * NSEC), 0);
+	if (with_lost)	/* unchanged: no second block */
+		assert_int_equal(ntp_writer_set_lost(w, 7, 6 * NSEC + 1), 0);
+	assert_int_equal(ntp_writer_tick(w, 7 * NSEC), 0);
+	for (unsigned i = 3; i < 5; i++) {
+		struct ntp_record r = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+	}
+	if (with_lost)
+		assert_int_equal(ntp_writer_set_lost(w, 12, 7 * NSEC + 5), 0);
+	assert_int_equal(ntp_writer_close(w, 8 * NSEC), 0);
+}
+
+static uint64_t read_lost(const uint8_t *buf, size_t len, uint64_t *records, int *truncated)
+{
+	char err[256];
+	struct ntp_reader *r = ntp_reader_open_mem(buf, len, "mem", err, sizeof(err));
+	const struct ntp_record *recs;
+	uint64_t lost;
+	size_t n;
+
+	assert_non_null(r);
+	while (ntp_reader_next_block(r, &recs, &n))
+		;
+	lost = ntp_reader_stats(r)->lost_before;
+	*records = ntp_reader_stats(r)->records;
+	*truncated = ntp_reader_stats(r)->truncated;
+	assert_int_equal(ntp_reader_stats(r)->corrupt, 0);
+	assert_int_equal(ntp_reader_stats(r)->skipped_blocks, 0);
+	ntp_reader_close(r);
+	return lost;
+}
+
+/* The count written is the count read, the latest one; the blocks come
+ * after the totals of their flush, before the trailer; with the thread the
+ * bytes are the same; a file cut after a lost block keeps its count; and a
+ * recording that lost nothing has no lost block (its bytes as before). */
+static void test_lost_block(void **state)
+{
+	const uint16_t want[] = { NTP_BLOCK_RECORDS_T, NTP_BLOCK_TOTALS, NTP_BLOCK_LOST,
+				  NTP_BLOCK_RECORDS_T, NTP_BLOCK_LOST, NTP_BLOCK_END };
+	char a[256], b[256], c[256];
+	uint8_t *fa, *fb, *fc;
+	size_t la, lb, lc, nb, ends[16];
+	uint16_t types[16];
+	uint64_t records, lost, as_of;
+	int cut;
+	struct ntp_writer *w;
+
+	(void)state;
+	tmp_path(a, sizeof(a), "nolost.ntp");
+	tmp_path(b, sizeof(b), "lost.ntp");
+	tmp_path(c, sizeof(c), "lost-thread.ntp");
+	lost_calls(open_writer(a, 0), 0);
+	lost_calls(open_writer(b, 0), 1);
+	lost_calls(open_writer(c, NTP_WRITER_QUEUE), 1);
+	fa = slurp(a, &la);
+	fb = slurp(b, &lb);
+	fc = slurp(c, &lc);
+	assert_int_equal(lb, lc);
+	assert_memory_equal(fb, fc, lb);
+
+	nb = block_types(fb, lb, types, 16, ends);
+	assert_int_equal(nb, 6);
+	assert_memory_equal(types, want, sizeof(want));
+	assert_int_equal(ends[nb - 1], lb);
+	/* the first lost block's payload: as of, the count */
+	memcpy(&as_of, fb + ends[1] + NTP_BLOCK_HDR_LEN, 8);
+	memcpy(&lost, fb + ends[1] + NTP_BLOCK_HDR_LEN + 8, 8);
+	assert_int_equal(as_of, 6 * NSEC);
+	assert_int_equal(lost, 7);
+	assert_int_equal(ends[2] - ends[1], NTP_BLOCK_HDR_LEN + NTP_LOST_HDR);
+
+	/* without lost blocks: the same file less them */
+	assert_int_equal(la, lb - 2 * (NTP_BLOCK_HDR_LEN + NTP_LOST_HDR));
+	assert_int_equal(read_lost(fa, la, &records, &cut), 0);
+	assert_int_equal(records, 5);
+
+	assert_int_equal(read_lost(fb, lb, &records, &cut), 12);
+	assert_int_equal(records, 5);
+	assert_int_equal(cut, 0);
+	/* cut short: the count of the last whole lost block */
+	assert_int_equal(read_lost(fb, ends[2], &records, &cut), 7);
+	assert_int_equal(records, 3);
+	assert_int_equal(cut, 1);
+	assert_int_equal(read_lost(fb, ends[4] - 3, &records, &cut), 7);
+	assert_int_equal(records, 5);
+	assert_int_equal(cut, 1);
+	assert_int_equal(read_lost(fb, ends[4], &records, &cut), 12);
+	assert_int_equal(cut, 1);
+	assert_int_equal(read_lost(fb, ends[1], &records, &cut), 0);
+
+	/* a count set back to 0 (nothing lost yet) writes nothing either */
+	w = open_writer(c, 0);
+	assert_int_equal(ntp_writer_set_lost(w, 0, 6 * NSEC), 0);
+	assert_int_equal(ntp_writer_close(w, 8 * NSEC), 0);
+	free(fc);
+	fc = slurp(c, &lc);
+	assert_int_equal(block_types(fc, lc, types, 16, ends), 1);
+	assert_int_equal(types[0], NTP_BLOCK_END);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	free(fa);
+	free(fb);
+	free(fc);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -607,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_closed_pipe),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_thread_rules),
+		cmocka_unit_test(test_lost_block),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile_writer", tests, setup, teardown);

@@ -86,6 +86,7 @@ static int fake_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *re
 /* A sink that keeps what it saw. */
 struct seen {
 	uint64_t records, totals, ticks;
+	uint64_t lost_calls, lost_last;	/* the lost sink: calls, its last count */
 	int n;
 	uint64_t start[32], end[32], sampled[32], commands[32], lost[32];
 	int stop_after;
@@ -113,6 +114,16 @@ static int s_tick(void *ctx, uint64_t now)
 {
 	(void)now;
 	((struct seen *)ctx)->ticks++;
+	return 0;
+}
+
+static int s_lost(void *ctx, uint64_t cumulative, uint64_t now)
+{
+	struct seen *s = ctx;
+
+	(void)now;
+	s->lost_calls++;
+	s->lost_last = cumulative;
 	return 0;
 }
 
@@ -150,7 +161,7 @@ static void rig_up(struct rig *g, uint64_t interval, uint64_t end)
 	g->p = ntp_pump_new(&pc);
 	assert_non_null(g->p);
 	assert_int_equal(ntp_pump_add_sink(g->p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval,
-									   s_tick, &g->seen }), 0);
+									   s_tick, &g->seen, s_lost }), 0);
 }
 
 static void rig_down(struct rig *g)
@@ -195,6 +206,11 @@ static void test_grid_of_the_data_clock(void **state)
 	/* lost counts are cumulative at the source, per interval in the snapshots */
 	assert_int_equal(g.seen.lost[0], 3);
 	assert_int_equal(g.seen.lost[1], 6);
+	/* and to the sinks each time the count grew (the recording's file) */
+	assert_int_equal(g.seen.lost_calls, 4);
+	assert_int_equal(g.seen.lost_last, 12);
+	ntp_pump_lost(g.p, 12);		/* unchanged: not again */
+	assert_int_equal(g.seen.lost_calls, 4);
 	rig_down(&g);
 }
 
@@ -362,7 +378,7 @@ static void replay(const char *path, uint64_t interval, struct seen *seen, struc
 	p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = ntp_files_start(f),
 						    .interval_ns = interval });
 	assert_non_null(p);
-	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval, NULL, seen });
+	ntp_pump_add_sink(p, &(struct ntp_pump_sink){ s_record, s_totals, s_interval, NULL, seen, s_lost });
 	assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
 	ntp_pump_finish(p, ntp_files_end(f), tot);
 	ntp_pump_free(p);
