@@ -1,5 +1,5 @@
 # record-fifo-stall: `ntprof record -r both -s 2 -o FIFO` whose reader (cat into
-# the guest's RAM) stops (SIGSTOP) for 4 s of an 8 s QD1 read load, with a ring
+# the guest's RAM) stops (SIGSTOP) for 3 s of an 8 s QD1 read load, with a ring
 # of 128 KiB (NTPROF_RING_KIB). The recorder's writes to the fifo block while
 # its reader sleeps; the file's writes go through the writer's own thread and
 # its 8 MiB queue (docs/recording.md, "Files"), so the ring keeps being drained:
@@ -7,17 +7,19 @@
 #                       exit 0, and the file the reader got is whole: as many
 #                       records as the recorder says it wrote, no note of a
 #                       cut or damaged file
-# The arithmetic: -s 2 samples every second command and -r both gives each a
-# host and a target record, so about one record per I/O; TCG runs about 1000
-# IOPS and identical runs differ by up to 2x (tests/vm/README.md), so 500 to
-# 2000 records/s. A record takes 280 B of ring (272 B and its 8 B header):
-# 128 KiB hold 468 records, under 1 s of the pause even at 500/s, so a
-# recorder that drains in the writing thread (ntprof before the writer
-# thread) loses at least 3 s of records (about 1500 at 500/s). The queue
-# holds 30 blocks of 1024 records (30720): the pause at 2000/s is 8000
-# records (2.2 MB), a quarter of it, and the fifo's own 64 KiB come on top.
-# The pump wakes at least every 100 ms: at 2000/s that is 200 records, under
-# half the ring, so the small ring alone loses nothing while the file flows.
+# The arithmetic, at r records/s (-s 2 samples every second command and -r
+# both gives each a host and a target record: about one record per I/O). A
+# record takes 280 B of ring (272 B and its 8 B header), so 128 KiB hold 468;
+# the fifo holds 64 KiB (240 records). A recorder that writes in the draining
+# thread (ntprof before the writer thread) holds besides only the block being
+# filled, flushed at least once a second: at most min(r, 1024) records. It
+# loses records when 3r > 468 + 240 + min(r, 1024), at any r above 354. With
+# the writer thread the queue holds 30 blocks (30720 records) on top: the
+# pause is covered up to r of about 10000. TCG runs about 1000 IOPS and
+# identical runs differ by up to 2x (tests/vm/README.md), well inside both.
+# The pump drains the ring when it is half full (ring_wake_bytes,
+# docs/hooks.md) or every 100 ms, so the small ring alone loses nothing while
+# the file flows.
 # Figures: the recorder's RSS at the end of the pause (the queue full of what
 # the reader did not take) and its peak.
 # tb-timeout: 240
@@ -33,7 +35,7 @@ export NTPROF_RING_KIB=128
 ntp_rec_start $name -r both -s 2 --offline -o /tmp/rec.fifo ||
 	{ unset NTPROF_RING_KIB; kill $reader; tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; exit 0; }
 unset NTPROF_RING_KIB
-( sleep 2; kill -STOP $reader; tb_log "fifo reader stopped"; sleep 4
+( sleep 3; kill -STOP $reader; tb_log "fifo reader stopped"; sleep 3
   awk '/^VmRSS:/ { print $2 }' /proc/$NTP_REC_PID/status > /tmp/rec.rss
   kill -CONT $reader; tb_log "fifo reader goes on" ) &
 pauser=$!
