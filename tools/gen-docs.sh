@@ -103,6 +103,9 @@ function begin_prog(p) {
 		w("\\fBntprof record\\fR and \\fBntprof probe\\fR need root (or CAP_BPF and CAP_PERFMON);")
 		w("the other commands read recordings (.ntp files) on any machine.")
 		w("The live full\\-screen monitor is \\fBntprof\\-top\\fR(8).")
+		w(".PP")
+		w("An option given twice takes the last value; a size list (\\fB\\-\\-size\\fR) adds up,")
+		w("and \\fBgenerate \\-\\-delay\\fR is given once per segment.")
 	} else {
 		w("ntprof\\-top \\- live NVMe\\-over\\-Fabrics latency by stage, full screen")
 		w(".SH SYNOPSIS")
@@ -119,6 +122,8 @@ function begin_prog(p) {
 		w("stages of NVMe\\-oF latency as bars of their share, each stage\\(aqs mean, p99 and")
 		w("average queue depth, refreshed every interval; live (as root) or from a")
 		w("recording. In the monitor, \\fBh\\fR, \\fB?\\fR or F1 lists the keys.")
+		w(".PP")
+		w("An option given twice takes the last value; a size list (\\fB\\-\\-size\\fR) adds up.")
 	}
 	if (p == "ntprof") { w(".SH COMMANDS"); subsec = 1 }
 	else w(".SH OPTIONS")
@@ -178,8 +183,8 @@ success.
 .TP
 .B 1
 with a one\-line message naming the file, field or option on bad input (an
-unknown command or option, a value it does not take, an option given twice with
-two values), when the kernel lacks what
+unknown command or option, a value it does not take, a list with an empty
+item), when the kernel lacks what
 recording needs, when an output cannot be written, or after the output of
 \fBreport\fR, \fBcompare\fR or \fBdump\fR when a block of a recording was damaged.
 .TP
@@ -214,8 +219,9 @@ an error).
 .TP
 .B 2
 with a one\-line message naming the option on an option error: an unknown
-option, a value it does not take, an option given twice with two values, or an
-option of batch mode (\fB\-n\fR,
+option, a value it does not take (a \fB\-\-theme\fR that does not load, a list
+with an empty item), the live capture options' own errors (as \fBntprof
+record\fR's), or an option of batch mode (\fB\-n\fR,
 \fB\-\-json\fR) without \fB\-b\fR.
 .SH SEE ALSO
 .BR ntprof (8).

@@ -220,22 +220,6 @@ static int out_totals(const struct ntp_synth *s, struct out *o, uint64_t t)
 	return ntp_writer_set_totals(o->w, tot, n, out_clock(s, o, t));
 }
 
-/* How messages name an option: "-o" when it has a letter, else "--name". */
-static const char *opt_name(const struct option *opts, int val)
-{
-	static char buf[64];
-
-	for (const struct option *o = opts; o->name; o++)
-		if (o->val == val) {
-			if (val < 256)
-				snprintf(buf, sizeof(buf), "-%c", val);
-			else
-				snprintf(buf, sizeof(buf), "--%s", o->name);
-			return buf;
-		}
-	return "?";
-}
-
 int cmd_generate(int argc, char **argv)
 {
 	enum { O_TARGET_OUT = 256, O_RATE, O_QD, O_QUEUES, O_HOSTS, O_SIZES, O_READ, O_INLINE,
@@ -274,7 +258,7 @@ int cmd_generate(int argc, char **argv)
 		{ 0 }
 	};
 	struct ntp_synth_config c;
-	const char *output = NULL, *target_out = NULL, *given[O_HOSTQ + 1] = { 0 };
+	const char *output = NULL, *target_out = NULL;
 	uint8_t role = NTP_ROLE_BOTH;
 	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr, host_queues = 0;
 	struct out *outs = NULL;
@@ -289,15 +273,6 @@ int cmd_generate(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:r:t:n:d:s:qh", opts, NULL)) != -1) {
-		/* a value given twice: the same is harmless, another would
-		 * silently replace the first (as in options.c); --delay adds up */
-		if (opt != O_DELAY && opt >= 0 && opt < (int)(sizeof(given) / sizeof(given[0])) && optarg &&
-		    opt != '?' && opt != ':') {
-			if (given[opt] && strcmp(given[opt], optarg))
-				return ntp_err("option %s given twice ('%s', then '%s')", opt_name(opts, opt),
-					       given[opt], optarg);
-			given[opt] = optarg;
-		}
 		switch (opt) {
 		case 'o': output = optarg; break;
 		case O_TARGET_OUT: target_out = optarg; break;

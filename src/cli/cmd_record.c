@@ -5,6 +5,7 @@
  * record with -o, and print the core's report at the end (docs/recording.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -141,8 +142,15 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 
 /* An output's directory must exist and take a new file before anything is
  * attached: the file is created only then (-o) or at the end (-j), after a
- * recording of hours. 0, or -1 with a one-line reason naming opt. */
-static int out_dir_check(const char *opt, const char *path, char *err, size_t errlen)
+ * recording of hours. An existing path that is opened where it is needs no
+ * new file: a device or a pipe (/dev/stdout, /dev/null, a FIFO; core/out.h),
+ * and the recording (-o), which the writer opens in place; whether it may be
+ * written is for that open to say. The directory's permission is asked with
+ * the effective ids (AT_EACCESS), those the open will use, not access()'s
+ * real ones. in_place: an existing regular file is written in place too (-o;
+ * -j replaces one through a file beside it). 0, or -1 with a one-line reason
+ * naming opt. */
+static int out_dir_check(const char *opt, const char *path, int in_place, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
@@ -150,6 +158,8 @@ static int out_dir_check(const char *opt, const char *path, char *err, size_t er
 	int e;
 
 	if (!strcmp(path, "-"))
+		return 0;
+	if (!stat(path, &st) && (in_place || !S_ISREG(st.st_mode)))
 		return 0;
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
@@ -161,7 +171,7 @@ static int out_dir_check(const char *opt, const char *path, char *err, size_t er
 		e = errno;
 	else if (!S_ISDIR(st.st_mode))
 		e = ENOTDIR;
-	else if (access(dir, W_OK | X_OK))
+	else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
 		e = errno;
 	else
 		return 0;
@@ -201,8 +211,8 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 		return ntp_err("-j %s", err);
 	if (ro->out && ntp_out_check(ro->out, NULL, 0, err, sizeof(err)))
 		return ntp_err("-o %s", err);
-	if ((ro->out && out_dir_check("-o", ro->out, err, sizeof(err))) ||
-	    (ro->json && out_dir_check("-j", ro->json, err, sizeof(err))) ||
+	if ((ro->out && out_dir_check("-o", ro->out, 1, err, sizeof(err))) ||
+	    (ro->json && out_dir_check("-j", ro->json, 0, err, sizeof(err))) ||
 	    ntp_capture_check(cap, err, sizeof(err)))
 		return ntp_err("%s", err);
 	return 0;

@@ -96,6 +96,8 @@ static int set_value(const struct ntp_optset *sets, size_t n_sets, size_t si, co
 
 	opt_label(d, label, sizeof(label));
 	e[0] = '\0';
+	if (d->list && ntp_opt_list_check(label, val, d->list, err, errlen))
+		return -1;
 	switch (d->type) {
 	case NTP_OT_FLAG:
 		*(int *)field = 1;
@@ -175,7 +177,6 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 {
 	size_t total = 0, k = 0, sp = 0;
 	struct option *lo;
-	const char **given = NULL;	/* per entry: the value it was given, NULL: not yet */
 	char *shorts;
 	int ret = -1, c;
 
@@ -184,8 +185,7 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			total++;
 	lo = calloc(total + 1, sizeof(*lo));
 	shorts = calloc(2 * total + 2, 1);
-	given = calloc(total + 1, sizeof(*given));
-	if (!lo || !shorts || !given) {
+	if (!lo || !shorts) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -229,20 +229,6 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			snprintf(err, errlen, "unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
 			goto out;
 		}
-		/* A value given twice: the same value is harmless; another one
-		 * would silently replace the first (-j a.json -j b.json writes
-		 * one file): refused. A size list adds up (--size 4K --size 8K),
-		 * a command's own (CUSTOM) decides for itself. */
-		if (hit->arg && hit->type != NTP_OT_SIZES && hit->type != NTP_OT_CUSTOM) {
-			if (given[i] && strcmp(given[i], optarg)) {
-				char label[64];
-
-				opt_label(hit, label, sizeof(label));
-				snprintf(err, errlen, "option %s given twice ('%s', then '%s')", label, given[i], optarg);
-				goto out;
-			}
-			given[i] = optarg;
-		}
 		if (set_value(sets, n_sets, hit_set, hit, bases[hit_set], optarg, custom, ctx, err, errlen))
 			goto out;
 	}
@@ -250,7 +236,6 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 out:
 	free(lo);
 	free(shorts);
-	free(given);
 	return ret;
 }
 

@@ -51,6 +51,9 @@ struct ntp_optdef {
 	const char *values;	/* the words the argument takes, for completion ("host target both"),
 				 * or "FILE" / "DIR" for a path; NULL: free */
 	int key;		/* CUSTOM: passed to the command's handler */
+	const char *list;	/* STRING, CUSTOM: the value is a comma-separated list of
+				 * these ("queue depth"), without an empty item
+				 * (ntp_opt_list_check()); NULL: not a list */
 };
 #define NTP_OPTDEF_END { 0 }
 

@@ -42,6 +42,8 @@ void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, i
 enum ntp_align_state {
 	NTP_ALIGNED = 0,		/* aligned (the primary file: on itself) */
 	NTP_ALIGN_NO_PEER,		/* no file it could be aligned on was (its target was not) */
+	NTP_ALIGN_FEW_PAIRS,		/* fewer pairs than an offset is judged on (a short or idle
+					 * recording): not said, as before the judging */
 	NTP_ALIGN_NO_PAIRS,		/* no command of it in the others' samples */
 	NTP_ALIGN_DISAGREE,		/* its pairs gave no one offset, its file read on to the limit */
 	NTP_ALIGN_UNREADABLE,		/* its file could not be read again (removed while read) */
@@ -54,7 +56,9 @@ enum ntp_align_state {
 size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
 			    uint8_t *state);
 /* The one line that says file i was not aligned, naming it, into buf; 0 if
- * it was. */
+ * it was, or if nothing says its records pair with other commands: too few
+ * pairs to judge, or none (a short or idle recording), or no peer where no
+ * file was left unaligned for a reason said. */
 int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t *state, size_t i,
 			char *buf, size_t len);
 

@@ -888,7 +888,7 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 {
 	struct fsample *fs = al->fs;
 	uint8_t *tried = &al->tried[a * al->n + b];
-	size_t best = 0, any = 0;
+	size_t best = 0, any = 0, most = 0;
 	long found;
 
 	if (!(*tried & TRIED_SAMPLES)) {
@@ -902,6 +902,8 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 			c = judged_offset(al, fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb],
 					  fs[a].tgx == &fs[b].ti[sb], &o, &pairs);
 			any += pairs;
+			if (pairs > most)
+				most = pairs;
 			if (c > best) {
 				best = c;
 				*off = o;
@@ -911,7 +913,8 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 			return best;
 		*tried |= TRIED_SAMPLES;
 		if (fs[a].h[0] && (fs[b].nt[0] || fs[b].nt[1]))
-			al_state(al, a, b, any ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PAIRS);
+			al_state(al, a, b, most >= ALIGN_MIN_PAIRS ? NTP_ALIGN_DISAGREE :
+					   any ? NTP_ALIGN_FEW_PAIRS : NTP_ALIGN_NO_PAIRS);
 	}
 	if (!search || (*tried & TRIED_SEARCH) || !fs[a].h[0] || (!fs[b].nt[0] && !fs[b].nt[1]))
 		return 0;
@@ -1182,14 +1185,22 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 {
 	const char *why;
 
-	if (i >= n || !state[i])
+	/* too few pairs, or none at all: nothing says its records pair with
+	 * other commands (a short or idle recording), as before the judging */
+	if (i >= n || !state[i] || state[i] == NTP_ALIGN_FEW_PAIRS || state[i] == NTP_ALIGN_NO_PAIRS)
 		return 0;
+	if (state[i] == NTP_ALIGN_NO_PEER) {
+		size_t k = 0;
+
+		/* said only when a peer was left unaligned for a reason said */
+		while (k < n && state[k] < NTP_ALIGN_DISAGREE)
+			k++;
+		if (k == n)
+			return 0;
+	}
 	switch (state[i]) {
 	case NTP_ALIGN_NO_PEER:
 		why = "no file it could be aligned on was aligned (its target, or its hosts)";
-		break;
-	case NTP_ALIGN_NO_PAIRS:
-		why = "none of its commands is among the other side's first records";
 		break;
 	case NTP_ALIGN_DISAGREE:
 		why = "the commands both sides hold do not agree on one (as when a host with one command id, "

@@ -404,6 +404,31 @@ static void view_ctx(const struct ntp_view *v, const struct ntp_history *h, char
 	}
 }
 
+/* The replay's n notes (NUL-separated) under the view's message, a line
+ * each, escaped; what does not fit the message ends with "..." (the notes
+ * are whole on stderr after q). */
+static void notes_append(struct ntp_view *v, const char *notes, size_t n)
+{
+	size_t used = strlen(v->msg), cap = sizeof(v->msg);
+	const char *p = notes;
+
+	for (size_t i = 0; i < n && used < cap - 1; i++, p += strlen(p) + 1) {
+		char *e = esc_whole(p);
+
+		if (e)
+			used += (size_t)snprintf(v->msg + used, cap - used, "%s%s", used ? "\n" : "", e);
+		free(e);
+	}
+	if (used >= cap - 1) {
+		/* cut: back to a character's start, room for the mark */
+		size_t end = cap - 4;
+
+		while (end > 0 && ((unsigned char)v->msg[end] & 0xC0) == 0x80)
+			end--;
+		memcpy(v->msg + end, "...", 4);
+	}
+}
+
 static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
 {
 	char ns[NTP_SNAP_MAX_GROUPS][NTP_DEV_LEN], err[256], rec_path[600], source[300], msg[TOP_MSG_LEN];
@@ -415,7 +440,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	struct ntp_view v;
 	struct hist hist;
 	uint64_t seen = 0;
-	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, ret = 0;
+	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, notes_pending = 0, done, ret = 0;
+	char *notes = NULL;
+	size_t notes_n = 0;
 
 	if (hist_init(&hist))
 		return top_err("out of memory");
@@ -452,6 +479,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 
 		if (hist_pull(&hist, src, &seen, HIST_CAP))
 			dirty = 1;
+		/* done read first: the messages the source queued before it set
+		 * done ("replay ended: ...") are popped now, before the notes */
+		done = atomic_load(&src->done);
 		while (top_source_message(src, msg, sizeof(msg))) {
 			char *e = esc_whole(msg);
 
@@ -459,26 +489,15 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			free(e);
 			dirty = 1;
 		}
-		/* the replay's damaged or cut files, one line each under its end */
-		if (atomic_load(&src->done) && !notes_said && o->src.replay) {
-			char *notes, *p;
-			size_t n = top_source_notes(src, UINT64_MAX, &notes), used = strlen(v.msg);
-
-			p = notes;
-			for (size_t i = 0; i < n; i++, p += strlen(p) + 1) {
-				char *e = esc_whole(p);
-
-				if (e)
-					used += (size_t)snprintf(v.msg + used, used < sizeof(v.msg) ? sizeof(v.msg) - used : 0,
-								 "%s%s", used ? "\n" : "", e);
-				used = used < sizeof(v.msg) ? used : sizeof(v.msg) - 1;
-				free(e);
-			}
-			free(notes);
+		/* the replay's damaged or cut files, one line each under its end;
+		 * put under the message just before they are drawn (below), so
+		 * that no key clears them before they were drawn once */
+		if (done && !notes_said && o->src.replay) {
+			notes_n = top_source_notes(src, UINT64_MAX, &notes);
 			notes_said = 1;
-			dirty |= n > 0;
+			notes_pending = notes_n > 0;
 		}
-		if (atomic_load(&src->done) && !done_said && !o->src.replay) {
+		if (done && !done_said && !o->src.replay) {
 			ntp_view_msg(&v, "the live source stopped; q quits");
 			done_said = dirty = 1;
 		}
@@ -513,6 +532,11 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			clear |= !!(r & NTP_REACT_CLEAR);
 			dirty = 1;
 		}
+		if (notes_pending) {
+			notes_append(&v, notes, notes_n);
+			notes_pending = 0;
+			dirty = 1;
+		}
 		if (!dirty)
 			continue;
 		view_ctx(&v, &h, ns, &ctx);
@@ -542,6 +566,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
 	ntp_screen_free(&scr);
 	hist_free(&hist);
+	free(notes);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include "opts.h"
 #include "core/esc.h"
 #include "cli/options.h"
+#include "ui/theme.h"
 
 #define TOP_SPEED_MIN 0.001
 
@@ -69,6 +70,7 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	struct custom_ctx cc = { 0, o };
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
 	char err[8192];	/* an option's value is echoed whole */
+	struct ntp_theme theme;
 	int first;
 
 	memset(o, 0, sizeof(*o));
@@ -115,6 +117,14 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 		return bad("--json is for batch mode: add -b");
 	if (o->iterations && !o->batch)
 		return bad("-n is for batch mode: add -b");
+	/* a theme that does not load is a value the option does not take (an
+	 * option error, as the man page's EXIT STATUS says); main.c loads it */
+	if (ntp_theme_load(o->theme, &theme, err, sizeof(err)))
+		return bad("option --theme: %s", err);
+	/* live: the capture options' errors that need no kernel, before the
+	 * kernel is looked at, as `ntprof record` finds them (cli/options.h) */
+	if (!o->src.replay && ntp_capture_check(&o->src.cap, err, sizeof(err)))
+		return bad("%s", err);
 	o->src.stop_after = o->iterations;
 	o->src.lossless = o->batch;
 	return 0;

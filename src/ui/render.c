@@ -131,15 +131,19 @@ static size_t wrap_at(const char *p, size_t len, int w, size_t *next)
  * The status line: the view's message whole (docs/failures.md: messages are
  * not cut), its lines ('\n') wrapped at the screen's width on as many rows
  * as they need above the last one, up to the header; else the key hint on
- * the last row.
+ * the last row. A message longer than those rows (a small screen, many
+ * notes) ends its last row with a mark ("…"): the replay's notes are whole
+ * on stderr after q (docs/top.md).
  */
 void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v, const struct ntp_top_info *info)
 {
 	const char *text = v->msg[0] ? v->msg
 			 : info->hint ? info->hint
 			 : "h help  d detail  n/t filter  s rate  Space pause  w rec  S save  q quit";
-	struct { const char *p; size_t n; } seg[STATUS_MAX_ROWS];
-	int k = 0, max = row - 2, w = scr->cols - 1;
+	const char *mark = info->glyphs == NTP_GLYPHS_ASCII ? "..." : "…", *line = text;
+	struct { const char *p; size_t n, rest; } seg[STATUS_MAX_ROWS];
+	int k = 0, max = row - 2, w = scr->cols - 1, markw = info->glyphs == NTP_GLYPHS_ASCII ? 3 : 1;
+	size_t len = 0, at = 0;
 	char buf[4 * 1024];
 
 	if (!v->msg[0] || w < 1 || max < 1) {
@@ -149,17 +153,28 @@ void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v
 	}
 	if (max > STATUS_MAX_ROWS)
 		max = STATUS_MAX_ROWS;
-	for (const char *line = text; *line && k < max;) {
-		size_t len = strcspn(line, "\n"), at = 0;
-
+	while (*line && k < max) {
+		len = strcspn(line, "\n");
+		at = 0;
 		do {
 			size_t next, n = wrap_at(line + at, len - at, w, &next);
 
 			seg[k].p = line + at;
+			seg[k].rest = len - at;
 			seg[k++].n = n;
 			at += next;
 		} while (at < len && k < max);
+		if (at < len)
+			break;	/* this line goes on past the last row */
 		line += len + (line[len] == '\n');
+	}
+	/* more than the rows hold: the last row makes room for the mark */
+	if (*line && k > 0 && w > markw + 1) {
+		size_t next;
+
+		seg[k - 1].n = wrap_at(seg[k - 1].p, seg[k - 1].rest, w - markw - 1, &next);
+	} else {
+		mark = NULL;
 	}
 	for (int i = 0; i < k; i++) {
 		int r = row - k + 1 + i;
@@ -168,7 +183,8 @@ void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v
 		memcpy(buf, seg[i].p, n);
 		buf[n] = 0;
 		ntp_screen_fill(scr, r, 0, scr->cols, NTP_ROLE_STATUS, " ");
-		ntp_screen_printf(scr, r, 0, -1, NTP_ROLE_STATUS, " %s", buf);
+		ntp_screen_printf(scr, r, 0, -1, NTP_ROLE_STATUS, " %s%s%s", buf, i == k - 1 && mark ? " " : "",
+				  i == k - 1 && mark ? mark : "");
 	}
 }
 

@@ -3,7 +3,9 @@
 # collector looks at the kernel (which on this machine fails: no NVMe
 # modules, or no root), as one line naming the option: --session with
 # -r target, a malformed --target-session or one nothing can follow, -o and
-# -j into a missing directory, a --btf FILE that cannot be read.
+# -j into a missing directory, a --btf FILE that cannot be read. An existing
+# device or FIFO (written in place) needs no directory it may write in, for
+# a user other than root too (run as nobody when this runs as root).
 # Environment: NTPROF.
 set -u
 cd "$(dirname "$0")/../.."
@@ -57,4 +59,43 @@ for args in "-r target --target-session nqn.2014-08.org.example:disk1:1" "-o $tm
 		echo "  ok   accepted $args"
 	fi
 done
+
+# as a user other than root (who records with CAP_BPF and CAP_PERFMON): an
+# existing device or FIFO is written in place, and so is an existing
+# recording (-o), in a directory that user may not write in; a new file there
+# is refused, with the user's own permission
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$tmp"
+	mkdir "$tmp/ro"
+	mkfifo "$tmp/ro/f.fifo"
+	install -m 666 /dev/null "$tmp/ro/rec.ntp"	# -o writes a recording in place
+	chmod 555 "$tmp/ro"
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$NTPROF" record "$@" -d 1; }
+	for args in "-o /dev/null" "-j /dev/null" "-o $tmp/ro/f.fifo" "-j $tmp/ro/f.fifo" \
+		    "-o $tmp/ro/rec.ntp"; do
+		# shellcheck disable=SC2086
+		nobody $args >"$tmp/out" 2>"$tmp/err" </dev/null
+		if grep -qE 'option|^ntprof: -[oj] ' "$tmp/err"; then
+			echo "  FAIL accepted as nobody $args: $(head -2 "$tmp/err")"; fail=1
+		else
+			echo "  ok   accepted as nobody $args"
+		fi
+	done
+	# /dev/stdout into a pipe
+	nobody -j /dev/stdout 2>&1 </dev/null | cat >"$tmp/err"
+	if grep -qE 'option|^ntprof: -[oj] ' "$tmp/err"; then
+		echo "  FAIL accepted as nobody -j /dev/stdout: $(head -2 "$tmp/err")"; fail=1
+	else
+		echo "  ok   accepted as nobody -j /dev/stdout"
+	fi
+	nobody -j "$tmp/ro/r.json" >"$tmp/out" 2>"$tmp/err"
+	if grep -qx "ntprof: -j $tmp/ro/r.json: cannot create a file in $tmp/ro: Permission denied" "$tmp/err"; then
+		echo "  ok   nobody -j into a directory it cannot write"
+	else
+		echo "  FAIL nobody -j into a directory it cannot write: $(head -2 "$tmp/err")"; fail=1
+	fi
+	chmod 755 "$tmp/ro"
+else
+	echo "  skip the cases as another user (not root, or no setpriv)"
+fi
 exit $fail

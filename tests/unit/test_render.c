@@ -437,6 +437,54 @@ static void test_status_not_cut(void **state)
 	ntp_screen_free(&s);
 }
 
+/* A message longer than the rows the status line may take (two long notes
+ * at 64x12) ends its last row with a mark, "..." with ASCII glyphs: what is
+ * cut is said (the notes are whole on stderr after q, docs/top.md). */
+static void test_status_cut_marked(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	struct ntp_top_info ai = info;
+	char path[300], *text, *last;
+	struct ntp_screen s;
+	struct ntp_view v;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	memset(path, 'd', sizeof(path));
+	memcpy(path, "/tmp/", 5);
+	for (int i = 40; i < 290; i += 41)
+		path[i] = '/';
+	strcpy(path + 290, "/t.ntp");
+	ntp_view_init(&v, 1000, 100);
+	ntp_view_msg(&v, "replay ended: 8990 records\n%s/h is damaged (block at offset 256 fails its CRC): 3983 "
+		     "records read, 1024 dropped; the intervals are of the records read\n%s/t is damaged (block at "
+		     "offset 256 fails its CRC): 3983 records read, 1024 dropped; the intervals are of the records read: END",
+		     path, path);
+	assert_int_equal(ntp_screen_init(&s, NTP_MIN_ROWS, NTP_MIN_COLS), 0);
+	for (int g = 0; g < 2; g++) {
+		ai.glyphs = g ? NTP_GLYPHS_ASCII : NTP_GLYPHS_UTF8;
+		ntp_render(&s, &v, &th, &ai);
+		text = ntp_screen_to_text(&s);
+		/* the last row: cut, and marked so, within the width */
+		text[strlen(text) - 1] = 0;
+		last = strrchr(text, '\n') + 1;
+		assert_non_null(strstr(last, g ? " ..." : " \u2026"));
+		assert_true(strlen(last) <= NTP_MIN_COLS + 2);
+		assert_null(strstr(text, "END"));
+		/* the header stays */
+		assert_non_null(strstr(text, " #100\n"));
+		free(text);
+	}
+	/* one that fits has no mark */
+	ntp_view_msg(&v, "replay ended: 8990 records");
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_null(strstr(text, "\u2026"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 static void test_screen_put_clips_and_replaces(void **state)
 {
 	struct ntp_screen s;
@@ -634,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_header_interval_shown),
 		cmocka_unit_test(test_detail_rate_and_markers),
 		cmocka_unit_test(test_status_not_cut),
+		cmocka_unit_test(test_status_cut_marked),
 		cmocka_unit_test(test_filters_and_pause),
 		cmocka_unit_test(test_whatif_view),
 		cmocka_unit_test(test_every_size),
