@@ -244,24 +244,38 @@ static void say_end(const struct ntp_collector_counters *cnt)
 			(unsigned long long)cnt->missed_target, (unsigned long long)cnt->table_full);
 }
 
-/* Closes the recording: 0, or 1 after an error (printed). */
-static int close_writer(struct ntp_writer *w, const char *out, uint64_t end, int write_err, const char *partial)
+/*
+ * Closes the recording: 0, or 1 after a write error (printed). A write error
+ * the close meets first (in the blocks still queued at the stop, or the
+ * file's close) is said as one met during the run: the same line, the
+ * report marked partial, the records kept and lost (docs/recording.md).
+ */
+static int close_writer(struct ntp_writer *w, const char *out, uint64_t end, int *write_err, char *partial,
+			size_t partial_len)
 {
-	uint64_t nrec;
-	int e = ntp_writer_close_count(w, end, &nrec, NULL);	/* every queued block written */
+	uint64_t nrec = 0, lost = 0;
+	int e = ntp_writer_close_count(w, end, &nrec, &lost);	/* every queued block written */
+	int ret = 0;
 
-	/* a failed close leaves a file the reader may refuse; the report
-	 * itself (from memory) is whole unless partial[] says otherwise */
-	if (e && !write_err)	/* a write error is sticky: close reports it again */
-		return ntp_err("%s: closing the recording failed: %s", out, strerror(-e));
-	if (write_err)
-		fprintf(stderr, "ntprof: %s is incomplete: records after the write error are missing\n", out);
+	if (e && !*write_err) {	/* a write error is sticky: close reports it again */
+		*write_err = e;
+		ret = 1;
+		if (!partial[0]) {	/* -j -: one error document at most */
+			snprintf(partial, partial_len, "%s: writing records failed: %s", out, strerror(-e));
+			ntp_err("%s", partial);
+		} else {
+			fprintf(stderr, "ntprof: %s: writing records failed: %s\n", out, strerror(-e));
+		}
+	}
+	if (*write_err)
+		fprintf(stderr, "ntprof: %s is incomplete: %llu records written, %llu after the write error "
+			"missing\n", out, (unsigned long long)nrec, (unsigned long long)lost);
 	else if (partial[0])
 		fprintf(stderr, "ntprof: %llu records written to %s before the error; it lacks the rest\n",
 			(unsigned long long)nrec, out);
 	else
 		fprintf(stderr, "ntprof: %llu records written to %s\n", (unsigned long long)nrec, out);
-	return 0;
+	return ret;
 }
 
 /* The final report (text, JSON or both); 0 or 1 after an error. */
@@ -389,7 +403,7 @@ static int rec_run(struct recording *r, const char *out)
 	r->ls->c = NULL;
 	ntp_pump_finish(r->p, now, r->snap);
 	if (r->rc.w) {
-		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), r->write_err, r->partial))
+		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), &r->write_err, r->partial, sizeof(r->partial)))
 			ret = 1;
 		r->rc.w = NULL;
 	}

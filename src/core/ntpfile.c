@@ -481,8 +481,20 @@ static void run_here(struct ntp_writer *w, unsigned what, uint64_t end_ns)
  * fits). Under mu. */
 static void enqueue(struct ntp_writer *w, struct wjob *j)
 {
-	while (w->first && w->queued + j->cost > w->max_queued)
+	/* The bound counts the written buffers kept for reuse too (all but the
+	 * one a full block's job has the front take next): those beyond it are
+	 * freed, so the queue, the pool and the front's block stay within
+	 * max_queued and one block (docs/recording.md, "Files"). */
+	for (;;) {
+		while (w->npool > (size_t)j->pooled &&
+		       w->queued + (w->npool - (size_t)j->pooled) * JOB_BLK_BYTES + j->cost > w->max_queued) {
+			free(w->pool[--w->npool]);
+			w->nbufs--;
+		}
+		if (!w->first || w->queued + j->cost <= w->max_queued)
+			break;
 		pthread_cond_wait(&w->space, &w->mu);
+	}
 	j->next = NULL;
 	*w->lastp = j;
 	w->lastp = &j->next;
@@ -645,6 +657,18 @@ int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t 
 int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns)
 {
 	return ntp_writer_close_count(w, end_mono_ns, NULL, NULL);
+}
+
+size_t ntp_writer_held(struct ntp_writer *w)
+{
+	size_t n;
+
+	if (!w->threaded)
+		return JOB_BLK_BYTES;
+	pthread_mutex_lock(&w->mu);
+	n = w->queued + (w->npool + 1) * JOB_BLK_BYTES;
+	pthread_mutex_unlock(&w->mu);
+	return n;
 }
 
 uint64_t ntp_writer_records(const struct ntp_writer *w)

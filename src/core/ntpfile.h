@@ -118,6 +118,10 @@ int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes);
 /* The queue of ntprof record and ntprof-top (docs/recording.md gives the
  * reasons): 30 full blocks. */
 #define NTP_WRITER_QUEUE ((size_t)8 << 20)
+/* Bytes of records and totals the writer holds now: its queue, the written
+ * blocks' buffers kept for reuse, the block being filled. With a thread,
+ * at most its max_bytes and one full block (and the jobs' few bytes each). */
+size_t ntp_writer_held(struct ntp_writer *w);
 
 /* ---- reader: streaming, memory independent of the file's size ---- */
 struct ntp_reader;

@@ -733,6 +733,96 @@ static void test_lost_block(void **state)
 	free(fc);
 }
 
+/* ---- a fifo whose reader reads only while the test lets it ---- */
+
+struct gated_reader {
+	char path[300];
+	_Atomic int go, done;
+	_Atomic size_t len;
+	pthread_t th;
+};
+
+static void *gated_read(void *arg)
+{
+	struct gated_reader *g = arg;
+	int fd = open(g->path, O_RDONLY);
+	static uint8_t buf[65536];
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		while (!g->go)
+			sleep_ms(1);
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		g->len += (size_t)n;
+	}
+	close(fd);
+	g->done = 1;
+	return NULL;
+}
+
+/*
+ * The memory bound counts the buffers kept for reuse: a stall of full
+ * blocks leaves the pool full, and a second stall of flushes (copies of
+ * fewer records) must not come on top of it. The writer holds at most its
+ * queue and one block throughout. Before the bound counted the pool, the
+ * second stall held the pool (4 blocks), the copies (3) and the front's
+ * block: 8 blocks against 5.
+ */
+static void test_memory_bound(void **state)
+{
+	const size_t max = 4 * BLOCK_BYTES + 4096, bound = max + BLOCK_BYTES;
+	struct gated_reader g;
+	struct ntp_writer *w;
+	uint64_t kept = 0, lost = 1, t0;
+	unsigned rec = 0;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	tmp_path(g.path, sizeof(g.path), "gate.fifo");
+	unlink(g.path);
+	assert_int_equal(mkfifo(g.path, 0600), 0);
+	assert_int_equal(pthread_create(&g.th, NULL, gated_read, &g), 0);
+	w = open_writer(g.path, max);
+	/* stall 1: the queue full of full blocks (the pipe takes a part of the first) */
+	for (unsigned b = 0; b < 4; b++)
+		for (unsigned k = 0; k < NTP_BLOCK_RECORDS; k++) {
+			struct ntp_record r = mkrec(rec++);
+
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+			assert_true(ntp_writer_held(w) <= bound);
+		}
+	/* the file drains: every buffer is back in the pool */
+	g.go = 1;
+	t0 = mono_ms();
+	while (ntp_writer_held(w) > 5 * BLOCK_BYTES && mono_ms() - t0 < 20000)
+		sleep_ms(1);
+	assert_true(ntp_writer_held(w) <= 5 * BLOCK_BYTES);
+	g.go = 0;
+	/* stall 2: three flushes of a block less one record each */
+	for (unsigned f = 0; f < 3; f++) {
+		for (unsigned k = 0; k < NTP_BLOCK_RECORDS - 1; k++) {
+			struct ntp_record r = mkrec(rec++);
+
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+		}
+		assert_int_equal(ntp_writer_flush(w, (6 + f) * NSEC), 0);
+		print_message("flush %u: the writer holds %zu bytes (bound %zu)\n", f, ntp_writer_held(w), bound);
+		assert_true(ntp_writer_held(w) <= bound);
+	}
+	g.go = 1;
+	assert_int_equal(ntp_writer_close_count(w, 60 * NSEC, &kept, &lost), 0);
+	assert_int_equal(kept, rec);
+	assert_int_equal(lost, 0);
+	pthread_join(g.th, NULL);
+	assert_true(g.done);
+	unlink(g.path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -756,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_thread_rules),
 		cmocka_unit_test(test_lost_block),
+		cmocka_unit_test(test_memory_bound),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile_writer", tests, setup, teardown);
