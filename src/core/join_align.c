@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "join.h"
 
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
@@ -36,6 +37,9 @@
  * sampler); further only in host_search. */
 #define ALIGN_HOST_FLOOR 4096
 #define ALIGN_MIN_PAIRS 8
+/* A host file of fewer records than this that pairs with nothing is a short
+ * or idle recording, not a wrong one: not said (ntp_join_align_note) */
+#define ALIGN_FEW_RECORDS 64
 /* A second sample starts where the last recording began, on the wall clocks,
  * less this margin, after passing at most ALIGN_SKIP_MAX records: for a side
  * that began so much earlier that its first records hold no command of the
@@ -884,6 +888,16 @@ static void al_state(struct align *al, size_t a, size_t b, uint8_t st)
  * samples, whichever more pairs agree on; with search, a's host file read
  * on where they do not agree, host_search): its agreeing count, 0 if none.
  * Why a file is not aligned goes to al->state of the host's file. */
+/* Whether a file holds fewer than ALIGN_FEW_RECORDS records (by its size:
+ * only asked of a file not aligned) */
+static int few_records(const struct ntp_join_input *in)
+{
+	struct stat sb;
+	uint32_t rs = in->info ? in->info->record_size : 0;
+
+	return rs && !stat(in->path, &sb) && (uint64_t)sb.st_size / rs < ALIGN_FEW_RECORDS;
+}
+
 static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, int search)
 {
 	struct fsample *fs = al->fs;
@@ -913,8 +927,8 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 			return best;
 		*tried |= TRIED_SAMPLES;
 		if (fs[a].h[0] && (fs[b].nt[0] || fs[b].nt[1]))
-			al_state(al, a, b, most >= ALIGN_MIN_PAIRS ? NTP_ALIGN_DISAGREE :
-					   any ? NTP_ALIGN_FEW_PAIRS : NTP_ALIGN_NO_PAIRS);
+			al_state(al, a, b, most < ALIGN_MIN_PAIRS && few_records(&al->in[a]) ? NTP_ALIGN_FEW_PAIRS :
+					   any ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PAIRS);
 	}
 	if (!search || (*tried & TRIED_SEARCH) || !fs[a].h[0] || (!fs[b].nt[0] && !fs[b].nt[1]))
 		return 0;
@@ -1185,22 +1199,19 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 {
 	const char *why;
 
-	/* too few pairs, or none at all: nothing says its records pair with
-	 * other commands (a short or idle recording), as before the judging */
-	if (i >= n || !state[i] || state[i] == NTP_ALIGN_FEW_PAIRS || state[i] == NTP_ALIGN_NO_PAIRS)
+	/* too few pairs to judge, or a short or idle recording left without a
+	 * peer: nothing says its records pair with other commands, as before
+	 * the judging; a busy file left without a peer is said (its records are
+	 * joined on the wall clocks) */
+	if (i >= n || !state[i] || state[i] == NTP_ALIGN_FEW_PAIRS ||
+	    (state[i] == NTP_ALIGN_NO_PEER && few_records(&in[i])))
 		return 0;
-	if (state[i] == NTP_ALIGN_NO_PEER) {
-		size_t k = 0;
-
-		/* said only when a peer was left unaligned for a reason said */
-		while (k < n && state[k] < NTP_ALIGN_DISAGREE)
-			k++;
-		if (k == n)
-			return 0;
-	}
 	switch (state[i]) {
 	case NTP_ALIGN_NO_PEER:
 		why = "no file it could be aligned on was aligned (its target, or its hosts)";
+		break;
+	case NTP_ALIGN_NO_PAIRS:
+		why = "none of its commands is among the other side's first records";
 		break;
 	case NTP_ALIGN_DISAGREE:
 		why = "the commands both sides hold do not agree on one (as when a host with one command id, "

@@ -2,8 +2,9 @@
 # A join whose host holds fewer sampled commands than an offset is judged on
 # (a short or idle recording) is not said to be misaligned: its few pairs
 # agree, and the join pairs them as before the judging (docs/failures.md,
-# "Recordings the join cannot align"); nor are the other files of a
-# many-host join when such a host comes first. Environment: NTPROF.
+# "Recordings the join cannot align"); nor are the other small files of a
+# many-host join when such a host comes first. A busy host of another run
+# is said. Environment: NTPROF.
 set -u
 cd "$(dirname "$0")/../.."
 NTPROF=${NTPROF:-build/ntprof}
@@ -27,4 +28,10 @@ check few-hosts-not-said "$(! grep -q 'clock offset' <<<"$out"; echo $?)" "$(gre
 # the busy pair still aligns and is not said either
 out=$("$NTPROF" report "$tmp/l1.ntp" "$tmp/l2.ntp" "$tmp/lt.ntp" 2>&1)
 check busy-not-said "$(! grep -q 'clock offset' <<<"$out"; echo $?)" "$(grep 'clock offset' <<<"$out" | head -2)"
+# a busy host of another run given first: nothing pairs, and that is said
+# (the target, and the real host that had nothing to align on)
+"$NTPROF" generate -q -o "$tmp/x%d.ntp" --target-out "$tmp/xt.ntp" --hosts 2 --rate 20000 -d 1 -s 10 --seed 9 || exit 1
+out=$("$NTPROF" report "$tmp/x2.ntp" "$tmp/l1.ntp" "$tmp/lt.ntp" 2>&1)
+check foreign-said "$(grep -q "^note: $tmp/lt.ntp: no clock offset" <<<"$out" &&
+	grep -q "^note: $tmp/l1.ntp: no clock offset" <<<"$out"; echo $?)" "$(grep '^note' <<<"$out" | head -3)"
 exit $fail
