@@ -100,8 +100,10 @@ other_load 4
 tb_load --rw randread --bs 4k --qd 1 --secs 4
 other_wait
 wait $top_pid
-last=$(tail -1 "$TB_OUT/top.json")
-rec=$(echo "$last" | grep -o '"records":{[^}]*}')
+# each line's records are of its interval alone (docs/json-schema.md): summed
+rec=$(grep -o '"records":{[^}]*}' "$TB_OUT/top.json" | awk -F'[:,}]' '
+	{ for (i = 2; i < NF; i += 2) { k = $i; gsub(/[^a-z]/, "", k); n[k] += $(i + 1) } }
+	END { printf "{\"host\":%d,\"target\":%d,\"matched\":%d}", n["host"], n["target"], n["matched"] }')
 th=$(echo "$rec" | sed -n 's/.*"host":\([0-9]*\).*/\1/p')
 tm=$(echo "$rec" | sed -n 's/.*"matched":\([0-9]*\).*/\1/p')
 labels=$(grep -o '"label":"[^"]*"' "$TB_OUT/top.json" | sort -u | tr '\n' ' ')
