@@ -23,7 +23,7 @@
 #include "core/pump_files.h"
 
 #define TOP_OUTBOX 16
-/* a message names a file: a path (PATH_MAX) and why, never cut (docs/failures.md) */
+/* a message names a file: a path (PATH_MAX) and why, whole (docs/failures.md) */
 #define TOP_MSG_LEN (4096 + 512)
 #define TOP_MSGS 8
 #define TOP_MAX_TOTALS 1024

@@ -80,7 +80,8 @@ struct ntp_binding {
 extern const struct ntp_binding ntp_bindings[];
 extern const int ntp_n_bindings;
 
-/* a message names files (paths, PATH_MAX) and why, a line per file: never cut */
+/* a message names files (paths, PATH_MAX) and why, a line per file, whole; the
+ * status line marks what it cannot show (render.c) */
 #define NTP_VIEW_MSG_LEN 16384
 
 struct ntp_view {

@@ -400,8 +400,18 @@ static char *squeeze(const char *text)
 	return out;
 }
 
-/* A status message is never cut (docs/failures.md): its lines wrap over the
- * rows above the last, whole, at 64 columns too. */
+/* A path of 295 bytes in directories of 40, as a damaged file's note names. */
+static void long_path(char path[300])
+{
+	memset(path, 'd', 300);
+	memcpy(path, "/tmp/", 5);
+	for (int i = 40; i < 290; i += 41)
+		path[i] = '/';
+	strcpy(path + 290, "/t.ntp");
+}
+
+/* A status message that fits the rows above the last is not cut
+ * (docs/failures.md): its lines wrap over them, whole, at 64 columns too. */
 static void test_status_not_cut(void **state)
 {
 	static struct ntp_snapshot t[1];
@@ -412,11 +422,7 @@ static void test_status_not_cut(void **state)
 
 	(void)state;
 	fixture_snapshot(t, 100);
-	memset(path, 'd', sizeof(path));
-	memcpy(path, "/tmp/", 5);
-	for (int i = 40; i < 290; i += 41)
-		path[i] = '/';
-	strcpy(path + 290, "/t.ntp");
+	long_path(path);
 	ntp_view_init(&v, 1000, 100);
 	ntp_view_msg(&v, "replay ended: 8990 records read, 1024 dropped\n%s is damaged (block at offset 256 "
 		     "fails its CRC): 3983 records read, 1024 dropped", path);
@@ -451,11 +457,7 @@ static void test_status_cut_marked(void **state)
 
 	(void)state;
 	fixture_snapshot(t, 100);
-	memset(path, 'd', sizeof(path));
-	memcpy(path, "/tmp/", 5);
-	for (int i = 40; i < 290; i += 41)
-		path[i] = '/';
-	strcpy(path + 290, "/t.ntp");
+	long_path(path);
 	ntp_view_init(&v, 1000, 100);
 	ntp_view_msg(&v, "replay ended: 8990 records\n%s/h is damaged (block at offset 256 fails its CRC): 3983 "
 		     "records read, 1024 dropped; the intervals are of the records read\n%s/t is damaged (block at "
