@@ -28,4 +28,14 @@ out=$("$NTPROF" compare "$tmp/a,b.ntp" "$tmp/h.ntp" 2>&1); rc=$?
 check compare-comma-name "$([ $rc = 0 ] && grep -q "^A: $tmp/a,b.ntp, " <<<"$out"; echo $?)" "exit $rc: $(head -3 <<<"$out")"
 out=$("$NTPROF" compare "$tmp/h.ntp,$tmp/t.ntp" "$tmp/h.ntp" 2>&1); rc=$?
 check compare-joined "$([ $rc = 0 ] && grep -q "^A: $tmp/h.ntp,$tmp/t.ntp, " <<<"$out"; echo $?)" "exit $rc: $(head -3 <<<"$out")"
+
+# ---- options: a value to an option that takes none; -V in --help ----
+out=$("$NTPROF" report --detail=1 "$tmp/h.ntp" 2>&1); rc=$?
+check detail-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option --detail takes no value" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" report -h=1 "$tmp/h.ntp" 2>&1); rc=$?
+check short-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -h takes no value" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" report -dZ "$tmp/h.ntp" 2>&1); rc=$?
+check short-unknown "$([ $rc = 1 ] && [ "$out" = "ntprof: unknown option '-Z' (ntprof report --help)" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" --help); v=$("$NTPROF" -V)
+check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; echo $?)" "$(head -2 <<<"$out")"
 exit $fail
