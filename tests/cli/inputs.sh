@@ -38,4 +38,27 @@ out=$("$NTPROF" report -dZ "$tmp/h.ntp" 2>&1); rc=$?
 check short-unknown "$([ $rc = 1 ] && [ "$out" = "ntprof: unknown option '-Z' (ntprof report --help)" ]; echo $?)" "exit $rc: $out"
 out=$("$NTPROF" --help); v=$("$NTPROF" -V)
 check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; echo $?)" "$(head -2 <<<"$out")"
+
+# ---- probe: root refused is told why it may be; kprobes' absence said plainly ----
+if [ "$(id -u)" = 0 ]; then
+	out=$("$NTPROF" probe 2>/dev/null)
+	check probe-kprobes "$(grep -Eq '^kprobes: (yes|no \(the kernel was built without CONFIG_KPROBES\))$' <<<"$out"; echo $?)" \
+		"$(grep '^kprobes' <<<"$out")"
+	if grep -q '^fentry: no (.*Operation not permitted' <<<"$out"; then
+		check probe-eperm-hint "$(grep -q "^fentry: no (.*Operation not permitted; .*root" <<<"$out"; echo $?)" \
+			"$(grep '^fentry' <<<"$out")"
+	fi
+	# a row says ok only where its flavour loads: none when no program does
+	if grep -q '^bpf: no' <<<"$out"; then
+		check probe-nothing-ok "$(! grep -q '^ok ' <<<"$out"; echo $?)" "$(grep '^ok ' <<<"$out" | head -2)"
+	fi
+fi
+# root of a user namespace where unprivileged BPF is off: no program loads,
+# no row says ok, and why is said
+out=$(unshare -Ur "$NTPROF" probe 2>/dev/null)
+if [ -n "$out" ] && [ "$(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null || echo 0)" != 0 ]; then
+	check probe-userns "$(! grep -q '^ok ' <<<"$out" && grep -q '^bpf: no (.*; root of a user namespace' <<<"$out"
+		echo $?)" "$(grep -E '^(ok |bpf)' <<<"$out" | head -3)"
+fi
+
 exit $fail
