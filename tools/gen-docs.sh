@@ -92,7 +92,7 @@ function begin_prog(p) {
 		w("[\\fIoptions\\fR] [\\fIfile\\fR...]")
 		w(".br")
 		w(".B ntprof")
-		w("\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR")
+		w("\\fB\\-\\-help\\fR (\\fB\\-h\\fR) | \\fB\\-\\-version\\fR (\\fB\\-V\\fR)")
 		w(".SH DESCRIPTION")
 		w("ntprof is an eBPF profiler for Linux NVMe/TCP and NVMe/RDMA hosts and targets.")
 		w("For a sample of the commands sent to a remote namespace it splits each command\\(aqs")

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "core/out.h"
 #include "load.h"
@@ -19,24 +20,40 @@ static void usage(FILE *f)
 "the latency, each stage's mean in both runs, its change in microseconds and\n"
 "as a factor, and a verdict naming the stage that amplifies latency from A to\n"
 "B (the one whose mean grew most). A and B may be joined runs: give a host and\n"
-"its target file as HOST.ntp,TARGET.ntp.\n"
+"its target file as HOST.ntp,TARGET.ntp (no empty name between the commas; an\n"
+"argument that names an existing file is that file, commas and all).\n"
 "\n");
 	ntp_cmd_help(f, "compare");
 }
 
 #define MAX_FILES 16	/* per run: hosts and their target */
 
-/* "h.ntp,t.ntp" -> argv-like list (modifies s); more than max gives max + 1. */
-static size_t split(char *s, char **out, size_t max)
+/*
+ * "h.ntp,t.ntp" -> argv-like list (modifies s); more than max gives max + 1,
+ * an empty item -1 (a message in err). An argument that names an existing
+ * file is that file, commas and all (docs/reports.md).
+ */
+static long split(char *s, char **out, size_t max, char *err, size_t errlen)
 {
-	size_t n = 0;
+	size_t n = 0, len = strlen(s);
+	struct stat st;
 
+	if (!stat(s, &st)) {
+		out[0] = s;
+		return 1;
+	}
+	if (s[0] == ',' || (len && s[len - 1] == ',') || strstr(s, ",,")) {
+		snprintf(err, errlen, "compare: '%s' %s", s,
+			 s[0] == ',' ? "starts with a comma" : strstr(s, ",,") ?
+			 "has an empty file name between two commas" : "ends with a comma");
+		return -1;
+	}
 	for (char *save = NULL, *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (n == max)
-			return max + 1;
+			return (long)max + 1;
 		out[n++] = t;
 	}
-	return n;
+	return (long)n;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -49,6 +66,7 @@ int cmd_compare(int argc, char **argv)
 	struct ntp_loaded *keep[2] = { NULL, NULL };
 	char *files[2][MAX_FILES], *arg[2] = { NULL, NULL };
 	const char *inputs[2 * MAX_FILES];
+	char err[NTP_ERR_LEN];
 	size_t nf[2], n_inputs = 0;
 	int first, ret = 1;
 
@@ -71,7 +89,13 @@ int cmd_compare(int argc, char **argv)
 			ret = ntp_err("out of memory");
 			goto out;
 		}
-		nf[k] = split(arg[k], files[k], MAX_FILES);
+		long got = split(arg[k], files[k], MAX_FILES, err, sizeof(err));
+
+		if (got < 0) {
+			ret = ntp_err("%s", err);
+			goto out;
+		}
+		nf[k] = (size_t)got;
 		if (!nf[k]) {
 			ret = ntp_err("'%s' names no recording", argv[first + k]);
 			goto out;
@@ -84,8 +108,6 @@ int cmd_compare(int argc, char **argv)
 			inputs[n_inputs++] = files[k][i];
 	}
 	if (json) {
-		char err[NTP_ERR_LEN];
-
 		/* before reading: a report must not replace its own input */
 		if (ntp_out_check(json, inputs, n_inputs, err, sizeof(err))) {
 			ret = ntp_err("-j %s", err);
@@ -114,7 +136,6 @@ int cmd_compare(int argc, char **argv)
 			}
 		json_object_object_add(o, "notes", notes);
 		struct ntp_out out;
-		char err[NTP_ERR_LEN];
 
 		if (ntp_out_open(&out, json, (const char *const *)inputs, n_inputs, err, sizeof(err))) {
 			json_object_put(o);

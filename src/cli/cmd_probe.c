@@ -5,9 +5,13 @@
  * the flavour of the function hooks, module BTF per module, each hook in
  * both flavours, and "load: ok" after a real test load and attach.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "cli.h"
 #include "options.h"
 #include "collector/collector.h"
@@ -63,6 +67,82 @@ static bool stand_in_note(const struct ntp_hook *h, bool there, bool fentry, cha
 	return true;
 }
 
+/*
+ * Does a program of this type load here (0, else -errno)? The least
+ * program, "return 0"; a tracing one on the kernel function or tracepoint
+ * named (found in the kernel's BTF; not found: 0, the rows say so).
+ */
+static int loads(enum bpf_prog_type type, enum bpf_attach_type at, const char *name)
+{
+	const struct bpf_insn ret0[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, lo);
+	int fd;
+
+	if (name) {
+		int id = libbpf_find_vmlinux_btf_id(name, at);
+
+		if (id <= 0)
+			return 0;
+		lo.expected_attach_type = at;
+		lo.attach_btf_id = (unsigned)id;
+	}
+	fd = bpf_prog_load(type, NULL, "GPL", ret0, 2, &lo);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* Why root is refused what it may do (EPERM with CAP_BPF and CAP_PERFMON):
+ * what this process can see of it; "" when err is another. */
+static void refused_hint(int err, char *buf, size_t len)
+{
+	char line[128], mode[64] = "";
+	bool seccomp = false, userns = false;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (err != -EPERM)
+		return;
+	f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			seccomp = atoi(line + 8) != 0;
+	if (f)
+		fclose(f);
+	/* root of a user namespace (a container) maps uid 0 to another */
+	f = fopen("/proc/self/uid_map", "r");
+	if (f && fgets(line, sizeof(line), f)) {
+		unsigned long in, out, n;
+
+		userns = sscanf(line, "%lu %lu %lu", &in, &out, &n) == 3 && (in || out || n != 4294967295ul);
+	}
+	if (f)
+		fclose(f);
+	/* "none [integrity] confidentiality": the mode in brackets */
+	f = fopen("/sys/kernel/security/lockdown", "r");
+	if (f && fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+
+		if (a && b && strncmp(a + 1, "none", 4))
+			snprintf(mode, sizeof(mode), "%.*s", (int)(b - a - 1), a + 1);
+	}
+	if (f)
+		fclose(f);
+	if (seccomp)
+		snprintf(buf, len, "; with root's capabilities: this process runs under a seccomp filter (a container's?)");
+	else if (userns)
+		snprintf(buf, len, "; root of a user namespace (a container): the kernel's BPF needs the host's root");
+	else if (mode[0])
+		snprintf(buf, len, "; with root's capabilities: the kernel is locked down (%s)", mode);
+	else
+		snprintf(buf, len, "; with root's capabilities: a policy refuses it (kernel lockdown: see dmesg; "
+			 "a security module; a sandbox's)");
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct ntp_capture_opts cap;
@@ -78,7 +158,8 @@ int cmd_probe(int argc, char **argv)
 	char spdk_why[600] = "";
 	FILE *t;
 	bool fe_all = true, kp_all = true, fentry_ok = false, nobtf = false;
-	int first;
+	char hint[160] = "", tp_why[96], raw_why[96];
+	int first, any_err, tp_err, raw_err;
 
 	ntp_capture_defaults(&cap);
 	first = ntp_cmd_parse("probe", argc, argv, bases);
@@ -107,14 +188,27 @@ int cmd_probe(int argc, char **argv)
 	sides &= ~spdk_sides;
 
 	printf("kernel: %s\n", k.release);
-	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (CONFIG_DEBUG_INFO_BTF)");
-	printf("kprobes: %s\n", k.kprobes ? "yes" : "no (CONFIG_KPROBES)");
+	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (built without CONFIG_DEBUG_INFO_BTF)");
+	printf("kprobes: %s\n", k.kprobes ? "yes" : "no (the kernel was built without CONFIG_KPROBES)");
+	/* whether the least program of each tracepoint flavour loads: a
+	 * tracepoint's rows say ok only then (the function hooks' fentry has a
+	 * real test below; kprobes are there or not) */
+	any_err = loads(BPF_PROG_TYPE_SOCKET_FILTER, 0, NULL);
+	if (any_err) {
+		refused_hint(any_err, hint, sizeof(hint));
+		printf("bpf: no (a program that does nothing does not load: %s%s)\n", strerror(-any_err), hint);
+	}
+	tp_err = any_err ? any_err : k.kernel_btf ? loads(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "block_rq_complete") : 0;
+	raw_err = any_err ? any_err : loads(BPF_PROG_TYPE_RAW_TRACEPOINT, 0, NULL);
 	if (k.kernel_btf) {
 		char why[256];
 
 		fentry_ok = ntp_fentry_selftest(why, sizeof(why)) == 0;
+		/* EPERM with root's rights: say what may refuse it */
+		if (!fentry_ok && !any_err)
+			refused_hint(loads(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, "tcp_sendmsg"), hint, sizeof(hint));
 		if (!fentry_ok)
-			printf("fentry: no (%s)\n", why);
+			printf("fentry: no (%s%s)\n", why, hint);
 		else
 			printf("fentry: yes (a test program attached to tcp_sendmsg)\n");
 	}
@@ -163,12 +257,16 @@ int cmd_probe(int argc, char **argv)
 		else
 			fprintf(t, "types: ok (%s%s)\n", in ? "from " : "module BTF", in ? in : "");
 	}
+	snprintf(tp_why, sizeof(tp_why), " (tp_btf does not load: %s)", strerror(tp_err < 0 ? -tp_err : 0));
+	snprintf(raw_why, sizeof(raw_why), " (raw_tp does not load: %s)", strerror(raw_err < 0 ? -raw_err : 0));
 	for (size_t i = 0; i < ntp_n_hooks; i++) {
 		const struct ntp_hook *h = &ntp_hooks[i];
-		/* tp_btf needs no trampoline; fentry/fexit do */
-		bool fe = k.kernel_btf && (fentry_ok || h->kind == NTP_HOOK_TP) && ntp_hook_present_fentry(h);
-		/* raw_tp needs no kprobes; kprobe/kretprobe do */
-		bool kp = (k.kprobes || h->kind == NTP_HOOK_TP) && ntp_hook_present_kprobe(h);
+		bool tp = h->kind == NTP_HOOK_TP;
+		/* tp_btf needs no trampoline, fentry/fexit do; a tracepoint's
+		 * flavour ok when its least program loads */
+		bool fe = k.kernel_btf && (tp ? !tp_err : fentry_ok) && ntp_hook_present_fentry(h);
+		/* raw_tp needs no kprobes, kprobe/kretprobe do (and BPF) */
+		bool kp = (tp ? !raw_err : k.kprobes && !any_err) && ntp_hook_present_kprobe(h);
 		const char *mod = h->module ? h->module : "vmlinux";
 		char stand_in[160];
 
@@ -181,11 +279,13 @@ int cmd_probe(int argc, char **argv)
 		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", fe ? "ok" : "missing", h->prog_fentry,
 		       ntp_hook_flavour_name(h, true), h->target, mod,
 		       stand_in_note(h, fe, true, stand_in, sizeof(stand_in)) ? stand_in :
-		       h->optional ? " (optional)" : !fentry_ok && h->kind != NTP_HOOK_TP ? " (no fentry)" : "");
+		       h->optional ? " (optional)" : !fentry_ok && !tp ? " (no fentry)" :
+		       tp && tp_err && k.kernel_btf ? tp_why : "");
 		fprintf(t, "%-7s %-18s %-9s %s [%s]%s\n", kp ? "ok" : "missing", h->prog_kprobe,
 		       ntp_hook_flavour_name(h, false), h->target, mod,
 		       stand_in_note(h, kp, false, stand_in, sizeof(stand_in)) ? stand_in :
-		       h->optional ? " (optional)" : !k.kprobes && h->kind != NTP_HOOK_TP ? " (no kprobes)" : "");
+		       h->optional ? " (optional)" : !k.kprobes && !tp ? " (no kprobes)" :
+		       any_err && !tp ? " (no BPF)" : tp && raw_err ? raw_why : "");
 	}
 	for (unsigned side = NTP_HOOK_HOST; side <= NTP_HOOK_TARGET; side <<= 1) {
 		char why[512];

@@ -26,7 +26,7 @@ static const struct ntp_cmd cmds[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ntprof COMMAND [OPTIONS]   (ntprof COMMAND --help for its options)\n"
-		"       ntprof --help | --version\n\ncommands:\n");
+		"       ntprof --help | --version   (-h, -V)\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nntprof-top is the live full-screen monitor.\n");

@@ -202,7 +202,9 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 					shorts[sp++] = ':';
 			}
 		}
-	optind = 1;
+	/* 0, not 1: getopt starts over, its place inside a cluster too (a
+	 * parse that stopped at "-h=1" left the "1" to read next) */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct ntp_optdef *hit = NULL;
@@ -225,6 +227,22 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 					hit_set = s;
 					break;
 				}
+		/* a short option: optopt names it (argv[optind - 1] is another
+		 * word when it was inside a cluster, "-dZ", "-h=1") */
+		if (!hit && c == '?' && optopt > 0 && optopt < 256) {
+			/* "-h=1": a letter's '=' (a letter that takes a value
+			 * takes "=1" as it); the word is the current one, or the
+			 * last when the '=' ended it */
+			const char *w = optind < argc && argv[optind][0] == '-' && strchr(argv[optind], '=') ?
+					argv[optind] : argv[optind - 1];
+			const char *eq = strchr(w, '=');
+
+			if (optopt == '=' && eq && eq - w >= 2 && w[1] != '-')
+				snprintf(err, errlen, "option -%c takes no value", eq[-1]);
+			else
+				snprintf(err, errlen, "unknown option '-%c'%s", optopt, hint ? hint : "");
+			goto out;
+		}
 		if (!hit) {
 			snprintf(err, errlen, "unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
 			goto out;

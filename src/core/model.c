@@ -220,8 +220,9 @@ static void acc_free(struct acc *a)
 	}
 }
 
-/* The end to end's v into a's histograms: a negative one (a loopback's
- * clocks) into the set's mirrored buckets. */
+/* The end to end's v into a's histograms: a negative one into the set's
+ * mirrored buckets (none comes from ingest: stage.c and account_fast
+ * leave such a command out, counted as incomplete). */
 static inline void e2e_add(struct acc *a, int64_t v)
 {
 	if (__builtin_expect(v < 0, 0))
@@ -849,10 +850,18 @@ static inline __attribute__((always_inline)) void account_fast(struct acc *a, co
 {
 	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
 	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
+	int64_t res = (int64_t)(t->ts[NTP_TS_T_RSP_SENT] - t->ts[NTP_TS_T_CMD_ARRIVE]);
 
+	/* a negative end to end or target's residence (one clock read
+	 * backwards: a damaged time) is left out and counted, as
+	 * ntp_breakdown_compute does (stage.c) */
+	if (__builtin_expect((e2e | res) < 0, 0)) {
+		a->incomplete++;
+		return;
+	}
 	/* ACC_SLOW clear (account: fast_prep), so the run is this flow's */
 	a->sampled++;
-	e2e_add(a, e2e);
+	acc_e2e(a)[ntp_hist_index((uint64_t)e2e)]++;
 	/* constant indices: the loop unrolls into six vector adds, each
 	 * into its aligned pair of sums from memory (no load of it apart) */
 #pragma GCC unroll 6
@@ -872,7 +881,7 @@ static inline __attribute__((always_inline)) void account_fast(struct acc *a, co
 	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
 	{
 		uint64_t lo = h->ts[NTP_TS_H_BLK_SUBMIT];
-		uint64_t hi = lo + (uint64_t)(e2e > 0 ? e2e : 0);
+		uint64_t hi = lo + (uint64_t)e2e;
 
 		span_add(a, lo, hi);
 	}

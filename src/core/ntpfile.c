@@ -1305,6 +1305,22 @@ static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 	}
 	major = get16(h + H_MAJOR);
 	minor = get16(h + H_MINOR);
+	/* A version this reader does not read is believed only when the
+	 * header does not contradict it: a header_len this format allows,
+	 * whose bytes are there and whose CRC fails, is a damaged header (a
+	 * bit flipped in the version reads as a newer one); any other header
+	 * is taken as a newer layout's (docs/ntp-format.md). */
+	if (major > NTP_FORMAT_MAJOR || major < 1) {
+		hlen = get32(h + H_HDRLEN);
+		if (hlen >= NTP_HEADER_LEN && hlen <= NTP_HEADER_MAX && !(hlen % 4) && fill(r, hlen) >= hlen) {
+			h = r->data + r->start;
+			if (get32(h + hlen - 4) != ntp_crc32c(0, h, hlen - 4)) {
+				snprintf(errbuf, errlen, "%s: corrupt header (CRC mismatch; its version reads %u.%u)",
+					 p, major, minor);
+				return -1;
+			}
+		}
+	}
 	if (major > NTP_FORMAT_MAJOR) {
 		snprintf(errbuf, errlen, "%s: recorded in format %u.%u by a newer ntprof; this ntprof reads format %u.x, upgrade it",
 			 p, major, minor, NTP_FORMAT_MAJOR);

@@ -269,8 +269,10 @@ int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_r
 		return incomplete(b);
 
 	if (!h) {
-		target_components(t, &tv, b, &a);
 		b->e2e = (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]);
+		if (b->e2e < 0)
+			return incomplete(b);	/* one clock, read backwards: see below */
+		target_components(t, &tv, b, &a);
 		if (tv.rfetch && t->transport != NTP_TRANSPORT_RDMA)
 			/* TCP R2T, target only: the gap while the host sends its data. */
 			put(b, &a, NTP_COMP_DATA_XFER, d(t, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_R2T_SENT));
@@ -296,6 +298,13 @@ int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_r
 			return incomplete(b);
 	}
 
+	/* An end to end is one machine's clock read twice, in order: a
+	 * negative one is a damaged time (the record's CRC holds, its times
+	 * do not), left out as incomplete, or one command would wreck its
+	 * group's mean; so is a target's residence, the other clock's span.
+	 * The wire alone may be negative (two clocks; loopback). */
+	if (d(h, blk_comp, blk_sub) < 0 || (t && (int64_t)(tv.rsp_sent - t->ts[NTP_TS_T_CMD_ARRIVE]) < 0))
+		return incomplete(b);
 	put(b, &a, NTP_COMP_HOST_BLK_SUB, d(h, NTP_TS_H_DRV_SUBMIT, blk_sub));
 	put(b, &a, NTP_COMP_HOST_DRV_SUB, d(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT));
 	if (!t) {
@@ -347,7 +356,9 @@ int ntp_breakdown_compute(const struct ntp_record *h, const struct ntp_record *t
 {
 	if (h && t && ntp_fast_flow(h, t)) {
 		fast_breakdown(h, t, b);
-		return 0;
+		/* a negative end to end or residence: left out, as the
+		 * general code does */
+		return (b->e2e | d(t, NTP_TS_T_RSP_SENT, NTP_TS_T_CMD_ARRIVE)) < 0 ? incomplete(b) : 0;
 	}
 	return ntp_breakdown_compute_general(h, t, b);
 }

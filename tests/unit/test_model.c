@@ -644,10 +644,13 @@ static void test_sampling_change(void **state)
 	ntp_model_free(m);
 }
 
-/* End-to-end times below zero (a host's clock stepped back between its
- * two stamps) go to their own buckets: the quantiles of an interval and of
- * the run hold both signs where they are, not a negative one read as a
- * huge unsigned value (the dense histogram holds the non-negative ones). */
+/* End-to-end times below zero: one machine's clock (CLOCK_MONOTONIC) read
+ * backwards, a damaged time in a record whose CRC holds. Such a command is
+ * left out and counted with the incomplete ones (docs/reports.md), host-only
+ * (the general code) and joined (the fast path; a negative target residence
+ * too): the mean and quantiles are those of the others, not wrecked by one
+ * huge negative value. Before, they were kept, and a single one made a
+ * group's mean -4785044.89 us. */
 static void test_negative_e2e(void **state)
 {
 	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
@@ -673,11 +676,12 @@ static void test_negative_e2e(void **state)
 		else
 			ntp_model_total(m, s);
 		assert_int_equal(s->n_groups, 1);
-		assert_int_equal(s->groups[0].sampled, 400);
-		/* 300 x -50 us and 100 x +100 us */
-		assert_true(s->groups[0].e2e_mean_us == (300 * -50.0 + 100 * 100.0) / 400);
-		assert_true(s->groups[0].e2e_p50_us > -50.0 * 1.01 && s->groups[0].e2e_p50_us < -50.0 * 0.99);
-		assert_true(s->groups[0].e2e_p99_us > 100.0 * 0.99 && s->groups[0].e2e_p99_us < 100.0 * 1.01);
+		assert_int_equal(s->groups[0].seen, 400);
+		assert_int_equal(s->groups[0].sampled, 100);
+		assert_int_equal(s->groups[0].incomplete_records, 300);
+		/* the 100 x +100 us left */
+		assert_true(s->groups[0].e2e_mean_us == 100.0);
+		assert_true(s->groups[0].e2e_p50_us > 100.0 * 0.99 && s->groups[0].e2e_p50_us < 100.0 * 1.01);
 	}
 	free(s);
 	ntp_model_free(m);

@@ -510,6 +510,22 @@ static void test_bad_files(void **state)
 	assert_non_null(strstr(err, "newer"));
 	assert_non_null(strstr(err, "format 2.0"));
 	assert_null(strchr(err, '\n'));
+	/* a bit flipped in the version of a sound file's header: its CRC
+	 * fails, so it is a corrupt header, not a newer format */
+	free(buf);
+	tmp_path(path, sizeof(path), "small.ntp");
+	buf = slurp(path, &len);
+	buf[8] ^= 0x40;
+	assert_null(ntp_reader_open_mem(buf, len, "flip.ntp", err, sizeof(err)));
+	assert_non_null(strstr(err, "flip.ntp: corrupt header (CRC mismatch; its version reads 65."));
+	assert_null(strstr(err, "newer"));
+	buf[8] ^= 0x41;		/* major 0 */
+	assert_null(ntp_reader_open_mem(buf, len, "flip0.ntp", err, sizeof(err)));
+	assert_non_null(strstr(err, "corrupt header (CRC mismatch; its version reads 0."));
+	/* cut inside the header: the CRC cannot be checked, the version stands */
+	buf[8] = NTP_FORMAT_MAJOR + 1;
+	assert_null(ntp_reader_open_mem(buf, 100, "short.ntp", err, sizeof(err)));
+	assert_non_null(strstr(err, "newer"));
 	/* even when the newer version changed the rest of the header entirely */
 	memset(buf + 12, 0xAB, NTP_HEADER_LEN - 12);
 	assert_null(ntp_reader_open_mem(buf, len, "newer2.ntp", err, sizeof(err)));

@@ -60,6 +60,9 @@ static void test_errors(void **state)
 	char *a3[] = { "record", "--bogus", NULL };
 	char *a4[] = { "record", "--btf", NULL };
 	char *a5[] = { "record", "-r", "middle", NULL };
+	char *a6[] = { "record", "-hZ", NULL };
+	char *a7[] = { "record", "-h=1", NULL };
+	char *a8[] = { "record", "-Z", "-h", NULL };
 	struct ntp_capture_opts cap;
 	struct ntp_record_opts ro;
 	char err[512];
@@ -75,6 +78,13 @@ static void test_errors(void **state)
 	assert_string_equal(err, "option --btf needs a value");
 	assert_int_equal(parse_record(&cap, &ro, a5, 3, err), -1);
 	assert_string_equal(err, "option -r: 'middle' is not host, target or both");
+	/* a short option is named by its letter, not by the word it is in */
+	assert_int_equal(parse_record(&cap, &ro, a6, 2, err), -1);
+	assert_string_equal(err, "unknown option '-Z' (help)");
+	assert_int_equal(parse_record(&cap, &ro, a7, 2, err), -1);
+	assert_string_equal(err, "option -h takes no value");
+	assert_int_equal(parse_record(&cap, &ro, a8, 3, err), -1);
+	assert_string_equal(err, "unknown option '-Z' (help)");
 }
 
 /* ntprof-top parses the same collector options with the same table. */

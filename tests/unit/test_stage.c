@@ -495,11 +495,14 @@ static void test_fast_path_same(void **state)
 		t.side = NTP_SIDE_TARGET;
 		h.transport = t.transport = random() % 4 ? NTP_TRANSPORT_TCP : NTP_TRANSPORT_RDMA;
 		for (int k = 0; k < NTP_TS_SLOTS; k++) {
-			/* small times most often (real spans), any 64 bits sometimes */
+			/* small times most often (real spans: mostly in slot
+			 * order, neighbours overlapping, so components of either
+			 * sign), any 64 bits sometimes (a negative end to end or
+			 * residence: both leave the command out) */
 			uint64_t big = (uint64_t)random() << 33 ^ (uint64_t)random() << 11 ^ (uint64_t)random();
 
-			h.ts[k] = random() % 8 ? 1000000 + (uint64_t)(random() % 100000) : big;
-			t.ts[k] = random() % 8 ? 5000000 + (uint64_t)(random() % 100000) : big;
+			h.ts[k] = random() % 8 ? 1000000 + (uint64_t)k * 5000 + (uint64_t)(random() % 10000) : big;
+			t.ts[k] = random() % 8 ? 5000000 + (uint64_t)k * 5000 + (uint64_t)(random() % 10000) : big;
 		}
 		/* every slot a flow needs, then some of the deciding ones taken away */
 		h.ts_valid = (1u << NTP_TS_H_SEND_DONE) - 1;
