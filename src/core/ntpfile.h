@@ -118,6 +118,24 @@ int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes);
 /* The queue of ntprof record and ntprof-top (docs/recording.md gives the
  * reasons): 30 full blocks. */
 #define NTP_WRITER_QUEUE ((size_t)8 << 20)
+/*
+ * From now on ntp_writer_add, _tick and _flush never wait for the file (a
+ * writer with its thread; nothing changes without one). A flush the queue
+ * has no room for leaves its records, totals and lost count pending: a
+ * later flush or the close writes them. A full block it has no room for
+ * stays pending too, and the next ntp_writer_add returns -EAGAIN without
+ * taking its record: the caller drops the full block
+ * (ntp_writer_drop_block) and adds the record again. The close still
+ * waits for the file. For ntprof-top, whose screen must not wait on a file
+ * (docs/recording.md, "Files").
+ */
+void ntp_writer_nowait(struct ntp_writer *w);
+/* Drops the pending full block (nowait), if any: its records are counted
+ * lost as of mono_ns, in the file's lost block with ntp_writer_set_lost's
+ * count (docs/ntp-format.md, type 4), and no longer among
+ * ntp_writer_records. Returns how many. */
+uint64_t ntp_writer_drop_block(struct ntp_writer *w, uint64_t mono_ns);
+uint64_t ntp_writer_dropped(const struct ntp_writer *w);	/* records dropped so far */
 /* Bytes of records and totals the writer holds now: its queue, the written
  * blocks' buffers kept for reuse, the block being filled. With a thread,
  * at most its max_bytes and one full block (and the jobs' few bytes each). */

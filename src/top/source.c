@@ -25,18 +25,34 @@
 #pragma weak ntp_live_pull
 #pragma weak ntp_live_file_info
 
+/* top_source_say under the lock */
+static void say_locked(struct top_source *s, const char *fmt, va_list ap)
+{
+	vsnprintf(s->msgs[s->msg_head % TOP_MSGS], TOP_MSG_LEN, fmt, ap);
+	s->msg_head++;
+	if (s->msg_head - s->msg_tail > TOP_MSGS)
+		s->msg_tail = s->msg_head - TOP_MSGS;
+}
+
 void top_source_say(struct top_source *s, const char *fmt, ...)
 {
 	va_list ap;
 
 	pthread_mutex_lock(&s->lock);
 	va_start(ap, fmt);
-	vsnprintf(s->msgs[s->msg_head % TOP_MSGS], TOP_MSG_LEN, fmt, ap);
+	say_locked(s, fmt, ap);
 	va_end(ap);
-	s->msg_head++;
-	if (s->msg_head - s->msg_tail > TOP_MSGS)
-		s->msg_tail = s->msg_head - TOP_MSGS;
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void say_held(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_held(struct top_source *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_locked(s, fmt, ap);
+	va_end(ap);
 }
 
 int top_source_message(struct top_source *s, char *buf, size_t len)
@@ -68,6 +84,26 @@ static void set_data_now(struct top_source *s, uint64_t t)
 
 /* ---- the sinks: the recording's writer, the outbox ---- */
 
+/*
+ * The file lags (the writer's queue is full): the screen waits on s->lock,
+ * so nothing here waits for the file while holding it (docs/recording.md,
+ * "Files"). The full block is dropped instead: its records are counted
+ * lost in the file, as those the ring buffer dropped, and the status line
+ * says so, once a recording. Under s->lock.
+ */
+static int rec_add(struct top_source *s, const struct ntp_record *r)
+{
+	int err;
+
+	while ((err = ntp_writer_add(s->writer, r)) == -EAGAIN) {
+		/* the first block dropped */
+		if (ntp_writer_drop_block(s->writer, s->data_now_ns) == ntp_writer_dropped(s->writer))
+			say_held(s, "recording to %s: the file lags; records that do not fit its queue are "
+				 "dropped (counted lost in it)", s->rec_path);
+	}
+	return err;
+}
+
 static int rec_record(void *ctx, const struct ntp_record *r)
 {
 	struct top_source *s = ctx;
@@ -78,7 +114,7 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 		return 0;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
-	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
+	if (s->writer && (err = rec_add(s, r)) < 0) {
 		/* the blocks that fit are kept (ntpfile.h); the screen says why.
 		 * After the error the writer thread writes nothing more: the
 		 * close does not wait on the file. */
@@ -640,6 +676,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 	 * that blocks stops neither the draining nor the screen, which waits on
 	 * s->lock (docs/recording.md, "Files") */
 	ntp_writer_thread(w, NTP_WRITER_QUEUE);
+	ntp_writer_nowait(w);	/* the lock is the screen's too (rec_add) */
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
 	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
@@ -651,7 +688,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 int64_t top_source_record_stop(struct top_source *s)
 {
 	struct ntp_writer *w = NULL;
-	uint64_t now = 0, kept;
+	uint64_t now = 0, kept, dropped;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
@@ -674,7 +711,11 @@ int64_t top_source_record_stop(struct top_source *s)
 		return -EBADF;
 	/* Outside the lock: the close waits until the queued blocks are
 	 * written, and the source thread no longer touches w. */
+	dropped = ntp_writer_dropped(w);
 	err = ntp_writer_close_count(w, now, &kept, NULL);
+	if (dropped)
+		top_source_say(s, "%s: %llu records were dropped while the file lagged (counted lost in it)",
+			       s->rec_path, (unsigned long long)dropped);
 	return err < 0 ? err : (int64_t)kept;
 }
 
