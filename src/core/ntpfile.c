@@ -664,6 +664,12 @@ int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns)
 
 int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost)
 {
+	return ntp_writer_close_why(w, end_mono_ns, records, lost, NULL);
+}
+
+int ntp_writer_close_why(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost,
+			 int *at_close)
+{
 	int ret;
 
 	/* the pending records, the totals if they changed, the trailer: one
@@ -681,8 +687,13 @@ int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t 
 		pthread_cond_destroy(&w->space);
 	}
 	ret = w->end_ret;
-	if (close(w->fd) && !ret)
+	if (at_close)
+		*at_close = 0;
+	if (close(w->fd) && !ret) {
 		ret = -errno;
+		if (at_close)
+			*at_close = 1;
+	}
 	if (records)
 		*records = w->written;
 	if (lost)

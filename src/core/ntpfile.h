@@ -96,6 +96,11 @@ int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns);
 /* The same; *records and *lost (each may be NULL) get the final counts
  * (ntp_writer_records, ntp_writer_lost) once every block was written. */
 int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost);
+/* The same; *at_close (may be NULL) is 1 when the error is the file's
+ * close(2) (EIO, EDQUOT on a network file system): every block was handed
+ * to write(2), but whether the file holds them is not known. */
+int ntp_writer_close_why(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost,
+			 int *at_close);
 uint64_t ntp_writer_records(const struct ntp_writer *w);	/* kept: written or pending */
 /* Records that did not fit: on a full disk (ENOSPC, EFBIG, EDQUOT) the
  * pending block is written in smaller blocks down to one record, what fits
