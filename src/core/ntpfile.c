@@ -142,6 +142,7 @@ struct ntp_writer {
 
 	/* the writer thread's queue; under mu */
 	int threaded, stopping;
+	int waiters, woken;		/* in ntp_writer_wait_room; ntp_writer_wake was called */
 	struct wjob *first, **lastp;	/* jobs not yet written (the first maybe being written) */
 	size_t queued, max_queued;	/* their bytes, and the bound */
 	uint8_t **pool;			/* full blocks' buffers written, for the front to reuse */
@@ -672,6 +673,15 @@ int ntp_writer_close_why(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *r
 {
 	int ret;
 
+	/* a caller's thread waiting for room lets go of w first */
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->woken = 1;
+		pthread_cond_broadcast(&w->space);
+		while (w->waiters)
+			pthread_cond_wait(&w->space, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
 	/* the pending records, the totals if they changed, the trailer: one
 	 * job, which waits for room */
 	w->nowait = 0;
@@ -727,6 +737,33 @@ uint64_t ntp_writer_records(const struct ntp_writer *w)
 void ntp_writer_nowait(struct ntp_writer *w)
 {
 	w->nowait = w->threaded;
+}
+
+int ntp_writer_wait_room(struct ntp_writer *w)
+{
+	int woken;
+
+	if (!w->threaded)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	w->waiters++;
+	while (!w->woken && !room(w, sizeof(struct wjob) + JOB_BLK_BYTES, 1))
+		pthread_cond_wait(&w->space, &w->mu);
+	woken = w->woken;
+	if (!--w->waiters)
+		pthread_cond_broadcast(&w->space);	/* a close waits for that */
+	pthread_mutex_unlock(&w->mu);
+	return woken ? -EINTR : 0;
+}
+
+void ntp_writer_wake(struct ntp_writer *w)
+{
+	if (!w->threaded)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->woken = 1;
+	pthread_cond_broadcast(&w->space);
+	pthread_mutex_unlock(&w->mu);
 }
 
 uint64_t ntp_writer_drop_block(struct ntp_writer *w, uint64_t mono_ns)

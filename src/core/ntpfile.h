@@ -129,12 +129,19 @@ int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes);
  * has no room for leaves its records, totals and lost count pending: a
  * later flush or the close writes them. A full block it has no room for
  * stays pending too, and the next ntp_writer_add returns -EAGAIN without
- * taking its record: the caller drops the full block
- * (ntp_writer_drop_block) and adds the record again. The close still
- * waits for the file. For ntprof-top, whose screen must not wait on a file
- * (docs/recording.md, "Files").
+ * taking its record: the caller either waits for room where it holds
+ * nothing another thread needs (ntp_writer_wait_room) and adds the record
+ * again, or drops the full block (ntp_writer_drop_block) and adds it
+ * again. The close still waits for the file. For ntprof-top, whose screen
+ * must not wait on a file (docs/recording.md, "Files").
  */
 void ntp_writer_nowait(struct ntp_writer *w);
+/* Waits until the queue has room for a full block: 0, or -EINTR once
+ * ntp_writer_wake was called (it stays woken: no later wait waits). The
+ * close, from another thread, wakes the waiter and lets it leave first;
+ * the waiter must then no longer touch w (the caller's lock tells). */
+int ntp_writer_wait_room(struct ntp_writer *w);
+void ntp_writer_wake(struct ntp_writer *w);	/* from any thread while w is open */
 /* Drops the pending full block (nowait), if any: its records are counted
  * lost as of mono_ns, in the file's lost block with ntp_writer_set_lost's
  * count (docs/ntp-format.md, type 4), and no longer among

@@ -87,17 +87,34 @@ static void set_data_now(struct top_source *s, uint64_t t)
 /*
  * The file lags (the writer's queue is full): the screen waits on s->lock,
  * so nothing here waits for the file while holding it (docs/recording.md,
- * "Files"). The full block is dropped instead: its records are counted
- * lost in the file, as those the ring buffer dropped, and the status line
- * says so, once a recording. Under s->lock.
+ * "Files"). A replay, which has no ring buffer to overflow, waits for the
+ * file outside the lock, as ntprof record's draining does: the replay goes
+ * at the file's pace, the screen stays live, and a w or q meanwhile ends
+ * the wait. Live, the records go on to the intervals: the full block is
+ * dropped, its records counted lost in the file as those of a full ring
+ * buffer are, and the status line says so once a recording (and at its
+ * stop). Under s->lock, which a replay drops and takes again.
  */
 static int rec_add(struct top_source *s, const struct ntp_record *r)
 {
-	int err;
+	struct ntp_writer *w = s->writer;
+	int waited = 0, woken, err;
 
-	while ((err = ntp_writer_add(s->writer, r)) == -EAGAIN) {
+	while ((err = ntp_writer_add(w, r)) == -EAGAIN) {
+		/* one wait a record: then room, and the add goes in; else (w, q,
+		 * or no memory for the block) the block is dropped */
+		if (!s->live && !waited) {
+			waited = 1;
+			pthread_mutex_unlock(&s->lock);
+			woken = ntp_writer_wait_room(w);
+			pthread_mutex_lock(&s->lock);
+			if (s->writer != w)	/* stopped meanwhile: w is not ours to touch */
+				return 0;
+			if (!woken)
+				continue;
+		}
 		/* the first block dropped */
-		if (ntp_writer_drop_block(s->writer, s->data_now_ns) == ntp_writer_dropped(s->writer))
+		if (ntp_writer_drop_block(w, s->data_now_ns) == ntp_writer_dropped(w))
 			say_held(s, "recording to %s: the file lags; records that do not fit its queue are "
 				 "dropped (counted lost in it)", s->rec_path);
 	}
@@ -601,6 +618,11 @@ void top_source_stop(struct top_source *s)
 {
 	if (s->started) {
 		atomic_store(&s->stop, 1);
+		/* a replay waiting for the recording's file drops instead (rec_add) */
+		pthread_mutex_lock(&s->lock);
+		if (s->writer)
+			ntp_writer_wake(s->writer);
+		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 		s->started = 0;
 	}
@@ -710,7 +732,8 @@ int64_t top_source_record_stop(struct top_source *s)
 	if (!w)
 		return -EBADF;
 	/* Outside the lock: the close waits until the queued blocks are
-	 * written, and the source thread no longer touches w. */
+	 * written, and the source thread no longer touches w (a replay
+	 * waiting for room in rec_add lets go of it first). */
 	dropped = ntp_writer_dropped(w);
 	err = ntp_writer_close_count(w, now, &kept, NULL);
 	if (dropped)

@@ -2,11 +2,12 @@
 /*
  * test_source_record.c - ntprof-top's `w` while the recording's file
  * stalls (src/top/source.c, docs/recording.md "Files"): a replay read as
- * fast as it goes, recorded into a FIFO whose reader takes nothing until
- * the replay ended. The calls the screen makes (take the intervals, the
- * recording's state, the messages) never wait for the file, every interval
- * is published, the records that did not fit the writer's queue are said
- * and counted lost in the file, and the file holds the others.
+ * fast as it goes, recorded into a FIFO whose reader takes nothing for a
+ * while. The calls the screen makes (take the intervals, the recording's
+ * state, the messages) never wait for the file; the replay waits for it
+ * and the file gets every record; a q meanwhile stops the replay at once.
+ * (ntprof-top live drops the blocks that do not fit instead: the writer's
+ * side of that is test_ntpfile_writer.c's test_nowait_drops.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,8 +92,9 @@ static void make_replay(const char *path)
 
 struct drain {
 	int fd;
-	char path[300];
+	char path[300], fifo[300];
 	uint64_t bytes;
+	pthread_t th;
 };
 
 /* The FIFO's reader, once let go: everything into a file */
@@ -112,91 +114,180 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-static void test_stalled_file(void **state)
+/* A FIFO whose reader takes nothing until drain_start */
+static void stalled_fifo(struct drain *d, const char *name)
 {
-	char replay[300], fifo[300], err[4096 + 256], msg[TOP_MSG_LEN], path[600];
-	char *files[1] = { replay };
-	static struct ntp_snapshot snaps[TOP_OUTBOX];
-	struct top_source_opts o;
-	static struct top_source s;
-	struct drain d = { 0 };
-	struct ntp_reader *r;
-	const struct ntp_record *recs;
-	pthread_t th;
-	uint64_t seen = 0, rec = 0, t0, slowest = 0, nrec = 0;
-	int intervals = 0, said = 0, flags;
-	int64_t written;
-	size_t n;
+	char fifo[300];
 
-	(void)state;
-	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
-	snprintf(fifo, sizeof(fifo), "%s/rec.fifo", tmpdir);
-	snprintf(d.path, sizeof(d.path), "%s/got.ntp", tmpdir);
-	make_replay(replay);
+	snprintf(fifo, sizeof(fifo), "%s/%s.fifo", tmpdir, name);
+	snprintf(d->path, sizeof(d->path), "%s/%s.ntp", tmpdir, name);
+	unlink(fifo);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	d.fd = open(fifo, O_RDONLY | O_NONBLOCK);	/* a reader that takes nothing yet */
-	assert_true(d.fd >= 0);
+	d->fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(d->fd >= 0);
+	snprintf(d->fifo, sizeof(d->fifo), "%s", fifo);
+}
+
+static void drain_start(struct drain *d)
+{
+	fcntl(d->fd, F_SETFL, fcntl(d->fd, F_GETFL) & ~O_NONBLOCK);
+	assert_int_equal(pthread_create(&d->th, NULL, drain_main, d), 0);
+}
+
+static void drain_end(struct drain *d)
+{
+	pthread_join(d->th, NULL);
+	close(d->fd);
+	unlink(d->fifo);
+}
+
+static void open_replay(struct top_source *s, char **files)
+{
+	struct top_source_opts o;
+	char err[4096 + 256];
 
 	memset(&o, 0, sizeof(o));
 	ntp_capture_defaults(&o.cap);
-	o.replay = replay;
+	o.replay = files[0];
 	o.replay_files = files;
 	o.n_replay = 1;
 	o.speed = 0;
 	o.interval_ms = 1000;
-	assert_int_equal(top_source_open(&s, &o, err, sizeof(err)), 0);
-	assert_int_equal(top_source_record_start(&s, fifo, err, sizeof(err)), 0);
-	signal(SIGALRM, on_alarm);
-	alarm(30);
-	assert_int_equal(top_source_start(&s), 0);
-	/* the screen's loop, until the replay's last interval */
+	assert_int_equal(top_source_open(s, &o, err, sizeof(err)), 0);
+}
+
+/* The screen's calls for ms (or until the replay's last interval, ms 0):
+ * the intervals taken; *slowest: the slowest call's ms; *said: messages
+ * containing `want` */
+static int screen(struct top_source *s, uint64_t *seen, unsigned ms, uint64_t *slowest, const char *want,
+		  int *said)
+{
+	static struct ntp_snapshot snaps[TOP_OUTBOX];
+	char msg[TOP_MSG_LEN], path[600];
+	uint64_t start = mono_ms(), t0, rec;
+	int intervals = 0;
+
 	for (;;) {
-		int got, ended = top_source_read_ended(&s);
+		int got, ended = top_source_read_ended(s);
 
 		t0 = mono_ms();
-		got = top_source_take(&s, &seen, snaps, TOP_OUTBOX);
-		top_source_recording(&s, path, sizeof(path), &rec);
-		while (top_source_message(&s, msg, sizeof(msg)))
-			said += strstr(msg, "the file lags") != NULL;
-		if (mono_ms() - t0 > slowest)
-			slowest = mono_ms() - t0;
+		got = top_source_take(s, seen, snaps, TOP_OUTBOX);
+		top_source_recording(s, path, sizeof(path), &rec);
+		while (top_source_message(s, msg, sizeof(msg)))
+			*said += strstr(msg, want) != NULL;
+		if (mono_ms() - t0 > *slowest)
+			*slowest = mono_ms() - t0;
 		intervals += got;
-		if (ended && !got && intervals >= 20)
-			break;
+		if (ms ? mono_ms() - start >= ms : ended && !got && *seen >= 20)
+			return intervals;
 		usleep(2000);
 	}
-	print_message("%d intervals, the slowest of the screen's calls %llu ms, %llu records kept\n", intervals,
-		      (unsigned long long)slowest, (unsigned long long)rec);
-	assert_true(slowest < 1000);
-	assert_int_equal(said, 1);
-	assert_true(rec < NREC);
-	/* the reader goes on: the close writes what the queue holds */
-	flags = fcntl(d.fd, F_GETFL);
-	fcntl(d.fd, F_SETFL, flags & ~O_NONBLOCK);
-	assert_int_equal(pthread_create(&th, NULL, drain_main, &d), 0);
-	written = top_source_record_stop(&s);
-	alarm(0);
-	pthread_join(th, NULL);
-	close(d.fd);
-	said = 0;
-	while (top_source_message(&s, msg, sizeof(msg)))
-		said += strstr(msg, "records were dropped while the file lagged") != NULL;
-	assert_int_equal(said, 1);
-	top_source_close(&s);
+}
 
-	/* the file: the records kept, and those dropped counted lost */
-	r = ntp_reader_open(d.path, err, sizeof(err));
+/* The records in a file, and its count of records lost before it */
+static uint64_t file_records(const char *path, uint64_t *lost)
+{
+	const struct ntp_record *recs;
+	struct ntp_reader *r;
+	char err[4096 + 256];
+	uint64_t nrec = 0;
+	size_t n;
+
+	r = ntp_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	while (ntp_reader_next_block(r, &recs, &n) > 0)
 		nrec += n;
-	assert_int_equal(nrec, (uint64_t)written);
 	assert_int_equal(ntp_reader_stats(r)->dropped, 0);
-	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec,
-		      (unsigned long long)ntp_reader_stats(r)->lost_before);
-	assert_int_equal(nrec + ntp_reader_stats(r)->lost_before, NREC);
+	*lost = ntp_reader_stats(r)->lost_before;
 	ntp_reader_close(r);
+	return nrec;
+}
+
+/* A replay recorded into a FIFO that takes nothing for a while: the replay
+ * waits for the file, the screen does not; then every record is in it. */
+static void test_stalled_file(void **state)
+{
+	char replay[300], err[4096 + 256];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t seen = 0, slowest = 0, lost = 1;
+	int said = 0, before;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "stall");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	/* the file takes nothing: the replay (20 s of records, read as fast as
+	 * it goes) is held at what the queue and the FIFO hold, 3 s or so */
+	before = screen(&s, &seen, 1500, &slowest, "the file lags", &said);
+	print_message("%d intervals while the file stalls, the slowest of the screen's calls %llu ms\n", before,
+		      (unsigned long long)slowest);
+	assert_true(before < 10);
+	assert_false(top_source_read_ended(&s));
+	drain_start(&d);
+	screen(&s, &seen, 0, &slowest, "the file lags", &said);
+	print_message("%llu intervals in all, the slowest of the screen's calls %llu ms\n", (unsigned long long)seen,
+		      (unsigned long long)slowest);
+	assert_true(slowest < 1000);
+	assert_int_equal(said, 0);
+	written = top_source_record_stop(&s);
+	alarm(0);
+	drain_end(&d);
+	top_source_close(&s);
+	assert_int_equal(written, NREC);
+	assert_int_equal(file_records(d.path, &lost), NREC);
+	assert_int_equal(lost, 0);
 	unlink(d.path);
-	unlink(fifo);
+	unlink(replay);
+}
+
+/* q while the replay waits for the file: the source thread stops at once
+ * (the block it waited with is dropped, counted lost in the file); the
+ * close then waits for the file as ntprof record's does. */
+static void test_quit_while_stalled(void **state)
+{
+	char replay[300], err[4096 + 256], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t seen = 0, slowest = 0, lost = 0, t0, nrec;
+	int said = 0;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "quit");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	screen(&s, &seen, 500, &slowest, "the file lags", &said);
+	t0 = mono_ms();
+	top_source_stop(&s);
+	print_message("q took %llu ms\n", (unsigned long long)(mono_ms() - t0));
+	assert_true(mono_ms() - t0 < 1000);
+	drain_start(&d);
+	written = top_source_record_stop(&s);
+	alarm(0);
+	drain_end(&d);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		said += strstr(msg, "records were dropped while the file lagged") != NULL;
+	top_source_close(&s);
+	nrec = file_records(d.path, &lost);
+	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
+	assert_int_equal(nrec, (uint64_t)written);
+	assert_true(nrec < NREC);
+	assert_int_equal(said, lost > 0);
+	unlink(d.path);
 	unlink(replay);
 }
 
@@ -216,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stalled_file),
+		cmocka_unit_test(test_quit_while_stalled),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
