@@ -259,4 +259,17 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	}									\
 } while (0)
 
+/* The command does not start on this side after all: its submission failed
+ * after ntprof_begin, the request put back unsent and the error returned to
+ * the submitter (SPDK's RDMA host, nvme_rdma_qpair_submit_request). No
+ * record: nothing was sent, there is no time to measure and no other side
+ * to join. Counted done, or the recorder's stop would wait its second for
+ * it and count it lost (docs/spdk.md). */
+#define NTPROF_DROP(r) do {						\
+	if (__builtin_expect((r)->abi != 0, 0)) {			\
+		(r)->abi = 0;						\
+		ntprof_count(1);					\
+	}								\
+} while (0)
+
 #endif /* NTPROF_USDT_H */

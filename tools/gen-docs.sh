@@ -124,6 +124,13 @@ function begin_prog(p) {
 		w("recording. In the monitor, \\fBh\\fR, \\fB?\\fR or F1 lists the keys.")
 		w(".PP")
 		w("An option given twice takes the last value; a size list (\\fB\\-\\-size\\fR) adds up.")
+		w("An option the mode run has no use for is refused (exit 2), not ignored: with")
+		w("\\fB\\-\\-replay\\fR the live source\\(aqs hooking options, \\fB\\-\\-exact\\-queues\\fR,")
+		w("\\fB\\-\\-target\\-session\\fR and \\fB\\-\\-spdk\\-*\\fR (and \\fB\\-r\\fR, \\fB\\-t\\fR, \\fB\\-s\\fR")
+		w("that do not say what the recording holds); \\fB\\-\\-speed\\fR without \\fB\\-\\-replay\\fR;")
+		w("\\fB\\-n\\fR, \\fB\\-\\-json\\fR and \\fB\\-\\-width\\fR without \\fB\\-b\\fR (and")
+		w("\\fB\\-\\-width\\fR with \\fB\\-\\-json\\fR); \\fB\\-\\-theme\\fR, \\fB\\-\\-dir\\fR and the")
+		w("what\\-if options with \\fB\\-b\\fR.")
 	}
 	if (p == "ntprof") { w(".SH COMMANDS"); subsec = 1 }
 	else w(".SH OPTIONS")
@@ -221,8 +228,9 @@ an error).
 with a one\-line message naming the option on an option error: an unknown
 option, a value it does not take (a \fB\-\-theme\fR that does not load, a list
 with an empty item), the live capture options' own errors (as \fBntprof
-record\fR's), or an option of batch mode (\fB\-n\fR,
-\fB\-\-json\fR) without \fB\-b\fR.
+record\fR's), or an option the mode run has no use for (DESCRIPTION; e.g.
+\fB\-n\fR without \fB\-b\fR, or \fB\-s\fR with \fB\-\-replay\fR of a
+recording sampled otherwise).
 .SH SEE ALSO
 .BR ntprof (8).
 The documentation in the source tree: docs/top.md, docs/stage\-model.md.

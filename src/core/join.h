@@ -34,25 +34,32 @@ size_t ntp_join_primary(const struct ntp_join_input *in, size_t n);
 /* For several files: adj[i], ns to add to file i's wall-mapped times so the
  * same commands line up with the primary file's, estimated from the first
  * records of each file (join_align.c); 0 where nothing could be estimated.
- * Reads the files' starts through readers of its own. */
+ * Files the primary cannot reach through such pairs are aligned on each
+ * other from another file, on that file's wall clock: the order the files
+ * are given in does not change which are aligned. Reads the files' starts
+ * through readers of its own. */
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj);
 
 /* Why a file was not aligned (ntp_join_align_state): no offset is ever
  * taken that the pairs of commands do not agree on. */
 enum ntp_align_state {
-	NTP_ALIGNED = 0,		/* aligned (the primary file: on itself) */
+	NTP_ALIGNED = 0,		/* aligned (the primary file: on itself, when no two files
+					 * were aligned; else when aligned with another) */
 	NTP_ALIGN_NO_PEER,		/* no file it could be aligned on was (its target was not) */
 	NTP_ALIGN_FEW_PAIRS,		/* fewer pairs than an offset is judged on (a short or idle
 					 * recording): not said, as before the judging */
-	NTP_ALIGN_NO_PAIRS,		/* no command of it in the others' samples */
+	NTP_ALIGN_NO_PAIRS,		/* none or too few of its commands in the others' samples,
+					 * a file of 64 records or more (of another
+					 * run or target) */
 	NTP_ALIGN_DISAGREE,		/* its pairs gave no one offset, its file read on to the limit */
 	NTP_ALIGN_UNREADABLE,		/* its file could not be read again (removed while read) */
 	NTP_ALIGN_NO_MEMORY,
 };
 
-/* ntp_join_align, and state[i] (may be NULL) why file i is not aligned
- * (adj[i] then 0: its records mapped by the wall clocks alone). Returns how
- * many files are not aligned. */
+/* ntp_join_align, and state[i] (may be NULL) why file i is not aligned: a
+ * file aligned with no other, where some were (the primary too), or where
+ * none were, every file but the primary (adj[i] then 0: its records mapped
+ * by the wall clocks alone). Returns how many files are not aligned. */
 size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
 			    uint8_t *state);
 /* The one line that says file i was not aligned, naming it, into buf; 0 if

@@ -18,7 +18,9 @@
  * An offset is taken only where the pairs agree on it (judged_offset); a
  * host whose samples give none is read on (host_search), and a file that
  * still has none is left on the wall clocks and said
- * (ntp_join_align_state, docs/failures.md).
+ * (ntp_join_align_state, docs/failures.md). Files the primary file does not
+ * reach are aligned from another (spread): which files are aligned does not
+ * depend on the order they were given in.
  * That offset only orders the input; no stage time uses it.
  */
 #include <pthread.h>
@@ -902,7 +904,7 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 {
 	struct fsample *fs = al->fs;
 	uint8_t *tried = &al->tried[a * al->n + b];
-	size_t best = 0, any = 0, most = 0;
+	size_t best = 0, most = 0;
 	long found;
 
 	if (!(*tried & TRIED_SAMPLES)) {
@@ -915,7 +917,6 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 				continue;	/* the same samples as set 0 */
 			c = judged_offset(al, fs[a].h[sa], fs[a].nh[sa], &fs[b].ti[sb], fs[b].nt[sb],
 					  fs[a].tgx == &fs[b].ti[sb], &o, &pairs);
-			any += pairs;
 			if (pairs > most)
 				most = pairs;
 			if (c > best) {
@@ -927,8 +928,10 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 			return best;
 		*tried |= TRIED_SAMPLES;
 		if (fs[a].h[0] && (fs[b].nt[0] || fs[b].nt[1]))
-			al_state(al, a, b, most < ALIGN_MIN_PAIRS && few_records(&al->in[a]) ? NTP_ALIGN_FEW_PAIRS :
-					   any ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PAIRS);
+			/* too few pairs to judge: a short recording's, else of
+			 * a host of another run or target (chance pairs) */
+			al_state(al, a, b, most >= ALIGN_MIN_PAIRS ? NTP_ALIGN_DISAGREE :
+					   few_records(&al->in[a]) ? NTP_ALIGN_FEW_PAIRS : NTP_ALIGN_NO_PAIRS);
 	}
 	if (!search || (*tried & TRIED_SEARCH) || !fs[a].h[0] || (!fs[b].nt[0] && !fs[b].nt[1]))
 		return 0;
@@ -1009,6 +1012,49 @@ static void sample_hosts_2(struct hosts_job job[2])
 		sample_hosts(&job[1]);
 }
 
+/* Aligns every file not aligned yet (done[b] 0; else its group + 1) that
+ * the aligned ones reach through pairs of files, in the group of the file
+ * it was aligned on: a target aligned on a host, then the other hosts of
+ * that target on it, and so on, from the samples; a host's file read on
+ * (host_search) only once no file can be aligned from the samples. adj[b]
+ * on the clock of the group's first file. A pair tried once is not tried
+ * again (pair_offset): the files of a group begun earlier, which reached
+ * none of those left, cost next to nothing here. */
+static void spread(struct align *al, size_t *done, int64_t *adj)
+{
+	size_t n = al->n;
+	int progress = 1;
+
+	for (int search = 0; search < 2; search++) {
+		for (progress = 1; progress;) {
+			progress = 0;
+			for (size_t a = 0; a < n; a++) {
+				for (size_t b = 0; b < n; b++) {
+					int64_t off;
+
+					if (a == b || !done[a] || done[b])
+						continue;
+					/* a's hosts against b's targets: b's times + off match a's */
+					if (pair_offset(al, a, b, &off, search)) {
+						adj[b] = wrap_add((uint64_t)adj[a], off);
+						done[b] = done[a];
+						progress = 1;
+					} else if (pair_offset(al, b, a, &off, search)) {
+						adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
+						done[b] = done[a];
+						progress = 1;
+					}
+				}
+			}
+			/* a file aligned: the others from the samples first */
+			if (progress && search)
+				break;
+		}
+		if (progress)
+			search = -1;
+	}
+}
+
 size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
 			    uint8_t *state)
 {
@@ -1019,10 +1065,11 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
 	void *scratch = malloc(ALIGN_SCRATCH_BYTES);
-	char *done = calloc(n ? n : 1, 1), *early = calloc(n ? n : 1, 1);
+	size_t *done = calloc(n ? n : 1, sizeof(*done)), groups = 0;
+	char *early = calloc(n ? n : 1, 1);
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
 	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
-	int progress = 1, filter;
+	int filter;
 	struct align al;
 
 	memset(adj, 0, n * sizeof(*adj));
@@ -1131,42 +1178,34 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 	sample_hosts_2(job);
 	al = (struct align){ .in = in, .n = n, .fs = fs, .early = early, .host_max = host_max, .from = from,
 			     .d = d, .scratch = scratch, .tried = tried, .state = st };
-	/* Spread from the primary file: a target aligned on a host, then the
-	 * other hosts of that target on it, and so on; a host's file read on
-	 * (host_search) only once no file can be aligned from the samples. */
-	done[primary] = 1;
-	for (int search = 0; search < 2; search++) {
-		for (progress = 1; progress;) {
-			progress = 0;
-			for (size_t a = 0; a < n; a++) {
-				for (size_t b = 0; b < n; b++) {
-					int64_t off;
-
-					if (a == b || !done[a] || done[b])
-						continue;
-					/* a's hosts against b's targets: b's times + off match a's */
-					if (pair_offset(&al, a, b, &off, search)) {
-						adj[b] = wrap_add((uint64_t)adj[a], off);
-						done[b] = progress = 1;
-					} else if (pair_offset(&al, b, a, &off, search)) {
-						adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
-						done[b] = progress = 1;
-					}
-				}
-			}
-			/* a file aligned: the others from the samples first */
-			if (progress && search)
-				break;
+	/* Spread from the primary file, then from each file left (a primary
+	 * that aligns with nothing, a host of another run or an idle one, does
+	 * not leave the others on the wall clocks), each group on the clock
+	 * of the file it was begun from (done[i]: its group + 1). */
+	for (size_t i = 0, k = primary; i < n; i++, k = (k + 1) % n)
+		if (!done[k]) {
+			done[k] = ++groups;
+			spread(&al, done, adj);
 		}
-		if (progress)
-			search = -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (done[i])
-			continue;
-		unaligned++;
-		if (state)
-			state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PEER;
+	/* A file alone in its group is not aligned: said, whatever the order
+	 * the files were given in (the primary too, unless no two files were
+	 * aligned: then the others are said). The files of a group are
+	 * aligned on each other, as their commands pair; two groups share no
+	 * command the alignment found (hosts each of its own target). */
+	if (groups > 1) {
+		size_t *cnt = hbase, most = 0;	/* hbase is done with: the groups' sizes */
+
+		memset(cnt, 0, n * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			if (++cnt[done[i] - 1] > most)
+				most = cnt[done[i] - 1];
+		for (size_t i = 0; i < n; i++) {
+			if (cnt[done[i] - 1] > 1 || (most == 1 && i == primary))
+				continue;
+			unaligned++;
+			if (state)
+				state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PEER;
+		}
 	}
 out:
 	for (size_t i = 0; fs && i < n; i++) {
@@ -1211,7 +1250,8 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 		why = "no file it could be aligned on was aligned (its target, or its hosts)";
 		break;
 	case NTP_ALIGN_NO_PAIRS:
-		why = "none of its commands is among the other side's first records";
+		why = "none of its commands, or too few to judge, is in the others' (a recording of another "
+		      "run or of another target?)";
 		break;
 	case NTP_ALIGN_DISAGREE:
 		why = "the commands both sides hold do not agree on one (as when a host with one command id, "

@@ -404,29 +404,20 @@ static void view_ctx(const struct ntp_view *v, const struct ntp_history *h, char
 	}
 }
 
-/* The replay's n notes (NUL-separated) under the view's message, a line
- * each, escaped; what does not fit the message ends with "..." (the notes
- * are whole on stderr after q). */
-static void notes_append(struct ntp_view *v, const char *notes, size_t n)
+/* A message for the status line: under the one shown if that one was not
+ * drawn yet (a message is drawn at least once before a key or another
+ * message takes its place, docs/top.md), else in its place; escaped
+ * (core/esc.h). */
+static void say(struct ntp_view *v, int *undrawn, const char *line)
 {
-	size_t used = strlen(v->msg), cap = sizeof(v->msg);
-	const char *p = notes;
+	char *e = esc_whole(line);
 
-	for (size_t i = 0; i < n && used < cap - 1; i++, p += strlen(p) + 1) {
-		char *e = esc_whole(p);
-
-		if (e)
-			used += (size_t)snprintf(v->msg + used, cap - used, "%s%s", used ? "\n" : "", e);
-		free(e);
-	}
-	if (used >= cap - 1) {
-		/* cut: back to a character's start, room for the mark */
-		size_t end = cap - 4;
-
-		while (end > 0 && ((unsigned char)v->msg[end] & 0xC0) == 0x80)
-			end--;
-		memcpy(v->msg + end, "...", 4);
-	}
+	if (*undrawn)
+		ntp_view_msg_add(v, e ? e : "out of memory");
+	else
+		ntp_view_msg(v, "%s", e ? e : "out of memory");
+	free(e);
+	*undrawn = 1;
 }
 
 static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
@@ -440,9 +431,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	struct ntp_view v;
 	struct hist hist;
 	uint64_t seen = 0;
-	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, notes_pending = 0, done, ret = 0;
-	char *notes = NULL;
-	size_t notes_n = 0;
+	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, undrawn = 0, done, ret = 0;
+	/* a message not drawn yet, over a key's action (ntp_view_msg_hold()) */
+	static struct ntp_msg_hold held;
 
 	if (hist_init(&hist))
 		return top_err("out of memory");
@@ -483,22 +474,24 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		 * done ("replay ended: ...") are popped now, before the notes */
 		done = atomic_load(&src->done);
 		while (top_source_message(src, msg, sizeof(msg))) {
-			char *e = esc_whole(msg);
-
-			ntp_view_msg(&v, "%s", e ? e : "out of memory");
-			free(e);
+			say(&v, &undrawn, msg);
 			dirty = 1;
 		}
-		/* the replay's damaged or cut files, one line each under its end;
-		 * put under the message just before they are drawn (below), so
-		 * that no key clears them before they were drawn once */
+		/* the replay's damaged or cut files, one line each under its end
+		 * (the whole notes are on stderr after q) */
 		if (done && !notes_said && o->src.replay) {
-			notes_n = top_source_notes(src, UINT64_MAX, &notes);
+			char *notes, *p;
+			size_t n = top_source_notes(src, UINT64_MAX, &notes);
+
+			p = notes;
+			for (size_t i = 0; i < n; i++, p += strlen(p) + 1)
+				say(&v, &undrawn, p);
+			free(notes);
 			notes_said = 1;
-			notes_pending = notes_n > 0;
+			dirty |= n > 0;
 		}
 		if (done && !done_said && !o->src.replay) {
-			ntp_view_msg(&v, "the live source stopped; q quits");
+			say(&v, &undrawn, "the live source stopped; q quits");
 			done_said = dirty = 1;
 		}
 		h = hist_view(&hist);
@@ -508,7 +501,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			enum ntp_action a;
 			unsigned r;
 
-			v.msg[0] = 0;
+			/* the key's message replaces the one shown, if that one
+			 * was drawn; else goes under it */
+			ntp_view_msg_hold(&v, &held, undrawn);
 			a = ntp_key_action(&v, key);
 			view_ctx(&v, &h, ns, &ctx);
 			r = ntp_view_apply(&v, a, &ctx);
@@ -529,12 +524,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 				toggle_recording(&v, src, o->dir);
 			if (r & NTP_REACT_SNAPSHOT)
 				save_snapshot(&v, &h, &info, o->dir, src);
+			ntp_view_msg_unhold(&v, &held);
 			clear |= !!(r & NTP_REACT_CLEAR);
-			dirty = 1;
-		}
-		if (notes_pending) {
-			notes_append(&v, notes, notes_n);
-			notes_pending = 0;
 			dirty = 1;
 		}
 		if (!dirty)
@@ -558,7 +549,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		}
 		ntp_render(&scr, &v, &h, &info);
 		ntp_term_blit(&scr, clear);
-		dirty = clear = 0;
+		dirty = clear = undrawn = 0;
 	}
 	ntp_term_close();
 	top_logcap_hold(0);
@@ -566,7 +557,6 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
 	ntp_screen_free(&scr);
 	hist_free(&hist);
-	free(notes);
 	return ret;
 }
 
@@ -683,6 +673,10 @@ int main(int argc, char **argv)
 	if (top_source_open(&src, &o.src, err, sizeof(err))) {
 		top_source_close(&src);
 		return top_err("%s", err);
+	}
+	if (o.src.replay && top_check_replay(&o, &src.info)) {
+		top_source_close(&src);
+		return 2;
 	}
 	if (top_source_start(&src)) {
 		top_source_close(&src);

@@ -58,8 +58,14 @@ static int custom(void *ctx, int key, const char *val, char *err, size_t errlen)
 {
 	struct custom_ctx *c = ctx;
 
-	if (key == 'W')		/* --what-if-servers */
-		return ntp_wi_parse_servers(val, &c->o->wi, err, errlen) ? -1 : 0;
+	(void)err;
+	(void)errlen;
+	/* --what-if-servers: parsed once all are read, so that the last one
+	 * given is the one taken, as in ntprof report (docs/options.md) */
+	if (key == 'W') {
+		c->o->wi_servers = val;
+		return 0;
+	}
 	c->done = key;
 	return 0;
 }
@@ -70,19 +76,80 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	struct custom_ctx cc = { 0, o };
 	const char *nc = getenv("NO_COLOR"), *cols = getenv("COLUMNS");
 	char err[8192];	/* an option's value is echoed whole */
+	struct ntp_capture_opts def;
+	struct ntp_collector_opts *co = &o->src.cap.co;
 	struct ntp_theme theme;
-	int first;
+	const char *no_replay = NULL, *no_batch = NULL;
+	int first, speed_given, width_given, look_given;
 
 	memset(o, 0, sizeof(*o));
-	ntp_capture_defaults(&o->src.cap);
-	o->src.speed = 1;
-	o->theme = "default";
-	o->dir = ".";
+	ntp_capture_defaults(&def);
+	o->src.cap = def;
+	/* unset, to tell what was given (a mode refuses what it does not use);
+	 * the defaults replace them after parsing */
+	co->role = co->transport = UINT8_MAX;
+	co->sampling = 0;
+	co->attach_timeout_s = -1;
+	o->src.speed = -1;
 	o->no_color = nc && *nc;
-	o->width = cols && atoi(cols) >= 20 ? atoi(cols) : 100;
 	first = ntp_options_parse(argc, argv, ntp_top_optsets, bases, TOP_OPTSETS, custom, &cc,
 				  " (--help lists the options)", err, sizeof(err));
 	if (first < 0)
+		return bad("%s", err);
+	o->given = (co->role != UINT8_MAX ? TOP_GIVEN_ROLE : 0) |
+		   (co->transport != UINT8_MAX ? TOP_GIVEN_TRANSPORT : 0) |
+		   (co->sampling ? TOP_GIVEN_SAMPLING : 0);
+	if (co->role == UINT8_MAX)
+		co->role = def.co.role;
+	if (co->transport == UINT8_MAX)
+		co->transport = def.co.transport;
+	if (!co->sampling)
+		co->sampling = def.co.sampling;
+	/* the live source's options a replay has no use for: it attaches
+	 * nothing and reads what the recording holds (-r, -t and -s are
+	 * checked against it: top_check_replay()) */
+	if (co->target_session[0])
+		no_replay = "--target-session";
+	else if (co->exact_queues)
+		no_replay = "--exact-queues";
+	else if (co->spdk_host)
+		no_replay = "--spdk-host";
+	else if (co->spdk_target)
+		no_replay = "--spdk-target";
+	else if (co->flavour == NTP_FLAVOUR_KPROBE)
+		no_replay = "--kprobes";
+	else if (co->flavour == NTP_FLAVOUR_FENTRY)
+		no_replay = "--fentry";
+	else if (co->attach_timeout_s >= 0)
+		no_replay = "--attach-timeout";
+	else if (co->btf_path)
+		no_replay = "--btf";
+	if (co->attach_timeout_s < 0)
+		co->attach_timeout_s = def.co.attach_timeout_s;
+	speed_given = o->src.speed >= 0;
+	if (!speed_given)
+		o->src.speed = 1;
+	width_given = o->width != 0;
+	if (!width_given)
+		o->width = cols && atoi(cols) >= 20 ? atoi(cols) : 100;
+	/* what only the full screen shows or does: colours, the files of w
+	 * and S, the what-if view */
+	if (o->theme)
+		no_batch = "--theme";
+	else if (o->dir)
+		no_batch = "--dir";
+	else if (o->wi_servers)
+		no_batch = "--what-if-servers";
+	else if (o->wi.tags)
+		no_batch = "--what-if-tags";
+	else if (o->wi.base_qd)
+		no_batch = "--what-if-qd-was";
+	look_given = o->theme != NULL;
+	if (!o->theme)
+		o->theme = "default";
+	if (!o->dir)
+		o->dir = ".";
+	if (o->wi_servers && ntp_wi_parse_servers(o->wi_servers, &o->wi, err, sizeof(err)))
 		return bad("%s", err);
 	if (o->wi.tags)
 		o->wi.tags_from = "--what-if-tags";
@@ -113,19 +180,53 @@ int top_parse_opts(int argc, char **argv, struct top_opts *o)
 	if (o->src.speed > 0 && o->src.speed < TOP_SPEED_MIN)
 		return bad("option --speed: %g is below %g; 0 means as fast as possible",
 			   o->src.speed, TOP_SPEED_MIN);
+	/* a theme that does not load is a value the option does not take (an
+	 * option error, as the man page's EXIT STATUS says); main.c loads it */
+	if (look_given && ntp_theme_load(o->theme, &theme, err, sizeof(err)))
+		return bad("option --theme: %s", err);
+	/* an option the mode run has no use for is refused, not ignored
+	 * (docs/top.md) */
 	if (o->json && !o->batch)
 		return bad("--json is for batch mode: add -b");
 	if (o->iterations && !o->batch)
 		return bad("-n is for batch mode: add -b");
-	/* a theme that does not load is a value the option does not take (an
-	 * option error, as the man page's EXIT STATUS says); main.c loads it */
-	if (ntp_theme_load(o->theme, &theme, err, sizeof(err)))
-		return bad("option --theme: %s", err);
+	if (width_given && !o->batch)
+		return bad("--width is for batch mode: add -b (the full screen takes the terminal's width)");
+	if (width_given && o->json)
+		return bad("--width is for batch mode's screens, not --json");
+	if (no_batch && o->batch)
+		return bad("%s is for the full screen, not -b (%s)", no_batch,
+			   !strcmp(no_batch, "--theme") ? "batch mode prints no colours"
+			   : !strcmp(no_batch, "--dir") ? "where its keys w and S write"
+			   : "its what-if view, key W");
+	if (speed_given && !o->src.replay)
+		return bad("--speed is for --replay");
+	if (no_replay && o->src.replay)
+		return bad("%s is for the live source, not --replay (a replay reads what the recording holds)",
+			   no_replay);
 	/* live: the capture options' errors that need no kernel, before the
 	 * kernel is looked at, as `ntprof record` finds them (cli/options.h) */
 	if (!o->src.replay && ntp_capture_check(&o->src.cap, err, sizeof(err)))
 		return bad("%s", err);
 	o->src.stop_after = o->iterations;
 	o->src.lossless = o->batch;
+	return 0;
+}
+
+int top_check_replay(const struct top_opts *o, const struct ntp_file_info *fi)
+{
+	const struct ntp_collector_opts *co = &o->src.cap.co;
+
+	/* -r names the side(s) wanted: the recording (or the files joined)
+	 * must hold them; -r host of a recording of both shows both */
+	if ((o->given & TOP_GIVEN_ROLE) && co->role != fi->role && fi->role != NTP_ROLE_BOTH)
+		return bad("option -r %s: the replayed recording holds the %s side only", ntp_role_name(co->role),
+			   ntp_role_name(fi->role));
+	if ((o->given & TOP_GIVEN_TRANSPORT) && co->transport != fi->transport)
+		return bad("option -t %s: the replayed recording is of NVMe/%s", ntp_transport_name(co->transport),
+			   fi->transport == NTP_TRANSPORT_RDMA ? "RDMA" : "TCP");
+	if ((o->given & TOP_GIVEN_SAMPLING) && co->sampling != fi->sampling)
+		return bad("option -s %u: the replayed recording samples one command in %u (a replay cannot change it)",
+			   co->sampling, fi->sampling);
 	return 0;
 }

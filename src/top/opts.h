@@ -21,10 +21,21 @@ struct top_opts {
 	int width;			/* batch: columns (--width, else $COLUMNS, else 100) */
 	char *replay_files[TOP_MAX_REPLAY];	/* --replay FILE and the files after it */
 	struct ntp_wi_params wi;	/* --what-if-servers, --what-if-tags (docs/what-if.md) */
+	const char *wi_servers;		/* --what-if-servers: the last one given, parsed into wi */
+	unsigned given;			/* TOP_GIVEN_*: what a replay checks against its recording */
 };
+
+/* -r, -t, -s given: with --replay they must say what the recording holds
+ * (top_check_replay(), docs/top.md) */
+#define TOP_GIVEN_ROLE		1u
+#define TOP_GIVEN_TRANSPORT	2u
+#define TOP_GIVEN_SAMPLING	4u
 
 /* 0: run; 1: done (help/version printed); -1: bad usage (message printed). */
 int top_parse_opts(int argc, char **argv, struct top_opts *o);
 int top_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A replay: -r, -t and -s, if given, against its recording's header (fi);
+ * 0, or -1 with the message printed (an option error: exit 2). */
+int top_check_replay(const struct top_opts *o, const struct ntp_file_info *fi);
 
 #endif

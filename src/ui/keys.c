@@ -10,36 +10,70 @@
 #define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_WHATIF)
 
 const struct ntp_binding ntp_bindings[] = {
-	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY },
-	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
-	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY },
-	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF },
-	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL },
-	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL },
-	{ '>',                NTP_ACT_WI_QD_UP,      "< > [ ]", "what-if: lower / raise the target QD; [ ]: the run's QD (given)", NTP_MODE_WHATIF },
-	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
-	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF },
-	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF },
+	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY, "help" },
+	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL },
+	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL },
+	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF, "back" },
+	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL, "detail" },
+	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL, NULL },
+	{ '>',                NTP_ACT_WI_QD_UP,      "< > [ ]", "what-if: lower / raise the target QD; [ ]: the run's QD (given)", NTP_MODE_WHATIF, NULL },
+	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL },
+	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF, NULL },
+	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL },
 	/* the QD the run has, given (below 1: inferred by Little's law) */
-	{ ']',                NTP_ACT_WI_WAS_UP,     NULL,      NULL, NTP_MODE_WHATIF },
-	{ '[',                NTP_ACT_WI_WAS_DOWN,   NULL,      NULL, NTP_MODE_WHATIF },
-	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL },
-	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL },
-	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL },
-	{ 'N',                NTP_ACT_NS_PREV,       NULL,      NULL, MAIN_DETAIL },
-	{ 't',                NTP_ACT_IO_CYCLE,      "t",       "I/O type: all, read, write", MAIN_DETAIL },
-	{ 's',                NTP_ACT_SAMPLING,      "s",       "sampling: one command in 1, 10, 100, 1000 (live)", MAIN_DETAIL },
-	{ '+',                NTP_ACT_INTERVAL_UP,   "+ -",     "longer / shorter interval", MAIN_DETAIL },
-	{ '-',                NTP_ACT_INTERVAL_DOWN, NULL,      NULL, MAIN_DETAIL },
-	{ ' ',                NTP_ACT_PAUSE,         "Space",   "pause / resume the screen (collection goes on)", MAIN_DETAIL },
-	{ NTP_KEY_LEFT,       NTP_ACT_STEP_BACK,     "Left Right", "older / newer interval while paused", MAIN_DETAIL },
-	{ NTP_KEY_RIGHT,      NTP_ACT_STEP_FORWARD,  NULL,      NULL, MAIN_DETAIL },
-	{ 'w',                NTP_ACT_RECORD,        "w",       "start / stop recording to a .ntp file", MAIN_DETAIL },
-	{ 'S',                NTP_ACT_SNAPSHOT,      "S",       "save the shown interval as text and JSON", MAIN_DETAIL },
-	{ NTP_KEY_CTRL_L,     NTP_ACT_REDRAW,        "Ctrl-L",  "redraw the terminal", NTP_MODE_ANY },
-	{ 'q',                NTP_ACT_QUIT,          "q",       "quit", NTP_MODE_ANY },
+	{ ']',                NTP_ACT_WI_WAS_UP,     NULL,      NULL, NTP_MODE_WHATIF, NULL },
+	{ '[',                NTP_ACT_WI_WAS_DOWN,   NULL,      NULL, NTP_MODE_WHATIF, NULL },
+	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL, NULL },
+	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL, NULL },
+	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL, "namespace" },
+	{ 'N',                NTP_ACT_NS_PREV,       NULL,      NULL, MAIN_DETAIL, NULL },
+	{ 't',                NTP_ACT_IO_CYCLE,      "t",       "I/O type: all, read, write", MAIN_DETAIL, "I/O type" },
+	{ 's',                NTP_ACT_SAMPLING,      "s",       "sampling: one command in 1, 10, 100, 1000 (live)", MAIN_DETAIL, "sampling" },
+	{ '+',                NTP_ACT_INTERVAL_UP,   "+ -",     "longer / shorter interval", MAIN_DETAIL, NULL },
+	{ '-',                NTP_ACT_INTERVAL_DOWN, NULL,      NULL, MAIN_DETAIL, NULL },
+	{ ' ',                NTP_ACT_PAUSE,         "Space",   "pause / resume the screen (collection goes on)", MAIN_DETAIL, "pause" },
+	{ NTP_KEY_LEFT,       NTP_ACT_STEP_BACK,     "Left Right", "older / newer interval while paused", MAIN_DETAIL, NULL },
+	{ NTP_KEY_RIGHT,      NTP_ACT_STEP_FORWARD,  NULL,      NULL, MAIN_DETAIL, NULL },
+	{ 'w',                NTP_ACT_RECORD,        "w",       "start / stop recording to a .ntp file", MAIN_DETAIL, "record" },
+	{ 'S',                NTP_ACT_SNAPSHOT,      "S",       "save the shown interval as text and JSON", MAIN_DETAIL, "save" },
+	{ NTP_KEY_CTRL_L,     NTP_ACT_REDRAW,        "Ctrl-L",  "redraw the terminal", NTP_MODE_ANY, NULL },
+	{ 'q',                NTP_ACT_QUIT,          "q",       "quit", NTP_MODE_ANY, "quit" },
 };
 const int ntp_n_bindings = sizeof(ntp_bindings) / sizeof(ntp_bindings[0]);
+
+void ntp_key_footer(const struct ntp_view *v, int width, char *buf, size_t len)
+{
+	const struct ntp_binding *last = NULL;
+	char item[64];
+	size_t used = 0;
+	int w;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (int i = 0; i < ntp_n_bindings; i++)
+		if (ntp_bindings[i].foot && ntp_bindings[i].keyname && (ntp_bindings[i].modes & v->mode))
+			last = &ntp_bindings[i];
+	if (!last)
+		return;
+	/* room kept for the last item: "  " and it */
+	w = width - (int)strcspn(last->keyname, " ") - 1 - (int)strlen(last->foot) - 2;
+	for (int i = 0; i < ntp_n_bindings; i++) {
+		const struct ntp_binding *b = &ntp_bindings[i];
+		int n;
+
+		if (!b->foot || !b->keyname || !(b->modes & v->mode))
+			continue;
+		n = snprintf(item, sizeof(item), "%s%.*s %s", used ? "  " : "", (int)strcspn(b->keyname, " "),
+			     b->keyname, b->foot);
+		if (n < 0 || (size_t)n >= sizeof(item) || used + (size_t)n >= len)
+			continue;
+		if (b != last && (int)(used + (size_t)n) > w)
+			continue;
+		memcpy(buf + used, item, (size_t)n + 1);
+		used += (size_t)n;
+	}
+}
 
 static const unsigned interval_steps[] = { 250, 500, 1000, 2000, 5000, 10000, 30000 };
 static const unsigned sampling_steps[] = { 1, 10, 100, 1000 };
@@ -57,13 +91,77 @@ void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling)
 	v->wi_qd = 16;
 }
 
+/* msg, which snprintf cut at len - 1 bytes: back to a character's start
+ * (a UTF-8 sequence cut short goes whole), without a line break left at
+ * its end. */
+static void msg_cut(char *msg, size_t len)
+{
+	size_t end = len - 1, k = end, need;
+	unsigned char c;
+
+	while (k > 0 && ((unsigned char)msg[k - 1] & 0xC0) == 0x80)
+		k--;
+	if (k > 0) {
+		c = (unsigned char)msg[k - 1];
+		need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+		if (k - 1 + need > end)
+			end = k - 1;
+	}
+	while (end > 0 && msg[end - 1] == '\n')
+		end--;
+	msg[end] = 0;
+}
+
 void ntp_view_msg(struct ntp_view *v, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+	n = vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
 	va_end(ap);
+	v->msg_cut = n >= (int)sizeof(v->msg);
+	if (v->msg_cut)
+		msg_cut(v->msg, sizeof(v->msg));
+}
+
+void ntp_view_msg_add(struct ntp_view *v, const char *line)
+{
+	size_t used = strlen(v->msg), cap = sizeof(v->msg);
+	int n;
+
+	if (v->msg_cut)
+		return;
+	n = snprintf(v->msg + used, cap - used, "%s%s", used ? "\n" : "", line);
+	if (n < 0 || (size_t)n >= cap - used) {
+		v->msg_cut = 1;
+		msg_cut(v->msg, cap);
+	}
+}
+
+void ntp_view_msg_hold(struct ntp_view *v, struct ntp_msg_hold *h, int undrawn)
+{
+	h->msg[0] = 0;
+	h->cut = 0;
+	if (undrawn && v->msg[0]) {
+		memcpy(h->msg, v->msg, sizeof(h->msg));
+		h->cut = v->msg_cut;
+	}
+	v->msg[0] = 0;
+	v->msg_cut = 0;
+}
+
+void ntp_view_msg_unhold(struct ntp_view *v, const struct ntp_msg_hold *h)
+{
+	struct ntp_msg_hold said;
+
+	if (!h->msg[0])
+		return;
+	memcpy(said.msg, v->msg, sizeof(said.msg));
+	memcpy(v->msg, h->msg, sizeof(v->msg));
+	v->msg_cut = h->cut;
+	if (said.msg[0])
+		ntp_view_msg_add(v, said.msg);
 }
 
 enum ntp_action ntp_key_action(const struct ntp_view *v, int key)

@@ -75,6 +75,8 @@ struct ntp_binding {
 	const char *keyname;	/* as the help screen shows it; NULL: same line as the previous binding */
 	const char *help;
 	unsigned modes;		/* NTP_MODE_* where it applies */
+	const char *foot;	/* the status line's word for it, after keyname's first key;
+				 * NULL: only on the help screen */
 };
 
 extern const struct ntp_binding ntp_bindings[];
@@ -99,6 +101,13 @@ struct ntp_view {
 	uint32_t wi_qd_was;		/* the QD the workload runs at, as given (--what-if-qd-was,
 					 * keys [ ]); 0: inferred by Little's law */
 	char msg[NTP_VIEW_MSG_LEN];	/* status line; "" = the default hint; '\n' starts a line */
+	int msg_cut;			/* msg was cut at its end: the status line marks it (render.c) */
+};
+
+/* A message not drawn yet, kept over a key (ntp_view_msg_hold()). */
+struct ntp_msg_hold {
+	char msg[NTP_VIEW_MSG_LEN];
+	int cut;
 };
 
 /* What dispatch may know about the data, read-only. */
@@ -111,12 +120,27 @@ struct ntp_view_ctx {
 };
 
 void ntp_view_init(struct ntp_view *v, unsigned interval_ms, unsigned sampling);
-/* Sets the status line message (clipped to the view's buffer). */
+/* Sets the status line message (cut to the view's buffer at a character's
+ * start, then marked: msg_cut). */
 void ntp_view_msg(struct ntp_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds line under the message (is the message when there is none); what
+ * does not fit the buffer is cut as ntp_view_msg() cuts, and nothing goes
+ * after a cut. */
+void ntp_view_msg_add(struct ntp_view *v, const char *line);
+/* A key clears the message before its action, except a message not drawn
+ * yet (undrawn: ntprof-top popped it in the same pass, docs/top.md): that
+ * one is moved to h, and ntp_view_msg_unhold() puts it back after the
+ * action, with what the key said (if anything) under it. */
+void ntp_view_msg_hold(struct ntp_view *v, struct ntp_msg_hold *h, int undrawn);
+void ntp_view_msg_unhold(struct ntp_view *v, const struct ntp_msg_hold *h);
 /* The action bound to key in the view's mode, or NTP_ACT_NONE. */
 enum ntp_action ntp_key_action(const struct ntp_view *v, int key);
 /* Applies an action; returns NTP_REACT_* bits. Pure: touches only *v. */
 unsigned ntp_view_apply(struct ntp_view *v, enum ntp_action a, const struct ntp_view_ctx *ctx);
+/* The status line's key hint in the view's mode, from the key table (each
+ * binding's foot): what fits width columns, in the table's order, the last
+ * one (q quit) always; buf holds len bytes. */
+void ntp_key_footer(const struct ntp_view *v, int width, char *buf, size_t len);
 /* Interval steps of +/- and the rates `s` cycles through. */
 unsigned ntp_interval_step(unsigned ms, int dir);
 unsigned ntp_sampling_next(unsigned n);

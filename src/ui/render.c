@@ -132,20 +132,21 @@ static size_t wrap_at(const char *p, size_t len, int w, size_t *next)
  * not cut), its lines ('\n') wrapped at the screen's width on as many rows
  * as they need above the last one, up to the header; else the key hint on
  * the last row. A message longer than those rows (a small screen, many
- * notes) ends its last row with a mark ("…"): the replay's notes are whole
- * on stderr after q (docs/top.md).
+ * notes), or cut at the view's buffer (keys.h), ends its last row with one
+ * mark ("…"): the replay's notes are whole on stderr after q (docs/top.md).
  */
 void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v, const struct ntp_top_info *info)
 {
-	const char *text = v->msg[0] ? v->msg
-			 : info->hint ? info->hint
-			 : "h help  d detail  n/t filter  s rate  Space pause  w rec  S save  q quit";
+	char hint[256];
+	const char *text = v->msg[0] ? v->msg : info->hint ? info->hint : hint;
 	const char *mark = info->glyphs == NTP_GLYPHS_ASCII ? "..." : "…", *line = text;
 	struct { const char *p; size_t n, rest; } seg[STATUS_MAX_ROWS];
 	int k = 0, max = row - 2, w = scr->cols - 1, markw = info->glyphs == NTP_GLYPHS_ASCII ? 3 : 1;
 	size_t len = 0, at = 0;
 	char buf[4 * 1024];
 
+	if (!v->msg[0] && !info->hint)
+		ntp_key_footer(v, scr->cols - 2, hint, sizeof(hint));	/* " " before, one column spare */
 	if (!v->msg[0] || w < 1 || max < 1) {
 		ntp_screen_fill(scr, row, 0, scr->cols, NTP_ROLE_STATUS, " ");
 		ntp_screen_printf(scr, row, 0, -1, NTP_ROLE_STATUS, " %s", text);
@@ -168,8 +169,9 @@ void ntp_render_status(struct ntp_screen *scr, int row, const struct ntp_view *v
 			break;	/* this line goes on past the last row */
 		line += len + (line[len] == '\n');
 	}
-	/* more than the rows hold: the last row makes room for the mark */
-	if (*line && k > 0 && w > markw + 1) {
+	/* more than the rows hold, or a message cut at the view's buffer
+	 * (msg_cut): the last row makes room for the one mark */
+	if ((*line || v->msg_cut) && k > 0 && w > markw + 1) {
 		size_t next;
 
 		seg[k - 1].n = wrap_at(seg[k - 1].p, seg[k - 1].rest, w - markw - 1, &next);

@@ -5,7 +5,8 @@
 # and set back to 0 on a normal end, on SIGTERM, and what SIGKILL leaves; two
 # recorders refused; a process started later picked up; at the stop, the
 # sampled commands in flight waited for (one 200 ms late is recorded), one
-# never handed over counted lost within the bound, a count already non-zero
+# never handed over counted lost within the bound, one whose submission
+# failed not waited for, a count already non-zero
 # at the start not waited on, a take-over with a command in flight, and the
 # older patch's fixed grace; the join with a
 # generated kernel-side file of the same commands both ways (the shared
@@ -247,6 +248,23 @@ if [ "$(wc -l < "$W/ab.list")" = 2 ] && [ "$(keys "$W/ab2.ntp")" = "$(tail -1 "$
 else
 	bad "stop-base-not-zero: $(wc -l < "$W/ab.list") sampled, $(keys "$W/ab2.ntp" | wc -l) recorded:"
 	sed 's/^/       /' "$W/ab2.err" | head -10
+fi
+# A sampled command whose submission fails once it was picked (the RDMA
+# host puts the request back unsent): counted done without its probe, so
+# the stop does not wait for it nor count it lost; the others recorded.
+start_si sf -r host -t rdma --wait-sampling --submit-fail -l "$W/sf.list"
+t0=$(date +%s%N)
+"$NTPROF" record -r host -t rdma --spdk-host "$SI" -s 1 -d 1 --offline -o "$W/sf.ntp" > "$W/sf.rep" 2> "$W/sf.err"
+rc=$?
+t1=$(date +%s%N)
+kill -TERM "$pid_sf"; wait "$pid_sf" 2>/dev/null
+if [ $rc = 0 ] && grep -qx "standin: a sampled command's submission failed" "$W/sf.si.err" &&
+	[ "$(wc -l < "$W/sf.list")" -gt 10 ] && diff <(sort "$W/sf.list") <(keys "$W/sf.ntp") > /dev/null &&
+	! grep -qE "lost|still in flight" "$W/sf.err" "$W/sf.rep"; then
+	ok "stop-submit-failed-not-waited ($(wc -l < "$W/sf.list") recorded, none lost; $(secs "$t0" "$t1") s)"
+else
+	bad "stop-submit-failed-not-waited: exit $rc, $(wc -l < "$W/sf.list") sampled, $(keys "$W/sf.ntp" | wc -l) recorded:"
+	sed 's/^/       /' "$W/sf.err" "$W/sf.si.err" | grep -v '^ *$' | head -10
 fi
 # A take-over while a sampled command of the killed recorder is in flight:
 # the new recorder lets it finish before it takes its base (the command is

@@ -156,6 +156,30 @@ expect_err "--kprobes and --fentry exclude each other" "$TOP" -b --kprobes --fen
 expect_err "option --btf needs a value" "$TOP" -b --btf
 expect_err "theme '$work': Is a directory" "$TOP" -b --theme "$work" --replay "$work/run.ntp"
 expect_err "the full screen needs a terminal" "$TOP" --replay "$work/run.ntp"
+# An option the mode run has no use for is refused, not ignored (docs/top.md),
+# as an option error: exit 2. run.ntp: one command in 100, host and target
+# (generate's default), NVMe/TCP; sparse.ntp: the host alone.
+refused() {
+	local rc
+	expect_err "$@"
+	shift
+	"$@" >/dev/null 2>&1 </dev/null; rc=$?
+	[ $rc -eq 2 ] || fail "'$*' exited $rc, not 2"
+}
+refused "option -s 7: the replayed recording samples one command in 100" "$TOP" -b -n 1 -s 7 --replay "$work/run.ntp"
+refused "option -t rdma: the replayed recording is of NVMe/TCP" "$TOP" -b -n 1 -t rdma --replay "$work/run.ntp"
+refused "option -r target: the replayed recording holds the host side only" \
+	"$TOP" -b -n 1 -r target --replay "$work/sparse.ntp"
+refused "--kprobes is for the live source, not --replay" "$TOP" -b -n 1 --kprobes --replay "$work/run.ntp"
+refused "--exact-queues is for the live source, not --replay" "$TOP" -b -n 1 --exact-queues --replay "$work/run.ntp"
+refused "--width is for batch mode: add -b" "$TOP" --width 80 --replay "$work/run.ntp"
+refused "--width is for batch mode's screens, not --json" "$TOP" -b --json --width 80 --replay "$work/run.ntp"
+refused "--speed is for --replay" "$TOP" -b -n 1 --speed 2
+refused "--what-if-servers is for the full screen, not -b" "$TOP" -b -n 1 --what-if-servers storage=2 --replay "$work/run.ntp"
+refused "--dir is for the full screen, not -b" "$TOP" -b -n 1 --dir "$work" --replay "$work/run.ntp"
+# what the recording holds is accepted: -s 100, and -r host of both sides
+"$TOP" -b -n 1 --speed 0 -s 100 -r host -t tcp --replay "$work/run.ntp" >/dev/null 2>&1 ||
+	fail "-s 100 -r host -t tcp refused on a replay of them"
 expect_err "$work/missing.ntp" "$TOP" -b --replay "$work/missing.ntp"
 printf 'not a recording' >"$work/bad.ntp"
 expect_err "$work/bad.ntp" "$TOP" -b --replay "$work/bad.ntp"

@@ -247,6 +247,18 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 	ntprof_begin(&r, c->qid, c->cid, c->opc, c->nsid, (uint32_t)c->slba, (uint32_t)(c->slba >> 32), cdw12,
 		     NTP_SPDK_H_SUBMIT, 0);
 	sampled = r.abi != 0;
+	if (sampled && d->submit_fail) {
+		static int failed;
+
+		/* as SPDK's RDMA host when the request cannot be built after
+		 * the command was picked: put back unsent, the error returned */
+		if (!failed) {
+			failed = 1;
+			NTPROF_DROP(&r);
+			fprintf(stderr, "standin: a sampled command's submission failed\n");
+			return 0;
+		}
+	}
 	NTPROF_STAMP(&r, NTP_SPDK_H_CMD_SENT);
 	if (!rdma && is_write_r2t(c, d)) {
 		pause_ns(d->r2t_ns);

@@ -8,7 +8,7 @@
  *
  *   spdk-standin -r host|target|both [-t tcp|rdma] [-i CMDS.csv] [-n N] [-l LIST]
  *                [--wait-us U] [--storage-us U] [--cntlid C] [--sock [--flush-us U]]
- *                [--hold-us U [--abandon] [--rearm]] [--fork]
+ *                [--hold-us U [--abandon] [--rearm]] [--submit-fail] [--fork]
  *
  * -i takes `ntprof dump` CSV (side,cntlid,qid,cid,opcode,nsid,slba,nlb,len,
  * ...): the stand-in runs those commands in that order, so its records join
@@ -31,6 +31,9 @@
  * --rearm: after the stop, a held command waits for the next recorder to set
  * the variable again (or for the end) before its U us more (it completes
  * during that next recording).
+ * --submit-fail (host): the first sampled command's submission fails after
+ * it was picked, as SPDK's RDMA host puts a request it cannot build back
+ * unsent (NTPROF_DROP: counted done, no probe, not in -l's list).
  * --fork: after the first command, fork a child that idles until SIGTERM
  * ("forked PID" on stdout): it inherits the sampling variable and the
  * in-flight counts, as a child forked by an SPDK program.
@@ -130,6 +133,7 @@ int main(int argc, char **argv)
 		{ "hold-us", required_argument, NULL, 'H' },
 		{ "abandon", no_argument, NULL, 'A' },
 		{ "rearm", no_argument, NULL, 'R' },
+		{ "submit-fail", no_argument, NULL, 'X' },
 		{ "fork", no_argument, NULL, 'f' },
 		{ 0 }
 	};
@@ -159,6 +163,7 @@ int main(int argc, char **argv)
 		case 'H': d.hold = 1; d.hold_ns = strtoull(optarg, NULL, 10) * 1000; break;
 		case 'A': d.abandon = 1; break;
 		case 'R': d.rearm = 1; break;
+		case 'X': d.submit_fail = 1; break;
 		case 'f': fork_child = 1; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");

@@ -26,6 +26,7 @@ struct standin_delays {
 	uint64_t hold_ns;	/* ... then this long more */
 	int abandon;		/* --abandon: the first held one is dropped at the stop, unhanded */
 	int rearm;		/* --rearm: ... and waits for the next recorder's write */
+	int submit_fail;	/* --submit-fail: the host's first sampled command fails its submission */
 };
 
 /* Set by the program's SIGTERM/SIGINT: a held command stops waiting. */

@@ -579,6 +579,7 @@ struct many {
 	int stop;		/* the hosts stopped recording when the targets began: no true pair */
 	size_t foreign;		/* host 1's first records: this many of a controller no target has */
 	int vanish;		/* host 1's file removed before the alignment reads it */
+	int alien0;		/* host 0 (the primary) of another run: no target holds its commands */
 };
 
 /*
@@ -643,7 +644,7 @@ static void align_many(const struct many *o, unsigned seed)
 		struct ntp_record x;
 
 		memset(&x, 0, sizeof(x));
-		x.cntlid = (uint16_t)(h + 1);
+		x.cntlid = o->alien0 && !h ? 999 : (uint16_t)(h + 1);
 		x.qid = 1;
 		x.cid = o->lbas ? 0 : (uint16_t)(random() % 64);
 		x.slba = o->lbas ? 8 * (uint64_t)(random() % o->lbas) : 8 * lba++;
@@ -655,7 +656,7 @@ static void align_many(const struct many *o, unsigned seed)
 		x.ts_valid = 1u << NTP_TS_H_CMD_SENT;
 		if (wt < 0 || !o->stop)
 			assert_int_equal(ntp_writer_add(w[h], &x), 0);
-		if (wt >= 0 && random() % 10) {
+		if (wt >= 0 && random() % 10 && !(o->alien0 && !h)) {
 			x.side = NTP_SIDE_TARGET;
 			x.ts[NTP_TS_H_CMD_SENT] = 0;
 			x.ts[NTP_TS_T_CMD_ARRIVE] = (uint64_t)((int64_t)(t0 + info[tgt].start_mono_ns -
@@ -685,10 +686,38 @@ static void align_many(const struct many *o, unsigned seed)
 	if (o->vanish)
 		unlink(path[1]);
 	unaligned = test_copy_of_ntp_join_align_state(in, n, 0, adj, state);
+	if (o->alien0) {
+		/* the same offsets with host 1 the primary: the order of
+		 * the files does not change what is aligned */
+		int64_t adj1[MAX_HOSTS + 2];
+		uint8_t state1[MAX_HOSTS + 2];
+
+		assert_int_equal(test_copy_of_ntp_join_align_state(in, n, 1, adj1, state1), 1);
+		assert_memory_equal(adj1, adj, n * sizeof(*adj));
+		assert_memory_equal(state1, state, n);
+	}
 	for (unsigned f = 0; f < n; f++)
 		unlink(path[f]);
 	rmdir(dir);
 	assert_int_equal(adj[0], 0);
+	if (o->alien0) {
+		/* said; every other file aligned, on host 1's clock (the
+		 * first file the alignment was begun from again); of two
+		 * targets, host 2's and its target on host 2's (their own
+		 * group: no command of theirs is in the others' files) */
+		assert_int_equal(state[0], NTP_ALIGN_NO_PAIRS);
+		assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, 0, note, sizeof(note)), 1);
+		assert_non_null(strstr(note, path[0]));
+		assert_non_null(strstr(note, "another run"));
+		assert_int_equal(unaligned, 1);
+		for (unsigned f = 1; f < n; f++) {
+			assert_int_equal(state[f], NTP_ALIGNED);
+			unsigned ref = o->targets == 1 || (f < hosts ? f : f - hosts) % 2 ? 1 : 2;
+
+			assert_true(llabs(adj[f] + skew[f] - skew[ref] + (f >= hosts ? 32500 : 0)) < 100000);
+		}
+		return;
+	}
 	assert_int_equal(state[0], NTP_ALIGNED);
 	assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, 0, note, sizeof(note)), 0);
 	if (o->stop) {
@@ -696,9 +725,11 @@ static void align_many(const struct many *o, unsigned seed)
 		assert_int_equal(unaligned, n - 1);
 		for (unsigned f = 1; f < n; f++) {
 			assert_int_equal(adj[f], 0);
-			/* the target's pairs do not agree; its hosts have no
-			 * target aligned to be aligned on */
-			assert_int_equal(state[f], f >= hosts ? NTP_ALIGN_DISAGREE : NTP_ALIGN_NO_PEER);
+			/* the target's pairs do not agree, nor do those of
+			 * each host tried against it on its own (not left
+			 * without a peer: the alignment is tried from every
+			 * file, whichever comes first) */
+			assert_int_equal(state[f], NTP_ALIGN_DISAGREE);
 			assert_int_equal(test_copy_of_ntp_join_align_note(in, n, state, f, note, sizeof(note)), 1);
 			assert_non_null(strstr(note, path[f]));
 		}
@@ -785,6 +816,17 @@ static void test_align_no_true_pairs(void **state)
 /* A file of both sides among many hosts: its host side's share counted
  * from its first command the targets' samples hold, as a host-only
  * file's (it was its first records only: nothing aligned). */
+/* The primary file (the first host given) a busy host of another run: it
+ * aligns with nothing, and is said; the others are aligned on each other
+ * as when it is given later (tests/cli/join-order.sh). */
+static void test_align_alien_primary(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .targets = 1, .alien0 = 1 }, 71);
+	align_many(&(struct many){ .targets = 1, .hosts = 2, .alien0 = 1 }, 72);
+	align_many(&(struct many){ .targets = 2, .hosts = 3, .alien0 = 1 }, 73);
+}
+
 static void test_align_many_both(void **state)
 {
 	(void)state;
@@ -813,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_align_many_qd1),
 		cmocka_unit_test(test_align_s7),
 		cmocka_unit_test(test_align_no_true_pairs),
+		cmocka_unit_test(test_align_alien_primary),
 		cmocka_unit_test(test_align_many_both),
 		cmocka_unit_test(test_align_many_targets),
 	};

@@ -487,6 +487,166 @@ static void test_status_cut_marked(void **state)
 	ntp_screen_free(&s);
 }
 
+/* Counts the non-overlapping occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Notes that fill the view's buffer (cut there) on a screen too small for
+ * them as well: one mark, the status line's, no "..." of the buffer's
+ * before it; a text that fills the buffer exactly is not cut. */
+static void test_status_one_mark(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	struct ntp_top_info ai = info;
+	static struct ntp_view v;
+	static char line[NTP_VIEW_MSG_LEN];
+	struct ntp_screen s;
+	char *text;
+	size_t len;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	ntp_view_init(&v, 1000, 100);
+	ntp_view_msg(&v, "replay ended: 8990 records");
+	memset(line, 'x', 1000);
+	line[1000] = 0;
+	for (int i = 0; i < 40; i++)
+		ntp_view_msg_add(&v, line);
+	assert_true(v.msg_cut);
+	assert_true(strlen(v.msg) < sizeof(v.msg));
+	assert_null(strstr(v.msg, "..."));
+	assert_int_equal(ntp_screen_init(&s, NTP_MIN_ROWS, NTP_MIN_COLS), 0);
+	for (int g = 0; g < 2; g++) {
+		ai.glyphs = g ? NTP_GLYPHS_ASCII : NTP_GLYPHS_UTF8;
+		ntp_render(&s, &v, &th, &ai);
+		text = ntp_screen_to_text(&s);
+		assert_int_equal(count_of(text, g ? "..." : "\u2026"), 1);
+		free(text);
+	}
+	ntp_screen_free(&s);
+	/* cut but fitting the screen (a tall one): still marked, once */
+	ntp_view_init(&v, 1000, 100);
+	memset(line, 'y', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	ntp_view_msg(&v, "%s!", line);	/* one byte more than the buffer holds */
+	assert_true(v.msg_cut);
+	ntp_view_msg(&v, "short");
+	assert_false(v.msg_cut);
+	ntp_view_msg_add(&v, line);	/* "short\n" and it do not fit */
+	assert_true(v.msg_cut);
+	v.msg[200] = 0;		/* as if only 200 bytes were left of it: fits 40 rows */
+	assert_int_equal(ntp_screen_init(&s, 40, 120), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_int_equal(count_of(text, "\u2026"), 1);
+	free(text);
+	ntp_screen_free(&s);
+	/* exactly the buffer: whole, not cut */
+	ntp_view_init(&v, 1000, 100);
+	len = sizeof(v.msg) - 1 - strlen("first\n");
+	line[len] = 0;
+	ntp_view_msg(&v, "first");
+	ntp_view_msg_add(&v, line);
+	assert_false(v.msg_cut);
+	assert_int_equal(strlen(v.msg), sizeof(v.msg) - 1);
+	/* a character cut short goes whole: no half of "µ" at the end */
+	ntp_view_init(&v, 1000, 100);
+	memcpy(line + len - 1, "\u00b5", 2);	/* its second byte one past the buffer */
+	line[len + 1] = 0;
+	ntp_view_msg(&v, "first");
+	ntp_view_msg_add(&v, line);
+	assert_true(v.msg_cut);
+	assert_int_equal((unsigned char)v.msg[strlen(v.msg) - 1], 'y');
+}
+
+/* A message not drawn yet outlives a key pressed in the same pass of the
+ * loop (src/top/main.c): the key's own message goes under it; once drawn,
+ * a key clears it as any message. */
+static void test_message_held_over_key(void **state)
+{
+	static struct ntp_msg_hold held;
+	static struct ntp_view v;
+	struct ntp_view_ctx ctx = { 0 };
+	unsigned r;
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	ntp_view_msg(&v, "replay ended: 8990 records");
+	ntp_view_msg_add(&v, "t.ntp is cut short");
+	/* not drawn: a key that says nothing keeps it */
+	ntp_view_msg_hold(&v, &held, 1);
+	assert_string_equal(v.msg, "");
+	r = ntp_view_apply(&v, ntp_key_action(&v, 'd'), &ctx);
+	(void)r;
+	ntp_view_msg_unhold(&v, &held);
+	assert_string_equal(v.msg, "replay ended: 8990 records\nt.ntp is cut short");
+	/* not drawn: a key that says something says it under it */
+	ntp_view_msg_hold(&v, &held, 1);
+	ntp_view_apply(&v, ntp_key_action(&v, 't'), &ctx);
+	ntp_view_msg_unhold(&v, &held);
+	assert_string_equal(v.msg, "replay ended: 8990 records\nt.ntp is cut short\nI/O type: read");
+	/* drawn: the key's message replaces it */
+	ntp_view_msg_hold(&v, &held, 0);
+	ntp_view_apply(&v, ntp_key_action(&v, 't'), &ctx);
+	ntp_view_msg_unhold(&v, &held);
+	assert_string_equal(v.msg, "I/O type: write");
+	/* drawn, and the key says nothing: cleared */
+	ntp_view_msg_hold(&v, &held, 0);
+	ntp_view_msg_unhold(&v, &held);
+	assert_string_equal(v.msg, "");
+}
+
+/* The key hint comes from the key table: each item a key and what it does
+ * (no "s rate"), q quit always on it, what fits the width. */
+static void test_key_footer(void **state)
+{
+	struct ntp_view v;
+	char buf[256];
+	int widths[] = { NTP_MIN_COLS - 2, 78, 98, 118 };
+
+	(void)state;
+	ntp_view_init(&v, 1000, 100);
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		ntp_key_footer(&v, widths[i], buf, sizeof(buf));
+		assert_true((int)strlen(buf) <= widths[i]);
+		assert_non_null(strstr(buf, "h help  "));
+		assert_non_null(strstr(buf, "  q quit"));
+		assert_non_null(strstr(buf, "s sampling"));
+		assert_null(strstr(buf, "rate"));
+	}
+	ntp_key_footer(&v, 98, buf, sizeof(buf));
+	assert_string_equal(buf, "h help  d detail  n namespace  t I/O type  s sampling  Space pause  w record  S save  q quit");
+	/* wide enough: each binding with a word for it in that mode, nothing else */
+	for (unsigned mode = NTP_MODE_MAIN; mode <= NTP_MODE_WHATIF; mode <<= 1) {
+		size_t total = 0;
+
+		v.mode = mode;
+		ntp_key_footer(&v, 200, buf, sizeof(buf));
+		for (int i = 0; i < ntp_n_bindings; i++) {
+			char item[64];
+
+			if (!ntp_bindings[i].foot || !(ntp_bindings[i].modes & mode))
+				continue;
+			snprintf(item, sizeof(item), "%.*s %s", (int)strcspn(ntp_bindings[i].keyname, " "),
+				 ntp_bindings[i].keyname, ntp_bindings[i].foot);
+			assert_non_null(strstr(buf, item));
+			total += strlen(item) + (total ? 2 : 0);
+		}
+		assert_int_equal(strlen(buf), total);
+	}
+	v.mode = NTP_MODE_MAIN;
+	/* too narrow for all but the last */
+	ntp_key_footer(&v, 6, buf, sizeof(buf));
+	assert_string_equal(buf, "q quit");
+}
+
 static void test_screen_put_clips_and_replaces(void **state)
 {
 	struct ntp_screen s;
@@ -685,6 +845,9 @@ int main(void)
 		cmocka_unit_test(test_detail_rate_and_markers),
 		cmocka_unit_test(test_status_not_cut),
 		cmocka_unit_test(test_status_cut_marked),
+		cmocka_unit_test(test_status_one_mark),
+		cmocka_unit_test(test_message_held_over_key),
+		cmocka_unit_test(test_key_footer),
 		cmocka_unit_test(test_filters_and_pause),
 		cmocka_unit_test(test_whatif_view),
 		cmocka_unit_test(test_every_size),

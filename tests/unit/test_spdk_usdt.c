@@ -6,8 +6,9 @@
  * reads (before this thread knows its counter's rate) or as cycle counter
  * reads (after), each within the clock reads taken around it; the count of
  * sampled commands in flight (ntprof_inflight): begun and done per thread,
- * each thread in a slot of its own up to the last, shared one, and nothing
- * counted for an unsampled command.
+ * each thread in a slot of its own up to the last, shared one, nothing
+ * counted for an unsampled command, and a dropped one (its submission
+ * failed) counted done without its probe.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +239,38 @@ static void test_inflight(void **state)
 	ntprof_sample_n = 0;
 }
 
+/* A sampled command whose submission fails after ntprof_begin (SPDK's RDMA
+ * host puts the request back unsent): NTPROF_DROP counts it done, so begun
+ * - done is back where it was and the recorder's stop does not wait for
+ * it; the record is spent, a DONE after it counts nothing. Unsampled, it
+ * does nothing. */
+static void test_dropped(void **state)
+{
+	struct ntp_spdk_rec r;
+	uint64_t b0, d0, b, d;
+
+	(void)state;
+	ntprof_sample_n = 1;
+	flight_sums(&b0, &d0);
+	ntprof_begin(&r, 1, 5, 2, 1, 8, 0, 7, NTP_SPDK_H_SUBMIT, 0);
+	assert_int_equal(r.abi, NTP_SPDK_ABI);
+	flight_sums(&b, &d);
+	assert_int_equal(b - d, b0 - d0 + 1);
+	NTPROF_DROP(&r);
+	assert_int_equal(r.abi, 0);
+	flight_sums(&b, &d);
+	assert_int_equal(b - b0, 1);
+	assert_int_equal(d - d0, 1);
+	NTPROF_DROP(&r);
+	NTPROF_DONE(nvme_rdma_done, &r);
+	ntprof_sample_n = 0;
+	ntprof_begin(&r, 1, 6, 2, 1, 16, 0, 7, NTP_SPDK_H_SUBMIT, 0);
+	NTPROF_DROP(&r);
+	flight_sums(&b, &d);
+	assert_int_equal(b - b0, 1);
+	assert_int_equal(d - d0, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_given_start_kept),
 		cmocka_unit_test(test_unsampled),
 		cmocka_unit_test(test_inflight),
+		cmocka_unit_test(test_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
