@@ -44,7 +44,7 @@ TOP_SRCS       := $(wildcard src/top/*.c)
 # the option tables and their parser (src/cli/options.h) serve ntprof-top too;
 # the unit tests parse ntprof-top's command line as well
 OPT_SRCS       := $(wildcard src/cli/options*.c)
-UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c src/collector/session.c src/collector/hostq.c
+UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c src/collector/session.c src/collector/hostq.c src/top/source.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
 # what each program is made of (the normal, sanitized and static builds alike)
 NTPROF_SRCS     = $(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)

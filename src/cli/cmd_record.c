@@ -140,6 +140,25 @@ static void print_report(const struct ntp_snapshot *snap, const struct ntp_repor
 	ntp_report_print(stdout, snap, meta);
 }
 
+/* 0 when dir takes a new file for the effective ids, else the errno.
+ * glibc asks the faccessat2 system call for AT_EACCESS and emulates it
+ * itself only on ENOSYS; an older container's seccomp profile answers
+ * EPERM instead, which would refuse -o and -j before recording. Then
+ * access(2), which asks with the real ids, answers the same question when
+ * they are the effective ones (and still says EPERM for an immutable
+ * directory); otherwise (a set-id ntprof) the check is skipped and the
+ * file's open says what fails. */
+static int dir_writable(const char *dir)
+{
+	if (!faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+		return 0;
+	if (errno != EPERM && errno != ENOSYS)
+		return errno;
+	if (geteuid() != getuid() || getegid() != getgid())
+		return 0;
+	return access(dir, W_OK | X_OK) ? errno : 0;
+}
+
 /* An output's directory must exist and take a new file before anything is
  * attached: the file is created only then (-o) or at the end (-j), after a
  * recording of hours. An existing path that is opened where it is needs no
@@ -171,9 +190,7 @@ static int out_dir_check(const char *opt, const char *path, int in_place, char *
 		e = errno;
 	else if (!S_ISDIR(st.st_mode))
 		e = ENOTDIR;
-	else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
-		e = errno;
-	else
+	else if (!(e = dir_writable(dir)))
 		return 0;
 	snprintf(err, errlen, "%s %s: cannot create a file in %s: %s", opt, path, dir, strerror(e));
 	return -1;
@@ -244,38 +261,76 @@ static void say_end(const struct ntp_collector_counters *cnt)
 			(unsigned long long)cnt->missed_target, (unsigned long long)cnt->table_full);
 }
 
+/* One line on stderr (escaped as ntp_err does); with -j - too, where
+ * stdout carries the report, whole, and the note says it. */
+static void say_line(const char *line)
+{
+	bool json = ntp_json_errors;
+
+	ntp_json_errors = false;
+	ntp_err("%s", line);
+	ntp_json_errors = json;
+}
+
 /*
- * Closes the recording: 0, or 1 after a write error (printed). A write error
- * the close meets first (in the blocks still queued at the stop, or the
- * file's close) is said as one met during the run: the same line, the
- * report marked partial, the records kept and lost (docs/recording.md).
+ * Closes the recording: 0, or 1 after a write error met only now (printed).
+ * One met during the run stopped it (rec_run: partial). One met only at
+ * the close (in the blocks still queued at the stop, the end block, or the
+ * file's close) leaves the run and its report as they were: the report is
+ * whole, or as partial as an earlier error made it, and the file is not;
+ * a note of the report says so, and no record count is claimed that the
+ * close did not confirm (docs/recording.md, "Files").
  */
-static int close_writer(struct ntp_writer *w, const char *out, uint64_t end, int *write_err, char *partial,
-			size_t partial_len)
+static int close_writer(struct ntp_writer *w, const char *out, uint64_t end, int *write_err, const char *partial,
+			char *file_note, size_t note_len)
 {
 	uint64_t nrec = 0, lost = 0;
-	int e = ntp_writer_close_count(w, end, &nrec, &lost);	/* every queued block written */
-	int ret = 0;
+	int at_close = 0;
+	int e = ntp_writer_close_why(w, end, &nrec, &lost, &at_close);	/* every queued block written */
+	const char *report = partial[0] ? "the file lacks records this report holds" : "this report is whole, "
+		"the file is not";
+	char line[NTP_REPORT_NOTE_LEN];
 
-	if (e && !*write_err) {	/* a write error is sticky: close reports it again */
-		*write_err = e;
-		ret = 1;
-		if (!partial[0]) {	/* -j -: one error document at most */
-			snprintf(partial, partial_len, "%s: writing records failed: %s", out, strerror(-e));
-			ntp_err("%s", partial);
-		} else {
-			fprintf(stderr, "ntprof: %s: writing records failed: %s\n", out, strerror(-e));
-		}
-	}
-	if (*write_err)
+	if (*write_err) {	/* a write error is sticky: close reports it again */
 		fprintf(stderr, "ntprof: %s is incomplete: %llu records written, %llu after the write error "
 			"missing\n", out, (unsigned long long)nrec, (unsigned long long)lost);
-	else if (partial[0])
-		fprintf(stderr, "ntprof: %llu records written to %s before the error; it lacks the rest\n",
-			(unsigned long long)nrec, out);
-	else
-		fprintf(stderr, "ntprof: %llu records written to %s\n", (unsigned long long)nrec, out);
-	return ret;
+		return 0;
+	}
+	if (!e) {
+		if (partial[0])
+			fprintf(stderr, "ntprof: %llu records written to %s before the error; it lacks the rest\n",
+				(unsigned long long)nrec, out);
+		else
+			fprintf(stderr, "ntprof: %llu records written to %s\n", (unsigned long long)nrec, out);
+		return 0;
+	}
+	*write_err = e;
+	if (at_close) {
+		/* every block went to write(2); the close says they may not be stored */
+		snprintf(line, sizeof(line), "%s: closing the file failed: %s", out, strerror(-e));
+		say_line(line);
+		fprintf(stderr, "ntprof: %s may be incomplete: the system did not confirm its %llu records\n", out,
+			(unsigned long long)nrec);
+		snprintf(file_note, note_len, "%s may be incomplete: closing it failed: %s; %s", out, strerror(-e),
+			 partial[0] ? "the file may lack records this report holds" : "this report is whole");
+	} else if (lost) {
+		snprintf(line, sizeof(line), "%s: writing records failed: %s", out, strerror(-e));
+		say_line(line);
+		fprintf(stderr, "ntprof: %s is incomplete: %llu records written, %llu after the write error "
+			"missing\n", out, (unsigned long long)nrec, (unsigned long long)lost);
+		snprintf(file_note, note_len, "%s is incomplete: writing records failed at the end of the recording: "
+			 "%s; %llu records written, %llu missing; %s", out, strerror(-e), (unsigned long long)nrec,
+			 (unsigned long long)lost, report);
+	} else {
+		/* every record written; a totals, lost or end block was not */
+		snprintf(line, sizeof(line), "%s: writing the file's end failed: %s", out, strerror(-e));
+		say_line(line);
+		fprintf(stderr, "ntprof: %s is incomplete: its %llu records are written, its end is not\n", out,
+			(unsigned long long)nrec);
+		snprintf(file_note, note_len, "%s is incomplete: writing its end failed at the end of the recording: "
+			 "%s; its %llu records are written; %s", out, strerror(-e), (unsigned long long)nrec, report);
+	}
+	return 1;
 }
 
 /* The final report (text, JSON or both); 0 or 1 after an error. */
@@ -325,6 +380,9 @@ struct recording {
 	 * failed): the report then covers only what came before, and says so. */
 	char partial[600];
 	char missed[160];		/* a note on kprobe misses, or "" */
+	/* A write error met only at the close: the file is incomplete (and
+	 * the report is not made partial by it), or "" */
+	char file_note[NTP_REPORT_NOTE_LEN];
 	int write_err;
 	struct metrics_ctx *mc;		/* --metrics, or NULL */
 };
@@ -403,7 +461,8 @@ static int rec_run(struct recording *r, const char *out)
 	r->ls->c = NULL;
 	ntp_pump_finish(r->p, now, r->snap);
 	if (r->rc.w) {
-		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), &r->write_err, r->partial, sizeof(r->partial)))
+		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), &r->write_err, r->partial, r->file_note,
+				 sizeof(r->file_note)))
 			ret = 1;
 		r->rc.w = NULL;
 	}
@@ -432,6 +491,8 @@ static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, c
 	if (r->partial[0])
 		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
 				(ntp_pump_now(r->p) - r->rc.start) / 1e9, r->partial);
+	if (r->file_note[0])
+		ntp_report_note(&meta, "%s", r->file_note);
 	return write_report(r->snap, &meta, json, r->partial);
 }
 

@@ -137,8 +137,12 @@ struct ntp_writer {
 	uint64_t lost_n, lost_as_of;	/* ntp_writer_set_lost's last count */
 	int lost_dirty;
 
+	uint64_t dropped;		/* records of full blocks dropped (ntp_writer_drop_block) */
+	int nowait;			/* ntp_writer_nowait: the front never waits for the file */
+
 	/* the writer thread's queue; under mu */
 	int threaded, stopping;
+	int waiters, woken;		/* in ntp_writer_wait_room; ntp_writer_wake was called */
 	struct wjob *first, **lastp;	/* jobs not yet written (the first maybe being written) */
 	size_t queued, max_queued;	/* their bytes, and the bound */
 	uint8_t **pool;			/* full blocks' buffers written, for the front to reuse */
@@ -469,7 +473,7 @@ static void run_here(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 {
 	struct wjob j = {
 		.blk = w->blk, .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
-		.lost_n = w->lost_n, .lost_as_of = w->lost_as_of,
+		.lost_n = w->lost_n + w->dropped, .lost_as_of = w->lost_as_of,
 		.rows = what & (JOB_TOTALS | JOB_END) ? w->totals : NULL,
 		.nrows = what & (JOB_TOTALS | JOB_END) ? w->ntotals : 0,
 	};
@@ -477,24 +481,27 @@ static void run_here(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 	back_run(w, &j);
 }
 
-/* Queues a job once the bytes queued leave room for it (the first always
- * fits). Under mu. */
+/* Whether a job of cost bytes fits in the queue now (the first always
+ * fits); pooled: it brings a full block's buffer. The bound counts the
+ * written buffers kept for reuse too (all but the one a full block's job
+ * has the front take next): those beyond it are freed, so the queue, the
+ * pool and the front's block stay within max_queued and one block
+ * (docs/recording.md, "Files"). Under mu. */
+static int room(struct ntp_writer *w, size_t cost, int pooled)
+{
+	while (w->npool > (size_t)pooled &&
+	       w->queued + (w->npool - (size_t)pooled) * JOB_BLK_BYTES + cost > w->max_queued) {
+		free(w->pool[--w->npool]);
+		w->nbufs--;
+	}
+	return !w->first || w->queued + cost <= w->max_queued;
+}
+
+/* Queues a job once the bytes queued leave room for it. Under mu. */
 static void enqueue(struct ntp_writer *w, struct wjob *j)
 {
-	/* The bound counts the written buffers kept for reuse too (all but the
-	 * one a full block's job has the front take next): those beyond it are
-	 * freed, so the queue, the pool and the front's block stay within
-	 * max_queued and one block (docs/recording.md, "Files"). */
-	for (;;) {
-		while (w->npool > (size_t)j->pooled &&
-		       w->queued + (w->npool - (size_t)j->pooled) * JOB_BLK_BYTES + j->cost > w->max_queued) {
-			free(w->pool[--w->npool]);
-			w->nbufs--;
-		}
-		if (!w->first || w->queued + j->cost <= w->max_queued)
-			break;
+	while (!room(w, j->cost, j->pooled))
 		pthread_cond_wait(&w->space, &w->mu);
-	}
 	j->next = NULL;
 	*w->lastp = j;
 	w->lastp = &j->next;
@@ -502,27 +509,44 @@ static void enqueue(struct ntp_writer *w, struct wjob *j)
 	pthread_cond_signal(&w->work);
 }
 
+/* A full block's next buffer without waiting: one written already, else a
+ * new one up to what the queue can hold. Under mu. */
+static uint8_t *spare_block(struct ntp_writer *w)
+{
+	uint8_t *b = NULL;
+
+	if (w->npool)
+		b = w->pool[--w->npool];
+	else if (w->nbufs < w->max_bufs && (b = malloc(JOB_BLK_BYTES)))
+		w->nbufs++;
+	return b;
+}
+
 /*
- * Hands the pending records (and what) to the back. A full block's buffer
+ * Hands the pending records (and what) to the back: 1, or 0 when they stay
+ * pending (ntp_writer_nowait: no room in the queue). A full block's buffer
  * goes with the job and the front takes one the thread is done with (or a
  * new one); a flush's few records and the totals are copied into the job.
  * Without memory for the job, the front waits until the thread wrote the
- * queue and writes this job itself.
+ * queue and writes this job itself (or, nowait, keeps the records pending).
  */
-static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
+static int submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 {
 	const size_t rs = sizeof(struct ntp_record);
 	int full = w->nrec == NTP_BLOCK_RECORDS;
 	size_t nrows = what & (JOB_TOTALS | JOB_END) ? w->ntotals : 0;
 	size_t copy = full ? 0 : NTP_BLOCK_HDR_LEN + w->nrec * rs;
+	uint8_t *next = NULL;
 	struct wjob *j;
 
 	if (!w->threaded) {
 		run_here(w, what, end_ns);
 		w->nrec = 0;
-		return;
+		return 1;
 	}
 	j = malloc(sizeof(*j) + nrows * sizeof(struct ntp_total) + copy);
+	if (!j && w->nowait)
+		return 0;
 	if (!j) {
 		pthread_mutex_lock(&w->mu);
 		while (w->first)
@@ -530,10 +554,22 @@ static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 		run_here(w, what, end_ns);	/* the thread waits for work: the back is ours */
 		pthread_mutex_unlock(&w->mu);
 		w->nrec = 0;
-		return;
+		return 1;
 	}
 	*j = (struct wjob){ .nrec = w->nrec, .what = what, .as_of = w->totals_as_of, .end_ns = end_ns,
-			    .lost_n = w->lost_n, .lost_as_of = w->lost_as_of, .nrows = nrows, .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy };
+			    .lost_n = w->lost_n + w->dropped, .lost_as_of = w->lost_as_of, .nrows = nrows,
+			    .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy, .pooled = full };
+	if (full)
+		j->cost += JOB_BLK_BYTES;
+	pthread_mutex_lock(&w->mu);
+	/* nowait: only a job that fits, and a full block's only with the
+	 * buffer the front takes next in hand */
+	if (w->nowait && (!room(w, j->cost, j->pooled) || (full && !(next = spare_block(w))))) {
+		pthread_mutex_unlock(&w->mu);
+		free(j);
+		return 0;
+	}
+	pthread_mutex_unlock(&w->mu);
 	if (nrows) {
 		memcpy(j + 1, w->totals, nrows * sizeof(struct ntp_total));
 		j->rows = (const struct ntp_total *)(j + 1);
@@ -543,8 +579,6 @@ static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 		memcpy(j->blk + NTP_BLOCK_HDR_LEN, w->blk + NTP_BLOCK_HDR_LEN, w->nrec * rs);
 	} else {
 		j->blk = w->blk;
-		j->pooled = 1;
-		j->cost += JOB_BLK_BYTES;
 	}
 	w->nrec = 0;
 	pthread_mutex_lock(&w->mu);
@@ -553,21 +587,22 @@ static void submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 		/* the next block's buffer: one written already, else a new one
 		 * up to what the queue can hold, else (or without memory) the
 		 * next one written: the one just queued at the latest */
-		w->blk = NULL;
-		while (!w->blk) {
-			if (w->npool)
-				w->blk = w->pool[--w->npool];
-			else if (w->nbufs < w->max_bufs && (w->blk = malloc(JOB_BLK_BYTES)))
-				w->nbufs++;
-			else
-				pthread_cond_wait(&w->space, &w->mu);
-		}
+		w->blk = next;
+		while (!w->blk && !(w->blk = spare_block(w)))
+			pthread_cond_wait(&w->space, &w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);
+	return 1;
 }
 
 int ntp_writer_add(struct ntp_writer *w, const struct ntp_record *r)
 {
+	/* nowait: a full block the queue had no room for */
+	if (w->nrec == NTP_BLOCK_RECORDS && !submit(w, 0, 0)) {
+		int e = ntp_writer_error(w);
+
+		return e ? e : -EAGAIN;
+	}
 	memcpy(w->blk + NTP_BLOCK_HDR_LEN + w->nrec * sizeof(*r), r, sizeof(*r));
 	w->added++;
 	if (++w->nrec == NTP_BLOCK_RECORDS)
@@ -613,9 +648,10 @@ static unsigned dirty(const struct ntp_writer *w)
 
 int ntp_writer_flush(struct ntp_writer *w, uint64_t mono_ns)
 {
-	if (w->nrec || dirty(w))
-		submit(w, dirty(w), 0);
-	w->totals_dirty = w->lost_dirty = 0;
+	/* nowait and no room: the records, totals and count stay pending
+	 * for a later flush (the next second's) */
+	if (!(w->nrec || dirty(w)) || submit(w, dirty(w), 0))
+		w->totals_dirty = w->lost_dirty = 0;
 	w->last_flush_ns = mono_ns;
 	return ntp_writer_error(w);
 }
@@ -629,9 +665,26 @@ int ntp_writer_tick(struct ntp_writer *w, uint64_t mono_ns)
 
 int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost)
 {
+	return ntp_writer_close_why(w, end_mono_ns, records, lost, NULL);
+}
+
+int ntp_writer_close_why(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost,
+			 int *at_close)
+{
 	int ret;
 
-	/* the pending records, the totals if they changed, the trailer: one job */
+	/* a caller's thread waiting for room lets go of w first */
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->woken = 1;
+		pthread_cond_broadcast(&w->space);
+		while (w->waiters)
+			pthread_cond_wait(&w->space, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
+	/* the pending records, the totals if they changed, the trailer: one
+	 * job, which waits for room */
+	w->nowait = 0;
 	submit(w, JOB_END | dirty(w), end_mono_ns);
 	if (w->threaded) {
 		pthread_mutex_lock(&w->mu);
@@ -644,8 +697,13 @@ int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t 
 		pthread_cond_destroy(&w->space);
 	}
 	ret = w->end_ret;
-	if (close(w->fd) && !ret)
+	if (at_close)
+		*at_close = 0;
+	if (close(w->fd) && !ret) {
 		ret = -errno;
+		if (at_close)
+			*at_close = 1;
+	}
 	if (records)
 		*records = w->written;
 	if (lost)
@@ -673,7 +731,59 @@ size_t ntp_writer_held(struct ntp_writer *w)
 
 uint64_t ntp_writer_records(const struct ntp_writer *w)
 {
-	return w->added - ntp_writer_lost(w);
+	return w->added - w->dropped - ntp_writer_lost(w);
+}
+
+void ntp_writer_nowait(struct ntp_writer *w)
+{
+	w->nowait = w->threaded;
+}
+
+int ntp_writer_wait_room(struct ntp_writer *w)
+{
+	int woken;
+
+	if (!w->threaded)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	w->waiters++;
+	while (!w->woken && !room(w, sizeof(struct wjob) + JOB_BLK_BYTES, 1))
+		pthread_cond_wait(&w->space, &w->mu);
+	woken = w->woken;
+	if (!--w->waiters)
+		pthread_cond_broadcast(&w->space);	/* a close waits for that */
+	pthread_mutex_unlock(&w->mu);
+	return woken ? -EINTR : 0;
+}
+
+void ntp_writer_wake(struct ntp_writer *w)
+{
+	if (!w->threaded)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->woken = 1;
+	pthread_cond_broadcast(&w->space);
+	pthread_mutex_unlock(&w->mu);
+}
+
+uint64_t ntp_writer_drop_block(struct ntp_writer *w, uint64_t mono_ns)
+{
+	uint64_t n = 0;
+
+	if (w->nrec == NTP_BLOCK_RECORDS) {
+		n = w->nrec;
+		w->dropped += n;
+		w->nrec = 0;
+		if (mono_ns > w->lost_as_of)
+			w->lost_as_of = mono_ns;
+		w->lost_dirty = 1;
+	}
+	return n;
+}
+
+uint64_t ntp_writer_dropped(const struct ntp_writer *w)
+{
+	return w->dropped;
 }
 
 uint64_t ntp_writer_lost(const struct ntp_writer *w)

@@ -96,6 +96,11 @@ int ntp_writer_close(struct ntp_writer *w, uint64_t end_mono_ns);
 /* The same; *records and *lost (each may be NULL) get the final counts
  * (ntp_writer_records, ntp_writer_lost) once every block was written. */
 int ntp_writer_close_count(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost);
+/* The same; *at_close (may be NULL) is 1 when the error is the file's
+ * close(2) (EIO, EDQUOT on a network file system): every block was handed
+ * to write(2), but whether the file holds them is not known. */
+int ntp_writer_close_why(struct ntp_writer *w, uint64_t end_mono_ns, uint64_t *records, uint64_t *lost,
+			 int *at_close);
 uint64_t ntp_writer_records(const struct ntp_writer *w);	/* kept: written or pending */
 /* Records that did not fit: on a full disk (ENOSPC, EFBIG, EDQUOT) the
  * pending block is written in smaller blocks down to one record, what fits
@@ -118,6 +123,31 @@ int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes);
 /* The queue of ntprof record and ntprof-top (docs/recording.md gives the
  * reasons): 30 full blocks. */
 #define NTP_WRITER_QUEUE ((size_t)8 << 20)
+/*
+ * From now on ntp_writer_add, _tick and _flush never wait for the file (a
+ * writer with its thread; nothing changes without one). A flush the queue
+ * has no room for leaves its records, totals and lost count pending: a
+ * later flush or the close writes them. A full block it has no room for
+ * stays pending too, and the next ntp_writer_add returns -EAGAIN without
+ * taking its record: the caller either waits for room where it holds
+ * nothing another thread needs (ntp_writer_wait_room) and adds the record
+ * again, or drops the full block (ntp_writer_drop_block) and adds it
+ * again. The close still waits for the file. For ntprof-top, whose screen
+ * must not wait on a file (docs/recording.md, "Files").
+ */
+void ntp_writer_nowait(struct ntp_writer *w);
+/* Waits until the queue has room for a full block: 0, or -EINTR once
+ * ntp_writer_wake was called (it stays woken: no later wait waits). The
+ * close, from another thread, wakes the waiter and lets it leave first;
+ * the waiter must then no longer touch w (the caller's lock tells). */
+int ntp_writer_wait_room(struct ntp_writer *w);
+void ntp_writer_wake(struct ntp_writer *w);	/* from any thread while w is open */
+/* Drops the pending full block (nowait), if any: its records are counted
+ * lost as of mono_ns, in the file's lost block with ntp_writer_set_lost's
+ * count (docs/ntp-format.md, type 4), and no longer among
+ * ntp_writer_records. Returns how many. */
+uint64_t ntp_writer_drop_block(struct ntp_writer *w, uint64_t mono_ns);
+uint64_t ntp_writer_dropped(const struct ntp_writer *w);	/* records dropped so far */
 /* Bytes of records and totals the writer holds now: its queue, the written
  * blocks' buffers kept for reuse, the block being filled. With a thread,
  * at most its max_bytes and one full block (and the jobs' few bytes each). */

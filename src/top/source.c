@@ -25,18 +25,34 @@
 #pragma weak ntp_live_pull
 #pragma weak ntp_live_file_info
 
+/* top_source_say under the lock */
+static void say_locked(struct top_source *s, const char *fmt, va_list ap)
+{
+	vsnprintf(s->msgs[s->msg_head % TOP_MSGS], TOP_MSG_LEN, fmt, ap);
+	s->msg_head++;
+	if (s->msg_head - s->msg_tail > TOP_MSGS)
+		s->msg_tail = s->msg_head - TOP_MSGS;
+}
+
 void top_source_say(struct top_source *s, const char *fmt, ...)
 {
 	va_list ap;
 
 	pthread_mutex_lock(&s->lock);
 	va_start(ap, fmt);
-	vsnprintf(s->msgs[s->msg_head % TOP_MSGS], TOP_MSG_LEN, fmt, ap);
+	say_locked(s, fmt, ap);
 	va_end(ap);
-	s->msg_head++;
-	if (s->msg_head - s->msg_tail > TOP_MSGS)
-		s->msg_tail = s->msg_head - TOP_MSGS;
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void say_held(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_held(struct top_source *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_locked(s, fmt, ap);
+	va_end(ap);
 }
 
 int top_source_message(struct top_source *s, char *buf, size_t len)
@@ -68,6 +84,43 @@ static void set_data_now(struct top_source *s, uint64_t t)
 
 /* ---- the sinks: the recording's writer, the outbox ---- */
 
+/*
+ * The file lags (the writer's queue is full): the screen waits on s->lock,
+ * so nothing here waits for the file while holding it (docs/recording.md,
+ * "Files"). A replay, which has no ring buffer to overflow, waits for the
+ * file outside the lock, as ntprof record's draining does: the replay goes
+ * at the file's pace, the screen stays live, and a w or q meanwhile ends
+ * the wait. Live, the records go on to the intervals: the full block is
+ * dropped, its records counted lost in the file as those of a full ring
+ * buffer are, and the status line says so once a recording (and at its
+ * stop). Under s->lock, which a replay drops and takes again.
+ */
+static int rec_add(struct top_source *s, const struct ntp_record *r)
+{
+	struct ntp_writer *w = s->writer;
+	int waited = 0, woken, err;
+
+	while ((err = ntp_writer_add(w, r)) == -EAGAIN) {
+		/* one wait a record: then room, and the add goes in; else (w, q,
+		 * or no memory for the block) the block is dropped */
+		if (!s->live && !waited) {
+			waited = 1;
+			pthread_mutex_unlock(&s->lock);
+			woken = ntp_writer_wait_room(w);
+			pthread_mutex_lock(&s->lock);
+			if (s->writer != w)	/* stopped meanwhile: w is not ours to touch */
+				return 0;
+			if (!woken)
+				continue;
+		}
+		/* the first block dropped */
+		if (ntp_writer_drop_block(w, s->data_now_ns) == ntp_writer_dropped(w))
+			say_held(s, "recording to %s: the file lags; records that do not fit its queue are "
+				 "dropped (counted lost in it)", s->rec_path);
+	}
+	return err;
+}
+
 static int rec_record(void *ctx, const struct ntp_record *r)
 {
 	struct top_source *s = ctx;
@@ -78,7 +131,7 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 		return 0;
 	/* The writer is only touched under the lock the UI takes to start/stop it. */
 	pthread_mutex_lock(&s->lock);
-	if (s->writer && (err = ntp_writer_add(s->writer, r)) < 0) {
+	if (s->writer && (err = rec_add(s, r)) < 0) {
 		/* the blocks that fit are kept (ntpfile.h); the screen says why.
 		 * After the error the writer thread writes nothing more: the
 		 * close does not wait on the file. */
@@ -565,6 +618,11 @@ void top_source_stop(struct top_source *s)
 {
 	if (s->started) {
 		atomic_store(&s->stop, 1);
+		/* a replay waiting for the recording's file drops instead (rec_add) */
+		pthread_mutex_lock(&s->lock);
+		if (s->writer)
+			ntp_writer_wake(s->writer);
+		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 		s->started = 0;
 	}
@@ -640,6 +698,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 	 * that blocks stops neither the draining nor the screen, which waits on
 	 * s->lock (docs/recording.md, "Files") */
 	ntp_writer_thread(w, NTP_WRITER_QUEUE);
+	ntp_writer_nowait(w);	/* the lock is the screen's too (rec_add) */
 	pthread_mutex_lock(&s->lock);
 	s->writer = w;
 	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
@@ -651,7 +710,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 int64_t top_source_record_stop(struct top_source *s)
 {
 	struct ntp_writer *w = NULL;
-	uint64_t now = 0, kept;
+	uint64_t now = 0, kept, dropped;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
@@ -673,8 +732,13 @@ int64_t top_source_record_stop(struct top_source *s)
 	if (!w)
 		return -EBADF;
 	/* Outside the lock: the close waits until the queued blocks are
-	 * written, and the source thread no longer touches w. */
+	 * written, and the source thread no longer touches w (a replay
+	 * waiting for room in rec_add lets go of it first). */
+	dropped = ntp_writer_dropped(w);
 	err = ntp_writer_close_count(w, now, &kept, NULL);
+	if (dropped)
+		top_source_say(s, "%s: %llu records were dropped while the file lagged (counted lost in it)",
+			       s->rec_path, (unsigned long long)dropped);
 	return err < 0 ? err : (int64_t)kept;
 }
 

@@ -5,7 +5,8 @@
  * of calls, adds that do not wait on a pipe whose reader pauses (and do once
  * the queue is full), the once-a-second flush reaching a file a reader
  * follows, and write errors (a closed pipe, a full disk) reported by the
- * next call and by close.
+ * next call and by close, and nowait (ntprof-top): full blocks dropped, not
+ * waited for.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -823,6 +824,78 @@ static void test_memory_bound(void **state)
 	unlink(g.path);
 }
 
+/*
+ * nowait (ntprof-top's w, src/top/source.c): on a fifo whose reader sleeps,
+ * no call waits. Once the queue is full, the add after a full block returns
+ * -EAGAIN without taking its record, a flush leaves its records pending
+ * (not lost), and the full block dropped is counted lost in the file's lost
+ * block; the file holds every other record, and the close waits as before.
+ */
+static void test_nowait_drops(void **state)
+{
+	const struct ntp_record *recs;
+	struct fifo_reader f;
+	struct ntp_writer *w;
+	struct ntp_reader *r;
+	struct ntp_record rr;
+	uint64_t t0, kept = 0, lost = 1, nrec = 0;
+	unsigned i = 0;
+	char err[256];
+	size_t n;
+	int ret;
+
+	(void)state;
+	fifo_start(&f, "nowait.fifo", PAUSE_MS, 0);
+	w = open_writer(f.path, NTP_WRITER_QUEUE);
+	ntp_writer_nowait(w);
+	while (!f.paused)
+		sleep_ms(1);
+	t0 = mono_ms();
+	for (;;) {
+		rr = mkrec(i);
+		if ((ret = ntp_writer_add(w, &rr)) == -EAGAIN)
+			break;
+		assert_int_equal(ret, 0);
+		i++;
+	}
+	print_message("-EAGAIN after %u records (%u blocks)\n", i, i / NTP_BLOCK_RECORDS);
+	/* the queue's blocks, the one being written, the pending one */
+	assert_int_equal(i % NTP_BLOCK_RECORDS, 0);
+	assert_true(i >= NTP_WRITER_QUEUE / BLOCK_BYTES * NTP_BLOCK_RECORDS);
+	assert_true(i <= (NTP_WRITER_QUEUE / BLOCK_BYTES + 3) * NTP_BLOCK_RECORDS);
+	assert_int_equal(ntp_writer_records(w), i);
+	/* a flush without room: no wait, no error, the full block still pending */
+	assert_int_equal(ntp_writer_flush(w, 7 * NSEC), 0);
+	assert_int_equal(ntp_writer_add(w, &rr), -EAGAIN);
+	assert_int_equal(ntp_writer_drop_block(w, 7 * NSEC), NTP_BLOCK_RECORDS);
+	assert_int_equal(ntp_writer_drop_block(w, 7 * NSEC), 0);
+	assert_int_equal(ntp_writer_dropped(w), NTP_BLOCK_RECORDS);
+	assert_int_equal(ntp_writer_add(w, &rr), 0);
+	i++;
+	for (unsigned k = 0; k < 10; k++, i++) {
+		rr = mkrec(i);
+		assert_int_equal(ntp_writer_add(w, &rr), 0);
+	}
+	assert_int_equal(ntp_writer_flush(w, 8 * NSEC), 0);	/* no room: pending */
+	assert_int_equal(ntp_writer_records(w), i - NTP_BLOCK_RECORDS);
+	assert_true(mono_ms() - t0 < PAUSE_MS / 2);
+	assert_false(f.resumed);
+	assert_int_equal(ntp_writer_close_count(w, 9 * NSEC, &kept, &lost), 0);
+	assert_true(f.resumed);		/* the close waited for the reader */
+	fifo_end(&f);
+	assert_int_equal(kept, i - NTP_BLOCK_RECORDS);
+	assert_int_equal(lost, 0);
+	r = ntp_reader_open_mem(f.buf, f.len, "nowait.ntp", err, sizeof(err));
+	assert_non_null(r);
+	while (ntp_reader_next_block(r, &recs, &n) > 0)
+		nrec += n;
+	assert_int_equal(nrec, kept);
+	assert_int_equal(ntp_reader_stats(r)->dropped, 0);
+	assert_int_equal(ntp_reader_stats(r)->lost_before, NTP_BLOCK_RECORDS);
+	ntp_reader_close(r);
+	free(f.buf);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -847,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_thread_rules),
 		cmocka_unit_test(test_lost_block),
 		cmocka_unit_test(test_memory_bound),
+		cmocka_unit_test(test_nowait_drops),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile_writer", tests, setup, teardown);

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_source_record.c - ntprof-top's `w` while the recording's file
+ * stalls (src/top/source.c, docs/recording.md "Files"): a replay read as
+ * fast as it goes, recorded into a FIFO whose reader takes nothing for a
+ * while. The calls the screen makes (take the intervals, the recording's
+ * state, the messages) never wait for the file; the replay waits for it
+ * and the file gets every record; a q meanwhile stops the replay at once.
+ * (ntprof-top live drops the blocks that do not fit instead: the writer's
+ * side of that is test_ntpfile_writer.c's test_nowait_drops.)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "core/ntpfile.h"
+#include "top/source.h"
+
+#define NSEC 1000000000ull
+/* 20 s of records at 10000 a second: five times what the writer's queue
+ * (NTP_WRITER_QUEUE, 30 blocks) and the FIFO (64 KiB) hold */
+#define NREC 200000u
+
+static char tmpdir[] = "/tmp/test_source_record.XXXXXX";
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "the screen's calls waited for the recording's stalled file\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void make_replay(const char *path)
+{
+	struct ntp_file_info info;
+	struct ntp_writer *w;
+	char err[256];
+
+	memset(&info, 0, sizeof(info));
+	info.role = NTP_ROLE_HOST;
+	info.transport = NTP_TRANSPORT_TCP;
+	info.sampling = 1;
+	info.start_mono_ns = NSEC;
+	info.start_real_ns = 1700000000ull * NSEC;
+	snprintf(info.hostname, sizeof(info.hostname), "h");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (unsigned i = 0; i < NREC; i++) {
+		struct ntp_record r;
+		uint64_t t = NSEC + (uint64_t)i * (NSEC / 10000);
+
+		memset(&r, 0, sizeof(r));
+		for (int k = 0; k < NTP_TS_COUNT; k++)
+			r.ts[k] = t + (uint64_t)k * 1000;
+		r.ts_valid = (1u << NTP_TS_COUNT) - 1;
+		r.seq = i;
+		r.len = 4096;
+		r.nsid = 1;
+		r.qid = 1;
+		r.cid = (uint16_t)i;
+		r.opcode = 2;
+		r.side = NTP_SIDE_HOST;
+		r.transport = NTP_TRANSPORT_TCP;
+		snprintf(r.dev, sizeof(r.dev), "nvme0n1");
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+		if (i % 10000 == 9999)
+			assert_int_equal(ntp_writer_tick(w, t), 0);
+	}
+	assert_int_equal(ntp_writer_close(w, NSEC + (uint64_t)NREC * (NSEC / 10000)), 0);
+}
+
+struct drain {
+	int fd;
+	char path[300], fifo[300];
+	uint64_t bytes;
+	pthread_t th;
+};
+
+/* The FIFO's reader, once let go: everything into a file */
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	int out = open(d->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char buf[65536];
+	ssize_t n;
+
+	assert_true(out >= 0);
+	while ((n = read(d->fd, buf, sizeof(buf))) > 0) {
+		assert_int_equal(write(out, buf, (size_t)n), n);
+		d->bytes += (uint64_t)n;
+	}
+	close(out);
+	return NULL;
+}
+
+/* A FIFO whose reader takes nothing until drain_start */
+static void stalled_fifo(struct drain *d, const char *name)
+{
+	char fifo[300];
+
+	snprintf(fifo, sizeof(fifo), "%s/%s.fifo", tmpdir, name);
+	snprintf(d->path, sizeof(d->path), "%s/%s.ntp", tmpdir, name);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	d->fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(d->fd >= 0);
+	snprintf(d->fifo, sizeof(d->fifo), "%s", fifo);
+}
+
+static void drain_start(struct drain *d)
+{
+	fcntl(d->fd, F_SETFL, fcntl(d->fd, F_GETFL) & ~O_NONBLOCK);
+	assert_int_equal(pthread_create(&d->th, NULL, drain_main, d), 0);
+}
+
+static void drain_end(struct drain *d)
+{
+	pthread_join(d->th, NULL);
+	close(d->fd);
+	unlink(d->fifo);
+}
+
+static void open_replay(struct top_source *s, char **files)
+{
+	struct top_source_opts o;
+	char err[4096 + 256];
+
+	memset(&o, 0, sizeof(o));
+	ntp_capture_defaults(&o.cap);
+	o.replay = files[0];
+	o.replay_files = files;
+	o.n_replay = 1;
+	o.speed = 0;
+	o.interval_ms = 1000;
+	assert_int_equal(top_source_open(s, &o, err, sizeof(err)), 0);
+}
+
+/* The screen's calls for ms (or until the replay's last interval, ms 0):
+ * the intervals taken; *slowest: the slowest call's ms; *said: messages
+ * containing `want` */
+static int screen(struct top_source *s, uint64_t *seen, unsigned ms, uint64_t *slowest, const char *want,
+		  int *said)
+{
+	static struct ntp_snapshot snaps[TOP_OUTBOX];
+	char msg[TOP_MSG_LEN], path[600];
+	uint64_t start = mono_ms(), t0, rec;
+	int intervals = 0;
+
+	for (;;) {
+		int got, ended = top_source_read_ended(s);
+
+		t0 = mono_ms();
+		got = top_source_take(s, seen, snaps, TOP_OUTBOX);
+		top_source_recording(s, path, sizeof(path), &rec);
+		while (top_source_message(s, msg, sizeof(msg)))
+			*said += strstr(msg, want) != NULL;
+		if (mono_ms() - t0 > *slowest)
+			*slowest = mono_ms() - t0;
+		intervals += got;
+		if (ms ? mono_ms() - start >= ms : ended && !got && *seen >= 20)
+			return intervals;
+		usleep(2000);
+	}
+}
+
+/* The records in a file, and its count of records lost before it */
+static uint64_t file_records(const char *path, uint64_t *lost)
+{
+	const struct ntp_record *recs;
+	struct ntp_reader *r;
+	char err[4096 + 256];
+	uint64_t nrec = 0;
+	size_t n;
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (ntp_reader_next_block(r, &recs, &n) > 0)
+		nrec += n;
+	assert_int_equal(ntp_reader_stats(r)->dropped, 0);
+	*lost = ntp_reader_stats(r)->lost_before;
+	ntp_reader_close(r);
+	return nrec;
+}
+
+/* A replay recorded into a FIFO that takes nothing for a while: the replay
+ * waits for the file, the screen does not; then every record is in it. */
+static void test_stalled_file(void **state)
+{
+	char replay[300], err[4096 + 256];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t seen = 0, slowest = 0, lost = 1;
+	int said = 0, before;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "stall");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	/* the file takes nothing: the replay (20 s of records, read as fast as
+	 * it goes) is held at what the queue and the FIFO hold, 3 s or so */
+	before = screen(&s, &seen, 1500, &slowest, "the file lags", &said);
+	print_message("%d intervals while the file stalls, the slowest of the screen's calls %llu ms\n", before,
+		      (unsigned long long)slowest);
+	assert_true(before < 10);
+	assert_false(top_source_read_ended(&s));
+	drain_start(&d);
+	screen(&s, &seen, 0, &slowest, "the file lags", &said);
+	print_message("%llu intervals in all, the slowest of the screen's calls %llu ms\n", (unsigned long long)seen,
+		      (unsigned long long)slowest);
+	assert_true(slowest < 1000);
+	assert_int_equal(said, 0);
+	written = top_source_record_stop(&s);
+	alarm(0);
+	drain_end(&d);
+	top_source_close(&s);
+	assert_int_equal(written, NREC);
+	assert_int_equal(file_records(d.path, &lost), NREC);
+	assert_int_equal(lost, 0);
+	unlink(d.path);
+	unlink(replay);
+}
+
+/* q while the replay waits for the file: the source thread stops at once
+ * (the block it waited with is dropped, counted lost in the file); the
+ * close then waits for the file as ntprof record's does. */
+static void test_quit_while_stalled(void **state)
+{
+	char replay[300], err[4096 + 256], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t seen = 0, slowest = 0, lost = 0, t0, nrec;
+	int said = 0;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "quit");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	screen(&s, &seen, 500, &slowest, "the file lags", &said);
+	t0 = mono_ms();
+	top_source_stop(&s);
+	print_message("q took %llu ms\n", (unsigned long long)(mono_ms() - t0));
+	assert_true(mono_ms() - t0 < 1000);
+	drain_start(&d);
+	written = top_source_record_stop(&s);
+	alarm(0);
+	drain_end(&d);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		said += strstr(msg, "records were dropped while the file lagged") != NULL;
+	top_source_close(&s);
+	nrec = file_records(d.path, &lost);
+	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
+	assert_int_equal(nrec, (uint64_t)written);
+	assert_true(nrec < NREC);
+	assert_int_equal(said, lost > 0);
+	unlink(d.path);
+	unlink(replay);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stalled_file),
+		cmocka_unit_test(test_quit_while_stalled),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
