@@ -66,6 +66,7 @@ struct ntp_pend_bucket {
  */
 struct ntp_pend {
 	uint32_t cap, bmask, bmax;
+	uint32_t bshift;	/* 64 - log2(bmask + 1): the bucket is the hash's top bits */
 	uint32_t rmask;		/* the ring's slots, minus one (a power of two, at most cap, minus one) */
 	uint64_t seq;		/* the next arrival's number (from cap, NTP_PEND_FREE) */
 	size_t count;
@@ -82,11 +83,24 @@ struct ntp_pend {
 	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
 	size_t nref;		/* pending records held by reference */
 	struct ntp_pend_bucket *bk;	/* per bucket: first and last slot, one cache line for both */
+	/* slots visited by the takes past a key's first record (ntp_pend_find_after,
+	 * ntp_pend_take_past_older): the work of the uncommon path, for the tests */
+	uint64_t slow_steps;
+	/* the uncommon take's index of commands and marks per key (pending.c
+	 * ntp_pend_find_twin), imask + 1 entries each; NULL until it is needed */
+	struct ntp_pend_idx *idx, *marks;
+	uint32_t imask;
+	size_t nidx, nmarks;
 };
 
 /* The out-of-line parts (pending.c) */
+int32_t ntp_pend_find_twin(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, int32_t first);
+const struct ntp_record *ntp_pend_take_twin(struct ntp_pend *p, uint64_t key, uint32_t b, int32_t prev0,
+					    int32_t first, int32_t tw, uint64_t *dropped);
+void ntp_pend_idx_clear(struct ntp_pend *p);
 const struct ntp_record *ntp_pend_take_past_older(struct ntp_pend *p, const struct ntp_record *r,
-						  uint64_t key, uint32_t b, uint64_t *dropped);
+						  uint64_t key, uint32_t b, int32_t prev0, int32_t first,
+						  uint64_t *dropped);
 int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted,
 			  int32_t i, int ref);
 void ntp_pend_grow(struct ntp_pend *p);
@@ -141,10 +155,16 @@ static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct nt
 	return !((a->slba ^ b->slba) | (x ^ y) | (uint64_t)(a->opcode ^ b->opcode));
 }
 
+/* The top bits of the product, which all of the key's bits reach. The
+ * bits from 32 up took a cid's contribution from its low bits only (cid <<
+ * 32 times the constant, modulo 2^64): cids with a tag in the low bits and
+ * a generation counter above (ntprof generate --qd) fell in few buckets,
+ * each shared by many keys, and a take of a key with no record pending
+ * walked the other keys' records. */
 static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
 {
 	key *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(key >> 32) & p->bmask;
+	return (uint32_t)(key >> p->bshift);
 }
 
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
@@ -175,7 +195,7 @@ ntp_pend_take_at(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, u
 		 uint64_t *dropped)
 {
 	if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
-		return ntp_pend_take_past_older(p, r, key, b, dropped);
+		return ntp_pend_take_past_older(p, r, key, b, prev, i, dropped);
 	ntp_pend_unlink(p, b, prev, i);
 	/* The slot is free but untouched until the next put. */
 	return p->slots[i].rec;
