@@ -27,7 +27,6 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	p->cap = cap;
 	p->bmax = cap / 2;
 	p->bmask = (p->bmax < BUCKETS_MIN ? p->bmax : BUCKETS_MIN) - 1;
-	p->bshift = (uint32_t)__builtin_clzll(p->bmask + 1ull) + 1;
 	p->rmask = (cap < NTP_PEND_RING_MIN ? cap : NTP_PEND_RING_MIN) - 1;
 	p->seq = p->settled = cap;	/* NTP_PEND_FREE */
 	/* all cap slots and copies, resident only as the ring reaches them */
@@ -391,7 +390,6 @@ __attribute__((noinline)) void ntp_pend_grow(struct ntp_pend *p)
 	free(p->bk);
 	p->bk = bk;
 	p->bmask = n - 1;
-	p->bshift = (uint32_t)__builtin_clzll((uint64_t)n) + 1;
 	grow_limit(p);
 	relink(p);
 }

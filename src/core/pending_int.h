@@ -66,7 +66,6 @@ struct ntp_pend_bucket {
  */
 struct ntp_pend {
 	uint32_t cap, bmask, bmax;
-	uint32_t bshift;	/* 64 - log2(bmask + 1): the bucket is the hash's top bits */
 	uint32_t rmask;		/* the ring's slots, minus one (a power of two, at most cap, minus one) */
 	uint64_t seq;		/* the next arrival's number (from cap, NTP_PEND_FREE) */
 	size_t count;
@@ -155,16 +154,17 @@ static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct nt
 	return !((a->slba ^ b->slba) | (x ^ y) | (uint64_t)(a->opcode ^ b->opcode));
 }
 
-/* The top bits of the product, which all of the key's bits reach. The
- * bits from 32 up took a cid's contribution from its low bits only (cid <<
- * 32 times the constant, modulo 2^64): cids with a tag in the low bits and
- * a generation counter above (ntprof generate --qd) fell in few buckets,
- * each shared by many keys, and a take of a key with no record pending
- * walked the other keys' records. */
+/* Bits from 40 up of the product. A key's cid (bits 32 to 47) reaches
+ * bit 32 + n of the product from its own bits below n only: with bits from
+ * 32 up, cids with a tag in the low bits and a generation counter above
+ * (ntprof generate --qd) fell sixteen to a bucket, and a take walked the
+ * other keys' records before its own key's first. From 40 up, the bucket
+ * takes eight more of the cid's bits, as many instructions. The table has
+ * at most 2^23 buckets (cap / 2): bits 40 to 62. */
 static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
 {
 	key *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(key >> p->bshift);
+	return (uint32_t)(key >> 40) & p->bmask;
 }
 
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
