@@ -82,8 +82,9 @@ struct ntp_pend {
 	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
 	size_t nref;		/* pending records held by reference */
 	struct ntp_pend_bucket *bk;	/* per bucket: first and last slot, one cache line for both */
-	/* slots visited by the takes past a key's first record (ntp_pend_find_after,
-	 * ntp_pend_take_past_older): the work of the uncommon path, for the tests */
+	/* steps of the takes past a key's first record (pending.c
+	 * ntp_pend_find_twin, ntp_pend_take_twin: slots walked, index entries
+	 * probed): the work of the uncommon path, for the tests */
 	uint64_t slow_steps;
 	/* the uncommon take's index of commands and marks per key (pending.c
 	 * ntp_pend_find_twin), imask + 1 entries each; NULL until it is needed */
