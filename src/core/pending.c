@@ -25,7 +25,7 @@ struct ntp_pend *ntp_pend_new(uint32_t capacity)
 	while (cap < capacity && cap < (1u << 24))
 		cap <<= 1;
 	p->cap = cap;
-	p->bmax = cap / 2;
+	p->bmax = cap / 2 < (1u << 16) ? cap / 2 : 1u << 16;	/* bits 48 to 63 (ntp_pend_bucket_of) */
 	p->bmask = (p->bmax < BUCKETS_MIN ? p->bmax : BUCKETS_MIN) - 1;
 	p->rmask = (cap < NTP_PEND_RING_MIN ? cap : NTP_PEND_RING_MIN) - 1;
 	p->seq = p->settled = cap;	/* NTP_PEND_FREE */

@@ -155,17 +155,17 @@ static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct nt
 	return !((a->slba ^ b->slba) | (x ^ y) | (uint64_t)(a->opcode ^ b->opcode));
 }
 
-/* Bits from 40 up of the product. A key's cid (bits 32 to 47) reaches
+/* Bits from 48 up of the product. A key's cid (bits 32 to 47) reaches
  * bit 32 + n of the product from its own bits below n only: with bits from
  * 32 up, cids with a tag in the low bits and a generation counter above
  * (ntprof generate --qd) fell sixteen to a bucket, and a take walked the
- * other keys' records before its own key's first. From 40 up, the bucket
- * takes eight more of the cid's bits, as many instructions. The table has
- * at most 2^23 buckets (cap / 2): bits 40 to 62. */
+ * other keys' records before its own key's first. From 48 up the bucket
+ * takes all of the cid's bits, with as many instructions; the table has at
+ * most 2^16 buckets (pending.c), bits 48 to 63. */
 static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
 {
 	key *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(key >> 40) & p->bmask;
+	return (uint32_t)(key >> 48) & p->bmask;
 }
 
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
