@@ -138,14 +138,17 @@ static int align_files(struct ntp_files *f, int64_t *adj)
 		free(st);
 		return -1;
 	}
-	/* the files that could not be aligned first, then those that had no
-	 * aligned file to be aligned on (a target's hosts) */
-	for (int pass = 0; pass < 2; pass++)
+	/* the files that could not be aligned first, targets before hosts (a
+	 * target of another run given with its would-be hosts is the one
+	 * wrong file, and a report names only the first few), then those
+	 * that had no aligned file to be aligned on (a target's hosts) */
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < f->n && f->nleft < left; i++) {
 			char note[NTP_FILES_NOTE_LEN - 128];
+			int target = f->in[i].info->role == NTP_ROLE_TARGET;
+			int want = st[i] == NTP_ALIGN_NO_PEER ? 2 : target ? 0 : 1;
 
-			if ((st[i] == NTP_ALIGN_NO_PEER) != pass ||
-			    !ntp_join_align_note(f->in, f->n, st, i, note, sizeof(note)))
+			if (want != pass || !ntp_join_align_note(f->in, f->n, st, i, note, sizeof(note)))
 				continue;
 			snprintf(f->left[f->nleft++], NTP_FILES_NOTE_LEN, "%s; joined on the wall clocks alone, "
 				 "its records may pair with other commands", note);
