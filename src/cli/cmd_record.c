@@ -421,7 +421,12 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 		.sampling = cap->co.sampling });
 	r->pc.start_ns = r->rc.start;
 	r->pc.interval_ns = (uint64_t)(cap->interval_s * 1e9 + 0.5);
-	r->pc.end_ns = ro->duration ? r->rc.start + (uint64_t)ro->duration * 1000000000ull : 0;
+	/* -d's end is the live source's: the pull that reaches it drains the
+	 * rest and ends, and the pump closes the last interval after the
+	 * records drained (which the file holds too), at their latest stamp
+	 * when past the end (collector/pump_live.h); the pump's own end_ns
+	 * would close it at -d's end, before them */
+	r->ls->end_ns = ro->duration ? r->rc.start + (uint64_t)ro->duration * 1000000000ull : 0;
 	r->p = r->m ? ntp_pump_new(&r->pc) : NULL;
 	if (!r->p)
 		return ntp_err("out of memory");
@@ -455,7 +460,7 @@ static int rec_run(struct recording *r, const char *out)
 		ret = ntp_err("%s", r->partial);
 	/* Stop: take what is left in the ring buffer (unless reading it just
 	 * failed), then detach every link. */
-	now = ntp_live_drain(r->ls, r->p, !r->partial[0], r->pc.end_ns);
+	now = ntp_live_drain(r->ls, r->p, !r->partial[0], r->ls->end_ns);
 	ntp_collector_counters(r->ls->c, &cnt);
 	ntp_collector_close(r->ls->c);
 	r->ls->c = NULL;
