@@ -23,8 +23,27 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
 #include "core/ntpfile.h"
 #include "top/source.h"
+
+/*
+ * The test's link wraps ntp_writer_wait_room (the Makefile's
+ * -Wl,--wrap=ntp_writer_wait_room for this program): with delay_wait set,
+ * the source thread, which has let go of s->lock on its way into the wait,
+ * stops there a while, as a preempted thread would, and a w comes meanwhile.
+ */
+static atomic_int delay_wait, entered;
+int __real_ntp_writer_wait_room(struct ntp_writer *w);
+int __wrap_ntp_writer_wait_room(struct ntp_writer *w);
+int __wrap_ntp_writer_wait_room(struct ntp_writer *w)
+{
+	if (atomic_load(&delay_wait)) {
+		atomic_store(&entered, 1);
+		usleep(1500 * 1000);
+	}
+	return __real_ntp_writer_wait_room(w);
+}
 
 #define NSEC 1000000000ull
 /* 20 s of records at 10000 a second: five times what the writer's queue
@@ -286,7 +305,55 @@ static void test_quit_while_stalled(void **state)
 	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
 	assert_int_equal(nrec, (uint64_t)written);
 	assert_true(nrec < NREC);
-	assert_int_equal(said, lost > 0);
+	/* q found the replay waiting: the block it held is dropped, and said */
+	assert_true(lost > 0);
+	assert_int_equal(said, 1);
+	unlink(d.path);
+	unlink(replay);
+}
+
+/* w while the replay is on its way into the wait for the file, s->lock
+ * already let go of: the close waits until the replay is back under the
+ * lock (else it frees the writer the replay then waits on: ASan's
+ * heap-use-after-free). The full block is written by the close; the record
+ * the replay held, past it, is counted lost and said. */
+static void test_stop_while_waiting(void **state)
+{
+	char replay[300], err[4096 + 256], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t lost = 0, nrec;
+	int said = 0;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "stop");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	atomic_store(&entered, 0);
+	atomic_store(&delay_wait, 1);
+	assert_int_equal(top_source_start(&s), 0);
+	while (!atomic_load(&entered))
+		usleep(1000);
+	drain_start(&d);
+	written = top_source_record_stop(&s);	/* w */
+	atomic_store(&delay_wait, 0);
+	alarm(0);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		said += strstr(msg, "records were dropped while the file lagged") != NULL;
+	top_source_close(&s);
+	drain_end(&d);
+	nrec = file_records(d.path, &lost);
+	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
+	assert_true(written > 0);
+	assert_int_equal(nrec, (uint64_t)written);
+	assert_int_equal(lost, 1);
+	assert_int_equal(said, 1);
 	unlink(d.path);
 	unlink(replay);
 }
@@ -308,6 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stalled_file),
 		cmocka_unit_test(test_quit_while_stalled),
+		cmocka_unit_test(test_stop_while_waiting),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
