@@ -102,7 +102,16 @@ static int rec_add(struct top_source *s, const struct ntp_record *r)
 	int waited = 0, woken, err;
 
 	while ((err = ntp_writer_add(w, r)) == -EAGAIN) {
-		/* one wait a record: then room, and the add goes in; else (w, q,
+		if (s->rec_stopping) {
+			/* w is closing it: the close writes the full block; this
+			 * record, past it, has no room: counted lost, and said */
+			uint64_t ring = s->lost_cur > s->lost_base ? s->lost_cur - s->lost_base : 0;
+
+			s->rec_unsaved++;
+			ntp_writer_set_lost(w, ring + s->rec_unsaved, s->data_now_ns);
+			return 0;
+		}
+		/* one wait a record: then room, and the add goes in; else (q,
 		 * or no memory for the block) the block is dropped */
 		if (!s->live && !waited) {
 			waited = 1;
@@ -112,16 +121,7 @@ static int rec_add(struct top_source *s, const struct ntp_record *r)
 			pthread_mutex_lock(&s->lock);
 			s->rec_waiting = 0;
 			pthread_cond_broadcast(&s->rec_cond);
-			if (s->rec_stopping) {
-				/* w: the close writes the full block; this record,
-				 * past it, has no room: counted lost, and said */
-				uint64_t ring = s->lost_cur > s->lost_base ? s->lost_cur - s->lost_base : 0;
-
-				s->rec_unsaved++;
-				ntp_writer_set_lost(w, ring + s->rec_unsaved, s->data_now_ns);
-				return 0;
-			}
-			if (!woken)
+			if (!woken || s->rec_stopping)
 				continue;
 		}
 		/* the first block dropped */

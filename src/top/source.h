@@ -70,7 +70,8 @@ struct top_source {
 	 * set before it lets go of it): a w meanwhile (rec_stopping) wakes it
 	 * and waits on rec_cond until it holds the lock again, so the writer is
 	 * never closed under a thread about to wait on it. rec_unsaved: the
-	 * record it held then, counted lost (not in the file). Under the lock. */
+	 * records that found no room meanwhile (the one it held), counted
+	 * lost in the file, not waited for. Under the lock. */
 	int rec_waiting, rec_stopping;
 	uint64_t rec_unsaved;
 	pthread_cond_t rec_cond;
