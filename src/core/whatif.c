@@ -183,6 +183,11 @@ struct level {
  * negative: docs/what-if.md). Within NTP_WI_QD_SLACK above an integer it is
  * that integer (the rate's noise), the think time then 0. */
 #define NTP_WI_QD_SLACK 0.005
+/* A QD given is refused only when rate x mean is more than this share above
+ * it: the mean of a few sampled commands (one in 1000 by default) can read
+ * a tenth high, and the run's QD given is the better fact then (its think
+ * time is taken as 0: docs/what-if.md) */
+#define NTP_WI_GIVEN_SLACK 0.10
 
 static uint32_t qd_of(double lq)
 {
@@ -408,7 +413,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	/* A closed loop of N never has more than N in flight: a QD given
 	 * below rate x mean cannot be the run's */
 	for (int i = 0; i < nlv; i++)
-		if (lv[i].given && lv[i].qd < qd_of(lv[i].lq)) {
+		if (lv[i].given && lv[i].lq > lv[i].qd * (1 + NTP_WI_GIVEN_SLACK)) {
 			if (i == 0)
 				snprintf(m->why, sizeof(m->why), "the QD given (%u) is below the commands measured in "
 					 "flight (rate x mean = %.2f): give at least %u", lv[i].qd, lv[i].lq,
@@ -511,7 +516,14 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 				 ntp_stage_key(k), r.r[k], m->base_qd, s->measured_us);
 			return 0;
 		}
-		if (fabs(xr - 1) > NTP_WI_CALIB_TOL) {
+		/* a QD given a little below rate x mean (NTP_WI_GIVEN_SLACK)
+		 * cannot give back the measured rate with no think time: by
+		 * that share at most */
+		double tol = NTP_WI_CALIB_TOL;
+
+		if (m->base_qd_given && m->base_qd_little > m->base_qd)
+			tol += m->base_qd_little / m->base_qd - 1;
+		if (fabs(xr - 1) > tol) {
 			snprintf(m->why, sizeof(m->why), "calibration failed: the model gives %.0f IOPS at "
 				 "QD %u, %.0f measured", r.x * 1e6, m->base_qd, m->base_iops);
 			return 0;
