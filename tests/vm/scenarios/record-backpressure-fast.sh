@@ -11,7 +11,7 @@
 #    NVMe/RDMA: the three backpressure components of `report --detail`
 #    (on the wire, target receive, response held) sum to at most 5 % of the
 #    mean end to end of the device's 4 KiB reads
-# tb-timeout: 480
+# tb-timeout: 720
 . /tb/ntprof-checks.sh
 
 FAST_RUNS=4
@@ -31,10 +31,11 @@ fast_nullblk() {
 	echo "$dev"
 }
 
-# runs PREFIX TRANSPORT: FAST_RUNS recordings under one QD 4 load
+# runs PREFIX TRANSPORT: FAST_RUNS recordings under one QD 4 load (long
+# enough for all of them, however slow the programs load; stopped after)
 runs() {
 	local p=$1 t=$2 n lpid res
-	ntp-load --rw randread --bs 4k --qd 4 --secs $((FAST_RUNS * (FAST_SECS + 30) + 30)) --quiet $TB_DEV \
+	ntp-load --rw randread --bs 4k --qd 4 --secs 900 --quiet $TB_DEV \
 		> $TB_OUT/$p-load.txt 2>&1 &
 	lpid=$!
 	sleep 1
