@@ -139,6 +139,12 @@ int ntp_load(char **paths, size_t n, unsigned no_quantiles, struct ntp_snapshot 
 	ntp_pump_run(p, &src, NULL, NULL);	/* files and no sinks: it cannot fail */
 	ntp_pump_finish(p, ntp_files_end(f), snap);
 	note_damage(f, paths, meta);
+	/* host and target records and not one pair: every command ID of one
+	 * side missing from the other is what files of different runs (or of
+	 * another target) give, and "0 matched" alone does not say why */
+	if (snap->host_records && snap->target_records && !snap->matched)
+		ntp_report_note(meta, "no host record joined a target record: "
+				"recordings of different runs, or of another target?");
 	name_machines(f, l, meta);
 	*keep = l;
 	l = NULL;

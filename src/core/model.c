@@ -342,6 +342,7 @@ struct ntp_model {
 	uint64_t spdk_tcp[2], spdk_split[2];
 	int oom;			/* an allocation failed (ntp_snapshot.oom) */
 	uint64_t oom_records;
+	uint64_t other_side;	/* records of neither side: left out, counted */
 	unsigned n_groups;
 	struct group groups[NTP_SNAP_MAX_GROUPS];
 	struct group_cache gc;
@@ -1147,6 +1148,8 @@ static inline __attribute__((always_inline)) void ingest(struct ntp_model *m, co
 		} else if (ref ? ntp_pend_put_key(m->tpend, r, key, &ev, 1) : ntp_pend_put(m->tpend, r, &ev)) {
 			m->unmatched_target++;
 		}
+	} else {
+		m->other_side++;	/* neither side: no group takes it */
 	}
 }
 
@@ -1447,6 +1450,7 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 	out->overflow_records = m->overflow;
 	out->oom = m->oom;
 	out->oom_records = m->oom_records;
+	out->other_side_records = m->other_side;
 	memcpy(out->spdk_tcp, m->spdk_tcp, sizeof(out->spdk_tcp));
 	memcpy(out->spdk_split, m->spdk_split, sizeof(out->spdk_split));
 }

@@ -110,6 +110,9 @@ struct ntp_snapshot {
 	 * cumulative, left out as the overflow's are) */
 	int oom;
 	uint64_t oom_records;
+	/* Extension (side): records of neither side (a side byte not 1 or 2
+	 * in a record whose CRC holds), cumulative, left out */
+	uint64_t other_side_records;
 };
 
 struct ntp_model;

@@ -284,7 +284,7 @@ enum ntp_block_type {
 };
 #define NTP_LOST_HDR 16		/* a lost block's payload: u64 as_of, u64 records lost */
 /* Why records are lost before reaching a recording, in the words of the report's note. */
-#define NTP_LOST_WHY "ring buffer full, or SPDK commands still in flight after the stop's wait"
+#define NTP_LOST_WHY "ring buffer full, SPDK commands still in flight after the stop's wait, or blocks ntprof-top dropped while its file lagged"
 
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);

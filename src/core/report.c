@@ -289,7 +289,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		fprintf(f, "note: %llu records were closed after a missed completion\n",
 			(unsigned long long)g->missed_records);
 	if (g->incomplete_records)
-		fprintf(f, "note: %llu records lacked a timestamp the stages need and are left out\n",
+		fprintf(f, "note: %llu records lacked a timestamp the stages need, or had times one clock cannot give, and are left out\n",
 			(unsigned long long)g->incomplete_records);
 	if (m->detail) {
 		fputc('\n', f);
@@ -299,6 +299,12 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 int ntp_snapshot_note(const struct ntp_snapshot *s, unsigned i, char *buf, size_t len)
 {
+	/* the notes in order: records of neither side, then memory */
+	if (s->other_side_records && i-- == 0) {
+		snprintf(buf, len, "records of neither side (host 1, target 2) left out: %llu",
+			 (unsigned long long)s->other_side_records);
+		return 1;
+	}
 	if (!s->oom || i > 0)
 		return 0;
 	if (s->oom_records)
@@ -357,7 +363,7 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 	}
 	if (s->lost_events)
 		fprintf(f, "note: records lost before reaching the recording: %llu "
-			"(ring buffer full, or SPDK commands still in flight after the stop's wait)\n",
+			"(" NTP_LOST_WHY ")\n",
 			(unsigned long long)s->lost_events);
 	if (s->overflow_records)
 		fprintf(f, "note: %llu records of groups beyond the first %d are left out\n",

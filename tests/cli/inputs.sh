@@ -41,7 +41,7 @@ check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; e
 
 # ---- a record whose times one clock cannot give: left out and counted ----
 # edit IN OUT SIDE N WHAT: the Nth record of SIDE (1 host, 2 target) of IN gets
-# WHAT (blkdone1: h_blk_complete = 1; rspsent1: t_rsp_sent = 1), its block's
+# WHAT (blkdone1: h_blk_complete = 1; rspsent1: t_rsp_sent = 1; side7: side 7), its block's
 # CRCs made anew: the record reads as sound
 edit() {
 	python3 - "$@" <<'PY'
@@ -110,6 +110,14 @@ for f in b-e2e b-res ho-e2e to-res; do
 	check "bad-time-$f-json" "$(grep -q '"incomplete_records":1' <<<"$j"; echo $?)" \
 		"$(grep -o '"incomplete_records":[0-9]*' <<<"$j" | head -2)"
 done
+# a record of neither side (side 7): left out and said, text and JSON
+edit "$tmp/b.ntp" "$tmp/b-side.ntp" 1 3 side7 || exit 1
+out=$("$NTPROF" report "$tmp/b-side.ntp" 2>&1); rc=$?
+check other-side "$([ $rc = 0 ] && grep -q '^note: records of neither side (host 1, target 2) left out: 1$' <<<"$out"
+	echo $?)" "exit $rc: $(grep '^note' <<<"$out" | head -2)"
+j=$("$NTPROF" report -j - "$tmp/b-side.ntp" 2>/dev/null)
+check other-side-json "$(grep -q '"records of neither side (host 1, target 2) left out: 1"' <<<"$j"; echo $?)" \
+	"$(grep -A2 '"notes"' <<<"$j")"
 
 # ---- probe: root refused is told why it may be; kprobes' absence said plainly ----
 if [ "$(id -u)" = 0 ]; then

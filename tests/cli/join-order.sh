@@ -70,4 +70,10 @@ out=$("$NTPROF" report "$tmp/h1.ntp" "$tmp/xt.ntp" 2>&1)
 check other-run-said "$([ "$(grep -c '^note: .*clock offset' <<<"$out")" = 1 ] &&
 	grep -q "^note: $tmp/xt.ntp: .*a recording of another run or of another target" <<<"$out"; echo $?)" \
 	"$(grep '^note' <<<"$out" | head -3)"
+# and the join's result is said: no pair at all (not when some joined)
+check no-pair-said "$(grep -q '^note: no host record joined a target record: recordings of different runs' \
+	<<<"$out" && grep -q '^records: .* 0 matched' <<<"$out"; echo $?)" "$(grep '^note\|^records' <<<"$out" | head -4)"
+out=$("$NTPROF" report "$tmp/h1.ntp" "$tmp/x2.ntp" "$tmp/t.ntp" 2>&1)
+check some-pair-not-said "$(grep -q '^note: no host record joined' <<<"$out" && echo 1 || echo 0)" \
+	"$(grep '^note' <<<"$out" | head -3)"
 exit $fail

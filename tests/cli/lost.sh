@@ -54,7 +54,7 @@ PY
 add_lost "$tmp/plain.ntp" "$tmp/lost.ntp" 1234
 add_lost "$tmp/plain.ntp" "$tmp/cut.ntp" 99 cut
 
-note='note: records lost before reaching the recording: 1234 (ring buffer full, or SPDK commands still in flight after the stop'"'"'s wait)'
+note='note: records lost before reaching the recording: 1234 (ring buffer full, SPDK commands still in flight after the stop'"'"'s wait, or blocks ntprof-top dropped while its file lagged)'
 
 # a file without the block: no note
 "$NTPROF" report "$tmp/plain.ntp" >"$tmp/plain.txt" 2>&1 || fail "report of plain.ntp failed"
