@@ -54,7 +54,8 @@ runs() {
 		tb_figure $p$n "${res#* }"
 		tb_check $p$n "${res%% *} == 1" "${res#* } ($(grep -h 'hooks:' $TB_OUT/$p$n.err | sed 's/^.*hooks: //'))"
 	done
-	kill -INT $lpid 2>/dev/null
+	# TERM: a background job of a script ignores SIGINT
+	kill $lpid 2>/dev/null
 	wait $lpid
 }
 
