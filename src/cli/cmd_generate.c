@@ -273,6 +273,12 @@ int cmd_generate(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:r:t:n:d:s:qh", opts, NULL)) != -1) {
+		/* "-o=f.ntp": getopt hands "=f.ntp" to -o; '=' belongs to
+		 * long options (options.c says the same of the other commands) */
+		if (opt < 256 && opt != '?' && opt != ':' && optarg && optarg[0] == '=' &&
+		    optarg != argv[optind - 1])
+			return ntp_err("option -%c: a value is given after a space (-%c %s), not after '='",
+				       opt, opt, optarg + 1);
 		switch (opt) {
 		case 'o': output = optarg; break;
 		case O_TARGET_OUT: target_out = optarg; break;
@@ -350,6 +356,17 @@ int cmd_generate(int argc, char **argv)
 			if (optopt && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
 				return ntp_err("option %.*s takes no value", (int)strcspn(argv[optind - 1], "="),
 					       argv[optind - 1]);
+			/* a short option: optopt names it (argv[optind - 1] is
+			 * another word inside a cluster, "-qZ", "-q=1") */
+			if (optopt > 0 && optopt < 256) {
+				const char *w = optind < argc && argv[optind][0] == '-' &&
+						strchr(argv[optind], '=') ? argv[optind] : argv[optind - 1];
+				const char *eq = strchr(w, '=');
+
+				if (optopt == '=' && eq && eq - w >= 2 && w[1] != '-')
+					return ntp_err("option -%c takes no value", eq[-1]);
+				return ntp_err("unknown option '-%c' (ntprof generate --help)", optopt);
+			}
 			return ntp_err("unknown option '%s' (ntprof generate --help)", argv[optind - 1]);
 		}
 	}

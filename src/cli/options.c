@@ -247,6 +247,13 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 			snprintf(err, errlen, "unknown option '%s'%s", argv[optind - 1], hint ? hint : "");
 			goto out;
 		}
+		/* "-j=out.json": getopt hands "=out.json" to -j, which would
+		 * write a file of that name; '=' belongs to long options */
+		if (c < 256 && hit->arg && optarg && optarg[0] == '=' && optarg != argv[optind - 1]) {
+			snprintf(err, errlen, "option -%c: a value is given after a space (-%c %s), not after '='",
+				 c, c, optarg + 1);
+			goto out;
+		}
 		if (set_value(sets, n_sets, hit_set, hit, bases[hit_set], optarg, custom, ctx, err, errlen))
 			goto out;
 	}

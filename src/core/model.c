@@ -251,6 +251,7 @@ struct group {
 	char dev[NTP_DEV_LEN];
 	uint64_t base_cmds;		/* cumulative exact count at the last close */
 	int based;			/* base_cmds set (the group was counted at a close) */
+	int base_exact;			/* base_cmds is a count, not a guess past the last totals */
 	uint64_t cmds_all;		/* exact commands of every closed interval */
 	int counted;			/* the totals had this group */
 	int counted_all;
@@ -1265,20 +1266,23 @@ static int64_t total_of(const struct ntp_total *t, size_t n, const struct group 
 }
 
 /*
- * A group's cumulative exact count at time t, or -1 when unknown. Live, the
- * counters are read at each close (t is their time). A replay applies a
- * file's totals blocks, written about a second apart, when it reaches them:
- * between two blocks the count is interpolated, past the last one it goes on
- * at the rate between the last two (the recording's start counting as zero),
- * so intervals shorter than the blocks' spacing, and a last interval ending
- * off the blocks' times, get their share instead of nothing or a second's
- * worth. Past twice the blocks' spacing (at least 2 s) no guess is made.
+ * A group's cumulative exact count at time t, or -1 when unknown; *exact 0
+ * when it is a guess past the last totals. Live, the counters are read at
+ * each close (t is their time). A replay hands over, before it closes an
+ * interval, the counts at its end interpolated between the file's totals
+ * blocks around it (pump_files.c), so t is their time too. Short of that (no
+ * block after t: a file without totals there, or a count read failed live),
+ * between two sets of totals the count is interpolated in time (exact, as
+ * a replay's), past the last one it goes on at the rate between the last
+ * two (the recording's start counting as zero), not exact. Past twice the blocks' spacing (at least 2 s)
+ * no guess is made.
  */
-static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64_t t)
+static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64_t t, int *exact)
 {
 	int64_t cur = total_of(m->totals, m->n_totals, g), prev = 0;
 	uint64_t t1 = m->totals_as_of, t0 = m->first_start_ns, span, horizon;
 
+	*exact = 1;
 	if (cur < 0 || t == t1)
 		return cur;
 	if (m->n_prev) {
@@ -1287,11 +1291,14 @@ static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64
 		if (prev < 0)
 			prev = 0;
 	}
-	if (t1 <= t0 || cur < prev)
+	if (t1 <= t0 || cur < prev) {
+		*exact = 0;
 		return t > t1 ? cur : -1;
+	}
 	span = t1 - t0;
 	if (t < t1)
 		return t <= t0 ? prev : prev + (int64_t)llround((double)(cur - prev) * (double)(t - t0) / (double)span);
+	*exact = 0;
 	horizon = 2 * (span > 1000000000ull ? span : 1000000000ull);
 	if (t - t1 > horizon)
 		return -1;
@@ -1490,8 +1497,8 @@ static void acc_reset(struct acc *a)
  * its role records (host group: the host's key, and with role both the
  * target's key of its matched records; target group: its own), and in *secs
  * the time it spans: from the totals' as_of at the last close to theirs now
- * (live, that is the interval; a replay applies totals blocks when it reaches
- * them, not at each boundary). 1 when every side needed has sums (counted
+ * (live, that is the interval; a replay hands over the totals at each
+ * boundary, interpolated between the blocks around it: pump_files.c). 1 when every side needed has sums (counted
  * QDs), else 0: the sums then carry over to the next interval. */
 static int occ_interval(struct ntp_model *m, struct group *g, uint64_t now_ns, struct ntp_group_occ *dh,
 			struct ntp_group_occ *dt, double *secs)
@@ -1556,7 +1563,8 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	fill_header(m, out);
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
-		int64_t cum = count_at(m, g, now_ns);
+		int exact, base_exact = g->base_exact;
+		int64_t cum = count_at(m, g, now_ns, &exact);
 		uint64_t cmds = 0;
 		struct ntp_group_occ dh, dt;
 		struct acc *fresh;
@@ -1567,11 +1575,13 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			/* first counted: the base is the count at the interval's
 			 * start; the commands before it, estimated from the samples
 			 * in earlier intervals, join the run's total */
-			int64_t a = count_at(m, g, m->start_ns);
+			int ea;
+			int64_t a = count_at(m, g, m->start_ns, &ea);
 
 			g->base_cmds = a > 0 ? (uint64_t)a : 0;
 			g->cmds_all += g->base_cmds;
 			g->based = 1;
+			base_exact = a >= 0 && ea;
 		}
 		if (cum >= 0) {
 			cmds = (uint64_t)cum >= g->base_cmds ? (uint64_t)cum - g->base_cmds : 0;
@@ -1580,7 +1590,14 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 			g->cmds_all += cmds;
 			g->counted_all = 1;
 		}
-		g->counted = cum >= 0;
+		/* The interval's count is exact when the counts at both of its
+		 * ends are (else the estimate, sampled x N); a record is a
+		 * command: never fewer than the records (the counters and the
+		 * records are not read at the same instant) */
+		g->counted = cum >= 0 && exact && base_exact;
+		g->base_exact = cum >= 0 && exact;
+		if (g->counted && cmds < g->cur->seen)
+			cmds = g->cur->seen;
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);

@@ -1415,18 +1415,25 @@ static int parse_header(struct ntp_reader *r, char *errbuf, size_t errlen)
 	}
 	major = get16(h + H_MAJOR);
 	minor = get16(h + H_MINOR);
-	/* A version this reader does not read is believed only when the
-	 * header does not contradict it: a header_len this format allows,
-	 * whose bytes are there and whose CRC fails, is a damaged header (a
-	 * bit flipped in the version reads as a newer one); any other header
-	 * is taken as a newer layout's (docs/ntp-format.md). */
+	/* A version this reader does not read, in a header whose CRC as this
+	 * format's fails (a header_len this format allows, its bytes there):
+	 * a bit flipped in the version, or a newer layout whose CRC is
+	 * elsewhere. A major far ahead of this one (or 0) is taken as the
+	 * flip; one a few majors ahead is named both ways, for a newer
+	 * format's header may differ in every byte after its version
+	 * (docs/ntp-format.md). */
 	if (major > NTP_FORMAT_MAJOR || major < 1) {
 		hlen = get32(h + H_HDRLEN);
 		if (hlen >= NTP_HEADER_LEN && hlen <= NTP_HEADER_MAX && !(hlen % 4) && fill(r, hlen) >= hlen) {
 			h = r->data + r->start;
 			if (get32(h + hlen - 4) != ntp_crc32c(0, h, hlen - 4)) {
-				snprintf(errbuf, errlen, "%s: corrupt header (CRC mismatch; its version reads %u.%u)",
-					 p, major, minor);
+				if (major < 1 || major > NTP_FORMAT_MAJOR + NTP_FORMAT_AHEAD)
+					snprintf(errbuf, errlen, "%s: corrupt header (CRC mismatch; its version reads %u.%u)",
+						 p, major, minor);
+				else
+					snprintf(errbuf, errlen, "%s: recorded in format %u.%u by a newer ntprof, or its header "
+						 "is damaged (its CRC as format %u.x fails); this ntprof reads format %u.x",
+						 p, major, minor, NTP_FORMAT_MAJOR, NTP_FORMAT_MAJOR);
 				return -1;
 			}
 		}

@@ -19,6 +19,9 @@
 #define NTP_FORMAT_MAJOR 1
 #define NTP_FORMAT_MINOR 2	/* 1.1: totals rows carry struct ntp_group_occ;
 				 * 1.2: the header may carry the host's queues */
+/* A major this far ahead or more, in a header that fails its CRC, is read
+ * as a damaged version field, not a newer format (docs/ntp-format.md) */
+#define NTP_FORMAT_AHEAD 8
 
 #define NTP_HOSTNAME_LEN 64
 #define NTP_KERNEL_LEN 64

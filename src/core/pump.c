@@ -149,6 +149,12 @@ void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n)
 
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns)
 {
+	ntp_pump_totals_to(p, t, n, as_of_ns, NTP_TOTALS_MODEL | NTP_TOTALS_SINKS);
+}
+
+void ntp_pump_totals_to(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns,
+			unsigned to)
+{
 	if (p->filtered) {
 		size_t k = 0;
 
@@ -166,8 +172,9 @@ void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, ui
 		t = p->kept;
 		n = k;
 	}
-	ntp_model_set_totals(p->cfg.model, t, n, as_of_ns);
-	for (unsigned i = 0; i < p->n_sinks; i++)
+	if (to & NTP_TOTALS_MODEL)
+		ntp_model_set_totals(p->cfg.model, t, n, as_of_ns);
+	for (unsigned i = 0; (to & NTP_TOTALS_SINKS) && i < p->n_sinks; i++)
 		if (p->sink[i].totals) {
 			int e = p->sink[i].totals(p->sink[i].ctx, t, n, as_of_ns);
 

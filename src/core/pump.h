@@ -94,6 +94,13 @@ struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p);
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n);
 /* Cumulative exact counters as of as_of_ns. */
 void ntp_pump_totals(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns);
+/* The same to the model only, to the sinks only, or both: a replay hands
+ * the model the totals read ahead of the data (past the boundary it closes
+ * at, so the count there is interpolated, model.h), and the sinks each
+ * block when the data reaches it, as a recording writes them. */
+enum { NTP_TOTALS_MODEL = 1, NTP_TOTALS_SINKS = 2 };
+void ntp_pump_totals_to(struct ntp_pump *p, const struct ntp_total *t, size_t n, uint64_t as_of_ns,
+			unsigned to);
 /* The source's cumulative count of records lost before they reached it
  * (ring buffer full, SPDK commands in flight past the stop's wait; a file's
  * lost blocks): into the model, and to the sinks when it grew. */

@@ -7,6 +7,7 @@
  * start_mono) plus join_align.c's correction; that order only decides when a
  * record is fed, never a stage time (the join is by key, pending.h).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,10 @@
 #include "join.h"
 #include "merge.h"
 #include "pump_files.h"
+
+/* How far a scout reads past a boundary for the totals block after it (the
+ * recorder writes one about every second, ntpfile.h). */
+#define NTP_FILES_AHEAD_NS (3ull * 1000000000ull)
 
 struct cursor {
 	const struct ntp_record *recs;
@@ -36,6 +41,13 @@ struct ntp_files {
 	int no_totals;			/* ntp_join_feed: the caller applies them */
 	struct ntp_total *tot;		/* every file's latest rows, delivered together */
 	size_t ntot_cap;
+	/* a paced replay's second reader of each file, ahead of the data to the
+	 * totals block after the boundary the pump closes at (deliver_ahead) */
+	struct scout *scout;
+	uint32_t *bins;			/* the primary's records per ms, a ring (SCOUT_BINS) */
+	uint64_t bin_lo;		/* the first ms the ring holds */
+	int scout_off;			/* no scouts: a stream, or one failed to open */
+	uint64_t ahead_as_of;		/* of the rows last handed to the model ahead */
 	/* notes on the files no clock offset was found for (ntp_join_align_state) */
 	char (*left)[NTP_FILES_NOTE_LEN];
 	size_t nleft;
@@ -138,14 +150,17 @@ static int align_files(struct ntp_files *f, int64_t *adj)
 		free(st);
 		return -1;
 	}
-	/* the files that could not be aligned first, then those that had no
-	 * aligned file to be aligned on (a target's hosts) */
-	for (int pass = 0; pass < 2; pass++)
+	/* the files that could not be aligned first, targets before hosts (a
+	 * target of another run given with its would-be hosts is the one
+	 * wrong file, and a report names only the first few), then those
+	 * that had no aligned file to be aligned on (a target's hosts) */
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < f->n && f->nleft < left; i++) {
 			char note[NTP_FILES_NOTE_LEN - 128];
+			int target = f->in[i].info->role == NTP_ROLE_TARGET;
+			int want = st[i] == NTP_ALIGN_NO_PEER ? 2 : target ? 0 : 1;
 
-			if ((st[i] == NTP_ALIGN_NO_PEER) != pass ||
-			    !ntp_join_align_note(f->in, f->n, st, i, note, sizeof(note)))
+			if (want != pass || !ntp_join_align_note(f->in, f->n, st, i, note, sizeof(note)))
 				continue;
 			snprintf(f->left[f->nleft++], NTP_FILES_NOTE_LEN, "%s; joined on the wall clocks alone, "
 				 "its records may pair with other commands", note);
@@ -212,6 +227,8 @@ fail:
 	return NULL;
 }
 
+static void scouts_free(struct ntp_files *f);
+
 void ntp_files_close(struct ntp_files *f)
 {
 	if (!f)
@@ -219,6 +236,7 @@ void ntp_files_close(struct ntp_files *f)
 	for (size_t i = 0; f->own && i < f->n; i++)
 		if (f->r[i])
 			ntp_reader_close(f->r[i]);
+	scouts_free(f);
 	free(f->r);
 	free(f->in);
 	free(f->cur);
@@ -323,7 +341,263 @@ static void deliver_totals(struct ntp_files *f, struct ntp_pump *p, uint64_t unt
 		as_of = primary_as_of;
 	if (at_end && as_of > ntp_files_end(f))
 		as_of = ntp_files_end(f);
-	ntp_pump_totals(p, f->tot, total, as_of);
+	/* the model already has later rows, read ahead: the sinks alone */
+	ntp_pump_totals_to(p, f->tot, total, as_of,
+			   NTP_TOTALS_SINKS | (at_end || as_of > f->ahead_as_of ? NTP_TOTALS_MODEL : 0));
+}
+
+/* Read ahead for the totals: a paced replay's second reader of a file, the
+ * latest two totals blocks it passed (as of their time on the primary's
+ * clock) and, of the primary file, how many records each millisecond had. */
+struct scout {
+	struct ntp_reader *r;
+	uint64_t last;			/* the latest record time read */
+	int done;
+	struct ntp_total *rows[2];	/* [0] the block before [1] */
+	size_t n[2], cap[2];
+	uint64_t as_of[2], raw;		/* raw: [1]'s time in the file's clock */
+	int have[2];
+};
+
+#define SCOUT_BIN_NS 1000000ull
+#define SCOUT_BINS 8192u		/* a power of 2: 8 s of records */
+
+static void scouts_free(struct ntp_files *f)
+{
+	for (size_t i = 0; f->scout && i < f->n; i++) {
+		if (f->scout[i].r)
+			ntp_reader_close(f->scout[i].r);
+		free(f->scout[i].rows[0]);
+		free(f->scout[i].rows[1]);
+	}
+	free(f->scout);
+	free(f->bins);
+	f->scout = NULL;
+	f->bins = NULL;
+}
+
+/* Opens the scouts: 0, or -1 when there are none (a stream cannot be read
+ * twice; readers not opened here are the caller's). */
+static int scouts_open(struct ntp_files *f)
+{
+	if (f->scout)
+		return 0;
+	if (f->scout_off || !f->own)
+		goto off;
+	for (size_t i = 0; i < f->n; i++)
+		if (ntp_reader_stream(f->r[i]))
+			goto off;
+	f->scout = calloc(f->n, sizeof(*f->scout));
+	f->bins = calloc(SCOUT_BINS, sizeof(*f->bins));
+	if (!f->scout || !f->bins)
+		goto off;
+	for (size_t i = 0; i < f->n; i++) {
+		char err[256];
+
+		f->scout[i].r = ntp_reader_open(ntp_reader_path(f->r[i]), err, sizeof(err));
+		if (!f->scout[i].r)
+			goto off;
+	}
+	return 0;
+off:
+	scouts_free(f);
+	f->scout_off = 1;
+	return -1;
+}
+
+/* The primary's records in (a, b] on its clock, from the bins; -1 when the
+ * bins no longer (or not yet) hold a. */
+static int64_t records_in(const struct ntp_files *f, uint64_t a, uint64_t b)
+{
+	uint64_t lo = a / SCOUT_BIN_NS + 1, hi = b / SCOUT_BIN_NS;
+	int64_t n = 0;
+
+	if (lo < f->bin_lo || hi >= f->bin_lo + SCOUT_BINS)
+		return -1;
+	for (uint64_t k = lo; k <= hi; k++)
+		n += f->bins[k & (SCOUT_BINS - 1)];
+	return n;
+}
+
+static void bin_record(struct ntp_files *f, uint64_t t)
+{
+	uint64_t k = t / SCOUT_BIN_NS;
+
+	if (k < f->bin_lo)
+		return;		/* older than the bins: not asked for */
+	if (k >= f->bin_lo + SCOUT_BINS) {
+		uint64_t lo = k - SCOUT_BINS + 1;
+
+		/* the bins that leave are zeroed for the times that take them */
+		for (uint64_t j = f->bin_lo; j < lo && j < f->bin_lo + SCOUT_BINS; j++)
+			f->bins[j & (SCOUT_BINS - 1)] = 0;
+		f->bin_lo = lo;
+	}
+	f->bins[k & (SCOUT_BINS - 1)]++;
+}
+
+/* The scout's reader passed a totals block (or its trailer): it becomes the
+ * latest, the one before it the earlier. */
+static void scout_take(struct ntp_files *f, size_t i)
+{
+	struct scout *s = &f->scout[i];
+	struct ntp_total *tmp;
+	uint64_t t, end;
+	size_t k, c;
+	const struct ntp_total *rows = ntp_reader_totals(s->r, &k, &t);
+
+	if (!k || (s->have[1] && t == s->raw && !s->done))
+		return;
+	if (s->have[1] && t != s->raw) {
+		tmp = s->rows[0];
+		s->rows[0] = s->rows[1];
+		s->rows[1] = tmp;
+		c = s->cap[0];
+		s->cap[0] = s->cap[1];
+		s->cap[1] = c;
+		s->n[0] = s->n[1];
+		s->as_of[0] = s->as_of[1];
+		s->have[0] = 1;
+	}
+	if (k > s->cap[1]) {
+		tmp = realloc(s->rows[1], k * sizeof(*tmp));
+		if (!tmp) {
+			s->have[1] = 0;
+			return;
+		}
+		s->rows[1] = tmp;
+		s->cap[1] = k;
+	}
+	memcpy(s->rows[1], rows, k * sizeof(*rows));
+	s->n[1] = k;
+	s->raw = t;
+	s->as_of[1] = ntp_merge_map(t, f->cur[i].off);
+	s->have[1] = 1;
+	/* the trailer's: dated no later than the recording's end */
+	end = ntp_reader_stats(s->r)->end_mono_ns;
+	if (s->done && end && ntp_merge_map(end, f->cur[i].off) < s->as_of[1])
+		s->as_of[1] = ntp_merge_map(end, f->cur[i].off);
+}
+
+/* A scout reads on until its latest totals are as of at or later, the file
+ * ends (its trailer's totals), or its records are NTP_FILES_AHEAD_NS past at
+ * (a file without totals there is not read to its end). */
+static void scout_to(struct ntp_files *f, size_t i, uint64_t at)
+{
+	struct scout *s = &f->scout[i];
+
+	while (!s->done && !(s->have[1] && s->as_of[1] >= at) && !(s->last > at + NTP_FILES_AHEAD_NS)) {
+		const struct ntp_record *recs;
+		size_t n;
+
+		if (ntp_reader_next_block(s->r, &recs, &n) != 1) {
+			s->done = 1;
+			scout_take(f, i);
+			return;
+		}
+		for (size_t j = 0; j < n; j++) {
+			uint64_t t = ntp_merge_map(ntp_record_last_ts(&recs[j]), f->cur[i].off);
+
+			if (i == f->primary)
+				bin_record(f, t);
+			if (t > s->last)
+				s->last = t;
+		}
+		scout_take(f, i);
+	}
+}
+
+/* Rows b[0..nb) moved back towards a[0..na) (the same key's earlier row;
+ * none: zero) to the share w of the way from a to b, into out. */
+static void rows_between(const struct ntp_total *a, size_t na, const struct ntp_total *b, size_t nb, double w,
+			 struct ntp_total *out)
+{
+	static const struct ntp_total zero;
+
+	for (size_t j = 0; j < nb; j++) {
+		const struct ntp_total *o = &zero;
+
+		for (size_t i = 0; i < na; i++)
+			if (!memcmp(&a[i].key, &b[j].key, sizeof(a[i].key))) {
+				o = &a[i];
+				break;
+			}
+		out[j] = b[j];
+#define BETWEEN(x) out[j].x = o->x + (uint64_t)llround((double)(int64_t)(b[j].x - o->x) * w)
+		BETWEEN(count.commands);
+		BETWEEN(count.bytes);
+		BETWEEN(occ.summed);
+		BETWEEN(occ.incomplete);
+		for (int s = 0; s < NTP_OCC_SLOTS; s++)
+			BETWEEN(occ.ns[s]);
+#undef BETWEEN
+		/* a count that went back (a damaged block): the later one */
+		if (b[j].count.commands < o->count.commands)
+			out[j] = b[j];
+	}
+}
+
+/* A paced replay is about to close an interval at at. The model gets the
+ * counts as of at, interpolated between the totals blocks around it (read
+ * ahead by the scouts, at most about a second past at): in the share of the
+ * primary's records that fell between the earlier block and at (the
+ * commands come as the records do; at 1 in 1 they are the records), or of
+ * the time when the bins do not reach back to the earlier block. No block
+ * after at (none written yet, a file without totals): nothing, and the
+ * model guesses past the last (count_at in model.c, not exact). The blocks
+ * go to the sinks when the data reaches them (deliver_totals). */
+static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at)
+{
+	const struct scout *ps;
+	uint64_t t0;
+	size_t total = 0;
+	double w;
+	int64_t num, den;
+
+	if (f->no_totals || at <= f->ahead_as_of || scouts_open(f))
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		scout_to(f, i, at);
+	ps = &f->scout[f->primary];
+	if (!ps->have[1] || ps->as_of[1] < at)
+		return;
+	t0 = ps->have[0] ? ps->as_of[0] : ntp_files_start(f);
+	if (t0 > at)
+		return;		/* two blocks past at: the model keeps its own */
+	num = records_in(f, t0, at);
+	den = records_in(f, t0, ps->as_of[1]);
+	if (num >= 0 && den > 0)
+		w = (double)num / (double)den;
+	else
+		w = ps->as_of[1] > t0 ? (double)(at - t0) / (double)(ps->as_of[1] - t0) : 1;
+	for (size_t i = 0; i < f->n; i++)
+		total += f->scout[i].have[1] ? f->scout[i].n[1] : 0;
+	if (total > f->ntot_cap) {
+		struct ntp_total *g = realloc(f->tot, total * sizeof(*g));
+
+		if (!g)
+			return;
+		f->tot = g;
+		f->ntot_cap = total;
+	}
+	total = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct scout *s = &f->scout[i];
+		double wi = w;
+
+		if (!s->have[1])
+			continue;
+		/* another file's blocks: their own times around at */
+		if (i != f->primary) {
+			uint64_t u0 = s->have[0] ? s->as_of[0] : t0;
+
+			wi = s->as_of[1] <= at ? 1 : u0 >= at ? 0 : (double)(at - u0) / (double)(s->as_of[1] - u0);
+		}
+		rows_between(s->rows[0], s->have[0] ? s->n[0] : 0, s->rows[1], s->n[1], wi, f->tot + total);
+		total += s->n[1];
+	}
+	ntp_pump_totals_to(p, f->tot, total, at, NTP_TOTALS_MODEL);
+	f->ahead_as_of = at;
 }
 
 /* The records lost before they reached the files (their lost blocks, as
@@ -372,6 +646,9 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 	*reached = until;
 	if (!fed && t - until > NTP_FILES_GAP_NS)
 		*reached = t - 1;
+	/* the pump closes an interval at *reached */
+	if (*reached >= ntp_pump_next_boundary(p))
+		deliver_ahead(f, p, *reached);
 	return 1;
 }
 

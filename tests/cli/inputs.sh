@@ -36,6 +36,19 @@ out=$("$NTPROF" report -h=1 "$tmp/h.ntp" 2>&1); rc=$?
 check short-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -h takes no value" ]; echo $?)" "exit $rc: $out"
 out=$("$NTPROF" report -dZ "$tmp/h.ntp" 2>&1); rc=$?
 check short-unknown "$([ $rc = 1 ] && [ "$out" = "ntprof: unknown option '-Z' (ntprof report --help)" ]; echo $?)" "exit $rc: $out"
+# "-j=f.json" would write a file named "=f.json": refused, nothing written
+abs=$(realpath "$NTPROF")	# the next three run in $tmp
+out=$(cd "$tmp" && "$abs" report -j=out.json "$tmp/h.ntp" 2>&1); rc=$?
+check short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=out.json" ] &&
+	[ "$out" = "ntprof: option -j: a value is given after a space (-j out.json), not after '='" ]; echo $?)" \
+	"exit $rc: $out"
+# generate's own parser says the same as the others'
+out=$(cd "$tmp" && "$abs" generate -q=1 -o g.ntp -d 0.01 2>&1); rc=$?
+check gen-short-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -q takes no value" ]; echo $?)" "exit $rc: $out"
+out=$(cd "$tmp" && "$abs" generate -o=g.ntp -d 0.01 2>&1); rc=$?
+check gen-short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=g.ntp" ] &&
+	[ "$out" = "ntprof: option -o: a value is given after a space (-o g.ntp), not after '='" ]; echo $?)" \
+	"exit $rc: $out"
 out=$("$NTPROF" --help); v=$("$NTPROF" -V)
 check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; echo $?)" "$(head -2 <<<"$out")"
 

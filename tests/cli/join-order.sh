@@ -70,6 +70,11 @@ out=$("$NTPROF" report "$tmp/h1.ntp" "$tmp/xt.ntp" 2>&1)
 check other-run-said "$([ "$(grep -c '^note: .*clock offset' <<<"$out")" = 1 ] &&
 	grep -q "^note: $tmp/xt.ntp: .*a recording of another run or of another target" <<<"$out"; echo $?)" \
 	"$(grep '^note' <<<"$out" | head -3)"
+# hosts of one run with the target of another: the target, the one wrong
+# file, is named first (a report names only the first few)
+out=$("$NTPROF" report "$tmp/h1.ntp" "$tmp/h2.ntp" "$tmp/xt.ntp" 2>&1)
+check target-named-first "$(grep -m1 '^note: ' <<<"$out" | grep -q "^note: $tmp/xt.ntp: "; echo $?)" \
+	"$(grep '^note' <<<"$out" | head -3)"
 # and the join's result is said: no pair at all (not when some joined)
 check no-pair-said "$(grep -q '^note: no host record joined a target record: recordings of different runs' \
 	<<<"$out" && grep -q '^records: .* 0 matched' <<<"$out"; echo $?)" "$(grep '^note\|^records' <<<"$out" | head -4)"

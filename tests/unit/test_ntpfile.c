@@ -522,6 +522,12 @@ static void test_bad_files(void **state)
 	buf[8] ^= 0x41;		/* major 0 */
 	assert_null(ntp_reader_open_mem(buf, len, "flip0.ntp", err, sizeof(err)));
 	assert_non_null(strstr(err, "corrupt header (CRC mismatch; its version reads 0."));
+	/* the next major, its CRC not this format's (a flip, or a newer
+	 * layout that keeps header_len and moved its CRC): named both ways */
+	buf[8] = NTP_FORMAT_MAJOR + 1;
+	assert_null(ntp_reader_open_mem(buf, len, "next.ntp", err, sizeof(err)));
+	assert_non_null(strstr(err, "next.ntp: recorded in format 2.2 by a newer ntprof, or its header is damaged"));
+	assert_null(strchr(err, '\n'));
 	/* cut inside the header: the CRC cannot be checked, the version stands */
 	buf[8] = NTP_FORMAT_MAJOR + 1;
 	assert_null(ntp_reader_open_mem(buf, 100, "short.ntp", err, sizeof(err)));

@@ -464,6 +464,85 @@ static void test_replay_last_interval(void **state)
 	free(tot);
 }
 
+/* A recording at 1 in 1 whose load changes every second (rate[k] records
+ * in second k), totals blocks at .4 s past each second but the one after
+ * second skip (a 2 s gap between two blocks), and at the end. */
+static void write_uneven_file(const char *path, uint64_t start, const int *rate, int secs, int skip)
+{
+	struct ntp_file_info fi;
+	struct ntp_writer *w;
+	struct ntp_record r;
+	char err[256];
+	uint64_t count = 0, end = start + (uint64_t)secs * SEC;
+	struct ntp_total t;
+	int next = 0;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.role = NTP_ROLE_HOST;
+	fi.transport = NTP_TRANSPORT_TCP;
+	fi.sampling = 1;
+	fi.start_mono_ns = start;
+	fi.start_real_ns = 1796000000000000000ull;
+	snprintf(fi.hostname, sizeof(fi.hostname), "h");
+	w = ntp_writer_open(path, &fi, err, sizeof(err));
+	assert_non_null(w);
+	for (int k = 0; k < secs; k++)
+		for (int j = 0; j < rate[k]; j++) {
+			uint64_t t0 = start + (uint64_t)k * SEC + (uint64_t)j * (SEC / (uint64_t)rate[k]);
+			uint64_t tot_at = start + (uint64_t)next * SEC + 400 * MS;
+
+			if (next < secs && t0 + 100000 > tot_at) {
+				if (next != skip) {
+					t = total(count);
+					assert_int_equal(ntp_writer_set_totals(w, &t, 1, tot_at), 0);
+					assert_int_equal(ntp_writer_flush(w, tot_at), 0);
+				}
+				next++;
+			}
+			host_rec(&r, t0);
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+			count++;
+		}
+	t = total(count);
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, end), 0);
+	assert_int_equal(ntp_writer_close(w, end), 0);
+}
+
+/* A load that changes between seconds, totals blocks off the intervals'
+ * boundaries and a 2 s gap between two: at 1 in 1 every interval's counted
+ * commands are its records (interpolated between the blocks around each
+ * boundary, not guessed past the last), counted in every interval, the
+ * first and those in the gap too; and at 250 ms intervals the same. */
+static void test_replay_uneven_load(void **state)
+{
+	static const int rate[8] = { 3000, 500, 2500, 800, 3000, 600, 2000, 1000 };
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+	uint64_t ivs[2] = { SEC, 250 * MS };
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_uneven_file(path, 50 * SEC, rate, 8, 4);
+	for (int v = 0; v < 2; v++) {
+		struct seen seen = { 0 };
+		uint64_t sum = 0;
+
+		replay(path, ivs[v], &seen, tot);
+		assert_int_equal(seen.n, v ? 32 : 8);
+		for (int i = 0; i < seen.n && i < 32; i++) {
+			/* never fewer than the records, at most 1 % more */
+			assert_true(seen.commands[i] >= seen.sampled[i]);
+			assert_true(seen.commands[i] <= seen.sampled[i] + seen.sampled[i] / 100 + 2);
+			sum += seen.sampled[i];
+		}
+		assert_int_equal(sum, 13400);
+		assert_int_equal(tot->groups[0].commands, 13400);
+	}
+	unlink(path);
+	free(tot);
+}
+
 /* A missing file: one line naming it. */
 static void test_files_refused(void **state)
 {
@@ -486,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_files_source),
 		cmocka_unit_test(test_replay_sub_second),
 		cmocka_unit_test(test_replay_last_interval),
+		cmocka_unit_test(test_replay_uneven_load),
 		cmocka_unit_test(test_files_refused),
 	};
 
