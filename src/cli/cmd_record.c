@@ -249,8 +249,14 @@ static void print_legend(const struct ntp_capture_opts *cap)
 	fflush(stdout);
 }
 
-/* The kernel side's counters and how the recording ended, on stderr. */
-static void say_end(const struct ntp_collector_counters *cnt)
+/* The kernel side's counters and how the recording ended, on stderr. A
+ * record closed after a missed completion is counted here as the kernel
+ * closed it, per record of each side; the report's note counts, per group,
+ * its commands with such a record (a command closed on both sides once, a
+ * record of no group not at all), so the two differ and are named apart.
+ * What misses a completion depends on the flavour attached
+ * (docs/stage-model.md, "A kprobe can miss a command"). */
+static void say_end(const struct ntp_collector_counters *cnt, int fentry)
 {
 	if (stop_signal)
 		fprintf(stderr, "ntprof: stopped by %s\n", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -259,6 +265,14 @@ static void say_end(const struct ntp_collector_counters *cnt)
 			"target records closed after a missed completion, %llu not tracked (table full)\n",
 			(unsigned long long)cnt->lost, (unsigned long long)cnt->missed_host,
 			(unsigned long long)cnt->missed_target, (unsigned long long)cnt->table_full);
+	if (cnt->missed_host || cnt->missed_target)
+		fprintf(stderr, "ntprof: the kernel closed those %llu records when their request was reused: %s; "
+			"the report's notes count the commands of each group with such a record\n",
+			(unsigned long long)(cnt->missed_host + cnt->missed_target),
+			fentry ? "with fentry/fexit, their completion came by a path no hook covers, or the "
+				 "kernel skipped a program already running on that CPU"
+			       : "with kprobes, the kernel skipped a kprobe program while another BPF program ran "
+				 "on that CPU, or the completion came by a path no hook covers");
 }
 
 /* One line on stderr (escaped as ntp_err does); with -j - too, where
@@ -379,7 +393,6 @@ struct recording {
 	/* Why the recording stopped early (a ring buffer read or a file write
 	 * failed): the report then covers only what came before, and says so. */
 	char partial[600];
-	char missed[160];		/* a note on kprobe misses, or "" */
 	/* A write error met only at the close: the file is incomplete (and
 	 * the report is not made partial by it), or "" */
 	char file_note[NTP_REPORT_NOTE_LEN];
@@ -421,7 +434,12 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 		.sampling = cap->co.sampling });
 	r->pc.start_ns = r->rc.start;
 	r->pc.interval_ns = (uint64_t)(cap->interval_s * 1e9 + 0.5);
-	r->pc.end_ns = ro->duration ? r->rc.start + (uint64_t)ro->duration * 1000000000ull : 0;
+	/* -d's end is the live source's: the pull that reaches it drains the
+	 * rest and ends, and the pump closes the last interval after the
+	 * records drained (which the file holds too), at their latest stamp
+	 * when past the end (collector/pump_live.h); the pump's own end_ns
+	 * would close it at -d's end, before them */
+	r->ls->end_ns = ro->duration ? r->rc.start + (uint64_t)ro->duration * 1000000000ull : 0;
 	r->p = r->m ? ntp_pump_new(&r->pc) : NULL;
 	if (!r->p)
 		return ntp_err("out of memory");
@@ -441,7 +459,7 @@ static int rec_open(struct recording *r, const struct ntp_capture_opts *cap, con
 static int rec_run(struct recording *r, const char *out)
 {
 	struct ntp_collector_counters cnt;
-	int run, ret = 0;
+	int run, ret = 0, fentry;
 	uint64_t now;
 
 	run = ntp_pump_run(r->p, &(struct ntp_pump_source){ ntp_live_pull, r->ls }, stopped, NULL);
@@ -455,8 +473,9 @@ static int rec_run(struct recording *r, const char *out)
 		ret = ntp_err("%s", r->partial);
 	/* Stop: take what is left in the ring buffer (unless reading it just
 	 * failed), then detach every link. */
-	now = ntp_live_drain(r->ls, r->p, !r->partial[0], r->pc.end_ns);
+	now = ntp_live_drain(r->ls, r->p, !r->partial[0], r->ls->end_ns);
 	ntp_collector_counters(r->ls->c, &cnt);
+	fentry = ntp_collector_uses_fentry(r->ls->c);
 	ntp_collector_close(r->ls->c);
 	r->ls->c = NULL;
 	ntp_pump_finish(r->p, now, r->snap);
@@ -466,14 +485,13 @@ static int rec_run(struct recording *r, const char *out)
 			ret = 1;
 		r->rc.w = NULL;
 	}
-	say_end(&cnt);
-	if (cnt.missed_host || cnt.missed_target)
-		snprintf(r->missed, sizeof(r->missed), "%llu records were closed after a missed completion "
-			 "(kprobe misses)", (unsigned long long)(cnt.missed_host + cnt.missed_target));
+	say_end(&cnt, fentry);
 	return ret;
 }
 
-/* The final report, with the machine and what went wrong. */
+/* The final report, with the machine and what went wrong: that of
+ * `ntprof report` of the file (docs/recording.md), the kernel's counts
+ * are on stderr (say_end). */
 static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, const char *json)
 {
 	struct ntp_report_meta meta;
@@ -486,8 +504,6 @@ static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, c
 		meta.host_name = r->fi.hostname;
 		meta.host_kernel = r->fi.kernel;
 	}
-	if (r->missed[0])
-		ntp_report_note(&meta, "%s", r->missed);
 	if (r->partial[0])
 		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
 				(ntp_pump_now(r->p) - r->rc.start) / 1e9, r->partial);

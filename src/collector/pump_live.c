@@ -7,10 +7,18 @@
 #include "pump_live.h"
 #include "hostq.h"
 #include "core/clock.h"
+#include "core/merge.h"
 
+/* Feeds a record, and keeps its latest stamp: the recording's end is not
+ * before it (ntp_live_drain). */
 static void to_pump(void *ctx, const struct ntp_record *r)
 {
-	ntp_pump_record(ctx, r);
+	struct ntp_live_source *ls = ctx;
+	uint64_t t = ntp_record_last_ts(r);
+
+	if (t > ls->last_ts)
+		ls->last_ts = t;
+	ntp_pump_record(ls->pump, r);
 }
 
 static void read_counters(struct ntp_live_source *ls, struct ntp_pump *p, uint64_t as_of)
@@ -34,10 +42,18 @@ int ntp_live_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *re
 			return n;
 		until_ns = ntp_pump_next_boundary(p);	/* the interval may have changed */
 	}
-	n = ntp_collector_poll(ls->c, ls->poll_ms ? ls->poll_ms : 100, to_pump, p);
+	ls->pump = p;
+	n = ntp_collector_poll(ls->c, ls->poll_ms ? ls->poll_ms : 100, to_pump, ls);
 	if (n < 0 && n != -EINTR)
 		return n;
 	now = ntp_mono_ns();
+	/* -d's end passed: what is left comes in now, before the pump closes
+	 * the last interval at the end; closed first, the interval would
+	 * leave out the records drained after it, which the file holds */
+	if (ls->end_ns && now >= ls->end_ns) {
+		*reached = ntp_live_drain(ls, p, 1, ls->end_ns);
+		return 0;
+	}
 	/* the boundary passed: the counters as of now close the interval */
 	if (now >= until_ns)
 		read_counters(ls, p, now);
@@ -49,7 +65,10 @@ uint64_t ntp_live_drain(struct ntp_live_source *ls, struct ntp_pump *p, int drai
 {
 	uint64_t now;
 
-	while (drain && ntp_collector_poll(ls->c, 0, to_pump, p) > 0)
+	if (ls->drained)
+		return ls->drained;
+	ls->pump = p;
+	while (drain && ntp_collector_poll(ls->c, 0, to_pump, ls) > 0)
 		;
 	now = ntp_mono_ns();
 	if (end_ns && now > end_ns)
@@ -57,8 +76,15 @@ uint64_t ntp_live_drain(struct ntp_live_source *ls, struct ntp_pump *p, int drai
 	/* the commands in flight now end the recording, as they did before
 	 * the stop's wait (which is not recording time) */
 	if (drain)
-		ntp_collector_stop(ls->c, to_pump, p);
+		ntp_collector_stop(ls->c, to_pump, ls);
+	/* ... unless a record came in with a later stamp (drained past -d's
+	 * end, or handed over in the stop's wait): `ntprof report` of the
+	 * file ends there (the latest stamp, when past the file's end), and
+	 * so does the live report, with the same records in the same time */
+	if (ls->last_ts > now)
+		now = ls->last_ts;
 	read_counters(ls, p, now);
+	ls->drained = now;
 	return now;
 }
 

@@ -40,13 +40,14 @@ _Static_assert(offsetof(struct ntp_record, dev) + NTP_DEV_LEN == sizeof(struct n
 _Static_assert(offsetof(struct ntp_record, slba) < KEY_OFF && offsetof(struct ntp_record, seq) < KEY_OFF &&
 	       offsetof(struct ntp_record, ts) < KEY_OFF, "what changes per command is before ts_valid, but cid");
 _Static_assert(CID_OFF == 20 && sizeof(((struct ntp_record *)0)->cid) == 2, "cid in the key's second 16 bytes");
-_Static_assert(NTP_TS_COUNT <= 32, "the empty columns fit the 32 commas stored at a time");
+_Static_assert(NTP_DUMP_SLOTS <= 32 && NTP_TS_T_BP_RECV == NTP_TS_COUNT && NTP_TS_T_BP_RSP == NTP_TS_COUNT + 1,
+	       "the empty columns fit the 32 commas stored at a time; the durations follow the timestamps");
 
 #define IDENT_BITS 10	/* 1024 slots: a file's distinct sizes, queues and CPUs per side */
 #define HI_MAX 12	/* a clock's digits: a u64 / 10^8 has at most 12 */
 /* every timestamp of 20 digits, the commas, CRLF: copied 64 bytes at a time */
-#define TPL_MAX 448
-_Static_assert(TPL_MAX >= NTP_TS_COUNT * (HI_MAX + 8 + 1) + 2 && TPL_MAX % 64 == 0, "any template fits");
+#define TPL_MAX 512
+_Static_assert(TPL_MAX >= NTP_DUMP_SLOTS * (HI_MAX + 8 + 1) + 2 && TPL_MAX % 64 == 0, "any template fits");
 /* a row's fields before its timestamps (a, cid, b, slba, c, seq, d) take
  * under 256 bytes; the template is copied whole past them */
 _Static_assert(NTP_DUMP_ROW_MAX >= 256 + TPL_MAX, "a row's room holds the template's copy");
@@ -61,13 +62,13 @@ struct ident {
 	uint16_t lc;
 	uint8_t n;		/* timestamps seen */
 	uint8_t tail;		/* commas after the last one seen */
-	uint8_t idx[NTP_TS_COUNT + 3];	/* their slots; three more, the last again (fours) */
-	uint8_t gap[NTP_TS_COUNT + 1];	/* commas before each */
+	uint8_t idx[NTP_DUMP_SLOTS + 3];	/* their slots; three more, the last again (fours) */
+	uint8_t gap[NTP_DUMP_SLOTS + 1];	/* commas before each */
 	/* the timestamp columns and the line end for the side's clock at
 	 * tpl_hi: commas and high digits in place, low digits at off[] */
 	uint64_t tpl_hi;	/* 0: none (a clock's hi is never 0) */
 	uint16_t tpl_len;
-	uint16_t off[NTP_TS_COUNT + 3];	/* three more, the last again (fours) */
+	uint16_t off[NTP_DUMP_SLOTS + 3];	/* three more, the last again (fours) */
 	char tpl[TPL_MAX];
 } __attribute__((aligned(16)));
 
@@ -140,7 +141,7 @@ static char *put_field(char *p, const char *s)
 	return p;
 }
 
-/* 32 commas at p (the empty columns before a timestamp, at most 21). */
+/* 32 commas at p (the empty columns before a timestamp, at most 23). */
 static inline __attribute__((always_inline)) void put_commas(char *p)
 {
 	static const char commas[32] = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,";
@@ -194,7 +195,7 @@ static inline __attribute__((always_inline)) bool ident_same(const struct ident 
 static __attribute__((noinline)) void ident_build(struct ident *e, const struct ntp_record *r)
 {
 	char t[256], dev[NTP_DEV_LEN + 1], *p;
-	uint32_t valid = r->ts_valid & ((1u << NTP_TS_COUNT) - 1);
+	uint32_t valid = r->ts_valid & ((1u << NTP_DUMP_SLOTS) - 1);
 	unsigned at = 0, n = 0;
 
 	memcpy(e->key, (const unsigned char *)r + KEY_OFF, 64);
@@ -256,7 +257,7 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
 		e->idx[k] = n ? e->idx[n - 1] : 0;
 	e->gap[n] = 0;
 	e->n = (uint8_t)n;
-	e->tail = (uint8_t)(NTP_TS_COUNT - at);
+	e->tail = (uint8_t)(NTP_DUMP_SLOTS - at);
 	e->tpl_hi = 0;	/* the slot's template was its previous ident's */
 	e->tpl_len = 0;
 	e->set = 1;
@@ -264,7 +265,9 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
 
 /* e's template for the clock c (c->hi set). Every timestamp is then the
  * clock's high digits and eight more, so every column has the same width
- * and the 21 commas are in the same places row after row. */
+ * and the 23 commas are in the same places row after row. A row with a
+ * backpressure duration (a few digits, not near the clock) does not fit
+ * it and goes the long way. */
 static __attribute__((noinline)) void tpl_build(struct ident *e, const struct clock *c)
 {
 	char *p = e->tpl;

@@ -4,8 +4,10 @@
  * quoted when they hold a comma, quote or line break; CRLF line ends).
  * Columns: side, cntlid, qid, cid, opcode, nsid, slba, nlb, len, dev,
  * transport, impl, cpu, seq, flags, ts_valid (flags and ts_valid as 0x%x),
- * then one per timestamp slot below NTP_TS_COUNT, empty when its ts_valid
- * bit is clear.
+ * then one per slot below NTP_DUMP_SLOTS: the timestamps (below
+ * NTP_TS_COUNT), then the target's backpressure durations T_BP_RECV and
+ * T_BP_RSP (ns, docs/backpressure.md); each empty when its ts_valid bit is
+ * clear.
  */
 #ifndef NTP_CORE_DUMPROW_H
 #define NTP_CORE_DUMPROW_H
@@ -14,7 +16,10 @@
 #include <stdint.h>
 #include "ntprof_event.h"
 
-/* Room a row needs in the caller's buffer: its bytes (under 700) and the
+/* The slots a row has a column for: the timestamps and the two durations. */
+#define NTP_DUMP_SLOTS (NTP_TS_T_BP_RSP + 1)
+
+/* Room a row needs in the caller's buffer: its bytes (under 800) and the
  * scratch the formatter stores past them. */
 #define NTP_DUMP_ROW_MAX 1024
 

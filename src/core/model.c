@@ -1029,31 +1029,28 @@ static __attribute__((noinline)) void host_drop_key(struct ntp_model *m, uint64_
 		ntp_pend_drop_key_some(p, key);
 }
 
-/* host_take past the older records of t's key (t's twin not the first of
- * them): those ntp_pend_take_past_older drops (at most 64, before the twin,
- * when there is one) charged to their groups, then taken as it does. */
+/* host_take when the first host record of t's key, slot i (prev its
+ * predecessor in bucket b, or -1), is not t's twin: the twin found after
+ * it (ntp_pend_find_twin); then the older records of the key that
+ * ntp_pend_take_twin drops (the first 64) are charged to their groups, and
+ * it takes the twin. */
 static __attribute__((noinline)) const struct ntp_record *host_take_older(struct ntp_model *m,
 									  const struct ntp_record *t, uint64_t key,
-									  uint32_t b)
+									  uint32_t b, int32_t prev, int32_t i)
 {
 	struct ntp_pend *p = m->hpend;
 	uint64_t dropped = 0;
 	unsigned n_older = 0;
-	int32_t i;
+	int32_t j, tw = ntp_pend_find_twin(p, t, key, i);
 
-	for (i = p->bk[b].head; i >= 0; i = p->slots[i].next)
-		if (p->slots[i].key == key && ntp_same_command(p->slots[i].rec, t))
-			break;
-	if (i < 0)
+	if (tw < 0)
 		return NULL;	/* no twin: nothing is dropped */
-	for (i = p->bk[b].head; i >= 0 && n_older < 64; i = p->slots[i].next)
-		if (p->slots[i].key == key) {
-			if (ntp_same_command(p->slots[i].rec, t))
-				break;
-			host_lost(m, p->slots[i].rec);
+	for (j = i; j != tw && n_older < 64; j = p->slots[j].next)
+		if (p->slots[j].key == key) {
+			host_lost(m, p->slots[j].rec);
 			n_older++;
 		}
-	return ntp_pend_take_past_older(p, t, key, b, &dropped);
+	return ntp_pend_take_twin(p, key, b, prev, i, tw, &dropped);
 }
 
 /* ntp_pend_take_key of m->hpend for a target record t (pending_int.h; the
@@ -1076,7 +1073,7 @@ static inline __attribute__((always_inline)) const struct ntp_record *host_take(
 			return NULL;
 	}
 	if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, t), 0))
-		return host_take_older(m, t, key, b);
+		return host_take_older(m, t, key, b, prev, i);
 	ntp_pend_unlink(p, b, prev, i);
 	/* The slot is free but untouched until the next put. */
 	return p->slots[i].rec;

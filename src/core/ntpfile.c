@@ -561,15 +561,17 @@ static int submit(struct ntp_writer *w, unsigned what, uint64_t end_ns)
 			    .cost = sizeof(*j) + nrows * sizeof(struct ntp_total) + copy, .pooled = full };
 	if (full)
 		j->cost += JOB_BLK_BYTES;
-	pthread_mutex_lock(&w->mu);
 	/* nowait: only a job that fits, and a full block's only with the
-	 * buffer the front takes next in hand */
-	if (w->nowait && (!room(w, j->cost, j->pooled) || (full && !(next = spare_block(w))))) {
+	 * buffer the front takes next in hand (without nowait, no lock here) */
+	if (w->nowait) {
+		pthread_mutex_lock(&w->mu);
+		if (!room(w, j->cost, j->pooled) || (full && !(next = spare_block(w)))) {
+			pthread_mutex_unlock(&w->mu);
+			free(j);
+			return 0;
+		}
 		pthread_mutex_unlock(&w->mu);
-		free(j);
-		return 0;
 	}
-	pthread_mutex_unlock(&w->mu);
 	if (nrows) {
 		memcpy(j + 1, w->totals, nrows * sizeof(struct ntp_total));
 		j->rows = (const struct ntp_total *)(j + 1);

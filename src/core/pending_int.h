@@ -82,11 +82,25 @@ struct ntp_pend {
 	uint64_t settled;	/* arrivals before it are copied (ntp_pend_settle) */
 	size_t nref;		/* pending records held by reference */
 	struct ntp_pend_bucket *bk;	/* per bucket: first and last slot, one cache line for both */
+	/* steps of the takes past a key's first record (pending.c
+	 * ntp_pend_find_twin, ntp_pend_take_twin: slots walked, index entries
+	 * probed): the work of the uncommon path, for the tests */
+	uint64_t slow_steps;
+	/* the uncommon take's index of commands and marks per key (pending.c
+	 * ntp_pend_find_twin), imask + 1 entries each; NULL until it is needed */
+	struct ntp_pend_idx *idx, *marks;
+	uint32_t imask;
+	size_t nidx, nmarks;
 };
 
 /* The out-of-line parts (pending.c) */
+int32_t ntp_pend_find_twin(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, int32_t first);
+const struct ntp_record *ntp_pend_take_twin(struct ntp_pend *p, uint64_t key, uint32_t b, int32_t prev0,
+					    int32_t first, int32_t tw, uint64_t *dropped);
+void ntp_pend_idx_clear(struct ntp_pend *p);
 const struct ntp_record *ntp_pend_take_past_older(struct ntp_pend *p, const struct ntp_record *r,
-						  uint64_t key, uint32_t b, uint64_t *dropped);
+						  uint64_t key, uint32_t b, int32_t prev0, int32_t first,
+						  uint64_t *dropped);
 int ntp_pend_put_evicting(struct ntp_pend *p, const struct ntp_record *r, struct ntp_record *evicted,
 			  int32_t i, int ref);
 void ntp_pend_grow(struct ntp_pend *p);
@@ -141,10 +155,17 @@ static inline int ntp_pend_same_rest(const struct ntp_record *a, const struct nt
 	return !((a->slba ^ b->slba) | (x ^ y) | (uint64_t)(a->opcode ^ b->opcode));
 }
 
+/* Bits from 48 up of the product. A key's cid (bits 32 to 47) reaches
+ * bit 32 + n of the product from its own bits below n only: with bits from
+ * 32 up, cids with a tag in the low bits and a generation counter above
+ * (ntprof generate --qd) fell sixteen to a bucket, and a take walked the
+ * other keys' records before its own key's first. From 48 up the bucket
+ * takes all of the cid's bits, with as many instructions; the table has at
+ * most 2^16 buckets (pending.c), bits 48 to 63. */
 static inline uint32_t ntp_pend_bucket_of(const struct ntp_pend *p, uint64_t key)
 {
 	key *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(key >> 32) & p->bmask;
+	return (uint32_t)(key >> 48) & p->bmask;
 }
 
 /* Unlinks slot i (whose predecessor in its bucket is prev, or -1) and frees it
@@ -175,7 +196,7 @@ ntp_pend_take_at(struct ntp_pend *p, const struct ntp_record *r, uint64_t key, u
 		 uint64_t *dropped)
 {
 	if (__builtin_expect(!ntp_pend_same_rest(p->slots[i].rec, r), 0))
-		return ntp_pend_take_past_older(p, r, key, b, dropped);
+		return ntp_pend_take_past_older(p, r, key, b, prev, i, dropped);
 	ntp_pend_unlink(p, b, prev, i);
 	/* The slot is free but untouched until the next put. */
 	return p->slots[i].rec;

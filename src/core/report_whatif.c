@@ -29,7 +29,7 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 {
 	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
 	struct ntp_wi_params p = rq->params;
-	int n = 0;
+	int n = 0, left_out = 0;
 
 	memset(p.fit_qd, 0, sizeof(p.fit_qd));
 	for (unsigned i = 0; !p.tags && i < rq->n_hostq; i++)
@@ -41,12 +41,24 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 	for (int i = 0; i < rq->n_fit && n < NTP_WI_MAX_FIT; i++) {
 		const struct ntp_snap_group *o = ntp_snapshot_find_group(rq->fit[i], g);
 
+		if (o && rq->fit_is_history) {
+			const struct ntp_snapshot *prev = NULL;
+
+			for (int j = 0; j < rq->n_fit; j++)
+				if (rq->fit[j]->index + 1 == rq->fit[i]->index)
+					prev = rq->fit[j];
+			if (!o->sampled || !ntp_wi_fit_usable(prev, rq->fit[i], o)) {
+				left_out += o->sampled > 0;
+				continue;
+			}
+		}
 		if (o) {
 			p.fit_qd[n] = rq->fit_qd[i];
 			fit[n++] = o;
 		}
 	}
 	ntp_wi_build(g, fit, n, &p, m);
+	m->n_left_out = left_out;
 }
 
 void ntp_wi_station_label(const struct ntp_wi_model *m, int k, char *buf, size_t len)
@@ -63,6 +75,10 @@ void ntp_wi_station_label(const struct ntp_wi_model *m, int k, char *buf, size_t
 	case NTP_WI_SRC_FITTED:
 		snprintf(buf, len, "%d server%s (fitted, %d load levels)", s->servers,
 			 s->servers == 1 ? "" : "s", m->n_levels);
+		break;
+	case NTP_WI_SRC_POOR_FIT:
+		snprintf(buf, len, "delay (fit rejected: %d server%s off by %.0f %% rms, %d load levels)",
+			 s->fit_servers, s->fit_servers == 1 ? "" : "s", s->fit_err * 100, m->n_levels);
 		break;
 	case NTP_WI_SRC_GIVEN:
 		if (s->servers)
@@ -192,6 +208,8 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 	add(o, "measured", meas);
 	add(o, "think_us", num(m.think_us, 3));
 	add(o, "load_levels", json_object_new_int64(m.n_levels));
+	if (rq->fit_is_history)
+		add(o, "intervals_left_out", json_object_new_int64(m.n_left_out));
 	sts = json_object_new_array();
 	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
 		const struct ntp_wi_station *s = &m.st[k];
@@ -207,7 +225,8 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 		add(so, "service_us", num(s->service_us, 3));
 		add(so, "measured_us", num(s->measured_us, 3));
 		add(so, "seen_up_to_qd", s->source == NTP_WI_SRC_GIVEN ? NULL : num(s->fit_max_qd, 0));
-		add(so, "fit_rms_error", s->source == NTP_WI_SRC_FITTED ? num(s->fit_err, 4) : NULL);
+		add(so, "fit_rms_error", s->source == NTP_WI_SRC_FITTED || s->source == NTP_WI_SRC_POOR_FIT ?
+			num(s->fit_err, 4) : NULL);
 		json_object_array_add(sts, so);
 	}
 	add(o, "stations", sts);

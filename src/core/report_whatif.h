@@ -24,6 +24,10 @@ struct ntp_wi_request {
 	const struct ntp_snapshot *const *fit;
 	int n_fit;
 	uint32_t fit_qd[NTP_WI_MAX_FIT];	/* the QD each ran at (FILE@QD), 0: inferred */
+	/* ntprof-top's S: fit holds the history's intervals before the shown
+	 * one, so each group's are left out as the view leaves them out
+	 * (ntp_wi_fit_usable: too few samples, a sampling change) */
+	int fit_is_history;
 	/* the host's queues from the recording (ntp_report_meta); they give
 	 * a group's tags unless params.tags does (--what-if-tags) */
 	const struct ntp_hostq *hostq;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report.h"
 #include "whatif.h"
 
 /* ---- the solver ---- */
@@ -162,6 +163,7 @@ const char *ntp_wi_source_key(enum ntp_wi_source s)
 	case NTP_WI_SRC_NO_CONTENTION: return "no_contention";
 	case NTP_WI_SRC_FITTED: return "fitted";
 	case NTP_WI_SRC_GIVEN: return "given";
+	case NTP_WI_SRC_POOR_FIT: return "fit_rejected";
 	}
 	return "?";
 }
@@ -169,10 +171,27 @@ const char *ntp_wi_source_key(enum ntp_wi_source s)
 /* One load level: what the fit needs of an interval. */
 struct level {
 	uint32_t qd;
+	int given;			/* qd given, not inferred */
+	double lq;			/* rate x mean: the commands in flight measured */
 	double x;			/* commands per us */
 	double r[NTP_STAGE_COUNT];
 	double e2e;
 };
+
+/* Little's law: a closed loop of N has at most N in flight, so N is rate x
+ * mean rounded up (rounded down, the think time N / rate - mean would be
+ * negative: docs/what-if.md). Within NTP_WI_QD_SLACK above an integer it is
+ * that integer (the rate's noise), the think time then 0. */
+#define NTP_WI_QD_SLACK 0.005
+
+static uint32_t qd_of(double lq)
+{
+	double c = ceil(lq - NTP_WI_QD_SLACK * (lq > 1 ? lq : 1));
+
+	if (c < 1)
+		return 1;
+	return c > NTP_WI_MAX_QD ? NTP_WI_MAX_QD : (uint32_t)c;
+}
 
 static int level_of(const struct ntp_snap_group *g, uint32_t given, struct level *l)
 {
@@ -185,9 +204,9 @@ static int level_of(const struct ntp_snap_group *g, uint32_t given, struct level
 	l->x = (g->busy_rate > 0 ? g->busy_rate : g->rate) / 1e6;
 	l->e2e = g->e2e_mean_us;
 	lq = l->x * l->e2e;
-	l->qd = given ? given : lq < 1.5 ? 1 : (uint32_t)lround(lq);
-	if (l->qd > NTP_WI_MAX_QD)
-		l->qd = NTP_WI_MAX_QD;
+	l->lq = lq;
+	l->given = given > 0;
+	l->qd = given ? given : qd_of(lq);
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
 		l->r[k] = g->stage[k].present ? g->stage[k].mean_us : 0;
 	return 0;
@@ -227,26 +246,58 @@ static double calibrate_one(const struct level *lv, int k, int c)
 /* Growth below this is read as noise, not waiting (docs/what-if.md). */
 #define NTP_WI_NOISE 0.10
 
-/* Intervals at the same QD are one load level: their means averaged (less
- * noise, and the fit's cost grows with the levels, not the intervals). */
+/* The load a level's rate x mean stands for: below 1 in flight a closed
+ * loop is still at QD 1 (the rest is think time). */
+static double load_of(const struct level *l)
+{
+	return l->lq > 1 ? l->lq : 1;
+}
+
+static int by_lq(const void *a, const void *b)
+{
+	const struct level *x = *(const struct level *const *)a, *y = *(const struct level *const *)b;
+
+	return load_of(x) < load_of(y) ? -1 : load_of(x) > load_of(y);
+}
+
+/* Intervals at one load are one load level: their means averaged (less
+ * noise, and the fit's cost grows with the levels, not the intervals). One
+ * load is the same QD given, or rates x mean (at least 1) that, in order,
+ * are each within NTP_WI_LEVEL_RATIO of the one below (rounding them alone would
+ * split one steady load into several "levels" by its noise); an interval
+ * whose QD was not given takes the given QD of the level it falls in. */
 static int merge_levels(const struct level *lv, int n, struct level *out)
 {
+	const struct level *srt[NTP_WI_MAX_FIT + 1];
 	int cnt[NTP_WI_MAX_FIT + 1], m = 0;
+	double hi[NTP_WI_MAX_FIT + 1];
 
+	for (int i = 0; i < n; i++)
+		srt[i] = &lv[i];
+	qsort(srt, (size_t)n, sizeof(srt[0]), by_lq);
 	for (int i = 0; i < n; i++) {
+		const struct level *l = srt[i];
 		int j;
 
-		for (j = 0; j < m && out[j].qd != lv[i].qd; j++)
-			;
+		for (j = 0; j < m; j++)
+			if (load_of(l) <= hi[j] * NTP_WI_LEVEL_RATIO &&
+			    !(l->given && out[j].given && l->qd != out[j].qd))
+				break;
 		if (j == m) {
-			out[m] = lv[i];
+			out[m] = *l;
+			hi[m] = load_of(l);
 			cnt[m++] = 1;
 			continue;
 		}
-		out[j].x += lv[i].x;
-		out[j].e2e += lv[i].e2e;
+		if (l->given && !out[j].given) {
+			out[j].given = 1;
+			out[j].qd = l->qd;
+		}
+		hi[j] = load_of(l);
+		out[j].x += l->x;
+		out[j].e2e += l->e2e;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
-			out[j].r[k] += lv[i].r[k];
+			out[j].r[k] += l->r[k];
 		cnt[j]++;
 	}
 	for (int j = 0; j < m; j++) {
@@ -254,6 +305,9 @@ static int merge_levels(const struct level *lv, int n, struct level *out)
 		out[j].e2e /= cnt[j];
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			out[j].r[k] /= cnt[j];
+		out[j].lq = out[j].x * out[j].e2e;
+		if (!out[j].given)
+			out[j].qd = qd_of(out[j].lq);
 	}
 	return m;
 }
@@ -305,6 +359,13 @@ static void fit_stage(struct ntp_wi_station *s, int k, const struct level *lv, i
 	s->servers = best_c;
 	s->source = best_c ? NTP_WI_SRC_FITTED : NTP_WI_SRC_NO_CONTENTION;
 	s->fit_err = best_err;
+	/* a c that explains the other loads this poorly is no parallelism
+	 * seen: a delay, as for one load level, and the output says so */
+	if (best_c && best_err > NTP_WI_FIT_MAX_ERR) {
+		s->fit_servers = best_c;
+		s->servers = 0;
+		s->source = NTP_WI_SRC_POOR_FIT;
+	}
 }
 
 static void stations(const struct ntp_wi_model *m, struct ntp_mva_station *st)
@@ -322,7 +383,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	struct ntp_mva_station st[NTP_STAGE_COUNT];
 	struct ntp_mva_result r;
 	int nlv = 0, distinct = 0;
-	double dsum, dmax;
+	double dsum, dmax, step = 1, calib_prev = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->bottleneck = -1;
@@ -344,6 +405,19 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 		if (fit && fit[i] && !fit[i]->target_only &&
 		    !level_of(fit[i], p && i < NTP_WI_MAX_FIT ? p->fit_qd[i] : 0, &lv[nlv]))
 			nlv++;
+	/* A closed loop of N never has more than N in flight: a QD given
+	 * below rate x mean cannot be the run's */
+	for (int i = 0; i < nlv; i++)
+		if (lv[i].given && lv[i].qd < qd_of(lv[i].lq)) {
+			if (i == 0)
+				snprintf(m->why, sizeof(m->why), "the QD given (%u) is below the commands measured in "
+					 "flight (rate x mean = %.2f): give at least %u", lv[i].qd, lv[i].lq,
+					 qd_of(lv[i].lq));
+			else
+				snprintf(m->why, sizeof(m->why), "a fit run's QD given (%u) is below its commands "
+					 "measured in flight (rate x mean = %.2f)", lv[i].qd, lv[i].lq);
+			return 0;
+		}
 	m->n_levels = distinct = merge_levels(lv, nlv, lvm);
 	m->base_qd = lv[0].qd;
 	m->base_qd_given = p && p->base_qd;
@@ -381,9 +455,12 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	}
 
 	/* Calibrate the queues' service times on the base interval: each
-	 * S <- S x measured / predicted until the network at the base QD
-	 * reproduces every stage's measured time (each R grows with its S). */
-	for (int it = 0; it < 200; it++) {
+	 * S <- S x (measured / predicted)^a until the network at the base QD
+	 * reproduces every stage's measured time (each R grows with its S).
+	 * The full step (a = 1) overshoots a queue near saturation, where R
+	 * grows much faster than S, and can swing for ever: it is halved each
+	 * time the worst error grows. */
+	for (int it = 0, nq = 0; it < 400; it++) {
 		double worst = 0;
 
 		stations(m, st);
@@ -398,10 +475,47 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 			d = fabs(r.r[k] - s->measured_us) / s->measured_us;
 			if (d > worst)
 				worst = d;
-			s->service_us *= s->measured_us / r.r[k];
 		}
 		if (worst < 1e-9)
 			break;
+		if (it && worst > calib_prev)
+			step /= 2;
+		calib_prev = worst;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			struct ntp_wi_station *s = &m->st[k];
+
+			if (!s->present || !s->servers || r.r[k] <= 0 || s->measured_us <= 0)
+				continue;
+			s->service_us *= pow(s->measured_us / r.r[k], step);
+			nq++;
+		}
+		if (!nq)
+			break;
+	}
+	/* The calibration's promise: at the run's QD the network gives back
+	 * the measured means and IOPS. Servers that cannot (a fit that
+	 * explains the loads poorly, a QD given that does not match) give no
+	 * prediction rather than a table that contradicts the measurement. */
+	stations(m, st);
+	if (!ntp_mva_solve(st, NTP_STAGE_COUNT, m->think_us, (int)m->base_qd, &r)) {
+		double xr = r.x > 0 ? r.x * 1e6 / m->base_iops : 0;
+
+		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+			const struct ntp_wi_station *s = &m->st[k];
+
+			if (!s->present || !s->servers || s->measured_us <= 0 ||
+			    fabs(r.r[k] - s->measured_us) <= NTP_WI_CALIB_TOL * s->measured_us)
+				continue;
+			snprintf(m->why, sizeof(m->why), "calibration failed: %d server%s for %s give %.1f us "
+				 "at QD %u, %.1f measured", s->servers, s->servers == 1 ? "" : "s",
+				 ntp_stage_key(k), r.r[k], m->base_qd, s->measured_us);
+			return 0;
+		}
+		if (fabs(xr - 1) > NTP_WI_CALIB_TOL) {
+			snprintf(m->why, sizeof(m->why), "calibration failed: the model gives %.0f IOPS at "
+				 "QD %u, %.0f measured", r.x * 1e6, m->base_qd, m->base_iops);
+			return 0;
+		}
 	}
 
 	/* Asymptotes: X <= c/S at every queue, so the largest S/c bounds the
@@ -425,9 +539,23 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	} else {
 		m->bottleneck = -1;
 	}
+	/* calibrated, the run's own rate is below every queue's capacity */
+	if (m->bottleneck >= 0 && m->max_iops < m->base_iops * (1 - NTP_WI_CALIB_TOL)) {
+		snprintf(m->why, sizeof(m->why), "calibration failed: %s's capacity %.0f IOPS is below the "
+			 "%.0f measured", ntp_stage_key(m->bottleneck), m->max_iops, m->base_iops);
+		return 0;
+	}
 	m->tags_first = m->tags && (m->bottleneck < 0 || m->knee_qd > m->tags);
 	m->ok = 1;
 	return 0;
+}
+
+int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot *o,
+		      const struct ntp_snap_group *og)
+{
+	if (!og || !og->sampled || !ntp_pct_enough(og->sampled, 0.99))
+		return 0;
+	return !prev || prev->sampling == o->sampling;
 }
 
 int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred *out)

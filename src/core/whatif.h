@@ -47,8 +47,21 @@ enum ntp_wi_source {
 	NTP_WI_SRC_NO_CONTENTION,	/* intervals at other loads showed no waiting: a delay */
 	NTP_WI_SRC_FITTED,		/* c fitted to the intervals at other loads */
 	NTP_WI_SRC_GIVEN,		/* given by the user */
+	NTP_WI_SRC_POOR_FIT,		/* the best c fitted explained the loads poorly
+					 * (rms error above NTP_WI_FIT_MAX_ERR): a delay, as for one load */
 };
-const char *ntp_wi_source_key(enum ntp_wi_source s);	/* JSON: "one_load", "no_contention", "fitted", "given" */
+/* JSON: "one_load", "no_contention", "fitted", "given", "fit_rejected" */
+const char *ntp_wi_source_key(enum ntp_wi_source s);
+
+/* A fitted c whose rms relative error over the other load levels is above
+ * this is rejected (docs/what-if.md). */
+#define NTP_WI_FIT_MAX_ERR 0.25
+/* Load levels whose rate x mean differ by less than this ratio are one level
+ * (the noise of rate x mean between intervals of one load). */
+#define NTP_WI_LEVEL_RATIO 1.25
+/* The calibrated network at the run's QD must give back every stage's mean
+ * and the IOPS within this (relative); else no prediction. */
+#define NTP_WI_CALIB_TOL 0.01
 
 /* Parameters from outside the measured data. */
 struct ntp_wi_params {
@@ -71,7 +84,8 @@ struct ntp_wi_station {
 	double measured_us;		/* the base interval's mean */
 	double excess_p99_us;		/* base p99 - mean (the tail to scale) */
 	double fit_max_qd;		/* NO_CONTENTION/FITTED: the highest load level seen (Little QD) */
-	double fit_err;			/* FITTED: rms relative error of the fit */
+	double fit_err;			/* FITTED, POOR_FIT: rms relative error of the best fit */
+	int fit_servers;		/* POOR_FIT: the c that fitted best (rejected) */
 };
 
 struct ntp_wi_model {
@@ -91,6 +105,9 @@ struct ntp_wi_model {
 	double max_iops;		/* its capacity: servers / service time (0: none) */
 	double knee_qd;			/* (sum of service times + think) x max_iops (0: none) */
 	int tags_first;			/* the host's tags run out below the knee */
+	/* ntprof-top: intervals kept but left out of the fit (too few samples,
+	 * a sampling change: ntp_wi_fit_usable); set by the caller */
+	int n_left_out;
 };
 
 struct ntp_wi_pred {
@@ -108,6 +125,13 @@ struct ntp_wi_pred {
  * Returns 0 (m->ok says whether a prediction is possible). */
 int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group *const *fit, int nfit,
 		 const struct ntp_wi_params *p, struct ntp_wi_model *m);
+/* Whether interval o's group og is a load level to fit on (ntprof-top's
+ * history): not with fewer samples than a p99 needs (the screen's '?',
+ * report.h ntp_pct_enough), nor when the sampling changed during it (its
+ * predecessor prev, when known, had another: the estimated rate mixes the
+ * two). 1 or 0. */
+int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot *o,
+		      const struct ntp_snap_group *og);
 /* The prediction at qd (1 .. NTP_WI_MAX_QD). 0, or -1 if !m->ok or qd out of range. */
 int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred *out);
 /* Parses "4,8,16" (each 1 .. NTP_WI_MAX_QD) into qd[], at most max; returns

@@ -525,6 +525,13 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			if (r & NTP_REACT_SNAPSHOT)
 				save_snapshot(&v, &h, &info, o->dir, src);
 			ntp_view_msg_unhold(&v, &held);
+			/* what the source said during the action (w's count of
+			 * records dropped) goes under the key's message, not
+			 * drawn yet either: the next pass would replace it */
+			if (v.msg[0])
+				undrawn = 1;
+			while (top_source_message(src, msg, sizeof(msg)))
+				say(&v, &undrawn, msg);
 			clear |= !!(r & NTP_REACT_CLEAR);
 			dirty = 1;
 		}

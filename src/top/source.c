@@ -93,7 +93,8 @@ static void set_data_now(struct top_source *s, uint64_t t)
  * the wait. Live, the records go on to the intervals: the full block is
  * dropped, its records counted lost in the file as those of a full ring
  * buffer are, and the status line says so once a recording (and at its
- * stop). Under s->lock, which a replay drops and takes again.
+ * stop). Under s->lock, which a replay drops and takes again: s->rec_waiting
+ * keeps w from closing the writer meanwhile (top_source_record_stop).
  */
 static int rec_add(struct top_source *s, const struct ntp_record *r)
 {
@@ -101,16 +102,26 @@ static int rec_add(struct top_source *s, const struct ntp_record *r)
 	int waited = 0, woken, err;
 
 	while ((err = ntp_writer_add(w, r)) == -EAGAIN) {
-		/* one wait a record: then room, and the add goes in; else (w, q,
+		if (s->rec_stopping) {
+			/* w is closing it: the close writes the full block; this
+			 * record, past it, has no room: counted lost, and said */
+			uint64_t ring = s->lost_cur > s->lost_base ? s->lost_cur - s->lost_base : 0;
+
+			s->rec_unsaved++;
+			ntp_writer_set_lost(w, ring + s->rec_unsaved, s->data_now_ns);
+			return 0;
+		}
+		/* one wait a record: then room, and the add goes in; else (q,
 		 * or no memory for the block) the block is dropped */
 		if (!s->live && !waited) {
 			waited = 1;
+			s->rec_waiting = 1;
 			pthread_mutex_unlock(&s->lock);
 			woken = ntp_writer_wait_room(w);
 			pthread_mutex_lock(&s->lock);
-			if (s->writer != w)	/* stopped meanwhile: w is not ours to touch */
-				return 0;
-			if (!woken)
+			s->rec_waiting = 0;
+			pthread_cond_broadcast(&s->rec_cond);
+			if (!woken || s->rec_stopping)
 				continue;
 		}
 		/* the first block dropped */
@@ -135,14 +146,19 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 		/* the blocks that fit are kept (ntpfile.h); the screen says why.
 		 * After the error the writer thread writes nothing more: the
 		 * close does not wait on the file. */
-		uint64_t kept, lost;
+		uint64_t kept, lost, dropped = ntp_writer_dropped(s->writer);
 
 		ntp_writer_close_count(s->writer, s->data_now_ns, &kept, &lost);
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
 		pthread_mutex_unlock(&s->lock);
-		top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
-			       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
+		if (dropped)	/* the live drops too (docs/recording.md: said at the stop) */
+			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost, %llu dropped "
+				       "while the file lagged", s->rec_path, strerror(-err), (unsigned long long)kept,
+				       (unsigned long long)lost, (unsigned long long)dropped);
+		else
+			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
+				       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
 		return 0;	/* the monitor goes on */
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -450,6 +466,7 @@ int top_source_open(struct top_source *s, const struct top_source_opts *o, char 
 	s->notes_index = UINT64_MAX;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->taken_cond, NULL);
+	pthread_cond_init(&s->rec_cond, NULL);
 	s->outbox = calloc(TOP_OUTBOX, sizeof(*s->outbox));
 	s->tot_prev = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
 	s->tot_cur = calloc(TOP_MAX_TOTALS, sizeof(struct ntp_total));
@@ -655,6 +672,7 @@ void top_source_close(struct top_source *s)
 	s->outbox = NULL;
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->taken_cond);
+	pthread_cond_destroy(&s->rec_cond);
 }
 
 int top_source_take(struct top_source *s, uint64_t *seen, struct ntp_snapshot *out, int max)
@@ -710,10 +728,19 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 int64_t top_source_record_stop(struct top_source *s)
 {
 	struct ntp_writer *w = NULL;
-	uint64_t now = 0, kept, dropped;
+	uint64_t now = 0, kept, dropped = 0;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
+	if (s->writer && s->rec_waiting) {
+		/* a replay waits for the file outside the lock (rec_add): wake
+		 * it, and close only once it is back under the lock, out of w */
+		s->rec_stopping = 1;
+		ntp_writer_wake(s->writer);
+		while (s->rec_waiting)
+			pthread_cond_wait(&s->rec_cond, &s->lock);
+		s->rec_stopping = 0;
+	}
 	if (s->writer) {
 		now = s->data_now_ns;
 		/* the counts up to the end, not to the last reading: up to an
@@ -727,14 +754,15 @@ int64_t top_source_record_stop(struct top_source *s)
 		w = s->writer;
 		s->writer = NULL;
 		atomic_store(&s->recording, 0);
+		dropped = ntp_writer_dropped(w) + s->rec_unsaved;
+		s->rec_unsaved = 0;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!w)
 		return -EBADF;
 	/* Outside the lock: the close waits until the queued blocks are
-	 * written, and the source thread no longer touches w (a replay
-	 * waiting for room in rec_add lets go of it first). */
-	dropped = ntp_writer_dropped(w);
+	 * written, and the source thread no longer touches w (no replay
+	 * waits on it: see above). */
 	err = ntp_writer_close_count(w, now, &kept, NULL);
 	if (dropped)
 		top_source_say(s, "%s: %llu records were dropped while the file lagged (counted lost in it)",

@@ -66,6 +66,15 @@ struct top_source {
 	struct ntp_writer *writer;
 	atomic_int recording;		/* writer != NULL, read without the lock per record */
 	atomic_int rec_arming;		/* w: the recording waits for its baseline (source thread) */
+	/* A replay's rec_add waits for the file outside the lock (rec_waiting,
+	 * set before it lets go of it): a w meanwhile (rec_stopping) wakes it
+	 * and waits on rec_cond until it holds the lock again, so the writer is
+	 * never closed under a thread about to wait on it. rec_unsaved: the
+	 * records that found no room meanwhile (the one it held), counted
+	 * lost in the file, not waited for. Under the lock. */
+	int rec_waiting, rec_stopping;
+	uint64_t rec_unsaved;
+	pthread_cond_t rec_cond;
 	/* The exact counters as the source thread last got them (two readings,
 	 * for a replay's counts between them), and those at the recording's
 	 * start: a recording counts from its start, not from ntprof-top's. */

@@ -10,67 +10,103 @@
 #define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_WHATIF)
 
 const struct ntp_binding ntp_bindings[] = {
-	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY, "help" },
-	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL },
-	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL },
-	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF, "back" },
-	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL, "detail" },
-	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL, NULL },
-	{ '>',                NTP_ACT_WI_QD_UP,      "< > [ ]", "what-if: lower / raise the target QD; [ ]: the run's QD (given)", NTP_MODE_WHATIF, NULL },
-	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL },
-	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF, NULL },
-	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL },
+	{ 'h',                NTP_ACT_HELP,          "h ? F1",  "this help (any of them again: back)", NTP_MODE_ANY, "h help", 1 },
+	{ '?',                NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL, 0 },
+	{ NTP_KEY_F1,         NTP_ACT_HELP,          NULL,      NULL, NTP_MODE_ANY, NULL, 0 },
+	{ NTP_KEY_ESC,        NTP_ACT_BACK,          "Esc",     "back to the main screen", NTP_MODE_DETAIL | NTP_MODE_HELP | NTP_MODE_WHATIF, "Esc back", 2 },
+	{ 'd',                NTP_ACT_DETAIL,        "d",       "detail: the components of the selected group", MAIN_DETAIL, "d detail", 7 },
+	{ 'W',                NTP_ACT_WHATIF,        "W",       "what-if: the selected group predicted at another QD", MAIN_DETAIL, NULL, 0 },
+	{ '>',                NTP_ACT_WI_QD_UP,      "< > [ ]", "what-if: lower / raise the target QD; [ ]: the run's QD (given)", NTP_MODE_WHATIF, "< > target QD", 2 },
+	{ '<',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL, 0 },
+	{ '.',                NTP_ACT_WI_QD_UP,      NULL,      NULL, NTP_MODE_WHATIF, NULL, 0 },
+	{ ',',                NTP_ACT_WI_QD_DOWN,    NULL,      NULL, NTP_MODE_WHATIF, NULL, 0 },
 	/* the QD the run has, given (below 1: inferred by Little's law) */
-	{ ']',                NTP_ACT_WI_WAS_UP,     NULL,      NULL, NTP_MODE_WHATIF, NULL },
-	{ '[',                NTP_ACT_WI_WAS_DOWN,   NULL,      NULL, NTP_MODE_WHATIF, NULL },
-	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL, NULL },
-	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL, NULL },
-	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL, "namespace" },
-	{ 'N',                NTP_ACT_NS_PREV,       NULL,      NULL, MAIN_DETAIL, NULL },
-	{ 't',                NTP_ACT_IO_CYCLE,      "t",       "I/O type: all, read, write", MAIN_DETAIL, "I/O type" },
-	{ 's',                NTP_ACT_SAMPLING,      "s",       "sampling: one command in 1, 10, 100, 1000 (live)", MAIN_DETAIL, "sampling" },
-	{ '+',                NTP_ACT_INTERVAL_UP,   "+ -",     "longer / shorter interval", MAIN_DETAIL, NULL },
-	{ '-',                NTP_ACT_INTERVAL_DOWN, NULL,      NULL, MAIN_DETAIL, NULL },
-	{ ' ',                NTP_ACT_PAUSE,         "Space",   "pause / resume the screen (collection goes on)", MAIN_DETAIL, "pause" },
-	{ NTP_KEY_LEFT,       NTP_ACT_STEP_BACK,     "Left Right", "older / newer interval while paused", MAIN_DETAIL, NULL },
-	{ NTP_KEY_RIGHT,      NTP_ACT_STEP_FORWARD,  NULL,      NULL, MAIN_DETAIL, NULL },
-	{ 'w',                NTP_ACT_RECORD,        "w",       "start / stop recording to a .ntp file", MAIN_DETAIL, "record" },
-	{ 'S',                NTP_ACT_SNAPSHOT,      "S",       "save the shown interval as text and JSON", MAIN_DETAIL, "save" },
-	{ NTP_KEY_CTRL_L,     NTP_ACT_REDRAW,        "Ctrl-L",  "redraw the terminal", NTP_MODE_ANY, NULL },
-	{ 'q',                NTP_ACT_QUIT,          "q",       "quit", NTP_MODE_ANY, "quit" },
+	{ ']',                NTP_ACT_WI_WAS_UP,     NULL,      NULL, NTP_MODE_WHATIF, "[ ] run's QD", 3 },
+	{ '[',                NTP_ACT_WI_WAS_DOWN,   NULL,      NULL, NTP_MODE_WHATIF, NULL, 0 },
+	{ NTP_KEY_UP,         NTP_ACT_SELECT_UP,     "Up Down", "select a group", MAIN_DETAIL, NULL, 0 },
+	{ NTP_KEY_DOWN,       NTP_ACT_SELECT_DOWN,   NULL,      NULL, MAIN_DETAIL, NULL, 0 },
+	{ 'n',                NTP_ACT_NS_NEXT,       "n N",     "next / previous namespace (or all)", MAIN_DETAIL, "n ns", 8 },
+	{ 'N',                NTP_ACT_NS_PREV,       NULL,      NULL, MAIN_DETAIL, NULL, 0 },
+	{ 't',                NTP_ACT_IO_CYCLE,      "t",       "I/O type: all, read, write", MAIN_DETAIL, "t type", 9 },
+	{ 's',                NTP_ACT_SAMPLING,      "s",       "sampling: one command in 1, 10, 100, 1000 (live)", MAIN_DETAIL, "s sampling", 10 },
+	{ '+',                NTP_ACT_INTERVAL_UP,   "+ -",     "longer / shorter interval", MAIN_DETAIL, NULL, 0 },
+	{ '-',                NTP_ACT_INTERVAL_DOWN, NULL,      NULL, MAIN_DETAIL, NULL, 0 },
+	{ ' ',                NTP_ACT_PAUSE,         "Space",   "pause / resume the screen (collection goes on)", MAIN_DETAIL, "Space pause", 6 },
+	{ NTP_KEY_LEFT,       NTP_ACT_STEP_BACK,     "Left Right", "older / newer interval while paused", MAIN_DETAIL, "Left/Right step", 2 },
+	{ NTP_KEY_RIGHT,      NTP_ACT_STEP_FORWARD,  NULL,      NULL, MAIN_DETAIL, NULL, 0 },
+	{ 'w',                NTP_ACT_RECORD,        "w",       "start / stop recording to a .ntp file", MAIN_DETAIL, "w rec", 4 },
+	{ 'S',                NTP_ACT_SNAPSHOT,      "S",       "save the shown interval as text and JSON", MAIN_DETAIL, "S save", 5 },
+	{ NTP_KEY_CTRL_L,     NTP_ACT_REDRAW,        "Ctrl-L",  "redraw the terminal", NTP_MODE_ANY, NULL, 0 },
+	{ 'q',                NTP_ACT_QUIT,          "q",       "quit", NTP_MODE_ANY, "q quit", 0 },
 };
 const int ntp_n_bindings = sizeof(ntp_bindings) / sizeof(ntp_bindings[0]);
 
+/*
+ * A binding's footer item in the view's state, or NULL: the table's words,
+ * less what the state makes wrong (docs/top.md, "Keys"): a replay's fixed
+ * sampling; d and h on the screens Esc leaves (Esc back says it); the
+ * steps only while paused, and Space then resumes. *rank: the importance
+ * (0 first), the table's, the paused screen's own keys raised.
+ */
+static const char *foot_item(const struct ntp_binding *b, const struct ntp_view *v, int *rank)
+{
+	if (!b->foot || !(b->modes & v->mode))
+		return NULL;
+	*rank = b->foot_rank;
+	switch (b->act) {
+	case NTP_ACT_SAMPLING:
+		return v->sampling_fixed ? NULL : b->foot;
+	case NTP_ACT_DETAIL:
+		return v->mode == NTP_MODE_DETAIL ? NULL : b->foot;
+	case NTP_ACT_HELP:
+		return v->mode == NTP_MODE_HELP ? NULL : b->foot;
+	case NTP_ACT_STEP_BACK:
+		return v->paused ? b->foot : NULL;
+	case NTP_ACT_PAUSE:
+		if (!v->paused)
+			return b->foot;
+		*rank = 2;
+		return "Space resume";
+	default:
+		return b->foot;
+	}
+}
+
 void ntp_key_footer(const struct ntp_view *v, int width, char *buf, size_t len)
 {
-	const struct ntp_binding *last = NULL;
-	char item[64];
+	char keep[64] = { 0 };	/* per binding: in the footer */
 	size_t used = 0;
-	int w;
+	int room = width;
 
 	if (!len)
 		return;
 	buf[0] = 0;
-	for (int i = 0; i < ntp_n_bindings; i++)
-		if (ntp_bindings[i].foot && ntp_bindings[i].keyname && (ntp_bindings[i].modes & v->mode))
-			last = &ntp_bindings[i];
-	if (!last)
-		return;
-	/* room kept for the last item: "  " and it */
-	w = width - (int)strcspn(last->keyname, " ") - 1 - (int)strlen(last->foot) - 2;
-	for (int i = 0; i < ntp_n_bindings; i++) {
-		const struct ntp_binding *b = &ntp_bindings[i];
-		int n;
+	/* the most important first, while they fit: none after one that does not */
+	for (int rank = 0, full = 0; rank <= NTP_FOOT_RANKS && !full; rank++)
+		for (int i = 0; i < ntp_n_bindings && i < (int)sizeof(keep) && !full; i++) {
+			const char *item;
+			int r, n;
 
-		if (!b->foot || !b->keyname || !(b->modes & v->mode))
+			if (!(item = foot_item(&ntp_bindings[i], v, &r)) || r != rank)
+				continue;
+			n = (int)strlen(item) + (room < width ? 2 : 0);
+			if (n > room)
+				full = 1;
+			else
+				keep[i] = 1, room -= n;
+		}
+	/* shown in the table's order */
+	for (int i = 0; i < ntp_n_bindings && i < (int)sizeof(keep); i++) {
+		const char *item;
+		int r, n;
+
+		if (!keep[i] || !(item = foot_item(&ntp_bindings[i], v, &r)))
 			continue;
-		n = snprintf(item, sizeof(item), "%s%.*s %s", used ? "  " : "", (int)strcspn(b->keyname, " "),
-			     b->keyname, b->foot);
-		if (n < 0 || (size_t)n >= sizeof(item) || used + (size_t)n >= len)
-			continue;
-		if (b != last && (int)(used + (size_t)n) > w)
-			continue;
-		memcpy(buf + used, item, (size_t)n + 1);
+		n = snprintf(buf + used, len - used, "%s%s", used ? "  " : "", item);
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[used] = 0;
+			return;
+		}
 		used += (size_t)n;
 	}
 }

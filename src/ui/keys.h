@@ -75,9 +75,12 @@ struct ntp_binding {
 	const char *keyname;	/* as the help screen shows it; NULL: same line as the previous binding */
 	const char *help;
 	unsigned modes;		/* NTP_MODE_* where it applies */
-	const char *foot;	/* the status line's word for it, after keyname's first key;
-				 * NULL: only on the help screen */
+	const char *foot;	/* the status line's item for it ("w rec"); NULL: only on the
+				 * help screen */
+	int foot_rank;		/* the item's importance, 0 (q quit) first, up to
+				 * NTP_FOOT_RANKS: the footer drops the least important */
 };
+#define NTP_FOOT_RANKS 10
 
 extern const struct ntp_binding ntp_bindings[];
 extern const int ntp_n_bindings;
@@ -137,9 +140,10 @@ void ntp_view_msg_unhold(struct ntp_view *v, const struct ntp_msg_hold *h);
 enum ntp_action ntp_key_action(const struct ntp_view *v, int key);
 /* Applies an action; returns NTP_REACT_* bits. Pure: touches only *v. */
 unsigned ntp_view_apply(struct ntp_view *v, enum ntp_action a, const struct ntp_view_ctx *ctx);
-/* The status line's key hint in the view's mode, from the key table (each
- * binding's foot): what fits width columns, in the table's order, the last
- * one (q quit) always; buf holds len bytes. */
+/* The status line's key hint in the view's mode and state (paused, a
+ * replay's fixed sampling), from the key table (each binding's foot): the
+ * most important items (foot_rank) that fit width columns, shown in the
+ * table's order; q quit always; buf holds len bytes. */
 void ntp_key_footer(const struct ntp_view *v, int width, char *buf, size_t len);
 /* Interval steps of +/- and the rates `s` cycles through. */
 unsigned ntp_interval_step(unsigned ms, int dir);

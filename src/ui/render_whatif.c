@@ -8,13 +8,14 @@
 #include <string.h>
 #include "render.h"
 
-void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
-		      const struct ntp_wi_params *p, struct ntp_wi_model *m)
+/* The groups of the intervals kept before s that are load levels to fit
+ * on (ntp_wi_fit_usable), the newest first; *left_out: those that are not. */
+static int fit_groups(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+		      const struct ntp_snap_group **fit, int *left_out)
 {
-	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
 	int n = 0;
 
-	/* the newest intervals before the shown one first */
+	*left_out = 0;
 	for (int i = h ? h->n - 1 : -1; i >= 0 && n < NTP_WI_MAX_FIT; i--) {
 		const struct ntp_snapshot *o = h->snap[i];
 
@@ -23,25 +24,80 @@ void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s,
 		for (uint32_t j = 0; j < o->n_groups && j < NTP_SNAP_MAX_GROUPS; j++) {
 			const struct ntp_snap_group *og = &o->groups[j];
 
-			if (og->io == g->io && og->len == g->len && !strncmp(og->dev, g->dev, NTP_DEV_LEN) &&
-			    og->sampled) {
+			if (og->io != g->io || og->len != g->len || strncmp(og->dev, g->dev, NTP_DEV_LEN) ||
+			    !og->sampled)
+				continue;
+			if (ntp_wi_fit_usable(i ? h->snap[i - 1] : NULL, o, og))
 				fit[n++] = og;
-				break;
-			}
+			else
+				(*left_out)++;
+			break;
 		}
 	}
+	return n;
+}
+
+void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
+		      const struct ntp_wi_params *p, struct ntp_wi_model *m)
+{
+	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+	int left_out, n = fit_groups(h, s, g, fit, &left_out);
+
 	ntp_wi_build(g, fit, n, p, m);
+	m->n_left_out = left_out;
+}
+
+/* Paused, the fit keeps the intervals it had when the pause began: the
+ * history goes on dropping its oldest, and a paused screen must not change
+ * by itself (docs/what-if.md). Copies, as the history frees what it drops. */
+static struct {
+	int valid, n, left_out;
+	uint64_t index;
+	uint8_t io;
+	uint32_t len;
+	char dev[NTP_DEV_LEN];
+	struct ntp_snap_group g[NTP_WI_MAX_FIT];
+} frozen;
+
+static int same_group(const struct ntp_snap_group *a, uint8_t io, uint32_t len, const char *dev)
+{
+	return a->io == io && a->len == len && !strncmp(a->dev, dev, NTP_DEV_LEN);
+}
+
+static void whatif_model_paused(const struct ntp_history *h, const struct ntp_snapshot *s,
+				const struct ntp_snap_group *g, const struct ntp_wi_params *p,
+				struct ntp_wi_model *m)
+{
+	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+
+	if (!frozen.valid || frozen.index != s->index || !same_group(g, frozen.io, frozen.len, frozen.dev)) {
+		int n = fit_groups(h, s, g, fit, &frozen.left_out);
+
+		for (int i = 0; i < n; i++)
+			frozen.g[i] = *fit[i];
+		frozen.n = n;
+		frozen.index = s->index;
+		frozen.io = g->io;
+		frozen.len = g->len;
+		memcpy(frozen.dev, g->dev, NTP_DEV_LEN);
+		frozen.valid = 1;
+	}
+	for (int i = 0; i < frozen.n; i++)
+		fit[i] = &frozen.g[i];
+	ntp_wi_build(g, fit, frozen.n, p, m);
+	m->n_left_out = frozen.left_out;
 }
 
 /* The fit costs up to a few hundred milliseconds when the history holds
  * QDs up to 1024 (docs/what-if.md): a screen redrawn for a key press or the
- * status line reuses the model of the same interval, group and parameters. */
+ * status line reuses the model of the same interval, group and parameters
+ * (and, paused, whatever the history did meanwhile). */
 static void whatif_model_cached(const struct ntp_history *h, const struct ntp_snapshot *s,
 				const struct ntp_snap_group *g, const struct ntp_wi_params *p,
-				struct ntp_wi_model *m)
+				int paused, struct ntp_wi_model *m)
 {
 	static struct {
-		int valid;
+		int valid, paused;
 		uint64_t index, oldest;
 		int n;
 		uint8_t io;
@@ -55,15 +111,22 @@ static void whatif_model_cached(const struct ntp_history *h, const struct ntp_sn
 	memset(&none, 0, sizeof(none));
 	if (!p)
 		p = &none;
-	if (c.valid && c.index == s->index && h && h->n == c.n && h->n && c.oldest == h->snap[0]->index &&
-	    c.io == g->io && c.len == g->len && !strncmp(c.dev, g->dev, NTP_DEV_LEN) &&
+	if (!paused)
+		frozen.valid = 0;
+	if (c.valid && c.index == s->index && c.paused == paused &&
+	    (paused || (h && h->n == c.n && h->n && c.oldest == h->snap[0]->index)) &&
+	    same_group(g, c.io, c.len, c.dev) &&
 	    !memcmp(c.p.servers, p->servers, sizeof(p->servers)) && c.p.tags == p->tags &&
 	    c.p.hw_queues == p->hw_queues && c.p.tags_from == p->tags_from && c.p.base_qd == p->base_qd) {
 		*m = c.m;
 		return;
 	}
-	ntp_whatif_model(h, s, g, p, m);
+	if (paused)
+		whatif_model_paused(h, s, g, p, m);
+	else
+		ntp_whatif_model(h, s, g, p, m);
 	c.valid = h && h->n;
+	c.paused = paused;
 	c.index = s->index;
 	c.oldest = h && h->n ? h->snap[0]->index : 0;
 	c.n = h ? h->n : 0;
@@ -80,6 +143,7 @@ static const char *station(const struct ntp_wi_station *st, char *buf, size_t le
 	case NTP_WI_SRC_ONE_LOAD: return "delay (1 load)";
 	case NTP_WI_SRC_NO_CONTENTION: return "delay (seen)";
 	case NTP_WI_SRC_FITTED: snprintf(buf, len, "%d srv fitted", st->servers); return buf;
+	case NTP_WI_SRC_POOR_FIT: return "delay (fit poor)";
 	case NTP_WI_SRC_GIVEN:
 		if (!st->servers)
 			return "delay (given)";
@@ -116,7 +180,7 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 	else
 		memset(&par, 0, sizeof(par));
 	par.base_qd = v->wi_qd_was;
-	whatif_model_cached(h, s, g, &par, &m);
+	whatif_model_cached(h, s, g, &par, v->paused, &m);
 	if (!m.ok || ntp_wi_predict(&m, v->wi_qd ? v->wi_qd : 1, &p)) {
 		ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
 		return;
@@ -178,7 +242,11 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 			snprintf(buf, sizeof(buf), "host tags: unknown (not in the recording): no limit modelled");
 		ntp_screen_put(scr, row++, 1, -1, p.tag_wait_us > 0 ? NTP_ROLE_WARN : NTP_ROLE_TEXT, buf);
 	}
-	if (row <= last)
+	if (row <= last && m.n_left_out)
+		ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_DIM,
+				  "%d load level%s in the intervals kept, %d left out (too few samples, sampling change)",
+				  m.n_levels, m.n_levels == 1 ? "" : "s", m.n_left_out);
+	else if (row <= last)
 		ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_DIM,
 				  "%d load level%s seen in the intervals kept; p99: the measured shape scaled",
 				  m.n_levels, m.n_levels == 1 ? "" : "s");

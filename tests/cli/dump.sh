@@ -35,7 +35,7 @@ fi
 # RFC 4180: CRLF line ends, same number of fields on every line, a header row
 lines=$(wc -l <"$tmp/small.csv")
 [ "$(grep -c $'\r$' "$tmp/small.csv")" = "$lines" ] || fail "lines not CRLF-terminated"
-[ "$(awk -F, '{print NF}' "$tmp/small.csv" | sort -u)" = 37 ] || fail "rows do not all have 37 fields"
+[ "$(awk -F, '{print NF}' "$tmp/small.csv" | sort -u)" = 39 ] || fail "rows do not all have 39 fields"
 head -1 "$tmp/small.csv" | grep -q '^side,cntlid,qid,cid,' || fail "no header row"
 
 # Cut short: a 3-second recording flushed every second, cut mid-block

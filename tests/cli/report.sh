@@ -85,7 +85,7 @@ gen -o wb.ntp -d 1 --seed 22 --rate 10000 -s 1 --delay storage=lognormal:400us:0
 check report-whatif-one.txt "$NTPROF" report --what-if-qd 1,2,8 wa.ntp
 check report-whatif-fit.txt "$NTPROF" report --what-if-qd 4,8,16,32 --what-if-fit wa.ntp wb.ntp
 # the QDs the runs had, given: Little's law would read them lower (open-loop recordings)
-check report-whatif-given.txt "$NTPROF" report --what-if-qd 8,32 --what-if-qd-was 4 --what-if-fit wa.ntp@2 wb.ntp
+check report-whatif-given.txt "$NTPROF" report --what-if-qd 8,32 --what-if-qd-was 8 --what-if-fit wa.ntp@2 wb.ntp
 check refuse-whatif-fitqd.txt "$NTPROF" report --what-if-qd 8 --what-if-fit wa.ntp@0 wb.ntp
 check report-whatif.json "$NTPROF" report -j - --what-if-qd 4,64 --what-if-servers storage=4 \
 	--what-if-tags 16 wa.ntp

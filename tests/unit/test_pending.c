@@ -204,6 +204,12 @@ static void test_pending_reference(void **state)
 	against_reference(1024, 1, 300, 20000, 60, 40, 4);
 	/* a join's window, most records taken soon: the bucket table grows */
 	against_reference(4096, 2000, 2, 40000, 50, 40, 5);
+	/* many commands per key, few twins: the uncommon take's index
+	 * (pending.c ntp_pend_find_twin) filled, rebuilt and emptied as the
+	 * ring grows, its records taken, dropped and evicted under it */
+	against_reference(1024, 6, 100000, 60000, 60, 40, 7);
+	against_reference(256, 30, 3000, 60000, 55, 45, 8);
+	against_reference_mixed(2048, 12, 50000, 60000, 60, 40, 50, 50, 60, 9);
 }
 
 /* Puts by reference: records taken from the block they were put from,
@@ -426,6 +432,81 @@ static void test_pending_ring_grow(void **state)
 	ntp_pend_free(p);
 }
 
+/* A host file from another run: none of its records has a twin, so a key's
+ * records pile up to the capacity, and every take of the other side finds
+ * its key's first record another command. Such a take once walked all the
+ * key's records (a step each, per take); the uncommon take's index
+ * (pending.c ntp_pend_find_twin) walks each record about once. The steps
+ * are counted (slow_steps), not timed: with the walk per take they are
+ * about takes * records / keys, here over a hundred times the bound. */
+static void test_pending_foreign_bounded(void **state)
+{
+	const unsigned keys = 16, n = 40000;
+	struct ntp_pend *p = ntp_pend_new(65536);
+	struct ntp_record r, ev;
+	uint64_t dropped = 0;
+
+	(void)state;
+	assert_non_null(p);
+	memset(&r, 0, sizeof(r));
+	r.cntlid = 1;
+	r.opcode = 2;
+	r.nsid = 1;
+	r.len = 4096;
+	for (unsigned k = 0; k < n; k++) {
+		r.cid = (uint16_t)(k % keys);
+		r.slba = 2 * k;			/* the foreign side's commands */
+		assert_int_equal(ntp_pend_put(p, &r, &ev), 0);
+		if (k % 2 == 0)
+			continue;
+		r.slba = 2 * k + 1;		/* a command never put */
+		assert_null(ntp_pend_take(p, &r, &dropped));
+	}
+	assert_int_equal(ntp_pend_count(p), n);
+	assert_int_equal(dropped, 0);
+	/* a record pending put twice into the index at most (the ring's
+	 * growth empties it), a few probes per take */
+	assert_true(p->slow_steps < 8ull * n);
+	ntp_pend_free(p);
+}
+
+/* The bucket of a key: the cids of one controller's queue, a tag in the
+ * low bits and a generation counter above (as ntprof generate --qd makes
+ * them), spread over the table. The hash's bits from 32 up put sixteen of
+ * these keys in a bucket: a take walked the other keys' records before its
+ * key's first. Here every bucket is walked once per key in it, so the
+ * total is the records pending when each key has a bucket of its own. */
+static void test_pending_bucket_spread(void **state)
+{
+	const unsigned per_key = 16;
+	struct ntp_pend *p = ntp_pend_new(65536);
+	struct ntp_record r, ev;
+	uint64_t walked = 0;
+
+	(void)state;
+	assert_non_null(p);
+	memset(&r, 0, sizeof(r));
+	r.cntlid = 2;
+	r.qid = 1;
+	for (unsigned g = 0; g < 16; g++)
+		for (unsigned tag = 0; tag < 32; tag++)
+			for (unsigned k = 0; k < per_key; k++) {
+				r.cid = (uint16_t)(g << 12 | tag);
+				r.slba = k;
+				assert_int_equal(ntp_pend_put(p, &r, &ev), 0);
+			}
+	for (unsigned g = 0; g < 16; g++)
+		for (unsigned tag = 0; tag < 32; tag++) {
+			r.cid = (uint16_t)(g << 12 | tag);
+			for (int32_t i = p->bk[ntp_pend_bucket_of(p, ntp_pend_key(&r))].head; i >= 0;
+			     i = p->slots[i].next)
+				walked++;
+		}
+	/* 512 keys of 16 records: 8192 with a bucket each */
+	assert_true(walked <= 2ull * 512 * per_key);
+	ntp_pend_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +515,8 @@ int main(void)
 		cmocka_unit_test(test_pending_grow_oldest),
 		cmocka_unit_test(test_pending_ref),
 		cmocka_unit_test(test_pending_ring_grow),
+		cmocka_unit_test(test_pending_foreign_bounded),
+		cmocka_unit_test(test_pending_bucket_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,10 +23,119 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
+#include "collector/collector.h"
+#include "collector/pump_live.h"
+#include "core/clock.h"
 #include "core/ntpfile.h"
+#include "core/pump.h"
 #include "top/source.h"
 
+/*
+ * The test's link wraps ntp_writer_wait_room (the Makefile's
+ * -Wl,--wrap=ntp_writer_wait_room for this program): with delay_wait set,
+ * the source thread, which has let go of s->lock on its way into the wait,
+ * stops there a while, as a preempted thread would, and a w comes meanwhile.
+ */
+static atomic_int delay_wait, entered;
+static _Atomic uint64_t held_at;	/* the records added before the one the wait holds */
+int __real_ntp_writer_wait_room(struct ntp_writer *w);
+int __wrap_ntp_writer_wait_room(struct ntp_writer *w);
+int __wrap_ntp_writer_wait_room(struct ntp_writer *w)
+{
+	if (atomic_load(&delay_wait) && !atomic_load(&entered)) {
+		atomic_store(&held_at, ntp_writer_records(w));
+		atomic_store(&entered, 1);
+		usleep(1500 * 1000);
+	}
+	return __real_ntp_writer_wait_room(w);
+}
+
 #define NSEC 1000000000ull
+
+/*
+ * A stand-in for the live collector (the unit tests link no BPF; source.c
+ * takes it by weak references): each poll delivers a burst of records
+ * stamped now, more than a stalled file takes.
+ */
+static int fake_collector;
+struct ntp_collector *ntp_collector_open(const struct ntp_collector_opts *o, char *errbuf, size_t errlen)
+{
+	(void)o, (void)errbuf, (void)errlen;
+	return (struct ntp_collector *)&fake_collector;
+}
+
+int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
+{
+	(void)c, (void)out, (void)max;
+	return 0;
+}
+
+uint64_t ntp_collector_lost(struct ntp_collector *c)
+{
+	(void)c;
+	return 0;
+}
+
+int ntp_collector_set_sampling(struct ntp_collector *c, uint32_t n)
+{
+	(void)c, (void)n;
+	return 0;
+}
+
+void ntp_collector_close(struct ntp_collector *c)
+{
+	(void)c;
+}
+
+void ntp_live_file_info(struct ntp_file_info *fi, const struct ntp_collector_opts *co, uint64_t start_mono_ns,
+			const char *tool)
+{
+	(void)co;
+	memset(fi, 0, sizeof(*fi));
+	fi->role = NTP_ROLE_HOST;
+	fi->transport = NTP_TRANSPORT_TCP;
+	fi->sampling = 1;
+	fi->start_mono_ns = start_mono_ns;
+	fi->start_real_ns = 1700000000ull * NSEC;
+	snprintf(fi->hostname, sizeof(fi->hostname), "h");
+	snprintf(fi->tool_version, sizeof(fi->tool_version), "%s", tool);
+}
+
+static atomic_uint_fast64_t live_sent;
+
+int ntp_live_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *reached)
+{
+	struct ntp_live_source *ls = ctx;
+	uint64_t now;
+	int n;
+
+	(void)until_ns;
+	if (ls->before_poll && (n = ls->before_poll(ls->ctx, p)))
+		return n;
+	usleep(1000);
+	now = ntp_mono_ns();
+	for (unsigned i = 0; i < 2000; i++) {
+		struct ntp_record r;
+
+		memset(&r, 0, sizeof(r));
+		for (int k = 0; k < NTP_TS_COUNT; k++)
+			r.ts[k] = now - 100000 + (uint64_t)k * 1000;
+		r.ts_valid = (1u << NTP_TS_COUNT) - 1;
+		r.seq = (uint32_t)atomic_fetch_add(&live_sent, 1);
+		r.len = 4096;
+		r.nsid = 1;
+		r.qid = 1;
+		r.cid = (uint16_t)i;
+		r.opcode = 2;
+		r.side = NTP_SIDE_HOST;
+		r.transport = NTP_TRANSPORT_TCP;
+		snprintf(r.dev, sizeof(r.dev), "nvme0n1");
+		ntp_pump_record(p, &r);
+	}
+	*reached = now;
+	return 1;
+}
 /* 20 s of records at 10000 a second: five times what the writer's queue
  * (NTP_WRITER_QUEUE, 30 blocks) and the FIFO (64 KiB) hold */
 #define NREC 200000u
@@ -286,9 +395,107 @@ static void test_quit_while_stalled(void **state)
 	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
 	assert_int_equal(nrec, (uint64_t)written);
 	assert_true(nrec < NREC);
+	/* q found the replay waiting: the block it held is dropped, and said */
+	assert_true(lost > 0);
+	assert_int_equal(said, 1);
+	unlink(d.path);
+	unlink(replay);
+}
+
+/* w while the replay is on its way into the wait for the file, s->lock
+ * already let go of: the close waits until the replay is back under the
+ * lock (else it frees the writer the replay then waits on: ASan's
+ * heap-use-after-free). The full block is written by the close; the record
+ * the replay held, past it, is added if room came, else counted lost and
+ * said (not dropped with the block, not waited for again). */
+static void test_stop_while_waiting(void **state)
+{
+	char replay[300], err[4096 + 256], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	uint64_t lost = 0, nrec;
+	int said = 0;
+	int64_t written;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "stop");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	atomic_store(&entered, 0);
+	atomic_store(&delay_wait, 1);
+	assert_int_equal(top_source_start(&s), 0);
+	while (!atomic_load(&entered))
+		usleep(1000);
+	drain_start(&d);
+	written = top_source_record_stop(&s);	/* w */
+	atomic_store(&delay_wait, 0);
+	alarm(0);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		said += strstr(msg, "records were dropped while the file lagged") != NULL;
+	top_source_close(&s);
+	drain_end(&d);
+	nrec = file_records(d.path, &lost);
+	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
+	assert_true(written > 0);
+	assert_int_equal(nrec, (uint64_t)written);
+	/* the record the replay held is in the file (room came before the
+	 * close took the lock) or counted lost and said; those before it are
+	 * all in the file */
+	assert_true(nrec >= atomic_load(&held_at));
+	assert_true(nrec + lost >= atomic_load(&held_at) + 1);
 	assert_int_equal(said, lost > 0);
 	unlink(d.path);
 	unlink(replay);
+}
+
+/* Live, the file stalled: the blocks that find its queue full are dropped
+ * (the screen's calls never wait), the status line says so once, the stop
+ * says how many, and the file counts them lost (docs/recording.md). */
+static void test_live_drops(void **state)
+{
+	char err[4096 + 256], msg[TOP_MSG_LEN];
+	static struct top_source s;
+	struct top_source_opts o;
+	struct drain d = { 0 };
+	uint64_t seen = 0, slowest = 0, lost = 0, nrec;
+	int lags = 0, said = 0;
+	int64_t written;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	ntp_capture_defaults(&o.cap);
+	o.interval_ms = 1000;
+	assert_int_equal(top_source_open(&s, &o, err, sizeof(err)), 0);
+	assert_non_null(s.live);
+	stalled_fifo(&d, "live");
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	screen(&s, &seen, 1500, &slowest, "the file lags", &lags);
+	print_message("the slowest of the screen's calls %llu ms, %llu records sent\n", (unsigned long long)slowest,
+		      (unsigned long long)atomic_load(&live_sent));
+	assert_true(slowest < 1000);
+	assert_int_equal(lags, 1);	/* once a recording */
+	drain_start(&d);
+	written = top_source_record_stop(&s);
+	alarm(0);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		said += strstr(msg, "records were dropped while the file lagged") != NULL;
+	top_source_close(&s);
+	drain_end(&d);
+	nrec = file_records(d.path, &lost);
+	print_message("the file: %llu records, %llu lost\n", (unsigned long long)nrec, (unsigned long long)lost);
+	assert_int_equal(nrec, (uint64_t)written);
+	assert_true(lost > 0);
+	assert_int_equal(lost % NTP_BLOCK_RECORDS, 0);	/* whole blocks dropped */
+	assert_int_equal(said, 1);
+	unlink(d.path);
 }
 
 static int setup(void **state)
@@ -308,6 +515,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stalled_file),
 		cmocka_unit_test(test_quit_while_stalled),
+		cmocka_unit_test(test_stop_while_waiting),
+		cmocka_unit_test(test_live_drops),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

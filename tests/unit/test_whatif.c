@@ -11,6 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "core/whatif.h"
+#include "ui/keys.h"
+#include "ui/render.h"
+#include "ui/screen.h"
 
 #define NEAR(a, b, rel) assert_true(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)) + 1e-12)
 
@@ -189,6 +192,270 @@ static void test_model_fits_parallelism(void **state)
 	}
 }
 
+
+/* A group with the given stage means and command rate (commands/s). */
+static void group_of(struct ntp_snap_group *g, double rate, const double *stage_us)
+{
+	memset(g, 0, sizeof(*g));
+	g->io = NTP_IO_READ;
+	g->len = 4096;
+	strcpy(g->dev, "nvme0n1");
+	g->rate = rate;
+	g->sampled = 1000;
+	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
+		g->stage[k].present = 1;
+		g->stage[k].mean_us = stage_us[k];
+		g->stage[k].p99_us = 2 * stage_us[k];
+		g->e2e_mean_us += stage_us[k];
+	}
+	g->e2e_p99_us = 2 * g->e2e_mean_us;
+}
+
+/* The stage means of one steady run whose rate x mean is lq (a 4-server
+ * drive's queue as in truth, the other stages fixed). */
+static void group_at_lq(struct ntp_snap_group *g, double lq)
+{
+	const double st[NTP_STAGE_COUNT] = { 5, 10, 40, 15, 1000 };
+
+	group_of(g, lq / 1070.0 * 1e6, st);
+}
+
+/* A test-bed run given as QD 16 with rate x mean 9.52 (much of each
+ * command's time is the application's under emulation): 1 server for the
+ * host's block layer is near saturation there, where the plain fixed point
+ * S <- S x measured / predicted swings and stopped at twice the feasible S
+ * (half the measured IOPS at the run's own QD). Calibrated, the run's QD
+ * gives back the measurement and the capacity is at least the run's rate. */
+static void test_calibration_near_saturation(void **state)
+{
+	const double st[NTP_STAGE_COUNT] = { 1236.225, 153.303, 158.551, 37.007, 169.666 };
+	struct ntp_snap_group g;
+	struct ntp_wi_params par;
+	struct ntp_wi_model m;
+	struct ntp_wi_pred p;
+
+	(void)state;
+	group_of(&g, 5424.4, st);
+	memset(&par, 0, sizeof(par));
+	par.base_qd = 16;
+	par.servers[NTP_STAGE_HOST_BLOCK] = 1;
+	par.servers[NTP_STAGE_HOST_DRIVER] = 2;
+	par.servers[NTP_STAGE_STORAGE] = 4;
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_true(m.ok);
+	assert_int_equal(ntp_wi_predict(&m, 16, &p), 0);
+	NEAR(p.iops, 5424.4, 1e-3);
+	NEAR(p.mean_us, g.e2e_mean_us, 1e-3);
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		NEAR(p.stage_us[k], st[k], NTP_WI_CALIB_TOL);
+	assert_int_equal(m.bottleneck, NTP_STAGE_HOST_BLOCK);
+	assert_true(m.max_iops >= 5424.4);
+}
+
+/* Fits that explain nothing (a stage's mean up 3x at one load, flat at a
+ * higher one) are rejected: the stage is a delay, the output says which c
+ * fitted best and how poorly, and the run's QD gives back the measurement. */
+static void test_poor_fit_rejected(void **state)
+{
+	const double s1[NTP_STAGE_COUNT] = { 5, 10, 40, 15, 100 };
+	const double s2[NTP_STAGE_COUNT] = { 5, 10, 40, 15, 400 };
+	const double s8[NTP_STAGE_COUNT] = { 5, 10, 40, 15, 105 };
+	struct ntp_snap_group g1, g2, g8;
+	const struct ntp_snap_group *fit[2] = { &g1, &g2 };
+	struct ntp_wi_params par;
+	struct ntp_wi_model m;
+	struct ntp_wi_pred p;
+
+	(void)state;
+	group_of(&g1, 1e6 / 170, s1);
+	group_of(&g2, 2e6 / 470, s2);
+	group_of(&g8, 8e6 / 175, s8);
+	memset(&par, 0, sizeof(par));
+	par.base_qd = 8;
+	par.fit_qd[0] = 1;
+	par.fit_qd[1] = 2;
+	assert_int_equal(ntp_wi_build(&g8, fit, 2, &par, &m), 0);
+	assert_true(m.ok);
+	assert_int_equal(m.n_levels, 3);
+	assert_int_equal(m.st[NTP_STAGE_STORAGE].source, NTP_WI_SRC_POOR_FIT);
+	assert_string_equal(ntp_wi_source_key(m.st[NTP_STAGE_STORAGE].source), "fit_rejected");
+	assert_int_equal(m.st[NTP_STAGE_STORAGE].servers, 0);
+	assert_true(m.st[NTP_STAGE_STORAGE].fit_servers > 0);
+	assert_true(m.st[NTP_STAGE_STORAGE].fit_err > NTP_WI_FIT_MAX_ERR);
+	assert_int_equal(ntp_wi_predict(&m, 8, &p), 0);
+	NEAR(p.iops, g8.rate, 1e-9);
+	NEAR(p.mean_us, g8.e2e_mean_us, 1e-9);
+}
+
+/* rate x mean 2.26: a closed loop of 2 cannot have that many in flight, so
+ * the run's QD is 3 (rounded down, the think time would be negative and the
+ * prediction at the run's QD below the measured IOPS); a QD given below it
+ * is refused; within the rate's noise above an integer it is that integer. */
+static void test_run_qd_rounds_up(void **state)
+{
+	const double st[NTP_STAGE_COUNT] = { 2.5, 5, 21.24, 7.48, 79.24 };
+	struct ntp_snap_group g;
+	struct ntp_wi_params par;
+	struct ntp_wi_model m;
+	struct ntp_wi_pred p;
+
+	(void)state;
+	group_of(&g, 2.26e6 / 115.46, st);
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, NULL, &m), 0);
+	assert_true(m.ok);
+	assert_int_equal(m.base_qd, 3);
+	assert_true(m.think_us > 0);
+	assert_int_equal(ntp_wi_predict(&m, 3, &p), 0);
+	NEAR(p.iops, g.rate, 1e-9);
+	NEAR(p.mean_us, g.e2e_mean_us, 1e-9);
+	/* with a queue given the capacity is at least the measured rate */
+	memset(&par, 0, sizeof(par));
+	par.servers[NTP_STAGE_STORAGE] = 1;
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_true(m.ok);
+	assert_true(m.max_iops >= g.rate);
+	/* given below what was in flight: refused, saying why */
+	memset(&par, 0, sizeof(par));
+	par.base_qd = 2;
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_false(m.ok);
+	assert_non_null(strstr(m.why, "the QD given (2) is below the commands measured in flight"));
+	par.base_qd = 3;
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_true(m.ok);
+	/* 4.001: the rate's noise, QD 4 */
+	group_of(&g, 4.001e6 / 115.46, st);
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, NULL, &m), 0);
+	assert_int_equal(m.base_qd, 4);
+}
+
+/* Intervals of one steady load whose rate x mean wanders (3.4 .. 4.45,
+ * which rounded reads as QD 3 and 4) are one load level: no parallelism is
+ * fitted on their noise. A QD really higher (8.9) is a second level. */
+static void test_levels_by_noise(void **state)
+{
+	struct ntp_snap_group g[5];
+	const struct ntp_snap_group *fit[4] = { &g[1], &g[2], &g[3], &g[4] };
+	struct ntp_wi_model m;
+
+	(void)state;
+	group_at_lq(&g[0], 4.0);
+	group_at_lq(&g[1], 3.4);
+	group_at_lq(&g[2], 4.45);
+	group_at_lq(&g[3], 3.8);
+	g[2].stage[NTP_STAGE_STORAGE].mean_us *= 1.15;	/* noise, as a stage sees it */
+	g[2].e2e_mean_us += 150;
+	g[2].rate = 4.45e6 / g[2].e2e_mean_us;
+	assert_int_equal(ntp_wi_build(&g[0], fit, 3, NULL, &m), 0);
+	assert_true(m.ok);
+	assert_int_equal(m.n_levels, 1);
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		assert_int_equal(m.st[k].source, NTP_WI_SRC_ONE_LOAD);
+	group_at_lq(&g[4], 8.9);
+	assert_int_equal(ntp_wi_build(&g[0], fit, 4, NULL, &m), 0);
+	assert_int_equal(m.n_levels, 2);
+}
+
+/* ntprof-top's fit set: an interval with fewer samples than a p99 needs
+ * (the attach stall's first interval at 1 in 1000) and the one during
+ * which the sampling changed are left out, and the model says how many. */
+static void test_top_fit_set(void **state)
+{
+	static struct ntp_snapshot snap[6];
+	const struct ntp_snapshot *sp[6];
+	struct ntp_history h = { sp, 6 };
+	const double lq[6] = { 19.0, 2.5, 3.6, 4.2, 3.9, 4.0 };
+	struct ntp_wi_model m;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		memset(&snap[i], 0, sizeof(snap[i]));
+		snap[i].index = (uint64_t)i;
+		snap[i].sampling = i < 2 ? 1000 : 1;
+		snap[i].n_groups = 1;
+		group_at_lq(&snap[i].groups[0], lq[i]);
+		sp[i] = &snap[i];
+	}
+	snap[0].groups[0].sampled = 9;
+	snap[1].sampling = 1;	/* changed during interval 1 */
+	assert_int_equal(ntp_wi_fit_usable(NULL, &snap[0], &snap[0].groups[0]), 0);
+	assert_int_equal(ntp_wi_fit_usable(&snap[0], &snap[1], &snap[1].groups[0]), 0);
+	assert_int_equal(ntp_wi_fit_usable(&snap[1], &snap[2], &snap[2].groups[0]), 1);
+	ntp_whatif_model(&h, &snap[5], &snap[5].groups[0], NULL, &m);
+	assert_true(m.ok);
+	assert_int_equal(m.n_left_out, 2);
+	assert_int_equal(m.n_levels, 1);
+	assert_int_equal(m.st[NTP_STAGE_STORAGE].source, NTP_WI_SRC_ONE_LOAD);
+	assert_int_equal(m.bottleneck, -1);
+}
+
+
+/* The what-if view paused: the history goes on dropping its oldest
+ * intervals as new ones come, but the screen keeps the fit it had when the
+ * pause began (storage fitted to 4 servers on QD 1, 2 and 8) instead of
+ * falling back to one load level with no key pressed. */
+static void whatif_snap(struct ntp_snapshot *s, uint64_t k, int qd)
+{
+	memset(s, 0, sizeof(*s));
+	s->index = k;
+	s->seconds = 1;
+	s->sampling = 1;
+	s->role = NTP_ROLE_BOTH;
+	s->transport = NTP_TRANSPORT_TCP;
+	s->n_groups = 1;
+	group_from(truth, 30, qd, &s->groups[0]);
+	strcpy(s->groups[0].dev, "nvme0n1");
+	s->groups[0].sampled = 1000;
+}
+
+static char *whatif_screen(struct ntp_view *v, const struct ntp_history *h)
+{
+	struct ntp_top_info in = { .host = "h", .source = "replay r.ntp" };
+	struct ntp_screen scr;
+	char *t;
+
+	assert_int_equal(ntp_screen_init(&scr, 30, 120), 0);
+	ntp_render(&scr, v, h, &in);
+	t = ntp_screen_to_text(&scr);
+	ntp_screen_free(&scr);
+	return t;
+}
+
+static void test_top_paused_fit_frozen(void **state)
+{
+	static struct ntp_snapshot snap[6];
+	const struct ntp_snapshot *sp[6] = { &snap[0], &snap[1], &snap[2], &snap[3], &snap[4], &snap[5] };
+	const int qd[6] = { 1, 2, 8, 8, 8, 8 };
+	struct ntp_history h = { sp, 3 }, later = { sp + 2, 4 };
+	struct ntp_view_ctx ctx = { .n_visible = 1, .n_hist = 3, .oldest = 0, .newest = 2 };
+	struct ntp_view v;
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		whatif_snap(&snap[i], (uint64_t)i, qd[i]);
+	ntp_view_init(&v, 1000, 1);
+	ntp_view_apply(&v, NTP_ACT_WHATIF, &ctx);
+	v.paused = 1;
+	v.shown = 2;
+	t = whatif_screen(&v, &h);
+	assert_non_null(strstr(t, "4 srv fitted"));
+	assert_non_null(strstr(t, "3 load levels"));
+	free(t);
+	/* three intervals later QD 1 and 2 are gone from the history */
+	t = whatif_screen(&v, &later);
+	assert_non_null(strstr(t, "PAUSED #2"));
+	assert_non_null(strstr(t, "4 srv fitted"));
+	assert_non_null(strstr(t, "3 load levels"));
+	free(t);
+	/* going on: the fit is the history's again */
+	v.paused = 0;
+	t = whatif_screen(&v, &later);
+	assert_null(strstr(t, "4 srv fitted"));
+	assert_non_null(strstr(t, "1 load level"));
+	free(t);
+}
+
 static void test_model_one_load_and_given(void **state)
 {
 	struct ntp_snap_group g1;
@@ -356,6 +623,12 @@ int main(void)
 		cmocka_unit_test(test_balanced_network),
 		cmocka_unit_test(test_pure_delay),
 		cmocka_unit_test(test_model_fits_parallelism),
+		cmocka_unit_test(test_calibration_near_saturation),
+		cmocka_unit_test(test_poor_fit_rejected),
+		cmocka_unit_test(test_run_qd_rounds_up),
+		cmocka_unit_test(test_levels_by_noise),
+		cmocka_unit_test(test_top_fit_set),
+		cmocka_unit_test(test_top_paused_fit_frozen),
 		cmocka_unit_test(test_model_one_load_and_given),
 		cmocka_unit_test(test_model_refuses),
 		cmocka_unit_test(test_busy_rate),
