@@ -306,6 +306,9 @@ static __always_inline int ctx_enter(void *map, __u64 queue, __u8 side)
 	struct ntp_thread_ctx c = { .queue = queue, .side = side }, *e;
 	__u32 t = tid();
 
+	/* before every program is attached, its exit may be missing */
+	if (!ntp_armed)
+		return 0;
 	bp_thr_drop(t);
 	e = bpf_map_lookup_elem(map, &t);
 	if (e) {
@@ -1085,13 +1088,15 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	struct ntp_record *r;
 	__u32 t = tid();
 
+	/* no mark before the exit hook is attached too (bp_armed, set by
+	 * user space): the record's timestamps below are stamped all the same */
 	if (tgt_direct()) {
 		/* every nvmet-tcp submission runs in its queue's io_work
 		 * (nvmet_tcp_done_recv_pdu, nvmet_tcp_execute_request); its
 		 * bucket of bp_thr, when free, spares the context's lookup */
 		tq = target_tcp_queue_of(req, btf);
 		bpk = tq;
-		c = tq && !bp_thr_enter(t, tq) ? thread_ctx(&send_ctx, t) : NULL;
+		c = bp_armed && tq && !bp_thr_enter(t, tq) ? thread_ctx(&send_ctx, t) : NULL;
 	} else {
 		c = worker_ctx();
 		if (c && ntp_transport == NTP_TRANSPORT_TCP)
@@ -1099,9 +1104,11 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 		/* the key of bp_queues: the TCP queue, or the RDMA CQ; with
 		 * none known the submission's blocked time is not counted */
 		bpk = c ? (ntp_transport == NTP_TRANSPORT_RDMA ? c->bp_key : tq) : 0;
-		if (!bpk || bp_thr_enter(t, bpk))
+		if (!bp_armed || !bpk || bp_thr_enter(t, bpk))
 			c = NULL;
 	}
+	if (bp_armed && bpk)
+		ntp_bp_begin(bpk);
 	if (c) {
 		if (!c->bp_sub)
 			bp_busy_add(t, 1);
@@ -1710,8 +1717,11 @@ static __always_inline int sock_exit_fe(struct sock *sk, long ret)
 static __always_inline int sock_stash(struct pt_regs *ctx, __u64 q, __u8 side)
 {
 	__u32 t = tid();
-	struct ntp_thread_ctx *c = thread_ctx(&send_ctx, t);
+	struct ntp_thread_ctx *c;
 
+	if (!ntp_armed)
+		return 0;
+	c = thread_ctx(&send_ctx, t);
 	if (!c)
 		return 0;
 	if (!c->stash_q)

@@ -640,6 +640,20 @@ struct {
  * and per-CQ-event readings (docs/backpressure.md) cost a load each. */
 volatile __u32 bp_ever = 0;
 
+/* Set by user space once every program is attached (src/collector/
+ * collector.c, try_flavour): the programs attach one by one, in parallel
+ * threads, so an entry hook may run for a while before its exit hook
+ * exists. A mark an entry leaves for its exit (a thread inside a
+ * submission, inside a queue's io_work or RDMA receive callback, inside a
+ * socket send) made in that window is never cleared, and a stale
+ * "inside a submission" makes every later voluntary sleep of that worker
+ * (its idle sleep between work items) a blocked span of its queue
+ * (docs/backpressure.md, "Entries before their exits"). Until set, those
+ * entries leave no mark. bp_armed: the submission's pair, set only when
+ * both its entry and its exit are attached. */
+volatile __u32 ntp_armed = 0;
+volatile __u32 bp_armed = 0;
+
 static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 {
 	struct ntp_bp *b;
@@ -788,6 +802,22 @@ static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 	}
 	/* a missed end (a kprobe skipped) leaves since set: drop that span */
 	b->since = now;
+}
+
+/* A submission of queue key begins: none of key's is in progress (one
+ * worker per queue: nvmet-tcp's io_work, nvmet-rdma's CQ poll work, each
+ * one work item that never runs twice at once), so a blocked span still
+ * open is one whose submission's exit was missed (a kretprobe skipped):
+ * dropped, not counted, lest it run on for the rest of the recording. */
+static __always_inline void ntp_bp_begin(__u64 key)
+{
+	struct ntp_bp *b;
+
+	if (!bp_ever)
+		return;
+	b = bpf_map_lookup_elem(&bp_queues, &key);
+	if (b && b->since)
+		b->since = 0;
 }
 
 static __always_inline void ntp_bp_exit(__u64 key, __u64 now)

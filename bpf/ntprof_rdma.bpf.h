@@ -428,6 +428,9 @@ static __always_inline int rdma_target_recv_enter(void *cq)
 	}, *e;
 	__u32 t = tid();
 
+	/* before every program is attached, its exit may be missing */
+	if (!ntp_armed)
+		return 0;
 	if (s && !s->target) {
 		s->event = 0;	/* an event of before, without its blocked-time reading */
 		s->target = 1;

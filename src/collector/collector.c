@@ -557,6 +557,31 @@ static void unload(struct ntp_collector *c, bool leak_skel)
 	c->skel = NULL;
 }
 
+/* Every program is attached: the entry hooks may now leave marks for their
+ * exits (ntp_armed, bpf/ntprof_common.bpf.h; before, an exit attached after
+ * its entry would miss what the entry marked). The storage submission's
+ * marks (bp_armed) only when both of its hooks are attached: the pair is
+ * optional, and an entry without its exit would mark a worker inside a
+ * submission for good (docs/backpressure.md, "Entries before their exits"). */
+static void arm(struct ntp_collector *c)
+{
+	int exec_in = 0, exec_out = 0;
+
+	if (!c->skel->bss)
+		return;
+	for (size_t i = 0; i < ntp_n_hooks; i++) {
+		if (strcmp(ntp_hooks[i].target, "nvmet_bdev_execute_rw") || c->hook_state[i] != 1)
+			continue;
+		if (ntp_hooks[i].kind == NTP_HOOK_ENTRY)
+			exec_in = 1;
+		else if (ntp_hooks[i].kind == NTP_HOOK_EXIT)
+			exec_out = 1;
+	}
+	if (exec_in && exec_out)
+		__atomic_store_n(&c->skel->bss->bp_armed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->skel->bss->ntp_armed, 1, __ATOMIC_RELEASE);
+}
+
 static int try_flavour(struct ntp_collector *c, bool fentry, double timeout_s, char *why, size_t whylen)
 {
 	int err;
@@ -580,6 +605,7 @@ static int try_flavour(struct ntp_collector *c, bool fentry, double timeout_s, c
 	for (size_t i = 0; i < ntp_n_hooks; i++)
 		if (!strcmp(ntp_hooks[i].target, "nvmet_ns_disable") && c->hook_state[i] == 1 && c->skel->bss)
 			__atomic_store_n(&c->skel->bss->tdev_cache_ok, 1, __ATOMIC_RELEASE);
+	arm(c);
 	return 0;
 }
 
