@@ -8,27 +8,7 @@
 # Needs root and uprobes; skipped (77) otherwise.
 set -u
 cd "$(dirname "$0")/../.."
-NTPROF=${NTPROF:-build/ntprof}
-O=${O:-build}
-SI=$O/standin/bin/spdk-standin
-export LD_LIBRARY_PATH=$O/standin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-if [ "$(id -u)" != 0 ] || [ ! -x "$SI" ] || [ ! -d /sys/bus/event_source/devices/uprobe ]; then
-	echo "  skip: needs root, uprobes and $SI (make spdk-standin)"
-	[ "${CI:-}" = true ] && { echo "  CI=true: the SPDK checks must run here"; exit 1; }
-	exit 77
-fi
-W=$(mktemp -d)
-export NTPROF_LOCK_DIR=$W/lock
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-fail=0
-ok() { echo "  ok   $1"; }
-bad() { echo "  FAIL $1"; fail=1; }
+. tests/tools/standin-env.sh
 
 # same NAME LIVE FILE: the two reports are the same bytes
 same() {
