@@ -1293,6 +1293,17 @@ static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64
 		return t > t1 ? cur : -1;
 	}
 	span = t1 - t0;
+	if (t <= t0 && m->n_prev) {
+		/* Before the earlier set (a replay's first boundary can come
+		 * after a totals block and the read-ahead's counts): from zero
+		 * at the recording's start, not the earlier set's count */
+		uint64_t f = m->first_start_ns;
+
+		if (t <= f)
+			return 0;
+		*exact = 0;
+		return t0 > f ? (int64_t)llround((double)prev * (double)(t - f) / (double)(t0 - f)) : prev;
+	}
 	if (t < t1)
 		return t <= t0 ? prev : prev + (int64_t)llround((double)(cur - prev) * (double)(t - t0) / (double)span);
 	*exact = 0;
@@ -1593,8 +1604,16 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		 * records are not read at the same instant) */
 		g->counted = cum >= 0 && exact && base_exact;
 		g->base_exact = cum >= 0 && exact;
-		if (g->counted && cmds < g->cur->seen)
+		if (g->counted && cmds < g->cur->seen) {
+			/* the excess was counted at the next read: the next
+			 * interval gives it back, so the intervals add up to the
+			 * counters */
+			uint64_t excess = g->cur->seen - cmds;
+
+			g->base_cmds += excess;
+			g->cmds_all += excess;
 			cmds = g->cur->seen;
+		}
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
