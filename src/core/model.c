@@ -252,6 +252,7 @@ struct group {
 	uint64_t base_cmds;		/* cumulative exact count at the last close */
 	int based;			/* base_cmds set (the group was counted at a close) */
 	int base_exact;			/* base_cmds is a count, not a guess past the last totals */
+	uint64_t carry;			/* commands shown early (an interval raised to its records), given back next */
 	uint64_t cmds_all;		/* exact commands of every closed interval */
 	int counted;			/* the totals had this group */
 	int counted_all;
@@ -1604,15 +1605,18 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		 * records are not read at the same instant) */
 		g->counted = cum >= 0 && exact && base_exact;
 		g->base_exact = cum >= 0 && exact;
-		if (g->counted && cmds < g->cur->seen) {
-			/* the excess was counted at the next read: the next
-			 * interval gives it back, so the intervals add up to the
-			 * counters */
-			uint64_t excess = g->cur->seen - cmds;
+		if (g->counted) {
+			/* an excess shown before (below) was counted at this
+			 * read: given back here, so the intervals add up to the
+			 * counters; the run's count stays theirs */
+			uint64_t back = cmds < g->carry ? cmds : g->carry;
 
-			g->base_cmds += excess;
-			g->cmds_all += excess;
-			cmds = g->cur->seen;
+			cmds -= back;
+			g->carry -= back;
+			if (cmds < g->cur->seen) {
+				g->carry += g->cur->seen - cmds;
+				cmds = g->cur->seen;
+			}
 		}
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
