@@ -209,6 +209,8 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 	ntp_capture_defaults(cap);
 	cap->co.say = say_stderr;
 	memset(ro, 0, sizeof(*ro));
+	if (ntp_options_json_stdout(argc, argv, ntp_record_optsets, 4))
+		ntp_json_errors = true;	/* -j -: the options' errors are JSON too */
 	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 4, NULL, NULL,
 				  " (ntprof record --help)", err, sizeof(err));
 	if (first < 0)

@@ -49,6 +49,19 @@ out=$(cd "$tmp" && "$abs" generate -o=g.ntp -d 0.01 2>&1); rc=$?
 check gen-short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=g.ntp" ] &&
 	[ "$out" = "ntprof: option -o: a value is given after a space (-o g.ntp), not after '='" ]; echo $?)" \
 	"exit $rc: $out"
+# "-X=" then "-Y=": the error names X (not Y); a missing value in a cluster its letter
+out=$("$NTPROF" report -d= -s=3 "$tmp/h.ntp" 2>&1); rc=$?
+check short-equals-next "$([ $rc = 1 ] && [ "$out" = "ntprof: option -d takes no value" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" report "$tmp/h.ntp" -dj 2>&1); rc=$?
+check cluster-needs-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -j needs a value" ]; echo $?)" "exit $rc: $out"
+# -j -: an option's error is JSON on stdout, as every other (docs/json-schema.md), before or after the -j
+for cmd in "report -j - --bogus $tmp/h.ntp" "report --bogus -j - $tmp/h.ntp" "report -j - --what-if-qd 0 $tmp/h.ntp" \
+	   "compare --json=- --bogus $tmp/h.ntp $tmp/h.ntp" "record -d 1 --bogus -j -"; do
+	out=$("$NTPROF" $cmd 2>"$tmp/err"); rc=$?
+	check "json-option-error $cmd" "$([ $rc = 1 ] && [ ! -s "$tmp/err" ] &&
+		python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert list(d)==["error"] and d["error"]' <<<"$out"
+		echo $?)" "exit $rc: stdout '$out' stderr '$(cat "$tmp/err")'"
+done
 out=$("$NTPROF" --help); v=$("$NTPROF" -V)
 check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; echo $?)" "$(head -2 <<<"$out")"
 
