@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Messages that say what happened: compare names which queue depths are
+# counted (--exact-queues) and which Little's law's. Environment: NTPROF.
+set -u
+cd "$(dirname "$0")/../.."
+NTPROF=${NTPROF:-build/ntprof}
+tmp=$(mktemp -d /tmp/ntprof-messages.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # NAME CONDITION-RESULT(0 ok) DETAILS
+	if [ "$2" = 0 ]; then echo "  ok   $1"; else echo "  FAIL $1: $3"; fail=1; fi
+}
+ex=examples
+
+# ---- compare: counted and Little's-law queue depths are named per side ----
+out=$("$NTPROF" compare $ex/tb61-tcp-read-qd1-both.ntp $ex/tb61-tcp-read-qd8-exactq-both.ntp 2>&1); rc=$?
+check compare-qd-kind "$([ $rc = 0 ] &&
+	grep -qx "QD: A's by Little's law (mean x rate), B's counted in the kernel (--exact-queues)" <<<"$out"; echo $?)" \
+	"exit $rc: $(grep -m1 -B1 '^stage' <<<"$out")"
+out=$("$NTPROF" compare $ex/tb61-tcp-read-qd8-exactq-both.ntp $ex/tb61-tcp-read-qd8-exactq-both.ntp 2>&1)
+check compare-qd-both-counted "$(grep -qx "QD: A's and B's counted in the kernel (--exact-queues)" <<<"$out"; echo $?)" \
+	"$(grep -m1 -B1 '^stage' <<<"$out")"
+out=$("$NTPROF" compare $ex/tb61-tcp-read-qd1-both.ntp $ex/tb61-tcp-read-qd1-both.ntp 2>&1)
+check compare-qd-little "$(! grep -q '^QD: ' <<<"$out"; echo $?)" "$(grep -m1 -B1 '^stage' <<<"$out")"
+
+exit $fail
