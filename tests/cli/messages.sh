@@ -23,4 +23,12 @@ check compare-qd-both-counted "$(grep -qx "QD: A's and B's counted in the kernel
 out=$("$NTPROF" compare $ex/tb61-tcp-read-qd1-both.ntp $ex/tb61-tcp-read-qd1-both.ntp 2>&1)
 check compare-qd-little "$(! grep -q '^QD: ' <<<"$out"; echo $?)" "$(grep -m1 -B1 '^stage' <<<"$out")"
 
+# two recordings of both sides of one machine: said once, not "both both"
+"$NTPROF" generate -q -o "$tmp/b.ntp" -d 0.05 --rate 1000 -s 1 || exit 1
+cp "$tmp/b.ntp" "$tmp/b2.ntp"
+out=$("$NTPROF" report "$tmp/b.ntp" "$tmp/b2.ntp" 2>&1); rc=$?
+check both-sides-twice "$([ $rc = 1 ] &&
+	[ "$out" = "ntprof: $tmp/b.ntp and $tmp/b2.ntp each record both sides of synth-loopback: pass one of them" ]
+	echo $?)" "exit $rc: $out"
+
 exit $fail
