@@ -251,7 +251,7 @@ static void print_legend(const struct ntp_capture_opts *cap)
 	fflush(stdout);
 }
 
-/* The kernel side's counters and how the recording ended, on stderr. A
+/* The kernel side's counters, the SPDK side's losses and how the recording ended, on stderr. A
  * record closed after a missed completion is counted here as the kernel
  * closed it, per record of each side; the report's note counts, per group,
  * its commands with such a record (a command closed on both sides once, a
@@ -275,6 +275,13 @@ static void say_end(const struct ntp_collector_counters *cnt, int fentry)
 				 "kernel skipped a program already running on that CPU"
 			       : "with kprobes, the kernel skipped a kprobe program while another BPF program ran "
 				 "on that CPU, or the completion came by a path no hook covers");
+	/* an SPDK side's losses by their own causes (docs/spdk.md); those of
+	 * the stop were said at the stop, by process */
+	if (cnt->spdk_lost_ring || cnt->spdk_lost_stop)
+		fprintf(stderr, "ntprof: SPDK side: %llu records lost: %llu with its ring buffer full, %llu "
+			"in flight past the stop's wait\n",
+			(unsigned long long)(cnt->spdk_lost_ring + cnt->spdk_lost_stop),
+			(unsigned long long)cnt->spdk_lost_ring, (unsigned long long)cnt->spdk_lost_stop);
 }
 
 /* One line on stderr (escaped as ntp_err does); with -j - too, where

@@ -951,12 +951,17 @@ void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx)
 
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
 {
+	uint64_t spdk_lost = 0;
+
 	memset(out, 0, sizeof(*out));
-	out->lost = ntp_collector_lost(c);
-	if (c->spdk)
-		ntp_spdk_counters(c->spdk, &(uint64_t){ 0 }, &out->spdk_bad);
+	if (c->spdk) {
+		ntp_spdk_counters(c->spdk, &spdk_lost, &out->spdk_bad);
+		out->spdk_lost_stop = ntp_spdk_stop_lost(c->spdk);
+		out->spdk_lost_ring = spdk_lost - out->spdk_lost_stop;
+	}
 	if (!c->skel)
 		return;
+	out->lost = stat_sum(c, 0);
 	out->missed_host = stat_sum(c, 1);
 	out->missed_target = stat_sum(c, 2);
 	out->table_full = stat_sum(c, 3);
