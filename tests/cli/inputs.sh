@@ -148,7 +148,7 @@ check other-side-json "$(grep -q '"records of neither side (host 1, target 2) le
 # ---- probe: root refused is told why it may be; kprobes' absence said plainly ----
 if [ "$(id -u)" = 0 ]; then
 	out=$("$NTPROF" probe 2>/dev/null)
-	check probe-kprobes "$(grep -Eq '^kprobes: (yes|no \(the kernel was built without CONFIG_KPROBES\))$' <<<"$out"; echo $?)" \
+	check probe-kprobes "$(grep -Eq '^kprobes: (yes|no \(neither the kprobe PMU nor kprobe_events is there: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS\))$' <<<"$out"; echo $?)" \
 		"$(grep '^kprobes' <<<"$out")"
 	if grep -q '^fentry: no (.*Operation not permitted' <<<"$out"; then
 		check probe-eperm-hint "$(grep -q "^fentry: no (.*Operation not permitted; .*root" <<<"$out"; echo $?)" \

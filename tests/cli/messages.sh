@@ -31,4 +31,14 @@ check both-sides-twice "$([ $rc = 1 ] &&
 	[ "$out" = "ntprof: $tmp/b.ntp and $tmp/b2.ntp each record both sides of synth-loopback: pass one of them" ]
 	echo $?)" "exit $rc: $out"
 
+# a flavour forced: only its reason is named (when the kernel modules are
+# missing, every other missing thing is named in the same line)
+for f in kprobes fentry; do
+	out=$("$NTPROF" record --$f -d 1 2>&1 >/dev/null)
+	other=$([ $f = kprobes ] && echo fentry || echo kprobes)
+	if grep -q '^ntprof: kernel modules* not loaded' <<<"$out"; then
+		check "forced-$f-reason" "$(! grep -q "; no $other (" <<<"$out"; echo $?)" "$out"
+	fi
+done
+
 exit $fail
