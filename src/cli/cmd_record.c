@@ -488,6 +488,15 @@ static int rec_run(struct recording *r, const char *out)
 	ntp_collector_close(r->ls->c);
 	r->ls->c = NULL;
 	ntp_pump_finish(r->p, now, r->snap);
+	/* --metrics: the last interval's gauges dropped, the counters kept
+	 * (docs/recording.md, "Prometheus"): no exporter is left showing them */
+	if (r->mc) {
+		char err[600];
+
+		if (ntp_metrics_write_end(r->mc->path, &r->mc->st, r->snap, err, sizeof(err)) < 0 &&
+		    !r->mc->failed++)
+			ntp_err("--metrics %s", err);
+	}
 	if (r->rc.w) {
 		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), &r->write_err, r->partial, r->file_note,
 				 sizeof(r->file_note)))
