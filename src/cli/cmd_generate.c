@@ -552,6 +552,24 @@ done:
 		ntp_note("%llu commands issued, %llu sampled (one in %u)",
 			 (unsigned long long)ntp_synth_issued(s), (unsigned long long)ntp_synth_sampled(s),
 			 c.sampling);
+	/* An open loop faster than the tags serve: the arrivals wait for a
+	 * tag (in no timestamp) and the run stretches; said, with what the
+	 * tags did serve */
+	if (!ret && !quiet && c.rate > 0) {
+		double want = c.duration_ns ? c.duration_ns / 1e9 : (double)c.count / c.rate, took = t_end / 1e9;
+
+		if (want > 0 && took > 1.1 * want)
+		{
+			char hosts[32] = "";
+
+			if (c.hosts > 1)
+				snprintf(hosts, sizeof(hosts), " x --hosts %u", c.hosts);
+			ntp_note("--rate %g is more than %u tag%s (--qd %u x --queues %u%s) serve: %.0f commands/s; "
+				 "the run took %.3f s, not %.3f s, and the time commands waited for a tag is in no "
+				 "timestamp", c.rate, c.qd * c.queues * c.hosts, c.qd * c.queues * c.hosts == 1 ? "" : "s",
+				 c.qd, c.queues, hosts, (double)ntp_synth_issued(s) / took, took, want);
+		}
+	}
 	free(outs);
 	ntp_synth_free(s);
 	return ret;

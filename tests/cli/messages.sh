@@ -41,4 +41,11 @@ for f in kprobes fentry; do
 	fi
 done
 
+# generate: an open loop faster than its tags serve says so, with what they served
+out=$("$NTPROF" generate -o "$tmp/o.ntp" -d 0.5 --rate 10000 --qd 1 2>&1); rc=$?
+check generate-overload "$([ $rc = 0 ] && grep -Eq '^ntprof: --rate 10000 is more than 1 tag \(--qd 1 x --queues 1\) serve: [0-9]+ commands/s; the run took 0\.[5-9][0-9]* s, not 0\.500 s, and the time commands waited for a tag is in no timestamp$' <<<"$out"; echo $?)" \
+	"exit $rc: $out"
+out=$("$NTPROF" generate -o "$tmp/o.ntp" -d 0.5 --rate 10000 --qd 32 2>&1)
+check generate-not-overloaded "$(! grep -q 'more than' <<<"$out"; echo $?)" "$out"
+
 exit $fail
