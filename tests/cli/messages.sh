@@ -3,7 +3,7 @@
 # counted (--exact-queues) and which Little's law's. Environment: NTPROF.
 set -u
 cd "$(dirname "$0")/../.."
-NTPROF=${NTPROF:-build/ntprof}
+NTPROF=$(realpath "${NTPROF:-build/ntprof}")	# some checks run in $tmp
 tmp=$(mktemp -d /tmp/ntprof-messages.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -47,5 +47,13 @@ check generate-overload "$([ $rc = 0 ] && grep -Eq '^ntprof: --rate 10000 is mor
 	"exit $rc: $out"
 out=$("$NTPROF" generate -o "$tmp/o.ntp" -d 0.5 --rate 10000 --qd 32 2>&1)
 check generate-not-overloaded "$(! grep -q 'more than' <<<"$out"; echo $?)" "$out"
+
+# alignment notes: what "the others'" are; "1 more file was", not "1 more files were"
+( cd "$tmp" && "$NTPROF" generate -q -o h%d.ntp --target-out t.ntp --hosts 5 --rate 20000 -d 0.5 -s 1 --seed 4 &&
+  rm t.ntp && "$NTPROF" generate -q -o x.ntp --target-out yt.ntp --rate 1000 -d 1 -s 1 --seed 11 ) || exit 1
+out=$(cd "$tmp" && "$NTPROF" report h1.ntp h2.ntp h3.ntp h4.ntp h5.ntp yt.ntp 2>&1)
+check align-note-other-side "$(grep -q "^note: yt.ntp: no clock offset to the other recordings found: none of its commands, or too few to judge, is in the other side's recordings (" <<<"$out"; echo $?)" \
+	"$(grep '^note' <<<"$out")"
+check align-note-one-more "$(grep -qx 'note: 1 more file was not aligned either' <<<"$out"; echo $?)" "$(grep '^note' <<<"$out")"
 
 exit $fail
