@@ -45,6 +45,10 @@ check short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=out.json" ] &&
 # generate's own parser says the same as the others'
 out=$(cd "$tmp" && "$abs" generate -q=1 -o g.ntp -d 0.01 2>&1); rc=$?
 check gen-short-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -q takes no value" ]; echo $?)" "exit $rc: $out"
+out=$(cd "$tmp" && "$abs" generate -q= -s=3 -o g.ntp -d 0.01 2>&1); rc=$?
+check gen-short-equals-next "$([ $rc = 1 ] && [ "$out" = "ntprof: option -q takes no value" ]; echo $?)" "exit $rc: $out"
+out=$(cd "$tmp" && "$abs" generate -qo 2>&1); rc=$?
+check gen-cluster-needs-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -o needs a value" ]; echo $?)" "exit $rc: $out"
 out=$(cd "$tmp" && "$abs" generate -o=g.ntp -d 0.01 2>&1); rc=$?
 check gen-short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=g.ntp" ] &&
 	[ "$out" = "ntprof: option -o: a value is given after a space (-o g.ntp), not after '='" ]; echo $?)" \
