@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Messages that say what happened: compare names which queue depths are
-# counted (--exact-queues) and which Little's law's. Environment: NTPROF.
+# Messages that say what happened (review lows): compare names which queue
+# depths are counted (--exact-queues) and which Little's law's; two
+# recordings of both sides of one machine; a forced hook flavour names its
+# own reason only; generate says an open loop its tags cannot serve; the
+# alignment notes' wording. Environment: NTPROF.
 set -u
 cd "$(dirname "$0")/../.."
 NTPROF=$(realpath "${NTPROF:-build/ntprof}")	# some checks run in $tmp
