@@ -155,14 +155,15 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 		 * (top_source_record_stop) gets this error, not "no writer" */
 		s->rec_err = err;
 		atomic_store(&s->recording, 0);
-		pthread_mutex_unlock(&s->lock);
+		/* said before the lock goes: that w then finds it queued */
 		if (dropped)	/* the live drops too (docs/recording.md: said at the stop) */
-			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost, %llu dropped "
-				       "while the file lagged", s->rec_path, strerror(-err), (unsigned long long)kept,
-				       (unsigned long long)lost, (unsigned long long)dropped);
+			say_held(s, "recording stopped: %s: %s; %llu records kept, %llu lost, %llu dropped "
+				 "while the file lagged", s->rec_path, strerror(-err), (unsigned long long)kept,
+				 (unsigned long long)lost, (unsigned long long)dropped);
 		else
-			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
-				       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
+			say_held(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
+				 strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
+		pthread_mutex_unlock(&s->lock);
 		return 0;	/* the monitor goes on */
 	}
 	pthread_mutex_unlock(&s->lock);
