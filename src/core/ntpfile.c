@@ -1996,6 +1996,8 @@ static int tail_wait(struct ntp_reader *r)
 		return 0;
 	now = clock_ns(CLOCK_MONOTONIC);
 	size = (uint64_t)sb.st_size;
+	if (size < r->off)
+		return 0;	/* shorter than what was read: written anew, not grown */
 	if (!r->follow_seen) {
 		uint64_t real = clock_ns(CLOCK_REALTIME);
 		uint64_t mt = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
