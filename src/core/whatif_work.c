@@ -3,7 +3,6 @@
  * whatif_work.c - ntprof-top's what-if fit off the UI thread, at the
  * lowest priority (whatif_work.h).
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -11,14 +10,12 @@
 #include <unistd.h>
 #include "whatif_work.h"
 
-/* SCHED_IDLE runs only on a CPU nothing else wants; where it is refused,
- * nice 19 on this thread alone (Linux: a thread's nice is its own). */
+/* nice 19 on this thread alone (Linux: a thread's nice is its own): a
+ * small share of a CPU the workload wants, yet a share. SCHED_IDLE would
+ * leave the view "computing" for as long as anything else runs. */
 static void lowest_priority(void)
 {
-	struct sched_param sp = { 0 };
-
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 }
 
 static void *worker(void *arg)

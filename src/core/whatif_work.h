@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * whatif_work.h - ntprof-top's what-if fit on a thread of its own, at the
- * lowest priority (SCHED_IDLE, else nice 19): a fit at QDs up to 1024 is
+ * lowest priority (nice 19 on its thread): a fit at QDs up to 1024 is
  * costly (docs/what-if.md), and on the machine under test it must neither
  * hold up the screen nor take CPU from the workload being measured.
  *

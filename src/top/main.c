@@ -431,9 +431,9 @@ static void say(struct ntp_view *v, int *undrawn, const char *line)
 
 /* The what-if view's fit runs on a worker (core/whatif_work.h): asks it
  * for the shown interval's selected group at the view's QDs. Paused, the
- * input is taken once per interval, group and parameters shown: the
- * history goes on dropping its oldest, and a paused screen must not change
- * by itself (docs/what-if.md). */
+ * intervals are taken once per interval and group shown (a parameter
+ * changed keeps them): the history goes on dropping its oldest, and a
+ * paused screen must not change by itself (docs/what-if.md). */
 struct wi_ui {
 	struct ntp_wi_work *w;
 	struct ntp_wi_input in;
@@ -444,14 +444,7 @@ struct wi_ui {
 	uint8_t key_io;
 	uint32_t key_len;
 	char key_dev[NTP_DEV_LEN];
-	struct ntp_wi_params key_p;
 };
-
-static int params_same(const struct ntp_wi_params *a, const struct ntp_wi_params *b)
-{
-	return !memcmp(a->servers, b->servers, sizeof(a->servers)) && a->tags == b->tags &&
-	       a->hw_queues == b->hw_queues && a->tags_from == b->tags_from && a->base_qd == b->base_qd;
-}
 
 static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct ntp_history *h,
 		       struct ntp_wi_params *wi)
@@ -460,6 +453,7 @@ static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct n
 	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
 	const struct ntp_snap_group *g;
 	struct ntp_wi_params p = *wi;
+	int same;
 
 	wi->shown = NULL;
 	if (!u->w || !n)
@@ -467,15 +461,18 @@ static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct n
 	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
 	p.base_qd = v->wi_qd_was;
 	p.shown = NULL;
-	if (!(v->paused && u->have_key && u->key_index == s->index && u->key_io == g->io && u->key_len == g->len &&
-	      !strncmp(u->key_dev, g->dev, NTP_DEV_LEN) && params_same(&u->key_p, &p))) {
+	same = u->have_key && u->key_index == s->index && u->key_io == g->io && u->key_len == g->len &&
+	       !strncmp(u->key_dev, g->dev, NTP_DEV_LEN);
+	if (v->paused && same) {
+		/* the intervals taken when the pause began, the parameters as now */
+		u->in.p = p;
+	} else {
 		ntp_wi_input_of(h->snap, h->n, s, g, &p, &u->in);
 		u->have_key = 1;
 		u->key_index = s->index;
 		u->key_io = g->io;
 		u->key_len = g->len;
 		memcpy(u->key_dev, g->dev, NTP_DEV_LEN);
-		u->key_p = p;
 	}
 	ntp_wi_work_want(u->w, &u->in, v->wi_qd ? v->wi_qd : 1);
 	u->gen = ntp_wi_work_get(u->w, &u->shown);
