@@ -50,6 +50,15 @@ check generate-overload "$([ $rc = 0 ] && grep -Eq '^ntprof: --rate 10000 is mor
 	"exit $rc: $out"
 out=$("$NTPROF" generate -o "$tmp/o.ntp" -d 0.5 --rate 10000 --qd 32 2>&1)
 check generate-not-overloaded "$(! grep -q 'more than' <<<"$out"; echo $?)" "$out"
+# a long latency is no overload (about 5 of 32 tags busy), nor are -n's
+# random arrivals ending after count / rate
+out=$("$NTPROF" generate -o "$tmp/o.ntp" -d 0.1 --rate 100 --qd 32 -s 1 --delay storage=fixed:50ms 2>&1)
+check generate-long-latency-not-overloaded "$(! grep -q 'more than' <<<"$out"; echo $?)" "$out"
+seeds=
+for k in $(seq 1 20); do
+	"$NTPROF" generate -o "$tmp/o.ntp" -n 50 --rate 1000 -s 1 --seed $k 2>&1 | grep -q 'more than' && seeds+=" $k"
+done
+check generate-count-not-overloaded "$([ -z "$seeds" ]; echo $?)" "noted with --seed$seeds"
 
 # alignment notes: what "the others'" are; "1 more file was", not "1 more files were"
 ( cd "$tmp" && "$NTPROF" generate -q -o h%d.ntp --target-out t.ntp --hosts 5 --rate 20000 -d 0.5 -s 1 --seed 4 &&
