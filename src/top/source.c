@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "source.h"
 #include "core/clock.h"
 #include "core/totals.h"
@@ -498,10 +499,31 @@ static int session_check(struct top_source *s, const char *session, char *err, s
 	return -1;
 }
 
+/* A file to follow whose recorder has created it but not written its
+ * header yet (docs/top.md): waited for as a following replay waits, until
+ * it holds a header or has not grown for the idle time (its modification
+ * time tells); then opened, and refused as before if still short. */
+static void header_wait(const char *path)
+{
+	struct stat sb;
+
+	while (!stat(path, &sb) && S_ISREG(sb.st_mode) && sb.st_size < NTP_HEADER_LEN) {
+		struct timespec now, step = { 0, 50 * 1000000L };
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if ((now.tv_sec - sb.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - sb.st_mtim.tv_nsec) >
+		    (long long)TOP_FOLLOW_IDLE_NS)
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 /* The replay's files: joined, the model's configuration and where they start. */
 static int open_replay(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
 		       struct ntp_pump_config *pc, struct ntp_record_filter *filter, char *err, size_t errlen)
 {
+	if (o->speed > 0 && o->n_replay == 1)
+		header_wait(o->replay_files[0]);
 	s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
 	if (!s->files)
 		return -1;

@@ -5,7 +5,8 @@
 # trailer and prints the intervals of the whole file, not one interval and a
 # "cut short" note. A cut file written long ago still ends at once. And
 # --session naming a namespace the recording lacks is refused (one line),
-# a multipath path counting as its head; a FIFO's is not waited on.
+# a multipath path counting as its head; a FIFO's is not waited on. A file
+# created but still empty is waited for.
 set -u
 cd "$(dirname "$0")/../.."
 NTPROF=${NTPROF:-build/ntprof}
@@ -48,6 +49,14 @@ start=$(date +%s%N)
 "$TOP" -b --json --speed 50 --replay "$work/cut.ntp" >/dev/null 2>"$work/err"
 [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 3000 ] || fail "an old cut file was waited for"
 grep -q "cut.ntp was cut short" "$work/err" || fail "old cut file: $(cat "$work/err")"
+
+# created, not yet written: waited for, not refused as an empty file
+: >"$work/late.ntp"
+( sleep 0.5; cat "$work/src.ntp" >>"$work/late.ntp" ) &
+"$TOP" -b --json --speed 50 --replay "$work/late.ntp" >"$work/late.json" 2>"$work/err"; rc=$?
+wait
+[ $rc -eq 0 ] && [ "$(sum "$work/late.json")" = "$(sum "$work/full.json")" ] ||
+	fail "a file written after the replay started: exit $rc: $(cat "$work/err")"
 
 # --session: the namespaces of the header's table, or of the totals at the file's end
 out=$("$TOP" -b --speed 0 --session nvme9n9 --replay "$work/src.ntp" 2>&1); rc=$?
