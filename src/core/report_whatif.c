@@ -50,6 +50,15 @@ static void as_measured(const struct ntp_snap_group *g, struct ntp_snap_group *o
 		out->busy_rate = 0;
 }
 
+/* The share of the run the model's rate is over (0: the whole run): the
+ * report's choice, or ntprof-top's history as model.c gives it. */
+static double used_busy_share(const struct ntp_snap_group *g, const struct ntp_wi_request *rq)
+{
+	if (!rq->fit_is_history)
+		return ntp_wi_busy_share(g);
+	return g->busy_rate > g->rate && g->rate > 0 ? g->rate / g->busy_rate : 0;
+}
+
 void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_request *rq,
 			struct ntp_wi_model *m)
 {
@@ -66,8 +75,8 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 			memset(m, 0, sizeof(*m));
 			m->bottleneck = -1;
 			snprintf(m->why, sizeof(m->why), "%llu command%s sampled, fewer than the %d its means need "
-				 "(docs/stage-model.md): record longer or at a lower -s", (unsigned long long)g->sampled, g->sampled == 1 ? "" : "s",
-				 NTP_MEAN_MIN_SAMPLES);
+				 "(docs/stage-model.md): record longer or at a lower -s",
+				 (unsigned long long)g->sampled, g->sampled == 1 ? "" : "s", NTP_MEAN_MIN_SAMPLES);
 			return;
 		}
 		as_measured(g, &base);
@@ -169,7 +178,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		return;
 	}
 	ntp_rate_label(m.base_iops, rate, sizeof(rate));
-	busy = ntp_wi_busy_share(g);
+	busy = used_busy_share(g, rq);
 	/* the rate: the run's (as the report's group line), or while busy */
 	if (busy > 0)
 		snprintf(what, sizeof(what), " (%s over the %.0f %% of the run its samples span)",
@@ -274,7 +283,7 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 	add(meas, "mean_us", num(m.base_mean_us, 3));
 	add(meas, "p99_us", num(m.base_p99_us, 3));
 	/* null: the IOPS is the run's rate (the report's "rate") */
-	add(meas, "busy_share", ntp_wi_busy_share(g) > 0 ? num(ntp_wi_busy_share(g), 4) : NULL);
+	add(meas, "busy_share", used_busy_share(g, rq) > 0 ? num(used_busy_share(g, rq), 4) : NULL);
 	add(o, "measured", meas);
 	add(o, "think_us", num(m.think_us, 3));
 	add(o, "load_levels", json_object_new_int64(m.n_levels));
