@@ -261,6 +261,7 @@ int cmd_generate(int argc, char **argv)
 	const char *output = NULL, *target_out = NULL;
 	uint8_t role = NTP_ROLE_BOTH;
 	int offset_set = 0, quiet = 0, opt, ret = 1, per_host, werr, host_queues = 0;
+	int prev_c = 0, prev_ind = 0, cur_c = 0, cur_ind = 0;
 	struct out *outs = NULL;
 	size_t nouts = 0;
 	struct ntp_synth *s = NULL;
@@ -273,6 +274,12 @@ int cmd_generate(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:r:t:n:d:s:qh", opts, NULL)) != -1) {
+		/* the letter given before this one, and the word getopt was on
+		 * (it stays on a cluster's word while the cluster goes on) */
+		prev_c = cur_c;
+		prev_ind = cur_ind;
+		cur_c = opt > 0 && opt < 256 && opt != '?' && opt != ':' ? opt : 0;
+		cur_ind = optind;
 		/* "-o=f.ntp": getopt hands "=f.ntp" to -o; '=' belongs to
 		 * long options (options.c says the same of the other commands) */
 		if (opt < 256 && opt != '?' && opt != ':' && optarg && optarg[0] == '=' &&
@@ -350,21 +357,24 @@ int cmd_generate(int argc, char **argv)
 		case O_SEED: if (parse_u64("--seed", optarg, 0, &c.seed)) return 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
-		case ':': return ntp_err("option %s needs a value", argv[optind - 1]);
+		case ':':
+			if (optopt > 0 && optopt < 256)	/* "-qo": -o */
+				return ntp_err("option -%c needs a value", optopt);
+			return ntp_err("option %s needs a value", argv[optind - 1]);
 		default:
 			/* "--quiet=1": getopt says '?' with the option's value in optopt */
 			if (optopt && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
 				return ntp_err("option %.*s takes no value", (int)strcspn(argv[optind - 1], "="),
 					       argv[optind - 1]);
 			/* a short option: optopt names it (argv[optind - 1] is
-			 * another word inside a cluster, "-qZ", "-q=1") */
+			 * another word inside a cluster, "-qZ", "-q=1"); an '='
+			 * after a letter names that letter (as options.c does) */
 			if (optopt > 0 && optopt < 256) {
-				const char *w = optind < argc && argv[optind][0] == '-' &&
-						strchr(argv[optind], '=') ? argv[optind] : argv[optind - 1];
-				const char *eq = strchr(w, '=');
+				const char *w = prev_c && prev_ind < argc ? argv[prev_ind] : NULL;
+				const char *eq = w && w[0] == '-' && w[1] != '-' ? strchr(w, '=') : NULL;
 
-				if (optopt == '=' && eq && eq - w >= 2 && w[1] != '-')
-					return ntp_err("option -%c takes no value", eq[-1]);
+				if (optopt == '=' && eq && eq - w >= 2 && eq[-1] == prev_c)
+					return ntp_err("option -%c takes no value", prev_c);
 				return ntp_err("unknown option '-%c' (ntprof generate --help)", optopt);
 			}
 			return ntp_err("unknown option '%s' (ntprof generate --help)", argv[optind - 1]);
@@ -552,6 +562,24 @@ done:
 		ntp_note("%llu commands issued, %llu sampled (one in %u)",
 			 (unsigned long long)ntp_synth_issued(s), (unsigned long long)ntp_synth_sampled(s),
 			 c.sampling);
+	/* An open loop faster than the tags serve: the arrivals wait for a
+	 * tag (in no timestamp) and the run stretches; said, with what the
+	 * tags did serve */
+	if (!ret && !quiet && c.rate > 0) {
+		double want = c.duration_ns ? c.duration_ns / 1e9 : (double)c.count / c.rate, took = t_end / 1e9;
+
+		if (want > 0 && took > 1.1 * want)
+		{
+			char hosts[32] = "";
+
+			if (c.hosts > 1)
+				snprintf(hosts, sizeof(hosts), " x --hosts %u", c.hosts);
+			ntp_note("--rate %g is more than %u tag%s (--qd %u x --queues %u%s) serve: %.0f commands/s; "
+				 "the run took %.3f s, not %.3f s, and the time commands waited for a tag is in no "
+				 "timestamp", c.rate, c.qd * c.queues * c.hosts, c.qd * c.queues * c.hosts == 1 ? "" : "s",
+				 c.qd, c.queues, hosts, (double)ntp_synth_issued(s) / took, took, want);
+		}
+	}
 	free(outs);
 	ntp_synth_free(s);
 	return ret;

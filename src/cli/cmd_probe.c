@@ -189,7 +189,7 @@ int cmd_probe(int argc, char **argv)
 
 	printf("kernel: %s\n", k.release);
 	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (built without CONFIG_DEBUG_INFO_BTF)");
-	printf("kprobes: %s\n", k.kprobes ? "yes" : "no (the kernel was built without CONFIG_KPROBES)");
+	printf("kprobes: %s%s%s\n", k.kprobes ? "yes" : "no (", k.kprobes ? "" : NTP_NO_KPROBES_WHY, k.kprobes ? "" : ")");
 	/* whether the least program of each tracepoint flavour loads: a
 	 * tracepoint's rows say ok only then (the function hooks' fentry has a
 	 * real test below; kprobes are there or not) */

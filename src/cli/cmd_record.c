@@ -209,6 +209,8 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 	ntp_capture_defaults(cap);
 	cap->co.say = say_stderr;
 	memset(ro, 0, sizeof(*ro));
+	if (ntp_options_json_stdout(argc, argv, ntp_record_optsets, 4))
+		ntp_json_errors = true;	/* -j -: the options' errors are JSON too */
 	first = ntp_options_parse(argc, argv, ntp_record_optsets, bases, 4, NULL, NULL,
 				  " (ntprof record --help)", err, sizeof(err));
 	if (first < 0)
@@ -249,7 +251,7 @@ static void print_legend(const struct ntp_capture_opts *cap)
 	fflush(stdout);
 }
 
-/* The kernel side's counters and how the recording ended, on stderr. A
+/* The kernel side's counters, the SPDK side's losses and how the recording ended, on stderr. A
  * record closed after a missed completion is counted here as the kernel
  * closed it, per record of each side; the report's note counts, per group,
  * its commands with such a record (a command closed on both sides once, a
@@ -273,6 +275,13 @@ static void say_end(const struct ntp_collector_counters *cnt, int fentry)
 				 "kernel skipped a program already running on that CPU"
 			       : "with kprobes, the kernel skipped a kprobe program while another BPF program ran "
 				 "on that CPU, or the completion came by a path no hook covers");
+	/* an SPDK side's losses by their own causes (docs/spdk.md); those of
+	 * the stop were said at the stop, by process */
+	if (cnt->spdk_lost_ring || cnt->spdk_lost_stop)
+		fprintf(stderr, "ntprof: SPDK side: %llu records lost: %llu with its ring buffer full, %llu "
+			"in flight past the stop's wait\n",
+			(unsigned long long)(cnt->spdk_lost_ring + cnt->spdk_lost_stop),
+			(unsigned long long)cnt->spdk_lost_ring, (unsigned long long)cnt->spdk_lost_stop);
 }
 
 /* One line on stderr (escaped as ntp_err does); with -j - too, where
@@ -479,6 +488,15 @@ static int rec_run(struct recording *r, const char *out)
 	ntp_collector_close(r->ls->c);
 	r->ls->c = NULL;
 	ntp_pump_finish(r->p, now, r->snap);
+	/* --metrics: the last interval's gauges dropped, the counters kept
+	 * (docs/recording.md, "Prometheus"): no exporter is left showing them */
+	if (r->mc) {
+		char err[600];
+
+		if (ntp_metrics_write_end(r->mc->path, &r->mc->st, r->snap, err, sizeof(err)) < 0 &&
+		    !r->mc->failed++)
+			ntp_err("--metrics %s", err);
+	}
 	if (r->rc.w) {
 		if (close_writer(r->rc.w, out, ntp_pump_now(r->p), &r->write_err, r->partial, r->file_note,
 				 sizeof(r->file_note)))

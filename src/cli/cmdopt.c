@@ -14,6 +14,9 @@ int ntp_cmd_parse(const char *cmd, int argc, char **argv, void *const *bases)
 	if (!oc)
 		return ntp_err("%s: no option table", cmd), -1;
 	snprintf(hint, sizeof(hint), " (ntprof %s --help)", cmd);
+	/* -j -: every error, of the options too, is JSON on stdout */
+	if (ntp_options_json_stdout(argc, argv, oc->sets, oc->n_sets))
+		ntp_json_errors = true;
 	first = ntp_options_parse(argc, argv, oc->sets, bases, oc->n_sets, NULL, NULL, hint, err, sizeof(err));
 	if (first < 0)
 		ntp_err("%s", err);

@@ -32,7 +32,7 @@ static void note_damage(struct ntp_files *f, char **paths, struct ntp_report_met
 		if (i < 4)
 			ntp_report_note(meta, "%s", left);
 	if (i > 4)
-		ntp_report_note(meta, "%zu more files were not aligned either", i - 4);
+		ntp_report_note(meta, "%zu more file%s not aligned either", i - 4, i - 4 == 1 ? " was" : "s were");
 	for (size_t i = 0; i < ntp_files_count(f); i++) {
 		const struct ntp_read_stats *st = ntp_reader_stats(ntp_files_reader(f, i));
 

@@ -178,7 +178,7 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 	size_t total = 0, k = 0, sp = 0;
 	struct option *lo;
 	char *shorts;
-	int ret = -1, c;
+	int ret = -1, c, prev_c = 0, prev_ind = 0;
 
 	for (size_t s = 0; s < n_sets; s++)
 		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++)
@@ -211,7 +211,11 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 		size_t hit_set = 0, i = 0;
 
 		if (c == ':') {
-			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
+			/* a letter by its letter ("-dj": -j), a long option by its word */
+			if (optopt > 0 && optopt < 256)
+				snprintf(err, errlen, "option -%c needs a value", optopt);
+			else
+				snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
 			goto out;
 		}
 		/* "--detail=1": getopt says '?' with the entry's value in optopt */
@@ -231,14 +235,14 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 		 * word when it was inside a cluster, "-dZ", "-h=1") */
 		if (!hit && c == '?' && optopt > 0 && optopt < 256) {
 			/* "-h=1": a letter's '=' (a letter that takes a value
-			 * takes "=1" as it); the word is the current one, or the
-			 * last when the '=' ended it */
-			const char *w = optind < argc && argv[optind][0] == '-' && strchr(argv[optind], '=') ?
-					argv[optind] : argv[optind - 1];
-			const char *eq = strchr(w, '=');
+			 * takes "=1" as it). The letter is the one getopt gave
+			 * just before in the same word: while a cluster goes on,
+			 * getopt leaves optind on its word (prev_ind) */
+			const char *w = prev_c && prev_ind < argc ? argv[prev_ind] : NULL;
+			const char *eq = w && w[0] == '-' && w[1] != '-' ? strchr(w, '=') : NULL;
 
-			if (optopt == '=' && eq && eq - w >= 2 && w[1] != '-')
-				snprintf(err, errlen, "option -%c takes no value", eq[-1]);
+			if (optopt == '=' && eq && eq - w >= 2 && eq[-1] == prev_c)
+				snprintf(err, errlen, "option -%c takes no value", prev_c);
 			else
 				snprintf(err, errlen, "unknown option '-%c'%s", optopt, hint ? hint : "");
 			goto out;
@@ -256,12 +260,81 @@ int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void
 		}
 		if (set_value(sets, n_sets, hit_set, hit, bases[hit_set], optarg, custom, ctx, err, errlen))
 			goto out;
+		prev_c = c < 256 ? c : 0;
+		prev_ind = optind;
 	}
 	ret = optind;
 out:
 	free(lo);
 	free(shorts);
 	return ret;
+}
+
+/* The table's entry of a long option as getopt_long takes it: the whole
+ * name, or an abbreviation of one name only; NULL when none. */
+static const struct ntp_optdef *find_long(const struct ntp_optset *sets, size_t n_sets, const char *w, size_t len)
+{
+	const struct ntp_optdef *got = NULL;
+	int n = 0;
+
+	for (size_t s = 0; s < n_sets; s++)
+		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++) {
+			if (!d->name || strncmp(d->name, w, len))
+				continue;
+			if (!d->name[len])
+				return d;
+			got = d;
+			n++;
+		}
+	return n == 1 ? got : NULL;
+}
+
+static const struct ntp_optdef *find_letter(const struct ntp_optset *sets, size_t n_sets, char c)
+{
+	for (size_t s = 0; s < n_sets; s++)
+		for (const struct ntp_optdef *d = sets[s].defs; d->name || d->letter; d++)
+			if (d->letter == c)
+				return d;
+	return NULL;
+}
+
+bool ntp_options_json_stdout(int argc, char **argv, const struct ntp_optset *sets, size_t n_sets)
+{
+	const struct ntp_optdef *j = find_long(sets, n_sets, "json", 4), *d;
+	bool yes = false;
+
+	if (!j)
+		j = find_letter(sets, n_sets, 'j');	/* record's -j has no long name */
+	if (!j || !j->arg)
+		return false;
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i], *v = NULL;
+
+		if (!strcmp(w, "--"))
+			break;
+		if (w[0] != '-' || !w[1])
+			continue;	/* an operand: getopt reads on past it */
+		d = NULL;
+		if (w[1] == '-') {
+			const char *eq = strchr(w + 2, '=');
+
+			d = find_long(sets, n_sets, w + 2, eq ? (size_t)(eq - (w + 2)) : strlen(w + 2));
+			if (!d || !d->arg)
+				continue;
+			v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		} else {
+			/* a cluster: letters until one that takes a value, the
+			 * rest of the word or the next word its value */
+			for (const char *p = w + 1; *p && (d = find_letter(sets, n_sets, *p)); p++)
+				if (d->arg) {
+					v = p[1] ? p + 1 : i + 1 < argc ? argv[++i] : NULL;
+					break;
+				}
+		}
+		if (d == j)
+			yes = v && !strcmp(v, "-");	/* the last -j is the one taken */
+	}
+	return yes;
 }
 
 void ntp_options_help(FILE *f, const struct ntp_optset *sets, size_t n_sets)

@@ -19,6 +19,7 @@
 #ifndef NTP_CLI_OPTIONS_H
 #define NTP_CLI_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "collector/collector.h"
@@ -108,6 +109,11 @@ typedef int (*ntp_opt_custom_fn)(void *ctx, int key, const char *val, char *err,
  */
 int ntp_options_parse(int argc, char **argv, const struct ntp_optset *sets, void *const *bases, size_t n_sets,
 		      ntp_opt_custom_fn custom, void *ctx, const char *hint, char *err, size_t errlen);
+/* Whether argv gives the sets' --json (-j) the value "-", read as
+ * ntp_options_parse() would read it, in full, before parsing: an option
+ * error met before or after that -j is then JSON on stdout too
+ * (docs/json-schema.md). */
+bool ntp_options_json_stdout(int argc, char **argv, const struct ntp_optset *sets, size_t n_sets);
 /* ntprof's subcommands (cmdopt.c, not in ntprof-top): parse with the
  * command's sets (ntp_optcmd_find("ntprof", cmd)), errors printed with
  * ntp_err(): the first operand's index, or -1; and the sets as --help. */

@@ -202,11 +202,12 @@ static int check_prereqs(const struct ntp_collector_opts *o, const struct ntp_ke
 
 		m = snprintf(errbuf, errlen, "kernel module%s not loaded: %s",
 			     strchr(missing, ',') ? "s" : "", missing);
-		/* name everything else that is missing too, so one run tells all */
-		if (ntp_fentry_selftest(fe, sizeof(fe)) && m < errlen)
+		/* name everything else that is missing too, so one run tells
+		 * all: of a flavour forced (--fentry, --kprobes), that one only */
+		if (o->flavour != NTP_FLAVOUR_KPROBE && ntp_fentry_selftest(fe, sizeof(fe)) && m < errlen)
 			m += snprintf(errbuf + m, errlen - m, "; no fentry (%s)", fe);
-		if (!k->kprobes && m < errlen)
-			snprintf(errbuf + m, errlen - m, "; no kprobes (CONFIG_KPROBES)");
+		if (o->flavour != NTP_FLAVOUR_FENTRY && !k->kprobes && m < errlen)
+			snprintf(errbuf + m, errlen - m, "; no kprobes (%s)", NTP_NO_KPROBES_WHY);
 		return -1;
 	}
 	/* The NVMe structures exist only in the modules' own BTF (5.11+):
@@ -712,7 +713,7 @@ static struct ntp_collector *kernel_open(const struct ntp_collector_opts *o, cha
 	missing_hooks(sides, o->transport, true, miss_fe, sizeof(miss_fe));
 	missing_hooks(sides, o->transport, false, miss_kp, sizeof(miss_kp));
 	if (!k.kprobes)
-		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (CONFIG_KPROBES)");
+		snprintf(miss_kp, sizeof(miss_kp), "this kernel has no kprobes (%s)", NTP_NO_KPROBES_WHY);
 
 	if (o->btf_path && !nobtf[0])
 		say(o, "--btf %s not used: every module has BTF of its own", o->btf_path);
@@ -951,12 +952,17 @@ void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx)
 
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out)
 {
+	uint64_t spdk_lost = 0;
+
 	memset(out, 0, sizeof(*out));
-	out->lost = ntp_collector_lost(c);
-	if (c->spdk)
-		ntp_spdk_counters(c->spdk, &(uint64_t){ 0 }, &out->spdk_bad);
+	if (c->spdk) {
+		ntp_spdk_counters(c->spdk, &spdk_lost, &out->spdk_bad);
+		out->spdk_lost_stop = ntp_spdk_stop_lost(c->spdk);
+		out->spdk_lost_ring = spdk_lost - out->spdk_lost_stop;
+	}
 	if (!c->skel)
 		return;
+	out->lost = stat_sum(c, 0);
 	out->missed_host = stat_sum(c, 1);
 	out->missed_target = stat_sum(c, 2);
 	out->table_full = stat_sum(c, 3);

@@ -70,13 +70,15 @@ uint64_t ntp_collector_lost(struct ntp_collector *c);
  * more, and the sampled commands they still have in flight are waited for
  * (their records to cb) or counted lost (spdk.h, ntp_spdk_stop). */
 void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx);
-/* The kernel side's own counters. */
+/* The kernel side's own counters, and the SPDK side's losses apart. */
 struct ntp_collector_counters {
-	uint64_t lost;			/* records the ring buffer had no room for */
+	uint64_t lost;			/* kernel records the ring buffer had no room for */
 	uint64_t missed_host;		/* host records closed when their request was reused */
 	uint64_t missed_target;		/* same on the target */
 	uint64_t table_full;		/* sampled commands not tracked: in-flight table full */
 	uint64_t spdk_bad;		/* SPDK records of another ABI, or unreadable */
+	uint64_t spdk_lost_ring;	/* SPDK records the SPDK ring buffer had no room for */
+	uint64_t spdk_lost_stop;	/* SPDK sampled commands in flight past the stop's wait */
 };
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out);
 /* Loads and attaches one fentry program (on tcp_sendmsg) and detaches it:

@@ -39,6 +39,9 @@ struct ntp_hook {
 extern const struct ntp_hook ntp_hooks[];
 extern const size_t ntp_n_hooks;
 
+/* Why kernel.kprobes is false, as ntp_kernel_probe() finds it: from what
+ * the kernel shows, not its configuration (a container's /sys may hide it) */
+#define NTP_NO_KPROBES_WHY "neither the kprobe PMU nor kprobe_events is there: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS"
 /* What this kernel offers, found at run time. */
 struct ntp_kernel {
 	bool kernel_btf;	/* /sys/kernel/btf/vmlinux */

@@ -170,6 +170,18 @@ static int count_probes(char **files, int n, struct ntp_usdt_count *out)
 	return np;
 }
 
+/* Why BIN cannot be read, by errno: a number that names no file is said to
+ * be taken for a process id, which BIN is not (docs/spdk.md) */
+static const char *bin_why(const char *bin, int e, char *buf, size_t len)
+{
+	if (e == ENOENT && bin[0] && strspn(bin, "0123456789") == strlen(bin))
+		snprintf(buf, len, "no such file (BIN is the SPDK program's file, e.g. build/bin/nvmf_tgt; "
+			 "its processes are found by it, not given by process id)");
+	else
+		snprintf(buf, len, "%s", strerror(e));
+	return buf;
+}
+
 int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, size_t errlen)
 {
 	char *files[MAX_FILES];
@@ -177,7 +189,9 @@ int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, siz
 
 	memset(info, 0, sizeof(*info));
 	if (access(bin, R_OK)) {
-		snprintf(err, errlen, "%s: %s", bin, strerror(errno));
+		char why[200];
+
+		snprintf(err, errlen, "%s: %s", bin, bin_why(bin, errno, why, sizeof(why)));
 		return -1;
 	}
 	n = gather(bin, files, MAX_FILES, info->pids, &info->n_pids);
@@ -759,7 +773,10 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 		if (!bin)
 			continue;
 		if (access(bin, R_OK)) {
-			snprintf(err, errlen, "--spdk-%s %s: %s", side ? "target" : "host", bin, strerror(errno));
+			char why[200];
+
+			snprintf(err, errlen, "--spdk-%s %s: %s", side ? "target" : "host", bin,
+				 bin_why(bin, errno, why, sizeof(why)));
 			goto fail;
 		}
 		s->n_files[side] = gather(bin, s->files[side], MAX_FILES, pids, &n_pids);
@@ -841,6 +858,11 @@ int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n)
 		if (!s->o.test_only && ntp_spdk_var_write(s->procs[i].pid, s->procs[i].addr, n))
 			return -errno;
 	return 0;
+}
+
+uint64_t ntp_spdk_stop_lost(const struct ntp_spdk *s)
+{
+	return s ? s->flight_lost : 0;
 }
 
 void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad)

@@ -66,6 +66,9 @@ int ntp_spdk_set_sampling(struct ntp_spdk *s, uint32_t n);
 /* Records lost (ring buffer full, or in flight past the stop's wait) and
  * ill-formed (another ABI). */
 void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad);
+/* Of ntp_spdk_counters()' lost, the sampled commands in flight past the
+ * stop's wait (the rest: the SPDK ring buffer was full). */
+uint64_t ntp_spdk_stop_lost(const struct ntp_spdk *s);
 /* The flavour of the kernel socket hooks attached (TCP): "fentry",
  * "kprobe", or NULL with why in *why (not attached: the receive paths are
  * not split). */

@@ -71,6 +71,11 @@ int ntp_join_check(const struct ntp_join_input *in, size_t n, struct ntp_model_c
 
 			if (strncmp(a->hostname, b->hostname, NTP_HOSTNAME_LEN))
 				continue;
+			if (a->role == NTP_ROLE_BOTH && b->role == NTP_ROLE_BOTH) {
+				snprintf(err, errlen, "%s and %s each record both sides of %.*s: pass one of them",
+					 in[j].path, in[i].path, NTP_HOSTNAME_LEN, a->hostname);
+				return -1;
+			}
 			if ((has_host(a->role) && has_host(b->role)) ||
 			    (has_target(a->role) && has_target(b->role))) {
 				snprintf(err, errlen, "%s and %s are both %s recordings of %.*s: "

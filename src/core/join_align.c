@@ -1247,11 +1247,11 @@ int ntp_join_align_note(const struct ntp_join_input *in, size_t n, const uint8_t
 		return 0;
 	switch (state[i]) {
 	case NTP_ALIGN_NO_PEER:
-		why = "no file it could be aligned on was aligned (its target, or its hosts)";
+		why = "no file of the other side held a record to pair with (its target, or its hosts)";
 		break;
 	case NTP_ALIGN_NO_PAIRS:
-		why = "none of its commands, or too few to judge, is in the others' (a recording of another "
-		      "run or of another target?)";
+		why = "none of its commands, or too few to judge, is in the other side's recordings (a "
+		      "recording of another run or of another target?)";
 		break;
 	case NTP_ALIGN_DISAGREE:
 		why = "the commands both sides hold do not agree on one (as when a host with one command id, "

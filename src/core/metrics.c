@@ -105,6 +105,8 @@ static const char *stage_label(int st, int host_only)
 	return ntp_stage_key((enum ntp_stage)st);
 }
 
+static int counters(FILE *f, const struct ntp_metrics_state *st, const struct ntp_snapshot *s);
+
 int ntp_metrics_render(FILE *f, const struct ntp_metrics_state *st, const struct ntp_snapshot *s)
 {
 	const struct out o = { f, s };
@@ -162,6 +164,14 @@ int ntp_metrics_render(FILE *f, const struct ntp_metrics_state *st, const struct
 		sample(&o, "ntprof_commands_per_second", g->dev, g->io, g->len, NULL, g->rate);
 	}
 
+	return counters(f, st, s);
+}
+
+/* The counters: of the groups from st, of the records from s (cumulative) */
+static int counters(FILE *f, const struct ntp_metrics_state *st, const struct ntp_snapshot *s)
+{
+	const struct out o = { f, s };
+
 	family(f, "ntprof_sampled_commands_total", "counter", "Sampled commands of the group in the statistics.");
 	for (uint32_t i = 0; i < st->n; i++)
 		sample(&o, "ntprof_sampled_commands_total", st->g[i].dev, st->g[i].io, st->g[i].len, NULL,
@@ -191,8 +201,15 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-int ntp_metrics_write(const char *path, struct ntp_metrics_state *st, const struct ntp_snapshot *s,
-		      char *err, size_t errlen)
+int ntp_metrics_render_end(FILE *f, const struct ntp_metrics_state *st, const struct ntp_snapshot *run)
+{
+	return counters(f, st, run);
+}
+
+/* Renders (gauges too, or the counters only) into a temporary file beside
+ * path and renames it over path. */
+static int write_file(const char *path, const struct ntp_metrics_state *st, const struct ntp_snapshot *s,
+		      int gauges, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -200,7 +217,6 @@ int ntp_metrics_write(const char *path, struct ntp_metrics_state *st, const stru
 	FILE *f;
 	int fd, e;
 
-	ntp_metrics_add(st, s);
 	/* A dot file in the same directory: rename() is atomic there, and
 	 * node_exporter reads only *.prom. */
 	if (asprintf(&tmp, "%.*s.%s.XXXXXX", (int)dlen, path, path + dlen) < 0)
@@ -219,7 +235,7 @@ int ntp_metrics_write(const char *path, struct ntp_metrics_state *st, const stru
 	}
 	/* mkstemp makes 0600; the collector may run as another user. */
 	(void)fchmod(fd, 0644);
-	if (ntp_metrics_render(f, st, s) < 0 || fflush(f) != 0) {
+	if ((gauges ? ntp_metrics_render(f, st, s) : ntp_metrics_render_end(f, st, s)) < 0 || fflush(f) != 0) {
 		e = errno ? errno : EIO;
 		fclose(f);
 		goto out_err;
@@ -238,4 +254,17 @@ out_err:
 	unlink(tmp);
 	free(tmp);
 	return fail(err, errlen, "%s: %s", path, strerror(e));
+}
+
+int ntp_metrics_write(const char *path, struct ntp_metrics_state *st, const struct ntp_snapshot *s,
+		      char *err, size_t errlen)
+{
+	ntp_metrics_add(st, s);
+	return write_file(path, st, s, 1, err, errlen);
+}
+
+int ntp_metrics_write_end(const char *path, const struct ntp_metrics_state *st, const struct ntp_snapshot *run,
+			  char *err, size_t errlen)
+{
+	return write_file(path, st, run, 0, err, errlen);
 }

@@ -44,5 +44,13 @@ int ntp_metrics_render(FILE *f, const struct ntp_metrics_state *st, const struct
  * with a one-line reason naming the file in err. */
 int ntp_metrics_write(const char *path, struct ntp_metrics_state *st, const struct ntp_snapshot *s,
 		      char *err, size_t errlen);
+/* At the end of the run: the counters alone (the state's, and run's
+ * records, the whole run's snapshot), the gauges dropped, so that a
+ * collector reading the file after the recorder is gone exports no
+ * interval's values as if they were current (docs/recording.md). Rendered
+ * and written as the above; nothing is added to st. */
+int ntp_metrics_render_end(FILE *f, const struct ntp_metrics_state *st, const struct ntp_snapshot *run);
+int ntp_metrics_write_end(const char *path, const struct ntp_metrics_state *st, const struct ntp_snapshot *run,
+			  char *err, size_t errlen);
 
 #endif

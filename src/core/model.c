@@ -252,6 +252,7 @@ struct group {
 	uint64_t base_cmds;		/* cumulative exact count at the last close */
 	int based;			/* base_cmds set (the group was counted at a close) */
 	int base_exact;			/* base_cmds is a count, not a guess past the last totals */
+	uint64_t carry;			/* commands shown early (an interval raised to its records), given back next */
 	uint64_t cmds_all;		/* exact commands of every closed interval */
 	int counted;			/* the totals had this group */
 	int counted_all;
@@ -1293,6 +1294,17 @@ static int64_t count_at(const struct ntp_model *m, const struct group *g, uint64
 		return t > t1 ? cur : -1;
 	}
 	span = t1 - t0;
+	if (t <= t0 && m->n_prev) {
+		/* Before the earlier set (a replay's first boundary can come
+		 * after a totals block and the read-ahead's counts): from zero
+		 * at the recording's start, not the earlier set's count */
+		uint64_t f = m->first_start_ns;
+
+		if (t <= f)
+			return 0;
+		*exact = 0;
+		return t0 > f ? (int64_t)llround((double)prev * (double)(t - f) / (double)(t0 - f)) : prev;
+	}
 	if (t < t1)
 		return t <= t0 ? prev : prev + (int64_t)llround((double)(cur - prev) * (double)(t - t0) / (double)span);
 	*exact = 0;
@@ -1593,8 +1605,19 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		 * records are not read at the same instant) */
 		g->counted = cum >= 0 && exact && base_exact;
 		g->base_exact = cum >= 0 && exact;
-		if (g->counted && cmds < g->cur->seen)
-			cmds = g->cur->seen;
+		if (g->counted) {
+			/* an excess shown before (below) was counted at this
+			 * read: given back here, so the intervals add up to the
+			 * counters; the run's count stays theirs */
+			uint64_t back = cmds < g->carry ? cmds : g->carry;
+
+			cmds -= back;
+			g->carry -= back;
+			if (cmds < g->cur->seen) {
+				g->carry += g->cur->seen - cmds;
+				cmds = g->cur->seen;
+			}
+		}
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);

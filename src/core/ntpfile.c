@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "ntpfile.h"
 #include "ntpfile_int.h"
 
@@ -842,6 +843,11 @@ struct ntp_reader {
 	uint64_t off;			/* file offset of data[start] */
 	uint64_t size;			/* regular file's size at open; 0 if unknown */
 	int eof, done, seen_end;
+	/* ntp_reader_follow: the idle time (0: not following), the file's
+	 * size when last seen at its end and when it last grew (CLOCK_MONOTONIC),
+	 * whether the last call waited */
+	uint64_t follow_idle, follow_size, follow_grew;
+	int follow_seen, waiting;
 	uint64_t lost_bytes;		/* skipped looking for a sound block header (resync) */
 	struct ntp_file_info info;
 	struct ntp_read_stats st;
@@ -1720,6 +1726,86 @@ int ntp_reader_stream(const struct ntp_reader *r)
 	return r->stream;
 }
 
+ssize_t ntp_file_last_totals(const char *path, size_t max_tail, struct ntp_total **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *buf = NULL;
+	ssize_t got = -1, rows = 0;
+	size_t len;
+	struct stat sb;
+	off_t from;
+
+	*out = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		goto done;
+	len = (uint64_t)sb.st_size < max_tail ? (size_t)sb.st_size : max_tail;
+	from = sb.st_size - (off_t)len;
+	if (!(buf = malloc(len ? len : 1)))
+		goto done;
+	for (size_t have = 0; have < len;) {
+		ssize_t n = pread(fd, buf + have, len - have, from + (off_t)have);
+
+		if (n <= 0) {
+			len = have;	/* shorter now: what was read */
+			break;
+		}
+		have += (size_t)n;
+	}
+	got = 0;
+	/* from the back: the latest sound totals block or trailer, whole within the tail */
+	for (size_t at = len >= NTP_BLOCK_HDR_LEN ? len - NTP_BLOCK_HDR_LEN + 1 : 0; at-- > 0;) {
+		const uint8_t *h = buf + at, *p = h + NTP_BLOCK_HDR_LEN;
+		uint32_t blen = get32(h + B_LEN), count = get32(h + B_COUNT), esize;
+		uint16_t type = get16(h + B_TYPE);
+		size_t head = type == NTP_BLOCK_END ? END_HDR : TOTALS_HDR;
+
+		if (get32(h + B_MAGIC) != NTP_BLOCK_MAGIC || (type != NTP_BLOCK_TOTALS && type != NTP_BLOCK_END) ||
+		    get32(h + B_HCRC) != ntp_crc32c(0, h, B_HCRC) || blen < head ||
+		    blen > len - at - NTP_BLOCK_HDR_LEN || get32(h + B_PCRC) != ntp_crc32c(0, p, blen))
+			continue;
+		esize = get32(p + (type == NTP_BLOCK_END ? 16 : 8));
+		if (esize < NTP_TOTAL_V10_SIZE || (uint64_t)count * esize + head != blen)
+			continue;
+		if (count && !(*out = calloc(count, sizeof(**out)))) {
+			got = -1;
+			break;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			memcpy(&(*out)[i], p + head + (size_t)i * esize,
+			       esize < sizeof(struct ntp_total) ? esize : sizeof(struct ntp_total));
+			(*out)[i].key.dev[NTP_DEV_LEN - 1] = '\0';
+		}
+		rows = count;
+		break;
+	}
+	if (got == 0)
+		got = rows;
+done:
+	free(buf);
+	close(fd);
+	return got;
+}
+
+int ntp_reader_follow(struct ntp_reader *r, uint64_t idle_ns)
+{
+	if (r->fd < 0 || r->stream || r->ahead || !idle_ns)
+		return -1;
+	r->follow_idle = idle_ns;
+	return 0;
+}
+
+uint64_t ntp_reader_following(const struct ntp_reader *r)
+{
+	return r->follow_idle;
+}
+
+int ntp_reader_waiting(const struct ntp_reader *r)
+{
+	return r->waiting;
+}
+
 static int take_totals(struct ntp_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
 		       size_t headlen, uint32_t esize, uint64_t as_of);
 static void check_count(struct ntp_reader *r, uint64_t written, uint64_t at);
@@ -1884,8 +1970,59 @@ static int in_place(const struct ntp_reader *r, const uint8_t *p)
 	return r->info.record_size == sizeof(struct ntp_record) && !((uintptr_t)p & 7);
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Following (ntp_reader_follow): the reader is at the end of the whole
+ * blocks the file holds and has not seen its trailer. 1: the writer may
+ * still add to it (it grew less than the idle time ago; before the first
+ * wait its mtime says when), so the caller waits: the bytes of a block
+ * being written are let go, read again whole at the next call (a block the
+ * writer took back on a full disk is written again in smaller ones, ntpfile.h).
+ * 0: it stopped growing, the file ends here as without following.
+ */
+static int tail_wait(struct ntp_reader *r)
+{
+	uint64_t now, size;
+	struct stat sb;
+
+	if (!r->follow_idle || r->seen_end || fstat(r->fd, &sb))
+		return 0;
+	now = clock_ns(CLOCK_MONOTONIC);
+	size = (uint64_t)sb.st_size;
+	if (size < r->off)
+		return 0;	/* shorter than what was read: written anew, not grown */
+	if (!r->follow_seen) {
+		uint64_t real = clock_ns(CLOCK_REALTIME);
+		uint64_t mt = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
+		uint64_t age = real > mt ? real - mt : 0;	/* a clock ahead of ours: now */
+
+		r->follow_seen = 1;
+		r->follow_size = size;
+		r->follow_grew = age < now ? now - age : 0;
+	} else if (size != r->follow_size) {
+		r->follow_size = size;
+		r->follow_grew = now;
+	}
+	if (now - r->follow_grew >= r->follow_idle)
+		return 0;
+	r->eof = 0;
+	r->end = r->start;
+	if (!r->mapped)
+		lseek(r->fd, (off_t)r->off, SEEK_SET);
+	r->waiting = 1;
+	return 1;
+}
+
 int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs, size_t *n)
 {
+	r->waiting = 0;
 	while (!r->done) {
 		size_t have = fill(r, NTP_BLOCK_HDR_LEN);
 		const uint8_t *h = r->data + r->start, *p;
@@ -1893,6 +2030,8 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 		uint32_t len, count;
 		uint16_t type;
 
+		if (have < NTP_BLOCK_HDR_LEN && tail_wait(r))
+			return -EAGAIN;
 		if (have == 0) {
 			if (!r->seen_end)
 				stop(r, 0, "ends without a trailer after %llu bytes (the writer did not finish)",
@@ -1918,6 +2057,8 @@ int ntp_reader_block_direct(struct ntp_reader *r, const struct ntp_record **recs
 		count = get32(h + B_COUNT);
 		have = fill(r, NTP_BLOCK_HDR_LEN + (size_t)len);
 		h = r->data + r->start;
+		if (have < NTP_BLOCK_HDR_LEN + (size_t)len && tail_wait(r))
+			return -EAGAIN;
 		if (have < NTP_BLOCK_HDR_LEN + (size_t)len) {
 			if (type == NTP_BLOCK_RECORDS_T)
 				r->st.dropped += count;
@@ -2011,8 +2152,8 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 {
 	if (r->ahead)
 		return 0;
-	if (r->fd < 0 || r->st.records || r->cur_n || r->done)
-		return 1;	/* memory needs no reading; a block already handed out */
+	if (r->fd < 0 || r->st.records || r->cur_n || r->done || r->follow_idle)
+		return 1;	/* memory needs no reading; a block already handed out; following */
 	/*
 	 * The thread reads with read(), not through windows: the faults of
 	 * the windows' pages would be taken by whichever thread touches a
@@ -2090,9 +2231,12 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
 {
 	if (r->cur_i == r->cur_n) {
+		int ret;
+
 		r->cur_i = r->cur_n = 0;
-		if (!ntp_reader_next_block(r, &r->cur, &r->cur_n))
-			return 0;
+		ret = ntp_reader_next_block(r, &r->cur, &r->cur_n);
+		if (ret != 1)
+			return ret;	/* 0, or -EAGAIN (following) */
 	}
 	memcpy(out, &r->cur[r->cur_i++], sizeof(*out));
 	return 1;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "../../bpf/ntprof_event.h"
 
 #define NTP_FORMAT_MAJOR 1
@@ -206,7 +207,8 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 int ntp_reader_catch_sigbus(const char *prog);
 const struct ntp_file_info *ntp_reader_info(const struct ntp_reader *r);
 const char *ntp_reader_path(const struct ntp_reader *r);
-/* 1 and *out filled; 0 at the end (clean or at a damaged tail: see stats). */
+/* 1 and *out filled; 0 at the end (clean or at a damaged tail: see stats);
+ * -EAGAIN while following (ntp_reader_follow). */
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out);
 /* Latest totals seen so far (the trailer's once the end is reached). */
 const struct ntp_total *ntp_reader_totals(const struct ntp_reader *r, size_t *n, uint64_t *as_of_mono_ns);
@@ -215,6 +217,28 @@ const struct ntp_read_stats *ntp_reader_stats(const struct ntp_reader *r);
  * blocks may come one at a time, as a live recorder writes them, and a
  * caller showing them should not hold one back for the next. */
 int ntp_reader_stream(const struct ntp_reader *r);
+/*
+ * Follows a recording still being written, as `tail -f` does
+ * (docs/recording.md, "Files"): from now on, at the end of the whole
+ * blocks the file holds and before its trailer, ntp_reader_next_block and
+ * ntp_reader_next return -EAGAIN instead of ending: nothing is consumed (a
+ * block or header the writer is still writing is left for later, not
+ * counted cut), and a later call reads the blocks written since. Once the
+ * file has not grown for idle_ns (before the first wait its mtime tells
+ * when it last did) the reader ends there as it would without following:
+ * cut short, said in its stats. A regular file only, without read-ahead
+ * (ntp_reader_read_ahead then declines): 0, or -1 (a pipe, whose read()
+ * waits for the writer anyway; memory; read-ahead running; idle_ns 0).
+ */
+int ntp_reader_follow(struct ntp_reader *r, uint64_t idle_ns);
+uint64_t ntp_reader_following(const struct ntp_reader *r);	/* its idle_ns; 0: not following */
+int ntp_reader_waiting(const struct ntp_reader *r);	/* the last block call returned -EAGAIN */
+/* The rows of the latest totals block or trailer that lies whole in the
+ * last max_tail bytes of a regular file, read from there (not from its
+ * start): the groups the recording counted up to then. Their number, the
+ * rows malloc'd in *out (NULL: none); 0 when no such block is there; -1
+ * when the file cannot be read or out of memory. */
+ssize_t ntp_file_last_totals(const char *path, size_t max_tail, struct ntp_total **out);
 void ntp_reader_close(struct ntp_reader *r);
 
 /* Opens a recording held in memory (tests, the fuzzer); name is used in messages.
@@ -224,7 +248,8 @@ struct ntp_reader *ntp_reader_open_mem(const void *buf, size_t len, const char *
 /*
  * The fast path: the next verified records block as an array (no copy when
  * the file's record size is ours). *recs stays valid until the next call.
- * 1 with *n >= 1; 0 at the end. Do not mix with ntp_reader_next().
+ * 1 with *n >= 1; 0 at the end; -EAGAIN while following (ntp_reader_follow).
+ * Do not mix with ntp_reader_next().
  */
 int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, size_t *n);
 

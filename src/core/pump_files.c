@@ -7,6 +7,7 @@
  * start_mono) plus join_align.c's correction; that order only decides when a
  * record is fed, never a stage time (the join is by key, pending.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,11 +54,19 @@ struct ntp_files {
 	size_t nleft;
 };
 
+/* 1: a record at c->i; 0: the file's end; -1: a followed file has no more
+ * whole blocks yet (ntp_reader_follow), call again later. */
 static int cursor_fill(struct ntp_reader *r, struct cursor *c)
 {
 	while (!c->done && c->i >= c->n) {
+		int ret = ntp_reader_next_block(r, &c->recs, &c->n);
+
 		c->i = 0;
-		if (ntp_reader_next_block(r, &c->recs, &c->n) != 1) {
+		if (ret == -EAGAIN) {
+			c->n = 0;
+			return -1;
+		}
+		if (ret != 1) {
 			c->done = 1;
 			c->n = 0;
 		}
@@ -263,7 +272,7 @@ uint64_t ntp_files_start(struct ntp_files *f)
 
 		if (r)
 			f->start = ntp_record_last_ts(r);
-	} else if (!f->start && cursor_fill(f->r[f->primary], c)) {
+	} else if (!f->start && cursor_fill(f->r[f->primary], c) > 0) {
 		f->start = ntp_record_last_ts(&c->recs[c->i]);
 	}
 	return f->start;
@@ -397,6 +406,10 @@ static int scouts_open(struct ntp_files *f)
 		f->scout[i].r = ntp_reader_open(ntp_reader_path(f->r[i]), err, sizeof(err));
 		if (!f->scout[i].r)
 			goto off;
+		/* a followed file: its scout stops at the end written so far and
+		 * reads on from there at the next boundary (scout_to) */
+		if (ntp_reader_following(f->r[i]))
+			ntp_reader_follow(f->scout[i].r, ntp_reader_following(f->r[i]));
 	}
 	return 0;
 off:
@@ -489,8 +502,11 @@ static void scout_to(struct ntp_files *f, size_t i, uint64_t at)
 	while (!s->done && !(s->have[1] && s->as_of[1] >= at) && !(s->last > at + NTP_FILES_AHEAD_NS)) {
 		const struct ntp_record *recs;
 		size_t n;
+		int ret = ntp_reader_next_block(s->r, &recs, &n);
 
-		if (ntp_reader_next_block(s->r, &recs, &n) != 1) {
+		if (ret == -EAGAIN)
+			return;		/* followed: nothing more yet */
+		if (ret != 1) {
 			s->done = 1;
 			scout_take(f, i);
 			return;
@@ -618,7 +634,7 @@ static void pull_all_one(struct ntp_files *f, struct ntp_pump *p)
 {
 	struct cursor *c = &f->cur[0];
 
-	while (cursor_fill(f->r[0], c)) {
+	while (cursor_fill(f->r[0], c) > 0) {
 		const struct ntp_record *recs = c->recs;
 		size_t k = c->n;
 
@@ -647,6 +663,27 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 	if (!fed && t - until > NTP_FILES_GAP_NS)
 		*reached = t - 1;
 	/* the pump closes an interval at *reached */
+	if (*reached >= ntp_pump_next_boundary(p))
+		deliver_ahead(f, p, *reached);
+	return 1;
+}
+
+/* A followed file has no more whole blocks yet (ntp_reader_follow): the
+ * totals read so far, and the data reached its last record, or its last
+ * totals block, which the writer flushes after the records before it (an
+ * idle recording's intervals close as its flushes come). The caller comes
+ * back later (the pump's next pull). */
+static int wait_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uint64_t *reached)
+{
+	uint64_t t, at = f->last;
+	size_t k;
+
+	deliver_totals(f, p, until, 0);
+	deliver_lost(f, p);
+	ntp_reader_totals(f->r[0], &k, &t);
+	if (k && ntp_merge_map(t, f->cur[0].off) > at)
+		at = ntp_merge_map(t, f->cur[0].off);
+	*reached = at < until ? at : until;
 	if (*reached >= ntp_pump_next_boundary(p))
 		deliver_ahead(f, p, *reached);
 	return 1;
@@ -689,9 +726,9 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 	} else {
 		/* one file, paced */
 		struct cursor *c = &f->cur[0];
-		int fed = 0;
+		int fed = 0, more;
 
-		while (cursor_fill(f->r[0], c)) {
+		while ((more = cursor_fill(f->r[0], c)) > 0) {
 			uint64_t t = ntp_merge_map(ntp_record_last_ts(&c->recs[c->i]), c->off);
 
 			if (t > until)
@@ -701,6 +738,8 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 			if (t > f->last)
 				f->last = t;
 		}
+		if (more < 0)
+			return wait_at(f, p, until, reached);
 	}
 	/* every record fed: the final totals (trailers), and the end */
 	f->ended = 1;

@@ -199,6 +199,12 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us, e2e);
 	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us,
 		   e2e);
+	/* a side recorded with --exact-queues has counted QDs, the other
+	 * Little's law's: said when they are not both Little's law */
+	if (ga->qd_counted || gb->qd_counted)
+		fprintf(f, "QD: %s\n", ga->qd_counted == gb->qd_counted ? "A's and B's counted in the kernel (--exact-queues)"
+					: ga->qd_counted ? "A's counted in the kernel (--exact-queues), B's by Little's law (mean x rate)"
+					: "A's by Little's law (mean x rate), B's counted in the kernel (--exact-queues)");
 	fprintf(f, "%-36s %9s %9s %9s %7s %7s %7s\n", "stage (mean us)", "A", "B", "change", "x",
 		"A QD", "B QD");
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));

@@ -189,6 +189,18 @@ struct level {
  * time is taken as 0: docs/what-if.md) */
 #define NTP_WI_GIVEN_SLACK 0.10
 
+/* The least QD given that the check below accepts for rate x mean lq */
+static uint32_t least_given(double lq)
+{
+	uint32_t q = lq > 1 ? (uint32_t)ceil(lq / (1 + NTP_WI_GIVEN_SLACK)) : 1;
+
+	while (lq > q * (1 + NTP_WI_GIVEN_SLACK))
+		q++;
+	while (q > 1 && lq <= (q - 1) * (1 + NTP_WI_GIVEN_SLACK))
+		q--;
+	return q;
+}
+
 static uint32_t qd_of(double lq)
 {
 	double c = ceil(lq - NTP_WI_QD_SLACK * (lq > 1 ? lq : 1));
@@ -417,7 +429,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 			if (i == 0)
 				snprintf(m->why, sizeof(m->why), "the QD given (%u) is below the commands measured in "
 					 "flight (rate x mean = %.2f): give at least %u", lv[i].qd, lv[i].lq,
-					 qd_of(lv[i].lq));
+					 least_given(lv[i].lq));
 			else
 				snprintf(m->why, sizeof(m->why), "a fit run's QD given (%u) is below its commands "
 					 "measured in flight (rate x mean = %.2f)", lv[i].qd, lv[i].lq);

@@ -146,19 +146,24 @@ static int rec_record(void *ctx, const struct ntp_record *r)
 		/* the blocks that fit are kept (ntpfile.h); the screen says why.
 		 * After the error the writer thread writes nothing more: the
 		 * close does not wait on the file. */
-		uint64_t kept, lost, dropped = ntp_writer_dropped(s->writer);
+		uint64_t kept, lost, dropped = ntp_writer_dropped(s->writer) + s->rec_unsaved;
 
 		ntp_writer_close_count(s->writer, s->data_now_ns, &kept, &lost);
 		s->writer = NULL;
+		s->rec_unsaved = 0;
+		/* a w that found the recording on and waited meanwhile
+		 * (top_source_record_stop) gets this error, not "no writer" */
+		s->rec_err = err;
 		atomic_store(&s->recording, 0);
-		pthread_mutex_unlock(&s->lock);
+		/* said before the lock goes: that w then finds it queued */
 		if (dropped)	/* the live drops too (docs/recording.md: said at the stop) */
-			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost, %llu dropped "
-				       "while the file lagged", s->rec_path, strerror(-err), (unsigned long long)kept,
-				       (unsigned long long)lost, (unsigned long long)dropped);
+			say_held(s, "recording stopped: %s: %s; %llu records kept, %llu lost, %llu dropped "
+				 "while the file lagged", s->rec_path, strerror(-err), (unsigned long long)kept,
+				 (unsigned long long)lost, (unsigned long long)dropped);
 		else
-			top_source_say(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
-				       strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
+			say_held(s, "recording stopped: %s: %s; %llu records kept, %llu lost", s->rec_path,
+				 strerror(-err), (unsigned long long)kept, (unsigned long long)lost);
+		pthread_mutex_unlock(&s->lock);
 		return 0;	/* the monitor goes on */
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -399,6 +404,77 @@ static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_m
 	return 0;
 }
 
+/* How far from a file's end the session check looks for its latest totals
+ * (a trailer or a totals block: one per second of recording, ntpfile.h). */
+#define SESSION_TAIL ((size_t)4 << 20)
+
+/* Adds dev to the list (NUL-separated names, ", " between them when said). */
+static void dev_add(char *list, size_t cap, size_t *n, const char *dev)
+{
+	size_t len = strnlen(dev, NTP_DEV_LEN);
+
+	if (!len)
+		return;
+	for (const char *p = list; p < list + *n; p += strlen(p) + 1)
+		if (strlen(p) == len && !memcmp(p, dev, len))
+			return;
+	if (*n + len + 1 > cap)
+		return;
+	memcpy(list + *n, dev, len);
+	list[*n + len] = '\0';
+	*n += len + 1;
+}
+
+/*
+ * --session on a replay names a host namespace the recording should have:
+ * the namespaces its headers list (format 1.2), with those counted in the
+ * latest totals of each file (read from its end) refuse a name it lacks, as
+ * live recording refuses one that does not exist (docs/top.md). A file that
+ * says neither (an older header and no totals block yet, a recording just
+ * started) is not checked: its intervals show what the filter keeps.
+ */
+static int session_check(struct top_source *s, const char *session, char *err, size_t errlen)
+{
+	char list[NTP_HOSTQ_MAX * NTP_DEV_LEN];
+	size_t n = 0, shown = 0;
+	char names[256];
+
+	if (!session[0])
+		return 0;
+	for (uint32_t i = 0; i < s->info.n_hostq && i < NTP_HOSTQ_MAX; i++)
+		dev_add(list, sizeof(list), &n, s->info.hostq[i].dev);
+	for (size_t i = 0; i < ntp_files_count(s->files); i++) {
+		struct ntp_reader *r = ntp_files_reader(s->files, i);
+		struct ntp_total *rows;
+		ssize_t k;
+
+		if (ntp_reader_info(r)->role == NTP_ROLE_TARGET)
+			continue;
+		k = ntp_file_last_totals(ntp_reader_path(r), SESSION_TAIL, &rows);
+		for (ssize_t j = 0; j < k; j++)
+			if (rows[j].key.side == NTP_SIDE_HOST)
+				dev_add(list, sizeof(list), &n, rows[j].key.dev);
+		free(rows);
+	}
+	if (!n)
+		return 0;
+	for (const char *p = list; p < list + n; p += strlen(p) + 1)
+		if (!strncmp(p, session, NTP_DEV_LEN))
+			return 0;
+	names[0] = '\0';
+	for (const char *p = list; p < list + n; p += strlen(p) + 1) {
+		size_t at = strlen(names);
+
+		if (at + strlen(p) + 8 >= sizeof(names)) {
+			snprintf(names + at, sizeof(names) - at, ", ...");
+			break;
+		}
+		snprintf(names + at, sizeof(names) - at, "%s%s", shown++ ? ", " : "", p);
+	}
+	snprintf(err, errlen, "%s is not in the recording (it has %s)", session, names);
+	return -1;
+}
+
 /* The replay's files: joined, the model's configuration and where they start. */
 static int open_replay(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
 		       struct ntp_pump_config *pc, struct ntp_record_filter *filter, char *err, size_t errlen)
@@ -415,8 +491,12 @@ static int open_replay(struct top_source *s, const struct top_source_opts *o, st
 	s->info.role = cfg->role;
 	s->info.impl_host = cfg->impl_host;
 	s->info.impl_target = cfg->impl_target;
+	/* a paced replay of one file follows it while it is written
+	 * (docs/top.md): a recording's end is its trailer */
+	if (o->speed > 0 && o->n_replay == 1)
+		ntp_reader_follow(ntp_files_reader(s->files, 0), TOP_FOLLOW_IDLE_NS);
 	pc->start_ns = ntp_files_start(s->files);
-	if (replay_filter(&o->cap.co, cfg, filter, err, errlen))
+	if (replay_filter(&o->cap.co, cfg, filter, err, errlen) || session_check(s, o->cap.co.session, err, errlen))
 		return -1;
 	pc->filter = filter->io_type >= 0 || filter->n_sizes || filter->session[0] ? filter : NULL;
 	return 0;
@@ -559,6 +639,13 @@ static int paced_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *r
 	more = ntp_files_pull(s->files, p, limit, reached);
 	if (!more)	/* every file read: the intervals closed from now on are the last */
 		atomic_store(&s->read_ended, 1);
+	if (more == 1 && !s->follow_said && ntp_reader_waiting(ntp_files_reader(s->files, 0))) {
+		/* once: a recording being written waits for its writer at every flush */
+		s->follow_said = 1;
+		top_source_say(s, "waiting for the writer: %s has no trailer yet; following it until its trailer "
+			       "(or until it has not grown for %u s)", s->o.replay,
+			       (unsigned)(TOP_FOLLOW_IDLE_NS / 1000000000ull));
+	}
 	if (more == 1 && *reached > until) {
 		/* the source skipped a gap without records (pump_files.h): the
 		 * pace goes on from its far side instead of waiting through it */
@@ -721,6 +808,7 @@ int top_source_record_start(struct top_source *s, const char *path, char *err, s
 	s->writer = w;
 	atomic_store(&s->rec_arming, 1);	/* the source thread takes the baseline, then records */
 	snprintf(s->rec_path, sizeof(s->rec_path), "%s", path);
+	s->rec_err = 0;
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
@@ -757,9 +845,16 @@ int64_t top_source_record_stop(struct top_source *s)
 		dropped = ntp_writer_dropped(w) + s->rec_unsaved;
 		s->rec_unsaved = 0;
 	}
+	/* the recording stopped on a write error just before (rec_record,
+	 * maybe while this w waited for the replay): that error */
+	if (!w && s->rec_err)
+		err = s->rec_err;
+	else
+		err = w ? 0 : -EBADF;
+	s->rec_err = 0;
 	pthread_mutex_unlock(&s->lock);
 	if (!w)
-		return -EBADF;
+		return err;
 	/* Outside the lock: the close waits until the queued blocks are
 	 * written, and the source thread no longer touches w (no replay
 	 * waits on it: see above). */

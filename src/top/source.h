@@ -27,6 +27,10 @@
 #define TOP_MSG_LEN (4096 + 512)
 #define TOP_MSGS 8
 #define TOP_MAX_TOTALS 1024
+/* A paced replay of a file still being written follows it (docs/top.md)
+ * until its trailer, or until it has not grown for this long: the writer
+ * flushes at least once a second while it runs (docs/recording.md). */
+#define TOP_FOLLOW_IDLE_NS (10ull * 1000000000ull)
 
 struct top_source_opts {
 	const char *replay;		/* NULL: live; else the first file replayed */
@@ -74,6 +78,7 @@ struct top_source {
 	 * lost in the file, not waited for. Under the lock. */
 	int rec_waiting, rec_stopping;
 	uint64_t rec_unsaved;
+	int rec_err;			/* the write error that stopped the last recording (-errno) */
 	pthread_cond_t rec_cond;
 	/* The exact counters as the source thread last got them (two readings,
 	 * for a replay's counts between them), and those at the recording's
@@ -94,6 +99,7 @@ struct top_source {
 	uint64_t notes_index;		/* UINT64_MAX: no interval carries them */
 	int corrupt;			/* a block failed its CRC: exit 1, as ntprof report */
 	atomic_int read_ended;		/* replay: every file read to its end */
+	int follow_said;		/* replay: "waiting for the writer" said (source thread) */
 	/* The join counters at the end of the last interval published: the
 	 * outbox's snapshots carry those of their own interval (json-schema.md) */
 	uint64_t last_host, last_target, last_matched;

@@ -45,10 +45,27 @@ check short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=out.json" ] &&
 # generate's own parser says the same as the others'
 out=$(cd "$tmp" && "$abs" generate -q=1 -o g.ntp -d 0.01 2>&1); rc=$?
 check gen-short-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -q takes no value" ]; echo $?)" "exit $rc: $out"
+out=$(cd "$tmp" && "$abs" generate -q= -s=3 -o g.ntp -d 0.01 2>&1); rc=$?
+check gen-short-equals-next "$([ $rc = 1 ] && [ "$out" = "ntprof: option -q takes no value" ]; echo $?)" "exit $rc: $out"
+out=$(cd "$tmp" && "$abs" generate -qo 2>&1); rc=$?
+check gen-cluster-needs-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -o needs a value" ]; echo $?)" "exit $rc: $out"
 out=$(cd "$tmp" && "$abs" generate -o=g.ntp -d 0.01 2>&1); rc=$?
 check gen-short-equals "$([ $rc = 1 ] && [ ! -e "$tmp/=g.ntp" ] &&
 	[ "$out" = "ntprof: option -o: a value is given after a space (-o g.ntp), not after '='" ]; echo $?)" \
 	"exit $rc: $out"
+# "-X=" then "-Y=": the error names X (not Y); a missing value in a cluster its letter
+out=$("$NTPROF" report -d= -s=3 "$tmp/h.ntp" 2>&1); rc=$?
+check short-equals-next "$([ $rc = 1 ] && [ "$out" = "ntprof: option -d takes no value" ]; echo $?)" "exit $rc: $out"
+out=$("$NTPROF" report "$tmp/h.ntp" -dj 2>&1); rc=$?
+check cluster-needs-value "$([ $rc = 1 ] && [ "$out" = "ntprof: option -j needs a value" ]; echo $?)" "exit $rc: $out"
+# -j -: an option's error is JSON on stdout, as every other (docs/json-schema.md), before or after the -j
+for cmd in "report -j - --bogus $tmp/h.ntp" "report --bogus -j - $tmp/h.ntp" "report -j - --what-if-qd 0 $tmp/h.ntp" \
+	   "compare --json=- --bogus $tmp/h.ntp $tmp/h.ntp" "record -d 1 --bogus -j -"; do
+	out=$("$NTPROF" $cmd 2>"$tmp/err"); rc=$?
+	check "json-option-error $cmd" "$([ $rc = 1 ] && [ ! -s "$tmp/err" ] &&
+		python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert list(d)==["error"] and d["error"]' <<<"$out"
+		echo $?)" "exit $rc: stdout '$out' stderr '$(cat "$tmp/err")'"
+done
 out=$("$NTPROF" --help); v=$("$NTPROF" -V)
 check help-lists-V "$(grep -q -- '-V' <<<"$out" && grep -q '^ntprof ' <<<"$v"; echo $?)" "$(head -2 <<<"$out")"
 
@@ -135,7 +152,7 @@ check other-side-json "$(grep -q '"records of neither side (host 1, target 2) le
 # ---- probe: root refused is told why it may be; kprobes' absence said plainly ----
 if [ "$(id -u)" = 0 ]; then
 	out=$("$NTPROF" probe 2>/dev/null)
-	check probe-kprobes "$(grep -Eq '^kprobes: (yes|no \(the kernel was built without CONFIG_KPROBES\))$' <<<"$out"; echo $?)" \
+	check probe-kprobes "$(grep -Eq '^kprobes: (yes|no \(neither the kprobe PMU nor kprobe_events is there: CONFIG_KPROBES, CONFIG_KPROBE_EVENTS\))$' <<<"$out"; echo $?)" \
 		"$(grep '^kprobes' <<<"$out")"
 	if grep -q '^fentry: no (.*Operation not permitted' <<<"$out"; then
 		check probe-eperm-hint "$(grep -q "^fentry: no (.*Operation not permitted; .*root" <<<"$out"; echo $?)" \

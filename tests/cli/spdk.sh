@@ -67,6 +67,9 @@ keys() { "$NTPROF" dump "$1" | awk -F, 'NR > 1 { print $4 "," $7 "," $8 }' | sor
 # ---- refusals ----
 "$NTPROF" record -r target --spdk-target /bin/true -d 1 > "$W/r1" 2>&1
 check refuse-no-probes '^ntprof: --spdk-target /bin/true: neither it nor a library it loads has the USDT probe ntprof:nvmf_tcp_done' "$W/r1"
+# a number is not taken for a process id: BIN is a file
+"$NTPROF" record --spdk-host 99999999 -d 1 > "$W/r1b" 2>&1
+check refuse-pid '^ntprof: --spdk-host 99999999: no such file \(BIN is the SPDK program.s file, e\.g\. build/bin/nvmf_tgt; its processes are found by it, not given by process id\)$' "$W/r1b"
 "$NTPROF" record -r target --spdk-target "$SI" -d 1 > "$W/r2" 2>&1
 check refuse-no-process "^ntprof: --spdk-target $SI: no process of it is running \(start it first\)$" "$W/r2"
 "$NTPROF" record -r host --spdk-target "$SI" -d 1 > "$W/r3" 2>&1
@@ -198,6 +201,9 @@ t1=$(date +%s%N)
 check stop-counts-lost "^ntprof: SPDK: 1 sampled command still in flight 1000 ms after the stop \(process $pid_ab of $SI\): not recorded, counted as lost$" "$W/ab.err"
 [ "$(grep -c 'still in flight' "$W/ab.err")" = 1 ] && ok stop-lost-one-line || bad "stop-lost-one-line: $(grep -c 'still in flight' "$W/ab.err")"
 check stop-lost-in-report '^note: records lost before reaching the recording: 1 ' "$W/ab.rep"
+# said as the SPDK side's, by its cause: not as the kernel's ring buffer's
+check stop-lost-spdk-side "^ntprof: SPDK side: 1 records lost: 0 with its ring buffer full, 1 in flight past the stop's wait$" "$W/ab.err"
+grep -q 'kernel side' "$W/ab.err" && bad "stop-lost-not-kernel: $(grep 'kernel side' "$W/ab.err")" || ok stop-lost-not-kernel
 [ $rc = 0 ] && [ "$(keys "$W/ab.ntp" | wc -l)" = 0 ] && ok stop-lost-not-recorded || bad "stop-lost-not-recorded: exit $rc, $(keys "$W/ab.ntp" | wc -l) records"
 # -d 1, loading, the bound's 1 s: far less than the 10 s said here
 s_ab=$(secs "$t0" "$t1")

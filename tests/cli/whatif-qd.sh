@@ -30,6 +30,11 @@ out=$("$NTPROF" report --what-if-qd 2,4 --what-if-qd-was 2 "$tmp/w18.ntp" 2>&1)
 check given-near "$(grep -q '^measured at QD 2 (given; rate x mean = 2\.0[0-9]*)' <<<"$out" &&
 	grep -Eq '^ +2 +[0-9]+ ' <<<"$out" && ! grep -q '^no prediction' <<<"$out"; echo $?)" \
 	"$(grep -A1 '^measured\|^no prediction' <<<"$out" | head -3)"
+# refused, the least QD named is the least the check accepts (2 here, not
+# the rounded-up 3)
+out=$("$NTPROF" report --what-if-qd 1 --what-if-qd-was 1 "$tmp/w18.ntp" 2>&1)
+check given-least "$(grep -q '^no prediction: the QD given (1) is below the commands measured in flight (rate x mean = 2\.0[0-9]*): give at least 2$' <<<"$out"; echo $?)" \
+	"$(grep -A1 'what if' <<<"$out")"
 "$NTPROF" generate -q -o "$tmp/q16.ntp" -d 2 --rate 60000 --qd 16 -s 10 --delay storage=lognormal:150us:0.5 || exit 1
 if command -v python3 >/dev/null; then
 	for args in "--what-if-qd 1,2,3 $tmp/w2.ntp" "--what-if-qd 11,12 --what-if-servers storage=4 $tmp/q16.ntp"; do

@@ -325,6 +325,42 @@ static void test_write_atomic(void **state)
 	free(st);
 }
 
+/* At the end of the run the file keeps the counters and drops the last
+ * interval's gauges: a collector reading it once the recorder is gone
+ * exports nothing of an interval as current */
+static void test_write_end(void **state)
+{
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_metrics_state *st = malloc(sizeof(*st));
+	char dir[] = "/tmp/ntp-metrics-XXXXXX", path[64], err[256], buf[65536], why[256];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ntprof.prom", dir);
+	ntp_metrics_init(st);
+	fixture_snapshot(s, 0);
+	assert_int_equal(ntp_metrics_write(path, st, s, err, sizeof(err)), 0);
+	assert_int_equal(ntp_metrics_write_end(path, st, s, err, sizeof(err)), 0);
+	assert_int_equal(count_entries(dir), 1);
+	f = fopen(path, "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	if (strstr(buf, " gauge\n") || strstr(buf, "ntprof_interval_seconds") || strstr(buf, "ntprof_latency_seconds"))
+		fail_msg("a gauge left at the end:\n%s", buf);
+	LINE(buf, "ntprof_sampled_commands_total{role=\"both\",transport=\"tcp\",namespace=\"nvme1n1\",io_type=\"read\","
+		  "size_bytes=\"4096\"} 122");
+	LINE(buf, "# TYPE ntprof_records_total counter");
+	if (lint(buf, why, sizeof(why)))
+		fail_msg("%s\n%s", why, buf);
+	unlink(path);
+	rmdir(dir);
+	free(s);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_counters_accumulate),
 		cmocka_unit_test(test_grammar_and_escaping),
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_write_end),
 		cmocka_unit_test(test_promtool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2037,6 +2037,119 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/*
+ * Following a file still being written (ntp_reader_follow): at the end of
+ * the whole blocks, a block cut by the writer's write still under way is
+ * -EAGAIN, not a cut tail; the rest appended, the reader reads on to the
+ * trailer. A file that stops growing ends cut short once the idle time
+ * passed, at once when its mtime is older than that. Both ways of reading
+ * (mmap windows, read()).
+ */
+static void append(const char *path, const uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(path, "ab");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_follow(void **state)
+{
+	char path[300], grow[300];
+	struct ntp_file_info info = mkinfo();
+	struct ntp_total t = mktotal(NTP_IO_READ, 3 * NTP_BLOCK_RECORDS);
+	const size_t blk = NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record);
+	const struct ntp_record *recs;
+	struct ntp_writer *w;
+	struct ntp_total *rows;
+	char err[256];
+	uint8_t *whole;
+	size_t len, n, cut;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "follow_src.ntp");
+	tmp_path(grow, sizeof(grow), "follow.ntp");
+	w = ntp_writer_open(path, &info, err, sizeof(err));
+	assert_non_null(w);
+	for (unsigned i = 0; i < 3 * NTP_BLOCK_RECORDS; i++) {
+		struct ntp_record r = mkrec(i);
+
+		assert_int_equal(ntp_writer_add(w, &r), 0);
+	}
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, 9 * NSEC), 0);
+	assert_int_equal(ntp_writer_close(w, 9 * NSEC), 0);
+	whole = slurp(path, &len);
+	/* the trailer's rows, read from the file's end */
+	assert_int_equal(ntp_file_last_totals(path, 1u << 20, &rows), 1);
+	assert_int_equal(rows[0].count.commands, 3 * NTP_BLOCK_RECORDS);
+	assert_string_equal(rows[0].key.dev, "nvme0n1");
+	free(rows);
+	assert_int_equal(ntp_file_last_totals(path, 100, &rows), 0);	/* not within the tail */
+	assert_null(rows);
+	cut = NTP_HEADER_LEN + blk + blk / 2;	/* inside the second block */
+	for (int no_mmap = 0; no_mmap < 2; no_mmap++) {
+		struct ntp_reader_opts o = { .no_mmap = no_mmap };
+		struct ntp_reader *r;
+		struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+
+		spew(grow, whole, cut);
+		r = ntp_reader_open_opts(grow, &o, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_follow(r, 2 * NSEC), 0);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(n, NTP_BLOCK_RECORDS);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), -EAGAIN);
+		assert_true(ntp_reader_waiting(r));
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), -EAGAIN);
+		assert_false(ntp_reader_stats(r)->truncated);
+		assert_int_equal(ntp_reader_stats(r)->dropped, 0);
+		/* the rest, in two writes: a block header cut, then the end */
+		append(grow, whole + cut, blk / 2 + 10);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(recs[0].seq, NTP_BLOCK_RECORDS);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), -EAGAIN);
+		append(grow, whole + cut + blk / 2 + 10, len - cut - blk / 2 - 10);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(recs[n - 1].seq, 3 * NTP_BLOCK_RECORDS - 1);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 0);
+		assert_false(ntp_reader_waiting(r));
+		assert_false(ntp_reader_stats(r)->truncated);
+		assert_false(ntp_reader_stats(r)->corrupt);
+		assert_int_equal(ntp_reader_stats(r)->records, 3 * NTP_BLOCK_RECORDS);
+		ntp_reader_close(r);
+
+		/* stops growing: cut short after the idle time */
+		spew(grow, whole, cut);
+		r = ntp_reader_open_opts(grow, &o, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_follow(r, NSEC / 5), 0);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), -EAGAIN);
+		usleep(250000);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 0);
+		assert_true(ntp_reader_stats(r)->truncated);
+		assert_int_equal(ntp_reader_stats(r)->dropped, NTP_BLOCK_RECORDS);
+		ntp_reader_close(r);
+
+		/* written long ago: it ends at once, as without following */
+		assert_int_equal(utimensat(AT_FDCWD, grow, old, 0), 0);
+		r = ntp_reader_open_opts(grow, &o, err, sizeof(err));
+		assert_non_null(r);
+		assert_int_equal(ntp_reader_follow(r, 10 * NSEC), 0);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+		assert_int_equal(ntp_reader_next_block(r, &recs, &n), 0);
+		assert_true(ntp_reader_stats(r)->truncated);
+		/* no read-ahead while following */
+		ntp_reader_close(r);
+		r = ntp_reader_open_opts(grow, &o, err, sizeof(err));
+		assert_int_equal(ntp_reader_follow(r, NSEC), 0);
+		assert_int_equal(ntp_reader_read_ahead(r), 1);
+		ntp_reader_close(r);
+	}
+	free(whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2064,6 +2177,7 @@ int main(void)
 		cmocka_unit_test(test_read_ahead_read_error),
 		cmocka_unit_test_teardown(test_read_ahead_wake, signals_reset),
 		cmocka_unit_test_teardown(test_read_ahead_pipe, signals_reset),
+		cmocka_unit_test(test_follow),
 	};
 
 	return cmocka_run_group_tests_name("ntpfile", tests, setup, teardown);

@@ -87,6 +87,53 @@ static void test_errors(void **state)
 	assert_string_equal(err, "unknown option '-Z' (help)");
 }
 
+/* "-X=" names X, also when the next word holds an '=' too; a value
+ * missing in a cluster names the letter */
+static void test_short_named(void **state)
+{
+	char *a1[] = { "record", "-h=", "-s=3", NULL };
+	char *a2[] = { "record", "--offline", "-hj", NULL };
+	char *a3[] = { "record", "-h", "-=", NULL };
+	struct ntp_capture_opts cap;
+	struct ntp_record_opts ro;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse_record(&cap, &ro, a1, 3, err), -1);
+	assert_string_equal(err, "option -h takes no value");
+	assert_int_equal(parse_record(&cap, &ro, a2, 3, err), -1);
+	assert_string_equal(err, "option -j needs a value");
+	assert_int_equal(parse_record(&cap, &ro, a3, 3, err), -1);
+	assert_string_equal(err, "unknown option '-=' (help)");
+}
+
+/* -j - found before parsing, wherever it is, read as getopt reads it */
+static void test_json_stdout(void **state)
+{
+	const struct ntp_optcmd *rep = ntp_optcmd_find("ntprof", "report");
+	char *yes1[] = { "report", "--bogus", "-j", "-", NULL };
+	char *yes2[] = { "report", "f.ntp", "--json=-", NULL };
+	char *yes3[] = { "report", "-dj", "-", NULL };
+	char *yes4[] = { "report", "--js", "-", "-x", NULL };
+	char *no1[] = { "report", "-j", "out.json", "-", NULL };
+	char *no2[] = { "report", "-j", "-", "-j", "x.json", NULL };
+	char *no3[] = { "report", "--", "-j", "-", NULL };
+	char *no4[] = { "report", "--what-if-qd", "-j", "-", NULL };	/* -j is --what-if-qd's value */
+	char *rec[] = { "record", "-d", "1", "-j", "-", NULL };
+
+	(void)state;
+	assert_non_null(rep);
+	assert_true(ntp_options_json_stdout(4, yes1, rep->sets, rep->n_sets));
+	assert_true(ntp_options_json_stdout(3, yes2, rep->sets, rep->n_sets));
+	assert_true(ntp_options_json_stdout(3, yes3, rep->sets, rep->n_sets));
+	assert_true(ntp_options_json_stdout(4, yes4, rep->sets, rep->n_sets));
+	assert_false(ntp_options_json_stdout(4, no1, rep->sets, rep->n_sets));
+	assert_false(ntp_options_json_stdout(5, no2, rep->sets, rep->n_sets));
+	assert_false(ntp_options_json_stdout(4, no3, rep->sets, rep->n_sets));
+	assert_false(ntp_options_json_stdout(4, no4, rep->sets, rep->n_sets));
+	assert_true(ntp_options_json_stdout(5, rec, ntp_record_optsets, 4));
+}
+
 /* ntprof-top parses the same collector options with the same table. */
 static void test_top_shares_the_table(void **state)
 {
@@ -158,6 +205,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_short_named),
+		cmocka_unit_test(test_json_stdout),
 		cmocka_unit_test(test_top_shares_the_table),
 		cmocka_unit_test(test_top_whatif),
 		cmocka_unit_test(test_tables_whole),

@@ -453,6 +453,49 @@ static void test_stop_while_waiting(void **state)
 	unlink(replay);
 }
 
+/* A write error (the FIFO's reader gone: EPIPE) while the replay waits for
+ * the file and a w comes: the recording stops on that error, the stop says
+ * it with the records kept, and the w gets the error itself,
+ * not "Bad file descriptor" (the writer was closed under it). */
+static void test_error_while_waiting(void **state)
+{
+	char replay[300], err[4096 + 256], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	struct drain d = { 0 };
+	int stopped = 0;
+	int64_t ret;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	stalled_fifo(&d, "error");
+	open_replay(&s, files);
+	assert_int_equal(top_source_record_start(&s, d.fifo, err, sizeof(err)), 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	atomic_store(&entered, 0);
+	atomic_store(&delay_wait, 1);
+	assert_int_equal(top_source_start(&s), 0);
+	while (!atomic_load(&entered))
+		usleep(1000);
+	close(d.fd);		/* the writer's blocked write fails: EPIPE */
+	ret = top_source_record_stop(&s);	/* w */
+	atomic_store(&delay_wait, 0);
+	alarm(0);
+	while (top_source_message(&s, msg, sizeof(msg)))
+		stopped += strstr(msg, "recording stopped: ") && strstr(msg, strerror(EPIPE)) &&
+			   strstr(msg, "records kept");
+	top_source_close(&s);
+	signal(SIGPIPE, SIG_DFL);
+	print_message("w returned %lld\n", (long long)ret);
+	assert_int_equal(ret, -EPIPE);
+	assert_int_equal(stopped, 1);
+	unlink(d.fifo);
+	unlink(replay);
+}
+
 /* Live, the file stalled: the blocks that find its queue full are dropped
  * (the screen's calls never wait), the status line says so once, the stop
  * says how many, and the file counts them lost (docs/recording.md). */
@@ -516,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_stalled_file),
 		cmocka_unit_test(test_quit_while_stalled),
 		cmocka_unit_test(test_stop_while_waiting),
+		cmocka_unit_test(test_error_while_waiting),
 		cmocka_unit_test(test_live_drops),
 	};
 

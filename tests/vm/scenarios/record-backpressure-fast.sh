@@ -48,7 +48,7 @@ runs() {
 			/^== / { in_g = ($2 == "read" && $3 == "4KiB" && $4 == dev ":"); next }
 			in_g && /^latency \(us\): mean/ { e2e = $4 + 0 }
 			in_g && /^storage: backpressure,/ { bp += $(NF - 3); nbp++ }
-			END { printf "%d e2e_us=%.2f bp_us=%.2f components=%d\n", (e2e > 0 && bp <= 0.05 * e2e), e2e, bp, nbp }' \
+			END { printf "%d e2e_us=%.2f bp_us=%.2f components=%d\n", (e2e > 0 && nbp > 0 && bp <= 0.05 * e2e), e2e, bp, nbp }' \
 			$TB_OUT/$p$n.report)
 		tb_log "$p$n: ${res#* } ($(grep -h 'hooks:' $TB_OUT/$p$n.err))"
 		tb_figure $p$n "${res#* }"
