@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "esc.h"
+#include "ntpfile.h"
 #include "report.h"
 #include "report_int.h"
 
@@ -170,6 +171,40 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 	fputc('\n', f);
 }
 
+int ntp_mean_enough(uint64_t n)
+{
+	return n >= NTP_MEAN_MIN_SAMPLES;
+}
+
+int ntp_group_qd_note(const struct ntp_report_meta *m, const struct ntp_snap_group *g, char *buf, size_t len)
+{
+	const struct ntp_hostq *q = NULL;
+	double sum = 0;
+	unsigned bound;
+
+	/* Little's-law QDs only (counted ones are every command's), of one
+	 * host's queues (several hosts' commands share a group) */
+	if (!m || !m->hostq || m->n_hosts > 1 || g->qd_counted || g->target_only || !g->sampled)
+		return 0;
+	for (unsigned i = 0; i < m->n_hostq && !q; i++)
+		if (!strncmp(m->hostq[i].dev, g->dev, NTP_DEV_LEN))
+			q = &m->hostq[i];
+	if (!q || !q->tags || !q->hw_queues)
+		return 0;
+	bound = q->tags * q->hw_queues;
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		sum += g->stage[st].present ? g->stage[st].avg_qd : 0;
+	/* as printed: 4.00 of 4 is not above */
+	if (round(sum * 100) <= bound * 100.0)
+		return 0;
+	snprintf(buf, len, "the stages' avg QD (rate x mean) add up to %.2f, above the %u the host's queues "
+		 "hold in flight (%u tag%s x %u hardware queue%s): the mean of the %llu command%s sampled reads "
+		 "above all commands'%s", sum, bound, q->tags, q->tags == 1 ? "" : "s", q->hw_queues,
+		 q->hw_queues == 1 ? "" : "s", (unsigned long long)g->sampled, g->sampled == 1 ? "" : "s",
+		 ntp_mean_enough(g->sampled) ? "" : " (too few)");
+	return 1;
+}
+
 int ntp_pct_enough(uint64_t n, double q)
 {
 	return (double)n * (1.0 - q) >= 1.0 - 1e-9;
@@ -228,9 +263,10 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 			const struct ntp_report_meta *m)
 {
-	char label[64], rate[32], p99[80], p999[80];
+	char label[64], rate[32], p99[80], p999[80], note[NTP_REPORT_NOTE_LEN];
 	struct ntp_stage_row rows[NTP_STAGE_COUNT + 1];
 	unsigned n, largest = 0;
+	int few;
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
@@ -250,23 +286,36 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		fprintf(f, "no command to break down\n");
 		return;
 	}
+	few = !ntp_mean_enough(g->sampled);
+	snprintf(note, sizeof(note), " (n=%llu: too few)", (unsigned long long)g->sampled);
 	ntp_pct_label(p99, sizeof(p99), "p99", g->e2e_p99_us, g->sampled, 0.99);
 	ntp_pct_label(p999, sizeof(p999), "p99.9", g->e2e_p999_us, g->sampled, 0.999);
-	fprintf(f, "latency (us): mean %.2f, p50 %.2f, %s, %s\n", g->e2e_mean_us, g->e2e_p50_us, p99, p999);
+	fprintf(f, "latency (us): mean %.2f%s, p50 %.2f, %s, %s\n", g->e2e_mean_us, few ? "?" : "", g->e2e_p50_us,
+		p99, p999);
 	fprintf(f, "%-36s %8s %6s %7s%s\n", "stage", "mean us", "share", "avg QD",
 		g->qd_counted ? " (counted)" : "");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
 	for (unsigned i = 0; i < n; i++) {
-		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
-			pct(rows[i].share), rows[i].avg_qd);
+		/* '?': a mean, or a QD by Little's law, of fewer samples than a
+		 * mean needs (ntp_mean_enough); counted QDs are every command's */
+		if (few)
+			fprintf(f, "%-36s %7.2f? %5.0f%% %*.2f%s", rows[i].name, rows[i].mean_us,
+				pct(rows[i].share), g->qd_counted ? 7 : 6, rows[i].avg_qd, g->qd_counted ? "" : "?");
+		else
+			fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
+				pct(rows[i].share), rows[i].avg_qd);
 		bar(f, rows[i].share);
 		fputc('\n', f);
 		if (rows[i].mean_us > rows[largest].mean_us)
 			largest = i;
 	}
+	if (n && few)
+		fprintf(f, "(?: from %llu sampled commands, fewer than %d: a mean's standard error is about %.0f %% "
+			"of it (1/sqrt(n)), more with a long tail; docs/stage-model.md)\n",
+			(unsigned long long)g->sampled, NTP_MEAN_MIN_SAMPLES, 100.0 / sqrt((double)g->sampled));
 	if (n)
-		fprintf(f, "largest: %s, %.0f %% of the latency\n", rows[largest].name,
-			pct(rows[largest].share));
+		fprintf(f, "largest: %s, %.0f %% of the latency%s\n", rows[largest].name,
+			pct(rows[largest].share), few ? note : "");
 	if (g->qd_counted) {
 		double little = 0, counted = 0;
 
@@ -281,6 +330,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 				(unsigned long long)g->qd_incomplete);
 		fprintf(f, "): %.2f in all; by Little's law %.2f\n", counted, little);
 	}
+	if (ntp_group_qd_note(m, g, note, sizeof(note)))
+		fprintf(f, "note: %s\n", note);
 	if (g->fallback_records)
 		fprintf(f, "note: %llu records lacked the target's response time; its storage "
 			"completion stands in (a difference under a microsecond when both are seen)\n",
