@@ -523,6 +523,9 @@ static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, c
 		meta.host_name = r->fi.hostname;
 		meta.host_kernel = r->fi.kernel;
 	}
+	/* the header's host queues, as `ntprof report` of the file has them */
+	meta.hostq = r->fi.n_hostq ? r->fi.hostq : NULL;
+	meta.n_hostq = r->fi.n_hostq;
 	if (r->partial[0])
 		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
 				(ntp_pump_now(r->p) - r->rc.start) / 1e9, r->partial);

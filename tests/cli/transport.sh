@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 NTPROF=${NTPROF:-build/ntprof}
-TOP=${NTPROF_TOP:-$(dirname "$NTPROF")/ntprof-top}
+TOP=${NTPROF_TOP:-build/ntprof-top}
 fail=0
 fake=$(mktemp -d /tmp/ntp-transport-XXXXXX)
 trap 'rm -rf "$fake"' EXIT
