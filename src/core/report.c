@@ -359,10 +359,11 @@ int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t
  * recording) cannot exceed its tags (the header's host queue table,
  * docs/ntp-format.md). At two thirds of them or more, commands may have
  * waited for a tag before their request existed: outside end to end.
+ * Several hosts' namespaces of one name share a group: no note then.
  */
 static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
 {
-	for (unsigned q = 0; q < m->n_hostq && m->hostq; q++) {
+	for (unsigned q = 0; q < m->n_hostq && m->hostq && m->n_hosts < 2; q++) {
 		const struct ntp_hostq *h = &m->hostq[q];
 		double held = 0, tags = (double)h->tags * h->hw_queues;
 
