@@ -260,6 +260,25 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 			   "(docs/backpressure.md)\n");
 }
 
+/* A group without a command to break down. Every host record lacking the
+ * driver's timestamps (the stages of a host-only record need nothing else,
+ * src/core/stage.c), or no target record in a recording of both sides: the
+ * hooks of another transport than the connection's, most likely
+ * (docs/recording.md, "The transport check"). */
+static void no_breakdown(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g)
+{
+	const char *tr = s->transport == NTP_TRANSPORT_RDMA ? "NVMe/RDMA" : "NVMe/TCP";
+
+	if (g->seen && s->impl_host == NTP_IMPL_LINUX && g->host_only && g->incomplete_records >= g->seen)
+		fprintf(f, "no record has the %s driver's timestamps: recorded with the wrong -t?\n", tr);
+	else if (g->seen && s->impl_host == NTP_IMPL_LINUX && s->impl_target == NTP_IMPL_LINUX &&
+		 s->role == NTP_ROLE_BOTH && !g->host_only && !g->target_only && !s->target_records)
+		fprintf(f, "no command to break down: no target record (recorded with the wrong -t, or the "
+			"target is not on this machine: -r host?)\n");
+	else
+		fprintf(f, "no command to break down\n");
+}
+
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 			const struct ntp_report_meta *m)
 {
@@ -283,7 +302,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		fprintf(f, "%llu with the target's side, the stages are of those\n",
 			(unsigned long long)g->sampled);
 	if (!g->sampled) {
-		fprintf(f, "no command to break down\n");
+		no_breakdown(f, s, g);
 		return;
 	}
 	few = !ntp_mean_enough(g->sampled);
@@ -383,6 +402,36 @@ int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t
 	return 1;
 }
 
+/*
+ * The host's tags nearly all held (docs/stage-model.md, "What end to end
+ * spans"): a request holds its tag from its allocation, where end to end
+ * starts, to its completion, so a namespace's commands in flight (each
+ * group's counted rate x mean end to end, Little's law over the whole
+ * recording) cannot exceed its tags (the header's host queue table,
+ * docs/ntp-format.md). At two thirds of them or more, commands may have
+ * waited for a tag before their request existed: outside end to end.
+ * Several hosts' namespaces of one name share a group: no note then.
+ */
+static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
+{
+	for (unsigned q = 0; q < m->n_hostq && m->hostq && m->n_hosts < 2; q++) {
+		const struct ntp_hostq *h = &m->hostq[q];
+		double held = 0, tags = (double)h->tags * h->hw_queues;
+
+		for (unsigned i = 0; i < s->n_groups; i++) {
+			const struct ntp_snap_group *g = &s->groups[i];
+
+			if (!g->target_only && g->sampled && !strncmp(g->dev, h->dev, NTP_DEV_LEN))
+				held += g->rate * g->e2e_mean_us * 1e-6;
+		}
+		if (tags > 0 && held >= tags * 2 / 3)
+			fprintf(f, "note: %s held %.1f commands in flight on average (rate x mean), two thirds or more "
+				"of its %u tags (%u hardware queue%s x %u): commands may have waited for a tag before "
+				"end to end starts (docs/stage-model.md)\n", ntp_esc(h->dev), held,
+				h->tags * h->hw_queues, h->hw_queues, h->hw_queues == 1 ? "" : "s", h->tags);
+	}
+}
+
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
 {
 	int have_host = s->role != NTP_ROLE_TARGET;
@@ -412,6 +461,7 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		fputc('\n', f);
 		print_group(f, s, &s->groups[i], m);
 	}
+	print_tag_note(f, s, m);
 	if (s->lost_events)
 		fprintf(f, "note: records lost before reaching the recording: %llu "
 			"(" NTP_LOST_WHY ")\n",
