@@ -50,8 +50,12 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	/* What does not fit beside the interval's number goes first: the
 	 * program's name, then the end of the host's name; the sampling stays
 	 * whole (at 64 columns it was cut to "1") */
-	snprintf(buf, sizeof(buf), "  %s %s  1 in %u sampled", role_label(s ? s->role : 0),
-		 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
+	if (s && s->sampling_from)	/* the interval straddled an s key's change */
+		snprintf(buf, sizeof(buf), "  %s %s  1 in %u->%u sampled", role_label(s->role),
+			 transport_label(s->transport), s->sampling_from, s->sampling);
+	else
+		snprintf(buf, sizeof(buf), "  %s %s  1 in %u sampled", role_label(s ? s->role : 0),
+			 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
 	{
 		const char *host = info->host ? info->host : "?";
 		int room = scr->cols - ntp_utf8_width(right) - ntp_utf8_width(buf) - 1;
