@@ -16,6 +16,7 @@
 #include "options.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
+#include "collector/hostq.h"
 #include "collector/btf_need.h"
 #include "collector/kmod.h"
 #include "probe_spdk.h"
@@ -190,6 +191,18 @@ int cmd_probe(int argc, char **argv)
 	printf("kernel: %s\n", k.release);
 	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (built without CONFIG_DEBUG_INFO_BTF)");
 	printf("kprobes: %s%s%s\n", k.kprobes ? "yes" : "no (", k.kprobes ? "" : NTP_NO_KPROBES_WHY, k.kprobes ? "" : ")");
+	/* the transport check (docs/recording.md): what is connected, and
+	 * whether -t fits it (kernel sides only: an SPDK side has neither) */
+	if (sides) {
+		char found[1024], mis[600];
+
+		ntp_transport_found(ntp_sys_root(), !!(sides & NTP_HOOK_HOST), !!(sides & NTP_HOOK_TARGET),
+				    found, sizeof(found));
+		printf("%s\n", found);
+		if (ntp_transport_mismatch(ntp_sys_root(), co.transport, !!(sides & NTP_HOOK_HOST),
+					   !!(sides & NTP_HOOK_TARGET), mis, sizeof(mis)))
+			printf("transport: %s\n", mis);
+	}
 	/* whether the least program of each tracepoint flavour loads: a
 	 * tracepoint's rows say ok only then (the function hooks' fentry has a
 	 * real test below; kprobes are there or not) */

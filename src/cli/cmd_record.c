@@ -19,6 +19,7 @@
 #include "core/out.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
+#include "collector/hostq.h"
 #include "collector/pump_live.h"
 #include "core/clock.h"
 #include "core/metrics.h"
@@ -522,6 +523,9 @@ static int rec_report(struct recording *r, const struct ntp_capture_opts *cap, c
 		meta.host_name = r->fi.hostname;
 		meta.host_kernel = r->fi.kernel;
 	}
+	/* the header's host queues, as `ntprof report` of the file has them */
+	meta.hostq = r->fi.n_hostq ? r->fi.hostq : NULL;
+	meta.n_hostq = r->fi.n_hostq;
 	if (r->partial[0])
 		ntp_report_note(&meta, "PARTIAL: the recording stopped after %.1f s: %s",
 				(ntp_pump_now(r->p) - r->rc.start) / 1e9, r->partial);
@@ -543,6 +547,19 @@ static void rec_free(struct recording *r)
 	free(r->mc);
 }
 
+/* -t against the controllers and nvmet ports there: a warning, not a
+ * refusal (docs/recording.md, "The transport check"). Before the load, so
+ * that it comes before whatever else fails. */
+static void transport_check(const struct ntp_capture_opts *cap)
+{
+	char line[600];
+
+	if (ntp_transport_mismatch(ntp_sys_root(), cap->co.transport,
+				   (cap->co.role & NTP_ROLE_HOST) && !cap->co.spdk_host,
+				   (cap->co.role & NTP_ROLE_TARGET) && !cap->co.spdk_target, line, sizeof(line)))
+		fprintf(stderr, "ntprof: %s\n", line);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct ntp_capture_opts cap;
@@ -560,6 +577,7 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	transport_check(&cap);
 	memset(&r, 0, sizeof(r));
 	ret = rec_open(&r, &cap, &ro);
 	if (!ret) {

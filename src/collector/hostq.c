@@ -168,3 +168,185 @@ size_t ntp_host_queues_scan(const char *root, uint8_t transport, const char *ses
 	qsort(out, n, sizeof(*out), by_name);
 	return n;
 }
+
+/* ---- the transport check (hostq.h) ---- */
+
+const char *ntp_sys_root(void)
+{
+	const char *r = getenv("NTPROF_SYS_ROOT");
+
+	return r ? r : "";
+}
+
+#define TR_MAX 32	/* controllers (ports) looked at */
+
+struct tr_ent {
+	char name[64];		/* "nvme0", or the port's ID */
+	char tr[16];		/* "tcp", "rdma", "pcie", ... */
+	char ns[160];		/* "nvme0n1, nvme0n2" (controllers) */
+};
+
+static int by_ent(const void *a, const void *b)
+{
+	return strverscmp(((const struct tr_ent *)a)->name, ((const struct tr_ent *)b)->name);
+}
+
+static void first_line(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strverscmp(a, b);
+}
+
+/* A controller's namespaces, by head name, in name order: the entries
+ * nvmeXnY (or nvmeXcZnY, a multipath path) of its sysfs directory. */
+static void ctrl_namespaces(const char *dir, char *out, size_t len)
+{
+	char heads[16][NTP_DEV_LEN], h[NTP_DEV_LEN + 16];
+	struct dirent *e;
+	size_t n = 0, k = 0;
+	DIR *d = opendir(dir);
+
+	out[0] = '\0';
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n < 16) {
+		size_t i;
+
+		if (head_name(e->d_name, h, sizeof(h)) || strlen(h) >= NTP_DEV_LEN)
+			continue;
+		for (i = 0; i < n && strcmp(heads[i], h); i++)
+			;
+		if (i == n)
+			snprintf(heads[n++], NTP_DEV_LEN, "%s", h);
+	}
+	closedir(d);
+	qsort(heads, n, sizeof(heads[0]), by_str);
+	for (size_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(out + k, len - k, "%s%s", i ? ", " : "", heads[i]);
+}
+
+/* The controllers (ports = 0) or the nvmet ports (ports = 1) into e[]: how many. */
+static size_t tr_scan(const char *root, int ports, struct tr_ent *e, size_t max)
+{
+	char dir[512], path[1024];
+	struct dirent *de;
+	size_t n = 0;
+	unsigned u;
+	int used;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s%s", root, ports ? "/sys/kernel/config/nvmet/ports" : "/sys/class/nvme");
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		used = 0;
+		if (!ports && !(sscanf(de->d_name, "nvme%u%n", &u, &used) == 1 && !de->d_name[used]))
+			continue;
+		snprintf(e[n].name, sizeof(e[n].name), "%.63s", de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name, ports ? "addr_trtype" : "transport");
+		first_line(path, e[n].tr, sizeof(e[n].tr));
+		e[n].ns[0] = '\0';
+		if (!ports) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			ctrl_namespaces(path, e[n].ns, sizeof(e[n].ns));
+		}
+		if (e[n].tr[0])
+			n++;
+	}
+	closedir(d);
+	qsort(e, n, sizeof(*e), by_ent);
+	return n;
+}
+
+void ntp_transport_found(const char *root, int host, int target, char *buf, size_t len)
+{
+	struct tr_ent e[TR_MAX];
+	size_t k = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (int ports = 0; ports < 2; ports++) {
+		size_t n;
+
+		if (!(ports ? target : host))
+			continue;
+		n = tr_scan(root, ports, e, TR_MAX);
+		if (k < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s:", k ? "; " : "",
+					      ports ? "nvmet ports" : "nvme controllers");
+		if (!n && k < len)
+			k += (size_t)snprintf(buf + k, len - k, " none");
+		for (size_t i = 0; i < n && k < len; i++)
+			k += (size_t)snprintf(buf + k, len - k, "%s %s %s%s%s%s", i ? "," : "", e[i].name, e[i].tr,
+					      e[i].ns[0] ? " (" : "", e[i].ns, e[i].ns[0] ? ")" : "");
+	}
+}
+
+static const char *fabric_name(const char *tr)
+{
+	return !strcmp(tr, "tcp") ? "NVMe/TCP" : !strcmp(tr, "rdma") ? "NVMe/RDMA" : NULL;
+}
+
+int ntp_transport_mismatch(const char *root, uint8_t transport, int host, int target, char *buf, size_t len)
+{
+	const char *want = ntp_transport_name(transport);
+	const char *other = transport == NTP_TRANSPORT_TCP ? "rdma" : "tcp";
+	char what[2][256] = { "", "" };
+	struct tr_ent e[TR_MAX];
+	int things = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	for (int ports = 0; ports < 2; ports++) {
+		size_t n, first = TR_MAX, more = 0;
+		int have = 0;
+
+		if (!(ports ? target : host))
+			continue;
+		n = tr_scan(root, ports, e, TR_MAX);
+		for (size_t i = 0; i < n; i++) {
+			if (!strcmp(e[i].tr, want))
+				have = 1;
+			else if (!strcmp(e[i].tr, other) && first == TR_MAX)
+				first = i;
+			else if (!strcmp(e[i].tr, other))
+				more++;
+		}
+		/* one of -t's transport: the recording sees it (a PCIe or
+		 * loop controller is none of ntprof's business) */
+		if (have || first == TR_MAX)
+			continue;
+		if (ports)
+			snprintf(what[1], sizeof(what[1]), "nvmet port %s", e[first].name);
+		else
+			snprintf(what[0], sizeof(what[0]), "%s%s%s%s", e[first].name, e[first].ns[0] ? " (" : "",
+				 e[first].ns, e[first].ns[0] ? ")" : "");
+		if (more)
+			snprintf(what[ports] + strlen(what[ports]), sizeof(what[ports]) - strlen(what[ports]),
+				 " and %zu more %s", more, ports ? (more > 1 ? "ports" : "port") :
+				 (more > 1 ? "controllers" : "controller"));
+		things += 1 + (more > 0);
+	}
+	if (!things)
+		return 0;
+	snprintf(buf, len, "%s%s%s %s %s, not %s: use -t %s", what[0], what[0][0] && what[1][0] ? " and " : "",
+		 what[1], things > 1 ? "are" : "is", fabric_name(other), fabric_name(want), other);
+	return 1;
+}

@@ -24,4 +24,24 @@ int ntp_host_queues(const char *root, const char *dev, uint32_t *tags, uint32_t 
 size_t ntp_host_queues_scan(const char *root, uint8_t transport, const char *session,
 			    struct ntp_hostq *out, size_t max);
 
+/*
+ * The transport check (docs/recording.md, "The transport check"): the
+ * host's NVMe controllers (ROOT/sys/class/nvme/nvmeN/transport, their
+ * namespaces as the host's records name them) and the target's nvmet ports
+ * (ROOT/sys/kernel/config/nvmet/ports/ID/addr_trtype), against -t.
+ */
+
+/* The directory that stands for / in these reads: $NTPROF_SYS_ROOT (for
+ * tests: a fake tree), else "". */
+const char *ntp_sys_root(void);
+
+/* What was found, one line: "nvme controllers: nvme0 rdma (nvme0n1), ...;
+ * nvmet ports: 1 rdma" (host: the controllers; target: the ports; "none"). */
+void ntp_transport_found(const char *root, int host, int target, char *buf, size_t len);
+
+/* 1 with one line in buf ("nvme0 (nvme0n1) is NVMe/RDMA, not NVMe/TCP: use
+ * -t rdma") when a side has no controller (port) of transport (enum
+ * ntp_transport) but one of the other fabric transport; else 0, buf "". */
+int ntp_transport_mismatch(const char *root, uint8_t transport, int host, int target, char *buf, size_t len);
+
 #endif

@@ -334,6 +334,7 @@ struct group_cache {
 struct ntp_model {
 	void *mem;			/* the allocation m is aligned in (model_alloc) */
 	struct ntp_model_config cfg;
+	uint32_t sampling_open;		/* cfg.sampling when the open interval began */
 	int join;
 	struct ntp_pend *hpend, *tpend;
 	uint64_t start_ns, first_start_ns, last_close_ns;
@@ -390,6 +391,7 @@ struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg)
 	m->cfg = *cfg;
 	if (!m->cfg.sampling)
 		m->cfg.sampling = 1;
+	m->sampling_open = m->cfg.sampling;
 	m->join = cfg->role == NTP_ROLE_BOTH;
 	if (m->join) {
 		win = cfg->join_window ? cfg->join_window : 16384;
@@ -1570,6 +1572,10 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	out->end_ns = now_ns;
 	out->seconds = seconds;
 	fill_header(m, out);
+	/* an interval that straddled a change of -s (ntprof-top's s key) says
+	 * so: its records were seen under both */
+	out->sampling_from = m->sampling_open != m->cfg.sampling ? m->sampling_open : 0;
+	m->sampling_open = m->cfg.sampling;
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
 		int exact, base_exact = g->base_exact;

@@ -92,6 +92,7 @@ struct ntp_snapshot {
 	uint64_t start_ns, end_ns;	/* interval bounds on the recording's clock */
 	double seconds;
 	uint32_t sampling;
+	uint32_t sampling_from;		/* an interval's: the N it began with when it changed during it, else 0 */
 	uint8_t role, transport, impl_host, impl_target;
 	uint64_t lost_events;		/* ring-buffer drops reported by the source */
 	uint64_t host_records, target_records, matched;	/* join counters, cumulative */

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "esc.h"
+#include "ntpfile.h"
 #include "report.h"
 #include "report_int.h"
 
@@ -170,6 +171,40 @@ static void print_throughput(FILE *f, const struct ntp_snapshot *s)
 	fputc('\n', f);
 }
 
+int ntp_mean_enough(uint64_t n)
+{
+	return n >= NTP_MEAN_MIN_SAMPLES;
+}
+
+int ntp_group_qd_note(const struct ntp_report_meta *m, const struct ntp_snap_group *g, char *buf, size_t len)
+{
+	const struct ntp_hostq *q = NULL;
+	double sum = 0;
+	unsigned bound;
+
+	/* Little's-law QDs only (counted ones are every command's), of one
+	 * host's queues (several hosts' commands share a group) */
+	if (!m || !m->hostq || m->n_hosts > 1 || g->qd_counted || g->target_only || !g->sampled)
+		return 0;
+	for (unsigned i = 0; i < m->n_hostq && !q; i++)
+		if (!strncmp(m->hostq[i].dev, g->dev, NTP_DEV_LEN))
+			q = &m->hostq[i];
+	if (!q || !q->tags || !q->hw_queues)
+		return 0;
+	bound = q->tags * q->hw_queues;
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		sum += g->stage[st].present ? g->stage[st].avg_qd : 0;
+	/* as printed: 4.00 of 4 is not above */
+	if (round(sum * 100) <= bound * 100.0)
+		return 0;
+	snprintf(buf, len, "the stages' avg QD (rate x mean) add up to %.2f, above the %u the host's queues "
+		 "hold in flight (%u tag%s x %u hardware queue%s): the mean of the %llu command%s sampled reads "
+		 "above all commands'%s", sum, bound, q->tags, q->tags == 1 ? "" : "s", q->hw_queues,
+		 q->hw_queues == 1 ? "" : "s", (unsigned long long)g->sampled, g->sampled == 1 ? "" : "s",
+		 ntp_mean_enough(g->sampled) ? "" : " (too few)");
+	return 1;
+}
+
 int ntp_pct_enough(uint64_t n, double q)
 {
 	return (double)n * (1.0 - q) >= 1.0 - 1e-9;
@@ -225,12 +260,32 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 			   "(docs/backpressure.md)\n");
 }
 
+/* A group without a command to break down. Every host record lacking the
+ * driver's timestamps (the stages of a host-only record need nothing else,
+ * src/core/stage.c), or no target record in a recording of both sides: the
+ * hooks of another transport than the connection's, most likely
+ * (docs/recording.md, "The transport check"). */
+static void no_breakdown(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g)
+{
+	const char *tr = s->transport == NTP_TRANSPORT_RDMA ? "NVMe/RDMA" : "NVMe/TCP";
+
+	if (g->seen && s->impl_host == NTP_IMPL_LINUX && g->host_only && g->incomplete_records >= g->seen)
+		fprintf(f, "no record has the %s driver's timestamps: recorded with the wrong -t?\n", tr);
+	else if (g->seen && s->impl_host == NTP_IMPL_LINUX && s->impl_target == NTP_IMPL_LINUX &&
+		 s->role == NTP_ROLE_BOTH && !g->host_only && !g->target_only && !s->target_records)
+		fprintf(f, "no command to break down: no target record (recorded with the wrong -t, or the "
+			"target is not on this machine: -r host?)\n");
+	else
+		fprintf(f, "no command to break down\n");
+}
+
 static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 			const struct ntp_report_meta *m)
 {
-	char label[64], rate[32], p99[80], p999[80];
+	char label[64], rate[32], p99[80], p999[80], note[NTP_REPORT_NOTE_LEN];
 	struct ntp_stage_row rows[NTP_STAGE_COUNT + 1];
 	unsigned n, largest = 0;
+	int few;
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
@@ -247,26 +302,39 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		fprintf(f, "%llu with the target's side, the stages are of those\n",
 			(unsigned long long)g->sampled);
 	if (!g->sampled) {
-		fprintf(f, "no command to break down\n");
+		no_breakdown(f, s, g);
 		return;
 	}
+	few = !ntp_mean_enough(g->sampled);
+	snprintf(note, sizeof(note), " (n=%llu: too few)", (unsigned long long)g->sampled);
 	ntp_pct_label(p99, sizeof(p99), "p99", g->e2e_p99_us, g->sampled, 0.99);
 	ntp_pct_label(p999, sizeof(p999), "p99.9", g->e2e_p999_us, g->sampled, 0.999);
-	fprintf(f, "latency (us): mean %.2f, p50 %.2f, %s, %s\n", g->e2e_mean_us, g->e2e_p50_us, p99, p999);
+	fprintf(f, "latency (us): mean %.2f%s, p50 %.2f, %s, %s\n", g->e2e_mean_us, few ? "?" : "", g->e2e_p50_us,
+		p99, p999);
 	fprintf(f, "%-36s %8s %6s %7s%s\n", "stage", "mean us", "share", "avg QD",
 		g->qd_counted ? " (counted)" : "");
 	n = ntp_stage_rows(s, g, rows, NTP_STAGE_COUNT + 1);
 	for (unsigned i = 0; i < n; i++) {
-		fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
-			pct(rows[i].share), rows[i].avg_qd);
+		/* '?': a mean, or a QD by Little's law, of fewer samples than a
+		 * mean needs (ntp_mean_enough); counted QDs are every command's */
+		if (few)
+			fprintf(f, "%-36s %7.2f? %5.0f%% %*.2f%s", rows[i].name, rows[i].mean_us,
+				pct(rows[i].share), g->qd_counted ? 7 : 6, rows[i].avg_qd, g->qd_counted ? "" : "?");
+		else
+			fprintf(f, "%-36s %8.2f %5.0f%% %7.2f", rows[i].name, rows[i].mean_us,
+				pct(rows[i].share), rows[i].avg_qd);
 		bar(f, rows[i].share);
 		fputc('\n', f);
 		if (rows[i].mean_us > rows[largest].mean_us)
 			largest = i;
 	}
+	if (n && few)
+		fprintf(f, "(?: from %llu sampled commands, fewer than %d: a mean's standard error is about %.0f %% "
+			"of it (1/sqrt(n)), more with a long tail; docs/stage-model.md)\n",
+			(unsigned long long)g->sampled, NTP_MEAN_MIN_SAMPLES, 100.0 / sqrt((double)g->sampled));
 	if (n)
-		fprintf(f, "largest: %s, %.0f %% of the latency\n", rows[largest].name,
-			pct(rows[largest].share));
+		fprintf(f, "largest: %s, %.0f %% of the latency%s\n", rows[largest].name,
+			pct(rows[largest].share), few ? note : "");
 	if (g->qd_counted) {
 		double little = 0, counted = 0;
 
@@ -281,6 +349,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 				(unsigned long long)g->qd_incomplete);
 		fprintf(f, "): %.2f in all; by Little's law %.2f\n", counted, little);
 	}
+	if (ntp_group_qd_note(m, g, note, sizeof(note)))
+		fprintf(f, "note: %s\n", note);
 	if (g->fallback_records)
 		fprintf(f, "note: %llu records lacked the target's response time; its storage "
 			"completion stands in (a difference under a microsecond when both are seen)\n",
@@ -332,6 +402,39 @@ int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t
 	return 1;
 }
 
+/*
+ * The host's tags nearly all held (docs/stage-model.md, "What end to end
+ * spans"): a request holds its tag from its allocation, where end to end
+ * starts, to its completion, so a namespace's commands in flight (each
+ * group's counted rate x mean end to end, Little's law over the whole
+ * recording) cannot exceed its tags (the header's host queue table,
+ * docs/ntp-format.md). At two thirds of them or more, commands may have
+ * waited for a tag before their request existed: outside end to end.
+ * Above them, the sampled means read high: no tag note then.
+ * Several hosts' namespaces of one name share a group: no note then.
+ */
+static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
+{
+	for (unsigned q = 0; q < m->n_hostq && m->hostq && m->n_hosts < 2; q++) {
+		const struct ntp_hostq *h = &m->hostq[q];
+		double held = 0, tags = (double)h->tags * h->hw_queues;
+
+		for (unsigned i = 0; i < s->n_groups; i++) {
+			const struct ntp_snap_group *g = &s->groups[i];
+
+			if (!g->target_only && g->sampled && !strncmp(g->dev, h->dev, NTP_DEV_LEN))
+				held += g->rate * g->e2e_mean_us * 1e-6;
+		}
+		/* above the tags is not a tag wait but means that read high
+		 * (ntp_group_qd_note says so per group) */
+		if (tags > 0 && held >= tags * 2 / 3 && round(held * 10) <= tags * 10)
+			fprintf(f, "note: %s held %.1f commands in flight on average (rate x mean), two thirds or more "
+				"of its %u tags (%u hardware queue%s x %u): commands may have waited for a tag before "
+				"end to end starts (docs/stage-model.md)\n", ntp_esc(h->dev), held,
+				h->tags * h->hw_queues, h->hw_queues, h->hw_queues == 1 ? "" : "s", h->tags);
+	}
+}
+
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
 {
 	int have_host = s->role != NTP_ROLE_TARGET;
@@ -361,6 +464,7 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		fputc('\n', f);
 		print_group(f, s, &s->groups[i], m);
 	}
+	print_tag_note(f, s, m);
 	if (s->lost_events)
 		fprintf(f, "note: records lost before reaching the recording: %llu "
 			"(" NTP_LOST_WHY ")\n",

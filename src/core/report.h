@@ -52,6 +52,12 @@ void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
  * 0 when there is no note i. */
 int ntp_snapshot_note(const struct ntp_snapshot *s, unsigned i, char *buf, size_t len);
 
+/* A group whose stage QDs by Little's law add up to more commands than the
+ * host's queues hold (tags x hardware queues of its namespace, from the
+ * recording's header: meta->hostq; one host only): 1 and the note into buf,
+ * else 0 (docs/stage-model.md, "Few samples"). */
+int ntp_group_qd_note(const struct ntp_report_meta *m, const struct ntp_snap_group *g, char *buf, size_t len);
+
 /* The whole report of one snapshot (usually one interval over the whole run). */
 void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m);
 
@@ -82,6 +88,15 @@ void ntp_rate_label(double per_s, char *buf, size_t len);
  * the figure is the largest sample seen, and the reports say so
  * (docs/percentiles.md). */
 int ntp_pct_enough(uint64_t n, double q);
+/* Enough samples for a group's means: the stage means, their shares, the
+ * stage QDs by Little's law (mean x the counted rate) and the largest stage
+ * rest on the group's sampled commands. From fewer than
+ * NTP_MEAN_MIN_SAMPLES a mean's relative standard error (its coefficient of
+ * variation over sqrt(n)) is above 10 % for a stage time as variable as an
+ * exponential one, and the reports mark them as they mark a p99
+ * (docs/stage-model.md, "Few samples"). */
+#define NTP_MEAN_MIN_SAMPLES 100
+int ntp_mean_enough(uint64_t n);
 /* "p99 80.73" or "p99 80.73 (n=21: too few)" */
 void ntp_pct_label(char *buf, size_t len, const char *name, double us, uint64_t n, double q);
 const char *ntp_io_name(uint8_t io);

@@ -37,7 +37,9 @@ static const char *side_of(const struct ntp_snap_group *g)
 	return g->host_only ? "host_only" : g->target_only ? "target_only" : "joined";
 }
 
-/* "too_few": the percentiles of fewer samples than they need (ntp_pct_enough). */
+/* "too_few": the figures of fewer samples than they need: "mean" (the
+ * group's means: its stages' too, their shares and Little's-law QDs:
+ * ntp_mean_enough), the percentiles (ntp_pct_enough). */
 static json_object *latency(double mean, double p50, double p99, double p999, uint64_t n)
 {
 	json_object *o = json_object_new_object(), *few = json_object_new_array();
@@ -46,6 +48,8 @@ static json_object *latency(double mean, double p50, double p99, double p999, ui
 	add(o, "p50", num(p50, 3));
 	add(o, "p99", num(p99, 3));
 	add(o, "p99_9", num(p999, 3));
+	if (!ntp_mean_enough(n))
+		json_object_array_add(few, json_object_new_string("mean"));
 	if (!ntp_pct_enough(n, 0.99))
 		json_object_array_add(few, json_object_new_string("p99"));
 	if (!ntp_pct_enough(n, 0.999))
@@ -234,6 +238,16 @@ json_object *ntp_report_json(const struct ntp_snapshot *s, const struct ntp_repo
 	}
 	for (unsigned i = 0; ntp_snapshot_note(s, i, note, sizeof(note)); i++)
 		json_object_array_add(notes, json_object_new_string(note));
+	/* a group's stage QDs above what its host's queues hold, named by its label */
+	for (unsigned i = 0; i < s->n_groups; i++) {
+		char label[64], text[NTP_REPORT_NOTE_LEN];
+
+		if (!ntp_group_qd_note(m, &s->groups[i], text, sizeof(text)))
+			continue;
+		ntp_group_label(&s->groups[i], label, sizeof(label));
+		snprintf(note, sizeof(note), "%s: %.*s", label, (int)(sizeof(note) - sizeof(label) - 4), text);
+		json_object_array_add(notes, json_object_new_string(note));
+	}
 	add(o, "notes", notes);
 	for (unsigned i = 0; i < s->n_groups; i++)
 		json_object_array_add(groups, group_json(s, &s->groups[i]));

@@ -5,7 +5,9 @@
  * first and the knee, then one row per queue depth asked for. JSON numbers
  * carry the text's rounding, as in report_json.c.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ntpfile.h"
 #include "report.h"
@@ -24,12 +26,64 @@ const struct ntp_snap_group *ntp_snapshot_find_group(const struct ntp_snapshot *
 	return NULL;
 }
 
+double ntp_wi_busy_share(const struct ntp_snap_group *g)
+{
+	double f, se;
+
+	if (g->busy_rate <= 0 || g->rate <= 0 || g->sampled < 2)
+		return 0;
+	f = g->rate / g->busy_rate;
+	/* n commands spread evenly over a busy time B span B (n - 1) / (n + 1)
+	 * on average, with a standard deviation of B sqrt(2 / ((n - 1)(n + 2)))
+	 * once scaled up as the model does (docs/what-if.md) */
+	se = sqrt(2.0 / ((double)(g->sampled - 1) * (double)(g->sampled + 2)));
+	return 1 - f > NTP_WI_BUSY_SIGMAS * se * f ? f : 0;
+}
+
+/* The group as the what-if takes it: the busy rate only where the span of
+ * its samples shows an idle part of the run (ntp_wi_busy_share), else the
+ * run's rate (the kernel's count when the file has it). */
+static void as_measured(const struct ntp_snap_group *g, struct ntp_snap_group *out)
+{
+	*out = *g;
+	if (!ntp_wi_busy_share(g))
+		out->busy_rate = 0;
+}
+
+/* The share of the run the model's rate is over (0: the whole run): the
+ * report's choice, or ntprof-top's history as model.c gives it. */
+static double used_busy_share(const struct ntp_snap_group *g, const struct ntp_wi_request *rq)
+{
+	if (!rq->fit_is_history)
+		return ntp_wi_busy_share(g);
+	return g->busy_rate > g->rate && g->rate > 0 ? g->rate / g->busy_rate : 0;
+}
+
 void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_request *rq,
 			struct ntp_wi_model *m)
 {
 	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
 	struct ntp_wi_params p = rq->params;
 	int n = 0, left_out = 0;
+	/* the report's own copies (ntprof-top's S: the history's groups as they are) */
+	struct ntp_snap_group base, *fits = NULL;
+
+	if (!rq->fit_is_history) {
+		/* a prediction calibrated on means of a few samples: none
+		 * (docs/stage-model.md, "Few samples") */
+		if (!ntp_mean_enough(g->sampled)) {
+			memset(m, 0, sizeof(*m));
+			m->bottleneck = -1;
+			snprintf(m->why, sizeof(m->why), "%llu command%s sampled, fewer than the %d its means need "
+				 "(docs/stage-model.md): record longer or at a lower -s",
+				 (unsigned long long)g->sampled, g->sampled == 1 ? "" : "s", NTP_MEAN_MIN_SAMPLES);
+			return;
+		}
+		as_measured(g, &base);
+		g = &base;
+		if (rq->n_fit)
+			fits = malloc(sizeof(*fits) * (size_t)(rq->n_fit < NTP_WI_MAX_FIT ? rq->n_fit : NTP_WI_MAX_FIT));
+	}
 
 	memset(p.fit_qd, 0, sizeof(p.fit_qd));
 	for (unsigned i = 0; !p.tags && i < rq->n_hostq; i++)
@@ -52,6 +106,17 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 				continue;
 			}
 		}
+		if (o && !rq->fit_is_history) {
+			/* a recording at another load with too few samples: no load level */
+			if (!ntp_mean_enough(o->sampled)) {
+				left_out += o->sampled > 0;
+				continue;
+			}
+			if (fits) {
+				as_measured(o, &fits[n]);
+				o = &fits[n];
+			}
+		}
 		if (o) {
 			p.fit_qd[n] = rq->fit_qd[i];
 			fit[n++] = o;
@@ -59,6 +124,7 @@ void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_requ
 	}
 	ntp_wi_build(g, fit, n, &p, m);
 	m->n_left_out = left_out;
+	free(fits);
 }
 
 void ntp_wi_station_label(const struct ntp_wi_model *m, int k, char *buf, size_t len)
@@ -102,6 +168,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 {
 	struct ntp_wi_model m;
 	char label[64], rate[32], what[96];
+	double busy;
 
 	ntp_group_label(g, label, sizeof(label));
 	fprintf(f, "\n== what if: %s\n", label);
@@ -111,9 +178,19 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 		return;
 	}
 	ntp_rate_label(m.base_iops, rate, sizeof(rate));
-	fprintf(f, "measured at QD %u (%srate x mean = %.2f): %s IOPS, mean %.2f us, p99 %.2f us; "
-		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, rate, m.base_mean_us,
-		m.base_p99_us, m.think_us);
+	busy = used_busy_share(g, rq);
+	/* the rate: the run's (as the report's group line), or while busy */
+	if (busy > 0)
+		snprintf(what, sizeof(what), " (%s over the %.0f %% of the run its samples span)",
+			 g->commands ? "counted" : "estimated", busy * 100);
+	else
+		what[0] = '\0';
+	fprintf(f, "measured at QD %u (%srate x mean = %.2f): %s IOPS%s, mean %.2f us, p99 %.2f us; "
+		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, rate, what,
+		m.base_mean_us, m.base_p99_us, m.think_us);
+	if (m.n_left_out && !rq->fit_is_history)
+		fprintf(f, "fit: %d recording%s left out: fewer than %d commands sampled in %s\n", m.n_left_out,
+			m.n_left_out == 1 ? "" : "s", NTP_MEAN_MIN_SAMPLES, m.n_left_out == 1 ? "it" : "each");
 	fprintf(f, "%-36s %10s  %s\n", "stage", "service us", "station");
 	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
 		if (!m.st[k].present)
@@ -205,6 +282,8 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 	add(meas, "iops", num(m.base_iops, 1));
 	add(meas, "mean_us", num(m.base_mean_us, 3));
 	add(meas, "p99_us", num(m.base_p99_us, 3));
+	/* null: the IOPS is the run's rate (the report's "rate") */
+	add(meas, "busy_share", used_busy_share(g, rq) > 0 ? num(used_busy_share(g, rq), 4) : NULL);
 	add(o, "measured", meas);
 	add(o, "think_us", num(m.think_us, 3));
 	add(o, "load_levels", json_object_new_int64(m.n_levels));

@@ -40,6 +40,13 @@ const struct ntp_snap_group *ntp_snapshot_find_group(const struct ntp_snapshot *
 /* The model of group g of s, with the request's fit snapshots and parameters. */
 void ntp_wi_build_group(const struct ntp_snap_group *g, const struct ntp_wi_request *rq,
 			struct ntp_wi_model *m);
+/* The what-if's rate of a group (docs/what-if.md): the share of the run
+ * its commands came in (the span of its sampled commands, as model.c
+ * scales it: busy_rate) when that is shorter than the run by more than
+ * NTP_WI_BUSY_SIGMAS standard deviations of the span; else 0: the run's
+ * rate, the kernel's count when the file has it. */
+#define NTP_WI_BUSY_SIGMAS 3.0
+double ntp_wi_busy_share(const struct ntp_snap_group *g);
 /* "delay (no contention seen up to QD 2)", "4 servers (fitted, 3 load levels)" */
 void ntp_wi_station_label(const struct ntp_wi_model *m, int stage, char *buf, size_t len);
 

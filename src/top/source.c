@@ -11,6 +11,7 @@
 #include "source.h"
 #include "core/clock.h"
 #include "core/totals.h"
+#include "collector/hostq.h"
 
 /*
  * The live collector comes from src/collector (the BPF programs). A build
@@ -25,6 +26,8 @@
 #pragma weak ntp_collector_close
 #pragma weak ntp_live_pull
 #pragma weak ntp_live_file_info
+#pragma weak ntp_transport_mismatch
+#pragma weak ntp_sys_root
 
 /* top_source_say under the lock */
 static void say_locked(struct top_source *s, const char *fmt, va_list ap)
@@ -552,6 +555,7 @@ static int open_live(struct top_source *s, const struct top_source_opts *o, stru
 		     struct ntp_pump_config *pc, char *err, size_t errlen)
 {
 	struct ntp_collector_opts co = o->cap.co;
+	char mismatch[600] = "";
 
 	if (!ntp_collector_open) {
 		snprintf(err, errlen, "live mode: this ntprof-top was built without the BPF collector; "
@@ -565,9 +569,22 @@ static int open_live(struct top_source *s, const struct top_source_opts *o, stru
 	}
 	co.say = collector_say;
 	co.say_ctx = s;
+	/* -t against the controllers and ports there: a warning
+	 * (docs/recording.md), ahead of the error when the load fails */
+	if (ntp_transport_mismatch && ntp_sys_root &&
+	    ntp_transport_mismatch(ntp_sys_root(), co.transport, (co.role & NTP_ROLE_HOST) && !co.spdk_host,
+				   (co.role & NTP_ROLE_TARGET) && !co.spdk_target, mismatch, sizeof(mismatch)))
+		top_source_say(s, "%s", mismatch);
 	s->live->c = ntp_collector_open(&co, err, errlen);
-	if (!s->live->c)
+	if (!s->live->c) {
+		if (mismatch[0]) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s; %s", mismatch, why);
+		}
 		return -1;
+	}
 	pc->start_ns = ntp_mono_ns();
 	ntp_live_file_info(&s->info, &co, pc->start_ns, "ntprof-top " NTP_VERSION);
 	memset(cfg, 0, sizeof(*cfg));

@@ -50,8 +50,12 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	/* What does not fit beside the interval's number goes first: the
 	 * program's name, then the end of the host's name; the sampling stays
 	 * whole (at 64 columns it was cut to "1") */
-	snprintf(buf, sizeof(buf), "  %s %s  1 in %u sampled", role_label(s ? s->role : 0),
-		 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
+	if (s && s->sampling_from)	/* the interval straddled an s key's change */
+		snprintf(buf, sizeof(buf), "  %s %s  1 in %u->%u sampled", role_label(s->role),
+			 transport_label(s->transport), s->sampling_from, s->sampling);
+	else
+		snprintf(buf, sizeof(buf), "  %s %s  1 in %u sampled", role_label(s ? s->role : 0),
+			 transport_label(s ? s->transport : 0), s ? s->sampling : v->sampling);
 	{
 		const char *host = info->host ? info->host : "?";
 		int room = scr->cols - ntp_utf8_width(right) - ntp_utf8_width(buf) - 1;
@@ -274,7 +278,7 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 {
 	uint8_t role = selected ? NTP_ROLE_SELECTED : NTP_ROLE_GROUP;
 	char label[64], rate[32];
-	int x;
+	int x, few = !ntp_mean_enough(g->sampled);
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
@@ -282,9 +286,10 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 	x = ntp_screen_printf(scr, row, 0, -1, role, "%s %s",
 			      selected ? (info->glyphs == NTP_GLYPHS_ASCII ? ">" : "▶") : " ", label);
 	x = x + 2 > 24 ? x + 2 : 24;
-	/* '?': a p99 of fewer than 100 samples, the largest seen (docs/percentiles.md) */
+	/* '?': a p99 of fewer than 100 samples, the largest seen (docs/percentiles.md);
+	 * a mean of fewer than a mean needs (docs/stage-model.md, "Few samples") */
 	ntp_screen_printf(scr, row, x, l->spark_w ? scr->cols - l->spark_w - 6 - x : -1, role,
-			  "mean %.2f  p99 %.2f%s us  %s/s", g->e2e_mean_us, g->e2e_p99_us,
+			  "mean %.2f%s  p99 %.2f%s us  %s/s", g->e2e_mean_us, few ? "?" : "", g->e2e_p99_us,
 			  ntp_pct_enough(g->sampled, 0.99) ? "" : "?", rate);
 	if (l->spark_w) {
 		ntp_screen_put(scr, row, scr->cols - l->spark_w - 5, -1, role, "p99");
@@ -308,9 +313,12 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 		stage_bar(scr, r, l, st, sg->share, info->glyphs);
 		snprintf(pct, sizeof(pct), "%.0f%%%s", sg->share * 100,
 			 st != NTP_STAGE_NETWORK ? " " : g->host_only ? "*" : g->target_only ? "~" : " ");
-		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %9.2f %*.2f%s %7.2f", pct, sg->mean_us,
+		/* the QD marked when by Little's law (mean x rate); counted, it is every command's */
+		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %*.2f%s %*.2f%s %*.2f%s", pct,
+				  few ? 8 : 9, sg->mean_us, few ? "?" : "",
 				  ntp_pct_enough(g->sampled, 0.99) ? 9 : 8, sg->p99_us,
-				  ntp_pct_enough(g->sampled, 0.99) ? "" : "?", sg->avg_qd);
+				  ntp_pct_enough(g->sampled, 0.99) ? "" : "?",
+				  few && !g->qd_counted ? 6 : 7, sg->avg_qd, few && !g->qd_counted ? "?" : "");
 	}
 }
 

@@ -21,6 +21,8 @@ struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *
 	json_object_object_add(o, "interval", json_object_new_uint64(s->index));
 	json_object_object_add(o, "start_ns", json_object_new_uint64(s->start_ns));
 	json_object_object_add(o, "end_ns", json_object_new_uint64(s->end_ns));
+	json_object_object_add(o, "sampling_from",
+			       s->sampling_from ? json_object_new_uint64(s->sampling_from) : NULL);
 	/* the replay's damaged or cut files, after the snapshot's own notes */
 	if (n_notes && json_object_object_get_ex(o, "notes", &arr))
 		for (size_t i = 0; i < n_notes; i++, notes += strlen(notes) + 1)

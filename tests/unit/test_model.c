@@ -603,7 +603,8 @@ static void test_total_of_intervals(void **state)
 /*
  * -s N changed mid-interval (ntprof-top's s key): the estimated rate sums
  * N over the records as each was seen, in the interval and in the run,
- * and an N changed after a close leaves the closed intervals as they were.
+ * and an N changed after a close leaves the closed intervals as they were;
+ * an interval in which N changed carries the N it began with.
  */
 static void test_sampling_change(void **state)
 {
@@ -626,6 +627,9 @@ static void test_sampling_change(void **state)
 	ntp_model_close_interval(m, SEC, s);
 	assert_int_equal(s->n_groups, 1);
 	assert_true(s->groups[0].rate == 100 * 10 + 50 * 20);
+	/* the interval says it straddled the change */
+	assert_int_equal(s->sampling, 20);
+	assert_int_equal(s->sampling_from, 10);
 	ntp_model_set_sampling(m, 5);
 	ntp_model_set_sampling(m, 7);
 	for (unsigned n = 0; n < 10; n++) {
@@ -636,10 +640,18 @@ static void test_sampling_change(void **state)
 	}
 	ntp_model_close_interval(m, 2 * SEC, s);
 	assert_true(s->groups[0].rate == 4 * 7 + 6 * 3);
+	assert_int_equal(s->sampling, 3);
+	assert_int_equal(s->sampling_from, 20);
 	ntp_model_set_sampling(m, 1000);	/* after the close: changes nothing closed */
 	ntp_model_total(m, s);
 	assert_int_equal(s->groups[0].seen, 160);
 	assert_true(s->groups[0].rate == (100 * 10 + 50 * 20 + 4 * 7 + 6 * 3) / 2.0);
+	ntp_model_close_interval(m, 3 * SEC, s);
+	assert_int_equal(s->sampling, 1000);
+	assert_int_equal(s->sampling_from, 3);
+	ntp_model_close_interval(m, 4 * SEC, s);
+	assert_int_equal(s->sampling, 1000);
+	assert_int_equal(s->sampling_from, 0);	/* no change in this one */
 	free(s);
 	ntp_model_free(m);
 }

@@ -387,6 +387,38 @@ static void test_detail_rate_and_markers(void **state)
 	ntp_screen_free(&s);
 }
 
+/* The stage rows of a group of fewer samples than a mean needs (31, the
+ * write): '?' after its means and Little's-law QDs; counted QDs
+ * (--exact-queues) are every command's, not marked (docs/stage-model.md). */
+static void test_stage_rows_few_marked(void **state)
+{
+	static struct ntp_snapshot t[1];
+	struct ntp_history th = { (const struct ntp_snapshot *const[]){ t }, 1 };
+	struct ntp_screen s;
+	struct ntp_view v;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	t->seconds = 1;
+	ntp_view_init(&v, 1000, 100);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "mean 240.50?  p99 322.70? us"));
+	assert_non_null(strstr(text, "44%    106.00?   131.00?   0.33?\n"));
+	/* 122 sampled: enough, nothing marked but the p99.9 the screen does not show */
+	assert_non_null(strstr(text, "72%      59.67     66.95    0.73\n"));
+	free(text);
+	for (unsigned i = 0; i < t->n_groups; i++)
+		t->groups[i].qd_counted = 1;
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, "44%    106.00?   131.00?    0.33\n"));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 /* text without its blanks and line ends */
 static char *squeeze(const char *text)
 {
@@ -863,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_detail_and_help),
 		cmocka_unit_test(test_header_interval_shown),
 		cmocka_unit_test(test_detail_rate_and_markers),
+		cmocka_unit_test(test_stage_rows_few_marked),
 		cmocka_unit_test(test_status_not_cut),
 		cmocka_unit_test(test_status_cut_marked),
 		cmocka_unit_test(test_status_one_mark),

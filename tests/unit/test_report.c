@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "core/ntpfile.h"
 #include "core/report.h"
+#include "core/report_whatif.h"
 
 static char *render(void (*fn)(FILE *, const void *), const void *arg)
 {
@@ -396,6 +398,164 @@ static void test_many_hosts_named(void **state)
 	free(s);
 }
 
+static void report_plain(FILE *f, const void *s)
+{
+	struct ntp_report_meta m = { 0 };
+
+	ntp_report_print(f, s, &m);
+}
+
+/* The threshold of a group's means (docs/stage-model.md, "Few samples"):
+ * 1/sqrt(n) at most 10 %: 100 samples. */
+static void test_mean_threshold(void **state)
+{
+	(void)state;
+	assert_int_equal(NTP_MEAN_MIN_SAMPLES, 100);
+	assert_false(ntp_mean_enough(0));
+	assert_false(ntp_mean_enough(99));
+	assert_true(ntp_mean_enough(100));
+	assert_true(ntp_mean_enough(5000));
+}
+
+/* From fewer samples than a mean needs, the stage means and Little's-law
+ * QDs carry '?', a line names n, and "largest:" the mark of the p99; from
+ * enough, none of them. */
+static void test_few_samples_marked(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	char *out;
+
+	(void)state;
+	joined(s, 60.0);
+	s->groups[0].seen = s->groups[0].sampled = 12;
+	out = render(report_plain, s);
+	assert_non_null(strstr(out, "latency (us): mean 72.80?, p50"));
+	assert_non_null(strstr(out, "storage (target block layer, drive)    60.00?    82%   0.00? "));
+	assert_non_null(strstr(out, "(?: from 12 sampled commands, fewer than 100: a mean's standard error is "
+				    "about 29 % of it (1/sqrt(n)), more with a long tail; docs/stage-model.md)\n"
+				    "largest: storage (target block layer, drive), 82 % of the latency (n=12: too few)\n"));
+	free(out);
+	/* counted QDs are every command's: the means marked, not the QDs */
+	s->groups[0].qd_counted = 1;
+	out = render(report_plain, s);
+	assert_non_null(strstr(out, "storage (target block layer, drive)    60.00?    82%    0.00 "));
+	free(out);
+	s->groups[0].qd_counted = 0;
+	s->groups[0].seen = s->groups[0].sampled = 100;
+	out = render(report_plain, s);
+	assert_null(strchr(out, '?'));
+	assert_non_null(strstr(out, "largest: storage (target block layer, drive), 82 % of the latency\n"));
+	free(out);
+	free(s);
+}
+
+/* JSON: "mean" in latency_us.too_few under the threshold, not from it. */
+static void test_few_samples_json(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_report_meta m = { 0 };
+	json_object *o, *g, *lat, *few;
+
+	(void)state;
+	joined(s, 60.0);
+	for (uint64_t n = 99; n <= 100; n++) {
+		s->groups[0].sampled = n;
+		o = ntp_report_json(s, &m);
+		assert_true(json_object_object_get_ex(o, "groups", &g));
+		g = json_object_array_get_idx(g, 0);
+		assert_true(json_object_object_get_ex(g, "latency_us", &lat));
+		assert_true(json_object_object_get_ex(lat, "too_few", &few));
+		assert_int_equal(json_object_array_length(few), n < 100 ? 3 : 1);
+		if (n < 100)
+			assert_string_equal(json_object_get_string(json_object_array_get_idx(few, 0)), "mean");
+		else
+			assert_string_equal(json_object_get_string(json_object_array_get_idx(few, 0)), "p99_9");
+		json_object_put(o);
+	}
+	free(s);
+}
+
+/* Stage QDs by Little's law above the host's tags x hardware queues: a note
+ * (text and JSON); none at or below the bound, none when counted, none
+ * without the queues or with several hosts. */
+static void test_qd_above_tags(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_hostq q = { .dev = "nvme0n1", .hw_queues = 1, .tags = 4 };
+	struct ntp_report_meta m = { .hostq = &q, .n_hostq = 1 };
+	struct ntp_snap_group *g = &s->groups[0];
+	double qd[NTP_STAGE_COUNT] = { 2.93, 0.11, 0.15, 2.82, 0.97 };
+	char buf[NTP_REPORT_NOTE_LEN];
+	json_object *o, *n;
+
+	(void)state;
+	joined(s, 60.0);
+	g->sampled = 12;
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		g->stage[i].avg_qd = qd[i];
+	assert_true(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	assert_string_equal(buf, "the stages' avg QD (rate x mean) add up to 6.98, above the 4 the host's queues "
+			    "hold in flight (4 tags x 1 hardware queue): the mean of the 12 commands sampled reads "
+			    "above all commands' (too few)");
+	o = ntp_report_json(s, &m);
+	assert_true(json_object_object_get_ex(o, "notes", &n));
+	assert_int_equal(json_object_array_length(n), 1);
+	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(n, 0)),
+			       "read 4KiB nvme0n1: the stages' avg QD"));
+	json_object_put(o);
+	q.hw_queues = 2;		/* 8: 6.98 fits */
+	assert_false(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	q.hw_queues = 0;		/* unknown: no bound */
+	assert_false(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	q.hw_queues = 1;
+	m.n_hosts = 2;			/* each host has its own queues */
+	assert_false(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	m.n_hosts = 1;
+	g->qd_counted = 1;
+	assert_false(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	g->qd_counted = 0;
+	strcpy(q.dev, "nvme1n1");	/* another namespace's */
+	assert_false(ntp_group_qd_note(&m, g, buf, sizeof(buf)));
+	free(s);
+}
+
+/* The report's what-if: no prediction from fewer samples than the means
+ * need; the run's rate unless the samples' span shows an idle part beyond
+ * its noise. */
+static void test_whatif_few_and_rate(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	struct ntp_wi_request rq = { .n_qd = 1, .qd = { 8 } };
+	struct ntp_snap_group *g = &s->groups[0];
+	struct ntp_wi_model m;
+
+	(void)state;
+	joined(s, 60.0);
+	g->sampled = 8;
+	g->commands = 10040;
+	g->rate = 20080;
+	g->busy_rate = 25300;	/* the span of 8 samples: 79 % of the run */
+	ntp_wi_build_group(g, &rq, &m);
+	assert_false(m.ok);
+	assert_string_equal(m.why, "8 commands sampled, fewer than the 100 its means need (docs/stage-model.md): "
+			    "record longer or at a lower -s");
+	/* 8 samples: the span's sd is sqrt(2 / (7 x 10)) = 17 %: 79 % is noise */
+	assert_true(ntp_wi_busy_share(g) == 0);
+	g->sampled = 100;	/* 3 sd = 4.2 %: 79 % of the run is an idle fifth */
+	assert_true(ntp_wi_busy_share(g) > 0.79 && ntp_wi_busy_share(g) < 0.80);
+	ntp_wi_build_group(g, &rq, &m);
+	assert_true(m.ok);
+	assert_true(m.base_iops > 25299 && m.base_iops < 25301);
+	g->busy_rate = 20080 / 0.97;	/* 3 % short at 100 samples: within the noise */
+	assert_true(ntp_wi_busy_share(g) == 0);
+	ntp_wi_build_group(g, &rq, &m);
+	assert_true(m.ok);
+	assert_true(m.base_iops > 20079 && m.base_iops < 20081);
+	g->sampled = 10000;	/* 3 sd = 0.04 %: 3 % is real */
+	assert_true(ntp_wi_busy_share(g) > 0.969 && ntp_wi_busy_share(g) < 0.971);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +569,11 @@ int main(void)
 		cmocka_unit_test(test_json_host_only_network),
 		cmocka_unit_test(test_oom_noted),
 		cmocka_unit_test(test_many_hosts_named),
+		cmocka_unit_test(test_mean_threshold),
+		cmocka_unit_test(test_few_samples_marked),
+		cmocka_unit_test(test_few_samples_json),
+		cmocka_unit_test(test_qd_above_tags),
+		cmocka_unit_test(test_whatif_few_and_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,9 @@
 #   On a kernel whose modules have no BTF (5.10) ntprof takes the RDMA types
 #   from the BTF file the test bed made (tests/vm/btf.sh, docs/kernel-btf.md)
 #   and records with kprobes and raw_tp only:
+#   record-rdma-transport  the probe names the RDMA controller and nvmet port and
+#                 nothing against -t rdma; `record -t tcp` warns "... are NVMe/RDMA,
+#                 not NVMe/TCP: use -t rdma" (docs/recording.md)
 #   record-rdma-fentry-refused  `record --fentry` refuses, naming the modules
 #                 without BTF (fentry/fexit and tp_btf attach by a BTF id of the
 #                 kernel's own BTF, which a file cannot give); the --fentry runs
@@ -124,6 +127,12 @@ run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options.
 
 probe_one record-rdma-probe
 probe_one record-rdma-probe-kprobes --kprobes
+# The transport check (docs/recording.md): the probe above found the RDMA
+# controller and port and said nothing against -t rdma; record -t tcp warns
+# (an unusable --metrics path stops it right after, before any load)
+ntprof record -r both -t tcp --metrics /nonexistent-dir/m.prom > $TB_OUT/wrong-t.txt 2>&1
+tb_check record-rdma-transport "$(grep -c '^nvme controllers: .*nvme[0-9]* rdma (nvme[0-9]*n[0-9]*.*; nvmet ports: .* rdma' $TB_OUT/record-rdma-probe.txt) == 1 && $(grep -c '^transport:' $TB_OUT/record-rdma-probe.txt) == 0 && $(grep -c '^ntprof: nvme[0-9]* (nvme[0-9]*n[0-9]*.*) and nvmet port .* are NVMe/RDMA, not NVMe/TCP: use -t rdma$' $TB_OUT/wrong-t.txt) == 1" \
+	"$(grep '^nvme controllers' $TB_OUT/record-rdma-probe.txt); $(head -1 $TB_OUT/wrong-t.txt)"
 run_one record-rdma-read-qd1 --fentry "$NTP_READ_TS" "$NTP_RDMA_READ_TS" 4096 10 --rw randread --bs 4k --qd 1
 run_one record-rdma-write128k-qd4 --fentry "$NTP_READ_TS" "$NTP_RDMA_READ_TS t_r2t_sent t_data_arrive t_data_recv" \
 	131072 8 --rw randwrite --bs 128k --qd 4
