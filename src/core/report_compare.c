@@ -356,8 +356,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 		const struct ntp_compare_row *o = &rows[j.out];
 
 		ratio(r, sizeof(r), o->a.mean_us, o->b.mean_us);
-		fprintf(f, "verdict: mostly a uniform slowdown (CPU, contention), the other stages grew %.2fx; "
-			"%s%s%s grew %s: %+.2f us beyond their factor, %.0f %% of the %+.2f us\n",
+		fprintf(f, "verdict: a uniform slowdown (CPU, contention), no stage stands out: the other stages "
+			"grew %.2fx, %s%s%s %s: %+.2f us beyond their factor, %.0f %% of the %+.2f us\n",
 			j.others_ratio, o->name, strcmp(o->name, o->name_b) ? " / " : "",
 			strcmp(o->name, o->name_b) ? o->name_b : "", r, j.excess_us, 100.0 * j.excess_us / de, de);
 	} else if (d > 0 && de > 0)
