@@ -736,3 +736,119 @@ uint32_t ntp_wi_qd_step(uint32_t qd, int dir)
 		p <<= 1;
 	return p;
 }
+
+/* ---- ntprof-top: what a fit is made from ---- */
+
+static int near(double a, double b)
+{
+	double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+
+	return fabs(a - b) <= NTP_WI_REFIT_TOL * m;
+}
+
+static int params_same(const struct ntp_wi_params *a, const struct ntp_wi_params *b)
+{
+	return !memcmp(a->servers, b->servers, sizeof(a->servers)) && a->tags == b->tags &&
+	       a->hw_queues == b->hw_queues && a->base_qd == b->base_qd &&
+	       !memcmp(a->fit_qd, b->fit_qd, sizeof(a->fit_qd)) &&
+	       (a->tags_from == b->tags_from || (a->tags_from && b->tags_from && !strcmp(a->tags_from, b->tags_from)));
+}
+
+/* The load levels of an input as ntp_wi_build merges them; -1 when the
+ * base gives no level (the model says why: nothing to compare). */
+static int input_levels(const struct ntp_wi_input *in, struct level *base, struct level *out)
+{
+	struct level lv[NTP_WI_MAX_FIT + 1];
+	int nlv = 1;
+
+	if (in->base.target_only || level_of(&in->base, in->p.base_qd, &lv[0]))
+		return -1;
+	for (int i = 0; i < in->n_fit && i < NTP_WI_MAX_FIT; i++)
+		if (!in->fit[i].target_only && !level_of(&in->fit[i], in->p.fit_qd[i], &lv[nlv]))
+			nlv++;
+	*base = lv[0];
+	return merge_levels(lv, nlv, out);
+}
+
+int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b)
+{
+	struct level la[NTP_WI_MAX_FIT + 1], lb[NTP_WI_MAX_FIT + 1], ba, bb;
+	int na, nb;
+
+	if (a->base.io != b->base.io || a->base.len != b->base.len ||
+	    strncmp(a->base.dev, b->base.dev, NTP_DEV_LEN) || !params_same(&a->p, &b->p))
+		return 0;
+	na = input_levels(a, &ba, la);
+	nb = input_levels(b, &bb, lb);
+	if (na != nb)
+		return 0;
+	if (na < 0)	/* no level either way: the same "no prediction" */
+		return 1;
+	/* the base's QD is the closed loop's population the model is calibrated at */
+	if (ba.qd != bb.qd)
+		return 0;
+	for (int i = 0; i < na; i++) {
+		if (la[i].qd != lb[i].qd || la[i].given != lb[i].given || !near(la[i].x, lb[i].x) ||
+		    !near(la[i].e2e, lb[i].e2e))
+			return 0;
+		for (int k = 0; k < NTP_STAGE_COUNT; k++)
+			if (!near(la[i].r[k], lb[i].r[k]))
+				return 0;
+	}
+	return 1;
+}
+
+int ntp_wi_fit_groups(const struct ntp_snapshot *const *snap, int n, const struct ntp_snapshot *s,
+		      const struct ntp_snap_group *g, const struct ntp_snap_group **fit, int *left_out)
+{
+	int nf = 0;
+
+	*left_out = 0;
+	for (int i = snap ? n - 1 : -1; i >= 0 && nf < NTP_WI_MAX_FIT; i--) {
+		const struct ntp_snapshot *o = snap[i];
+
+		if (o == s || o->index > s->index)
+			continue;
+		for (uint32_t j = 0; j < o->n_groups && j < NTP_SNAP_MAX_GROUPS; j++) {
+			const struct ntp_snap_group *og = &o->groups[j];
+
+			if (og->io != g->io || og->len != g->len || strncmp(og->dev, g->dev, NTP_DEV_LEN) ||
+			    !og->sampled)
+				continue;
+			if (ntp_wi_fit_usable(i ? snap[i - 1] : NULL, o, og))
+				fit[nf++] = og;
+			else
+				(*left_out)++;
+			break;
+		}
+	}
+	return nf;
+}
+
+void ntp_wi_input_of(const struct ntp_snapshot *const *snap, int n, const struct ntp_snapshot *s,
+		     const struct ntp_snap_group *g, const struct ntp_wi_params *p, struct ntp_wi_input *in)
+{
+	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+
+	in->index = s->index;
+	in->base = *g;
+	in->n_fit = ntp_wi_fit_groups(snap, n, s, g, fit, &in->n_left_out);
+	for (int i = 0; i < in->n_fit; i++)
+		in->fit[i] = *fit[i];
+	if (p)
+		in->p = *p;
+	else
+		memset(&in->p, 0, sizeof(in->p));
+	in->p.shown = NULL;
+}
+
+void ntp_wi_build_input(const struct ntp_wi_input *in, struct ntp_wi_model *m)
+{
+	const struct ntp_snap_group *fit[NTP_WI_MAX_FIT];
+	int n = in->n_fit < NTP_WI_MAX_FIT ? in->n_fit : NTP_WI_MAX_FIT;
+
+	for (int i = 0; i < n; i++)
+		fit[i] = &in->fit[i];
+	ntp_wi_build(&in->base, fit, n, &in->p, m);
+	m->n_left_out = in->n_left_out;
+}

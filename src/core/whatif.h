@@ -19,6 +19,8 @@
 #define NTP_WI_MAX_QD 1024
 #define NTP_WI_MAX_FIT 64		/* intervals at other loads used to estimate parallelism */
 
+struct ntp_wi_shown;
+
 /* ---- the solver ---- */
 struct ntp_mva_station {
 	double demand;			/* mean service time per visit (any unit, the same for all) */
@@ -74,6 +76,9 @@ struct ntp_wi_params {
 	 * beside the latency): the base, and the fit groups in their order. */
 	uint32_t base_qd;
 	uint32_t fit_qd[NTP_WI_MAX_FIT];
+	/* ntprof-top: the view's last fit, made off the UI thread
+	 * (whatif_work.h); NULL: the view fits by itself */
+	const struct ntp_wi_shown *shown;
 };
 
 struct ntp_wi_station {
@@ -139,6 +144,41 @@ int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred
 int ntp_wi_parse_qds(const char *s, uint32_t *qd, int max, char *err, size_t errlen);
 /* Parses "storage=4,network=delay" into p->servers; 0, or -1 with err filled. */
 int ntp_wi_parse_servers(const char *s, struct ntp_wi_params *p, char *err, size_t errlen);
+/* ---- ntprof-top: what a fit is made from ---- */
+
+/* The base interval's group, copies of the same group in the intervals at
+ * other loads (the history drops what it frees), and the parameters. */
+struct ntp_wi_input {
+	uint64_t index;			/* the base interval */
+	struct ntp_snap_group base;
+	struct ntp_snap_group fit[NTP_WI_MAX_FIT];
+	int n_fit;
+	int n_left_out;			/* intervals kept but not usable (ntp_wi_fit_usable) */
+	struct ntp_wi_params p;		/* shown ignored */
+};
+/* A load level's data (its rate, end-to-end and stage means) that moved
+ * by less than this share is the same input: the noise the fit itself
+ * reads as no growth (docs/what-if.md). */
+#define NTP_WI_REFIT_TOL 0.10
+/* Whether a fit of b would be a fit of a: the same group, parameters and
+ * base QD, the same load levels (the intervals merged as ntp_wi_build
+ * merges them: their count, QDs and whether given) and each level's data
+ * within NTP_WI_REFIT_TOL. One more interval of a level already seen is
+ * not a new input; a new level, a level evicted, a level's QD or data
+ * moved, another group or parameter is. 1 or 0. */
+int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b);
+/* Group g's load levels in the history snap[0..n-1] (oldest first) before
+ * interval s: the same group in the intervals kept before it that are
+ * levels to fit on (ntp_wi_fit_usable), the newest first, at most
+ * NTP_WI_MAX_FIT; *left_out: those kept that are not. Returns the count. */
+int ntp_wi_fit_groups(const struct ntp_snapshot *const *snap, int n, const struct ntp_snapshot *s,
+		      const struct ntp_snap_group *g, const struct ntp_snap_group **fit, int *left_out);
+/* The input of group g of interval s over that history, parameters p. */
+void ntp_wi_input_of(const struct ntp_snapshot *const *snap, int n, const struct ntp_snapshot *s,
+		     const struct ntp_snap_group *g, const struct ntp_wi_params *p, struct ntp_wi_input *in);
+/* ntp_wi_build of an input, n_left_out set. */
+void ntp_wi_build_input(const struct ntp_wi_input *in, struct ntp_wi_model *m);
+
 /* The QD steps of ntprof-top's what-if view: 1, 2, 4 ... NTP_WI_MAX_QD. */
 uint32_t ntp_wi_qd_step(uint32_t qd, int dir);
 

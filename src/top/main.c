@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/report_whatif.h"
+#include "core/whatif_work.h"
 #include "collector/hostq.h"
 #include "logcap.h"
 #include "opts.h"
@@ -229,6 +230,7 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 {
 	const struct ntp_snapshot *fit[NTP_WI_MAX_FIT];
 	struct ntp_wi_request rq;
+	json_object *o;
 
 	memset(&rq, 0, sizeof(rq));
 	rq.qd[0] = v->wi_qd ? v->wi_qd : 1;
@@ -240,7 +242,14 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 		if (h->snap[i] != s && h->snap[i]->index < s->index)
 			fit[rq.n_fit++] = h->snap[i];
 	rq.fit = fit;
-	return ntp_whatif_json(s, &rq);
+	o = ntp_whatif_json(s, &rq);
+	/* no --what-if-fit recordings here: the intervals kept stand for them
+	 * (docs/json-schema.md) */
+	if (o) {
+		json_object_object_add(o, "fit_recordings", json_object_new_int64(0));
+		json_object_object_add(o, "fit_intervals", json_object_new_int64(rq.n_fit));
+	}
+	return o;
 }
 
 /* The host's tags of the selected group's namespace: --what-if-tags, else
@@ -420,6 +429,56 @@ static void say(struct ntp_view *v, int *undrawn, const char *line)
 	*undrawn = 1;
 }
 
+/* The what-if view's fit runs on a worker (core/whatif_work.h): asks it
+ * for the shown interval's selected group at the view's QDs. Paused, the
+ * intervals are taken once per interval and group shown (a parameter
+ * changed keeps them): the history goes on dropping its oldest, and a
+ * paused screen must not change by itself (docs/what-if.md). */
+struct wi_ui {
+	struct ntp_wi_work *w;
+	struct ntp_wi_input in;
+	struct ntp_wi_shown shown;
+	uint64_t gen;
+	int have_key;
+	uint64_t key_index;
+	uint8_t key_io;
+	uint32_t key_len;
+	char key_dev[NTP_DEV_LEN];
+};
+
+static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct ntp_history *h,
+		       struct ntp_wi_params *wi)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	const struct ntp_snap_group *g;
+	struct ntp_wi_params p = *wi;
+	int same;
+
+	wi->shown = NULL;
+	if (!u->w || !n)
+		return;
+	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
+	p.base_qd = v->wi_qd_was;
+	p.shown = NULL;
+	same = u->have_key && u->key_index == s->index && u->key_io == g->io && u->key_len == g->len &&
+	       !strncmp(u->key_dev, g->dev, NTP_DEV_LEN);
+	if (v->paused && same) {
+		/* the intervals taken when the pause began, the parameters as now */
+		u->in.p = p;
+	} else {
+		ntp_wi_input_of(h->snap, h->n, s, g, &p, &u->in);
+		u->have_key = 1;
+		u->key_index = s->index;
+		u->key_io = g->io;
+		u->key_len = g->len;
+		memcpy(u->key_dev, g->dev, NTP_DEV_LEN);
+	}
+	ntp_wi_work_want(u->w, &u->in, v->wi_qd ? v->wi_qd : 1);
+	u->gen = ntp_wi_work_get(u->w, &u->shown);
+	wi->shown = &u->shown;
+}
+
 static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
 {
 	char ns[NTP_SNAP_MAX_GROUPS][NTP_DEV_LEN], err[256], rec_path[600], source[300], msg[TOP_MSG_LEN];
@@ -434,6 +493,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	int dirty = 1, clear = 0, done_said = 0, notes_said = 0, undrawn = 0, done, ret = 0;
 	/* a message not drawn yet, over a key's action (ntp_view_msg_hold()) */
 	static struct ntp_msg_hold held;
+	/* the what-if's worker, started at the first W */
+	static struct wi_ui wiu;
 
 	if (hist_init(&hist))
 		return top_err("out of memory");
@@ -465,7 +526,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		/* Wake at least four times an interval (the snapshot shows up
 		 * within a quarter of it), at most 20 times a second. */
 		unsigned tmo = v.interval_ms / 4;
-		int key = ntp_term_getkey(tmo < 50 ? 50 : tmo > 250 ? 250 : (int)tmo);
+		/* (sooner while the what-if's worker computes what is shown) */
+		int key = ntp_term_getkey(tmo < 50 || (v.mode == NTP_MODE_WHATIF && wi.shown && wiu.shown.pending) ? 50
+					  : tmo > 250 ? 250 : (int)tmo);
 		struct ntp_history h;
 
 		if (hist_pull(&hist, src, &seen, HIST_CAP))
@@ -495,6 +558,9 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			done_said = dirty = 1;
 		}
 		h = hist_view(&hist);
+		/* the what-if worker published a result: show it */
+		if (wi.shown && v.mode == NTP_MODE_WHATIF && ntp_wi_work_get(wiu.w, &wiu.shown) != wiu.gen)
+			dirty = 1;
 		if (key == NTP_KEY_RESIZE) {
 			dirty = 1;
 		} else if (key != NTP_KEY_NONE) {
@@ -540,8 +606,12 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		view_ctx(&v, &h, ns, &ctx);
 		if (v.selected >= ctx.n_visible)
 			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
-		if (v.mode == NTP_MODE_WHATIF)
+		if (v.mode == NTP_MODE_WHATIF) {
 			host_queues(&v, &h, src, o->src.replay != NULL, &wi);
+			if (!wiu.w)	/* none: the view fits by itself */
+				wiu.w = ntp_wi_work_start();
+			whatif_ask(&wiu, &v, &h, &wi);
+		}
 		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
 		int rows, cols;
 
@@ -560,6 +630,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 	}
 	ntp_term_close();
 	top_logcap_hold(0);
+	ntp_wi_work_stop(wiu.w);
+	wiu.w = NULL;
 	if (got_signal)
 		fprintf(stderr, "ntprof-top: %s, stopping\n", strsignal(got_signal));
 	ntp_screen_free(&scr);

@@ -7,6 +7,9 @@
 #include <string.h>
 #include "render.h"
 
+/* The shown interval is "about" the setting within this share of it (docs/top.md). */
+#define NTP_INTERVAL_ABOUT 0.2
+
 /* Per glyph set: full bar cell per stage, eighths (colour only), sparkline levels. */
 static const char *const bar_mono[NTP_STAGE_COUNT] = { "█", "▓", "▒", "░", "▚" };
 static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", "~", "+", "%" };
@@ -74,12 +77,15 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_WARN, "  memory ran out");
 	/* The shown interval's own length (the .json of S says the same), and
 	 * the setting apart when + or - changed it since (or a replay's last
-	 * interval is shorter) */
+	 * interval is shorter): when the two are more than
+	 * NTP_INTERVAL_ABOUT apart. A live interval ends when the collection
+	 * thread's wait does, a little off the setting; the settings
+	 * (keys.c) are 1.5x or more apart. */
 	if (s) {
 		double ms = round(s->seconds * 1000);
 
 		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, "  interval %g s", ms / 1000.0);
-		if (ms != (double)v->interval_ms)
+		if (fabs(ms - (double)v->interval_ms) > NTP_INTERVAL_ABOUT * v->interval_ms)
 			x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, " (setting %g s)", v->interval_ms / 1000.0);
 		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "  ");
 	} else {

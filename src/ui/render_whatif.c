@@ -7,34 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "render.h"
+#include "../core/whatif_work.h"
 
 /* The groups of the intervals kept before s that are load levels to fit
  * on (ntp_wi_fit_usable), the newest first; *left_out: those that are not. */
 static int fit_groups(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
 		      const struct ntp_snap_group **fit, int *left_out)
 {
-	int n = 0;
-
-	*left_out = 0;
-	for (int i = h ? h->n - 1 : -1; i >= 0 && n < NTP_WI_MAX_FIT; i--) {
-		const struct ntp_snapshot *o = h->snap[i];
-
-		if (o == s || o->index > s->index)
-			continue;
-		for (uint32_t j = 0; j < o->n_groups && j < NTP_SNAP_MAX_GROUPS; j++) {
-			const struct ntp_snap_group *og = &o->groups[j];
-
-			if (og->io != g->io || og->len != g->len || strncmp(og->dev, g->dev, NTP_DEV_LEN) ||
-			    !og->sampled)
-				continue;
-			if (ntp_wi_fit_usable(i ? h->snap[i - 1] : NULL, o, og))
-				fit[n++] = og;
-			else
-				(*left_out)++;
-			break;
-		}
-	}
-	return n;
+	return ntp_wi_fit_groups(h ? h->snap : NULL, h ? h->n : 0, s, g, fit, left_out);
 }
 
 void ntp_whatif_model(const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_snap_group *g,
@@ -156,8 +136,9 @@ static const char *station(const struct ntp_wi_station *st, char *buf, size_t le
 void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
 		       const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info)
 {
-	int idx[NTP_SNAP_MAX_GROUPS], n, row = 2, wide = scr->cols >= 80, num_x, bar_w;
+	int idx[NTP_SNAP_MAX_GROUPS], n, row = 2, wide = scr->cols >= 80, num_x, bar_w, x;
 	const struct ntp_snap_group *g;
+	const struct ntp_wi_shown *sh;
 	struct ntp_wi_params par;
 	struct ntp_wi_model m;
 	struct ntp_wi_pred p;
@@ -172,18 +153,44 @@ void ntp_render_whatif(struct ntp_screen *scr, const struct ntp_layout *l, const
 		return;
 	}
 	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
-	ntp_group_label(g, label, sizeof(label));
-	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_GROUP, "== %s", label);
-	/* the run's QD as the view has it (--what-if-qd-was, keys [ ]) */
-	if (info->wi)
-		par = *info->wi;
-	else
-		memset(&par, 0, sizeof(par));
-	par.base_qd = v->wi_qd_was;
-	whatif_model_cached(h, s, g, &par, v->paused, &m);
-	if (!m.ok || ntp_wi_predict(&m, v->wi_qd ? v->wi_qd : 1, &p)) {
-		ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
-		return;
+	sh = info->wi ? info->wi->shown : NULL;
+	/* the group the numbers are of: the last fit's, while another's is computed */
+	ntp_group_label(sh && sh->valid ? &sh->base : g, label, sizeof(label));
+	x = ntp_screen_printf(scr, row, 1, -1, NTP_ROLE_GROUP, "== %s", label);
+	if (sh) {
+		/* ntprof-top: the last fit made off the UI thread, labelled
+		 * with what it was made for; a newer one said to be coming */
+		if (sh->pending)
+			ntp_screen_printf(scr, row, x + 2, -1, NTP_ROLE_DIM, "computing QD %u ...", sh->want_qd);
+		else if (sh->valid && sh->index != s->index)
+			ntp_screen_printf(scr, row, x + 2, -1, NTP_ROLE_DIM,
+					  "fitted on #%llu (the load levels since the same)",
+					  (unsigned long long)sh->index);
+		row++;
+		if (!sh->valid) {
+			ntp_screen_put(scr, row + 1, 2, -1, NTP_ROLE_DIM, "computing the fit ...");
+			return;
+		}
+		g = &sh->base;
+		m = sh->m;
+		if (!m.ok || !sh->pred_ok) {
+			ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
+			return;
+		}
+		p = sh->p;
+	} else {
+		row++;
+		/* the run's QD as the view has it (--what-if-qd-was, keys [ ]) */
+		if (info->wi)
+			par = *info->wi;
+		else
+			memset(&par, 0, sizeof(par));
+		par.base_qd = v->wi_qd_was;
+		whatif_model_cached(h, s, g, &par, v->paused, &m);
+		if (!m.ok || ntp_wi_predict(&m, v->wi_qd ? v->wi_qd : 1, &p)) {
+			ntp_screen_printf(scr, row + 1, 2, -1, NTP_ROLE_DIM, "no prediction: %s", m.ok ? "bad QD" : m.why);
+			return;
+		}
 	}
 	ntp_rate_label(m.base_iops, rate, sizeof(rate));
 	ntp_screen_printf(scr, row++, 1, -1, NTP_ROLE_TEXT, "measured  QD %-4u %7s IOPS  mean %9.1f  p99 %9.1f us  QD %s",

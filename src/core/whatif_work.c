@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * whatif_work.c - ntprof-top's what-if fit off the UI thread, at the
+ * lowest priority (whatif_work.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "whatif_work.h"
+
+/* nice 19 on this thread alone (Linux: a thread's nice is its own): a
+ * small share of a CPU the workload wants, yet a share. SCHED_IDLE would
+ * leave the view "computing" for as long as anything else runs. */
+static void lowest_priority(void)
+{
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
+
+static void *worker(void *arg)
+{
+	struct ntp_wi_work *w = arg;
+
+	lowest_priority();
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		uint64_t gen;
+		uint32_t qd;
+		int refit, fitted = 0, pred_ok;
+		struct ntp_wi_pred p;
+
+		while (!w->stop && w->done_gen == w->req_gen)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->stop)
+			break;
+		gen = w->req_gen;
+		qd = w->req_qd;
+		refit = w->req_refit;
+		w->req_refit = 0;
+		if (refit)
+			w->in = w->req;
+		pthread_mutex_unlock(&w->mu);
+
+		if (refit) {
+			ntp_wi_build_input(&w->in, &w->m);
+			fitted = 1;
+		}
+		pred_ok = w->m.ok && !ntp_wi_predict(&w->m, qd, &p);
+
+		pthread_mutex_lock(&w->mu);
+		w->res.valid = 1;
+		if (fitted) {
+			w->res.index = w->in.index;
+			w->res.base = w->in.base;
+			w->res.m = w->m;
+			w->fits++;
+		}
+		w->res.qd = qd;
+		w->res.pred_ok = pred_ok;
+		if (pred_ok) {
+			w->res.p = p;
+			w->predictions++;
+		} else {
+			memset(&w->res.p, 0, sizeof(w->res.p));
+		}
+		w->done_gen = gen;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct ntp_wi_work *ntp_wi_work_start(void)
+{
+	struct ntp_wi_work *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->thread, NULL, worker, w)) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return NULL;
+	}
+	w->started = 1;
+	return w;
+}
+
+void ntp_wi_work_stop(struct ntp_wi_work *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	if (w->started)
+		pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+}
+
+int ntp_wi_work_want(struct ntp_wi_work *w, const struct ntp_wi_input *in, uint32_t qd)
+{
+	/* the UI's copy of the last input asked for: compared without the
+	 * lock (the worker never touches it) */
+	int refit = !w->have_last || !ntp_wi_input_same(&w->last, in);
+
+	if (!refit && qd == w->last_qd)
+		return 0;
+	if (refit) {
+		w->last = *in;
+		w->last.p.shown = NULL;
+		w->have_last = 1;
+	}
+	w->last_qd = qd;
+	pthread_mutex_lock(&w->mu);
+	if (refit) {
+		w->req = w->last;
+		w->req_refit = 1;
+	}
+	w->req_qd = qd;
+	w->req_gen++;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return 1;
+}
+
+uint64_t ntp_wi_work_get(struct ntp_wi_work *w, struct ntp_wi_shown *out)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&w->mu);
+	*out = w->res;
+	out->pending = w->done_gen != w->req_gen;
+	out->want_qd = w->req_qd;
+	gen = w->done_gen;
+	pthread_mutex_unlock(&w->mu);
+	return gen;
+}
+
+void ntp_wi_work_counts(struct ntp_wi_work *w, unsigned long *fits, unsigned long *predictions)
+{
+	pthread_mutex_lock(&w->mu);
+	*fits = w->fits;
+	*predictions = w->predictions;
+	pthread_mutex_unlock(&w->mu);
+}
+
+void ntp_wi_work_wait(struct ntp_wi_work *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->done_gen != w->req_gen)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
