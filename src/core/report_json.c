@@ -269,6 +269,9 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us, gb->sampled) : NULL);
 	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
 	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
+	/* whose stage avg_qd are counted (--exact-queues), not Little's law's */
+	add(o, "a_qd_counted", ga ? json_object_new_boolean(ga->qd_counted) : NULL);
+	add(o, "b_qd_counted", gb ? json_object_new_boolean(gb->qd_counted) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
 		add(o, "note", NULL);
 		add(o, "stages", stages);
@@ -289,11 +292,11 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		add(e, "b_mean_us", rows[i].in_b ? num(rows[i].b.mean_us, 3) : NULL);
 		add(e, "a_avg_qd", rows[i].in_a ? num(rows[i].a.avg_qd, 4) : NULL);
 		add(e, "b_avg_qd", rows[i].in_b ? num(rows[i].b.avg_qd, 4) : NULL);
-		if (rows[i].in_a && rows[i].in_b) {
-			add(e, "change_us", num(rows[i].b.mean_us - rows[i].a.mean_us, 3));
-			add(e, "ratio", rows[i].a.mean_us > 0
-				? num(rows[i].b.mean_us / rows[i].a.mean_us, 3) : NULL);
-		}
+		/* a row of one side: null, not left out (docs/json-schema.md) */
+		add(e, "change_us", rows[i].in_a && rows[i].in_b ? num(rows[i].b.mean_us - rows[i].a.mean_us, 3)
+								 : NULL);
+		add(e, "ratio", rows[i].in_a && rows[i].in_b && rows[i].a.mean_us > 0
+			? num(rows[i].b.mean_us / rows[i].a.mean_us, 3) : NULL);
 		json_object_array_add(stages, e);
 	}
 	add(o, "stages", stages);
