@@ -3,9 +3,11 @@
  * cmd_report.c - `ntprof report [--detail] [-j FILE] FILE...`: one report
  * over whole recordings, host and target files joined (docs/stage-model.md, "Reading a report").
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "core/out.h"
 #include "load.h"
@@ -179,6 +181,12 @@ int cmd_report(int argc, char **argv)
 		struct ntp_report_meta fm;
 		struct ntp_loaded *fk = NULL;
 
+		/* a name the list's commas made (the list is split at every
+		 * one, docs/reports.md) is said as the option's */
+		if (access(fit_path[i], F_OK)) {
+			ret = ntp_err("--what-if-fit %s: %s", fit_path[i], strerror(errno));
+			goto out;
+		}
 		fit_snap[i] = malloc(sizeof(*fit_snap[i]));
 		if (!fit_snap[i]) {
 			ret = ntp_err("out of memory");

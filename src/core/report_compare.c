@@ -3,9 +3,9 @@
  * report_compare.c - `ntprof compare A B`: each group of A next to the same
  * group of B (same I/O type, size and device; else one left of the same type
  * and size), per stage (paired by role, each side's name printed when they
- * differ) the change in microseconds and as a factor, and a verdict line
- * naming the stage whose mean grew most from A to B: the one that amplifies
- * latency.
+ * differ) the change in microseconds and as a factor, and a verdict line:
+ * the stage that amplifies latency when one grew beyond the other stages'
+ * factor, else a uniform slowdown (ntp_compare_judge).
  */
 #include <math.h>
 #include <string.h>
@@ -113,6 +113,105 @@ int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n)
 	return best;
 }
 
+/*
+ * A spread from the quantiles a snapshot keeps (no variance is kept):
+ * (p99 - p50) / 2.326, the standard deviation of a normal distribution with
+ * those quantiles. Latencies are skewed to the right, so their p99 lies
+ * further from the median than a normal's of the same deviation: the
+ * estimate errs high, towards a stage that does not stand out.
+ */
+static double spread_us(double p50, double p99)
+{
+	return p99 > p50 ? (p99 - p50) / 2.326 : 0;
+}
+
+/* Beyond noise: more than K_SE standard errors (docs/reports.md, "The verdict"). */
+static const double K_SE = 2.0;
+
+/* Variance of the mean of one row over n commands (the host-only rows
+ * "host receive path" and "network and target" take their stage's spread). */
+static double var_mean(const struct ntp_snap_group *g, int stage)
+{
+	double s = spread_us(g->stage[stage].p50_us, g->stage[stage].p99_us);
+
+	return g->sampled ? s * s / (double)g->sampled : 0;
+}
+
+/* sqrt(var) summed over the rows in both but `skip`: the deviation of the
+ * rest's mean as if its rows moved together (the largest it can be). */
+static double rest_sd(const struct ntp_snap_group *g, const struct ntp_compare_row *rows, unsigned n,
+		      unsigned skip)
+{
+	double sd = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (i != skip && rows[i].in_a && rows[i].in_b)
+			sd += sqrt(var_mean(g, rows[i].stage));
+	return sd;
+}
+
+/*
+ * The verdict (docs/reports.md, "The verdict"). Each stage's growth is
+ * measured against the factor the other stages grew by together: with A's
+ * mean a, B's b and the others' factor R = (B' - b) / (A' - a) (A', B':
+ * the rows in both, summed), the stage's excess is b - R a, and the
+ * latency's growth splits exactly into the common part (R - 1) A' and that
+ * excess. A stage stands out when its excess is beyond its sampling noise
+ * (K_SE standard errors) and is more than half of the growth (more than the
+ * common slowdown explains); when none does, the slowdown is uniform. A
+ * growth of the end to end within K_SE standard errors of its own noise is
+ * no growth.
+ */
+void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb,
+		       const struct ntp_compare_row *rows, unsigned n, int differ, struct ntp_compare_judge *j)
+{
+	double sa = 0, sb = 0, de = gb->e2e_mean_us - ga->e2e_mean_us, noise;
+	double ea = spread_us(ga->e2e_p50_us, ga->e2e_p99_us), eb = spread_us(gb->e2e_p50_us, gb->e2e_p99_us);
+
+	memset(j, 0, sizeof(*j));
+	j->grew = ntp_compare_verdict(rows, n);
+	j->out = -1;
+	j->e2e_ratio = ga->e2e_mean_us > 0 ? gb->e2e_mean_us / ga->e2e_mean_us : 0;
+	if (differ || j->grew < 0)
+		return;
+	noise = K_SE * sqrt((ga->sampled ? ea * ea / (double)ga->sampled : 0) +
+			 (gb->sampled ? eb * eb / (double)gb->sampled : 0));
+	if (de <= noise || rows[j->grew].b.mean_us <= rows[j->grew].a.mean_us) {
+		j->kind = NTP_VERDICT_NO_GROWTH;
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (rows[i].in_a && rows[i].in_b) {
+			sa += rows[i].a.mean_us;
+			sb += rows[i].b.mean_us;
+		}
+	for (unsigned i = 0; i < n; i++) {
+		const struct ntp_compare_row *x = &rows[i];
+		double ra, rb, r, ex, vr, se, sda, sdb;
+
+		if (!x->in_a || !x->in_b)
+			continue;
+		ra = sa - x->a.mean_us;
+		rb = sb - x->b.mean_us;
+		if (ra <= 0)
+			continue;
+		r = rb / ra;
+		ex = x->b.mean_us - r * x->a.mean_us;
+		sda = rest_sd(ga, rows, n, i);
+		sdb = rest_sd(gb, rows, n, i);
+		/* var(R) by the first order: R^2 (var(rest B)/rest B^2 + var(rest A)/rest A^2) */
+		vr = r * r * (sda * sda / (ra * ra) + (rb > 0 ? sdb * sdb / (rb * rb) : 0));
+		se = sqrt(var_mean(gb, x->stage) + r * r * var_mean(ga, x->stage) + x->a.mean_us * x->a.mean_us * vr);
+		if (ex > K_SE * se && (j->out < 0 || ex > j->excess_us)) {
+			j->out = (int)i;
+			j->others_ratio = r;
+			j->excess_us = ex;
+			j->noise_us = K_SE * se;
+		}
+	}
+	j->kind = j->out >= 0 && j->excess_us > (sb - sa) / 2 ? NTP_VERDICT_STAGE : NTP_VERDICT_UNIFORM;
+}
+
 static const char *sides_of(const struct ntp_snap_group *g)
 {
 	return g->host_only ? "the host's side only" : g->target_only ? "the target's side only" : "both sides";
@@ -176,6 +275,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
 	char label[64], rate_a[32], rate_b[32], r[32], name[160];
 	char sides[240];
+	struct ntp_compare_judge j;
 	unsigned n;
 	int v, differ, e2e;
 
@@ -225,7 +325,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 				"-", "-", "-", x->b.avg_qd);
 		}
 	}
-	v = ntp_compare_verdict(rows, n);
+	ntp_compare_judge(ga, gb, rows, n, differ, &j);
+	v = j.kind == NTP_VERDICT_STAGE ? j.out : j.grew;
 	if (v < 0) {
 		fprintf(f, "verdict: A and B have no stage in common\n");
 		return;
@@ -245,9 +346,23 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 				"the latency %+.2f us\n", name, d, r, de);
 		else
 			fprintf(f, "verdict (of the stages both record): %s grows most, %+.2f us (%s)\n", name, d, r);
-	} else if (d > 0 && de > 0)
+	} else if (j.kind == NTP_VERDICT_STAGE)
 		fprintf(f, "verdict: %s amplifies latency from A to B: %+.2f us of the %+.2f us "
 			"(%.0f %%), %s\n", name, d, de, 100.0 * d / de, r);
+	else if (j.kind == NTP_VERDICT_UNIFORM && j.out < 0)
+		fprintf(f, "verdict: every stage grew about %.2fx: a uniform slowdown (CPU, contention), "
+			"no stage stands out\n", j.e2e_ratio);
+	else if (j.kind == NTP_VERDICT_UNIFORM) {
+		const struct ntp_compare_row *o = &rows[j.out];
+
+		ratio(r, sizeof(r), o->a.mean_us, o->b.mean_us);
+		fprintf(f, "verdict: a uniform slowdown (CPU, contention), no stage stands out: the other stages "
+			"grew %.2fx, %s%s%s %s: %+.2f us beyond their factor, %.0f %% of the %+.2f us\n",
+			j.others_ratio, o->name, strcmp(o->name, o->name_b) ? " / " : "",
+			strcmp(o->name, o->name_b) ? o->name_b : "", r, j.excess_us, 100.0 * j.excess_us / de, de);
+	} else if (d > 0 && de > 0)
+		fprintf(f, "verdict: latency does not grow from A to B beyond its sampling noise (mean %+.2f us); "
+			"%s grows most, %+.2f us (%s)\n", de, name, d, r);
 	else if (d > 0)
 		fprintf(f, "verdict: latency does not grow from A to B (mean %+.2f us); "
 			"%s grows most, %+.2f us (%s)\n", de, name, d, r);

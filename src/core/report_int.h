@@ -28,6 +28,26 @@ unsigned ntp_compare_rows(const struct ntp_snapshot *a, const struct ntp_snap_gr
 			  struct ntp_compare_row *out, unsigned max);
 /* Index of the row whose mean grew most from A to B (in both), or -1. */
 int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
+
+/* What the verdict says (docs/reports.md, "The verdict"). */
+enum ntp_verdict_kind {
+	NTP_VERDICT_UNJUDGED = 0,	/* the sides differ: of the stages both record only */
+	NTP_VERDICT_STAGE,		/* one stage stands out: judge.out */
+	NTP_VERDICT_UNIFORM,		/* none does: every stage grew about e2e_ratio */
+	NTP_VERDICT_NO_GROWTH,		/* the latency did not grow beyond its sampling noise */
+};
+struct ntp_compare_judge {
+	int kind;			/* enum ntp_verdict_kind */
+	int grew;			/* ntp_compare_verdict: the row grown most, or -1 */
+	int out;			/* the row grown most beyond the other stages' factor,
+					 * beyond noise, or -1 */
+	double e2e_ratio;		/* B's end-to-end mean / A's (0: A's is 0) */
+	double others_ratio;		/* out: the other rows' B/A */
+	double excess_us;		/* out: its growth beyond the others' factor */
+	double noise_us;		/* out: three standard errors of excess_us */
+};
+void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb,
+		       const struct ntp_compare_row *rows, unsigned n, int differ, struct ntp_compare_judge *j);
 /* A's group and B's of different sides (joined, host-only, target-only):
  * 1 and a one-line note into buf, *e2e_same set when their end to end is
  * still the same measure (the host's, in both); 0 when of the same sides

@@ -261,6 +261,7 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	json_object *o = ntp_json_group_ident(ga ? ga : gb), *stages = json_object_new_array();
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
 	char sides[240];
+	struct ntp_compare_judge j;
 	unsigned n;
 	int v, differ, e2e;
 
@@ -268,6 +269,9 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	add(o, "b", gb ? latency(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us, gb->e2e_p999_us, gb->sampled) : NULL);
 	add(o, "a_rate", ga ? num(ga->rate, 1) : NULL);
 	add(o, "b_rate", gb ? num(gb->rate, 1) : NULL);
+	/* whose stage avg_qd are counted (--exact-queues), not Little's law's */
+	add(o, "a_qd_counted", ga ? json_object_new_boolean(ga->qd_counted) : NULL);
+	add(o, "b_qd_counted", gb ? json_object_new_boolean(gb->qd_counted) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
 		add(o, "note", NULL);
 		add(o, "stages", stages);
@@ -288,26 +292,45 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 		add(e, "b_mean_us", rows[i].in_b ? num(rows[i].b.mean_us, 3) : NULL);
 		add(e, "a_avg_qd", rows[i].in_a ? num(rows[i].a.avg_qd, 4) : NULL);
 		add(e, "b_avg_qd", rows[i].in_b ? num(rows[i].b.avg_qd, 4) : NULL);
-		if (rows[i].in_a && rows[i].in_b) {
-			add(e, "change_us", num(rows[i].b.mean_us - rows[i].a.mean_us, 3));
-			add(e, "ratio", rows[i].a.mean_us > 0
-				? num(rows[i].b.mean_us / rows[i].a.mean_us, 3) : NULL);
-		}
+		/* a row of one side: null, not left out (docs/json-schema.md) */
+		add(e, "change_us", rows[i].in_a && rows[i].in_b ? num(rows[i].b.mean_us - rows[i].a.mean_us, 3)
+								 : NULL);
+		add(e, "ratio", rows[i].in_a && rows[i].in_b && rows[i].a.mean_us > 0
+			? num(rows[i].b.mean_us / rows[i].a.mean_us, 3) : NULL);
 		json_object_array_add(stages, e);
 	}
 	add(o, "stages", stages);
-	v = ntp_compare_verdict(rows, n);
+	ntp_compare_judge(ga, gb, rows, n, differ, &j);
+	v = j.kind == NTP_VERDICT_STAGE ? j.out : j.grew;
 	if (v >= 0) {
-		json_object *e = json_object_new_object();
+		static const char *const kind[] = { [NTP_VERDICT_STAGE] = "stage", [NTP_VERDICT_UNIFORM] = "uniform",
+						    [NTP_VERDICT_NO_GROWTH] = "no_growth" };
+		json_object *e = json_object_new_object(), *x = NULL;
 		double d = rows[v].b.mean_us - rows[v].a.mean_us;
 
+		add(e, "kind", j.kind ? json_object_new_string(kind[j.kind]) : NULL);
 		add(e, "name", json_object_new_string(rows[v].name));
 		add(e, "stage", json_object_new_string(ntp_stage_key(rows[v].stage)));
 		add(e, "b_name", json_object_new_string(rows[v].name_b));
 		add(e, "change_us", num(d, 3));
 		add(e, "e2e_change_us", num(gb->e2e_mean_us - ga->e2e_mean_us, 3));
-		add(e, "amplifies", json_object_new_boolean(!differ && d > 0 && gb->e2e_mean_us > ga->e2e_mean_us));
+		add(e, "e2e_ratio", ga->e2e_mean_us > 0 && !differ ? num(j.e2e_ratio, 3) : NULL);
+		add(e, "amplifies", json_object_new_boolean(j.kind == NTP_VERDICT_STAGE));
 		add(e, "restricted", json_object_new_boolean(differ));
+		if (j.out >= 0) {
+			const struct ntp_compare_row *r = &rows[j.out];
+
+			x = json_object_new_object();
+			add(x, "name", json_object_new_string(r->name));
+			add(x, "stage", json_object_new_string(ntp_stage_key(r->stage)));
+			add(x, "b_name", json_object_new_string(r->name_b));
+			add(x, "ratio", r->a.mean_us > 0 ? num(r->b.mean_us / r->a.mean_us, 3) : NULL);
+			add(x, "others_ratio", num(j.others_ratio, 3));
+			add(x, "excess_us", num(j.excess_us, 3));
+			add(x, "noise_us", num(j.noise_us, 3));
+			add(x, "share", num(j.excess_us / (gb->e2e_mean_us - ga->e2e_mean_us), 4));
+		}
+		add(e, "beyond_others", x);
 		add(o, "verdict", e);
 	} else {
 		add(o, "verdict", NULL);

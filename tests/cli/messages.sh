@@ -25,6 +25,16 @@ check compare-qd-both-counted "$(grep -qx "QD: A's and B's counted in the kernel
 	"$(grep -m1 -B1 '^stage' <<<"$out")"
 out=$("$NTPROF" compare $ex/tb61-tcp-read-qd1-both.ntp $ex/tb61-tcp-read-qd1-both.ntp 2>&1)
 check compare-qd-little "$(! grep -q '^QD: ' <<<"$out"; echo $?)" "$(grep -m1 -B1 '^stage' <<<"$out")"
+# compare -j: a one-sided stage row has change_us and ratio null, not left
+# out; each side says whether its queue depths are counted
+out=$("$NTPROF" compare -j - $ex/tb61-tcp-read-host.ntp $ex/tb61-tcp-read-qd8-exactq-both.ntp 2>&1)
+check compare-json-nulls "$(python3 -c '
+import json, sys
+g = json.loads(sys.stdin.read())["groups"][0]
+assert g["a_qd_counted"] is False and g["b_qd_counted"] is True, (g["a_qd_counted"], g["b_qd_counted"])
+one = [s for s in g["stages"] if s["a_name"] is None or s["b_name"] is None]
+assert one and all(s["change_us"] is None and s["ratio"] is None for s in one), one
+' <<<"$out" 2>&1; echo $?)" "$(head -c 300 <<<"$out")"
 
 # two recordings of both sides of one machine: said once, not "both both"
 "$NTPROF" generate -q -o "$tmp/b.ntp" -d 0.05 --rate 1000 -s 1 || exit 1
