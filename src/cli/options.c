@@ -301,7 +301,10 @@ static const struct ntp_optdef *find_letter(const struct ntp_optset *sets, size_
 bool ntp_options_json_stdout(int argc, char **argv, const struct ntp_optset *sets, size_t n_sets)
 {
 	const struct ntp_optdef *j = find_long(sets, n_sets, "json", 4), *d;
-	bool yes = false;
+	/* glibc's getopt permutes (reads options past an operand) unless
+	 * POSIXLY_CORRECT is set (the option strings built here never start
+	 * with '+'): then the first operand ends the options */
+	bool yes = false, posix = getenv("POSIXLY_CORRECT") != NULL;
 
 	if (!j)
 		j = find_letter(sets, n_sets, 'j');	/* record's -j has no long name */
@@ -312,8 +315,11 @@ bool ntp_options_json_stdout(int argc, char **argv, const struct ntp_optset *set
 
 		if (!strcmp(w, "--"))
 			break;
-		if (w[0] != '-' || !w[1])
+		if (w[0] != '-' || !w[1]) {
+			if (posix)
+				break;
 			continue;	/* an operand: getopt reads on past it */
+		}
 		d = NULL;
 		if (w[1] == '-') {
 			const char *eq = strchr(w + 2, '=');

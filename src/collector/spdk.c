@@ -870,10 +870,12 @@ void ntp_spdk_counters(struct ntp_spdk *s, uint64_t *lost, uint64_t *bad)
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *v;
 
-	*lost = *bad = 0;
+	/* the stop's losses whatever else fails: the caller takes them back
+	 * out of *lost (ntp_spdk_stop_lost) for the ring's */
+	*bad = 0;
+	*lost = s ? s->flight_lost : 0;
 	if (!s || !s->skel || ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
 		return;
-	*lost = s->flight_lost;
 	for (uint32_t k = 0; k < 3; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.spdk_stats), &k, v))
 			continue;

@@ -186,7 +186,9 @@ static int counters(FILE *f, const struct ntp_metrics_state *st, const struct nt
 	sample(&o, "ntprof_records_total", NULL, 0, 0, "side=\"target\"", (double)s->target_records);
 	family(f, "ntprof_joined_records_total", "counter", "Host records joined with their target record.");
 	sample(&o, "ntprof_joined_records_total", NULL, 0, 0, NULL, (double)s->matched);
-	family(f, "ntprof_lost_events_total", "counter", "Records the kernel could not hand over (ring buffer full).");
+	family(f, "ntprof_lost_events_total", "counter",
+	       "Records lost before ntprof had them (kernel or SPDK ring buffer full, SPDK commands in flight past "
+	       "the stop).");
 	sample(&o, "ntprof_lost_events_total", NULL, 0, 0, NULL, (double)s->lost_events);
 	return ferror(f) ? -1 : 0;
 }

@@ -1728,9 +1728,12 @@ int ntp_reader_stream(const struct ntp_reader *r)
 
 ssize_t ntp_file_last_totals(const char *path, size_t max_tail, struct ntp_total **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open() would wait for a writer that may never
+	 * come; it is not a regular file and is refused below */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	uint8_t *buf = NULL;
 	ssize_t got = -1, rows = 0;
+	int found = 0;
 	size_t len;
 	struct stat sb;
 	off_t from;
@@ -1778,9 +1781,13 @@ ssize_t ntp_file_last_totals(const char *path, size_t max_tail, struct ntp_total
 			(*out)[i].key.dev[NTP_DEV_LEN - 1] = '\0';
 		}
 		rows = count;
+		found = 1;
 		break;
 	}
-	if (got == 0)
+	/* no block within a tail shorter than the file: unknown, not none */
+	if (got == 0 && !found && (uint64_t)len < (uint64_t)sb.st_size)
+		got = -1;
+	else if (got == 0)
 		got = rows;
 done:
 	free(buf);

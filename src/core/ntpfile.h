@@ -236,8 +236,10 @@ int ntp_reader_waiting(const struct ntp_reader *r);	/* the last block call retur
 /* The rows of the latest totals block or trailer that lies whole in the
  * last max_tail bytes of a regular file, read from there (not from its
  * start): the groups the recording counted up to then. Their number, the
- * rows malloc'd in *out (NULL: none); 0 when no such block is there; -1
- * when the file cannot be read or out of memory. */
+ * rows malloc'd in *out (NULL: none); 0 when the file has no such block
+ * (it is all within the tail); -1 when a longer file has none within the
+ * tail (unknown), the file cannot be read or is no regular file (a FIFO
+ * is not waited for), or out of memory. */
 ssize_t ntp_file_last_totals(const char *path, size_t max_tail, struct ntp_total **out);
 void ntp_reader_close(struct ntp_reader *r);
 

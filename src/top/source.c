@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "source.h"
 #include "core/clock.h"
 #include "core/totals.h"
@@ -411,55 +412,78 @@ static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_m
  * (a trailer or a totals block: one per second of recording, ntpfile.h). */
 #define SESSION_TAIL ((size_t)4 << 20)
 
-/* Adds dev to the list (NUL-separated names, ", " between them when said). */
-static void dev_add(char *list, size_t cap, size_t *n, const char *dev)
+/* Adds dev to the list (NUL-separated names, ", " between them when said),
+ * a multipath path nvme<S>c<C>n<N> as its head nvme<S>n<N>, the name the
+ * replay's filter compares (ntp_filter_keeps, src/core/pump.c). -1: the
+ * list is full and the name left out. */
+static int dev_add(char *list, size_t cap, size_t *n, const char *dev)
 {
-	size_t len = strnlen(dev, NTP_DEV_LEN);
+	char d[NTP_DEV_LEN];
+	unsigned sub, ctrl, ns;
+	int end = 0;
+	size_t len;
 
-	if (!len)
-		return;
+	memcpy(d, dev, NTP_DEV_LEN);
+	d[NTP_DEV_LEN - 1] = '\0';
+	if (sscanf(d, "nvme%uc%un%u%n", &sub, &ctrl, &ns, &end) == 3 && end > 0 && !d[end])
+		snprintf(d, sizeof(d), "nvme%un%u", sub, ns);
+	if (!(len = strlen(d)))
+		return 0;
 	for (const char *p = list; p < list + *n; p += strlen(p) + 1)
-		if (strlen(p) == len && !memcmp(p, dev, len))
-			return;
+		if (strlen(p) == len && !memcmp(p, d, len))
+			return 0;
 	if (*n + len + 1 > cap)
-		return;
-	memcpy(list + *n, dev, len);
-	list[*n + len] = '\0';
+		return -1;
+	memcpy(list + *n, d, len + 1);
 	*n += len + 1;
+	return 0;
 }
 
 /*
  * --session on a replay names a host namespace the recording should have:
  * the namespaces its headers list (format 1.2), with those counted in the
- * latest totals of each file (read from its end) refuse a name it lacks, as
- * live recording refuses one that does not exist (docs/top.md). A file that
- * says neither (an older header and no totals block yet, a recording just
- * started) is not checked: its intervals show what the filter keeps.
+ * latest totals of each file (read from its end), path names folded to
+ * their head as the filter folds them, refuse a name it lacks, as live
+ * recording refuses one that does not exist (docs/top.md). Refused only
+ * when that list is known whole; otherwise the replay runs and its
+ * intervals show what the filter keeps: a file that says neither (an older
+ * header and no totals block yet, a recording just started), a header
+ * with its table full (more are left out), a file longer than the tail
+ * read with no totals within it, a pipe (read once, by the replay), more
+ * names than the list holds.
  */
 static int session_check(struct top_source *s, const char *session, char *err, size_t errlen)
 {
 	char list[NTP_HOSTQ_MAX * NTP_DEV_LEN];
 	size_t n = 0, shown = 0;
 	char names[256];
+	int whole = s->info.n_hostq < NTP_HOSTQ_MAX;
 
 	if (!session[0])
 		return 0;
 	for (uint32_t i = 0; i < s->info.n_hostq && i < NTP_HOSTQ_MAX; i++)
-		dev_add(list, sizeof(list), &n, s->info.hostq[i].dev);
-	for (size_t i = 0; i < ntp_files_count(s->files); i++) {
+		if (dev_add(list, sizeof(list), &n, s->info.hostq[i].dev))
+			whole = 0;
+	for (size_t i = 0; whole && i < ntp_files_count(s->files); i++) {
 		struct ntp_reader *r = ntp_files_reader(s->files, i);
 		struct ntp_total *rows;
 		ssize_t k;
 
 		if (ntp_reader_info(r)->role == NTP_ROLE_TARGET)
 			continue;
+		if (ntp_reader_info(r)->n_hostq >= NTP_HOSTQ_MAX || ntp_reader_stream(r)) {
+			whole = 0;
+			break;
+		}
 		k = ntp_file_last_totals(ntp_reader_path(r), SESSION_TAIL, &rows);
+		if (k < 0)
+			whole = 0;
 		for (ssize_t j = 0; j < k; j++)
-			if (rows[j].key.side == NTP_SIDE_HOST)
-				dev_add(list, sizeof(list), &n, rows[j].key.dev);
+			if (rows[j].key.side == NTP_SIDE_HOST && dev_add(list, sizeof(list), &n, rows[j].key.dev))
+				whole = 0;
 		free(rows);
 	}
-	if (!n)
+	if (!n || !whole)
 		return 0;
 	for (const char *p = list; p < list + n; p += strlen(p) + 1)
 		if (!strncmp(p, session, NTP_DEV_LEN))
@@ -478,10 +502,31 @@ static int session_check(struct top_source *s, const char *session, char *err, s
 	return -1;
 }
 
+/* A file to follow whose recorder has created it but not written its
+ * header yet (docs/top.md): waited for as a following replay waits, until
+ * it holds a header or has not grown for the idle time (its modification
+ * time tells); then opened, and refused as before if still short. */
+static void header_wait(const char *path)
+{
+	struct stat sb;
+
+	while (!stat(path, &sb) && S_ISREG(sb.st_mode) && sb.st_size < NTP_HEADER_LEN) {
+		struct timespec now, step = { 0, 50 * 1000000L };
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if ((now.tv_sec - sb.st_mtim.tv_sec) * 1000000000LL + (now.tv_nsec - sb.st_mtim.tv_nsec) >
+		    (long long)TOP_FOLLOW_IDLE_NS)
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 /* The replay's files: joined, the model's configuration and where they start. */
 static int open_replay(struct top_source *s, const struct top_source_opts *o, struct ntp_model_config *cfg,
 		       struct ntp_pump_config *pc, struct ntp_record_filter *filter, char *err, size_t errlen)
 {
+	if (o->speed > 0 && o->n_replay == 1)
+		header_wait(o->replay_files[0]);
 	s->files = ntp_files_open(o->replay_files, o->n_replay, err, errlen);
 	if (!s->files)
 		return -1;

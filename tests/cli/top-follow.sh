@@ -4,7 +4,9 @@
 # the middle while a paced batch replay runs; the replay follows it to its
 # trailer and prints the intervals of the whole file, not one interval and a
 # "cut short" note. A cut file written long ago still ends at once. And
-# --session naming a namespace the recording lacks is refused (one line).
+# --session naming a namespace the recording lacks is refused (one line),
+# a multipath path counting as its head; a FIFO's is not waited on. A file
+# created but still empty is waited for.
 set -u
 cd "$(dirname "$0")/../.."
 NTPROF=${NTPROF:-build/ntprof}
@@ -48,6 +50,14 @@ start=$(date +%s%N)
 [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 3000 ] || fail "an old cut file was waited for"
 grep -q "cut.ntp was cut short" "$work/err" || fail "old cut file: $(cat "$work/err")"
 
+# created, not yet written: waited for, not refused as an empty file
+: >"$work/late.ntp"
+( sleep 0.5; cat "$work/src.ntp" >>"$work/late.ntp" ) &
+"$TOP" -b --json --speed 50 --replay "$work/late.ntp" >"$work/late.json" 2>"$work/err"; rc=$?
+wait
+[ $rc -eq 0 ] && [ "$(sum "$work/late.json")" = "$(sum "$work/full.json")" ] ||
+	fail "a file written after the replay started: exit $rc: $(cat "$work/err")"
+
 # --session: the namespaces of the header's table, or of the totals at the file's end
 out=$("$TOP" -b --speed 0 --session nvme9n9 --replay "$work/src.ntp" 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$out" = "ntprof-top: nvme9n9 is not in the recording (it has nvme1n1)" ] ||
@@ -57,4 +67,17 @@ out=$("$TOP" -b --speed 0 --session nvme9n9 --replay examples/tb61-tcp-read-qd1-
 	fail "--session nvme9n9 of an example: exit $rc: $out"
 "$TOP" -b --speed 0 -n 1 --session nvme0n1 --replay examples/tb61-tcp-read-qd1-both.ntp >/dev/null 2>&1 ||
 	fail "--session nvme0n1 of an example refused"
+# a multipath path's records are the head's, as the filter folds them
+"$NTPROF" generate -q -o "$work/mp.ntp" -d 2 --rate 1000 -s 1 --host-dev nvme0c1n1 -r host || exit 1
+"$TOP" -b --json --speed 0 -n 1 --session nvme0n1 --replay "$work/mp.ntp" >/dev/null 2>"$work/err" ||
+	fail "--session nvme0n1 of a recording naming nvme0c1n1 refused: $(cat "$work/err")"
+out=$("$TOP" -b --speed 0 --session nvme0c1n1 --replay "$work/mp.ntp" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$out" = "ntprof-top: nvme0c1n1 is not in the recording (it has nvme0n1)" ] ||
+	fail "--session nvme0c1n1 (which the filter never keeps): exit $rc: $out"
+# a FIFO whose writer is gone: the check does not open it again (and wait)
+"$NTPROF" generate -q -o "$work/small.ntp" -d 0.02 --rate 200 -s 1 -r host || exit 1
+mkfifo "$work/ff"
+cat "$work/small.ntp" >"$work/ff" &
+timeout 20 "$TOP" -b --speed 0 --session nvme1n1 --replay "$work/ff" >/dev/null 2>"$work/err"; rc=$?
+[ $rc -eq 0 ] || fail "--session on a FIFO: exit $rc: $(cat "$work/err")"
 [ $fails -eq 0 ]

@@ -2085,8 +2085,21 @@ static void test_follow(void **state)
 	assert_int_equal(rows[0].count.commands, 3 * NTP_BLOCK_RECORDS);
 	assert_string_equal(rows[0].key.dev, "nvme0n1");
 	free(rows);
-	assert_int_equal(ntp_file_last_totals(path, 100, &rows), 0);	/* not within the tail */
+	/* not within a tail shorter than the file: unknown, not none */
+	assert_int_equal(ntp_file_last_totals(path, 100, &rows), -1);
 	assert_null(rows);
+	/* a file with no totals block at all, all within the tail: none */
+	spew(grow, whole, NTP_HEADER_LEN + blk);
+	assert_int_equal(ntp_file_last_totals(grow, 1u << 20, &rows), 0);
+	assert_null(rows);
+	/* a FIFO without a writer: refused, its open() not waiting for one */
+	unlink(grow);
+	assert_int_equal(mkfifo(grow, 0600), 0);
+	alarm(10);
+	assert_int_equal(ntp_file_last_totals(grow, 1u << 20, &rows), -1);
+	alarm(0);
+	assert_null(rows);
+	unlink(grow);
 	cut = NTP_HEADER_LEN + blk + blk / 2;	/* inside the second block */
 	for (int no_mmap = 0; no_mmap < 2; no_mmap++) {
 		struct ntp_reader_opts o = { .no_mmap = no_mmap };

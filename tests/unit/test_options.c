@@ -132,6 +132,11 @@ static void test_json_stdout(void **state)
 	assert_false(ntp_options_json_stdout(4, no3, rep->sets, rep->n_sets));
 	assert_false(ntp_options_json_stdout(4, no4, rep->sets, rep->n_sets));
 	assert_true(ntp_options_json_stdout(5, rec, ntp_record_optsets, 4));
+	/* POSIXLY_CORRECT: getopt stops at the first operand, and so does the scan */
+	setenv("POSIXLY_CORRECT", "1", 1);
+	assert_false(ntp_options_json_stdout(3, yes2, rep->sets, rep->n_sets));
+	assert_true(ntp_options_json_stdout(4, yes1, rep->sets, rep->n_sets));
+	unsetenv("POSIXLY_CORRECT");
 }
 
 /* ntprof-top parses the same collector options with the same table. */
