@@ -482,8 +482,9 @@ void ntp_report_print(FILE *f, const struct ntp_snapshot *s, const struct ntp_re
 		if (!n || split == n || (t ? s->role == NTP_ROLE_HOST : s->role == NTP_ROLE_TARGET))
 			continue;
 		if (!split)
-			fprintf(f, "note: SPDK's socket calls were not hooked on the %s: its receive path reads 0, "
-				"its time is in the wire%s\n", t ? "target" : "host",
+			fprintf(f, "note: no SPDK %s record has a packet arrival from the socket hooks (not hooked, "
+				"or no socket traffic): its receive path reads 0, its time is in the wire%s\n",
+				t ? "target" : "host",
 				t ? "; the response counts as sent when SPDK queued it" :
 				    "; the capsule counts as sent when SPDK queued it");
 		else

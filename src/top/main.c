@@ -242,6 +242,7 @@ static json_object *whatif_json(const struct ntp_view *v, const struct ntp_histo
 		if (h->snap[i] != s && h->snap[i]->index < s->index)
 			fit[rq.n_fit++] = h->snap[i];
 	rq.fit = fit;
+	rq.fit_is_history = 1;	/* left out as the view leaves them out */
 	o = ntp_whatif_json(s, &rq);
 	/* no --what-if-fit recordings here: the intervals kept stand for them
 	 * (docs/json-schema.md) */
