@@ -426,8 +426,8 @@ static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct n
 				held += g->rate * g->e2e_mean_us * 1e-6;
 		}
 		/* above the tags is not a tag wait but means that read high
-		 * (ntp_group_qd_note says so per group) */
-		if (tags > 0 && held >= tags * 2 / 3 && round(held * 10) <= tags * 10)
+		 * (ntp_group_qd_note says so per group, rounded alike) */
+		if (tags > 0 && held >= tags * 2 / 3 && round(held * 100) <= tags * 100)
 			fprintf(f, "note: %s held %.1f commands in flight on average (rate x mean), two thirds or more "
 				"of its %u tags (%u hardware queue%s x %u): commands may have waited for a tag before "
 				"end to end starts (docs/stage-model.md)\n", ntp_esc(h->dev), held,
