@@ -100,22 +100,28 @@ static int head_name(const char *name, char *head, size_t len)
 	return -1;
 }
 
-/* The controller's transport of dev ("tcp", "rdma", "pcie", "loop"), or "". */
-static void transport_of(const char *root, const char *dev, char *out, size_t len)
+/* The first line of a file, without its newline, or "" */
+static void first_line(const char *path, char *out, size_t len)
 {
-	char blk[272], path[640];
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
 	out[0] = '\0';
-	tag_device(root, dev, blk, sizeof(blk));
-	snprintf(path, sizeof(path), "%s/sys/block/%s/device/transport", root, blk);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	if (!fgets(out, (int)len, f))
 		out[0] = '\0';
 	fclose(f);
 	out[strcspn(out, "\n")] = '\0';
+}
+
+/* The controller's transport of dev ("tcp", "rdma", "pcie", "loop"), or "". */
+static void transport_of(const char *root, const char *dev, char *out, size_t len)
+{
+	char blk[272], path[640];
+
+	tag_device(root, dev, blk, sizeof(blk));
+	snprintf(path, sizeof(path), "%s/sys/block/%s/device/transport", root, blk);
+	first_line(path, out, len);
 }
 
 static int by_name(const void *a, const void *b)
@@ -189,19 +195,6 @@ struct tr_ent {
 static int by_ent(const void *a, const void *b)
 {
 	return strverscmp(((const struct tr_ent *)a)->name, ((const struct tr_ent *)b)->name);
-}
-
-static void first_line(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
 }
 
 static int by_str(const void *a, const void *b)
