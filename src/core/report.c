@@ -72,6 +72,8 @@ void ntp_rate_label(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.2fM", v / 1e6);
 	else if (v >= 999.5)
 		snprintf(buf, len, "%.1fk", v / 1e3);
+	else if (v > 0 && v < 0.95)	/* a rare group's: not "0" */
+		snprintf(buf, len, "%.2g", v);
 	else
 		snprintf(buf, len, "%.0f", v);
 }
@@ -229,7 +231,9 @@ static void p99_cell(FILE *f, int width, double us, uint64_t n)
 
 static void print_components(FILE *f, const struct ntp_snap_group *g)
 {
-	int bp = g->comp[NTP_COMP_BP_WIRE].n || g->comp[NTP_COMP_BP_RECV].n || g->comp[NTP_COMP_BP_RSP].n;
+	/* the paragraph only where a backpressure row reads above 0.00 */
+	int bp = g->comp[NTP_COMP_BP_WIRE].mean_us >= 0.005 || g->comp[NTP_COMP_BP_RECV].mean_us >= 0.005 ||
+		 g->comp[NTP_COMP_BP_RSP].mean_us >= 0.005;
 	int few = 0;
 
 	fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
@@ -289,8 +293,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	fprintf(f, "== %s: %llu commands sampled (from %s%s commands/s%s), ", label,
-		(unsigned long long)g->seen, g->commands ? "" : "about ", rate,
+	fprintf(f, "== %s: %llu command%s sampled (from %s%s commands/s%s), ", label,
+		(unsigned long long)g->seen, g->seen == 1 ? "" : "s", g->commands ? "" : "about ", rate,
 		g->commands ? ", counted" : "");
 	if (g->host_only)
 		fprintf(f, "host side only\n");

@@ -146,6 +146,43 @@ static void test_labels(void **state)
 	assert_string_equal(b, "999");
 	ntp_rate_label(2.5e6, b, sizeof(b));
 	assert_string_equal(b, "2.50M");
+	/* a rare group's rate is not "0" */
+	ntp_rate_label(0.083, b, sizeof(b));
+	assert_string_equal(b, "0.083");
+	ntp_rate_label(0.4, b, sizeof(b));
+	assert_string_equal(b, "0.4");
+	ntp_rate_label(0, b, sizeof(b));
+	assert_string_equal(b, "0");
+}
+
+static void report_detail(FILE *f, const void *s)
+{
+	struct ntp_report_meta m = { .host_name = "h", .host_kernel = "6.1", .detail = 1 };
+
+	ntp_report_print(f, s, &m);
+}
+
+/* One command is "1 command"; --detail explains backpressure only where a
+ * backpressure row reads above 0.00 (a fast drive's rows are all 0.00). */
+static void test_one_command_and_bp_paragraph(void **state)
+{
+	struct ntp_snapshot *s = host_only_snap();
+	char *out;
+
+	(void)state;
+	s->groups[0].seen = s->groups[0].sampled = 1;
+	s->groups[0].rate = 0.4;
+	for (int c = NTP_COMP_BP_WIRE; c <= NTP_COMP_BP_RSP; c++)
+		s->groups[0].comp[c] = (struct ntp_snap_comp){ .n = 1, .mean_us = 0.001 };
+	out = render(report_detail, s);
+	assert_non_null(strstr(out, "== read 4KiB nvme6n1: 1 command sampled (from about 0.4 commands/s), host side only\n"));
+	assert_null(strstr(out, "backpressure: waiting"));
+	free(out);
+	s->groups[0].comp[NTP_COMP_BP_RECV].mean_us = 12.5;
+	out = render(report_detail, s);
+	assert_non_null(strstr(out, "backpressure: waiting for the drive."));
+	free(out);
+	free(s);
 }
 
 struct pair { const struct ntp_snapshot *a, *b; };
@@ -562,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_interval_line),
 		cmocka_unit_test(test_host_only_rows),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_one_command_and_bp_paragraph),
 		cmocka_unit_test(test_compare_verdict),
 		cmocka_unit_test(test_compare_pairs_once),
 		cmocka_unit_test(test_json),
