@@ -579,6 +579,10 @@ int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot
 {
 	if (!og || !og->sampled || !ntp_pct_enough(og->sampled, 0.99))
 		return 0;
+	/* the interval says it straddled a change (model.h sampling_from);
+	 * a recording older than that field: its predecessor's sampling */
+	if (o->sampling_from)
+		return 0;
 	return !prev || prev->sampling == o->sampling;
 }
 

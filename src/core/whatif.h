@@ -133,6 +133,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 /* Whether interval o's group og is a load level to fit on (ntprof-top's
  * history): not with fewer samples than a p99 needs (the screen's '?',
  * report.h ntp_pct_enough), nor when the sampling changed during it (its
+ * sampling_from is set, or, for a recording without that field, its
  * predecessor prev, when known, had another: the estimated rate mixes the
  * two). 1 or 0. */
 int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot *o,
