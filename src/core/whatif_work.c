@@ -171,3 +171,11 @@ void ntp_wi_work_wait(struct ntp_wi_work *w)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
 }
+
+const struct ntp_wi_input *ntp_wi_work_fitted(const struct ntp_wi_work *w)
+{
+	/* the UI's copy of the last input asked to be fitted: once the
+	 * worker is done, the one its result was fitted on (it takes the
+	 * newest request) */
+	return w->have_last ? &w->last : NULL;
+}

@@ -201,6 +201,9 @@ static void test_worker_refits_on_change_only(void **state)
 	ntp_wi_work_get(w, &sh);
 	assert_int_equal(sh.index, 2);	/* still the fit of interval 2 */
 	assert_int_equal(sh.pending, 0);
+	/* and S's JSON is fitted on that input, not on the one asked last */
+	assert_non_null(ntp_wi_work_fitted(w));
+	assert_int_equal(ntp_wi_work_fitted(w)->index, 2);
 	/* another QD: a prediction, no fit */
 	assert_int_equal(ntp_wi_work_want(w, &in, 32), 1);
 	ntp_wi_work_wait(w);
@@ -218,6 +221,7 @@ static void test_worker_refits_on_change_only(void **state)
 	assert_int_equal(fits, 2);
 	ntp_wi_work_get(w, &sh);
 	assert_int_equal(sh.index, 5);
+	assert_int_equal(ntp_wi_work_fitted(w)->index, 5);
 	assert_true(sh.m.ok);
 	assert_int_equal(sh.m.st[NTP_STAGE_STORAGE].servers, 4);
 	ntp_wi_work_stop(w);
