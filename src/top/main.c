@@ -673,7 +673,7 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		if (v.selected >= ctx.n_visible)
 			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
 		if (v.mode == NTP_MODE_WHATIF && whatif_update(&wiu, &v, &h, src, o->src.replay != NULL, &wi))
-			say(&v, &undrawn, "what-if: no worker thread, the view fits on the screen's own");
+			say(&v, &undrawn, "what-if: no worker thread, fitting on the UI thread");
 		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
 		int rows, cols;
 
