@@ -579,6 +579,10 @@ int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot
 {
 	if (!og || !og->sampled || !ntp_pct_enough(og->sampled, 0.99))
 		return 0;
+	/* the interval says it straddled a change (model.h sampling_from);
+	 * a recording older than that field: its predecessor's sampling */
+	if (o->sampling_from)
+		return 0;
 	return !prev || prev->sampling == o->sampling;
 }
 
@@ -787,6 +791,15 @@ int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b
 	/* the base's QD is the closed loop's population the model is calibrated at */
 	if (ba.qd != bb.qd)
 		return 0;
+	/* and its own numbers what it is calibrated on (ntp_wi_build: the think
+	 * time, the stages' measured means and excess p99s), which its level
+	 * averages away when the level has many intervals */
+	if (!near(ba.x, bb.x) || !near(ba.e2e, bb.e2e) || !near(a->base.e2e_p99_us, b->base.e2e_p99_us))
+		return 0;
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		if (a->base.stage[k].present != b->base.stage[k].present || !near(ba.r[k], bb.r[k]) ||
+		    (a->base.stage[k].present && !near(a->base.stage[k].p99_us, b->base.stage[k].p99_us)))
+			return 0;
 	for (int i = 0; i < na; i++) {
 		if (la[i].qd != lb[i].qd || la[i].given != lb[i].given || !near(la[i].x, lb[i].x) ||
 		    !near(la[i].e2e, lb[i].e2e))

@@ -133,6 +133,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 /* Whether interval o's group og is a load level to fit on (ntprof-top's
  * history): not with fewer samples than a p99 needs (the screen's '?',
  * report.h ntp_pct_enough), nor when the sampling changed during it (its
+ * sampling_from is set, or, for a recording without that field, its
  * predecessor prev, when known, had another: the estimated rate mixes the
  * two). 1 or 0. */
 int ntp_wi_fit_usable(const struct ntp_snapshot *prev, const struct ntp_snapshot *o,
@@ -156,15 +157,18 @@ struct ntp_wi_input {
 	int n_left_out;			/* intervals kept but not usable (ntp_wi_fit_usable) */
 	struct ntp_wi_params p;		/* shown ignored */
 };
-/* A load level's data (its rate, end-to-end and stage means) that moved
+/* A load level's data (its rate, end-to-end and stage means), or the base
+ * interval's own (those and its p99s), that moved
  * by less than this share is the same input: the noise the fit itself
  * reads as no growth (docs/what-if.md). */
 #define NTP_WI_REFIT_TOL 0.10
 /* Whether a fit of b would be a fit of a: the same group, parameters and
- * base QD, the same load levels (the intervals merged as ntp_wi_build
- * merges them: their count, QDs and whether given) and each level's data
- * within NTP_WI_REFIT_TOL. One more interval of a level already seen is
- * not a new input; a new level, a level evicted, a level's QD or data
+ * base QD, the base interval's own data (rate, end-to-end and stage means
+ * and p99s: the calibration's) within NTP_WI_REFIT_TOL, the same load
+ * levels (the intervals merged as ntp_wi_build merges them: their count,
+ * QDs and whether given) and each level's data within NTP_WI_REFIT_TOL.
+ * One more interval of a level already seen is not a new input; a new
+ * level, a level evicted, a level's QD or data moved, the base's own data
  * moved, another group or parameter is. 1 or 0. */
 int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b);
 /* Group g's load levels in the history snap[0..n-1] (oldest first) before

@@ -3,6 +3,7 @@
  * whatif_work.c - ntprof-top's what-if fit off the UI thread, at the
  * lowest priority (whatif_work.h).
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -74,12 +75,24 @@ static void *worker(void *arg)
 struct ntp_wi_work *ntp_wi_work_start(void)
 {
 	struct ntp_wi_work *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
+	int err;
 
 	if (!w)
 		return NULL;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	if (pthread_create(&w->thread, NULL, worker, w)) {
+	/* the process's signals go to the UI thread, whose key wait they end
+	 * (quit, resize); a fault stays with the thread that made it */
+	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&w->thread, NULL, worker, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->cv);
 		free(w);
@@ -157,4 +170,12 @@ void ntp_wi_work_wait(struct ntp_wi_work *w)
 	while (w->done_gen != w->req_gen)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
+}
+
+const struct ntp_wi_input *ntp_wi_work_fitted(const struct ntp_wi_work *w)
+{
+	/* the UI's copy of the last input asked to be fitted: once the
+	 * worker is done, the one its result was fitted on (it takes the
+	 * newest request) */
+	return w->have_last ? &w->last : NULL;
 }

@@ -67,7 +67,10 @@ int ntp_wi_work_want(struct ntp_wi_work *w, const struct ntp_wi_input *in, uint3
 uint64_t ntp_wi_work_get(struct ntp_wi_work *w, struct ntp_wi_shown *out);
 /* The fits and predictions made so far. */
 void ntp_wi_work_counts(struct ntp_wi_work *w, unsigned long *fits, unsigned long *predictions);
-/* Tests: waits until the last request is done. */
+/* Waits until the last request is done (tests; ntprof-top's S). */
 void ntp_wi_work_wait(struct ntp_wi_work *w);
+/* UI, after ntp_wi_work_wait: the input the result was fitted on (the last
+ * one that asked for a fit), NULL when none did. */
+const struct ntp_wi_input *ntp_wi_work_fitted(const struct ntp_wi_work *w);
 
 #endif

@@ -222,33 +222,51 @@ static char *append_whatif(char *text, const struct ntp_view *v, const struct nt
 	return all;
 }
 
-/* The what-if of the shown interval's groups at the view's QD: the
- * report's "what_if" member (docs/json-schema.md), fitted on the intervals
- * kept before it, as the view is. */
-static json_object *whatif_json(const struct ntp_view *v, const struct ntp_history *h,
-				const struct ntp_snapshot *s, const struct ntp_top_info *info)
+/* The what-if the view shows, at its QD: the report's "what_if" member
+ * (docs/json-schema.md) for the selected group, fitted on the input the
+ * screen's fit was made on (in: its base interval's group and the copies
+ * of its load levels; paused, those taken while paused), so the numbers
+ * are the screen's. The fit is deterministic: made again from the same
+ * input it is the same model. ntp_whatif_json takes snapshots: one each
+ * for the base and every level, holding that one group. */
+static json_object *whatif_json(const struct ntp_view *v, const struct ntp_wi_input *in)
 {
+	struct ntp_snapshot *one = calloc((size_t)in->n_fit + 1, sizeof(*one));
 	const struct ntp_snapshot *fit[NTP_WI_MAX_FIT];
 	struct ntp_wi_request rq;
-	json_object *o;
+	json_object *o, *g;
 
+	if (!one)
+		return NULL;
 	memset(&rq, 0, sizeof(rq));
 	rq.qd[0] = v->wi_qd ? v->wi_qd : 1;
 	rq.n_qd = 1;
-	if (info->wi)
-		rq.params = *info->wi;
-	rq.params.base_qd = v->wi_qd_was;
-	for (int i = h->n - 1; i >= 0 && rq.n_fit < NTP_WI_MAX_FIT; i--)
-		if (h->snap[i] != s && h->snap[i]->index < s->index)
-			fit[rq.n_fit++] = h->snap[i];
+	rq.params = in->p;
+	one[0].index = in->index;
+	one[0].n_groups = 1;
+	one[0].groups[0] = in->base;
+	/* already the load levels (ntp_wi_fit_groups): indexes 2 apart, so
+	 * none is taken for another's predecessor */
+	for (int i = 0; i < in->n_fit; i++) {
+		one[i + 1].index = 2 * (uint64_t)i + 1;
+		one[i + 1].n_groups = 1;
+		one[i + 1].groups[0] = in->fit[i];
+		fit[rq.n_fit++] = &one[i + 1];
+	}
 	rq.fit = fit;
-	rq.fit_is_history = 1;	/* left out as the view leaves them out */
-	o = ntp_whatif_json(s, &rq);
+	rq.fit_is_history = 1;	/* the history's groups as they are */
+	o = ntp_whatif_json(&one[0], &rq);
+	free(one);
 	/* no --what-if-fit recordings here: the intervals kept stand for them
 	 * (docs/json-schema.md) */
 	if (o) {
 		json_object_object_add(o, "fit_recordings", json_object_new_int64(0));
-		json_object_object_add(o, "fit_intervals", json_object_new_int64(rq.n_fit));
+		json_object_object_add(o, "fit_intervals", json_object_new_int64(in->n_fit + in->n_left_out));
+	}
+	if (o && json_object_object_get_ex(o, "groups", &g) && (g = json_object_array_get_idx(g, 0))) {
+		json_object_object_add(g, "fitted_on", json_object_new_uint64(in->index));
+		if (json_object_object_get_ex(g, "intervals_left_out", NULL))
+			json_object_object_add(g, "intervals_left_out", json_object_new_int64(in->n_left_out));
 	}
 	return o;
 }
@@ -327,11 +345,85 @@ static struct json_object *interval_json(struct top_source *src, const struct nt
 	return j;
 }
 
-/* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json. */
-static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
-			  const char *dir, struct top_source *src)
+/* The what-if view's fit runs on a worker (core/whatif_work.h): asks it
+ * for the shown interval's selected group at the view's QDs. Paused, the
+ * intervals are taken once per interval and group shown (a parameter
+ * changed keeps them): the history goes on dropping its oldest, and a
+ * paused screen must not change by itself (docs/what-if.md). Without a
+ * worker the input is taken all the same (S saves its what-if). */
+struct wi_ui {
+	struct ntp_wi_work *w;
+	int no_worker;		/* it could not start: the view fits by itself */
+	int have_in;		/* in is of the interval and group shown */
+	struct ntp_wi_input in;
+	struct ntp_wi_shown shown;
+	uint64_t gen;
+	int have_key;
+	uint64_t key_index;
+	uint8_t key_io;
+	uint32_t key_len;
+	char key_dev[NTP_DEV_LEN];
+};
+
+static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct ntp_history *h,
+		       struct ntp_wi_params *wi)
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	const struct ntp_snap_group *g;
+	struct ntp_wi_params p = *wi;
+	int same;
+
+	wi->shown = NULL;
+	u->have_in = 0;
+	if (!n)
+		return;
+	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
+	p.base_qd = v->wi_qd_was;
+	p.shown = NULL;
+	same = u->have_key && u->key_index == s->index && u->key_io == g->io && u->key_len == g->len &&
+	       !strncmp(u->key_dev, g->dev, NTP_DEV_LEN);
+	if (v->paused && same) {
+		/* the intervals taken when the pause began, the parameters as now */
+		u->in.p = p;
+	} else {
+		ntp_wi_input_of(h->snap, h->n, s, g, &p, &u->in);
+		u->have_key = 1;
+		u->key_index = s->index;
+		u->key_io = g->io;
+		u->key_len = g->len;
+		memcpy(u->key_dev, g->dev, NTP_DEV_LEN);
+	}
+	u->have_in = 1;
+	if (!u->w)
+		return;
+	ntp_wi_work_want(u->w, &u->in, v->wi_qd ? v->wi_qd : 1);
+	u->gen = ntp_wi_work_get(u->w, &u->shown);
+	wi->shown = &u->shown;
+}
+
+/* The input of the what-if shown, for S: the worker's request done (S
+ * waits for it: the text and the JSON are the same finished result), its
+ * input the one the result was fitted on; without a worker, the one the
+ * view fits by itself. NULL: nothing to fit. */
+static const struct ntp_wi_input *whatif_done(struct wi_ui *u)
+{
+	if (!u->have_in)
+		return NULL;
+	if (!u->w)
+		return &u->in;
+	ntp_wi_work_wait(u->w);
+	u->gen = ntp_wi_work_get(u->w, &u->shown);
+	return ntp_wi_work_fitted(u->w);
+}
+
+/* S: the shown interval as PREFIX.txt (the screen) and PREFIX.json; in
+ * the what-if view, its what-if in both, once computed (whatif_done). */
+static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const struct ntp_top_info *info,
+			  const char *dir, struct top_source *src, struct wi_ui *u)
+{
+	const struct ntp_snapshot *s = ntp_history_shown(h, v);
+	const struct ntp_wi_input *in = NULL;
 	char stamp[32], base[600], path[640], err[800];
 	struct json_object *j;
 	char *text;
@@ -340,6 +432,8 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 		ntp_view_msg(v, "nothing to save yet");
 		return;
 	}
+	if (v->mode == NTP_MODE_WHATIF)
+		in = whatif_done(u);
 	now_stamp(stamp, sizeof(stamp));
 	snprintf(base, sizeof(base), "%s/ntprof-top-%s-i%llu", dir, stamp, (unsigned long long)s->index);
 	text = screen_text(v, h, info, 100);
@@ -355,8 +449,8 @@ static void save_snapshot(struct ntp_view *v, const struct ntp_history *h, const
 	}
 	free(text);
 	j = interval_json(src, s, info->host);
-	if (j && v->mode == NTP_MODE_WHATIF)
-		json_object_object_add(j, "what_if", whatif_json(v, h, s, info));
+	if (j && in)
+		json_object_object_add(j, "what_if", whatif_json(v, in));
 	snprintf(path, sizeof(path), "%s.json", base);
 	if (!j || write_file(path, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY), err, sizeof(err))) {
 		if (!j)
@@ -430,54 +524,21 @@ static void say(struct ntp_view *v, int *undrawn, const char *line)
 	*undrawn = 1;
 }
 
-/* The what-if view's fit runs on a worker (core/whatif_work.h): asks it
- * for the shown interval's selected group at the view's QDs. Paused, the
- * intervals are taken once per interval and group shown (a parameter
- * changed keeps them): the history goes on dropping its oldest, and a
- * paused screen must not change by itself (docs/what-if.md). */
-struct wi_ui {
-	struct ntp_wi_work *w;
-	struct ntp_wi_input in;
-	struct ntp_wi_shown shown;
-	uint64_t gen;
-	int have_key;
-	uint64_t key_index;
-	uint8_t key_io;
-	uint32_t key_len;
-	char key_dev[NTP_DEV_LEN];
-};
-
-static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct ntp_history *h,
-		       struct ntp_wi_params *wi)
+/* The what-if view's tags and request, its worker started at the first
+ * W. Returns 1 the one time the worker cannot start (the view then fits by
+ * itself, on the UI thread, and no start is tried again). */
+static int whatif_update(struct wi_ui *u, const struct ntp_view *v, const struct ntp_history *h,
+			 const struct top_source *src, int replay, struct ntp_wi_params *wi)
 {
-	const struct ntp_snapshot *s = ntp_history_shown(h, v);
-	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
-	const struct ntp_snap_group *g;
-	struct ntp_wi_params p = *wi;
-	int same;
+	int failed = 0;
 
-	wi->shown = NULL;
-	if (!u->w || !n)
-		return;
-	g = &s->groups[idx[v->selected >= 0 && v->selected < n ? v->selected : 0]];
-	p.base_qd = v->wi_qd_was;
-	p.shown = NULL;
-	same = u->have_key && u->key_index == s->index && u->key_io == g->io && u->key_len == g->len &&
-	       !strncmp(u->key_dev, g->dev, NTP_DEV_LEN);
-	if (v->paused && same) {
-		/* the intervals taken when the pause began, the parameters as now */
-		u->in.p = p;
-	} else {
-		ntp_wi_input_of(h->snap, h->n, s, g, &p, &u->in);
-		u->have_key = 1;
-		u->key_index = s->index;
-		u->key_io = g->io;
-		u->key_len = g->len;
-		memcpy(u->key_dev, g->dev, NTP_DEV_LEN);
+	host_queues(v, h, src, replay, wi);
+	if (!u->w && !u->no_worker) {
+		u->w = ntp_wi_work_start();
+		failed = u->no_worker = !u->w;
 	}
-	ntp_wi_work_want(u->w, &u->in, v->wi_qd ? v->wi_qd : 1);
-	u->gen = ntp_wi_work_get(u->w, &u->shown);
-	wi->shown = &u->shown;
+	whatif_ask(u, v, h, wi);
+	return failed;
 }
 
 static int run_interactive(struct top_opts *o, struct top_source *src, const struct ntp_theme *theme, int glyphs)
@@ -589,8 +650,12 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 			}
 			if (r & NTP_REACT_RECORD)
 				toggle_recording(&v, src, o->dir);
-			if (r & NTP_REACT_SNAPSHOT)
-				save_snapshot(&v, &h, &info, o->dir, src);
+			if (r & NTP_REACT_SNAPSHOT) {
+				/* the what-if as it is now, not as last drawn */
+				if (v.mode == NTP_MODE_WHATIF)
+					whatif_update(&wiu, &v, &h, src, o->src.replay != NULL, &wi);
+				save_snapshot(&v, &h, &info, o->dir, src, &wiu);
+			}
 			ntp_view_msg_unhold(&v, &held);
 			/* what the source said during the action (w's count of
 			 * records dropped) goes under the key's message, not
@@ -607,12 +672,8 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 		view_ctx(&v, &h, ns, &ctx);
 		if (v.selected >= ctx.n_visible)
 			v.selected = ctx.n_visible ? ctx.n_visible - 1 : 0;
-		if (v.mode == NTP_MODE_WHATIF) {
-			host_queues(&v, &h, src, o->src.replay != NULL, &wi);
-			if (!wiu.w)	/* none: the view fits by itself */
-				wiu.w = ntp_wi_work_start();
-			whatif_ask(&wiu, &v, &h, &wi);
-		}
+		if (v.mode == NTP_MODE_WHATIF && whatif_update(&wiu, &v, &h, src, o->src.replay != NULL, &wi))
+			say(&v, &undrawn, "what-if: no worker thread, fitting on the UI thread");
 		info.recording = top_source_recording(src, rec_path, sizeof(rec_path), &info.rec_records);
 		int rows, cols;
 

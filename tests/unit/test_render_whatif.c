@@ -48,7 +48,17 @@ static void level_interval(struct ntp_snapshot *s, uint64_t k, int qd, double no
 		fixture_stage(g, st, r.r[st] * noise, 1.3 * r.r[st] * noise, g->rate);
 }
 
-#define N 8
+/* The interval's p99s (end to end and each stage's) times f. */
+static void scale_p99(struct ntp_snapshot *s, double f)
+{
+	struct ntp_snap_group *g = &s->groups[0];
+
+	g->e2e_p99_us *= f;
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		g->stage[st].p99_us *= f;
+}
+
+#define N 12
 static struct ntp_snapshot snap[N];
 static const struct ntp_snapshot *ptr[N];
 
@@ -90,11 +100,22 @@ static void test_input_same(void **state)
 	/* a new level */
 	input_at(6, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
-	/* a level's data moved past NTP_WI_REFIT_TOL (1, 2, 32 and 8 itself
-	 * the same levels: the mean of the QD 8 level moved) */
+	/* the base's QD moved (32, then 8 again) */
 	input_at(6, &p, &a);
 	input_at(7, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
+	/* a level's data moved past NTP_WI_REFIT_TOL, the base (QD 8) and the
+	 * levels' QDs as they were: the QD 2 level's rate and means by 15 % */
+	input_at(5, &p, &a);
+	level_interval(&snap[1], 1, 2, 1.15);
+	input_at(5, &p, &b);
+	assert_int_equal(b.n_fit, a.n_fit);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
+	/* within it (5 %): the same */
+	level_interval(&snap[1], 1, 2, 1.05);
+	input_at(5, &p, &b);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
+	history();
 	/* a level evicted: the same intervals without the oldest */
 	input_at(5, &p, &a);
 	b = a;
@@ -108,6 +129,44 @@ static void test_input_same(void **state)
 	b.base.len = 8192;
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
 	b = a;
+	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
+}
+
+/* The fit is calibrated on the base interval's own rate, means and p99s,
+ * not on its level's average: with ten intervals at the base's load, a
+ * base whose p99 is 4x, or whose means are 35 % higher, is a new input,
+ * though its level moved by less than the tolerance (or, the p99, not at
+ * all). */
+static void test_input_same_base_own_data(void **state)
+{
+	static struct ntp_wi_input a, b;
+	struct ntp_wi_params p = { 0 };
+
+	(void)state;
+	level_interval(&snap[0], 0, 1, 1);
+	level_interval(&snap[1], 1, 2, 1);
+	for (int i = 2; i < N; i++)
+		level_interval(&snap[i], (uint64_t)i, 8, 1);
+	input_at(N - 1, &p, &a);
+	input_at(N, &p, &b);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
+	/* the newest interval's tail grew, its means did not */
+	scale_p99(&snap[N - 1], 4);
+	input_at(N, &p, &b);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
+	/* only one stage's p99 */
+	level_interval(&snap[N - 1], N - 1, 8, 1);
+	snap[N - 1].groups[0].stage[NTP_STAGE_NETWORK].p99_us *= 2;
+	input_at(N, &p, &b);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
+	/* its rate and means 35 % off (the same QD: rate x mean kept) */
+	level_interval(&snap[N - 1], N - 1, 8, 1.35);
+	input_at(N, &p, &b);
+	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
+	/* within the tolerance: the same */
+	level_interval(&snap[N - 1], N - 1, 8, 1.04);
+	scale_p99(&snap[N - 1], 1.05);
+	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
 }
 
@@ -142,6 +201,9 @@ static void test_worker_refits_on_change_only(void **state)
 	ntp_wi_work_get(w, &sh);
 	assert_int_equal(sh.index, 2);	/* still the fit of interval 2 */
 	assert_int_equal(sh.pending, 0);
+	/* and S's JSON is fitted on that input, not on the one asked last */
+	assert_non_null(ntp_wi_work_fitted(w));
+	assert_int_equal(ntp_wi_work_fitted(w)->index, 2);
 	/* another QD: a prediction, no fit */
 	assert_int_equal(ntp_wi_work_want(w, &in, 32), 1);
 	ntp_wi_work_wait(w);
@@ -159,6 +221,7 @@ static void test_worker_refits_on_change_only(void **state)
 	assert_int_equal(fits, 2);
 	ntp_wi_work_get(w, &sh);
 	assert_int_equal(sh.index, 5);
+	assert_int_equal(ntp_wi_work_fitted(w)->index, 5);
 	assert_true(sh.m.ok);
 	assert_int_equal(sh.m.st[NTP_STAGE_STORAGE].servers, 4);
 	ntp_wi_work_stop(w);
@@ -285,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_input_same),
+		cmocka_unit_test(test_input_same_base_own_data),
 		cmocka_unit_test(test_worker_refits_on_change_only),
 		cmocka_unit_test(test_key_qd_never_disagrees),
 		cmocka_unit_test(test_header_setting_about),

@@ -387,6 +387,16 @@ static void test_top_fit_set(void **state)
 	assert_int_equal(m.n_levels, 1);
 	assert_int_equal(m.st[NTP_STAGE_STORAGE].source, NTP_WI_SRC_ONE_LOAD);
 	assert_int_equal(m.bottleneck, -1);
+	/* the interval that straddled the change once the one before it was
+	 * evicted: the oldest kept, no predecessor to tell; it says so itself */
+	snap[1].sampling_from = 1000;
+	assert_int_equal(ntp_wi_fit_usable(NULL, &snap[1], &snap[1].groups[0]), 0);
+	h.snap = sp + 1;
+	h.n = 5;
+	ntp_whatif_model(&h, &snap[5], &snap[5].groups[0], NULL, &m);
+	assert_true(m.ok);
+	assert_int_equal(m.n_left_out, 1);
+	assert_int_equal(m.n_levels, 1);
 }
 
 
