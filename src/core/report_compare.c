@@ -385,7 +385,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	char sides[240];
 	struct ntp_compare_judge j;
 	unsigned n;
-	int v, differ, e2e;
+	int v, differ, e2e, fa, fb;
 
 	ntp_group_label(ga, label, sizeof(label));
 	ntp_rate_label(ga->rate, rate_a, sizeof(rate_a));
@@ -402,7 +402,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	if (differ)
 		fprintf(f, "note: %s\n", sides);
 	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
-	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us, e2e);
+	fa = !ntp_mean_enough(ga->sampled);
+	fb = !ntp_mean_enough(gb->sampled);
+	print_pair(f, fa || fb ? "mean (too few samples)" : "mean", ga->e2e_mean_us, gb->e2e_mean_us, e2e);
 	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us, e2e);
 	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us, e2e);
 	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us,
@@ -419,20 +421,30 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	for (unsigned i = 0; i < n; i++) {
 		const struct ntp_compare_row *x = &rows[i];
 
+		char ma[24], mb[24], qa[24], qb[24];
+
+		/* '?': a mean, or a QD by Little's law, of fewer samples than a
+		 * mean needs (ntp_mean_enough), as the report marks them */
+		snprintf(ma, sizeof(ma), fa ? "%8.2f?" : "%9.2f", x->a.mean_us);
+		snprintf(mb, sizeof(mb), fb ? "%8.2f?" : "%9.2f", x->b.mean_us);
+		snprintf(qa, sizeof(qa), fa && !ga->qd_counted ? "%6.2f?" : "%7.2f", x->a.avg_qd);
+		snprintf(qb, sizeof(qb), fb && !gb->qd_counted ? "%6.2f?" : "%7.2f", x->b.avg_qd);
 		if (x->in_a && x->in_b) {
 			ratio(r, sizeof(r), x->a.mean_us, x->b.mean_us);
-			fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s %7.2f %7.2f\n", x->name, x->a.mean_us,
-				x->b.mean_us, x->b.mean_us - x->a.mean_us, r, x->a.avg_qd, x->b.avg_qd);
+			fprintf(f, "%-36s %s %s %+9.2f %7s %s %s\n", x->name, ma, mb, x->b.mean_us - x->a.mean_us, r,
+				qa, qb);
 			if (strcmp(x->name, x->name_b))
 				fprintf(f, "  in B: %s\n", x->name_b);
 		} else if (x->in_a) {
-			fprintf(f, "%-36s %9.2f %9s %9s %7s %7.2f %7s\n", x->name, x->a.mean_us, "-",
-				"-", "-", x->a.avg_qd, "-");
+			fprintf(f, "%-36s %s %9s %9s %7s %s %7s\n", x->name, ma, "-", "-", "-", qa, "-");
 		} else {
-			fprintf(f, "%-36s %9s %9.2f %9s %7s %7s %7.2f\n", x->name, "-", x->b.mean_us,
-				"-", "-", "-", x->b.avg_qd);
+			fprintf(f, "%-36s %9s %s %9s %7s %7s %s\n", x->name, "-", mb, "-", "-", "-", qb);
 		}
 	}
+	if (n && (fa || fb))
+		fprintf(f, "(?: from fewer than %d sampled commands (A %llu, B %llu): a mean's standard error is "
+			"about 1/sqrt(n) of it, more with a long tail; docs/stage-model.md)\n", NTP_MEAN_MIN_SAMPLES,
+			(unsigned long long)ga->sampled, (unsigned long long)gb->sampled);
 	ntp_compare_judge(ga, gb, rows, n, differ, &j);
 	v = j.kind == NTP_VERDICT_STAGE ? j.out : j.grew;
 	if (v < 0) {

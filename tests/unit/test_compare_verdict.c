@@ -268,7 +268,7 @@ static void test_two_stages(void **state)
 }
 
 /* One command a side: nothing judged, whatever grew (each side's p99 is its
- * p50: no spread from the quantiles). */
+ * p50: no spread from the quantiles); the means marked '?'. */
 static void test_too_few(void **state)
 {
 	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
@@ -289,6 +289,10 @@ static void test_too_few(void **state)
 	b->groups[0].e2e_p50_us = b->groups[0].e2e_p99_us = b->groups[0].e2e_mean_us;
 	out = compare(a, b);
 	assert_null(strstr(out, "amplif"));
+	/* the means marked as the report marks them */
+	assert_non_null(strstr(out, "\nmean (too few samples) "));
+	assert_non_null(strstr(out, "\nstorage (target block layer, drive)     80.00?   180.00?   +100.00   2.25x"));
+	assert_non_null(strstr(out, "\n(?: from fewer than 100 sampled commands (A 1, B 1)"));
 	assert_non_null(strstr(out, "verdict: too few samples to judge (A 1, B 1 commands sampled, fewer than 100); "
 				     "storage (target block layer, drive) grows most, +100.00 us (2.25x)\n"));
 	free(out);
