@@ -100,22 +100,28 @@ static int head_name(const char *name, char *head, size_t len)
 	return -1;
 }
 
-/* The controller's transport of dev ("tcp", "rdma", "pcie", "loop"), or "". */
-static void transport_of(const char *root, const char *dev, char *out, size_t len)
+/* The first line of a file, without its newline, or "" */
+static void first_line(const char *path, char *out, size_t len)
 {
-	char blk[272], path[640];
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
 	out[0] = '\0';
-	tag_device(root, dev, blk, sizeof(blk));
-	snprintf(path, sizeof(path), "%s/sys/block/%s/device/transport", root, blk);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	if (!fgets(out, (int)len, f))
 		out[0] = '\0';
 	fclose(f);
 	out[strcspn(out, "\n")] = '\0';
+}
+
+/* The controller's transport of dev ("tcp", "rdma", "pcie", "loop"), or "". */
+static void transport_of(const char *root, const char *dev, char *out, size_t len)
+{
+	char blk[272], path[640];
+
+	tag_device(root, dev, blk, sizeof(blk));
+	snprintf(path, sizeof(path), "%s/sys/block/%s/device/transport", root, blk);
+	first_line(path, out, len);
 }
 
 static int by_name(const void *a, const void *b)
@@ -191,19 +197,6 @@ static int by_ent(const void *a, const void *b)
 	return strverscmp(((const struct tr_ent *)a)->name, ((const struct tr_ent *)b)->name);
 }
 
-static void first_line(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-}
-
 static int by_str(const void *a, const void *b)
 {
 	return strverscmp(a, b);
@@ -237,8 +230,9 @@ static void ctrl_namespaces(const char *dir, char *out, size_t len)
 		k += (size_t)snprintf(out + k, len - k, "%s%s", i ? ", " : "", heads[i]);
 }
 
-/* The controllers (ports = 0) or the nvmet ports (ports = 1) into e[]: how many. */
-static size_t tr_scan(const char *root, int ports, struct tr_ent *e, size_t max)
+/* The controllers (ports = 0) or the nvmet ports (ports = 1) into e[]: how
+ * many; *cut set when there were more than max. */
+static size_t tr_scan(const char *root, int ports, struct tr_ent *e, size_t max, int *cut)
 {
 	char dir[512], path[1024];
 	struct dirent *de;
@@ -248,15 +242,20 @@ static size_t tr_scan(const char *root, int ports, struct tr_ent *e, size_t max)
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "%s%s", root, ports ? "/sys/kernel/config/nvmet/ports" : "/sys/class/nvme");
+	*cut = 0;
 	d = opendir(dir);
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && n < max) {
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		used = 0;
 		if (!ports && !(sscanf(de->d_name, "nvme%u%n", &u, &used) == 1 && !de->d_name[used]))
 			continue;
+		if (n == max) {
+			*cut = 1;
+			break;
+		}
 		snprintf(e[n].name, sizeof(e[n].name), "%.63s", de->d_name);
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name, ports ? "addr_trtype" : "transport");
 		first_line(path, e[n].tr, sizeof(e[n].tr));
@@ -277,6 +276,7 @@ void ntp_transport_found(const char *root, int host, int target, char *buf, size
 {
 	struct tr_ent e[TR_MAX];
 	size_t k = 0;
+	int cut;
 
 	if (!len)
 		return;
@@ -286,7 +286,7 @@ void ntp_transport_found(const char *root, int host, int target, char *buf, size
 
 		if (!(ports ? target : host))
 			continue;
-		n = tr_scan(root, ports, e, TR_MAX);
+		n = tr_scan(root, ports, e, TR_MAX, &cut);
 		if (k < len)
 			k += (size_t)snprintf(buf + k, len - k, "%s%s:", k ? "; " : "",
 					      ports ? "nvmet ports" : "nvme controllers");
@@ -295,6 +295,8 @@ void ntp_transport_found(const char *root, int host, int target, char *buf, size
 		for (size_t i = 0; i < n && k < len; i++)
 			k += (size_t)snprintf(buf + k, len - k, "%s %s %s%s%s%s", i ? "," : "", e[i].name, e[i].tr,
 					      e[i].ns[0] ? " (" : "", e[i].ns, e[i].ns[0] ? ")" : "");
+		if (cut && k < len)
+			k += (size_t)snprintf(buf + k, len - k, ", more not looked at");
 	}
 }
 
@@ -309,7 +311,7 @@ int ntp_transport_mismatch(const char *root, uint8_t transport, int host, int ta
 	const char *other = transport == NTP_TRANSPORT_TCP ? "rdma" : "tcp";
 	char what[2][256] = { "", "" };
 	struct tr_ent e[TR_MAX];
-	int things = 0;
+	int things = 0, cut;
 
 	if (!len)
 		return 0;
@@ -320,7 +322,7 @@ int ntp_transport_mismatch(const char *root, uint8_t transport, int host, int ta
 
 		if (!(ports ? target : host))
 			continue;
-		n = tr_scan(root, ports, e, TR_MAX);
+		n = tr_scan(root, ports, e, TR_MAX, &cut);
 		for (size_t i = 0; i < n; i++) {
 			if (!strcmp(e[i].tr, want))
 				have = 1;
@@ -331,7 +333,7 @@ int ntp_transport_mismatch(const char *root, uint8_t transport, int host, int ta
 		}
 		/* one of -t's transport: the recording sees it (a PCIe or
 		 * loop controller is none of ntprof's business) */
-		if (have || first == TR_MAX)
+		if (have || first == TR_MAX || cut)	/* cut: one not looked at may be -t's */
 			continue;
 		if (ports)
 			snprintf(what[1], sizeof(what[1]), "nvmet port %s", e[first].name);

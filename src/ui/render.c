@@ -272,6 +272,18 @@ static void stage_bar(struct ntp_screen *scr, int row, const struct ntp_layout *
 	ntp_render_stage_bar(scr, row, l->bar_x, l->bar_w, stage, share, glyphs);
 }
 
+/* v with its mark in at most w characters: two decimals, fewer when the
+ * number is wide (a p99 of 100 ms or more, marked), so that the columns
+ * after it stay in place and nothing is cut at the screen's edge */
+static void fit_num(char *out, size_t n, double v, int w, const char *mark)
+{
+	for (int prec = 2; prec >= 0; prec--) {
+		snprintf(out, n, "%.*f%s", prec, v, mark);
+		if ((int)strlen(out) <= w)
+			return;
+	}
+}
+
 static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout *l, const struct ntp_history *h,
 			const struct ntp_snapshot *s, const struct ntp_snap_group *g, int selected,
 			const struct ntp_top_info *info)
@@ -300,7 +312,7 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 	for (int st = 0; st < NTP_STAGE_COUNT; st++) {
 		const struct ntp_snap_stage *sg = &g->stage[st];
 		int r = row + 1 + st;
-		char pct[16];
+		char pct[16], mean[32], p99[32], qd[32];
 
 		if (r >= l->status_row)
 			break;
@@ -314,11 +326,10 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 		snprintf(pct, sizeof(pct), "%.0f%%%s", sg->share * 100,
 			 st != NTP_STAGE_NETWORK ? " " : g->host_only ? "*" : g->target_only ? "~" : " ");
 		/* the QD marked when by Little's law (mean x rate); counted, it is every command's */
-		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %*.2f%s %*.2f%s %*.2f%s", pct,
-				  few ? 8 : 9, sg->mean_us, few ? "?" : "",
-				  ntp_pct_enough(g->sampled, 0.99) ? 9 : 8, sg->p99_us,
-				  ntp_pct_enough(g->sampled, 0.99) ? "" : "?",
-				  few && !g->qd_counted ? 6 : 7, sg->avg_qd, few && !g->qd_counted ? "?" : "");
+		fit_num(mean, sizeof(mean), sg->mean_us, 9, few ? "?" : "");
+		fit_num(p99, sizeof(p99), sg->p99_us, 9, ntp_pct_enough(g->sampled, 0.99) ? "" : "?");
+		fit_num(qd, sizeof(qd), sg->avg_qd, 7, few && !g->qd_counted ? "?" : "");
+		ntp_screen_printf(scr, r, l->num_x, -1, NTP_ROLE_TEXT, " %6s %9s %9s %7s", pct, mean, p99, qd);
 	}
 }
 

@@ -4,7 +4,7 @@
 # ntprof-top warn in one line when no controller (nvmet port) of -t's
 # transport exists but one of the other does, before whatever else stops them
 # here (no NVMe modules, no root); with the right -t, or with nothing
-# connected, they say nothing of it. `ntprof probe` shows what it found (root
+# connected, or more controllers than it looks at, they say nothing of it. `ntprof probe` shows what it found (root
 # only: it stops first without).
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,6 +19,11 @@ mkdir -p "$fake/rdma/sys/class/nvme/nvme0/nvme0c0n1" "$fake/rdma/sys/kernel/conf
 echo rdma >"$fake/rdma/sys/class/nvme/nvme0/transport"
 echo rdma >"$fake/rdma/sys/kernel/config/nvmet/ports/1/addr_trtype"
 mkdir -p "$fake/none"
+# more controllers than are looked at: any of the others could be NVMe/TCP
+for i in $(seq 0 39); do
+	mkdir -p "$fake/many/sys/class/nvme/nvme$i"
+	echo rdma >"$fake/many/sys/class/nvme/nvme$i/transport"
+done
 
 # expect NAME PRESENT(1|0) LINE command...: LINE is (1) or is not (0) a line of the output
 expect() {
@@ -42,6 +47,9 @@ expect record-wrong-t-target 1 "ntprof: nvmet port 1 is NVMe/RDMA, not NVMe/TCP:
 	env NTPROF_SYS_ROOT="$fake/rdma" "$NTPROF" record -r target -d 1
 expect record-right-t 0 "ntprof: $w_both" env NTPROF_SYS_ROOT="$fake/rdma" "$NTPROF" record -r both -t rdma -d 1
 expect record-nothing 0 "ntprof: $w_both" env NTPROF_SYS_ROOT="$fake/none" "$NTPROF" record -r both -d 1
+out=$(NTPROF_SYS_ROOT="$fake/many" "$NTPROF" record -r host -d 1 2>&1)
+if grep -q 'use -t rdma' <<<"$out"; then echo "  FAIL record-many-not-sure: $(head -3 <<<"$out")"; fail=1
+else echo "  ok   record-many-not-sure"; fi
 if [ -x "$TOP" ]; then
 	out=$(NTPROF_SYS_ROOT="$fake/rdma" timeout 20 "$TOP" -b -n 1 -r both 2>&1)
 	if grep -qF -- "$w_both" <<<"$out"; then echo "  ok   top-wrong-t"; else

@@ -416,6 +416,20 @@ static void test_stage_rows_few_marked(void **state)
 	text = ntp_screen_to_text(&s);
 	assert_non_null(strstr(text, "44%    106.00?   131.00?    0.33\n"));
 	free(text);
+	/* a p99 of 100 ms or more, marked, takes a decimal less: the QD after
+	 * it keeps its place and its mark (it was pushed right and cut) */
+	for (unsigned i = 0; i < t->n_groups; i++) {
+		t->groups[i].qd_counted = 0;
+		for (int st = 0; st < NTP_STAGE_COUNT; st++)
+			if (t->groups[i].stage[st].p99_us == 131.0) {
+				t->groups[i].stage[st].mean_us = 20145.92;
+				t->groups[i].stage[st].p99_us = 107479.04;
+			}
+	}
+	ntp_render(&s, &v, &th, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, " 20145.92? 107479.0?   0.33?\n"));
+	free(text);
 	ntp_screen_free(&s);
 }
 
