@@ -114,66 +114,112 @@ int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n)
 }
 
 /*
- * A spread from the quantiles a snapshot keeps (no variance is kept):
- * (p99 - p50) / 2.326, the standard deviation of a normal distribution with
- * those quantiles. Latencies are skewed to the right, so their p99 lies
- * further from the median than a normal's of the same deviation: the
- * estimate errs high, towards a stage that does not stand out.
+ * A stage's deviation from what a snapshot keeps (no variance is kept): the
+ * larger of (p99 - p50) / 2.326, the standard deviation of a normal
+ * distribution with those quantiles, and the mean, an exponential's. The
+ * quantiles' alone err low for tails heavier than a normal's (a stage whose
+ * spread lies beyond its p99, or a p99 equal to its p50); the mean floors it
+ * at a coefficient of variation of 1 (docs/reports.md, "Noise").
  */
-static double spread_us(double p50, double p99)
+static double spread_us(double mean, double p50, double p99)
 {
-	return p99 > p50 ? (p99 - p50) / 2.326 : 0;
+	double q = p99 > p50 ? (p99 - p50) / 2.326 : 0;
+
+	return q > mean ? q : mean > 0 ? mean : 0;
 }
 
 /* Beyond noise: more than K_SE standard errors (docs/reports.md, "The verdict"). */
 static const double K_SE = 2.0;
+/* A stage is apart from the common factor when its excess is beyond noise
+ * and at least this share of the latency's growth (docs/reports.md). */
+static const double APART_SHARE = 0.1;
+/* The stages of the common factor must hold at least this share of A's
+ * latency to give one (else the verdict says the stage grown most). */
+static const double REST_MIN_SHARE = 0.1;
 
 /* Variance of the mean of one row over n commands (the host-only rows
  * "host receive path" and "network and target" take their stage's spread). */
 static double var_mean(const struct ntp_snap_group *g, int stage)
 {
-	double s = spread_us(g->stage[stage].p50_us, g->stage[stage].p99_us);
+	double s = spread_us(g->stage[stage].mean_us, g->stage[stage].p50_us, g->stage[stage].p99_us);
 
 	return g->sampled ? s * s / (double)g->sampled : 0;
 }
 
-/* sqrt(var) summed over the rows in both but `skip`: the deviation of the
- * rest's mean as if its rows moved together (the largest it can be). */
-static double rest_sd(const struct ntp_snap_group *g, const struct ntp_compare_row *rows, unsigned n,
-		      unsigned skip)
+/* sqrt(var) summed over the rows in `set` but `skip`: the deviation of the
+ * set's mean as if its rows moved together (the largest it can be). */
+static double set_sd(const struct ntp_snap_group *g, const struct ntp_compare_row *rows, unsigned n,
+		     const int *set, int skip)
 {
 	double sd = 0;
 
 	for (unsigned i = 0; i < n; i++)
-		if (i != skip && rows[i].in_a && rows[i].in_b)
+		if ((int)i != skip && set[i])
 			sd += sqrt(var_mean(g, rows[i].stage));
 	return sd;
 }
 
+/* Row x against the factor of the rows in `set` but x: *r that factor, *ex
+ * x's growth beyond it, *se its standard error; 0 when the set holds too
+ * little of A's latency (sum_a) to give a factor. */
+static int beyond(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb,
+		  const struct ntp_compare_row *rows, unsigned n, const int *set, unsigned x, double sum_a,
+		  double *r, double *ex, double *se)
+{
+	double ra = 0, rb = 0, vr, sda, sdb;
+	const struct ntp_compare_row *w = &rows[x];
+
+	for (unsigned i = 0; i < n; i++)
+		if (i != x && set[i]) {
+			ra += rows[i].a.mean_us;
+			rb += rows[i].b.mean_us;
+		}
+	if (ra <= 0 || ra < REST_MIN_SHARE * sum_a)
+		return 0;
+	*r = rb / ra;
+	*ex = w->b.mean_us - *r * w->a.mean_us;
+	sda = set_sd(ga, rows, n, set, (int)x);
+	sdb = set_sd(gb, rows, n, set, (int)x);
+	/* var(R) by the first order: R^2 (var(set B)/set B^2 + var(set A)/set A^2) */
+	vr = *r * *r * (sda * sda / (ra * ra) + (rb > 0 ? sdb * sdb / (rb * rb) : 0));
+	*se = sqrt(var_mean(gb, w->stage) + *r * *r * var_mean(ga, w->stage) + w->a.mean_us * w->a.mean_us * vr);
+	return 1;
+}
+
 /*
- * The verdict (docs/reports.md, "The verdict"). Each stage's growth is
- * measured against the factor the other stages grew by together: with A's
- * mean a, B's b and the others' factor R = (B' - b) / (A' - a) (A', B':
- * the rows in both, summed), the stage's excess is b - R a, and the
- * latency's growth splits exactly into the common part (R - 1) A' and that
- * excess. A stage stands out when its excess is beyond its sampling noise
- * (K_SE standard errors) and is more than half of the growth (more than the
- * common slowdown explains); when none does, the slowdown is uniform. A
- * growth of the end to end within K_SE standard errors of its own noise is
- * no growth.
+ * The verdict (docs/reports.md, "The verdict"). The common factor is that of
+ * the stages that did not grow apart: starting from every row both record,
+ * the stage grown most beyond the others' factor is set apart while its
+ * excess is beyond its sampling noise (K_SE standard errors) and at least
+ * APART_SHARE of the latency's growth (and its mean grew), and the rest's
+ * factor R taken again.
+ * With A's mean a, B's b, a stage's excess is b - R a, and the latency's
+ * growth splits into the common part (R - 1) A' and the excesses. The stages
+ * set apart amplify latency when their excesses together are more than half
+ * of the latency's growth (more than the common slowdown explains); else the
+ * slowdown is uniform. A growth of the end to end within K_SE standard
+ * errors of its own noise is no growth; fewer than NTP_MEAN_MIN_SAMPLES
+ * commands on a side are not judged.
  */
 void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb,
 		       const struct ntp_compare_row *rows, unsigned n, int differ, struct ntp_compare_judge *j)
 {
-	double sa = 0, sb = 0, de = gb->e2e_mean_us - ga->e2e_mean_us, noise;
-	double ea = spread_us(ga->e2e_p50_us, ga->e2e_p99_us), eb = spread_us(gb->e2e_p50_us, gb->e2e_p99_us);
+	double sa = 0, de = gb->e2e_mean_us - ga->e2e_mean_us, noise, apart = 0;
+	double ea = spread_us(ga->e2e_mean_us, ga->e2e_p50_us, ga->e2e_p99_us);
+	double eb = spread_us(gb->e2e_mean_us, gb->e2e_p50_us, gb->e2e_p99_us);
+	int common[2 * (NTP_STAGE_COUNT + 1)] = { 0 };
+	unsigned left = 0;
 
 	memset(j, 0, sizeof(*j));
 	j->grew = ntp_compare_verdict(rows, n);
 	j->out = -1;
 	j->e2e_ratio = ga->e2e_mean_us > 0 ? gb->e2e_mean_us / ga->e2e_mean_us : 0;
-	if (differ || j->grew < 0)
+	if (differ || j->grew < 0 || n > sizeof(common) / sizeof(common[0]))
 		return;
+	if (!ntp_mean_enough(ga->sampled) || !ntp_mean_enough(gb->sampled)) {
+		j->kind = NTP_VERDICT_TOO_FEW;
+		return;
+	}
 	noise = K_SE * sqrt((ga->sampled ? ea * ea / (double)ga->sampled : 0) +
 			 (gb->sampled ? eb * eb / (double)gb->sampled : 0));
 	if (de <= noise || rows[j->grew].b.mean_us <= rows[j->grew].a.mean_us) {
@@ -182,34 +228,96 @@ void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_gr
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (rows[i].in_a && rows[i].in_b) {
+			common[i] = 1;
 			sa += rows[i].a.mean_us;
-			sb += rows[i].b.mean_us;
+			left++;
 		}
+	/* the stage grown most against every other: said after a uniform verdict */
 	for (unsigned i = 0; i < n; i++) {
-		const struct ntp_compare_row *x = &rows[i];
-		double ra, rb, r, ex, vr, se, sda, sdb;
+		double r, ex, se;
 
-		if (!x->in_a || !x->in_b)
-			continue;
-		ra = sa - x->a.mean_us;
-		rb = sb - x->b.mean_us;
-		if (ra <= 0)
-			continue;
-		r = rb / ra;
-		ex = x->b.mean_us - r * x->a.mean_us;
-		sda = rest_sd(ga, rows, n, i);
-		sdb = rest_sd(gb, rows, n, i);
-		/* var(R) by the first order: R^2 (var(rest B)/rest B^2 + var(rest A)/rest A^2) */
-		vr = r * r * (sda * sda / (ra * ra) + (rb > 0 ? sdb * sdb / (rb * rb) : 0));
-		se = sqrt(var_mean(gb, x->stage) + r * r * var_mean(ga, x->stage) + x->a.mean_us * x->a.mean_us * vr);
-		if (ex > K_SE * se && (j->out < 0 || ex > j->excess_us)) {
+		if (common[i] && beyond(ga, gb, rows, n, common, i, sa, &r, &ex, &se) && ex > K_SE * se &&
+		    (j->out < 0 || ex > j->excess_us)) {
 			j->out = (int)i;
 			j->others_ratio = r;
 			j->excess_us = ex;
 			j->noise_us = K_SE * se;
 		}
 	}
-	j->kind = j->out >= 0 && j->excess_us > (sb - sa) / 2 ? NTP_VERDICT_STAGE : NTP_VERDICT_UNIFORM;
+	if (!beyond(ga, gb, rows, n, common, (unsigned)j->grew, sa, &(double){ 0 }, &(double){ 0 }, &(double){ 0 })) {
+		/* the others than the stage grown most hold too little of
+		 * the latency to give a factor */
+		j->out = -1;
+		j->kind = NTP_VERDICT_NO_FACTOR;
+		return;
+	}
+	/* set apart, one at a time, the stage grown most beyond the rest */
+	while (left > 1 && j->n_apart < NTP_VERDICT_MAX_APART) {
+		int best = -1;
+		double bex = 0, r, ex, se;
+
+		for (unsigned i = 0; i < n; i++)
+			if (common[i] && rows[i].b.mean_us > rows[i].a.mean_us &&
+			    beyond(ga, gb, rows, n, common, i, sa, &r, &ex, &se) && ex > K_SE * se &&
+			    ex >= APART_SHARE * de && (best < 0 || ex > bex)) {
+				best = (int)i;
+				bex = ex;
+			}
+		if (best < 0)
+			break;
+		common[best] = 0;
+		left--;
+		j->apart[j->n_apart++] = best;
+	}
+	if (!j->n_apart) {
+		j->kind = NTP_VERDICT_UNIFORM;
+		return;
+	}
+	/* each against the common factor, that of the rows not set apart */
+	{
+		unsigned k = 0;
+
+		for (unsigned a = 0; a < j->n_apart; a++) {
+			int x = j->apart[a];
+			double r, ex, se;
+
+			if (!beyond(ga, gb, rows, n, common, (unsigned)x, sa, &r, &ex, &se))
+				continue;
+			if (ex <= K_SE * se || ex < APART_SHARE * de)
+				continue;
+			j->common_ratio = r;
+			j->apart[k] = x;
+			j->apart_excess_us[k] = ex;
+			j->apart_noise_us[k] = K_SE * se;
+			apart += ex;
+			k++;
+		}
+		j->n_apart = k;
+		/* largest excess first */
+		for (unsigned a = 1; a < k; a++)
+			for (unsigned b = a; b > 0 && j->apart_excess_us[b] > j->apart_excess_us[b - 1]; b--) {
+				int t = j->apart[b];
+				double te = j->apart_excess_us[b], tn = j->apart_noise_us[b];
+
+				j->apart[b] = j->apart[b - 1];
+				j->apart_excess_us[b] = j->apart_excess_us[b - 1];
+				j->apart_noise_us[b] = j->apart_noise_us[b - 1];
+				j->apart[b - 1] = t;
+				j->apart_excess_us[b - 1] = te;
+				j->apart_noise_us[b - 1] = tn;
+			}
+	}
+	if (j->n_apart && apart > de / 2) {
+		j->kind = NTP_VERDICT_STAGE;
+		j->out = j->apart[0];
+		j->others_ratio = j->common_ratio;
+		j->excess_us = j->apart_excess_us[0];
+		j->noise_us = j->apart_noise_us[0];
+		j->apart_sum_us = apart;
+	} else {
+		j->kind = NTP_VERDICT_UNIFORM;
+		j->n_apart = 0;
+	}
 }
 
 static const char *sides_of(const struct ntp_snap_group *g)
@@ -277,7 +385,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	char sides[240];
 	struct ntp_compare_judge j;
 	unsigned n;
-	int v, differ, e2e;
+	int v, differ, e2e, fa, fb;
 
 	ntp_group_label(ga, label, sizeof(label));
 	ntp_rate_label(ga->rate, rate_a, sizeof(rate_a));
@@ -294,7 +402,9 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	if (differ)
 		fprintf(f, "note: %s\n", sides);
 	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
-	print_pair(f, "mean", ga->e2e_mean_us, gb->e2e_mean_us, e2e);
+	fa = !ntp_mean_enough(ga->sampled);
+	fb = !ntp_mean_enough(gb->sampled);
+	print_pair(f, fa || fb ? "mean (too few samples)" : "mean", ga->e2e_mean_us, gb->e2e_mean_us, e2e);
 	print_pair(f, "p50", ga->e2e_p50_us, gb->e2e_p50_us, e2e);
 	print_pair(f, few(ga, gb, 0.99) ? "p99 (too few samples)" : "p99", ga->e2e_p99_us, gb->e2e_p99_us, e2e);
 	print_pair(f, few(ga, gb, 0.999) ? "p99.9 (too few samples)" : "p99.9", ga->e2e_p999_us, gb->e2e_p999_us,
@@ -311,20 +421,30 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	for (unsigned i = 0; i < n; i++) {
 		const struct ntp_compare_row *x = &rows[i];
 
+		char ma[24], mb[24], qa[24], qb[24];
+
+		/* '?': a mean, or a QD by Little's law, of fewer samples than a
+		 * mean needs (ntp_mean_enough), as the report marks them */
+		snprintf(ma, sizeof(ma), fa ? "%8.2f?" : "%9.2f", x->a.mean_us);
+		snprintf(mb, sizeof(mb), fb ? "%8.2f?" : "%9.2f", x->b.mean_us);
+		snprintf(qa, sizeof(qa), fa && !ga->qd_counted ? "%6.2f?" : "%7.2f", x->a.avg_qd);
+		snprintf(qb, sizeof(qb), fb && !gb->qd_counted ? "%6.2f?" : "%7.2f", x->b.avg_qd);
 		if (x->in_a && x->in_b) {
 			ratio(r, sizeof(r), x->a.mean_us, x->b.mean_us);
-			fprintf(f, "%-36s %9.2f %9.2f %+9.2f %7s %7.2f %7.2f\n", x->name, x->a.mean_us,
-				x->b.mean_us, x->b.mean_us - x->a.mean_us, r, x->a.avg_qd, x->b.avg_qd);
+			fprintf(f, "%-36s %s %s %+9.2f %7s %s %s\n", x->name, ma, mb, x->b.mean_us - x->a.mean_us, r,
+				qa, qb);
 			if (strcmp(x->name, x->name_b))
 				fprintf(f, "  in B: %s\n", x->name_b);
 		} else if (x->in_a) {
-			fprintf(f, "%-36s %9.2f %9s %9s %7s %7.2f %7s\n", x->name, x->a.mean_us, "-",
-				"-", "-", x->a.avg_qd, "-");
+			fprintf(f, "%-36s %s %9s %9s %7s %s %7s\n", x->name, ma, "-", "-", "-", qa, "-");
 		} else {
-			fprintf(f, "%-36s %9s %9.2f %9s %7s %7s %7.2f\n", x->name, "-", x->b.mean_us,
-				"-", "-", "-", x->b.avg_qd);
+			fprintf(f, "%-36s %9s %s %9s %7s %7s %s\n", x->name, "-", mb, "-", "-", "-", qb);
 		}
 	}
+	if (n && (fa || fb))
+		fprintf(f, "(?: from fewer than %d sampled commands (A %llu, B %llu): a mean's standard error is "
+			"about 1/sqrt(n) of it, more with a long tail; docs/stage-model.md)\n", NTP_MEAN_MIN_SAMPLES,
+			(unsigned long long)ga->sampled, (unsigned long long)gb->sampled);
 	ntp_compare_judge(ga, gb, rows, n, differ, &j);
 	v = j.kind == NTP_VERDICT_STAGE ? j.out : j.grew;
 	if (v < 0) {
@@ -346,9 +466,42 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 				"the latency %+.2f us\n", name, d, r, de);
 		else
 			fprintf(f, "verdict (of the stages both record): %s grows most, %+.2f us (%s)\n", name, d, r);
-	} else if (j.kind == NTP_VERDICT_STAGE)
+	} else if (j.kind == NTP_VERDICT_TOO_FEW) {
+		fprintf(f, "verdict: too few samples to judge (A %llu, B %llu commands sampled, fewer than %d)",
+			(unsigned long long)ga->sampled, (unsigned long long)gb->sampled, NTP_MEAN_MIN_SAMPLES);
+		if (d > 0)
+			fprintf(f, "; %s grows most, %+.2f us (%s)\n", name, d, r);
+		else
+			fprintf(f, "; no stage grows (mean %+.2f us)\n", de);
+	} else if (j.kind == NTP_VERDICT_NO_FACTOR)
+		fprintf(f, "verdict: %s grows most, %+.2f us (%s) of the %+.2f us; the other stages hold too "
+			"little of A's latency to tell a common slowdown\n", name, d, r, de);
+	else if (j.kind == NTP_VERDICT_STAGE && j.n_apart == 1)
 		fprintf(f, "verdict: %s amplifies latency from A to B: %+.2f us of the %+.2f us "
 			"(%.0f %%), %s\n", name, d, de, 100.0 * d / de, r);
+	else if (j.kind == NTP_VERDICT_STAGE) {
+		double sum = 0;
+
+		fprintf(f, "verdict: ");
+		for (unsigned k = 0; k < j.n_apart; k++) {
+			const struct ntp_compare_row *o = &rows[j.apart[k]];
+
+			fprintf(f, "%s%s%s%s%s", k ? (k + 1 < j.n_apart ? ", " : " and ") : "", o->name,
+				strcmp(o->name, o->name_b) ? " / " : "", strcmp(o->name, o->name_b) ? o->name_b : "",
+				"");
+		}
+		fprintf(f, " amplify latency from A to B: ");
+		for (unsigned k = 0; k < j.n_apart; k++) {
+			const struct ntp_compare_row *o = &rows[j.apart[k]];
+
+			ratio(r, sizeof(r), o->a.mean_us, o->b.mean_us);
+			sum += o->b.mean_us - o->a.mean_us;
+			fprintf(f, "%s%+.2f us (%s)", k ? (k + 1 < j.n_apart ? ", " : " and ") : "",
+				o->b.mean_us - o->a.mean_us, r);
+		}
+		fprintf(f, " of the %+.2f us (%.0f %%); the other stages grew %.2fx\n", de, 100.0 * sum / de,
+			j.common_ratio);
+	}
 	else if (j.kind == NTP_VERDICT_UNIFORM && j.out < 0)
 		fprintf(f, "verdict: every stage grew about %.2fx: a uniform slowdown (CPU, contention), "
 			"no stage stands out\n", j.e2e_ratio);

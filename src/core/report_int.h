@@ -32,19 +32,29 @@ int ntp_compare_verdict(const struct ntp_compare_row *rows, unsigned n);
 /* What the verdict says (docs/reports.md, "The verdict"). */
 enum ntp_verdict_kind {
 	NTP_VERDICT_UNJUDGED = 0,	/* the sides differ: of the stages both record only */
-	NTP_VERDICT_STAGE,		/* one stage stands out: judge.out */
+	NTP_VERDICT_STAGE,		/* stages stand out: judge.apart (judge.out the first) */
 	NTP_VERDICT_UNIFORM,		/* none does: every stage grew about e2e_ratio */
 	NTP_VERDICT_NO_GROWTH,		/* the latency did not grow beyond its sampling noise */
+	NTP_VERDICT_TOO_FEW,		/* A or B has fewer than NTP_MEAN_MIN_SAMPLES commands */
+	NTP_VERDICT_NO_FACTOR,		/* the other stages hold too little of the latency */
 };
+#define NTP_VERDICT_MAX_APART 4
 struct ntp_compare_judge {
 	int kind;			/* enum ntp_verdict_kind */
 	int grew;			/* ntp_compare_verdict: the row grown most, or -1 */
 	int out;			/* the row grown most beyond the other stages' factor,
-					 * beyond noise, or -1 */
+					 * beyond noise, or -1 (STAGE: apart[0]) */
 	double e2e_ratio;		/* B's end-to-end mean / A's (0: A's is 0) */
-	double others_ratio;		/* out: the other rows' B/A */
+	double others_ratio;		/* out: the other rows' B/A (STAGE: common_ratio) */
 	double excess_us;		/* out: its growth beyond the others' factor */
-	double noise_us;		/* out: three standard errors of excess_us */
+	double noise_us;		/* out: two standard errors of excess_us */
+	/* STAGE: the rows set apart from the common factor, largest excess first */
+	unsigned n_apart;
+	int apart[NTP_VERDICT_MAX_APART];
+	double apart_excess_us[NTP_VERDICT_MAX_APART];
+	double apart_noise_us[NTP_VERDICT_MAX_APART];
+	double apart_sum_us;		/* their excesses summed */
+	double common_ratio;		/* B/A of the rows not set apart */
 };
 void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb,
 		       const struct ntp_compare_row *rows, unsigned n, int differ, struct ntp_compare_judge *j);

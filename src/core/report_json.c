@@ -304,7 +304,9 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	v = j.kind == NTP_VERDICT_STAGE ? j.out : j.grew;
 	if (v >= 0) {
 		static const char *const kind[] = { [NTP_VERDICT_STAGE] = "stage", [NTP_VERDICT_UNIFORM] = "uniform",
-						    [NTP_VERDICT_NO_GROWTH] = "no_growth" };
+						    [NTP_VERDICT_NO_GROWTH] = "no_growth",
+						    [NTP_VERDICT_TOO_FEW] = "too_few",
+						    [NTP_VERDICT_NO_FACTOR] = "no_factor" };
 		json_object *e = json_object_new_object(), *x = NULL;
 		double d = rows[v].b.mean_us - rows[v].a.mean_us;
 
@@ -331,6 +333,24 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 			add(x, "share", num(j.excess_us / (gb->e2e_mean_us - ga->e2e_mean_us), 4));
 		}
 		add(e, "beyond_others", x);
+		/* "stage": every stage set apart from the common factor, named */
+		x = json_object_new_array();
+		for (unsigned k = 0; k < j.n_apart; k++) {
+			const struct ntp_compare_row *r = &rows[j.apart[k]];
+			json_object *y = json_object_new_object();
+
+			add(y, "name", json_object_new_string(r->name));
+			add(y, "stage", json_object_new_string(ntp_stage_key(r->stage)));
+			add(y, "b_name", json_object_new_string(r->name_b));
+			add(y, "change_us", num(r->b.mean_us - r->a.mean_us, 3));
+			add(y, "ratio", r->a.mean_us > 0 ? num(r->b.mean_us / r->a.mean_us, 3) : NULL);
+			add(y, "excess_us", num(j.apart_excess_us[k], 3));
+			add(y, "noise_us", num(j.apart_noise_us[k], 3));
+			add(y, "share", num(j.apart_excess_us[k] / (gb->e2e_mean_us - ga->e2e_mean_us), 4));
+			json_object_array_add(x, y);
+		}
+		add(e, "named", x);
+		add(e, "common_ratio", j.kind == NTP_VERDICT_STAGE ? num(j.common_ratio, 3) : NULL);
 		add(o, "verdict", e);
 	} else {
 		add(o, "verdict", NULL);

@@ -2,7 +2,8 @@
 # compare's verdict on generated recordings (docs/reports.md, "The verdict"):
 # every segment 1.4x slower is a uniform slowdown that names no stage (the
 # largest stage grows most in microseconds, and was named before); one
-# segment slowed names its stage; the QD1 -> QD8 recordings of examples/
+# segment slowed names its stage; two slowed name both; one command a side
+# is not judged; the QD1 -> QD8 recordings of examples/
 # still name the host block layer. Text and the JSON's kind. Environment: NTPROF.
 set -u
 cd "$(dirname "$0")/../.."
@@ -52,6 +53,30 @@ check one-stage-text "$([ $rc = 0 ] &&
 	echo $?)" "exit $rc: $(grep '^verdict' <<<"$out")"
 k=$(kind "$tmp/a.ntp" "$tmp/wire.ntp")
 check one-stage-json "$([ "$k" = "stage network True" ]; echo $?)" "$k"
+
+# network and storage 2x, the rest flat: both named (each against the
+# others' factor, the other grown one among them, read "uniform")
+gen -o "$tmp/two-a.ntp" --seed 1 --delay storage=fixed:20us --delay wire=fixed:20us \
+	--delay host-block-sub=fixed:20us
+gen -o "$tmp/two-b.ntp" --seed 2 --delay storage=fixed:40us --delay wire=fixed:40us \
+	--delay host-block-sub=fixed:20us
+out=$("$NTPROF" compare "$tmp/two-a.ntp" "$tmp/two-b.ntp" 2>&1); rc=$?
+check two-stages-text "$([ $rc = 0 ] &&
+	grep -Eq '^verdict: network \(TCP/IP, NICs, wire\) and storage \(target block layer, drive\) amplify latency from A to B: ' <<<"$out"
+	echo $?)" "exit $rc: $(grep '^verdict' <<<"$out")"
+k=$(kind "$tmp/two-a.ntp" "$tmp/two-b.ntp")
+check two-stages-json "$([ "$k" = "stage network True" ]; echo $?)" "$k"
+
+# one command a side: not judged
+"$NTPROF" generate -q -o "$tmp/one-a.ntp" -n 1 -s 1 --seed 4 --rate 1000 || exit 1
+"$NTPROF" generate -q -o "$tmp/one-b.ntp" -n 1 -s 1 --seed 7 --rate 1000 || exit 1
+out=$("$NTPROF" compare "$tmp/one-a.ntp" "$tmp/one-b.ntp" 2>&1); rc=$?
+check too-few-text "$([ $rc = 0 ] &&
+	grep -Eq '^verdict: too few samples to judge \(A 1, B 1 commands sampled, fewer than 100\); ' <<<"$out" &&
+	! grep -q amplif <<<"$out"
+	echo $?)" "exit $rc: $(grep '^verdict' <<<"$out")"
+k=$(kind "$tmp/one-a.ntp" "$tmp/one-b.ntp")
+check too-few-json "$([ "$k" = "too_few None False" ]; echo $?)" "$k"
 
 ex=examples
 out=$("$NTPROF" compare $ex/tb61-tcp-read-qd1-both.ntp $ex/tb61-tcp-read-qd8-exactq-both.ntp 2>&1); rc=$?

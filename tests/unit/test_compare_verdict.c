@@ -105,14 +105,14 @@ static void test_uniform_review(void **state)
 	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "uniform");
 	assert_string_equal(st, "host_driver");
 	assert_false(amp);
-	/* at 70 commands a side the host driver's +10.74 us is within its noise */
+	/* at 70 commands a side not judged (fewer than NTP_MEAN_MIN_SAMPLES) */
 	a->groups[0].sampled = b->groups[0].sampled = 70;
 	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: every stage grew about 1.41x: a uniform slowdown (CPU, contention), "
-				     "no stage stands out\n"));
+	assert_non_null(strstr(out, "verdict: too few samples to judge (A 70, B 70 commands sampled, fewer than "
+				     "100); network (TCP/IP, NICs, wire) grows most, +108.75 us (1.43x)\n"));
 	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "uniform");
-	assert_string_equal(st, "");
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "too_few");
+	assert_false(amp);
 	free(a);
 	free(b);
 }
@@ -228,6 +228,131 @@ static void test_within_noise(void **state)
 	free(b);
 }
 
+/* Two stages grown (network 1.8x, storage 2x), the other three flat: both
+ * named against the flat ones' factor, not a "uniform slowdown" (each
+ * against the others, the other grown one among them, stood out of
+ * neither). */
+static void test_two_stages(void **state)
+{
+	static const double sa[NTP_STAGE_COUNT] = { 21.0, 5.0, 50.0, 7.5, 20.0 };
+	double sb[NTP_STAGE_COUNT];
+	struct ntp_snapshot *a, *b;
+	json_object *o, *g, *v, *x;
+	char *out, st[32];
+	int amp;
+
+	(void)state;
+	memcpy(sb, sa, sizeof(sb));
+	sb[NTP_STAGE_NETWORK] = 90.0;
+	sb[NTP_STAGE_STORAGE] = 40.0;
+	a = group(sa, 20000);
+	b = group(sb, 20000);
+	out = compare(a, b);
+	assert_non_null(strstr(out, "verdict: network (TCP/IP, NICs, wire) and storage (target block layer, drive) "
+				     "amplify latency from A to B: +40.00 us (1.80x) and +20.00 us (2.00x) of the "
+				     "+60.00 us (100 %); the other stages grew 1.00x\n"));
+	free(out);
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "stage");
+	assert_string_equal(st, "network");
+	assert_true(amp);
+	o = ntp_compare_json(a, b, "a.ntp", "b.ntp");
+	assert_true(json_object_object_get_ex(o, "groups", &g));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(g, 0), "verdict", &v));
+	assert_true(json_object_object_get_ex(v, "named", &x));
+	assert_int_equal(json_object_array_length(x), 2);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(x, 1), "stage", &g));
+	assert_string_equal(json_object_get_string(g), "storage");
+	json_object_put(o);
+	free(a);
+	free(b);
+}
+
+/* One command a side: nothing judged, whatever grew (each side's p99 is its
+ * p50: no spread from the quantiles); the means marked '?'. */
+static void test_too_few(void **state)
+{
+	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
+	struct ntp_snapshot *a, *b;
+	char *out, st[32];
+	int amp;
+
+	(void)state;
+	memcpy(sb, sa, sizeof(sb));
+	sb[NTP_STAGE_STORAGE] = 180.0;
+	a = group(sa, 1);
+	b = group(sb, 1);
+	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
+		a->groups[0].stage[i].p50_us = a->groups[0].stage[i].p99_us = sa[i];
+		b->groups[0].stage[i].p50_us = b->groups[0].stage[i].p99_us = sb[i];
+	}
+	a->groups[0].e2e_p50_us = a->groups[0].e2e_p99_us = a->groups[0].e2e_mean_us;
+	b->groups[0].e2e_p50_us = b->groups[0].e2e_p99_us = b->groups[0].e2e_mean_us;
+	out = compare(a, b);
+	assert_null(strstr(out, "amplif"));
+	/* the means marked as the report marks them */
+	assert_non_null(strstr(out, "\nmean (too few samples) "));
+	assert_non_null(strstr(out, "\nstorage (target block layer, drive)     80.00?   180.00?   +100.00   2.25x"));
+	assert_non_null(strstr(out, "\n(?: from fewer than 100 sampled commands (A 1, B 1)"));
+	assert_non_null(strstr(out, "verdict: too few samples to judge (A 1, B 1 commands sampled, fewer than 100); "
+				     "storage (target block layer, drive) grows most, +100.00 us (2.25x)\n"));
+	free(out);
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "too_few");
+	assert_false(amp);
+	free(a);
+	free(b);
+}
+
+/* A p99 equal to its p50 (a tail beyond the p99, or fixed delays) gives
+ * no spread from the quantiles: the mean floors it, and +3 us of 115 over
+ * 150 commands a side is within the noise. */
+static void test_zero_spread(void **state)
+{
+	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
+	struct ntp_snapshot *a, *b;
+	char st[32];
+	int amp;
+
+	(void)state;
+	memcpy(sb, sa, sizeof(sb));
+	sb[NTP_STAGE_STORAGE] = 83.0;
+	a = group(sa, 150);
+	b = group(sb, 150);
+	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
+		a->groups[0].stage[i].p50_us = a->groups[0].stage[i].p99_us = sa[i];
+		b->groups[0].stage[i].p50_us = b->groups[0].stage[i].p99_us = sb[i];
+	}
+	a->groups[0].e2e_p50_us = a->groups[0].e2e_p99_us = a->groups[0].e2e_mean_us;
+	b->groups[0].e2e_p50_us = b->groups[0].e2e_p99_us = b->groups[0].e2e_mean_us;
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "no_growth");
+	assert_false(amp);
+	free(a);
+	free(b);
+}
+
+/* Storage 20 -> 22 us, the other stages (a twentieth of the latency) 3x:
+ * their factor is no common slowdown to measure storage against; the
+ * stage grown most is said. */
+static void test_no_factor(void **state)
+{
+	static const double sa[NTP_STAGE_COUNT] = { 0.2, 0.2, 0.4, 0.3, 20.0 };
+	static const double sb[NTP_STAGE_COUNT] = { 0.6, 0.6, 1.2, 0.9, 22.0 };
+	struct ntp_snapshot *a = group(sa, 20000), *b = group(sb, 20000);
+	char *out, st[32];
+	int amp;
+
+	(void)state;
+	out = compare(a, b);
+	assert_non_null(strstr(out, "verdict: storage (target block layer, drive) grows most, +2.00 us (1.10x) of the "
+				     "+4.20 us; the other stages hold too little of A's latency to tell a common "
+				     "slowdown\n"));
+	free(out);
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "no_factor");
+	assert_string_equal(st, "");
+	assert_false(amp);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +361,10 @@ int main(void)
 		cmocka_unit_test(test_one_stage),
 		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_within_noise),
+		cmocka_unit_test(test_two_stages),
+		cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_zero_spread),
+		cmocka_unit_test(test_no_factor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
