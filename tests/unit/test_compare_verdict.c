@@ -82,6 +82,34 @@ static const char *verdict_kind(const struct ntp_snapshot *a, const struct ntp_s
 	return kind;
 }
 
+/* compare's text holds line, its JSON verdict is of kind (its stage too,
+ * unless NULL; amplifies too, unless -1) */
+static void expect_verdict(const struct ntp_snapshot *a, const struct ntp_snapshot *b, const char *line,
+			   const char *kind, const char *stage, int amplifies)
+{
+	char *out = compare(a, b), st[32];
+	int amp;
+
+	assert_non_null(strstr(out, line));
+	free(out);
+	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), kind);
+	if (stage)
+		assert_string_equal(st, stage);
+	if (amplifies >= 0)
+		assert_int_equal(amp, amplifies);
+}
+
+/* Each stage's p50 and p99 at its mean, the end to end's too (fixed
+ * delays, or a tail beyond the p99): no spread from the quantiles. */
+static void no_spread(struct ntp_snapshot *s)
+{
+	struct ntp_snap_group *g = &s->groups[0];
+
+	for (int i = 0; i < NTP_STAGE_COUNT; i++)
+		g->stage[i].p50_us = g->stage[i].p99_us = g->stage[i].mean_us;
+	g->e2e_p50_us = g->e2e_p99_us = g->e2e_mean_us;
+}
+
 /* The review's case (M3): every stage 1.35-1.47x but the host driver, the
  * median unmoved; the network grew most in microseconds, as the largest
  * stage must under a uniform scaling, and is not named. */
@@ -122,20 +150,14 @@ static void test_uniform_exact(void **state)
 {
 	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
 	struct ntp_snapshot *a, *b;
-	char *out, st[32];
-	int amp;
 
 	(void)state;
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		sb[i] = 1.4 * sa[i];
 	a = group(sa, 1000000);
 	b = group(sb, 1000000);
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: every stage grew about 1.40x: a uniform slowdown (CPU, contention), "
-				     "no stage stands out\n"));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "uniform");
-	assert_false(amp);
+	expect_verdict(a, b, "verdict: every stage grew about 1.40x: a uniform slowdown (CPU, contention), "
+			     "no stage stands out\n", "uniform", NULL, 0);
 	free(a);
 	free(b);
 }
@@ -147,17 +169,10 @@ static void test_one_stage(void **state)
 	static const double sa[NTP_STAGE_COUNT] = { 43.52, 70.50, 831.96, 225.04, 101.46 };
 	static const double sb[NTP_STAGE_COUNT] = { 1539.27, 42.99, 678.68, 111.15, 41.76 };
 	struct ntp_snapshot *a = group(sa, 3731), *b = group(sb, 1821);
-	char *out, st[32];
-	int amp;
 
 	(void)state;
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: host block layer amplifies latency from A to B: +1495.75 us of the "
-				     "+1141.37 us (131 %), 35.37x\n"));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "stage");
-	assert_string_equal(st, "host_block");
-	assert_true(amp);
+	expect_verdict(a, b, "verdict: host block layer amplifies latency from A to B: +1495.75 us of the "
+			     "+1141.37 us (131 %), 35.37x\n", "stage", "host_block", 1);
 	free(a);
 	free(b);
 }
@@ -169,33 +184,23 @@ static void test_mixed(void **state)
 {
 	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
 	struct ntp_snapshot *a, *b;
-	char *out, st[32];
-	int amp;
 
 	(void)state;
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		sb[i] = (i == NTP_STAGE_STORAGE ? 1.5 : 1.1) * sa[i];
 	a = group(sa, 2000);
 	b = group(sb, 2000);
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: storage (target block layer, drive) amplifies latency from A to B: "));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "stage");
-	assert_string_equal(st, "storage");
+	expect_verdict(a, b, "verdict: storage (target block layer, drive) amplifies latency from A to B: ",
+		       "stage", "storage", -1);
 	free(a);
 	free(b);
 	for (int i = 0; i < NTP_STAGE_COUNT; i++)
 		sb[i] = (i == NTP_STAGE_NETWORK ? 2.0 : 1.4) * sa[i];
 	a = group(sa, 2000);
 	b = group(sb, 2000);
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: a uniform slowdown (CPU, contention), no stage stands out: the other "
-				     "stages grew 1.40x, network (TCP/IP, NICs, wire) 2.00x: +12.00 us beyond their "
-				     "factor, 21 % of the +58.00 us\n"));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "uniform");
-	assert_string_equal(st, "network");
-	assert_false(amp);
+	expect_verdict(a, b, "verdict: a uniform slowdown (CPU, contention), no stage stands out: the other "
+			     "stages grew 1.40x, network (TCP/IP, NICs, wire) 2.00x: +12.00 us beyond their "
+			     "factor, 21 % of the +58.00 us\n", "uniform", "network", 0);
 	free(a);
 	free(b);
 }
@@ -206,7 +211,7 @@ static void test_within_noise(void **state)
 {
 	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
 	struct ntp_snapshot *a, *b;
-	char *out, st[32];
+	char st[32];
 	int amp;
 
 	(void)state;
@@ -214,12 +219,9 @@ static void test_within_noise(void **state)
 	sb[NTP_STAGE_STORAGE] = 83.0;
 	a = group(sa, 200);
 	b = group(sb, 200);
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: latency does not grow from A to B beyond its sampling noise "
-				     "(mean +3.00 us); storage (target block layer, drive) grows most, +3.00 us (1.04x)\n"));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "no_growth");
-	assert_false(amp);
+	expect_verdict(a, b, "verdict: latency does not grow from A to B beyond its sampling noise "
+			     "(mean +3.00 us); storage (target block layer, drive) grows most, +3.00 us (1.04x)\n",
+		       "no_growth", NULL, 0);
 	/* the same +3 us over a million commands a side is a growth, and storage's */
 	a->groups[0].sampled = b->groups[0].sampled = 1000000;
 	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "stage");
@@ -273,31 +275,24 @@ static void test_too_few(void **state)
 {
 	double sa[NTP_STAGE_COUNT] = { 2.5, 5.0, 20.0, 7.5, 80.0 }, sb[NTP_STAGE_COUNT];
 	struct ntp_snapshot *a, *b;
-	char *out, st[32];
-	int amp;
+	char *out;
 
 	(void)state;
 	memcpy(sb, sa, sizeof(sb));
 	sb[NTP_STAGE_STORAGE] = 180.0;
 	a = group(sa, 1);
 	b = group(sb, 1);
-	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
-		a->groups[0].stage[i].p50_us = a->groups[0].stage[i].p99_us = sa[i];
-		b->groups[0].stage[i].p50_us = b->groups[0].stage[i].p99_us = sb[i];
-	}
-	a->groups[0].e2e_p50_us = a->groups[0].e2e_p99_us = a->groups[0].e2e_mean_us;
-	b->groups[0].e2e_p50_us = b->groups[0].e2e_p99_us = b->groups[0].e2e_mean_us;
+	no_spread(a);
+	no_spread(b);
 	out = compare(a, b);
 	assert_null(strstr(out, "amplif"));
 	/* the means marked as the report marks them */
 	assert_non_null(strstr(out, "\nmean (too few samples) "));
 	assert_non_null(strstr(out, "\nstorage (target block layer, drive)     80.00?   180.00?   +100.00   2.25x"));
 	assert_non_null(strstr(out, "\n(?: from fewer than 100 sampled commands (A 1, B 1)"));
-	assert_non_null(strstr(out, "verdict: too few samples to judge (A 1, B 1 commands sampled, fewer than 100); "
-				     "storage (target block layer, drive) grows most, +100.00 us (2.25x)\n"));
 	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "too_few");
-	assert_false(amp);
+	expect_verdict(a, b, "verdict: too few samples to judge (A 1, B 1 commands sampled, fewer than 100); "
+			     "storage (target block layer, drive) grows most, +100.00 us (2.25x)\n", "too_few", NULL, 0);
 	free(a);
 	free(b);
 }
@@ -317,12 +312,8 @@ static void test_zero_spread(void **state)
 	sb[NTP_STAGE_STORAGE] = 83.0;
 	a = group(sa, 150);
 	b = group(sb, 150);
-	for (int i = 0; i < NTP_STAGE_COUNT; i++) {
-		a->groups[0].stage[i].p50_us = a->groups[0].stage[i].p99_us = sa[i];
-		b->groups[0].stage[i].p50_us = b->groups[0].stage[i].p99_us = sb[i];
-	}
-	a->groups[0].e2e_p50_us = a->groups[0].e2e_p99_us = a->groups[0].e2e_mean_us;
-	b->groups[0].e2e_p50_us = b->groups[0].e2e_p99_us = b->groups[0].e2e_mean_us;
+	no_spread(a);
+	no_spread(b);
 	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "no_growth");
 	assert_false(amp);
 	free(a);
@@ -337,18 +328,11 @@ static void test_no_factor(void **state)
 	static const double sa[NTP_STAGE_COUNT] = { 0.2, 0.2, 0.4, 0.3, 20.0 };
 	static const double sb[NTP_STAGE_COUNT] = { 0.6, 0.6, 1.2, 0.9, 22.0 };
 	struct ntp_snapshot *a = group(sa, 20000), *b = group(sb, 20000);
-	char *out, st[32];
-	int amp;
 
 	(void)state;
-	out = compare(a, b);
-	assert_non_null(strstr(out, "verdict: storage (target block layer, drive) grows most, +2.00 us (1.10x) of the "
-				     "+4.20 us; the other stages hold too little of A's latency to tell a common "
-				     "slowdown\n"));
-	free(out);
-	assert_string_equal(verdict_kind(a, b, st, sizeof(st), &amp), "no_factor");
-	assert_string_equal(st, "");
-	assert_false(amp);
+	expect_verdict(a, b, "verdict: storage (target block layer, drive) grows most, +2.00 us (1.10x) of the "
+			     "+4.20 us; the other stages hold too little of A's latency to tell a common "
+			     "slowdown\n", "no_factor", "", 0);
 	free(a);
 	free(b);
 }
