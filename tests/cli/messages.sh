@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Messages that say what happened (review lows): compare names which queue
+# Messages that say what happened: compare names which queue
 # depths are counted (--exact-queues) and which Little's law's; two
 # recordings of both sides of one machine; a forced hook flavour names its
 # own reason only; generate says an open loop its tags cannot serve; the
