@@ -785,35 +785,8 @@ static void test_theme_fallbacks_and_errors(void **state)
 }
 
 /* The what-if view over intervals of a workload whose QD was tuned 1, 2, 8:
- * built from a known network (storage: 4 servers of 2 ms), so the fitted
+ * built from a known network (fixture_level_interval), so the fitted
  * parallelism and the knee can be read off the screen. */
-static void whatif_interval(struct ntp_snapshot *s, uint64_t k, int qd)
-{
-	static const struct ntp_mva_station truth[NTP_STAGE_COUNT] = {
-		{ 6, 0 }, { 14, 0 }, { 120, 0 }, { 25, 0 }, { 2000, 4 },
-	};
-	struct ntp_mva_result r;
-	struct ntp_snap_group *g = &s->groups[0];
-
-	memset(s, 0, sizeof(*s));
-	s->index = k;
-	s->seconds = 1;
-	s->sampling = 1;
-	s->role = NTP_ROLE_BOTH;
-	s->transport = NTP_TRANSPORT_TCP;
-	s->n_groups = 1;
-	assert_int_equal(ntp_mva_solve(truth, NTP_STAGE_COUNT, 40, qd, &r), 0);
-	g->io = NTP_IO_READ;
-	g->len = 4096;
-	strcpy(g->dev, "nvme0n1");
-	g->rate = r.x * 1e6;
-	g->sampled = (uint64_t)g->rate;
-	g->e2e_mean_us = r.r_total;
-	g->e2e_p99_us = 1.3 * r.r_total;
-	for (int st = 0; st < NTP_STAGE_COUNT; st++)
-		fixture_stage(g, st, r.r[st], 1.3 * r.r[st], g->rate);
-}
-
 static void test_whatif_view(void **state)
 {
 	static struct ntp_snapshot wsnap[3];
@@ -827,9 +800,9 @@ static void test_whatif_view(void **state)
 	char *text;
 
 	(void)state;
-	whatif_interval(&wsnap[0], 0, 1);
-	whatif_interval(&wsnap[1], 1, 2);
-	whatif_interval(&wsnap[2], 2, 8);
+	fixture_level_interval(&wsnap[0], 0, 1, 1);
+	fixture_level_interval(&wsnap[1], 1, 2, 1);
+	fixture_level_interval(&wsnap[2], 2, 8, 1);
 	in.wi = &par;
 	ntp_view_init(&v, 1000, 1);
 	assert_int_equal(ntp_key_action(&v, 'W'), NTP_ACT_WHATIF);

@@ -19,35 +19,6 @@
 #include "ui/render.h"
 #include "top_fixture.h"
 
-/* An interval of a closed loop at qd through a known network (storage:
- * 4 servers of 2 ms), the rate and means scaled by noise (1: none). */
-static void level_interval(struct ntp_snapshot *s, uint64_t k, int qd, double noise)
-{
-	static const struct ntp_mva_station truth[NTP_STAGE_COUNT] = {
-		{ 6, 0 }, { 14, 0 }, { 120, 0 }, { 25, 0 }, { 2000, 4 },
-	};
-	struct ntp_mva_result r;
-	struct ntp_snap_group *g = &s->groups[0];
-
-	memset(s, 0, sizeof(*s));
-	s->index = k;
-	s->seconds = 1;
-	s->sampling = 1;
-	s->role = NTP_ROLE_BOTH;
-	s->transport = NTP_TRANSPORT_TCP;
-	s->n_groups = 1;
-	assert_int_equal(ntp_mva_solve(truth, NTP_STAGE_COUNT, 40, qd, &r), 0);
-	g->io = NTP_IO_READ;
-	g->len = 4096;
-	strcpy(g->dev, "nvme0n1");
-	g->rate = r.x * 1e6 / noise;
-	g->sampled = (uint64_t)g->rate;
-	g->e2e_mean_us = r.r_total * noise;
-	g->e2e_p99_us = 1.3 * r.r_total * noise;
-	for (int st = 0; st < NTP_STAGE_COUNT; st++)
-		fixture_stage(g, st, r.r[st] * noise, 1.3 * r.r[st] * noise, g->rate);
-}
-
 /* The interval's p99s (end to end and each stage's) times f. */
 static void scale_p99(struct ntp_snapshot *s, double f)
 {
@@ -73,14 +44,14 @@ static void input_at(int n, const struct ntp_wi_params *p, struct ntp_wi_input *
 /* Loads 1, 2, 8, then 8 again (a little noise), then 32. */
 static void history(void)
 {
-	level_interval(&snap[0], 0, 1, 1);
-	level_interval(&snap[1], 1, 2, 1);
-	level_interval(&snap[2], 2, 8, 1);
-	level_interval(&snap[3], 3, 8, 1.03);
-	level_interval(&snap[4], 4, 8, 0.98);
-	level_interval(&snap[5], 5, 32, 1);
-	level_interval(&snap[6], 6, 8, 1.15);	/* the load's data moved */
-	level_interval(&snap[7], 7, 8, 1);
+	fixture_level_interval(&snap[0], 0, 1, 1);
+	fixture_level_interval(&snap[1], 1, 2, 1);
+	fixture_level_interval(&snap[2], 2, 8, 1);
+	fixture_level_interval(&snap[3], 3, 8, 1.03);
+	fixture_level_interval(&snap[4], 4, 8, 0.98);
+	fixture_level_interval(&snap[5], 5, 32, 1);
+	fixture_level_interval(&snap[6], 6, 8, 1.15);	/* the load's data moved */
+	fixture_level_interval(&snap[7], 7, 8, 1);
 }
 
 static void test_input_same(void **state)
@@ -107,12 +78,12 @@ static void test_input_same(void **state)
 	/* a level's data moved past NTP_WI_REFIT_TOL, the base (QD 8) and the
 	 * levels' QDs as they were: the QD 2 level's rate and means by 15 % */
 	input_at(5, &p, &a);
-	level_interval(&snap[1], 1, 2, 1.15);
+	fixture_level_interval(&snap[1], 1, 2, 1.15);
 	input_at(5, &p, &b);
 	assert_int_equal(b.n_fit, a.n_fit);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
 	/* within it (5 %): the same */
-	level_interval(&snap[1], 1, 2, 1.05);
+	fixture_level_interval(&snap[1], 1, 2, 1.05);
 	input_at(5, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
 	history();
@@ -143,10 +114,10 @@ static void test_input_same_base_own_data(void **state)
 	struct ntp_wi_params p = { 0 };
 
 	(void)state;
-	level_interval(&snap[0], 0, 1, 1);
-	level_interval(&snap[1], 1, 2, 1);
+	fixture_level_interval(&snap[0], 0, 1, 1);
+	fixture_level_interval(&snap[1], 1, 2, 1);
 	for (int i = 2; i < N; i++)
-		level_interval(&snap[i], (uint64_t)i, 8, 1);
+		fixture_level_interval(&snap[i], (uint64_t)i, 8, 1);
 	input_at(N - 1, &p, &a);
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
@@ -155,16 +126,16 @@ static void test_input_same_base_own_data(void **state)
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
 	/* only one stage's p99 */
-	level_interval(&snap[N - 1], N - 1, 8, 1);
+	fixture_level_interval(&snap[N - 1], N - 1, 8, 1);
 	snap[N - 1].groups[0].stage[NTP_STAGE_NETWORK].p99_us *= 2;
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
 	/* its rate and means 35 % off (the same QD: rate x mean kept) */
-	level_interval(&snap[N - 1], N - 1, 8, 1.35);
+	fixture_level_interval(&snap[N - 1], N - 1, 8, 1.35);
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 0);
 	/* within the tolerance: the same */
-	level_interval(&snap[N - 1], N - 1, 8, 1.04);
+	fixture_level_interval(&snap[N - 1], N - 1, 8, 1.04);
 	scale_p99(&snap[N - 1], 1.05);
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 1);

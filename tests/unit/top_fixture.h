@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include "core/model.h"
+#include "core/whatif.h"
 
 static void fixture_stage(struct ntp_snap_group *g, int st, double mean, double p99, double rate)
 {
@@ -16,6 +17,37 @@ static void fixture_stage(struct ntp_snap_group *g, int st, double mean, double 
 	g->stage[st].p999_us = p99 * 1.05;
 	g->stage[st].share = mean / g->e2e_mean_us;
 	g->stage[st].avg_qd = mean * rate / 1e6;
+}
+
+/* An interval of a closed loop at qd through a known network (storage:
+ * 4 servers of 2 ms), the rate and means scaled by noise (1: none): the
+ * what-if's load levels, whose fitted parallelism and knee are known.
+ * Inline: not every test that takes the fixture uses it. */
+static inline void fixture_level_interval(struct ntp_snapshot *s, uint64_t k, int qd, double noise)
+{
+	static const struct ntp_mva_station truth[NTP_STAGE_COUNT] = {
+		{ 6, 0 }, { 14, 0 }, { 120, 0 }, { 25, 0 }, { 2000, 4 },
+	};
+	struct ntp_mva_result r;
+	struct ntp_snap_group *g = &s->groups[0];
+
+	memset(s, 0, sizeof(*s));
+	s->index = k;
+	s->seconds = 1;
+	s->sampling = 1;
+	s->role = NTP_ROLE_BOTH;
+	s->transport = NTP_TRANSPORT_TCP;
+	s->n_groups = 1;
+	assert_int_equal(ntp_mva_solve(truth, NTP_STAGE_COUNT, 40, qd, &r), 0);
+	g->io = NTP_IO_READ;
+	g->len = 4096;
+	strcpy(g->dev, "nvme0n1");
+	g->rate = r.x * 1e6 / noise;
+	g->sampled = (uint64_t)g->rate;
+	g->e2e_mean_us = r.r_total * noise;
+	g->e2e_p99_us = 1.3 * r.r_total * noise;
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		fixture_stage(g, st, r.r[st] * noise, 1.3 * r.r[st] * noise, g->rate);
 }
 
 static void fixture_comp(struct ntp_snap_group *g, int c, double mean, double p50, double p99)
