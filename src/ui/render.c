@@ -12,7 +12,9 @@
 
 /* Per glyph set: full bar cell per stage, eighths (colour only), sparkline levels. */
 static const char *const bar_mono[NTP_STAGE_COUNT] = { "█", "▓", "▒", "░", "▚" };
-static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", "~", "+", "%" };
+/* ASCII fills (docs/top.md): not "~" for the network, which reads as noise,
+ * nor "-", the mark of a stage absent */
+static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", ":", "+", "%" };
 static const char *const eighths[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
 static const char *const spark_utf8[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 static const char *const spark_ascii[8] = { "_", ".", ",", ":", "-", "=", "+", "#" };
