@@ -293,9 +293,16 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	fprintf(f, "== %s: %llu command%s sampled (from %s%s commands/s%s), ", label,
+	fprintf(f, "== %s: %llu command%s sampled (from %s%s commands/s%s)", label,
 		(unsigned long long)g->seen, g->seen == 1 ? "" : "s", g->commands ? "" : "about ", rate,
 		g->commands ? ", counted" : "");
+	if (!g->seen) {
+		/* a group of the totals alone (model.c groups_from_totals):
+		 * sparse sampling picked none of its commands */
+		fprintf(f, "\nno command sampled (one in %u): the kernel's count only\n", s->sampling);
+		return;
+	}
+	fprintf(f, ", ");
 	if (g->host_only)
 		fprintf(f, "host side only\n");
 	else if (g->target_only)

@@ -96,6 +96,60 @@ static void test_intervals_and_totals(void **state)
 	ntp_model_free(m);
 }
 
+/* Sparse sampling: a key the totals count before any of its commands is
+ * sampled is a group of its own, its rate the count's, no record in it;
+ * sampled_run says whether it ever had one. Rows of the other side, and of
+ * no namespace, make none. */
+static void test_counted_before_sampled(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1000 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_total t[3];
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	t[0] = total(NTP_IO_READ, 4096, "nvme1n1", 1234);
+	t[1] = total(NTP_IO_READ, 4096, "nullb0", 1234);
+	t[1].key.side = NTP_SIDE_TARGET;
+	t[2] = total(NTP_IO_READ, 0, "", 5);
+	ntp_model_set_totals(m, t, 3, 11 * SEC);
+	ntp_model_close_interval(m, 11 * SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_string_equal(s->groups[0].dev, "nvme1n1");
+	assert_int_equal(s->groups[0].commands, 1234);
+	assert_true(s->groups[0].rate == 1234);
+	assert_int_equal(s->groups[0].sampled, 0);
+	assert_int_equal(s->groups[0].seen, 0);
+	assert_int_equal(s->groups[0].sampled_run, 0);
+	/* its first record finds that group */
+	host_rec(&r, 0x02, 4096, "nvme1n1", 11 * SEC + 1000);
+	ntp_model_ingest(m, &r);
+	t[0].count.commands = 2500;
+	ntp_model_set_totals(m, t, 1, 12 * SEC);
+	ntp_model_close_interval(m, 12 * SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_int_equal(s->groups[0].sampled, 1);
+	assert_int_equal(s->groups[0].commands, 1266);
+	assert_int_equal(s->groups[0].sampled_run, 1);
+	/* none in this one: sampled before */
+	t[0].count.commands = 3000;
+	ntp_model_set_totals(m, t, 1, 13 * SEC);
+	ntp_model_close_interval(m, 13 * SEC, s);
+	assert_int_equal(s->groups[0].sampled, 0);
+	assert_int_equal(s->groups[0].commands, 500);
+	assert_int_equal(s->groups[0].sampled_run, 1);
+	ntp_model_total(m, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_int_equal(s->groups[0].commands, 3000);
+	assert_int_equal(s->groups[0].sampled_run, 1);
+	free(s);
+	ntp_model_free(m);
+}
+
 /* Without totals the rate is sampled x N / seconds; groups sort reads first, then size. */
 static void test_estimated_rate_and_order(void **state)
 {
@@ -979,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_oom_at_merge),
 		cmocka_unit_test(test_oom_group),
 		cmocka_unit_test(test_unmatched_own_group),
+		cmocka_unit_test(test_counted_before_sampled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
