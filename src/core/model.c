@@ -261,6 +261,9 @@ struct group {
 	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
 	int closed;			/* all holds closed intervals (else it is the spare, zeroed) */
+	/* the namespace id and LBA size of the record that made it (0: none
+	 * known): a target record without its device (group_resolve) */
+	uint32_t nsid, lba;
 } __attribute__((aligned(64)));
 
 /* a, new or just reset, is g's cur; general: the model's general_only */
@@ -445,15 +448,66 @@ static int group_is(const struct group *g, uint8_t io, uint8_t side, const struc
  */
 static struct group *group_new(struct ntp_model *m, uint8_t io, uint8_t side, uint32_t len, const char *dev);
 
+/*
+ * A target record without its device (and mostly its length): the command
+ * left the target's table before its completion was seen, which names
+ * both (bpf/ntprof_common.bpf.h close_missed; docs/top.md). Its namespace
+ * id names the group's device when one target group of a device has that
+ * id, its LBA count the length at that device's LBA size: *tmp is r so
+ * completed. Else r as it is: its group names neither (report.c
+ * ntp_group_label). Off the common path: group_of never caches a record
+ * without a device (gc_dev_new).
+ */
+static const struct ntp_record *group_resolve(const struct ntp_model *m, const struct ntp_record *r,
+					      struct ntp_record *tmp)
+{
+	const struct group *found = NULL;
+
+	if (!r->nsid)
+		return r;
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		const struct group *g = &m->groups[i];
+
+		if (g->side != NTP_SIDE_TARGET || g->nsid != r->nsid || !g->dev[0])
+			continue;
+		if (found && strncmp(found->dev, g->dev, NTP_DEV_LEN))
+			return r;	/* two devices of that id (two subsystems): neither */
+		if (!found || (!found->lba && g->lba))
+			found = g;
+	}
+	if (!found || (!r->len && !found->lba))
+		return r;
+	*tmp = *r;
+	memcpy(tmp->dev, found->dev, NTP_DEV_LEN);
+	if (!tmp->len)
+		tmp->len = ((uint32_t)r->nlb + 1) * found->lba;
+	return tmp;
+}
+
 static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, const struct ntp_record *r,
 							  uint8_t side)
 {
 	uint8_t io = ntp_io_type_of(r->opcode);
+	struct ntp_record tmp;
+	struct group *g;
 
+	if (!r->dev[0] && side == NTP_SIDE_TARGET)
+		r = group_resolve(m, r, &tmp);
 	for (unsigned i = 0; i < m->n_groups; i++)
-		if (group_is(&m->groups[i], io, side, r))
-			return &m->groups[i];
-	return group_new(m, io, side, r->len, r->dev);
+		if (group_is(&m->groups[i], io, side, r)) {
+			g = &m->groups[i];
+			goto found;
+		}
+	g = group_new(m, io, side, r->len, r->dev);
+found:
+	/* the record's namespace id and LBA size, for the records of its
+	 * namespace without their device (group_resolve); a group the
+	 * totals made takes them from its first record */
+	if (g && !g->nsid && r->dev[0] && r->nsid) {
+		g->nsid = r->nsid;
+		g->lba = r->len && r->len % ((uint32_t)r->nlb + 1) == 0 ? r->len / ((uint32_t)r->nlb + 1) : 0;
+	}
+	return g;
 }
 
 /* A new group of the key (NULL: every group taken, or its memory not had). */
@@ -506,7 +560,10 @@ static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, cons
 	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
 		;
 	if (i == c->n_devs) {
-		if (i == GC_DEVS)
+		/* no device (a target record whose completion was not seen):
+		 * never cached, its group found from its namespace id
+		 * (group_resolve), which the key does not hold */
+		if (i == GC_DEVS || !dev[0])
 			return 0;
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}

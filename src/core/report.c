@@ -63,7 +63,14 @@ void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len)
 	char sz[16];
 
 	ntp_size_label(g->len, sz, sizeof(sz));
-	snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, g->dev[0] ? ntp_esc(g->dev) : "?");
+	/* no device: target records whose completion was not seen, and whose
+	 * namespace no other record told (model.c group_resolve) */
+	if (!g->dev[0] && !g->len && g->io != NTP_IO_OTHER)
+		snprintf(buf, len, "%s, size and namespace unknown", ntp_io_name(g->io));
+	else if (!g->dev[0])
+		snprintf(buf, len, "%s %s, namespace unknown", ntp_io_name(g->io), sz);
+	else
+		snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, ntp_esc(g->dev));
 }
 
 void ntp_rate_label(double v, char *buf, size_t len)
