@@ -33,7 +33,8 @@
  *   tcp_sendpage/tcp_sendmsg R2T_SENT, RSP_SENT (nvmet_tcp_try_send_one and
  *                            the send helpers are inlined into io_work); the
  *                            record leaves the target at RSP_SENT
- *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T)
+ *   nvmet_bdev_execute_rw    STORAGE_SUBMIT (+ DATA_ARRIVE/DATA_RECV after R2T:
+ *                            the arrivals of the data's first and last bytes)
  *   nvmet_req_complete tp    STORAGE_DONE, exact per-group counter
  *   nvmet_ns_disable         the generation of the device-name cache
  *   nvmet_tcp_queue_response RSP_QUEUED
@@ -1066,7 +1067,8 @@ int BPF_PROG(ntp_t_init_rt, struct nvmet_req___ntp *req, struct nvme_command___n
 
 /* Submission to the backing block device (req->execute for a bdev
  * namespace). After an R2T, it runs when the last data byte was read: the
- * data's first byte sits transfer_len bytes before copied_seq. */
+ * data's first byte sits transfer_len bytes before copied_seq, its last
+ * byte just before it (target_exec). */
 /* The context of the queue's worker this thread is (docs/backpressure.md):
  * nvmet-tcp's io_work or nvmet-rdma's CQ poll; NULL when the submission runs
  * elsewhere (an RDMA write's after its READ, the admin queue's). */
@@ -1082,11 +1084,11 @@ static __always_inline struct ntp_thread_ctx *worker_ctx(void)
 /* btf: an fentry program (NTP_RD) */
 static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 {
-	__u64 key = (__u64)req, now, arrive, tq = 0, bpk;
+	__u64 key = (__u64)req, now, arrive, last, tq = 0, bpk;
 	struct ntp_arrivals *a;
 	struct ntp_thread_ctx *c;
 	struct ntp_record *r;
-	__u32 t = tid();
+	__u32 t = tid(), seq;
 
 	/* no mark before the exit hook is attached too (bp_armed, set by
 	 * user space): the record's timestamps below are stamped all the same */
@@ -1122,18 +1124,32 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
-	set_ts_once(r, NTP_TS_T_DATA_RECV, now);
 	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h) */
-	if (ntp_transport != NTP_TRANSPORT_TCP)
+	if (ntp_transport != NTP_TRANSPORT_TCP) {
+		set_ts_once(r, NTP_TS_T_DATA_RECV, now);
 		return 0;
+	}
 	if (!tq)
 		return 0;
 	a = arrivals_of(tq);
 	if (!a)
 		return 0;
-	arrive = arrival_in(a, sk_copied_seq(a->sk) - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
-	if (arrive && arrive <= now)
-		set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
+	/* docs/hooks.md: nvmet-tcp executes a write right after reading its
+	 * last data byte (nvmet_tcp_try_recv_data, or its data digest:
+	 * nvmet_tcp_try_recv_ddgst), so copied_seq is just past the data.
+	 * DATA_ARRIVE: the arrival of the data's first byte (transfer_len
+	 * bytes back); DATA_RECV: that of its last byte, when all the data
+	 * had reached the target's stack. Not now: the driver's reading of
+	 * the data and its wake-up for the last packet lie between the two,
+	 * and are the target driver's data component. */
+	seq = sk_copied_seq(a->sk);
+	arrive = arrival_in(a, seq - (__u32)BPF_CORE_READ(req, transfer_len), NULL);
+	if (!arrive || arrive > now)
+		return 0;
+	set_ts_once(r, NTP_TS_T_DATA_ARRIVE, arrive);
+	last = arrival_in(a, seq - 1, NULL);
+	if (last >= arrive && last <= now)
+		set_ts_once(r, NTP_TS_T_DATA_RECV, last);
 	return 0;
 }
 

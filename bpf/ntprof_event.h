@@ -74,7 +74,8 @@ enum ntp_io_type {
  *   CMD_RECV     target driver has the capsule (nvmet_req_init)
  *   R2T_SENT     (writes) R2T handed to the network / RDMA READ posted
  *   DATA_ARRIVE  (writes) data's first packet arrived / RDMA READ completed
- *   DATA_RECV    (writes) target driver has all data
+ *   DATA_RECV    (writes) all data is in: TCP its last packet arrived (not the
+ *                driver's read of it: docs/hooks.md) / RDMA READ's handler
  *   STORAGE_SUBMIT submission to the backing device (req->execute)
  *   STORAGE_DONE storage completion (nvmet_req_complete)
  *   RSP_QUEUED   response queued (->queue_response)

@@ -67,6 +67,24 @@ ntp_side_incomplete() {
 	END { print bad + 0 }'
 }
 
+# ntp_r2t_data_split FILE.ntp: "WRITES BAD" of a recording's target records
+# that fetched their data (t_r2t_sent): BAD counts those without t_data_recv
+# or whose data stamps do not split the data's receive in two spans of
+# width: t_data_arrive <= t_data_recv < t_storage_submit (the network's
+# "target receive path (data)", then the "target driver, data" component,
+# docs/stage-model.md). With both stamps at one point the driver's span is 0.
+ntp_r2t_data_split() {
+	ntprof dump "$1" | awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "target" && $(col["t_r2t_sent"]) != "" {
+		n++
+		a = $(col["t_data_arrive"]); r = $(col["t_data_recv"]); s = $(col["t_storage_submit"])
+		if (a == "" || r == "" || s == "" || a + 0 > r + 0 || r + 0 >= s + 0)
+			bad++
+	}
+	END { print n + 0, bad + 0 }'
+}
+
 # ntp_arrival_order FILE.ntp: "PAIRS BAD" of a one-machine NVMe/TCP
 # recording, whose host and target share one clock (loopback). Each host
 # record is paired with the target record of its controller, queue and
@@ -195,7 +213,7 @@ EOT
 # ntp_tcp_record_check NAME TS-COLUMNS BYTES-PER-IO ntp-load options...:
 # `ntprof record -r both -s 1` on the NVMe/TCP device (tb_setup_tcp) while
 # the load runs 8 s, then the checks record-tcp.sh describes (NAME-join,
-# -slots, -tslots, -order, -fentry, -sum, -e2e, and -lost with PAUSE). Environment:
+# -slots, -tslots, -order, -fentry, -sum, -tdata for writes, -e2e, and -lost with PAUSE). Environment:
 # RING_KIB (NTPROF_RING_KIB for the recorder), PAUSE (seconds the recorder
 # is stopped mid-load), NTP_REC_FLAVOUR (kprobes or fentry: asked for with
 # --kprobes/--fentry; kprobes replaces NAME-fentry by NAME-flavour, the
@@ -288,6 +306,14 @@ ntp_tcp_record_check() {
 	fi
 	tb_check $name-sum "($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01" \
 		"stages $hb + $hd + $net + $td + $st = $sum us, end to end $e2e us"
+	if [ "$tcols" = "$NTP_T_R2T_TS" ]; then
+		local split nw nbad
+		split=$(ntp_r2t_data_split $TB_OUT/$name.ntp)
+		nw=${split% *}
+		nbad=${split#* }
+		tb_check $name-tdata "$nbad <= $inc_allow && $nw > 0" \
+			"$nbad of $nw R2T writes' target records lack t_data_arrive <= t_data_recv < t_storage_submit (allowed: $inc_allow); report's row: $(grep -m1 'target driver, data' $TB_OUT/$name.report | tr -s ' ')"
+	fi
 	tb_check $name-e2e "$e2e > 0 && $e2e <= $TB_LOAD_MEAN_US" \
 		"ntprof mean $e2e us, load generator mean $TB_LOAD_MEAN_US us: gap $gap us"
 }

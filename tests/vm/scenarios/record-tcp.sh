@@ -21,6 +21,11 @@
 #                 (one clock over loopback: ntp_arrival_order)
 #   NAME-fentry   with module BTF, the fentry flavour loaded (no fallback to kprobes)
 #   NAME-sum      the five stage means add up to the end-to-end mean
+#   NAME-tdata    (the writes) every target record that sent an R2T has its
+#                 data stamps in order with width: t_data_arrive (the data's
+#                 first byte reached the target's stack) <= t_data_recv (its
+#                 last byte did) < t_storage_submit, so "target driver, data"
+#                 (the driver reading the data, up to execution) is > 0
 #   NAME-e2e      ntprof's end-to-end mean <= the load generator's mean; the gap
 #                 (system call, io_uring, wake-up: outside the block layer) is a figure
 # record-tcp-read-qd8-ringfull: the allowance for lost records, exercised: a
