@@ -109,7 +109,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (json) {
 		/* before reading: a report must not replace its own input */
-		if (ntp_out_check(json, inputs, n_inputs, err, sizeof(err))) {
+		if (ntp_out_check_report(json, inputs, n_inputs, err, sizeof(err))) {
 			ret = ntp_err("-j %s", err);
 			goto out;
 		}

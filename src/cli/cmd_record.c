@@ -227,7 +227,7 @@ static int parse(int argc, char **argv, struct ntp_capture_opts *cap, struct ntp
 		ro->offline = 1;	/* stdout carries the JSON document only */
 	}
 	/* -j must not replace the recording (-o) nor follow a link (core/out.h) */
-	if (ro->json && ntp_out_check(ro->json, &ro->out, 1, err, sizeof(err)))
+	if (ro->json && ntp_out_check_report(ro->json, &ro->out, 1, err, sizeof(err)))
 		return ntp_err("-j %s", err);
 	if (ro->out && ntp_out_check(ro->out, NULL, 0, err, sizeof(err)))
 		return ntp_err("-o %s", err);

@@ -155,7 +155,7 @@ int cmd_report(int argc, char **argv)
 	if (json) {
 		char err[NTP_ERR_LEN];
 
-		if (ntp_out_check(json, (const char *const *)argv + first, (size_t)(argc - first),
+		if (ntp_out_check_report(json, (const char *const *)argv + first, (size_t)(argc - first),
 				  err, sizeof(err))) {
 			free(fit_list);
 			return ntp_err("-j %s", err);

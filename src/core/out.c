@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ntpfile.h"
 #include "out.h"
 
 /* The directory resolved (realpath) and the last name: two spellings of a
@@ -84,6 +85,31 @@ int ntp_out_check(const char *path, const char *const *others, size_t n, char *e
 	return 0;
 }
 
+int ntp_out_check_report(const char *path, const char *const *others, size_t n, char *err,
+			 size_t errlen)
+{
+	char head[sizeof(NTP_FILE_MAGIC) - 1];
+	struct stat st;
+	ssize_t k;
+	int fd;
+
+	if (ntp_out_check(path, others, n, err, errlen))
+		return -1;
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;	/* unreadable: the write decides */
+	k = read(fd, head, sizeof(head));
+	close(fd);
+	if (k == (ssize_t)sizeof(head) && !memcmp(head, NTP_FILE_MAGIC, sizeof(head))) {
+		snprintf(err, errlen, "%s: is an ntprof recording; refusing to write over it "
+			 "(remove it first)", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* A temporary file beside path, with the mode a plain create would give. */
 static int open_tmp(struct ntp_out *o, char *err, size_t errlen)
 {
@@ -124,7 +150,7 @@ int ntp_out_open(struct ntp_out *o, const char *path, const char *const *others,
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->fd = -1;
-	if (ntp_out_check(path, others, n, err, errlen))
+	if (ntp_out_check_report(path, others, n, err, errlen))
 		return -1;
 	if (!strcmp(path, "-")) {
 		o->fd = STDOUT_FILENO;

@@ -40,8 +40,14 @@ int ntp_same_file(const char *a, const char *b);
  * the path. Also refuses a directory and a symbolic link to a file or a
  * directory (one to a device or a pipe is fine). */
 int ntp_out_check(const char *path, const char *const *others, size_t n, char *err, size_t errlen);
+/* ntp_out_check(), and refuses an existing file that starts with the
+ * recording magic (NTP_FILE_MAGIC, docs/ntp-format.md): a report, a
+ * comparison or a screen never replaces a recording, whichever the command
+ * reads ("ntprof report -j a.ntp b.ntp" taken for a flag). */
+int ntp_out_check_report(const char *path, const char *const *others, size_t n, char *err,
+			 size_t errlen);
 
-/* ntp_out_check(), then opens path ("-": stdout) for writing. 0, or -1 with
+/* ntp_out_check_report(), then opens path ("-": stdout) for writing. 0, or -1 with
  * a one-line reason. */
 int ntp_out_open(struct ntp_out *o, const char *path, const char *const *others, size_t n,
 		 char *err, size_t errlen);

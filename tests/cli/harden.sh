@@ -65,6 +65,20 @@ same r.ntp keep.ntp || bad generate-over-link "r.ntp was changed through the lin
 run record-j-over-o 1 'refusing to write over' "$NTPROF" record -o r.ntp -j ./r.ntp -d 1
 same r.ntp keep.ntp || bad record-j-over-o "r.ntp was changed"
 run record-o-link 1 'symbolic link' "$NTPROF" record -o link.json -d 1
+# -j taken for a flag: a recording that is not an input is not replaced
+cp h.ntp keep-h.ntp
+run report-j-recording 1 '^ntprof: -j h.ntp: is an ntprof recording; refusing to write over it' \
+	"$NTPROF" report -j h.ntp r.ntp
+same h.ntp keep-h.ntp && [ "$(ls h.ntp* | wc -l)" = 1 ] && ok "report-j-recording: recording intact" ||
+	bad report-j-recording "h.ntp was changed"
+run compare-j-recording 1 'is an ntprof recording' "$NTPROF" compare -j h.ntp r.ntp r.ntp
+same h.ntp keep-h.ntp || bad compare-j-recording "h.ntp was changed"
+run record-j-recording 1 '-j h.ntp: is an ntprof recording' "$NTPROF" record -j h.ntp -d 1
+same h.ntp keep-h.ntp || bad record-j-recording "h.ntp was changed"
+echo 'old report' >old.json
+run report-j-over-report 0 '' "$NTPROF" report -j old.json r.ntp
+grep -q '"schema":"ntprof-report"' old.json && ok "report-j-over-report: replaced" ||
+	bad report-j-over-report "old.json not replaced"
 # a report written whole under its name, no temporary file left
 run report-j-file 0 '' "$NTPROF" report -j out.json h.ntp t.ntp
 [ "$(ls out.json* | wc -l)" = 1 ] && grep -q '"schema":"ntprof-report"' out.json &&

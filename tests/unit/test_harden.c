@@ -342,6 +342,23 @@ static void test_out_refuses(void **state)
 	ntp_out_discard(&o);
 	slurp(other, buf, sizeof(buf));
 	assert_string_equal(buf, "report");
+	/* a recording that is not an input (report -j a.ntp b.ntp) is refused
+	 * as an output; one that only names a recording is not */
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs(NTP_FILE_MAGIC "rest", f);
+	fclose(f);
+	assert_int_equal(ntp_out_open(&o, other, NULL, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is an ntprof recording"));
+	assert_int_equal(ntp_out_check_report(other, NULL, 0, err, sizeof(err)), -1);
+	assert_int_equal(ntp_out_check(other, NULL, 0, err, sizeof(err)), 0);
+	slurp(other, buf, sizeof(buf));
+	assert_string_equal(buf, NTP_FILE_MAGIC "rest");
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs("NTPROF", f);
+	fclose(f);
+	assert_int_equal(ntp_out_check_report(other, NULL, 0, err, sizeof(err)), 0);
 	unlink(in);
 	unlink(lnk);
 	unlink(hard);
