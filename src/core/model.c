@@ -807,7 +807,8 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
 	acc_add(a, &b, m->cfg.no_quantiles);
 	{
 		const struct ntp_record *r = h ? h : t;
-		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
+		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BIO_SUBMIT))	 ? h->ts[NTP_TS_H_BIO_SUBMIT]
+			      : h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
 										 : first_ts(r);
 		uint64_t hi = lo + (uint64_t)(b.e2e > 0 ? b.e2e : 0);
 
