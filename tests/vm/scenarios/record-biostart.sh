@@ -7,10 +7,8 @@
 #   record-biostart-e2e     at QD64 ntprof's mean end to end is at most the load
 #                           generator's (plus 1%): the bio's stamp is never before
 #                           the load generator's submission. It is not close to
-#                           it: io_uring issues a block device's reads with
-#                           REQ_NOWAIT, and one that finds no tag is retried from
-#                           an io-wq worker with a new bio, so the time before
-#                           the retry stays outside (seen on the test bed)
+#                           it on the test bed: time before the bio stays outside
+#                           (docs/stage-model.md, "What end to end spans")
 #   record-biostart-wait    at QD64 the host block layer holds at least half of
 #                           end to end (the tag wait)
 #   record-biostart-qd1     at QD1 (no wait) the host block layer is under a
