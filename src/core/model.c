@@ -262,6 +262,9 @@ struct group {
 	uint64_t occ_base_ns;		/* as_of of base_h/base_t (0: the start) */
 	int occ_all;
 	int closed;			/* all holds closed intervals (else it is the spare, zeroed) */
+	/* the namespace id and LBA size of the record that made it (0: none
+	 * known): a target record without its device (group_resolve) */
+	uint32_t nsid, lba;
 } __attribute__((aligned(64)));
 
 /* a, new or just reset, is g's cur; general: the model's general_only */
@@ -444,15 +447,75 @@ static int group_is(const struct group *g, uint8_t io, uint8_t side, const struc
  * key, so this is met at most once per key (and per record only for
  * devices the cache does not number, rare).
  */
+static struct group *group_new(struct ntp_model *m, uint8_t io, uint8_t side, uint32_t len, const char *dev);
+
+/*
+ * A target record without its device (and mostly its length): the command
+ * left the target's table before its completion was seen, which names
+ * both (bpf/ntprof_common.bpf.h close_missed; docs/top.md). Its namespace
+ * id names the group's device when one target group of a device has that
+ * id, its LBA count the length at that device's LBA size: *tmp is r so
+ * completed. Else r as it is: its group names neither (report.c
+ * ntp_group_label). Off the common path: group_of never caches a record
+ * without a device (gc_dev_new).
+ */
+static const struct ntp_record *group_resolve(const struct ntp_model *m, const struct ntp_record *r,
+					      struct ntp_record *tmp)
+{
+	const struct group *found = NULL;
+
+	if (!r->nsid)
+		return r;
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		const struct group *g = &m->groups[i];
+
+		if (g->side != NTP_SIDE_TARGET || g->nsid != r->nsid || !g->dev[0])
+			continue;
+		if (found && strncmp(found->dev, g->dev, NTP_DEV_LEN))
+			return r;	/* two devices of that id (two subsystems): neither */
+		if (!found || (!found->lba && g->lba))
+			found = g;
+	}
+	if (!found || (!r->len && !found->lba))
+		return r;
+	*tmp = *r;
+	memcpy(tmp->dev, found->dev, NTP_DEV_LEN);
+	if (!tmp->len)
+		tmp->len = ((uint32_t)r->nlb + 1) * found->lba;
+	return tmp;
+}
+
 static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, const struct ntp_record *r,
 							  uint8_t side)
 {
 	uint8_t io = ntp_io_type_of(r->opcode);
+	struct ntp_record tmp;
 	struct group *g;
 
+	if (!r->dev[0] && side == NTP_SIDE_TARGET)
+		r = group_resolve(m, r, &tmp);
 	for (unsigned i = 0; i < m->n_groups; i++)
-		if (group_is(&m->groups[i], io, side, r))
-			return &m->groups[i];
+		if (group_is(&m->groups[i], io, side, r)) {
+			g = &m->groups[i];
+			goto found;
+		}
+	g = group_new(m, io, side, r->len, r->dev);
+found:
+	/* the record's namespace id and LBA size, for the records of its
+	 * namespace without their device (group_resolve); a group the
+	 * totals made takes them from its first record */
+	if (g && !g->nsid && r->dev[0] && r->nsid) {
+		g->nsid = r->nsid;
+		g->lba = r->len && r->len % ((uint32_t)r->nlb + 1) == 0 ? r->len / ((uint32_t)r->nlb + 1) : 0;
+	}
+	return g;
+}
+
+/* A new group of the key (NULL: every group taken, or its memory not had). */
+static struct group *group_new(struct ntp_model *m, uint8_t io, uint8_t side, uint32_t len, const char *dev)
+{
+	struct group *g;
+
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
@@ -469,9 +532,9 @@ static __attribute__((noinline)) struct group *group_find(struct ntp_model *m, c
 	acc_bind(g->cur, g, m->cfg.general_only);
 	g->io = io;
 	g->side = side;
-	g->len = r->len;
-	memcpy(g->dev, r->dev, NTP_DEV_LEN);
-	if (r->dev[NTP_DEV_LEN - 1] != '\0') {
+	g->len = len;
+	memcpy(g->dev, dev, NTP_DEV_LEN);
+	if (dev[NTP_DEV_LEN - 1] != '\0') {
 		m->gc.off = 1;
 		m->gc.last_dev_key = 0;		/* group_of's first test fails from now */
 	}
@@ -498,7 +561,10 @@ static __attribute__((noinline)) uint64_t gc_dev_new(struct group_cache *c, cons
 	for (i = 0; i < c->n_devs && memcmp(c->devs[i], dev, NTP_DEV_LEN); i++)
 		;
 	if (i == c->n_devs) {
-		if (i == GC_DEVS)
+		/* no device (a target record whose completion was not seen):
+		 * never cached, its group found from its namespace id
+		 * (group_resolve), which the key does not hold */
+		if (i == GC_DEVS || !dev[0])
 			return 0;
 		memcpy(c->devs[c->n_devs++], dev, NTP_DEV_LEN);
 	}
@@ -1564,6 +1630,41 @@ static void gc_rebind(struct group_cache *c)
 			c->fast[i].a = c->fast[i].a->grp->cur;
 }
 
+/*
+ * A group for each key the totals count on the model's side (the host's;
+ * the target's when only it is fed) that no record made yet: at sparse
+ * sampling (-s 1000) a namespace's commands are counted long before the
+ * first is sampled, and its rate is known from the count alone
+ * (docs/top.md). A row of no namespace (a command the target failed
+ * before it had one) makes none.
+ */
+static void groups_from_totals(struct ntp_model *m)
+{
+	uint8_t side = m->cfg.role == NTP_ROLE_TARGET ? NTP_SIDE_TARGET : NTP_SIDE_HOST;
+
+	for (size_t i = 0; i < m->n_totals && m->n_groups < NTP_SNAP_MAX_GROUPS; i++) {
+		const struct ntp_group_key *k = &m->totals[i].key;
+		char dev[NTP_DEV_LEN] = { 0 };
+		unsigned j;
+
+		if (k->side != side || !m->totals[i].count.commands || !k->dev[0])
+			continue;
+		for (j = 0; j < m->n_groups; j++) {
+			const struct group *g = &m->groups[j];
+
+			if (g->io == k->io && g->len == k->len && g->side == side &&
+			    !strncmp(g->dev, k->dev, NTP_DEV_LEN))
+				break;
+		}
+		if (j < m->n_groups)
+			continue;
+		/* as a record names it: NUL-padded (group_is compares the
+		 * whole field) */
+		strncpy(dev, k->dev, NTP_DEV_LEN - 1);
+		group_new(m, k->io, side, k->len, dev);
+	}
+}
+
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out)
 {
 	double seconds;
@@ -1582,6 +1683,7 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	 * so: its records were seen under both */
 	out->sampling_from = m->sampling_open != m->cfg.sampling ? m->sampling_open : 0;
 	m->sampling_open = m->cfg.sampling;
+	groups_from_totals(m);
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		struct group *g = &m->groups[i];
 		int exact, base_exact = g->base_exact;
@@ -1633,6 +1735,8 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
+		/* g->all holds the closed intervals (else it is the zeroed spare) */
+		out->groups[out->n_groups].sampled_run = acc_sampled(g->all) + acc_sampled(g->cur);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
@@ -1720,6 +1824,7 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 			m->oom = 1;
 		fill_group(m, g, g->all, g->counted_all, g->cmds_all, g->unmatched_all + waiting[i], seconds,
 			   &out->groups[out->n_groups]);
+		out->groups[out->n_groups].sampled_run = acc_sampled(g->all);
 		if (g->occ_all)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &g->all_h,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &g->all_t, seconds);

@@ -86,6 +86,10 @@ struct ntp_snap_group {
 	 * span of its sampled commands (a recording's idle start and end left
 	 * out); 0: fewer than two sampled */
 	double busy_rate;
+	/* Extension (topsparse): sampled commands of the run up to this
+	 * interval's end, the interval's included: a group the totals count
+	 * (docs/top.md) with none has had no command sampled yet */
+	uint64_t sampled_run;
 };
 
 struct ntp_snapshot {

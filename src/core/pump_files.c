@@ -558,10 +558,18 @@ static void rows_between(const struct ntp_total *a, size_t na, const struct ntp_
  * ahead by the scouts, at most about a second past at): in the share of the
  * primary's records that fell between the earlier block and at (the
  * commands come as the records do; at 1 in 1 they are the records), or of
- * the time when the bins do not reach back to the earlier block. No block
+ * the time when the bins do not reach back to the earlier block or the
+ * records sampled 1 in N are too few (SHARE_MIN). No block
  * after at (none written yet, a file without totals): nothing, and the
  * model guesses past the last (count_at in model.c, not exact). The blocks
  * go to the sinks when the data reaches them (deliver_totals). */
+/* Records sampled 1 in N between two blocks: at least this many for their
+ * share to stand for the commands' (within 0.5 / sqrt(n) of it, one
+ * standard deviation: 1.6 % at 1000); fewer (-s 1000 of a device under a
+ * million commands a second), and an interval of a tenth of a second holds
+ * a record or none, its count all or nothing: the time's share */
+#define SHARE_MIN 1000
+
 static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at)
 {
 	const struct scout *ps;
@@ -582,7 +590,7 @@ static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at)
 		return;		/* two blocks past at: the model keeps its own */
 	num = records_in(f, t0, at);
 	den = records_in(f, t0, ps->as_of[1]);
-	if (num >= 0 && den > 0)
+	if (num >= 0 && den > 0 && (ntp_reader_info(f->r[f->primary])->sampling <= 1 || den >= SHARE_MIN))
 		w = (double)num / (double)den;
 	else
 		w = ps->as_of[1] > t0 ? (double)(at - t0) / (double)(ps->as_of[1] - t0) : 1;

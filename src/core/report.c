@@ -63,7 +63,14 @@ void ntp_group_label(const struct ntp_snap_group *g, char *buf, size_t len)
 	char sz[16];
 
 	ntp_size_label(g->len, sz, sizeof(sz));
-	snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, g->dev[0] ? ntp_esc(g->dev) : "?");
+	/* no device: target records whose completion was not seen, and whose
+	 * namespace no other record told (model.c group_resolve) */
+	if (!g->dev[0] && !g->len && g->io != NTP_IO_OTHER)
+		snprintf(buf, len, "%s, size and namespace unknown", ntp_io_name(g->io));
+	else if (!g->dev[0])
+		snprintf(buf, len, "%s %s, namespace unknown", ntp_io_name(g->io), sz);
+	else
+		snprintf(buf, len, "%s %s %s", ntp_io_name(g->io), sz, ntp_esc(g->dev));
 }
 
 void ntp_rate_label(double v, char *buf, size_t len)
@@ -293,9 +300,16 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 
 	ntp_group_label(g, label, sizeof(label));
 	ntp_rate_label(g->rate, rate, sizeof(rate));
-	fprintf(f, "== %s: %llu command%s sampled (from %s%s commands/s%s), ", label,
+	fprintf(f, "== %s: %llu command%s sampled (from %s%s commands/s%s)", label,
 		(unsigned long long)g->seen, g->seen == 1 ? "" : "s", g->commands ? "" : "about ", rate,
 		g->commands ? ", counted" : "");
+	if (!g->seen) {
+		/* a group of the totals alone (model.c groups_from_totals):
+		 * sparse sampling picked none of its commands */
+		fprintf(f, "\nno command sampled (one in %u): the kernel's count only\n", s->sampling);
+		return;
+	}
+	fprintf(f, ", ");
 	if (g->host_only)
 		fprintf(f, "host side only\n");
 	else if (g->target_only)

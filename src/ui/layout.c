@@ -46,7 +46,13 @@ const struct ntp_snapshot *ntp_history_shown(const struct ntp_history *h, const 
 	return h->snap[h->n - 1];
 }
 
-int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max)
+int ntp_group_counted_only(const struct ntp_snap_group *g)
+{
+	return !g->seen && !g->sampled;
+}
+
+/* The groups the view's filters leave: with records (blocks) or only counted (lines). */
+static int view_select(const struct ntp_view *v, const struct ntp_snapshot *s, int counted, int *idx, int max)
 {
 	int n = 0;
 
@@ -59,9 +65,34 @@ int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int 
 			continue;
 		if (v->io >= 0 && g->io != v->io)
 			continue;
+		if (ntp_group_counted_only(g) != counted)
+			continue;
 		idx[n++] = (int)i;
 	}
 	return n;
+}
+
+int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max)
+{
+	return view_select(v, s, 0, idx, max);
+}
+
+int ntp_view_counted(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max)
+{
+	return view_select(v, s, 1, idx, max);
+}
+
+double ntp_view_rate(const struct ntp_view *v, const struct ntp_snapshot *s)
+{
+	int idx[NTP_SNAP_MAX_GROUPS], n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	double total = 0;
+
+	for (int i = 0; i < n; i++)
+		total += s->groups[idx[i]].rate;
+	n = ntp_view_counted(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	for (int i = 0; i < n; i++)
+		total += s->groups[idx[i]].rate;
+	return total;
 }
 
 static int cmp_dev(const void *a, const void *b)

@@ -12,7 +12,9 @@
 
 /* Per glyph set: full bar cell per stage, eighths (colour only), sparkline levels. */
 static const char *const bar_mono[NTP_STAGE_COUNT] = { "█", "▓", "▒", "░", "▚" };
-static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", "~", "+", "%" };
+/* ASCII fills (docs/top.md): not "~" for the network, which reads as noise,
+ * nor "-", the mark of a stage absent */
+static const char *const bar_ascii[NTP_STAGE_COUNT] = { "#", "=", ":", "+", "%" };
 static const char *const eighths[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
 static const char *const spark_utf8[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 static const char *const spark_ascii[8] = { "_", ".", ",", ":", "-", "=", "+", "#" };
@@ -70,11 +72,16 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	}
 	put_right(scr, 0, scr->cols, v->paused ? NTP_ROLE_WARN : NTP_ROLE_TITLE, right);
 
-	for (uint32_t i = 0; s && i < s->n_groups && i < NTP_SNAP_MAX_GROUPS; i++)
-		total += s->groups[i].rate;
+	/* the groups the filters (n, t) leave, counted ones with no record
+	 * too: the totals' count where there is one (docs/top.md) */
+	total = ntp_view_rate(v, s);
 	ntp_rate_label(total, rate, sizeof(rate));
 	x = ntp_screen_printf(scr, 1, 1, -1, NTP_ROLE_VALUE, "%s", rate);
-	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s  lost ");
+	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, " cmds/s");
+	if (v->ns[0] || v->io >= 0)	/* whose: the filters' */
+		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_LABEL, " of %s%s%s", v->ns[0] ? v->ns : "",
+				      v->ns[0] && v->io >= 0 ? " " : "", v->io >= 0 ? ntp_io_name((uint8_t)v->io) : "");
+	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "  lost ");
 	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
 			      s ? (unsigned long long)s->lost_events : 0ULL);
 	if (s && s->oom)	/* counts or quantiles are missing (docs/failures.md) */
@@ -333,10 +340,32 @@ static void group_block(struct ntp_screen *scr, int row, const struct ntp_layout
 	}
 }
 
+/* A group the totals count with no record in the interval: one line, what
+ * its rate comes from and why it has no block (sparse sampling). */
+static void counted_line(struct ntp_screen *scr, int row, const struct ntp_snapshot *s,
+			 const struct ntp_snap_group *g)
+{
+	char label[64], rate[32];
+	int x;
+
+	ntp_group_label(g, label, sizeof(label));
+	ntp_rate_label(g->rate, rate, sizeof(rate));
+	x = ntp_screen_printf(scr, row, 0, -1, NTP_ROLE_GROUP, "  %s", label);
+	x = x + 2 > 24 ? x + 2 : 24;
+	if (!g->commands)
+		ntp_screen_put(scr, row, x, -1, NTP_ROLE_DIM, "no command counted in this interval");
+	else if (g->sampled_run)
+		ntp_screen_printf(scr, row, x, -1, NTP_ROLE_DIM, "%s cmds/s counted, no sample in this interval", rate);
+	else
+		ntp_screen_printf(scr, row, x, -1, NTP_ROLE_DIM, "%s cmds/s counted, no command sampled yet (1 in %u)",
+				  rate, s->sampling);
+}
+
 static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
 			const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info)
 {
-	int idx[NTP_SNAP_MAX_GROUPS], n, fit, first, row, host_only = 0, target_only = 0, x;
+	int idx[NTP_SNAP_MAX_GROUPS], cidx[NTP_SNAP_MAX_GROUPS], n, nc, fit, first, row, host_only = 0,
+	    target_only = 0, x;
 	char buf[64];
 
 	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
@@ -351,11 +380,16 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 		return;
 	}
 	n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
-	if (!n) {
+	nc = ntp_view_counted(v, s, cidx, NTP_SNAP_MAX_GROUPS);
+	if (!n && !nc) {
 		ntp_screen_printf(scr, l->body_top + 1, 2, -1, NTP_ROLE_DIM, "no commands in this interval%s",
 				  v->ns[0] || v->io >= 0 ? " for this namespace and I/O type (n, t change them)" : "");
 		return;
 	}
+	/* the counted groups' lines below the blocks, in the rows they leave */
+	row = l->body_top;
+	if (!n)
+		goto counted;
 	fit = (l->body_rows + 1) / NTP_GROUP_ROWS;
 	if (fit < 1)
 		fit = 1;
@@ -374,6 +408,9 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 		target_only |= g->target_only;
 		group_block(scr, row, l, h, s, g, i == v->selected, info);
 	}
+counted:
+	for (int i = 0; i < nc && row < l->status_row - 1; i++, row++)
+		counted_line(scr, row, s, &s->groups[cidx[i]]);
 	/* The legend for '*' (docs/stage-model.md, "One side only"), on the last body row if the blocks left it free. */
 	if (host_only && row - 1 < l->status_row - 1)
 		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,
@@ -430,9 +467,9 @@ int ntp_render_rows_needed(const struct ntp_view *v, const struct ntp_history *h
 {
 	const struct ntp_snapshot *s = ntp_history_shown(h, v);
 	int idx[NTP_SNAP_MAX_GROUPS];
-	int n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS);
-	/* header, the groups, the legend, the status line */
-	int rows = 3 + (n ? n : 1) * NTP_GROUP_ROWS + 1 + 1;
+	int n = ntp_view_groups(v, s, idx, NTP_SNAP_MAX_GROUPS), nc = ntp_view_counted(v, s, idx, NTP_SNAP_MAX_GROUPS);
+	/* header, the groups, the counted groups' lines, the legend, the status line */
+	int rows = 3 + (n || !nc ? (n ? n : 1) * NTP_GROUP_ROWS : 0) + nc + 1 + 1;
 
 	return rows < NTP_MIN_ROWS ? NTP_MIN_ROWS : rows;
 }

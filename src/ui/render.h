@@ -62,8 +62,16 @@ int ntp_layout(int rows, int cols, struct ntp_layout *out);
 
 /* The snapshot the view shows: the newest, or the paused one (nearest kept). NULL if none. */
 const struct ntp_snapshot *ntp_history_shown(const struct ntp_history *h, const struct ntp_view *v);
-/* Indices of the groups the view's filters leave, in snapshot order. */
+/* Indices of the groups the view's filters leave, in snapshot order: those
+ * with records in the interval (a block each, selectable). */
 int ntp_view_groups(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max);
+/* A group with no record in the interval, only the totals' count of its
+ * commands (sparse sampling: none sampled yet, or none in the interval). */
+int ntp_group_counted_only(const struct ntp_snap_group *g);
+/* The same for such groups (a line each, below the blocks). */
+int ntp_view_counted(const struct ntp_view *v, const struct ntp_snapshot *s, int *idx, int max);
+/* The commands/s of every group the view's filters leave (the header's). */
+double ntp_view_rate(const struct ntp_view *v, const struct ntp_snapshot *s);
 /* Distinct namespaces of a snapshot, sorted. */
 int ntp_snapshot_namespaces(const struct ntp_snapshot *s, char (*out)[NTP_DEV_LEN], int max);
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "core/hist.h"
 #include "core/model.h"
+#include "core/report.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 #define SEC 1000000000ull
@@ -92,6 +93,60 @@ static void test_intervals_and_totals(void **state)
 	assert_int_equal(s->groups[0].commands, cum);
 	assert_true(s->groups[0].rate == cum / 3.0);
 	assert_int_equal(s->host_records, 600);
+	free(s);
+	ntp_model_free(m);
+}
+
+/* Sparse sampling: a key the totals count before any of its commands is
+ * sampled is a group of its own, its rate the count's, no record in it;
+ * sampled_run says whether it ever had one. Rows of the other side, and of
+ * no namespace, make none. */
+static void test_counted_before_sampled(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1000 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_total t[3];
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	t[0] = total(NTP_IO_READ, 4096, "nvme1n1", 1234);
+	t[1] = total(NTP_IO_READ, 4096, "nullb0", 1234);
+	t[1].key.side = NTP_SIDE_TARGET;
+	t[2] = total(NTP_IO_READ, 0, "", 5);
+	ntp_model_set_totals(m, t, 3, 11 * SEC);
+	ntp_model_close_interval(m, 11 * SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_string_equal(s->groups[0].dev, "nvme1n1");
+	assert_int_equal(s->groups[0].commands, 1234);
+	assert_true(s->groups[0].rate == 1234);
+	assert_int_equal(s->groups[0].sampled, 0);
+	assert_int_equal(s->groups[0].seen, 0);
+	assert_int_equal(s->groups[0].sampled_run, 0);
+	/* its first record finds that group */
+	host_rec(&r, 0x02, 4096, "nvme1n1", 11 * SEC + 1000);
+	ntp_model_ingest(m, &r);
+	t[0].count.commands = 2500;
+	ntp_model_set_totals(m, t, 1, 12 * SEC);
+	ntp_model_close_interval(m, 12 * SEC, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_int_equal(s->groups[0].sampled, 1);
+	assert_int_equal(s->groups[0].commands, 1266);
+	assert_int_equal(s->groups[0].sampled_run, 1);
+	/* none in this one: sampled before */
+	t[0].count.commands = 3000;
+	ntp_model_set_totals(m, t, 1, 13 * SEC);
+	ntp_model_close_interval(m, 13 * SEC, s);
+	assert_int_equal(s->groups[0].sampled, 0);
+	assert_int_equal(s->groups[0].commands, 500);
+	assert_int_equal(s->groups[0].sampled_run, 1);
+	ntp_model_total(m, s);
+	assert_int_equal(s->n_groups, 1);
+	assert_int_equal(s->groups[0].commands, 3000);
+	assert_int_equal(s->groups[0].sampled_run, 1);
 	free(s);
 	ntp_model_free(m);
 }
@@ -895,6 +950,65 @@ static void joined_cmd(struct ntp_record *h, struct ntp_record *t, uint8_t opcod
 	SET(t, NTP_TS_T_RSP_SENT, t0 + 81000);
 }
 
+/*
+ * A target-only run: records whose completion was not seen have neither
+ * device nor length (bpf close_missed). One of a namespace id another
+ * record named goes to that record's group, its length from its LBA count;
+ * one of an id none named, to a group that says it knows neither, not a
+ * "read 0B ?". The report's label says the same.
+ */
+static void test_target_no_device(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_TARGET, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_record h, t;
+	char label[64];
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	for (int i = 0; i < 4; i++) {
+		joined_cmd(&h, &t, 0x02, 4096, (uint16_t)i, 10 * SEC + (uint64_t)i * 200000);
+		t.nlb = 7;	/* 8 LBAs of 512 bytes */
+		if (i >= 2) {
+			/* the completion not seen: closed when its slot was reused */
+			memset(t.dev, 0, sizeof(t.dev));
+			t.len = 0;
+			t.nlb = i == 2 ? 7 : 15;
+			t.flags |= NTP_REC_F_CLOSED_MISSED;
+			t.ts_valid &= ~(1u << NTP_TS_T_STORAGE_DONE);
+		}
+		ntp_model_ingest(m, &t);
+	}
+	/* a namespace no record named */
+	joined_cmd(&h, &t, 0x02, 4096, 9, 11 * SEC);
+	memset(t.dev, 0, sizeof(t.dev));
+	t.len = 0;
+	t.nsid = 2;
+	ntp_model_ingest(m, &t);
+	ntp_model_close_interval(m, 12 * SEC, s);
+	assert_int_equal(s->n_groups, 3);
+	/* sorted by size: the unknown (0), 4K, 8K */
+	assert_int_equal(s->groups[0].len, 0);
+	assert_string_equal(s->groups[0].dev, "");
+	assert_int_equal(s->groups[0].seen, 1);
+	ntp_group_label(&s->groups[0], label, sizeof(label));
+	assert_string_equal(label, "read, size and namespace unknown");
+	assert_int_equal(s->groups[1].len, 4096);
+	assert_string_equal(s->groups[1].dev, "nullb0");
+	assert_int_equal(s->groups[1].seen, 3);
+	assert_int_equal(s->groups[1].missed_records, 1);
+	assert_int_equal(s->groups[2].len, 8192);
+	assert_string_equal(s->groups[2].dev, "nullb0");
+	assert_int_equal(s->groups[2].seen, 1);
+	ntp_group_label(&s->groups[2], label, sizeof(label));
+	assert_string_equal(label, "read 8KiB nullb0");
+	free(s);
+	ntp_model_free(m);
+}
+
 static const struct ntp_snap_group *group_io_len(const struct ntp_snapshot *s, uint8_t io, uint32_t len)
 {
 	for (uint32_t g = 0; g < s->n_groups; g++)
@@ -979,6 +1093,8 @@ int main(void)
 		cmocka_unit_test(test_oom_at_merge),
 		cmocka_unit_test(test_oom_group),
 		cmocka_unit_test(test_unmatched_own_group),
+		cmocka_unit_test(test_counted_before_sampled),
+		cmocka_unit_test(test_target_no_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,6 +196,66 @@ static void test_filters_and_pause(void **state)
 	ntp_screen_free(&s);
 }
 
+/* Sparse sampling (-s 1000): a group the totals count with no record yet is a
+ * line saying so, its count in the header's rate; the header's rate is the
+ * filtered groups' and says whose. */
+static void test_counted_not_sampled(void **state)
+{
+	static struct ntp_snapshot sp;
+	const struct ntp_snapshot *one[1] = { &sp };
+	struct ntp_history h1 = { one, 1 };
+	struct ntp_snap_group *g;
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(&sp, 7);
+	sp.seconds = 1;
+	sp.sampling = 1000;
+	/* groups 0 and 1 (nvme1n1) counted, no record in the interval: the
+	 * first never sampled, the second sampled in earlier intervals */
+	for (int i = 0; i < 2; i++) {
+		g = &sp.groups[i];
+		memset(g, 0, sizeof(*g));
+		g->io = i ? NTP_IO_WRITE : NTP_IO_READ;
+		g->len = i ? 131072 : 4096;
+		strcpy(g->dev, "nvme1n1");
+		g->commands = i ? 800 : 1234;
+		g->rate = (double)g->commands;
+		g->sampled_run = i ? 3 : 0;
+	}
+	ntp_view_init(&v, 1000, 1000);
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	golden("sparse_80x24.txt", text);
+	/* 1234 + 800 + the host-only group's 15500 */
+	assert_non_null(strstr(text, " 17.5k cmds/s  lost"));
+	assert_non_null(strstr(text, "read 4KiB nvme1n1     1.2k cmds/s counted, no command sampled yet (1 in 1000)"));
+	assert_non_null(strstr(text, "write 128KiB nvme1n1  800 cmds/s counted, no sample in this interval"));
+	free(text);
+	/* the filter's namespace: its groups' rate, named */
+	strcpy(v.ns, "nvme1n1");
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, " 2.0k cmds/s of nvme1n1  lost"));
+	assert_null(strstr(text, "nvme6n1"));
+	free(text);
+	v.io = NTP_IO_READ;
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	assert_non_null(strstr(text, " 1.2k cmds/s of nvme1n1 read  lost"));
+	assert_null(strstr(text, "write 128KiB"));
+	free(text);
+	/* every row of a batch screen: the block, the two lines */
+	v.ns[0] = 0;
+	v.io = -1;
+	assert_int_equal(ntp_render_rows_needed(&v, &h1), 3 + NTP_GROUP_ROWS + 2 + 1 + 1 < NTP_MIN_ROWS
+			 ? NTP_MIN_ROWS : 3 + NTP_GROUP_ROWS + 2 + 1 + 1);
+	ntp_screen_free(&s);
+}
+
 /* The layout contract: any size renders without writing outside the screen;
  * below the minimum the too-small screen names the minimum. */
 static void test_every_size(void **state)
@@ -879,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_main_120x40),
 		cmocka_unit_test(test_minimum_size),
 		cmocka_unit_test(test_mono_and_ascii),
+		cmocka_unit_test(test_counted_not_sampled),
 		cmocka_unit_test(test_detail_and_help),
 		cmocka_unit_test(test_header_interval_shown),
 		cmocka_unit_test(test_detail_rate_and_markers),
