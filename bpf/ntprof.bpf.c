@@ -148,9 +148,11 @@ struct bio___ntp {
 static __always_inline __u64 host_bio_issue(struct request *rq, __u64 now, __u64 ref)
 {
 	struct bio___ntp *bio = NULL;
+	struct bio_issue___ntp *issue = NULL;
 	__u64 t;
 
-	if (!bpf_core_field_exists(bio->bi_issue))
+	/* both asked, so that neither is a required type (btf_need.c) */
+	if (!bpf_core_field_exists(bio->bi_issue) || !bpf_core_field_exists(issue->value))
 		return 0;
 	bio = (void *)BPF_CORE_READ(rq, bio);
 	if (!bio)

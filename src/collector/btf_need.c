@@ -69,6 +69,8 @@ static const struct {
 	{ "nvme_tcp_request", "nvme_tcp" },
 	{ "nvme_tcp_queue", "nvme_tcp" },
 	{ "blk_mq_tags", "vmlinux" },
+	{ "bio", "vmlinux" },
+	{ "bio_issue", "vmlinux" },
 	{ "nvmet_ctrl", "nvmet" },
 	{ "nvmet_sq", "nvmet" },
 	{ "nvmet_ns", "nvmet" },
