@@ -136,6 +136,32 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 }
 
 /* btf: a tp_btf program (typed pointers: plain loads, NTP_RD) */
+/* struct bio's bi_issue exists with CONFIG_BLK_CGROUP only */
+struct bio_issue___ntp {
+	__u64 value;
+} __attribute__((preserve_access_index));
+struct bio___ntp {
+	struct bio_issue___ntp bi_issue;
+} __attribute__((preserve_access_index));
+
+/* The bio's submission time, if the kernel keeps one and it is not after
+ * ref (the request's allocation): 0 otherwise (docs/hooks.md). */
+static __always_inline __u64 host_bio_issue(struct request *rq, __u64 now, __u64 ref)
+{
+	struct bio___ntp *bio = NULL;
+	struct bio_issue___ntp *issue = NULL;
+	__u64 t;
+
+	/* both asked, so that neither is a required type (btf_need.c) */
+	if (!bpf_core_field_exists(bio->bi_issue) || !bpf_core_field_exists(issue->value))
+		return 0;
+	bio = (void *)BPF_CORE_READ(rq, bio);
+	if (!bio)
+		return 0;
+	t = ntp_bio_issue_time(BPF_CORE_READ(bio, bi_issue.value), now);
+	return t <= ref ? t : 0;
+}
+
 static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd, bool btf)
 {
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
@@ -206,6 +232,13 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	start = NTP_RD(btf, rq, start_time_ns);
 	if (start && start <= now)
 		set_ts(r, NTP_TS_H_BLK_SUBMIT, start);
+	else
+		start = now;
+	/* the bio's submission, before blk-mq waited for a tag and allocated
+	 * the request: the wait becomes part of end to end */
+	start = host_bio_issue(rq, now, start);
+	if (start)
+		set_ts(r, NTP_TS_H_BIO_SUBMIT, start);
 	set_ts(r, NTP_TS_H_DRV_SUBMIT, now);
 	return 0;
 }

@@ -118,10 +118,39 @@ enum ntp_ts_id {
  *   T_BP_RECV  of CMD_ARRIVE -> CMD_RECV, the time the queue's worker spent
  *              in storage submissions (blocked on the drive's tags)
  *   T_BP_RSP   (TCP) of STORAGE_DONE -> RSP_SENT, the same
- * Slot 23 stays free.
+ * A host timestamp after them (host clock, like the enum's; outside the
+ * loops over NTP_TS_COUNT, so records without it read as before):
+ *   H_BIO_SUBMIT  the bio's submission (struct bio's bi_issue, stamped by
+ *                 submit_bio_noacct with CONFIG_BLK_CGROUP), before the
+ *                 request and its tag existed: end to end starts there
+ *                 when set (docs/stage-model.md, "What end to end spans")
  */
 #define NTP_TS_T_BP_RECV 21
 #define NTP_TS_T_BP_RSP 22
+#define NTP_TS_H_BIO_SUBMIT 23
+/* bio_issue keeps the low 51 bits of ktime_get_ns (BIO_ISSUE_TIME_MASK) */
+#define NTP_BIO_ISSUE_BITS 51
+/* A bio stamp older than this at nvme_setup_cmd is not believed: an unset
+ * or reused bi_issue reads as a time up to 2^51 ns (26 days) back. */
+#define NTP_BIO_ISSUE_MAX_AGE_NS 10000000000ull
+
+/* The full time of a bio_issue value seen at now (both ktime_get_ns):
+ * the upper bits from now, one wrap of the 51 bits back if that lands
+ * after now. 0: unset or older than NTP_BIO_ISSUE_MAX_AGE_NS. */
+static inline __u64 ntp_bio_issue_time(__u64 value, __u64 now)
+{
+	__u64 mask = (1ull << NTP_BIO_ISSUE_BITS) - 1, t;
+
+	if (!(value & mask))
+		return 0;
+	t = (now & ~mask) | (value & mask);
+	if (t > now) {
+		if (t < (1ull << NTP_BIO_ISSUE_BITS))
+			return 0;
+		t -= 1ull << NTP_BIO_ISSUE_BITS;
+	}
+	return now - t <= NTP_BIO_ISSUE_MAX_AGE_NS ? t : 0;
+}
 
 /* ntp_record.flags */
 #define NTP_REC_F_CLOSED_MISSED  (1u << 0) /* completion never seen: closed by the next command on the same request */

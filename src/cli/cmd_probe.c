@@ -191,6 +191,10 @@ int cmd_probe(int argc, char **argv)
 	printf("kernel: %s\n", k.release);
 	printf("kernel BTF: %s\n", k.kernel_btf ? "yes" : "no (built without CONFIG_DEBUG_INFO_BTF)");
 	printf("kprobes: %s%s%s\n", k.kprobes ? "yes" : "no (", k.kprobes ? "" : NTP_NO_KPROBES_WHY, k.kprobes ? "" : ")");
+	/* where the host's end to end starts (docs/stage-model.md) */
+	if ((sides & NTP_HOOK_HOST) && k.kernel_btf)
+		printf("bio issue time: %s\n", ntp_btf_bio_issue() == 1 ? "yes (end to end starts at the bio's submission)"
+			: "no (struct bio has no bi_issue: end to end starts at the request's allocation)");
 	/* the transport check (docs/recording.md): what is connected, and
 	 * whether -t fits it (kernel sides only: an SPDK side has neither) */
 	if (sides) {

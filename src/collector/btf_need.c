@@ -69,6 +69,8 @@ static const struct {
 	{ "nvme_tcp_request", "nvme_tcp" },
 	{ "nvme_tcp_queue", "nvme_tcp" },
 	{ "blk_mq_tags", "vmlinux" },
+	{ "bio", "vmlinux" },
+	{ "bio_issue", "vmlinux" },
 	{ "nvmet_ctrl", "nvmet" },
 	{ "nvmet_sq", "nvmet" },
 	{ "nvmet_ns", "nvmet" },
@@ -140,6 +142,22 @@ static bool has_member(const struct btf *b, const struct btf_type *t, const char
 			return true;
 	}
 	return false;
+}
+
+int ntp_btf_bio_issue(void)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	__s32 id;
+	int r;
+
+	if (!b)
+		return -1;
+	id = btf__find_by_name_kind(b, "bio", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(b, id) : NULL;
+	r = t && has_member(b, t, "bi_issue", 0);
+	btf__free(b);
+	return r;
 }
 
 /* ---- what the object relocates ---- */

@@ -25,4 +25,9 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
  * read. */
 int ntp_btf_need_module_types(const struct btf *b, const char *mod);
 
+/* Does the kernel's struct bio keep its submission time (bi_issue, with
+ * CONFIG_BLK_CGROUP)? The host's end to end then starts there
+ * (docs/stage-model.md). 1 yes, 0 no, -1 no kernel BTF. */
+int ntp_btf_bio_issue(void);
+
 #endif

@@ -98,6 +98,7 @@ struct acc {
 	int64_t c_sum[NTP_COMP_COUNT + 1] __attribute__((aligned(16)));
 	int64_t e2e_sum;
 	uint64_t fallback, incomplete, missed;
+	uint64_t bio;	/* host records whose end to end starts at the bio (H_BIO_SUBMIT) */
 	/* sum of N over the records seen (N may change mid-run), up to the
 	 * seen_n-th: the rest were seen under the model's N (acc_est), so
 	 * that a record adds 1 to seen, not N to this too */
@@ -870,10 +871,13 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
 	}
 	if (b.flags & NTP_BD_RSP_FALLBACK)
 		a->fallback++;
+	if (h && (h->ts_valid & (1u << NTP_TS_H_BIO_SUBMIT)))
+		a->bio++;
 	acc_add(a, &b, m->cfg.no_quantiles);
 	{
 		const struct ntp_record *r = h ? h : t;
-		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
+		uint64_t lo = h && (h->ts_valid & (1u << NTP_TS_H_BIO_SUBMIT))	 ? h->ts[NTP_TS_H_BIO_SUBMIT]
+			      : h && (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT)) ? h->ts[NTP_TS_H_BLK_SUBMIT]
 										 : first_ts(r);
 		uint64_t hi = lo + (uint64_t)(b.e2e > 0 ? b.e2e : 0);
 
@@ -1446,6 +1450,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->fallback_records = a->fallback;
 	o->incomplete_records = a->incomplete;
 	o->missed_records = a->missed;
+	o->bio_records = a->bio;
 	o->commands = counted ? commands : 0;
 	if (seconds > 0)
 		o->rate = counted ? (double)commands / seconds : (double)a->est_cmds / seconds;
@@ -1551,6 +1556,7 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->fallback += s->fallback;
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
+	d->bio += s->bio;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
 	span_add(d, (uint64_t)0 - s->span_nlo, s->span_hi);
 	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */

@@ -70,6 +70,7 @@ struct ntp_snap_group {
 	struct ntp_snap_comp comp[NTP_COMP_COUNT];
 	int largest;			/* enum ntp_stage with the largest mean */
 	uint64_t fallback_records;	/* used the STORAGE_DONE fallback */
+	uint64_t bio_records;		/* host records timed from the bio's submission (H_BIO_SUBMIT) */
 	uint64_t incomplete_records;	/* lacked a timestamp, or had times one clock cannot give: left out */
 	uint64_t missed_records;	/* closed after a missed completion */
 	/* Extension (model): */

@@ -428,7 +428,9 @@ int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t
  * recording) cannot exceed its tags (the header's host queue table,
  * docs/ntp-format.md). At two thirds of them or more, commands may have
  * waited for a tag before their request existed: outside end to end.
- * Above them, the sampled means read high: no tag note then.
+ * Above them, the sampled means read high: no tag note then. Groups whose
+ * records start at the bio's submission (H_BIO_SUBMIT) have the wait
+ * measured: no note for a namespace with one.
  * Several hosts' namespaces of one name share a group: no note then.
  */
 static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
@@ -436,16 +438,19 @@ static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct n
 	for (unsigned q = 0; q < m->n_hostq && m->hostq && m->n_hosts < 2; q++) {
 		const struct ntp_hostq *h = &m->hostq[q];
 		double held = 0, tags = (double)h->tags * h->hw_queues;
+		int bio = 0;
 
 		for (unsigned i = 0; i < s->n_groups; i++) {
 			const struct ntp_snap_group *g = &s->groups[i];
 
-			if (!g->target_only && g->sampled && !strncmp(g->dev, h->dev, NTP_DEV_LEN))
+			if (!g->target_only && g->sampled && !strncmp(g->dev, h->dev, NTP_DEV_LEN)) {
 				held += g->rate * g->e2e_mean_us * 1e-6;
+				bio |= g->bio_records > 0;
+			}
 		}
 		/* above the tags is not a tag wait but means that read high
 		 * (ntp_group_qd_note says so per group, rounded alike) */
-		if (tags > 0 && held >= tags * 2 / 3 && round(held * 100) <= tags * 100)
+		if (!bio && tags > 0 && held >= tags * 2 / 3 && round(held * 100) <= tags * 100)
 			fprintf(f, "note: %s held %.1f commands in flight on average (rate x mean), two thirds or more "
 				"of its %u tags (%u hardware queue%s x %u): commands may have waited for a tag before "
 				"end to end starts (docs/stage-model.md)\n", ntp_esc(h->dev), held,

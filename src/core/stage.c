@@ -285,7 +285,12 @@ int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_r
 			       1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE;
 	if ((h->ts_valid & hneed) != hneed)
 		return incomplete(b);
-	blk_sub = has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT : NTP_TS_H_DRV_SUBMIT;
+	/* the bio's submission, when seen, is before the tag wait and the
+	 * request's allocation: end to end and the block layer's submission
+	 * start there (docs/stage-model.md, "What end to end spans") */
+	blk_sub = has(h, NTP_TS_H_BIO_SUBMIT)	? NTP_TS_H_BIO_SUBMIT
+		  : has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT
+						: NTP_TS_H_DRV_SUBMIT;
 	blk_comp = has(h, NTP_TS_H_BLK_COMPLETE) ? NTP_TS_H_BLK_COMPLETE : NTP_TS_H_DRV_COMPLETE;
 	r2t = has(h, NTP_TS_H_R2T_ARRIVE);
 	if (r2t && (!has(h, NTP_TS_H_R2T_DRV) || !has(h, NTP_TS_H_DATA_SENT)))
@@ -344,7 +349,7 @@ int ntp_breakdown_compute_general(const struct ntp_record *h, const struct ntp_r
 	/* No block layer at all (SPDK host): no block stage. With one of its two
 	 * times seen, the stage keeps that half, or the stages would not add up
 	 * to an end to end that starts or ends at that time. */
-	if (blk_sub != NTP_TS_H_BLK_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE) {
+	if (blk_sub == NTP_TS_H_DRV_SUBMIT && blk_comp != NTP_TS_H_BLK_COMPLETE) {
 		a.stage_present &= ~(1u << NTP_STAGE_HOST_BLOCK);
 		a.stage[NTP_STAGE_HOST_BLOCK] = 0;	/* absent: 0 (its parts were 0 anyway) */
 	}

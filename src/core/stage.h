@@ -94,7 +94,8 @@ int ntp_breakdown_compute_general(const struct ntp_record *host, const struct nt
 #define NTP_FAST_H	(1u << NTP_TS_H_BLK_SUBMIT | 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT | \
 			 1u << NTP_TS_H_RSP_ARRIVE | 1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE | \
 			 1u << NTP_TS_H_BLK_COMPLETE)
-#define NTP_FAST_H_NOT	(1u << NTP_TS_H_R2T_ARRIVE)
+/* a bio stamp moves end to end's start (ntp_breakdown_compute_general) */
+#define NTP_FAST_H_NOT	(1u << NTP_TS_H_R2T_ARRIVE | 1u << NTP_TS_H_BIO_SUBMIT)
 #define NTP_FAST_T	(1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV | 1u << NTP_TS_T_STORAGE_SUBMIT | \
 			 1u << NTP_TS_T_STORAGE_DONE | 1u << NTP_TS_T_RSP_SENT)
 #define NTP_FAST_T_NOT	(1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP)

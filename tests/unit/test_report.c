@@ -512,6 +512,36 @@ static void test_few_samples_json(void **state)
 	free(s);
 }
 
+static struct ntp_hostq tag_q = { .dev = "nvme0n1", .hw_queues = 1, .tags = 1 };
+
+static void report_tags(FILE *f, const void *s)
+{
+	struct ntp_report_meta m = { .hostq = &tag_q, .n_hostq = 1 };
+
+	ntp_report_print(f, s, &m);
+}
+
+/* The tag note (docs/stage-model.md, "What end to end spans"): rate x mean
+ * 0.73 of 1 tag. Not when the group's records start at the bio's
+ * submission: the tag wait is then in end to end. */
+static void test_tag_note_bio(void **state)
+{
+	struct ntp_snapshot *s = snap_new();
+	char *out;
+
+	(void)state;
+	joined(s, 60.0);
+	out = render(report_tags, s);
+	assert_non_null(strstr(out, "note: nvme0n1 held 0.7 commands in flight on average (rate x mean), two thirds "
+				    "or more of its 1 tags"));
+	free(out);
+	s->groups[0].bio_records = 1;
+	out = render(report_tags, s);
+	assert_null(strstr(out, "commands may have waited for a tag"));
+	free(out);
+	free(s);
+}
+
 /* Stage QDs by Little's law above the host's tags x hardware queues: a note
  * (text and JSON); none at or below the bound, none when counted, none
  * without the queues or with several hosts. */
@@ -611,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_few_samples_marked),
 		cmocka_unit_test(test_few_samples_json),
 		cmocka_unit_test(test_qd_above_tags),
+		cmocka_unit_test(test_tag_note_bio),
 		cmocka_unit_test(test_whatif_few_and_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,6 +302,60 @@ static void test_one_block_time(void **state)
 	assert_int_equal(sum_stages(&b), b.e2e);
 }
 
+/* The bio's submission seen (bi_issue): end to end and the host block
+ * layer's submission start there, before the tag wait; the stages still add
+ * up, with or without the target, on the fast flow's records too. */
+static void test_bio_submit(void **state)
+{
+	struct flow f = base_flow();
+	struct ntp_record h, t;
+	struct ntp_breakdown b, b0;
+
+	(void)state;
+	f.blk_sub = 3000;
+	build(&f, &h, &t);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b0), 0);
+	SET(&h, NTP_TS_H_BIO_SUBMIT, h.ts[NTP_TS_H_BLK_SUBMIT] - 700000);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.e2e, b0.e2e + 700000);
+	assert_int_equal(b.e2e, (int64_t)(h.ts[NTP_TS_H_BLK_COMPLETE] - h.ts[NTP_TS_H_BIO_SUBMIT]));
+	assert_int_equal(b.comp[NTP_COMP_HOST_BLK_SUB], 3000 + 700000);
+	assert_int_equal(b.stage[NTP_STAGE_HOST_BLOCK], b0.stage[NTP_STAGE_HOST_BLOCK] + 700000);
+	assert_int_equal(b.comp[NTP_COMP_WIRE], b0.comp[NTP_COMP_WIRE]);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	assert_int_equal(ntp_breakdown_compute(&h, NULL, &b), 0);
+	assert_int_equal(b.comp[NTP_COMP_HOST_BLK_SUB], 3000 + 700000);
+	assert_int_equal(sum_stages(&b), b.e2e);
+	/* without the request's allocation time the bio's still starts it */
+	h.ts_valid &= ~(1u << NTP_TS_H_BLK_SUBMIT);
+	assert_int_equal(ntp_breakdown_compute(&h, &t, &b), 0);
+	assert_int_equal(b.e2e, b0.e2e + 700000);
+	assert_true(b.stage_present & (1u << NTP_STAGE_HOST_BLOCK));
+	assert_int_equal(sum_stages(&b), b.e2e);
+}
+
+/* bio_issue's 51 bits of ktime_get_ns back to a full time (ntprof_event.h) */
+static void test_bio_issue_time(void **state)
+{
+	const uint64_t w = 1ull << NTP_BIO_ISSUE_BITS, size = 8ull << NTP_BIO_ISSUE_BITS;
+	uint64_t now = 3 * w + 5000000000ull;
+
+	(void)state;
+	/* the size bits above are dropped, the upper bits come from now */
+	assert_true(ntp_bio_issue_time(size | ((now - 1000) & (w - 1)), now) == now - 1000);
+	assert_true(ntp_bio_issue_time(now & (w - 1), now) == now);
+	/* across a wrap of the 51 bits */
+	now = 3 * w + 100;
+	assert_true(ntp_bio_issue_time(size | ((now - 1000) & (w - 1)), now) == now - 1000);
+	/* unset, and older than the bound: not believed */
+	assert_true(ntp_bio_issue_time(size, now) == 0);
+	assert_true(ntp_bio_issue_time((now - NTP_BIO_ISSUE_MAX_AGE_NS - 1) & (w - 1), now) == 0);
+	assert_true(ntp_bio_issue_time((now - NTP_BIO_ISSUE_MAX_AGE_NS) & (w - 1), now) ==
+		    now - NTP_BIO_ISSUE_MAX_AGE_NS);
+	/* before the first wrap, a time after now is no time */
+	assert_true(ntp_bio_issue_time(2000, 1000) == 0);
+}
+
 static void test_target_only(void **state)
 {
 	struct flow f = base_flow();
@@ -556,6 +610,8 @@ int main(void)
 		cmocka_unit_test(test_generated_rdma_hosts),
 		cmocka_unit_test(test_generated_fallback),
 		cmocka_unit_test(test_fast_path_same),
+		cmocka_unit_test(test_bio_submit),
+		cmocka_unit_test(test_bio_issue_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

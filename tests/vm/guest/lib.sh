@@ -104,11 +104,13 @@ tb_target() {
 
 # tb_connect TRTYPE TRADDR: connect the host side by writing the option string
 # to /dev/nvme-fabrics (no nvme-cli); sets TB_DEV and TB_CTRL. With multipath
-# /sys/block also shows the hidden path nvmeXcYnZ: skip it.
+# /sys/block also shows the hidden path nvmeXcYnZ: skip it. TB_CONNECT_OPTS:
+# more options for the string (e.g. queue_size=16).
 tb_connect() {
 	local before b i=0
 	before=$(ls /sys/block | grep '^nvme' | tr '\n' ' ')
-	echo "nqn=$TB_NQN,transport=$1,traddr=$2,trsvcid=4420" > /dev/nvme-fabrics || return 1
+	echo "nqn=$TB_NQN,transport=$1,traddr=$2,trsvcid=4420${TB_CONNECT_OPTS:+,$TB_CONNECT_OPTS}" \
+		> /dev/nvme-fabrics || return 1
 	while [ $i -lt 100 ]; do
 		for b in $(ls /sys/block | grep '^nvme' | grep -v -E '^nvme[0-9]+c[0-9]+n'); do
 			case " $before " in *" $b "*) ;; *)
