@@ -135,7 +135,6 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 	return (__u64)req - bpf_core_type_size(struct request);
 }
 
-/* btf: a tp_btf program (typed pointers: plain loads, NTP_RD) */
 /* struct bio's bi_issue exists with CONFIG_BLK_CGROUP only */
 struct bio_issue___ntp {
 	__u64 value;
@@ -162,6 +161,7 @@ static __always_inline __u64 host_bio_issue(struct request *rq, __u64 now, __u64
 	return t <= ref ? t : 0;
 }
 
+/* btf: a tp_btf program (typed pointers: plain loads, NTP_RD) */
 static __always_inline int host_setup_cmd(struct request *rq, struct nvme_command___ntp *cmd, bool btf)
 {
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "join.h"
+#include "thread.h"
 
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
 #define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
@@ -992,18 +993,12 @@ static void *sample_hosts(void *arg)
  * first record is merged. */
 static void sample_hosts_2(struct hosts_job job[2])
 {
-	sigset_t all, old;
 	pthread_t th;
 	int err = 1;
 
 	if (job[1].first < job[1].nho && ntp_read_ahead_wanted(1)) {
 		/* signals meant for the program go to this thread */
-		sigfillset(&all);
-		sigdelset(&all, SIGBUS);
-		sigdelset(&all, SIGSEGV);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		err = pthread_create(&th, NULL, sample_hosts, &job[1]);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		err = ntp_thread_start(&th, sample_hosts, &job[1], NULL);
 	}
 	sample_hosts(&job[0]);
 	if (!err)

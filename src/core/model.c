@@ -478,6 +478,14 @@ static const struct ntp_record *group_resolve(const struct ntp_model *m, const s
 	}
 	if (!found || (!r->len && !found->lba))
 		return r;
+	/* a group of another device whose id no record told yet (one the
+	 * totals made) may be that id in another subsystem: neither */
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		const struct group *g = &m->groups[i];
+
+		if (g->side == NTP_SIDE_TARGET && !g->nsid && g->dev[0] && strncmp(found->dev, g->dev, NTP_DEV_LEN))
+			return r;
+	}
 	*tmp = *r;
 	memcpy(tmp->dev, found->dev, NTP_DEV_LEN);
 	if (!tmp->len)
@@ -1642,7 +1650,8 @@ static void groups_from_totals(struct ntp_model *m)
 {
 	uint8_t side = m->cfg.role == NTP_ROLE_TARGET ? NTP_SIDE_TARGET : NTP_SIDE_HOST;
 
-	for (size_t i = 0; i < m->n_totals && m->n_groups < NTP_SNAP_MAX_GROUPS; i++) {
+	/* half the table at most: the rest stays for the groups records make */
+	for (size_t i = 0; i < m->n_totals && m->n_groups < NTP_SNAP_MAX_GROUPS / 2; i++) {
 		const struct ntp_group_key *k = &m->totals[i].key;
 		char dev[NTP_DEV_LEN] = { 0 };
 		unsigned j;

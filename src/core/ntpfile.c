@@ -26,6 +26,7 @@
 #include <time.h>
 #include "ntpfile.h"
 #include "ntpfile_int.h"
+#include "thread.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error ".ntp files are little-endian; a big-endian port needs byte swapping here"
@@ -424,7 +425,6 @@ static void *writer_main(void *arg)
 
 int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes)
 {
-	sigset_t all, old;
 	int err;
 
 	if (w->threaded || w->added || max_bytes < 2 * JOB_BLK_BYTES)
@@ -445,16 +445,7 @@ int ntp_writer_thread(struct ntp_writer *w, size_t max_bytes)
 	 * thread. SIGPIPE and SIGXFSZ stay open here: a write into a pipe whose
 	 * reader is gone ends the program as it did in the caller's thread
 	 * (docs/failures.md); faults are raised where they happen. */
-	sigfillset(&all);
-	sigdelset(&all, SIGPIPE);
-	sigdelset(&all, SIGXFSZ);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&w->th, NULL, writer_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = ntp_thread_start(&w->th, writer_main, w, (const int[]){ SIGPIPE, SIGXFSZ, 0 });
 	if (err) {
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->work);

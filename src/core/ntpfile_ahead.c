@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ntpfile_int.h"
+#include "thread.h"
 
 struct slot {
 	const struct ntp_record *recs;	/* in the reader's window, or buf */
@@ -241,17 +242,11 @@ struct ntp_ahead *ntp_ahead_new(struct ntp_reader *r)
 
 int ntp_ahead_start(struct ntp_ahead *a)
 {
-	sigset_t all, old;
 	int err;
 	/* Signals meant for the program (SIGINT, SIGPIPE...) go to the caller's
 	 * thread; faults on the mapping (SIGBUS: a file truncated while mapped,
 	 * ntp_reader_catch_sigbus) are raised in the thread that touches it. */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&a->th, NULL, run, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = ntp_thread_start(&a->th, run, a, NULL);
 	a->started = !err;
 	return err ? -1 : 0;
 }

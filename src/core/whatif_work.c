@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "whatif_work.h"
+#include "thread.h"
 
 /* nice 19 on this thread alone (Linux: a thread's nice is its own): a
  * small share of a CPU the workload wants, yet a share. SCHED_IDLE would
@@ -75,7 +76,6 @@ static void *worker(void *arg)
 struct ntp_wi_work *ntp_wi_work_start(void)
 {
 	struct ntp_wi_work *w = calloc(1, sizeof(*w));
-	sigset_t all, old;
 	int err;
 
 	if (!w)
@@ -84,14 +84,7 @@ struct ntp_wi_work *ntp_wi_work_start(void)
 	pthread_cond_init(&w->cv, NULL);
 	/* the process's signals go to the UI thread, whose key wait they end
 	 * (quit, resize); a fault stays with the thread that made it */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&w->thread, NULL, worker, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = ntp_thread_start(&w->thread, worker, w, NULL);
 	if (err) {
 		pthread_mutex_destroy(&w->mu);
 		pthread_cond_destroy(&w->cv);

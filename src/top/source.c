@@ -11,6 +11,7 @@
 #include "source.h"
 #include "core/clock.h"
 #include "core/totals.h"
+#include "core/thread.h"
 #include "collector/hostq.h"
 
 /*
@@ -772,7 +773,8 @@ static void *thread_main(void *arg)
 
 int top_source_start(struct top_source *s)
 {
-	int err = pthread_create(&s->thread, NULL, thread_main, s);
+	/* the process's signals go to the UI thread, whose key wait they end */
+	int err = ntp_thread_start(&s->thread, thread_main, s, NULL);
 
 	if (err)
 		return -err;

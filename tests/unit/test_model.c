@@ -1009,6 +1009,89 @@ static void test_target_no_device(void **state)
 	ntp_model_free(m);
 }
 
+static const struct ntp_snap_group *group_io_len(const struct ntp_snapshot *s, uint8_t io, uint32_t len);
+
+/*
+ * Two subsystems, each with a namespace 1: while the other's device is
+ * known only from the totals (its id not told by any record), a record
+ * without its device may be either's and goes to neither; once a record of
+ * the other device names its id (2 here), the first device is the only
+ * one of id 1 again.
+ */
+static void test_target_no_device_other_subsystem(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_TARGET, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_total tt = total(NTP_IO_READ, 4096, "nullb1", 100);
+	struct ntp_record h, t, lost;
+	const struct ntp_snap_group *g;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	tt.key.side = NTP_SIDE_TARGET;
+	joined_cmd(&h, &t, 0x02, 4096, 1, 10 * SEC);
+	t.nlb = 7;
+	ntp_model_ingest(m, &t);		/* nullb0 learns namespace id 1 */
+	ntp_model_set_totals(m, &tt, 1, 11 * SEC);
+	ntp_model_close_interval(m, 11 * SEC, s);	/* nullb1's group, from the totals */
+	lost = t;
+	lost.cid = 2;
+	lost.ts[NTP_TS_T_CMD_ARRIVE] += 100000;
+	memset(lost.dev, 0, sizeof(lost.dev));
+	lost.len = 0;
+	ntp_model_ingest(m, &lost);
+	ntp_model_close_interval(m, 12 * SEC, s);
+	g = group_io_len(s, NTP_IO_READ, 0);
+	assert_string_equal(g->dev, "");
+	assert_int_equal(g->seen, 1);
+	/* nullb1 tells its id: the next one is nullb0's */
+	joined_cmd(&h, &t, 0x02, 4096, 3, 12 * SEC);
+	t.nlb = 7;
+	t.nsid = 2;
+	snprintf(t.dev, sizeof(t.dev), "nullb1");
+	ntp_model_ingest(m, &t);
+	lost.cid = 4;
+	lost.ts[NTP_TS_T_CMD_ARRIVE] = 12 * SEC + 100000;
+	ntp_model_ingest(m, &lost);
+	ntp_model_close_interval(m, 13 * SEC, s);
+	for (uint32_t i = 0; i < s->n_groups; i++)
+		if (!strcmp(s->groups[i].dev, "nullb0"))
+			assert_int_equal(s->groups[i].seen, 1);
+	free(s);
+	ntp_model_free(m);
+}
+
+/* The totals make groups in half the table at most: the rest stays for
+ * the groups that records make. */
+static void test_counted_groups_half_table(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1000 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_total t[NTP_SNAP_MAX_GROUPS];
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	ntp_model_set_start(m, 10 * SEC);
+	for (int i = 0; i < NTP_SNAP_MAX_GROUPS; i++)
+		t[i] = total(NTP_IO_READ, 4096u * (uint32_t)(i + 1), "nvme1n1", 100);
+	ntp_model_set_totals(m, t, NTP_SNAP_MAX_GROUPS, 11 * SEC);
+	ntp_model_close_interval(m, 11 * SEC, s);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS / 2);
+	/* a record of another key still has its group */
+	host_rec(&r, 0x02, 512, "nvme2n1", 11 * SEC + 1000);
+	ntp_model_ingest(m, &r);
+	ntp_model_close_interval(m, 12 * SEC, s);
+	assert_int_equal(s->n_groups, NTP_SNAP_MAX_GROUPS / 2 + 1);
+	free(s);
+	ntp_model_free(m);
+}
+
 static const struct ntp_snap_group *group_io_len(const struct ntp_snapshot *s, uint8_t io, uint32_t len)
 {
 	for (uint32_t g = 0; g < s->n_groups; g++)
@@ -1095,6 +1178,8 @@ int main(void)
 		cmocka_unit_test(test_unmatched_own_group),
 		cmocka_unit_test(test_counted_before_sampled),
 		cmocka_unit_test(test_target_no_device),
+		cmocka_unit_test(test_target_no_device_other_subsystem),
+		cmocka_unit_test(test_counted_groups_half_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
