@@ -39,7 +39,10 @@ NTP_OCC_INLINE int ntp_occ_host(const struct ntp_record *h, __u64 *ns)
 
 	if ((h->ts_valid & need) != need)
 		return -1;
-	blk_sub = ntp_occ_has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT : NTP_TS_H_DRV_SUBMIT;
+	/* the bio's submission first, as stage.c: the tag wait is the block layer's */
+	blk_sub = ntp_occ_has(h, NTP_TS_H_BIO_SUBMIT)	? NTP_TS_H_BIO_SUBMIT
+		  : ntp_occ_has(h, NTP_TS_H_BLK_SUBMIT) ? NTP_TS_H_BLK_SUBMIT
+							: NTP_TS_H_DRV_SUBMIT;
 	blk_comp = ntp_occ_has(h, NTP_TS_H_BLK_COMPLETE) ? NTP_TS_H_BLK_COMPLETE : NTP_TS_H_DRV_COMPLETE;
 	r2t = ntp_occ_has(h, NTP_TS_H_R2T_ARRIVE);
 	if (r2t && (!ntp_occ_has(h, NTP_TS_H_R2T_DRV) || !ntp_occ_has(h, NTP_TS_H_DATA_SENT)))

@@ -72,6 +72,18 @@ static void test_read_by_hand(void **state)
 	memcpy(to.ns, tn, sizeof(tn));
 	assert_int_equal(ntp_occ_stage_qd(&ho, &to, 1e-6, &q), 0);	/* over 1 us: QD = us */
 	assert_true(q.stage[NTP_STAGE_NETWORK] > 20.5 - 1e-9 && q.stage[NTP_STAGE_NETWORK] < 20.5 + 1e-9);
+	/* the bio's stamp: the block layer from the bio's submission, as
+	 * stage.c's host block stage (the tag wait counted, not only sampled) */
+	{
+		struct ntp_record hb = h;
+		struct ntp_breakdown b;
+
+		SET(&hb, NTP_TS_H_BIO_SUBMIT, h.ts[NTP_TS_H_BLK_SUBMIT] - 40000);
+		assert_int_equal(ntp_occ_host(&hb, hn), 0);
+		assert_int_equal(hn[NTP_OCC_H_BLOCK], 43000);
+		assert_int_equal(ntp_breakdown_compute(&hb, &t, &b), 0);
+		assert_int_equal(b.stage[NTP_STAGE_HOST_BLOCK], (int64_t)hn[NTP_OCC_H_BLOCK]);
+	}
 	/* a missing response arrival: incomplete, as stage.c says */
 	h.ts_valid &= ~(1u << NTP_TS_H_RSP_ARRIVE);
 	assert_int_equal(ntp_occ_host(&h, hn), -1);
