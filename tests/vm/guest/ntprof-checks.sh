@@ -31,6 +31,15 @@ ntp_rec_stop() {
 # CPU where it is already running, which a preemptible kernel (7.x's default
 # PREEMPT_LAZY) makes happen when a task is preempted inside one
 # (docs/kernel-btf.md). 0 where bpftool or the count is not there.
+# ntp_skip_allow RECORDS: how many records may lack a timestamp or their
+# other side for runs the kernel skipped: NTP_REC_MISSES (ntp_rec_stop's
+# count), at most 1 % of RECORDS.
+ntp_skip_allow() {
+	local m=${NTP_REC_MISSES:-0}
+	[ "$m" -gt $(($1 / 100)) ] && m=$(($1 / 100))
+	echo $m
+}
+
 ntp_rec_misses() {
 	bpftool prog show 2>/dev/null | awk '/ name ntp_/ { for (i = 1; i < NF; i++) if ($i == "recursion_misses") s += $(i + 1) }
 		END { print s + 0 }'
