@@ -8,7 +8,8 @@
 # linux-image-amd64 names today (a newer 7.x point release is taken as it is;
 # another major version is refused). From 7.x on, Debian splits the kernel:
 # linux-image-<kver> is an empty package whose Depends name linux-binary-<kver>
-# (boot/vmlinuz), linux-modules-<kver> and linux-base-<kver>; all are unpacked.
+# (the image, as usr/lib/modules/<kver>/vmlinuz), linux-modules-<kver> and
+# linux-base-<kver>; all are unpacked.
 #
 # Cache layout ($NTP_VM_CACHE, default /var/cache/ntprof-vm):
 #   apt/<K>/          private apt state (sources.list, lists/, status) for apt-get download
@@ -105,7 +106,7 @@ else
 		DEB=$(ls "$CACHE/debs/${p}_"*.deb 2>/dev/null | grep -F "_${VERSION//:/%3a}_" | head -1 || true)
 		if [ -z "$DEB" ]; then
 			log "apt-get download $p $VERSION"
-			(cd "$CACHE/debs" && apt-get "${APT[@]}" download -q "$p=$VERSION" >/dev/null)
+			(cd "$CACHE/debs" && apt-get "${APT[@]}" download -q "$p" >/dev/null)
 			DEB=$(ls -t "$CACHE/debs/${p}_"*.deb | head -1)
 		fi
 		DEBS+=("$DEB")
