@@ -135,12 +135,16 @@ static __always_inline __u64 rq_of_tcp_req(void *req)
 	return (__u64)req - bpf_core_type_size(struct request);
 }
 
-/* struct bio's bi_issue exists with CONFIG_BLK_CGROUP only */
+/* struct bio's submission time, with CONFIG_BLK_CGROUP only: up to 6.17
+ * bi_issue (the low 51 bits of the time, set for every bio), from 6.18 on
+ * issue_time_ns (the whole time, set only where blk-iolatency asks for it,
+ * 0 elsewhere; docs/kernel-btf.md) */
 struct bio_issue___ntp {
 	__u64 value;
 } __attribute__((preserve_access_index));
 struct bio___ntp {
 	struct bio_issue___ntp bi_issue;
+	__u64 issue_time_ns;
 } __attribute__((preserve_access_index));
 
 /* The bio's submission time, if the kernel keeps one and it is not after
@@ -151,7 +155,12 @@ static __always_inline __u64 host_bio_issue(struct request *rq, __u64 now, __u64
 	struct bio_issue___ntp *issue = NULL;
 	__u64 t;
 
-	/* both asked, so that neither is a required type (btf_need.c) */
+	/* each asked, so that none is a required field (btf_need.c) */
+	if (bpf_core_field_exists(bio->issue_time_ns)) {
+		bio = (void *)BPF_CORE_READ(rq, bio);
+		t = bio ? ntp_bio_issue_ns(BPF_CORE_READ(bio, issue_time_ns), now) : 0;
+		return t <= ref ? t : 0;
+	}
 	if (!bpf_core_field_exists(bio->bi_issue) || !bpf_core_field_exists(issue->value))
 		return 0;
 	bio = (void *)BPF_CORE_READ(rq, bio);

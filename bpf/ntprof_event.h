@@ -121,9 +121,11 @@ enum ntp_ts_id {
  * A host timestamp after them (host clock, like the enum's; outside the
  * loops over NTP_TS_COUNT, so records without it read as before):
  *   H_BIO_SUBMIT  the bio's submission (struct bio's bi_issue, stamped by
- *                 submit_bio_noacct with CONFIG_BLK_CGROUP), before the
- *                 request and its tag existed: end to end starts there
- *                 when set (docs/stage-model.md, "What end to end spans")
+ *                 submit_bio_noacct with CONFIG_BLK_CGROUP; from 6.18 its
+ *                 issue_time_ns, stamped by blk_mq_submit_bio only where
+ *                 blk-iolatency asks), before the request and its tag
+ *                 existed: end to end starts there when set
+ *                 (docs/stage-model.md, "What end to end spans")
  */
 #define NTP_TS_T_BP_RECV 21
 #define NTP_TS_T_BP_RSP 22
@@ -150,6 +152,14 @@ static inline __u64 ntp_bio_issue_time(__u64 value, __u64 now)
 		t -= 1ull << NTP_BIO_ISSUE_BITS;
 	}
 	return now - t <= NTP_BIO_ISSUE_MAX_AGE_NS ? t : 0;
+}
+
+/* The time of a bio's issue_time_ns (6.18 on: the whole ktime_get_ns) seen
+ * at now. 0: unset (bio_init clears it; only blk-iolatency's disks have it
+ * set), after now, or older than NTP_BIO_ISSUE_MAX_AGE_NS. */
+static inline __u64 ntp_bio_issue_ns(__u64 value, __u64 now)
+{
+	return value && value <= now && now - value <= NTP_BIO_ISSUE_MAX_AGE_NS ? value : 0;
 }
 
 /* ntp_record.flags */

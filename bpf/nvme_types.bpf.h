@@ -73,7 +73,7 @@ struct blk_mq_tags___ntp {
 	struct request **rqs;
 } __ntp_core;
 
-/* enum nvme_tcp_send_state: unchanged from 5.10 to 6.12 */
+/* enum nvme_tcp_send_state: unchanged from 5.10 to 7.2 */
 #define NTP_NVME_TCP_SEND_CMD_PDU	0
 #define NTP_NVME_TCP_SEND_H2C_PDU	1
 #define NTP_NVME_TCP_SEND_DATA		2
@@ -118,7 +118,7 @@ struct nvmet_tcp_queue___ntp {
 	struct nvmet_tcp_cmd___ntp *snd_cmd;	/* the command being sent */
 } __ntp_core;
 
-/* enum nvmet_tcp_send_state: unchanged from 5.10 to 6.12 */
+/* enum nvmet_tcp_send_state: unchanged from 5.10 to 7.2 */
 #define NTP_NVMET_TCP_SEND_DATA_PDU	0
 #define NTP_NVMET_TCP_SEND_DATA		1
 #define NTP_NVMET_TCP_SEND_R2T		2

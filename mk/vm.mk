@@ -1,6 +1,6 @@
 # The QEMU test bed (tests/vm, README in tests/vm/README.md).
 #
-#   make vm-kernel  [KERNEL=6.1|5.10|6.12]   download+unpack Debian's kernel into the cache, print its paths
+#   make vm-kernel  [KERNEL=6.1|5.10|6.12|7.2] download+unpack Debian's kernel into the cache, print its paths
 #   make vm-test    [KERNEL=..] [SCENARIOS="tcp-read rdma-read"]   boot, run scenarios, one verdict line each
 #   make vm-top     [KERNEL=..]              ntprof-top -r both live on the guest console
 #   make vm-shell   [KERNEL=..]              a shell in the guest (NVMe/TCP loop-back set up)

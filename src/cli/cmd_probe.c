@@ -38,6 +38,25 @@ static void usage(FILE *f)
 	ntp_cmd_help(f, "probe");
 }
 
+/* "bio issue time": which field of struct bio the programs read, and
+ * whether the kernel sets it (ntp_btf_bio_issue, docs/kernel-btf.md) */
+static const char *bio_issue_line(int where)
+{
+	switch (where) {
+	case NTP_BIO_ISSUE_BI_ISSUE:
+		return "yes (bio->bi_issue, set for every bio: end to end starts at the bio's submission)";
+	case NTP_BIO_ISSUE_NS_UNSET:
+		return "no (bio->issue_time_ns, which only blk-iolatency sets, and this kernel has no blk-iolatency: "
+		       "end to end starts at the request's allocation)";
+	case NTP_BIO_ISSUE_NS_IOLAT:
+		return "where blk-iolatency has a target (bio->issue_time_ns, set only on a disk with an io.latency "
+		       "target: there end to end starts at the bio's submission, elsewhere at the request's allocation)";
+	default:
+		return "no (struct bio has neither bi_issue nor issue_time_ns: end to end starts at the request's "
+		       "allocation)";
+	}
+}
+
 static void say_line(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -193,8 +212,7 @@ int cmd_probe(int argc, char **argv)
 	printf("kprobes: %s%s%s\n", k.kprobes ? "yes" : "no (", k.kprobes ? "" : NTP_NO_KPROBES_WHY, k.kprobes ? "" : ")");
 	/* where the host's end to end starts (docs/stage-model.md) */
 	if ((sides & NTP_HOOK_HOST) && k.kernel_btf)
-		printf("bio issue time: %s\n", ntp_btf_bio_issue() == 1 ? "yes (end to end starts at the bio's submission)"
-			: "no (struct bio has no bi_issue: end to end starts at the request's allocation)");
+		printf("bio issue time: %s\n", bio_issue_line(ntp_btf_bio_issue()));
 	/* the transport check (docs/recording.md): what is connected, and
 	 * whether -t fits it (kernel sides only: an SPDK side has neither) */
 	if (sides) {

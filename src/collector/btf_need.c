@@ -149,13 +149,21 @@ int ntp_btf_bio_issue(void)
 	struct btf *b = btf__load_vmlinux_btf();
 	const struct btf_type *t;
 	__s32 id;
-	int r;
+	int r = NTP_BIO_ISSUE_NONE;
 
 	if (!b)
 		return -1;
 	id = btf__find_by_name_kind(b, "bio", BTF_KIND_STRUCT);
 	t = id > 0 ? btf__type_by_id(b, id) : NULL;
-	r = t && has_member(b, t, "bi_issue", 0);
+	/* 6.18 replaced bi_issue by issue_time_ns, which blk_mq_submit_bio
+	 * stamps only for a queue blk-iolatency marked (QUEUE_FLAG_BIO_ISSUE_TIME):
+	 * without blk-iolatency built in (CONFIG_BLK_CGROUP_IOLATENCY, whose
+	 * struct blk_iolatency is then in the kernel's BTF) no bio has it */
+	if (t && has_member(b, t, "issue_time_ns", 0))
+		r = btf__find_by_name_kind(b, "blk_iolatency", BTF_KIND_STRUCT) > 0 ? NTP_BIO_ISSUE_NS_IOLAT
+										    : NTP_BIO_ISSUE_NS_UNSET;
+	else if (t && has_member(b, t, "bi_issue", 0))
+		r = NTP_BIO_ISSUE_BI_ISSUE;
 	btf__free(b);
 	return r;
 }

@@ -25,9 +25,16 @@ int ntp_btf_need_check(unsigned sides, unsigned transport, const char *file, cha
  * read. */
 int ntp_btf_need_module_types(const struct btf *b, const char *mod);
 
-/* Does the kernel's struct bio keep its submission time (bi_issue, with
- * CONFIG_BLK_CGROUP)? The host's end to end then starts there
- * (docs/stage-model.md). 1 yes, 0 no, -1 no kernel BTF. */
+/* Where the kernel's struct bio keeps its submission time (with
+ * CONFIG_BLK_CGROUP), which the programs read; the host's end to end starts
+ * there when it is set (docs/stage-model.md, docs/kernel-btf.md). */
+enum ntp_bio_issue {
+	NTP_BIO_ISSUE_NONE,		/* neither field */
+	NTP_BIO_ISSUE_BI_ISSUE,		/* bi_issue (up to 6.17): set for every bio */
+	NTP_BIO_ISSUE_NS_UNSET,		/* issue_time_ns (6.18 on), and no blk-iolatency, which alone sets it */
+	NTP_BIO_ISSUE_NS_IOLAT,		/* issue_time_ns, set on disks with an io.latency target */
+};
+/* From the kernel's BTF; -1: no kernel BTF. */
 int ntp_btf_bio_issue(void);
 
 #endif

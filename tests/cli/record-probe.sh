@@ -54,6 +54,26 @@ if [ "$(id -u)" = 0 ] && [ -f "$obj" ] && command -v bpftool >/dev/null; then
 	fi
 fi
 
+# "bio issue time" names the field of struct bio this kernel has (its BTF, as
+# bpftool reads it) and whether the kernel sets it: issue_time_ns (6.18 on)
+# only where blk-iolatency is built in (docs/kernel-btf.md)
+KBTF=/sys/kernel/btf/vmlinux
+if [ "$(id -u)" = 0 ] && [ -r $KBTF ] && command -v bpftool >/dev/null; then
+	bio=$(bpftool btf dump file $KBTF format c | awk '/^struct bio \{/ { b = 1 } b && /^};/ { exit } b')
+	if grep -q ' issue_time_ns;' <<<"$bio"; then
+		if bpftool btf dump file $KBTF format raw | grep -q "^\[[0-9]*\] STRUCT 'blk_iolatency' "; then
+			want='^bio issue time: where blk-iolatency has a target \(bio->issue_time_ns, '
+		else
+			want='^bio issue time: no \(bio->issue_time_ns, which only blk-iolatency sets, and this kernel has no blk-iolatency: '
+		fi
+	elif grep -q ' bi_issue;' <<<"$bio"; then
+		want='^bio issue time: yes \(bio->bi_issue, set for every bio: '
+	else
+		want='^bio issue time: no \(struct bio has neither bi_issue nor issue_time_ns: '
+	fi
+	expect probe-bio-issue 0 "$want" "$NTPROF" probe -r host
+fi
+
 if [ "$(id -u)" != 0 ]; then
 	expect record-unprivileged 1 '^ntprof: needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" record -d 1
 	expect probe-unprivileged 1 '^ntprof: probe needs root, or CAP_BPF and CAP_PERFMON' "$NTPROF" probe

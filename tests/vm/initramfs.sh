@@ -28,7 +28,7 @@ done
 ln -sf ../bin/busybox "$R/sbin/modprobe"
 
 # Module groups, loaded by the guest with tb_modules GROUP. Names that a kernel
-# lacks (or has built in) are skipped: 5.10, 6.1 and 6.12 differ in helpers
+# lacks (or has built in) are skipped: 5.10, 6.1, 6.12 and 7.2 differ in helpers
 # such as crc64-rocksoft and netfs. crc32_generic must precede rdma_rxe: rxe
 # asks the crypto API for "crc32" and nothing in the guest can autoload it.
 declare -A MODGROUPS=(
@@ -47,7 +47,7 @@ for g in "${!MODGROUPS[@]}"; do
 		awk '$1=="insmod" { print $2 }' "$R/tmp/deps"
 	done | awk '!seen[$0]++' | while read -r ko; do
 		rel=${ko#"$KP"}
-		# busybox insmod takes plain ELF: decompress .ko.xz / .ko.zst (6.12)
+		# busybox insmod takes plain ELF: decompress .ko.xz / .ko.zst (6.12, 7.2)
 		case $rel in
 		*.ko.xz) dst=${rel%.xz}; mkdir -p "$R$(dirname "$rel")"; xz -dc "$ko" > "$R$dst" ;;
 		*.ko.zst) dst=${rel%.zst}; mkdir -p "$R$(dirname "$rel")"; zstd -qdc "$ko" > "$R$dst" ;;

@@ -2,7 +2,14 @@
 # Fetch (download, never install) one of Debian's kernels for the test bed and
 # unpack it into the cache; the machine's own /boot stays untouched.
 #
-#   tests/vm/kernel.sh [6.1|5.10|6.12]      (default: $KERNEL or 6.1)
+#   tests/vm/kernel.sh [6.1|5.10|6.12|7.2]  (default: $KERNEL or 6.1)
+#
+# 7.2 is Debian sid's kernel: sid moves, so the package is whatever sid's
+# linux-image-amd64 names today (a newer 7.x point release is taken as it is;
+# another major version is refused). From 7.x on, Debian splits the kernel:
+# linux-image-<kver> is an empty package whose Depends name linux-binary-<kver>
+# (the image, as usr/lib/modules/<kver>/vmlinuz), linux-modules-<kver> and
+# linux-base-<kver>; all are unpacked.
 #
 # Cache layout ($NTP_VM_CACHE, default /var/cache/ntprof-vm):
 #   apt/<K>/          private apt state (sources.list, lists/, status) for apt-get download
@@ -26,7 +33,8 @@ case $KERNEL in
 6.1)  suites_main="bookworm bookworm-updates"; suites_sec="bookworm-security" ;;
 5.10) suites_main="bullseye"; suites_sec="bullseye-security" ;;
 6.12) suites_main="bookworm-backports"; suites_sec="" ;;
-*) die "KERNEL=$KERNEL: expected 6.1, 5.10 or 6.12" ;;
+7.2)  suites_main="sid"; suites_sec="" ;;
+*) die "KERNEL=$KERNEL: expected 6.1, 5.10, 6.12 or 7.2" ;;
 esac
 
 # The machine's own Debian mirror (deb822 *.sources or one-line *.list); the
@@ -82,21 +90,44 @@ else
 	[ -n "$IMGPKG" ] || die "cannot resolve linux-image-amd64 in $APTDIR/sources.list"
 	# the signed image package has the short name; strip the -unsigned suffix if that is what we got
 	KVER=${IMGPKG#linux-image-}; KVER=${KVER%-unsigned}
+	case $KVER in
+	"${KERNEL%%.*}".*) ;;
+	*) die "KERNEL=$KERNEL: $suites_main's linux-image-amd64 is now $IMGPKG; tests/vm/kernel.sh needs an entry for it" ;;
+	esac
+	case $KVER in "$KERNEL".*|"$KERNEL"-*) ;; *) log "note: KERNEL=$KERNEL is $suites_main's kernel, now $KVER" ;; esac
 	VERSION=$(apt-cache "${APT[@]}" show "$IMGPKG" | awk '/^Version:/ { print $2; exit }')
-	DEB=$(ls "$CACHE/debs/${IMGPKG}_"*.deb 2>/dev/null | grep -F "_${VERSION//:/%3a}_" | head -1 || true)
-	if [ -z "$DEB" ]; then
-		log "apt-get download $IMGPKG $VERSION"
-		(cd "$CACHE/debs" && apt-get "${APT[@]}" download -q "$IMGPKG" >/dev/null)
-		DEB=$(ls -t "$CACHE/debs/${IMGPKG}_"*.deb | head -1)
-	fi
-	log "unpacking $(basename "$DEB")"
+	# The packages to unpack: the image itself and, where the image is split
+	# (7.x), the kernel binary and the modules it depends on.
+	PKGS="$IMGPKG $(apt-cache "${APT[@]}" depends "$IMGPKG" |
+		awk -v k="$KVER" '$1 ~ /Depends:/ && ($2 == "linux-binary-" k || $2 == "linux-modules-" k || $2 == "linux-base-" k) { print $2 }' |
+		sort -u | tr '\n' ' ')"
+	DEBS=()
+	for p in $PKGS; do
+		DEB=$(ls "$CACHE/debs/${p}_"*.deb 2>/dev/null | grep -F "_${VERSION//:/%3a}_" | head -1 || true)
+		if [ -z "$DEB" ]; then
+			log "apt-get download $p $VERSION"
+			(cd "$CACHE/debs" && apt-get "${APT[@]}" download -q "$p" >/dev/null)
+			DEB=$(ls -t "$CACHE/debs/${p}_"*.deb | head -1)
+		fi
+		DEBS+=("$DEB")
+	done
 	rm -rf "$KDIR"; mkdir -p "$KDIR"
-	dpkg -x "$DEB" "$KDIR/root"
+	for DEB in "${DEBS[@]}"; do
+		log "unpacking $(basename "$DEB")"
+		dpkg -x "$DEB" "$KDIR/root"
+	done
+	# (usr-merged packages ship usr/lib/modules: the bed reads lib/modules)
+	if [ ! -d "$KDIR/root/lib/modules/$KVER" ] && [ -d "$KDIR/root/usr/lib/modules/$KVER" ]; then
+		mkdir -p "$KDIR/root/lib/modules"
+		ln -s "../../usr/lib/modules/$KVER" "$KDIR/root/lib/modules/$KVER"
+	fi
 	MODDIR=$KDIR/root/lib/modules/$KVER
-	[ -d "$MODDIR" ] || die "$DEB has no lib/modules/$KVER"
+	[ -d "$MODDIR" ] || die "$PKGS: no lib/modules/$KVER"
 	# The .deb ships no modules.dep (its postinst runs depmod): make one.
 	depmod -b "$KDIR/root" "$KVER"
+	# (7.x's linux-binary puts the image beside the modules, not in /boot)
 	VMLINUZ=$KDIR/root/boot/vmlinuz-$KVER
+	[ -f "$VMLINUZ" ] || [ ! -f "$MODDIR/vmlinuz" ] || VMLINUZ=$MODDIR/vmlinuz
 	"$(dirname "$0")/extract-vmlinux.sh" "$VMLINUZ" > "$KDIR/vmlinux" || die "no ELF vmlinux inside $VMLINUZ"
 	# Uncompressed copies of the NVMe/RDMA modules for host-side BTF work.
 	find "$MODDIR/kernel/drivers/nvme" "$MODDIR/kernel/drivers/infiniband" \( -name '*.ko.xz' -o -name '*.ko.zst' \) 2>/dev/null |
@@ -125,3 +156,11 @@ echo "vm-kernel: env=$KDIR/env"
 echo "vm-kernel: vmlinuz=$NTP_VM_VMLINUZ"
 echo "vm-kernel: vmlinux=$NTP_VM_VMLINUX (BTF: $btf)"
 echo "vm-kernel: modules=$NTP_VM_MODDIR (nvme-tcp.ko: ${ko:-none}, module BTF: $modbtf)"
+# The modules every bed run needs (a kernel flavour without them, e.g. one
+# built without InfiniBand, is of no use here).
+missing=
+for m in nvme-tcp nvmet-tcp nvme-rdma nvmet-rdma rdma_rxe null_blk; do
+	modprobe -d "$NTP_VM_ROOT" -S "$NTP_VM_KVER" --show-depends "$m" >/dev/null 2>&1 || missing="$missing $m"
+done
+[ -z "$missing" ] || die "$NTP_VM_KVER lacks the modules:$missing"
+echo "vm-kernel: nvme-tcp nvmet-tcp nvme-rdma nvmet-rdma rdma_rxe null_blk: present"

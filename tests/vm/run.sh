@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test bed's driver (make vm-test / vm-top / vm-shell):
 #   tests/vm/run.sh test|top|shell
-# Environment: KERNEL=6.1|5.10|6.12, SCENARIOS="tcp-read rdma-*" (names or
+# Environment: KERNEL=6.1|5.10|6.12|7.2, SCENARIOS="tcp-read rdma-*" (names or
 # globs of tests/vm/scenarios/*.sh; default all), O=build (the binaries),
 # NTP_VM_CACHE, NTP_VM_SECS (workload seconds per load, default 5),
 # NTP_VM_VERBOSE=1 (console on stdout), NTP_VM_SKIP_DEPS=1 (no apt-get),

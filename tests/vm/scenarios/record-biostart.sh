@@ -21,6 +21,14 @@
 #                           quarter of end to end, and end to end at most 1.05 x
 #                           the mean from the request's allocation
 #   record-biostart-sum     the stage means add up to the end to end mean (both)
+# A kernel whose struct bio has issue_time_ns (6.18 on) stamps a bio only on a
+# disk with an io.latency target (blk-iolatency; docs/kernel-btf.md), and the
+# test bed has none: there `ntprof probe` names that field and says no, and
+# the scenario checks, at QD64 only:
+#   record-biostart-probe   `ntprof probe` names bio->issue_time_ns
+#   record-biostart-nostamp no host record carries a bio stamp
+#   record-biostart-e2e, record-biostart-sum   as above
+# and the checks of the stamp's effect are one SKIP line with probe's reason.
 # tb-timeout: 300
 . /tb/ntprof-checks.sh
 TB_CONNECT_OPTS=queue_size=16
@@ -28,7 +36,13 @@ tb_setup_tcp || { tb_result record-biostart FAIL "NVMe/TCP setup failed"; exit 0
 
 bio=$(ntprof probe 2>&1 | grep -i 'bio issue time' | head -1)
 tb_log "probe: $bio"
-tb_check record-biostart-probe "$(echo "$bio" | grep -c ': yes') == 1" "probe: ${bio:-no bio issue time line}"
+unset_ns=0
+case $bio in *": yes "*) ;; *issue_time_ns*) unset_ns=1 ;; esac
+if [ $unset_ns = 1 ]; then
+	tb_check record-biostart-probe "$(echo "$bio" | grep -c 'bio->issue_time_ns') == 1" "probe: $bio"
+else
+	tb_check record-biostart-probe "$(echo "$bio" | grep -c ': yes') == 1" "probe: ${bio:-no bio issue time line}"
+fi
 
 run_one() { # NAME ntp-load options...
 	local name=$1 rc label recs e2e hb hd net td st p50 rh rt rm sum gap
@@ -57,6 +71,16 @@ run_one() { # NAME ntp-load options...
 }
 
 run_one record-biostart-qd64 --rw randread --bs 4k --qd 64
+if [ $unset_ns = 1 ]; then
+	tb_check record-biostart-nostamp "$R_H > 0 && $R_BIO == 0" \
+		"QD64: $R_BIO of $R_H host records carry a bio stamp (none expected: $bio)"
+	tb_check record-biostart-e2e "$R_RH > 0 && $R_E2E <= 1.01 * $TB_LOAD_MEAN_US" \
+		"QD64 over 16 tags: end to end $R_E2E us, load generator $TB_LOAD_MEAN_US us (bound 1.01 x)"
+	tb_check record-biostart-sum "$R_RH > 0 && ($R_SUM - $R_E2E) < 0.01 && ($R_E2E - $R_SUM) < 0.01" \
+		"stage sums / end to end: QD64 $R_SUM/$R_E2E us"
+	tb_result record-biostart SKIP "end to end from the bio's submission not checked: the kernel stamps no bio here (probe: ${bio#*: })"
+	exit 0
+fi
 tb_check record-biostart-e2e "$R_RH > 0 && $R_E2E <= 1.01 * $TB_LOAD_MEAN_US" \
 	"QD64 over 16 tags: end to end $R_E2E us, load generator $TB_LOAD_MEAN_US us (bound 1.01 x)"
 tb_check record-biostart-stamp "$R_H > 0 && $R_BIO * 10 >= $R_H * 9" \

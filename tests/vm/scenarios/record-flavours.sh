@@ -4,6 +4,10 @@
 # Records the kernel could not hand over (ring buffer full: the recorder did
 # not read for seconds, as record-tcp says) are what ntprof counts and says;
 # each may leave one I/O without its host record, and the verdict names them.
+# Where the kernel skipped program runs (bpftool's recursion_misses: a
+# preemptible 7.x skips a program on a CPU where a preempted task is inside
+# it, docs/kernel-btf.md), as many records as it counted (at most 1 %) may be
+# incomplete or unjoined.
 # Without module BTF (5.10) --fentry must be refused, naming the modules
 # (fentry/fexit attach by a BTF id of the kernel's own BTF, which a --btf file
 # cannot give: docs/kernel-btf.md); record-flavours-fentry then SKIPs with
@@ -38,6 +42,7 @@ EOT
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e host=$2 matched=$4 hooks="$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //')"
 	lost=$(sed -n 's/.*kernel side: \([0-9][0-9]*\) records lost (ring buffer full).*/\1/p' $TB_OUT/$name.err | tail -1)
 	lost=${lost:-0}
-	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $4 == $2 && $lost < $TB_LOAD_IOS && $2 >= $TB_LOAD_IOS - $lost && $inc == 0 && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
-		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete, $lost lost (ring buffer full); e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
+	skip=$(ntp_skip_allow $2)
+	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $2 - $4 <= $skip && $lost < $TB_LOAD_IOS && $2 >= $TB_LOAD_IOS - $lost && $inc <= $skip && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
+		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete, $lost lost (ring buffer full), $skip allowed for runs the kernel skipped (${NTP_REC_MISSES:-0}); e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
 done
