@@ -4,7 +4,7 @@
 # the totals' count in the header and a line for the group saying none is
 # sampled yet, not "0 cmds/s" and nothing; between two totals blocks the
 # few records do not make the intervals' counts all or nothing (each about
-# the load's rate).
+# the load's rate); --json gives such a group's latency as null.
 set -u
 cd "$(dirname "$0")/../.."
 TOP=${NTPROF_TOP:-build/ntprof-top}
@@ -28,6 +28,14 @@ python3 - "$work/j.txt" <<'PY' || fails=1
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 bad = 0
+# a group with no command sampled has no latency: null, not 0 us
+nosample = [g for d in lines for g in d["groups"] if g["sampled"] == 0]
+if not nosample:
+    print("FAIL: no group without a sample in the replay"); bad = 1
+for g in nosample:
+    lat = g["latency_us"]
+    if any(lat[k] is not None for k in ("mean", "p50", "p99", "p99_9")):
+        print("FAIL: %s with no sample: latency_us %s" % (g["label"], lat)); bad = 1; break
 for d in lines:
     if d["seconds"] < 0.09:
         continue
