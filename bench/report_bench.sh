@@ -8,6 +8,9 @@
 #   report -j     the same report as JSON of the first size: every stage's and
 #                 component's quantiles kept (the text report prints none of
 #                 the stages' and, without --detail, none of the components')
+#   bio stamp     report of the first size's commands with the bio's submission
+#                 in every host record (generate --bio-stamp, as a host whose
+#                 kernel stamps bios writes them) against the same without
 #   dump          `ntprof dump` (CSV) of the 1 M file against `cat`
 #   join 2        report of a host file and a target file against `cat` of both
 #   join 64       report of 63 host files and their target, per record, against
@@ -114,6 +117,13 @@ for measure in ${MEASURES:-cpu wall}; do
 		row "report -j" "$(records "$f")" "$(best "$NTPROF" report -j - "$f")" "$(best cat "$f")" \
 		    "$(rss "$NTPROF" report -j - "$f")"
 		echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
+		n=${sizes%% *}
+		fb=$dir/bio-$n.ntp
+		[ -s "$fb" ] || gen -o "$fb" -n $((n / 2)) --bio-stamp
+		cat "$fb" >/dev/null
+		row "bio stamp" "$(records "$fb")" "$(best "$NTPROF" report "$fb")" "$(best "$NTPROF" report "$f")" \
+		    "$(rss "$NTPROF" report "$fb")"
+		echo "  against: report of the same commands without the stamp; target: <= 1x"
 	esac
 	f1=$dir/both-1000000.ntp
 	case " $only " in *" dump "*)

@@ -54,6 +54,8 @@ static void usage(FILE *f)
 "  -s, --sampling N         record one command in N, by the shared hash (default 100)\n"
 "      --exact-queues       the totals carry every command's stage sums, as\n"
 "                           ntprof record --exact-queues writes them\n"
+"      --bio-stamp          host records carry the bio's submission, before the\n"
+"                           wait for a tag, as a host whose kernel stamps bios\n"
 "      --host-queues        host files' headers carry the host's queues, as\n"
 "                           ntprof record writes them: --queues of --qd tags\n"
 "Path:\n"
@@ -238,7 +240,7 @@ int cmd_generate(int argc, char **argv)
 {
 	enum { O_TARGET_OUT = 256, O_RATE, O_QD, O_QUEUES, O_HOSTS, O_SIZES, O_READ, O_INLINE,
 	       O_LBA, O_NSSIZE, O_NSID, O_DELAY, O_LINK, O_OFFSET, O_HOSTDEV, O_TGTDEV,
-	       O_MISS, O_DROP, O_SEED, O_EXACT, O_HOSTQ };
+	       O_MISS, O_DROP, O_SEED, O_EXACT, O_HOSTQ, O_BIO };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "target-out", required_argument, NULL, O_TARGET_OUT },
@@ -266,6 +268,7 @@ int cmd_generate(int argc, char **argv)
 		{ "drop-target", required_argument, NULL, O_DROP },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "exact-queues", no_argument, NULL, O_EXACT },
+		{ "bio-stamp", no_argument, NULL, O_BIO },
 		{ "host-queues", no_argument, NULL, O_HOSTQ },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -335,6 +338,7 @@ int cmd_generate(int argc, char **argv)
 		case 's': if (ntp_parse_u32("-s", optarg, 1, 1u << 30, &c.sampling)) return 1; break;
 		case O_DELAY: if (parse_delay(optarg, &c)) return 1; break;
 		case O_EXACT: c.exact_queues = 1; break;
+		case O_BIO: c.bio_stamp = 1; break;
 		case O_HOSTQ: host_queues = 1; break;
 		case O_LINK:
 			if (parse_double("--link-gbps", optarg, 0, 1e5, &c.link_gbps)) return 1;

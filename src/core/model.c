@@ -43,7 +43,10 @@ enum { FAST_N = sizeof(fast_comp) };
  * target's CMD_ARRIVE, the target's CMD_RECV with its RSP_SENT) two loads
  * each. A sum of differences is the difference of the sums (wrapping, any
  * 64-bit times), so a command adds six pairs of timestamps, one vector add
- * each, and a close makes the components' sums from them (acc_flush). */
+ * each, and a close makes the components' sums from them (acc_flush).
+ * BLK_SUBMIT's sum is that of the host's starts (stage.h ntp_fast_start:
+ * the bio's submission where a record has it), which acc_flush gives
+ * ntp_fast_compute as a record's BLK_SUBMIT without the bio. */
 static const uint8_t fast_ts[] = {
 	NTP_TS_H_BLK_SUBMIT, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_RSP_DRV,
 	NTP_TS_H_DRV_COMPLETE, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_CMD_SENT, NTP_TS_T_CMD_ARRIVE,
@@ -927,12 +930,17 @@ static __attribute__((noinline)) void fast_hists(struct acc *a, const struct ntp
 	}
 }
 
-/* noq: the model's no_quantiles (a constant in the block loops' common case) */
+/* noq: the model's no_quantiles (a constant in the block loops' common case);
+ * bio: whether h has the bio's submission (NTP_FAST_H_BIO), a constant at
+ * each call (account_fast_any), so a host whose records all have it or
+ * none pays one well-predicted branch, not a select in every sum */
 static inline __attribute__((always_inline)) void account_fast(struct acc *a, const struct ntp_record *h,
-								const struct ntp_record *t, unsigned noq)
+								const struct ntp_record *t, unsigned noq, int bio)
 {
-	/* as ntp_fast_compute: its e2e_sum is added at the close (acc_flush) */
-	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - h->ts[NTP_TS_H_BLK_SUBMIT]);
+	/* as ntp_fast_compute (ntp_fast_start): its e2e_sum is added at the
+	 * close (acc_flush), from fast_ts_sum[0], the starts' sum */
+	uint64_t start = bio ? h->ts[NTP_TS_H_BIO_SUBMIT] : h->ts[NTP_TS_H_BLK_SUBMIT];
+	int64_t e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - start);
 	int64_t res = (int64_t)(t->ts[NTP_TS_T_RSP_SENT] - t->ts[NTP_TS_T_CMD_ARRIVE]);
 
 	/* a negative end to end or target's residence (one clock read
@@ -953,7 +961,9 @@ static inline __attribute__((always_inline)) void account_fast(struct acc *a, co
 		const struct ntp_record *r0 = k < FAST_TS_HOST ? h : t, *r1 = k + 1 < FAST_TS_HOST ? h : t;
 		ntp_u2 v;
 
-		if (FAST_PAIR_ONE(k))
+		if (k == 0 && bio)	/* the start in BLK_SUBMIT's sum */
+			v = (ntp_u2){ start, h->ts[fast_ts[1]] };
+		else if (FAST_PAIR_ONE(k))
 			__builtin_memcpy(&v, &r0->ts[fast_ts[k]], sizeof(v));
 		else
 			v = (ntp_u2){ r0->ts[fast_ts[k]], r1->ts[fast_ts[k + 1]] };
@@ -961,13 +971,20 @@ static inline __attribute__((always_inline)) void account_fast(struct acc *a, co
 	}
 	if (__builtin_expect(noq != NOQ_ALL, 0))
 		fast_hists(a, h, t, noq);
-	/* the span: BLK_SUBMIT is seen in this flow (NTP_FAST_H) */
-	{
-		uint64_t lo = h->ts[NTP_TS_H_BLK_SUBMIT];
-		uint64_t hi = lo + (uint64_t)e2e;
+	if (bio)
+		a->bio++;
+	/* the span: from the start (BLK_SUBMIT is seen in this flow, NTP_FAST_H) */
+	span_add(a, start, start + (uint64_t)e2e);
+}
 
-		span_add(a, lo, hi);
-	}
+/* account_fast for a record with or without the bio's submission */
+static inline __attribute__((always_inline)) void account_fast_any(struct acc *a, const struct ntp_record *h,
+								    const struct ntp_record *t, unsigned noq)
+{
+	if (h->ts_valid & NTP_FAST_H_BIO)
+		account_fast(a, h, t, noq, 1);
+	else
+		account_fast(a, h, t, noq, 0);
 }
 
 /* The group's tdev from a matched target record t (its first non-empty
@@ -1020,7 +1037,7 @@ static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct a
 	if (h && t && !m->cfg.general_only && ntp_fast_flow(h, t)) {
 		if (a->sampled & ACC_SLOW)
 			fast_prep(a, t);
-		account_fast(a, h, t, m->cfg.no_quantiles);
+		account_fast_any(a, h, t, m->cfg.no_quantiles);
 	} else {
 		if (h && t && !a->tdev_known)
 			group_tdev(a, t);
@@ -1030,7 +1047,8 @@ static __attribute__((noinline)) void account_slow(struct ntp_model *m, struct a
 
 /* The host's and the target's timestamps of a fast flow (stage.h
  * ntp_fast_flow): disjoint bits of ts_valid, so one compare tests both */
-_Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT) & (NTP_FAST_T | NTP_FAST_T_NOT)) == 0, "the sides' bits are apart");
+_Static_assert(((NTP_FAST_H | NTP_FAST_H_NOT | NTP_FAST_H_BIO) & (NTP_FAST_T | NTP_FAST_T_NOT)) == 0,
+	       "the sides' bits are apart");
 
 static inline __attribute__((always_inline)) void account(struct ntp_model *m, struct acc *a,
 							   const struct ntp_record *h, const struct ntp_record *t,
@@ -1042,16 +1060,21 @@ static inline __attribute__((always_inline)) void account(struct ntp_model *m, s
 	 * m->none too): in
 	 * one test of each record's valid bits and flags. The rest, and a
 	 * flag set on either record (which account_slow tests one by one),
-	 * in account_slow. */
+	 * in account_slow. The host's record with the bio's submission or
+	 * without: a second compare where the first fails, so that a host
+	 * without it (older kernels, the bench's recordings) pays nothing. */
 	if (h && t) {
-		uint32_t valid = (h->ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) |
+		uint32_t valid = (h->ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT | NTP_FAST_H_BIO)) |
 				 (t->ts_valid & (NTP_FAST_T | NTP_FAST_T_NOT));
 		uint32_t flags = h->flags | t->flags;
+		int clear = !(flags & (NTP_REC_F_CLOSED_MISSED | NTP_REC_F_RSP_FALLBACK)) && !(a->sampled & ACC_SLOW);
 
-		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_T) &&
-				     !(flags & (NTP_REC_F_CLOSED_MISSED | NTP_REC_F_RSP_FALLBACK)) &&
-				     !(a->sampled & ACC_SLOW), 1)) {
-			account_fast(a, h, t, noq);
+		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_T) && clear, 1)) {
+			account_fast(a, h, t, noq, 0);
+			return;
+		}
+		if (__builtin_expect(valid == (NTP_FAST_H | NTP_FAST_H_BIO | NTP_FAST_T) && clear, 1)) {
+			account_fast(a, h, t, noq, 1);
 			return;
 		}
 	}

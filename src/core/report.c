@@ -192,8 +192,12 @@ int ntp_group_qd_note(const struct ntp_report_meta *m, const struct ntp_snap_gro
 	unsigned bound;
 
 	/* Little's-law QDs only (counted ones are every command's), of one
-	 * host's queues (several hosts' commands share a group) */
-	if (!m || !m->hostq || m->n_hosts > 1 || g->qd_counted || g->target_only || !g->sampled)
+	 * host's queues (several hosts' commands share a group), whose host
+	 * block layer starts at the request: from the bio's submission it
+	 * holds the wait for a tag too, in flight but holding none
+	 * (docs/stage-model.md, "Stage QDs above what can be in flight") */
+	if (!m || !m->hostq || m->n_hosts > 1 || g->qd_counted || g->target_only || !g->sampled ||
+	    g->bio_records)
 		return 0;
 	for (unsigned i = 0; i < m->n_hostq && !q; i++)
 		if (!strncmp(m->hostq[i].dev, g->dev, NTP_DEV_LEN))

@@ -94,8 +94,11 @@ int ntp_breakdown_compute_general(const struct ntp_record *host, const struct nt
 #define NTP_FAST_H	(1u << NTP_TS_H_BLK_SUBMIT | 1u << NTP_TS_H_DRV_SUBMIT | 1u << NTP_TS_H_CMD_SENT | \
 			 1u << NTP_TS_H_RSP_ARRIVE | 1u << NTP_TS_H_RSP_DRV | 1u << NTP_TS_H_DRV_COMPLETE | \
 			 1u << NTP_TS_H_BLK_COMPLETE)
-/* a bio stamp moves end to end's start (ntp_breakdown_compute_general) */
-#define NTP_FAST_H_NOT	(1u << NTP_TS_H_R2T_ARRIVE | 1u << NTP_TS_H_BIO_SUBMIT)
+#define NTP_FAST_H_NOT	(1u << NTP_TS_H_R2T_ARRIVE)
+/* A host record may carry the bio's submission or not: end to end and the
+ * block layer's submission then start there (ntp_fast_start), as in
+ * ntp_breakdown_compute_general; the flow is the same either way. */
+#define NTP_FAST_H_BIO	(1u << NTP_TS_H_BIO_SUBMIT)
 #define NTP_FAST_T	(1u << NTP_TS_T_CMD_ARRIVE | 1u << NTP_TS_T_CMD_RECV | 1u << NTP_TS_T_STORAGE_SUBMIT | \
 			 1u << NTP_TS_T_STORAGE_DONE | 1u << NTP_TS_T_RSP_SENT)
 #define NTP_FAST_T_NOT	(1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP)
@@ -111,6 +114,13 @@ static inline int ntp_fast_flow(const struct ntp_record *h, const struct ntp_rec
 	       (t->ts_valid & (NTP_FAST_T | NTP_FAST_T_NOT)) == NTP_FAST_T && !(t->flags & NTP_REC_F_RSP_FALLBACK);
 }
 
+/* Where a fast flow's host time starts: the bio's submission when the
+ * record has it, else the request's allocation (block layer's submission). */
+static inline __attribute__((always_inline)) uint64_t ntp_fast_start(const struct ntp_record *h)
+{
+	return h->ts_valid & NTP_FAST_H_BIO ? h->ts[NTP_TS_H_BIO_SUBMIT] : h->ts[NTP_TS_H_BLK_SUBMIT];
+}
+
 /* A fast flow's components (indexed by enum ntp_component; the others are
  * left as they were), stages and end to end. Differences and sums wrap
  * (a file's times may be any 64-bit values; signed overflow is undefined). */
@@ -119,7 +129,8 @@ static inline __attribute__((always_inline)) void ntp_fast_compute(const struct 
 								   int64_t *comp, int64_t *stage, int64_t *e2e)
 {
 #define NTP_FAST_D(r, to, from) ((r)->ts[to] - (r)->ts[from])
-	uint64_t blk_sub = NTP_FAST_D(h, NTP_TS_H_DRV_SUBMIT, NTP_TS_H_BLK_SUBMIT);
+	uint64_t start = ntp_fast_start(h);
+	uint64_t blk_sub = h->ts[NTP_TS_H_DRV_SUBMIT] - start;
 	uint64_t drv_sub = NTP_FAST_D(h, NTP_TS_H_CMD_SENT, NTP_TS_H_DRV_SUBMIT);
 	uint64_t wire = NTP_FAST_D(h, NTP_TS_H_RSP_ARRIVE, NTP_TS_H_CMD_SENT) -
 			NTP_FAST_D(t, NTP_TS_T_RSP_SENT, NTP_TS_T_CMD_ARRIVE);
@@ -146,7 +157,7 @@ static inline __attribute__((always_inline)) void ntp_fast_compute(const struct 
 	stage[NTP_STAGE_NETWORK] = (int64_t)(wire + recv_cmd + recv_rsp);
 	stage[NTP_STAGE_TARGET_DRIVER] = (int64_t)(tdrv_sub + tdrv_comp);
 	stage[NTP_STAGE_STORAGE] = (int64_t)storage;
-	*e2e = (int64_t)NTP_FAST_D(h, NTP_TS_H_BLK_COMPLETE, NTP_TS_H_BLK_SUBMIT);
+	*e2e = (int64_t)(h->ts[NTP_TS_H_BLK_COMPLETE] - start);
 #undef NTP_FAST_D
 }
 

@@ -5,6 +5,7 @@
  * Timestamps of one command, in path order (t = simulated ns, d(X) = a draw
  * of segment X, ser(b) = b bytes at the link rate):
  *
+ *   H_BIO_SUBMIT   = arrival (only with bio_stamp)
  *   H_BLK_SUBMIT   = start (arrival, or when a tag frees up)
  *   H_DRV_SUBMIT   = + d(host-block-sub)
  *   H_CMD_SENT     = + d(host-driver-sub)
@@ -469,7 +470,7 @@ static void occ_group(struct group *g, uint8_t side, const uint64_t *ts, uint32_
 	r.side = side;
 	r.transport = transport;
 	r.ts_valid = valid;
-	memcpy(r.ts, ts, NTP_TS_COUNT * sizeof(ts[0]));
+	memcpy(r.ts, ts, NTP_TS_SLOTS * sizeof(ts[0]));
 	ntp_occ_add(&g->t.occ, &r);
 }
 
@@ -546,7 +547,7 @@ static int issue(struct ntp_synth *s)
 	uint32_t p = c->hosts * c->queues == 1 ? 0 : (uint32_t)rng_below(&s->rng, s->npools);
 	struct pool *pl = &s->pools[p];
 	uint16_t cntlid = (uint16_t)(p / c->queues + 1), qid = (uint16_t)(p % c->queues + 1);
-	uint64_t start = s->arrival, t, h[NTP_TS_COUNT] = { 0 }, tg[NTP_TS_COUNT] = { 0 };
+	uint64_t start = s->arrival, t, h[NTP_TS_SLOTS] = { 0 }, tg[NTP_TS_SLOTS] = { 0 };
 	uint32_t hv = 0, tv = 0, len = c->sizes[c->nsizes == 1 ? 0 : rng_below(&s->rng, c->nsizes)];
 	int is_read = rng_below(&s->rng, 100) < c->read_pct;
 	uint64_t nblk = len / c->lba_size, slots = (c->ns_bytes / c->lba_size) / nblk;
@@ -574,6 +575,8 @@ static int issue(struct ntp_synth *s)
 
 #define H(id, v) do { h[id] = (v); hv |= 1u << (id); } while (0)
 #define T(id, v) do { tg[id] = (v); tv |= 1u << (id); } while (0)
+	if (c->bio_stamp)
+		H(NTP_TS_H_BIO_SUBMIT, s->arrival);
 	H(NTP_TS_H_BLK_SUBMIT, t = start);
 	H(NTP_TS_H_DRV_SUBMIT, t += d(s, NTP_SEG_HOST_BLOCK_SUB));
 	H(NTP_TS_H_CMD_SENT, t += d(s, NTP_SEG_HOST_DRIVER_SUB));
@@ -632,7 +635,7 @@ static int issue(struct ntp_synth *s)
 			return -1;
 		fill_identity(s, hr, NTP_SIDE_HOST, cntlid, qid, cid, slba, nlb, len, is_read);
 		hr->seq = s->host_seq[cntlid]++;
-		for (int i = 0; i < NTP_TS_COUNT; i++)
+		for (int i = 0; i < NTP_TS_SLOTS; i++)
 			if (hv & (1u << i))
 				SET(hr, i, ntp_synth_clock(s, NTP_SIDE_HOST, cntlid, h[i]));
 	}
@@ -654,7 +657,7 @@ static int issue(struct ntp_synth *s)
 			return -1;
 		fill_identity(s, tr, NTP_SIDE_TARGET, cntlid, qid, cid, slba, nlb, len, is_read);
 		tr->seq = s->target_seq;
-		for (int i = 0; i < NTP_TS_COUNT; i++)
+		for (int i = 0; i < NTP_TS_SLOTS; i++)
 			if (tv & (1u << i))
 				SET(tr, i, ntp_synth_clock(s, NTP_SIDE_TARGET, cntlid, tg[i]));
 	}

@@ -86,6 +86,10 @@ struct ntp_synth_config {
 	/* Extension (exactq): --exact-queues: the totals carry every command's
 	 * stage sums (ntp_total.occ), as the kernel keeps them */
 	int exact_queues;
+	/* host records carry the bio's submission (H_BIO_SUBMIT), as a host
+	 * whose kernel stamps the bio does: the command's arrival, before its
+	 * wait for a free tag */
+	int bio_stamp;
 };
 
 /* Defaults: NVMe/TCP 4 KiB reads, QD 32, 50k commands/s, 1 s, -s 100. */

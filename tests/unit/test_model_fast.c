@@ -234,11 +234,13 @@ static void test_no_quantiles(void **state)
  * every 7th host and 17th target record with NTP_REC_F_CLOSED_MISSED,
  * every 11th target record held back by the drive (backpressure: the
  * general code), every 13th host record without its block layer's
- * submission, every 19th with an end to end below 0; every time seen is
+ * submission, every 19th with an end to end below 0, every 3rd with the
+ * bio's submission before its block layer's (the common flow all the
+ * same, from another start; stage.h NTP_FAST_H_BIO); every time seen is
  * moved up by 3 * 2^62, so the sums wrap; the slots of times not seen hold junk (the common flow sums pairs of adjacent slots, model.c
  * fast_ts: one not seen is summed, never read). */
 static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, struct ntp_snapshot *all,
-		       uint64_t *fast)
+		       uint64_t *fast, uint64_t *fast_bio)
 {
 	struct ntp_model_config cfg = { .role = NTP_ROLE_BOTH, .transport = NTP_TRANSPORT_TCP, .sampling = 1,
 					.no_quantiles = (uint8_t)noq, .general_only = (uint8_t)general_only };
@@ -250,7 +252,7 @@ static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, 
 
 	assert_non_null(m);
 	ntp_model_set_start(m, 0);
-	*fast = 0;
+	*fast = *fast_bio = 0;
 	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END) {
 		if (ev != NTP_SYNTH_RECORD)
 			continue;
@@ -267,8 +269,14 @@ static void run_joined(unsigned noq, int general_only, struct ntp_snapshot *iv, 
 				r.ts_valid &= ~(1u << NTP_TS_H_BLK_SUBMIT);
 			if (nh % 19 == 0)	/* an end to end below 0: a span of none */
 				r.ts[NTP_TS_H_BLK_COMPLETE] = r.ts[NTP_TS_H_BLK_SUBMIT] - 5;
-			if ((r.ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) == NTP_FAST_H)
+			if (nh % 3 == 0) {
+				r.ts[NTP_TS_H_BIO_SUBMIT] = r.ts[NTP_TS_H_BLK_SUBMIT] - (nh % 1000) * 700;
+				r.ts_valid |= NTP_FAST_H_BIO;
+			}
+			if ((r.ts_valid & (NTP_FAST_H | NTP_FAST_H_NOT)) == NTP_FAST_H) {
 				(*fast)++;	/* a host side of the common flow */
+				*fast_bio += !!(r.ts_valid & NTP_FAST_H_BIO);
+			}
 			last = r.ts[NTP_TS_H_DRV_SUBMIT];
 		} else {
 			if (++nt % 11 == 0) {
@@ -303,12 +311,13 @@ static void test_fused_equals_general(void **state)
 		assert_non_null(s[i]);
 	}
 	for (int i = 0; i < 3; i++) {
-		uint64_t fast, fast_g;
-		uint64_t missed = 0, r2t = 0, bp = 0, sampled = 0;
+		uint64_t fast, fast_g, fast_bio, fast_bio_g;
+		uint64_t missed = 0, r2t = 0, bp = 0, sampled = 0, bio = 0;
 
-		run_joined(noq[i], 0, s[0], s[1], &fast);
-		run_joined(noq[i], 1, s[2], s[3], &fast_g);
+		run_joined(noq[i], 0, s[0], s[1], &fast, &fast_bio);
+		run_joined(noq[i], 1, s[2], s[3], &fast_g, &fast_bio_g);
 		assert_int_equal(fast, fast_g);
+		assert_int_equal(fast_bio, fast_bio_g);
 		assert_true(s[1]->n_groups >= 2);
 		/* the stream has the common flow and others, in every group */
 		for (unsigned k = 0; k < s[1]->n_groups; k++) {
@@ -318,8 +327,11 @@ static void test_fused_equals_general(void **state)
 			missed += g->missed_records;
 			r2t += g->comp[NTP_COMP_HOST_RECV_R2T].n;
 			bp += g->comp[NTP_COMP_BP_RECV].n;
+			bio += g->bio_records;
 		}
 		assert_true(fast > sampled / 2);
+		/* stamped records of the common flow among them, counted */
+		assert_true(fast_bio > fast / 4 && bio > fast_bio / 2);
 		assert_true(missed > 0 && r2t > 0 && bp > 0);
 		assert_memory_equal(s[0], s[2], sizeof(*s[0]));
 		assert_memory_equal(s[1], s[3], sizeof(*s[1]));

@@ -520,7 +520,8 @@ static void test_generated_fallback(void **state) { (void)state; check_generated
  * The straight-line breakdown of the common joined flow against the general
  * code, on random records: random times (any 64-bit values, so sums wrap),
  * and each slot that decides the flow (block layer, R2T, backpressure,
- * response sent, fallback flag) present or not, so both the commands that
+ * response sent, fallback flag) present or not, and the bio's submission
+ * (which moves the start, not the flow) or not, so both the commands that
  * take the fast path and those just outside it are compared, whole
  * breakdowns and return values.
  */
@@ -534,7 +535,7 @@ static void test_fast_path_same(void **state)
 		NTP_TS_T_R2T_SENT, NTP_TS_T_DATA_ARRIVE, NTP_TS_T_DATA_RECV, NTP_TS_T_RSP_SENT,
 		NTP_TS_T_BP_RECV, NTP_TS_T_BP_RSP, NTP_TS_T_CMD_RECV,
 	};
-	unsigned fast = 0;
+	unsigned fast = 0, fast_bio = 0;
 
 	(void)state;
 	srandom(13);
@@ -560,6 +561,10 @@ static void test_fast_path_same(void **state)
 		}
 		/* every slot a flow needs, then some of the deciding ones taken away */
 		h.ts_valid = (1u << NTP_TS_H_SEND_DONE) - 1;
+		if (n % 2) {	/* every other command, before the request (the draws stay those of the others) */
+			h.ts_valid |= 1u << NTP_TS_H_BIO_SUBMIT;
+			h.ts[NTP_TS_H_BIO_SUBMIT] = h.ts[NTP_TS_H_BLK_SUBMIT] - (uint64_t)(n % 20000);
+		}
 		t.ts_valid = ((1u << (NTP_TS_T_BP_RSP + 1)) - 1) & ~((1u << NTP_TS_T_CMD_ARRIVE) - 1);
 		if (random() % 2) {
 			h.ts_valid &= ~(1u << NTP_TS_H_R2T_ARRIVE);
@@ -588,9 +593,16 @@ static void test_fast_path_same(void **state)
 			!(t.ts_valid & (1u << NTP_TS_T_R2T_SENT | 1u << NTP_TS_T_BP_RECV | 1u << NTP_TS_T_BP_RSP)) &&
 			(h.ts_valid & 1u << NTP_TS_H_BLK_SUBMIT) && (h.ts_valid & 1u << NTP_TS_H_BLK_COMPLETE) &&
 			(t.ts_valid & 1u << NTP_TS_T_RSP_SENT) && !(t.flags & NTP_REC_F_RSP_FALLBACK);
+		/* the bio's submission keeps the flow (stage.h NTP_FAST_H_BIO) */
+		if (ra == 0 && (h.ts_valid & 1u << NTP_TS_H_BIO_SUBMIT) && ntp_fast_flow(&h, &t)) {
+			assert_int_equal(a.e2e, (int64_t)(h.ts[NTP_TS_H_BLK_COMPLETE] - h.ts[NTP_TS_H_BIO_SUBMIT]));
+			fast_bio++;
+		}
 	}
-	/* a good share of the commands took the fast path */
+	/* a good share of the commands took the fast path, with the bio's
+	 * submission too */
 	assert_true(fast > 20000);
+	assert_true(fast_bio > 5000);
 }
 
 int main(void)
