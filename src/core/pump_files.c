@@ -590,7 +590,9 @@ static int share_by_records(const struct ntp_files *f, uint64_t t0, uint64_t t1,
 
 	if (den <= 0 || !interval)
 		return 0;
-	for (uint64_t a = t0; a < t1; a += interval) {
+	/* past the bins' top no record was read: nothing more to count (a
+	 * block far ahead, a damaged file's time, would be endless) */
+	for (uint64_t a = t0; a < t1 && a / SCOUT_BIN_NS < f->bin_lo + SCOUT_BINS; a += interval) {
 		int64_t n = records_in(f, a, t1 - a > interval ? a + interval : t1);
 
 		if (n < 0)
