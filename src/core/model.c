@@ -1679,7 +1679,11 @@ static void groups_from_totals(struct ntp_model *m)
 		char dev[NTP_DEV_LEN] = { 0 };
 		unsigned j;
 
-		if (k->side != side || !m->totals[i].count.commands || !k->dev[0])
+		/* a name that fills the field with no NUL (a damaged file: the
+		 * kernel's and generate's end within it) names no group the
+		 * row's count could be found for again (a new one each close) */
+		if (k->side != side || !m->totals[i].count.commands || !k->dev[0] ||
+		    !memchr(k->dev, 0, NTP_DEV_LEN))
 			continue;
 		for (j = 0; j < m->n_groups; j++) {
 			const struct group *g = &m->groups[j];

@@ -198,6 +198,11 @@ void ntp_pump_lost(struct ntp_pump *p, uint64_t cumulative)
 	}
 }
 
+uint64_t ntp_pump_interval(const struct ntp_pump *p)
+{
+	return p->cfg.interval_ns;
+}
+
 uint64_t ntp_pump_next_boundary(const struct ntp_pump *p)
 {
 	if (p->cfg.end_ns && p->boundary > p->cfg.end_ns)

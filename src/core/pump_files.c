@@ -49,6 +49,8 @@ struct ntp_files {
 	uint64_t bin_lo;		/* the first ms the ring holds */
 	int scout_off;			/* no scouts: a stream, or one failed to open */
 	uint64_t ahead_as_of;		/* of the rows last handed to the model ahead */
+	uint64_t share_of;		/* the later block's time share_rec was decided for */
+	int share_rec;			/* between those blocks: the records' share (else the time's) */
 	/* notes on the files no clock offset was found for (ntp_join_align_state) */
 	char (*left)[NTP_FILES_NOTE_LEN];
 	size_t nleft;
@@ -419,14 +421,18 @@ off:
 }
 
 /* The primary's records in (a, b] on its clock, from the bins; -1 when the
- * bins no longer (or not yet) hold a. */
+ * bins no longer hold a. Past the bins' top no record was read yet: the
+ * caller asks up to a totals block the scout passed, so none is there (a
+ * recording whose records stop before its last block, its trailer). */
 static int64_t records_in(const struct ntp_files *f, uint64_t a, uint64_t b)
 {
 	uint64_t lo = a / SCOUT_BIN_NS + 1, hi = b / SCOUT_BIN_NS;
 	int64_t n = 0;
 
-	if (lo < f->bin_lo || hi >= f->bin_lo + SCOUT_BINS)
+	if (lo < f->bin_lo)
 		return -1;
+	if (hi >= f->bin_lo + SCOUT_BINS)
+		hi = f->bin_lo + SCOUT_BINS - 1;
 	for (uint64_t k = lo; k <= hi; k++)
 		n += f->bins[k & (SCOUT_BINS - 1)];
 	return n;
@@ -559,18 +565,44 @@ static void rows_between(const struct ntp_total *a, size_t na, const struct ntp_
  * primary's records that fell between the earlier block and at (the
  * commands come as the records do; at 1 in 1 they are the records), or of
  * the time when the bins do not reach back to the earlier block or the
- * records sampled 1 in N are too few (SHARE_MIN). No block
+ * records sampled 1 in N are too few for one interval (SHARE_MIN). No block
  * after at (none written yet, a file without totals): nothing, and the
  * model guesses past the last (count_at in model.c, not exact). The blocks
  * go to the sinks when the data reaches them (deliver_totals). */
-/* Records sampled 1 in N between two blocks: at least this many for their
- * share to stand for the commands' (within 0.5 / sqrt(n) of it, one
- * standard deviation: 1.6 % at 1000); fewer (-s 1000 of a device under a
- * million commands a second), and an interval of a tenth of a second holds
- * a record or none, its count all or nothing: the time's share */
-#define SHARE_MIN 1000
+/* Records sampled 1 in N in an interval that holds any: at least this many
+ * on average (the block's records over the interval-long stretches from
+ * the earlier block that hold one) for an interval's share of the records
+ * to stand for its commands (within 1 / sqrt(100), 10 %, one standard
+ * deviation). Fewer (-s 1000 of a device under a million commands a second
+ * at a tenth of a second), and an interval's count would swing with the
+ * few records it holds (all or nothing at one or none): the time's share,
+ * which shows a load that bursts within a block flat. Stretches without a record do
+ * not count: a load that bursts, or stops before the block, has its
+ * records where its commands are. Decided once per pair of blocks, so an
+ * interval changed between them does not move the count back. */
+#define SHARE_MIN 100
 
-static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at)
+/* 1 when the records between the blocks at t0 and t1 are dense enough in
+ * the stretches of interval ns that hold them (SHARE_MIN). */
+static int share_by_records(const struct ntp_files *f, uint64_t t0, uint64_t t1, int64_t den, uint64_t interval)
+{
+	int64_t held = 0;
+
+	if (den <= 0 || !interval)
+		return 0;
+	/* past the bins' top no record was read: nothing more to count (a
+	 * block far ahead, a damaged file's time, would be endless) */
+	for (uint64_t a = t0; a < t1 && a / SCOUT_BIN_NS < f->bin_lo + SCOUT_BINS; a += interval) {
+		int64_t n = records_in(f, a, t1 - a > interval ? a + interval : t1);
+
+		if (n < 0)
+			return 0;
+		held += n > 0;
+	}
+	return den >= SHARE_MIN * held;
+}
+
+static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at, uint64_t interval)
 {
 	const struct scout *ps;
 	uint64_t t0;
@@ -590,7 +622,12 @@ static void deliver_ahead(struct ntp_files *f, struct ntp_pump *p, uint64_t at)
 		return;		/* two blocks past at: the model keeps its own */
 	num = records_in(f, t0, at);
 	den = records_in(f, t0, ps->as_of[1]);
-	if (num >= 0 && den > 0 && (ntp_reader_info(f->r[f->primary])->sampling <= 1 || den >= SHARE_MIN))
+	if (f->share_of != ps->as_of[1]) {
+		f->share_of = ps->as_of[1];
+		f->share_rec = ntp_reader_info(f->r[f->primary])->sampling <= 1 ||
+			       share_by_records(f, t0, ps->as_of[1], den, interval);
+	}
+	if (num >= 0 && den > 0 && f->share_rec)
 		w = (double)num / (double)den;
 	else
 		w = ps->as_of[1] > t0 ? (double)(at - t0) / (double)(ps->as_of[1] - t0) : 1;
@@ -672,7 +709,7 @@ static int pause_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uin
 		*reached = t - 1;
 	/* the pump closes an interval at *reached */
 	if (*reached >= ntp_pump_next_boundary(p))
-		deliver_ahead(f, p, *reached);
+		deliver_ahead(f, p, *reached, ntp_pump_interval(p));
 	return 1;
 }
 
@@ -693,7 +730,7 @@ static int wait_at(struct ntp_files *f, struct ntp_pump *p, uint64_t until, uint
 		at = ntp_merge_map(t, f->cur[0].off);
 	*reached = at < until ? at : until;
 	if (*reached >= ntp_pump_next_boundary(p))
-		deliver_ahead(f, p, *reached);
+		deliver_ahead(f, p, *reached, ntp_pump_interval(p));
 	return 1;
 }
 

@@ -44,10 +44,12 @@ static json_object *latency(double mean, double p50, double p99, double p999, ui
 {
 	json_object *o = json_object_new_object(), *few = json_object_new_array();
 
-	add(o, "mean", num(mean, 3));
-	add(o, "p50", num(p50, 3));
-	add(o, "p99", num(p99, 3));
-	add(o, "p99_9", num(p999, 3));
+	/* no command sampled (a group the kernel's count alone has, at
+	 * sparse sampling): no latency, not 0 us */
+	add(o, "mean", n ? num(mean, 3) : NULL);
+	add(o, "p50", n ? num(p50, 3) : NULL);
+	add(o, "p99", n ? num(p99, 3) : NULL);
+	add(o, "p99_9", n ? num(p999, 3) : NULL);
 	if (!ntp_mean_enough(n))
 		json_object_array_add(few, json_object_new_string("mean"));
 	if (!ntp_pct_enough(n, 0.99))

@@ -3,11 +3,13 @@
  * whatif_work.c - ntprof-top's what-if fit off the UI thread, at the
  * lowest priority (whatif_work.h).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "whatif_work.h"
 #include "thread.h"
@@ -20,9 +22,17 @@ static void lowest_priority(void)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 }
 
+static void destroy(struct ntp_wi_work *w)
+{
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+}
+
 static void *worker(void *arg)
 {
 	struct ntp_wi_work *w = arg;
+	int orphan;
 
 	lowest_priority();
 	pthread_mutex_lock(&w->mu);
@@ -42,6 +52,9 @@ static void *worker(void *arg)
 		w->req_refit = 0;
 		if (refit)
 			w->in = w->req;
+		/* tests: a pass that takes long (stop, wait_ms) */
+		while (w->hold)
+			pthread_cond_wait(&w->cv, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 
 		if (refit) {
@@ -69,7 +82,11 @@ static void *worker(void *arg)
 		w->done_gen = gen;
 		pthread_cond_broadcast(&w->cv);
 	}
+	/* stopped during a pass: the UI did not wait, the struct is ours */
+	orphan = w->orphan;
 	pthread_mutex_unlock(&w->mu);
+	if (orphan)
+		destroy(w);
 	return NULL;
 }
 
@@ -95,19 +112,29 @@ struct ntp_wi_work *ntp_wi_work_start(void)
 	return w;
 }
 
+/* A pass (a fit of the MVA up to NTP_WI_MAX_QD at nice 19) can take long
+ * on a busy machine, and nothing in it looks at stop: a worker in one is
+ * left to finish it detached and free the struct itself (the process
+ * usually exits first), so quitting does not wait for it. */
 void ntp_wi_work_stop(struct ntp_wi_work *w)
 {
+	int busy;
+
 	if (!w)
 		return;
 	pthread_mutex_lock(&w->mu);
 	w->stop = 1;
+	busy = w->started && w->done_gen != w->req_gen;
+	w->orphan = busy;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	if (busy) {
+		pthread_detach(w->thread);
+		return;
+	}
 	if (w->started)
 		pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	free(w);
+	destroy(w);
 }
 
 int ntp_wi_work_want(struct ntp_wi_work *w, const struct ntp_wi_input *in, uint32_t qd)
@@ -163,6 +190,26 @@ void ntp_wi_work_wait(struct ntp_wi_work *w)
 	while (w->done_gen != w->req_gen)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
+}
+
+int ntp_wi_work_wait_ms(struct ntp_wi_work *w, unsigned ms)
+{
+	struct timespec until;
+	int done, err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (w->done_gen != w->req_gen && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+	done = w->done_gen == w->req_gen;
+	pthread_mutex_unlock(&w->mu);
+	return done;
 }
 
 const struct ntp_wi_input *ntp_wi_work_fitted(const struct ntp_wi_work *w)

@@ -38,6 +38,8 @@ struct ntp_wi_work {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int started, stop;
+	int orphan;			/* stopped in a pass: the worker frees the struct */
+	int hold;			/* tests (under mu): the worker waits in its pass while set */
 	/* the request (under mu): the input to fit when refit, the QD */
 	struct ntp_wi_input req;
 	int req_refit;
@@ -57,6 +59,8 @@ struct ntp_wi_work {
 
 /* Allocates and starts the worker; NULL when it cannot. */
 struct ntp_wi_work *ntp_wi_work_start(void);
+/* Stops and frees the worker; one in a pass is not waited for (it frees
+ * itself when the pass ends). */
 void ntp_wi_work_stop(struct ntp_wi_work *w);
 /* UI: the what-if of in at qd. Returns 1 when that asks the worker for
  * something (a fit, or a prediction at another QD), 0 when the last
@@ -67,8 +71,11 @@ int ntp_wi_work_want(struct ntp_wi_work *w, const struct ntp_wi_input *in, uint3
 uint64_t ntp_wi_work_get(struct ntp_wi_work *w, struct ntp_wi_shown *out);
 /* The fits and predictions made so far. */
 void ntp_wi_work_counts(struct ntp_wi_work *w, unsigned long *fits, unsigned long *predictions);
-/* Waits until the last request is done (tests; ntprof-top's S). */
+/* Waits until the last request is done (tests). */
 void ntp_wi_work_wait(struct ntp_wi_work *w);
+/* The same for at most ms milliseconds: 1 when done, 0 when not yet
+ * (ntprof-top's S, which says it waits and lets q quit meanwhile). */
+int ntp_wi_work_wait_ms(struct ntp_wi_work *w, unsigned ms);
 /* UI, after ntp_wi_work_wait: the input the result was fitted on (the last
  * one that asked for a fit), NULL when none did. */
 const struct ntp_wi_input *ntp_wi_work_fitted(const struct ntp_wi_work *w);

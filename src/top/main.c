@@ -402,10 +402,30 @@ static void whatif_ask(struct wi_ui *u, const struct ntp_view *v, const struct n
 	wi->shown = &u->shown;
 }
 
-/* The input of the what-if shown, for S: the worker's request done (S
- * waits for it: the text and the JSON are the same finished result), its
- * input the one the result was fitted on; without a worker, the one the
- * view fits by itself. NULL: nothing to fit. */
+/* S in the what-if view waits for the worker's request (the text and the
+ * JSON are the same finished result). A pass at nice 19 on a busy machine
+ * can take long: past a moment the status line says so, and q or a signal
+ * quits meanwhile, without saving (other keys wait). Returns 1 to quit. */
+static int whatif_wait(struct wi_ui *u, struct ntp_view *v, const struct ntp_history *h, struct ntp_screen *scr,
+		       const struct ntp_top_info *info)
+{
+	if (!u->w || !u->have_in || ntp_wi_work_wait_ms(u->w, 200))
+		return 0;
+	ntp_view_msg(v, "S: saving once the what-if is computed (q quits without saving)");
+	u->gen = ntp_wi_work_get(u->w, &u->shown);
+	if (scr->rows) {
+		ntp_render(scr, v, h, info);
+		ntp_term_blit(scr, 0);
+	}
+	while (!ntp_wi_work_wait_ms(u->w, 100))
+		if (got_signal || ntp_term_getkey(0) == 'q')
+			return 1;
+	return 0;
+}
+
+/* The input of the what-if shown, for S: the worker's request done
+ * (whatif_wait), its input the one the result was fitted on; without a
+ * worker, the one the view fits by itself. NULL: nothing to fit. */
 static const struct ntp_wi_input *whatif_done(struct wi_ui *u)
 {
 	if (!u->have_in)
@@ -652,8 +672,11 @@ static int run_interactive(struct top_opts *o, struct top_source *src, const str
 				toggle_recording(&v, src, o->dir);
 			if (r & NTP_REACT_SNAPSHOT) {
 				/* the what-if as it is now, not as last drawn */
-				if (v.mode == NTP_MODE_WHATIF)
+				if (v.mode == NTP_MODE_WHATIF) {
 					whatif_update(&wiu, &v, &h, src, o->src.replay != NULL, &wi);
+					if (whatif_wait(&wiu, &v, &h, &scr, &info))
+						break;
+				}
 				save_snapshot(&v, &h, &info, o->dir, src, &wiu);
 			}
 			ntp_view_msg_unhold(&v, &held);

@@ -364,9 +364,10 @@ static void counted_line(struct ntp_screen *scr, int row, const struct ntp_snaps
 static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, const struct ntp_view *v,
 			const struct ntp_history *h, const struct ntp_snapshot *s, const struct ntp_top_info *info)
 {
-	int idx[NTP_SNAP_MAX_GROUPS], cidx[NTP_SNAP_MAX_GROUPS], n, nc, fit, first, row, host_only = 0,
-	    target_only = 0, x;
-	char buf[64];
+	int idx[NTP_SNAP_MAX_GROUPS], cidx[NTP_SNAP_MAX_GROUPS], n, nc, fit = 0, first = 0, row, host_only = 0,
+	    target_only = 0, x, avail, shown;
+	char buf[96], rate[32];
+	double left_rate = 0;
 
 	ntp_screen_put(scr, 2, l->name_x, -1, NTP_ROLE_LABEL, "stage");
 	x = ntp_screen_printf(scr, 2, l->bar_x, l->num_x - l->bar_x, NTP_ROLE_LABEL, "ns %s  io %s",
@@ -396,10 +397,6 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 	first = v->selected >= fit ? v->selected - fit + 1 : 0;
 	if (first + fit > n)
 		fit = n - first;
-	if (n > fit) {
-		snprintf(buf, sizeof(buf), "  groups %d-%d of %d", first + 1, first + fit, n);
-		ntp_screen_put(scr, 2, x, l->num_x - x, NTP_ROLE_DIM, buf);
-	}
 	row = l->body_top;
 	for (int i = first; i < first + fit; i++, row += NTP_GROUP_ROWS) {
 		const struct ntp_snap_group *g = &s->groups[idx[i]];
@@ -409,8 +406,33 @@ static void render_main(struct ntp_screen *scr, const struct ntp_layout *l, cons
 		group_block(scr, row, l, h, s, g, i == v->selected, info);
 	}
 counted:
-	for (int i = 0; i < nc && row < l->status_row - 1; i++, row++)
+	/* the counted groups' lines in the rows the blocks leave (the last
+	 * body row is the legend's); those that do not fit are said, with
+	 * their rate (which the header's includes), on the last row they
+	 * could have had, or in the caption when the blocks took every row */
+	avail = l->status_row - 1 - row;
+	shown = nc <= avail ? nc : avail > 1 ? avail - 1 : 0;
+	for (int i = 0; i < shown; i++, row++)
 		counted_line(scr, row, s, &s->groups[cidx[i]]);
+	for (int i = shown; i < nc; i++)
+		left_rate += s->groups[cidx[i]].rate;
+	ntp_rate_label(left_rate, rate, sizeof(rate));
+	if (shown < nc && avail > 0)
+		ntp_screen_printf(scr, row++, 2, -1, NTP_ROLE_DIM, "+%d group%s counted only, %s cmds/s (not shown: too few rows)",
+				  nc - shown, nc - shown > 1 ? "s" : "", rate);
+	/* the caption: the counted groups left out first (shorter when the
+	 * columns are few), then which blocks are shown */
+	buf[0] = 0;
+	if (shown < nc && avail <= 0) {
+		snprintf(buf, sizeof(buf), "  +%d counted only, %s/s", nc - shown, rate);
+		if (ntp_utf8_width(buf) > l->num_x - x)
+			snprintf(buf, sizeof(buf), "  +%d counted", nc - shown);
+	}
+	if (n > fit)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%sgroups %d-%d of %d", buf[0] ? ", " : "  ",
+			 first + 1, first + fit, n);
+	if (buf[0])
+		ntp_screen_put(scr, 2, x, l->num_x - x, NTP_ROLE_DIM, buf);
 	/* The legend for '*' (docs/stage-model.md, "One side only"), on the last body row if the blocks left it free. */
 	if (host_only && row - 1 < l->status_row - 1)
 		ntp_screen_put(scr, l->status_row - 1, 2, -1, NTP_ROLE_DIM,

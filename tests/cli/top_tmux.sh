@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ntprof-top in a real terminal: starts `ntprof-top --replay` on a generated
 # recording inside tmux, presses keys (help, detail, namespace, I/O type,
-# pause, step, record, snapshot, resize, Ctrl-L, quit), checks the captured
+# pause, step, record, snapshot, what-if and its snapshot, resize, Ctrl-L, quit), checks the captured
 # panes and the files written (the recording is read back by ntprof report).
 # The panes are kept in $O/top-panes/ for people to look at.
 # Environment: NTPROF, NTPROF_TOP (set by tests/run-tests.sh), O.
@@ -172,6 +172,29 @@ wait_for "QD given"
 pane >"$panes/whatif.txt"
 key '['
 wait_for "the run's QD: inferred"
+# S in the what-if view: both files hold the finished what-if (S waits for
+# the worker), the JSON's fitted on the saved interval or an earlier one
+# (a later interval shown first: the files of the S above have the same
+# name when it is the same interval in the same second)
+wait_shown $(($(shown) + 1))
+nsaved=$(ls "$work"/ntprof-top-*-i*.json 2>/dev/null | wc -l)
+key S
+for _ in $(seq 100); do [ "$(ls "$work"/ntprof-top-*-i*.json 2>/dev/null | wc -l)" -gt "$nsaved" ] && break; sleep 0.1; done
+wjson=$(ls -t "$work"/ntprof-top-*-i*.json 2>/dev/null | head -1)
+wtxt=${wjson%.json}.txt
+if [ "$(ls "$work"/ntprof-top-*-i*.json 2>/dev/null | wc -l)" -le "$nsaved" ]; then
+	fail "S in the what-if view saved nothing; the pane shows:"; pane | sed 's/^/    | /'
+else
+	grep -qF "what-if: the selected group at another queue depth" "$wtxt" && ! grep -qF "computing" "$wtxt" ||
+		fail "the what-if view's snapshot text lacks the computed what-if: $(cat "$wtxt")"
+	python3 - "$wjson" <<'PY' || fail "the what-if view's snapshot JSON: $(head -c 400 "$wjson")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+i = int(re.search(r"-i([0-9]+)\.json$", sys.argv[1]).group(1))
+g = d["what_if"]["groups"][0]
+sys.exit(0 if isinstance(g["fitted_on"], int) and g["fitted_on"] <= i else 1)
+PY
+fi
 key W
 wait_for "avg QD"
 

@@ -543,6 +543,99 @@ static void test_replay_uneven_load(void **state)
 	free(tot);
 }
 
+/* A host recording sampled 1 in sampling for secs seconds: per_burst
+ * records in the first burst_ms of each second, none in the rest, totals
+ * blocks at each whole second and at the end. */
+static void write_burst_file(const char *path, uint64_t start, int secs, int per_burst, uint64_t burst_ms,
+			     uint32_t sampling)
+{
+	struct ntp_file_info fi;
+	struct ntp_writer *w;
+	struct ntp_record r;
+	char err[256];
+	uint64_t count = 0, end = start + (uint64_t)secs * SEC;
+	struct ntp_total t;
+
+	memset(&fi, 0, sizeof(fi));
+	fi.role = NTP_ROLE_HOST;
+	fi.transport = NTP_TRANSPORT_TCP;
+	fi.sampling = sampling;
+	fi.start_mono_ns = start;
+	fi.start_real_ns = 1796000000000000000ull;
+	snprintf(fi.hostname, sizeof(fi.hostname), "h");
+	w = ntp_writer_open(path, &fi, err, sizeof(err));
+	assert_non_null(w);
+	for (int k = 0; k < secs; k++) {
+		uint64_t s0 = start + (uint64_t)k * SEC;
+
+		if (k) {
+			t = total(count);
+			assert_int_equal(ntp_writer_set_totals(w, &t, 1, s0), 0);
+			assert_int_equal(ntp_writer_flush(w, s0), 0);
+		}
+		for (int j = 0; j < per_burst; j++) {
+			host_rec(&r, s0 + 1000 + (uint64_t)j * (burst_ms * MS / (uint64_t)per_burst));
+			assert_int_equal(ntp_writer_add(w, &r), 0);
+			count += sampling;
+		}
+	}
+	t = total(count);
+	assert_int_equal(ntp_writer_set_totals(w, &t, 1, end), 0);
+	assert_int_equal(ntp_writer_close(w, end), 0);
+}
+
+/* A load that bursts within each totals block (0.3 s on, 0.7 s off), at
+ * 1 in 10 with 450 records a block (fewer than 1000, 45 an interval of
+ * 0.1 s on average) but 150 in each interval of the burst: the intervals'
+ * counts follow the records (1500 commands in each of the burst's, none in
+ * the others), not the time (450 in each). */
+static void test_replay_burst(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_burst_file(path, 50 * SEC, 3, 450, 300, 10);
+	replay(path, 100 * MS, &seen, tot);
+	/* the last interval runs from the last record to the end */
+	assert_int_equal(seen.n, 23);
+	for (int i = 0; i < 20; i++) {
+		if (i % 10 < 3)
+			assert_in_range(seen.commands[i], 1350, 1650);
+		else
+			assert_in_range(seen.commands[i], 0, 150);
+	}
+	assert_int_equal(tot->groups[0].commands, 13500);
+	unlink(path);
+	free(tot);
+}
+
+/* Records that stop before the last totals block (the trailer, 0.7 s
+ * later), at 1 in 2: the last block's commands go to the intervals with
+ * the records (1000 in each), not spread over the time to the block (300
+ * in each, raised to the 500 records, the rest in the last interval). */
+static void test_replay_records_stop(void **state)
+{
+	char path[] = "/tmp/ntp-pump-XXXXXX";
+	struct seen seen = { 0 };
+	struct ntp_snapshot *tot = malloc(sizeof(*tot));
+
+	(void)state;
+	assert_non_null(tot);
+	close(mkstemp(path));
+	write_burst_file(path, 50 * SEC, 2, 1500, 300, 2);
+	replay(path, 100 * MS, &seen, tot);
+	assert_int_equal(seen.n, 13);
+	for (int i = 10; i < 13; i++)
+		assert_in_range(seen.commands[i], 990, 1010);
+	assert_int_equal(tot->groups[0].commands, 6000);
+	unlink(path);
+	free(tot);
+}
+
 /* A missing file: one line naming it. */
 static void test_files_refused(void **state)
 {
@@ -566,6 +659,8 @@ int main(void)
 		cmocka_unit_test(test_replay_sub_second),
 		cmocka_unit_test(test_replay_last_interval),
 		cmocka_unit_test(test_replay_uneven_load),
+		cmocka_unit_test(test_replay_burst),
+		cmocka_unit_test(test_replay_records_stop),
 		cmocka_unit_test(test_files_refused),
 	};
 

@@ -196,6 +196,62 @@ static void test_filters_and_pause(void **state)
 	ntp_screen_free(&s);
 }
 
+/* More counted-only groups than the rows the blocks leave: those left out
+ * are said, with their rate (the header's includes it), on the last row
+ * they could have had, or in the caption when the blocks take every row. */
+static void test_counted_left_out(void **state)
+{
+	static struct ntp_snapshot sp;
+	const struct ntp_snapshot *one[1] = { &sp };
+	struct ntp_history h1 = { one, 1 };
+	struct ntp_view v;
+	struct ntp_screen s;
+	char *text;
+
+	(void)state;
+	fixture_snapshot(&sp, 7);
+	sp.seconds = 1;
+	sp.sampling = 1000;
+	sp.n_groups = 7;
+	/* groups 3..6 counted, no record: 1000, 1100, 1200, 1300 cmds/s */
+	for (int i = 3; i < 7; i++) {
+		struct ntp_snap_group *g = &sp.groups[i];
+
+		memset(g, 0, sizeof(*g));
+		g->io = NTP_IO_READ;
+		g->len = 512u << i;
+		strcpy(g->dev, "nvme2n1");
+		g->commands = 1000 + 100 * (unsigned)(i - 3);
+		g->rate = (double)g->commands;
+	}
+	ntp_view_init(&v, 1000, 1000);
+	/* 28 rows: three blocks, then two rows: one line, the rest said */
+	assert_int_equal(ntp_screen_init(&s, 28, 80), 0);
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	golden("sparse_left_80x28.txt", text);
+	assert_non_null(strstr(text, "read 4KiB nvme2n1"));
+	assert_non_null(strstr(text, "+3 groups counted only, 3.6k cmds/s (not shown: too few rows)"));
+	free(text);
+	ntp_screen_free(&s);
+	/* 24 rows: the blocks take them all: the caption says it */
+	assert_int_equal(ntp_screen_init(&s, 24, 80), 0);
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	golden("sparse_left_80x24.txt", text);
+	assert_non_null(strstr(text, "io all  +4 counted "));
+	free(text);
+	ntp_screen_free(&s);
+	/* wider: with their rate */
+	assert_int_equal(ntp_screen_init(&s, 24, 120), 0);
+	ntp_render(&s, &v, &h1, &info);
+	text = ntp_screen_to_text(&s);
+	golden("sparse_left_120x24.txt", text);
+	assert_non_null(strstr(text, "io all  +4 counted only, 4.6k/s "));
+	free(text);
+	ntp_screen_free(&s);
+}
+
 /* Sparse sampling (-s 1000): a group the totals count with no record yet is a
  * line saying so, its count in the header's rate; the header's rate is the
  * filtered groups' and says whose. */
@@ -940,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_minimum_size),
 		cmocka_unit_test(test_mono_and_ascii),
 		cmocka_unit_test(test_counted_not_sampled),
+		cmocka_unit_test(test_counted_left_out),
 		cmocka_unit_test(test_detail_and_help),
 		cmocka_unit_test(test_header_interval_shown),
 		cmocka_unit_test(test_detail_rate_and_markers),

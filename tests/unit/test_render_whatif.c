@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "core/whatif_work.h"
@@ -139,6 +140,43 @@ static void test_input_same_base_own_data(void **state)
 	scale_p99(&snap[N - 1], 1.05);
 	input_at(N, &p, &b);
 	assert_int_equal(ntp_wi_input_same(&a, &b), 1);
+}
+
+/* A pass that takes long (held): S's wait gives up after its time and
+ * says not done; stop does not wait for the pass (an old stop joined the
+ * worker here and never returned); the worker, let go, ends the pass and
+ * frees itself. */
+static void test_worker_long_pass(void **state)
+{
+	static struct ntp_wi_input in;
+	struct ntp_wi_params p = { 0 };
+	struct ntp_wi_work *w = ntp_wi_work_start();
+	struct timespec t0, t1;
+
+	(void)state;
+	assert_non_null(w);
+	history();
+	input_at(3, &p, &in);
+	pthread_mutex_lock(&w->mu);
+	w->hold = 1;
+	pthread_mutex_unlock(&w->mu);
+	assert_int_equal(ntp_wi_work_want(w, &in, 16), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ntp_wi_work_wait_ms(w, 50), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) >= 45000000L);
+	ntp_wi_work_stop(w);
+	/* held, the worker has not freed it: let it go */
+	pthread_mutex_lock(&w->mu);
+	w->hold = 0;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	/* a short pass, done at once */
+	w = ntp_wi_work_start();
+	assert_non_null(w);
+	assert_int_equal(ntp_wi_work_want(w, &in, 16), 1);
+	assert_int_equal(ntp_wi_work_wait_ms(w, 10000), 1);
+	ntp_wi_work_stop(w);
 }
 
 static void test_worker_refits_on_change_only(void **state)
@@ -321,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_input_same),
 		cmocka_unit_test(test_input_same_base_own_data),
 		cmocka_unit_test(test_worker_refits_on_change_only),
+		cmocka_unit_test(test_worker_long_pass),
 		cmocka_unit_test(test_key_qd_never_disagrees),
 		cmocka_unit_test(test_header_setting_about),
 	};

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_totals.c - counters since a recording's start, and between readings
- * (core/totals.h): what ntprof-top's w writes into its recording. */
+ * (core/totals.h): what ntprof-top's w writes into its recording; and the
+ * groups the model makes from such rows alone (core/model.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "core/model.h"
 #include "core/totals.h"
 
 static struct ntp_total row(const char *dev, uint32_t len, uint64_t cmds)
@@ -60,11 +63,39 @@ static void test_at(void **state)
 	assert_int_equal(out[0].count.commands, 3000);
 }
 
+/* A totals row whose device name fills the field with no NUL (a damaged
+ * file) makes no group from the counts alone: not a new one at each close
+ * (the 31 bytes kept never match the row again), filling the table. */
+static void test_unterminated_dev(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1000 };
+	struct ntp_model *m = ntp_model_new(&cfg);
+	struct ntp_snapshot *s = malloc(sizeof(*s));
+	struct ntp_total t[2] = { row("nvme1n1", 4096, 100), row("", 4096, 100) };
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(s);
+	memset(t[1].key.dev, 'x', sizeof(t[1].key.dev));
+	ntp_model_set_start(m, 10000000000ull);
+	for (int i = 1; i <= 3; i++) {
+		t[0].count.commands = 100u * (unsigned)i;
+		t[1].count.commands = 100u * (unsigned)i;
+		ntp_model_set_totals(m, t, 2, 10000000000ull + (uint64_t)i * 1000000000ull);
+		ntp_model_close_interval(m, 10000000000ull + (uint64_t)i * 1000000000ull, s);
+		assert_int_equal(s->n_groups, 1);
+		assert_string_equal(s->groups[0].dev, "nvme1n1");
+	}
+	free(s);
+	ntp_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_since),
 		cmocka_unit_test(test_at),
+		cmocka_unit_test(test_unterminated_dev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
