@@ -100,6 +100,14 @@ struct ntp_wi_model {
 	int base_qd_given;		/* ... or as given (ntp_wi_params.base_qd) */
 	double base_qd_little;		/* rate x e2e mean, unrounded */
 	double think_us;		/* time outside the host's block layer per command */
+	/* records from the bio's submission (model.h tag_wait_sum_ns): the
+	 * wait for a tag per command, out of the host block layer's station;
+	 * rate x the mean without it (the commands holding a tag); whether
+	 * the wait is the tags' (held full: base_qd counts the waiting ones
+	 * and the stages are calibrated on `tags` customers), else the model
+	 * is the commands holding a tag's (docs/what-if.md) */
+	double tag_wait_us, held_little;
+	int tag_bound;
 	double base_iops, base_mean_us, base_p99_us;
 	int n_levels;			/* load levels (distinct QDs) behind the parameters */
 	struct ntp_wi_station st[NTP_STAGE_COUNT];
