@@ -191,6 +191,12 @@ struct level {
  * time is taken as 0: docs/what-if.md) */
 #define NTP_WI_GIVEN_SLACK 0.10
 
+/* Records from the bio's submission: the commands holding a tag (rate x
+ * the mean without the wait) within this share of the tags held them full,
+ * the mean of sampled commands' noise as NTP_WI_GIVEN_SLACK; further below,
+ * their wait is no closed loop's over the tags (docs/what-if.md) */
+#define NTP_WI_TAGS_HELD 0.10
+
 /* The least QD given that the check below accepts for rate x mean lq */
 static uint32_t least_given(double lq)
 {
@@ -464,14 +470,15 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	m->think_us = lv[0].qd / lv[0].x - lv[0].e2e;
 	/* Records from the bio's submission measured the wait for a tag.
 	 * Where the commands holding a tag were the tags (rate x the mean
-	 * without the wait rounds to them), the loop is the one ntp_wi_predict
+	 * without the wait within NTP_WI_TAGS_HELD of them), the loop is the one ntp_wi_predict
 	 * models past the tags: its QD counts the waiting commands too (rate
 	 * x end to end), its stages are calibrated on `tags` customers kept
 	 * full, and the wait comes back from the tags. Otherwise (the tags
 	 * not known, not held full: an open loop's bursts, several hardware
 	 * queues) the wait is no closed loop's over these tags, and the model
 	 * is that of the commands holding a tag, as without the stamp. */
-	if (lv[0].wait > 0 && m->tags && qd_of(lv[0].lq) == m->tags) {
+	if (lv[0].wait > 0 && m->tags && lv[0].lq >= m->tags * (1 - NTP_WI_TAGS_HELD) &&
+	    lv[0].lq <= m->tags * (1 + NTP_WI_TAGS_HELD)) {
 		uint32_t n = lv[0].given ? lv[0].qd : qd_of(m->base_qd_little);
 
 		if (n > m->tags) {
@@ -573,9 +580,10 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 
 		if (m->base_qd_given && m->base_qd_little > m->base_qd)
 			tol += m->base_qd_little / m->base_qd - 1;
-		/* past the tags: the commands holding one, rounded up to them */
-		if (m->tag_bound && m->held_little > 0 && m->held_little < m->tags)
-			tol += m->tags / m->held_little - 1;
+		/* past the tags: the commands holding one (within
+		 * NTP_WI_TAGS_HELD of them) taken as the tags */
+		if (m->tag_bound && m->held_little > 0)
+			tol += (m->held_little < m->tags ? m->tags / m->held_little : m->held_little / m->tags) - 1;
 		if (fabs(xr - 1) > tol) {
 			snprintf(m->why, sizeof(m->why), "calibration failed: the model gives %.0f IOPS at "
 				 "QD %u, %.0f measured", r.x * 1e6, calib_n, m->base_iops);

@@ -86,7 +86,8 @@ struct ntp_wi_station {
 	int servers;			/* 0: delay */
 	enum ntp_wi_source source;
 	double service_us;		/* calibrated service time (a delay: its time) */
-	double measured_us;		/* the base interval's mean */
+	double measured_us;		/* the base interval's mean (the host block layer's
+					 * without the tag wait: ntp_wi_model.tag_wait_us) */
 	double excess_p99_us;		/* base p99 - mean (the tail to scale) */
 	double fit_max_qd;		/* NO_CONTENTION/FITTED: the highest load level seen (Little QD) */
 	double fit_err;			/* FITTED, POOR_FIT: rms relative error of the best fit */
