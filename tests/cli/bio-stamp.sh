@@ -50,7 +50,14 @@ for k in ("host_driver", "network", "target_driver", "storage"):
     assert abs(ps[k]["mean_us"] - bs[k]["mean_us"]) < 1e-6, (k, ps[k], bs[k])
 grow = b["latency_us"]["mean"] - p["latency_us"]["mean"]
 assert abs(grow - wait) < 0.01, (grow, wait)
+# the wait counted apart (BLK_SUBMIT - BIO_SUBMIT): the same amount
+assert "tag_wait" not in p, p.get("tag_wait")
+tw = b["tag_wait"]
+assert tw["n"] == b["sampled"] and abs(tw["mean_us"] - wait) < 0.01, (tw, wait)
 PY
+"$NTPROF" report --detail "$tmp/bio.ntp" | grep -q "^  of it, waiting for a tag  *[0-9]" &&
+	! "$NTPROF" report --detail "$tmp/plain.ntp" | grep -q "waiting for a tag" &&
+	ok "bio: --detail's tag wait row" || bad "bio: --detail's tag wait row"
 
 # The what-if (docs/what-if.md, "The host's tags"): the tag wait is out of
 # the host block layer's station. These 8 tags were not held full (7 holding
