@@ -847,7 +847,8 @@ int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b
 	/* and its own numbers what it is calibrated on (ntp_wi_build: the think
 	 * time, the stages' measured means and excess p99s), which its level
 	 * averages away when the level has many intervals */
-	if (!near(ba.x, bb.x) || !near(ba.e2e, bb.e2e) || !near(a->base.e2e_p99_us, b->base.e2e_p99_us))
+	if (!near(ba.x, bb.x) || !near(ba.e2e, bb.e2e) || !near(a->base.e2e_p99_us, b->base.e2e_p99_us) ||
+	    !near(ba.wait, bb.wait))
 		return 0;
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
 		if (a->base.stage[k].present != b->base.stage[k].present || !near(ba.r[k], bb.r[k]) ||
@@ -855,7 +856,7 @@ int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b
 			return 0;
 	for (int i = 0; i < na; i++) {
 		if (la[i].qd != lb[i].qd || la[i].given != lb[i].given || !near(la[i].x, lb[i].x) ||
-		    !near(la[i].e2e, lb[i].e2e))
+		    !near(la[i].e2e, lb[i].e2e) || !near(la[i].wait, lb[i].wait))
 			return 0;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			if (!near(la[i].r[k], lb[i].r[k]))
