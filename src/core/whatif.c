@@ -470,13 +470,14 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	m->think_us = lv[0].qd / lv[0].x - lv[0].e2e;
 	/* Records from the bio's submission measured the wait for a tag.
 	 * Where the commands holding a tag were the tags (rate x the mean
-	 * without the wait within NTP_WI_TAGS_HELD of them), the loop is the one ntp_wi_predict
-	 * models past the tags: its QD counts the waiting commands too (rate
-	 * x end to end), its stages are calibrated on `tags` customers kept
-	 * full, and the wait comes back from the tags. Otherwise (the tags
-	 * not known, not held full: an open loop's bursts, several hardware
-	 * queues) the wait is no closed loop's over these tags, and the model
-	 * is that of the commands holding a tag, as without the stamp. */
+	 * without the wait within NTP_WI_TAGS_HELD of them), the loop is the
+	 * one ntp_wi_predict models past the tags: its QD counts the waiting
+	 * commands too (rate x end to end), its stages are calibrated on
+	 * `tags` customers kept full, and the wait comes back from the tags.
+	 * Otherwise (the tags not known, or not held full: an open loop's
+	 * bursts, several hardware queues) the wait is no closed loop's over
+	 * these tags, and the model is that of the commands holding a tag,
+	 * as without the stamp. */
 	if (lv[0].wait > 0 && m->tags && lv[0].lq >= m->tags * (1 - NTP_WI_TAGS_HELD) &&
 	    lv[0].lq <= m->tags * (1 + NTP_WI_TAGS_HELD)) {
 		uint32_t n = lv[0].given ? lv[0].qd : qd_of(m->base_qd_little);
