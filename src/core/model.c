@@ -102,6 +102,10 @@ struct acc {
 	int64_t e2e_sum;
 	uint64_t fallback, incomplete, missed;
 	uint64_t bio;	/* host records whose end to end starts at the bio (H_BIO_SUBMIT) */
+	/* their waits for a tag, BLK_SUBMIT - BIO_SUBMIT summed (wrapping, as
+	 * the other sums), where both are seen: the what-if takes it out of
+	 * the host block layer's station (docs/what-if.md, "The host's tags") */
+	uint64_t tag_wait_sum;
 	/* sum of N over the records seen (N may change mid-run), up to the
 	 * seen_n-th: the rest were seen under the model's N (acc_est), so
 	 * that a record adds 1 to seen, not N to this too */
@@ -882,8 +886,11 @@ static __attribute__((noinline)) void account_general(struct ntp_model *m, struc
 	}
 	if (b.flags & NTP_BD_RSP_FALLBACK)
 		a->fallback++;
-	if (h && (h->ts_valid & (1u << NTP_TS_H_BIO_SUBMIT)))
+	if (h && (h->ts_valid & (1u << NTP_TS_H_BIO_SUBMIT))) {
 		a->bio++;
+		if (h->ts_valid & (1u << NTP_TS_H_BLK_SUBMIT))
+			a->tag_wait_sum += h->ts[NTP_TS_H_BLK_SUBMIT] - h->ts[NTP_TS_H_BIO_SUBMIT];
+	}
 	acc_add(a, &b, m->cfg.no_quantiles);
 	{
 		const struct ntp_record *r = h ? h : t;
@@ -971,8 +978,10 @@ static inline __attribute__((always_inline)) void account_fast(struct acc *a, co
 	}
 	if (__builtin_expect(noq != NOQ_ALL, 0))
 		fast_hists(a, h, t, noq);
-	if (bio)
+	if (bio) {
 		a->bio++;
+		a->tag_wait_sum += h->ts[NTP_TS_H_BLK_SUBMIT] - start;
+	}
 	/* the span: from the start (BLK_SUBMIT is seen in this flow, NTP_FAST_H) */
 	span_add(a, start, start + (uint64_t)e2e);
 }
@@ -1482,6 +1491,7 @@ static void fill_group(const struct ntp_model *m, const struct group *g, const s
 	o->incomplete_records = a->incomplete;
 	o->missed_records = a->missed;
 	o->bio_records = a->bio;
+	o->tag_wait_sum_ns = (int64_t)a->tag_wait_sum;
 	o->commands = counted ? commands : 0;
 	if (seconds > 0)
 		o->rate = counted ? (double)commands / seconds : (double)a->est_cmds / seconds;
@@ -1588,6 +1598,7 @@ static void acc_merge(struct acc *d, const struct acc *s)
 	d->incomplete += s->incomplete;
 	d->missed += s->missed;
 	d->bio += s->bio;
+	d->tag_wait_sum += s->tag_wait_sum;
 	d->e2e_sum = (int64_t)((uint64_t)d->e2e_sum + (uint64_t)s->e2e_sum);	/* as acc_add */
 	span_add(d, (uint64_t)0 - s->span_nlo, s->span_hi);
 	/* s is flushed (its run is in st_n and c_n): ntp_model_close_interval */

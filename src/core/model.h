@@ -90,6 +90,11 @@ struct ntp_snap_group {
 	 * interval's end, the interval's included: a group the totals count
 	 * (docs/top.md) with none has had no command sampled yet */
 	uint64_t sampled_run;
+	/* Extension (whatifbio): the waits for a tag of the bio_records
+	 * (H_BLK_SUBMIT - H_BIO_SUBMIT, where both are seen), summed: in the
+	 * host block layer's mean, which the what-if models apart from the
+	 * host's tags (docs/what-if.md) */
+	int64_t tag_wait_sum_ns;
 };
 
 struct ntp_snapshot {

@@ -260,6 +260,14 @@ static void print_components(FILE *f, const struct ntp_snap_group *g)
 		p99_cell(f, 9, x->p99_us, x->n);
 		fputc('\n', f);
 		few |= !ntp_pct_enough(x->n, 0.99);
+		/* records from the bio's submission: the wait for a tag, part
+		 * of the row above (a mean, no histogram: docs/what-if.md) */
+		if (c == NTP_COMP_HOST_BLK_SUB && g->bio_records)
+			fprintf(f, "%-40s %8llu %9.2f %7.2f %9s %9s\n", "  of it, waiting for a tag",
+				(unsigned long long)g->bio_records,
+				(double)g->tag_wait_sum_ns / 1e3 / (double)g->bio_records,
+				(double)g->tag_wait_sum_ns * 1e-9 * g->rate / (double)(g->sampled ? g->sampled : 1),
+				"-", "-");
 	}
 	fprintf(f, "%-40s %8llu %9.2f %7.2f %9.2f", "end to end",
 		(unsigned long long)g->sampled, g->e2e_mean_us, g->e2e_mean_us * 1e-6 * g->rate,

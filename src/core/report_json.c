@@ -179,6 +179,17 @@ static json_object *group_json(const struct ntp_snapshot *s, const struct ntp_sn
 		json_object_array_add(comps, e);
 	}
 	add(o, "components", comps);
+	/* records from the bio's submission only: their wait for a tag (in
+	 * host_blk_sub), as --detail's row under it */
+	if (g->bio_records) {
+		json_object *w = json_object_new_object();
+
+		add(w, "n", u64(g->bio_records));
+		add(w, "mean_us", num((double)g->tag_wait_sum_ns / 1e3 / (double)g->bio_records, 3));
+		add(w, "avg_qd", num((double)g->tag_wait_sum_ns * 1e-9 * g->rate /
+				     (double)(g->sampled ? g->sampled : 1), 4));
+		add(o, "tag_wait", w);
+	}
 	add(o, "fallback_records", u64(g->fallback_records));
 	add(o, "incomplete_records", u64(g->incomplete_records));
 	add(o, "missed_records", u64(g->missed_records));

@@ -167,7 +167,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 			const struct ntp_wi_request *rq)
 {
 	struct ntp_wi_model m;
-	char label[64], rate[32], what[96];
+	char label[64], rate[32], what[96], held[48];
 	double busy;
 
 	ntp_group_label(g, label, sizeof(label));
@@ -185,9 +185,23 @@ static void print_group(FILE *f, const struct ntp_snapshot *s, const struct ntp_
 			 g->commands ? "counted" : "estimated", busy * 100);
 	else
 		what[0] = '\0';
-	fprintf(f, "measured at QD %u (%srate x mean = %.2f): %s IOPS%s, mean %.2f us, p99 %.2f us; "
-		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, rate, what,
-		m.base_mean_us, m.base_p99_us, m.think_us);
+	if (m.tag_wait_us > 0)
+		snprintf(held, sizeof(held), ", %.2f holding a tag", m.held_little);
+	else
+		held[0] = '\0';
+	fprintf(f, "measured at QD %u (%srate x mean = %.2f%s): %s IOPS%s, mean %.2f us, p99 %.2f us; "
+		"think time %.2f us\n", m.base_qd, m.base_qd_given ? "given; " : "", m.base_qd_little, held, rate,
+		what, m.base_mean_us, m.base_p99_us, m.think_us);
+	/* the bio's submission: the wait for a tag apart (docs/what-if.md) */
+	if (m.tag_wait_us > 0 && m.tag_bound)
+		fprintf(f, "tag wait: %.2f us a command, out of the host block layer's station: the %u tags were "
+			"held full, the wait comes from them\n", m.tag_wait_us, m.tags);
+	else if (m.tag_wait_us > 0 && m.tags)
+		fprintf(f, "tag wait: %.2f us a command, left out: the %u tags were not held full, so it is no "
+			"closed loop's wait (bursts); modelled: the commands holding a tag\n", m.tag_wait_us, m.tags);
+	else if (m.tag_wait_us > 0)
+		fprintf(f, "tag wait: %.2f us a command, left out: the host's tags are not known "
+			"(give --what-if-tags); modelled: the commands holding a tag\n", m.tag_wait_us);
 	if (m.n_left_out && !rq->fit_is_history)
 		fprintf(f, "fit: %d recording%s left out: fewer than %d commands sampled in %s\n", m.n_left_out,
 			m.n_left_out == 1 ? "" : "s", NTP_MEAN_MIN_SAMPLES, m.n_left_out == 1 ? "it" : "each");
@@ -283,6 +297,11 @@ static json_object *group_json(const struct ntp_snap_group *g, const struct ntp_
 	add(meas, "mean_us", num(m.base_mean_us, 3));
 	add(meas, "p99_us", num(m.base_p99_us, 3));
 	/* null: the IOPS is the run's rate (the report's "rate") */
+	/* records from the bio's submission (null without): the wait for a
+	 * tag, rate x the mean without it, whether the tags give the wait */
+	add(meas, "tag_wait_us", m.tag_wait_us > 0 ? num(m.tag_wait_us, 3) : NULL);
+	add(meas, "qd_holding_tag", m.tag_wait_us > 0 ? num(m.held_little, 4) : NULL);
+	add(meas, "tag_wait_modelled", m.tag_wait_us > 0 ? json_object_new_boolean(m.tag_bound) : NULL);
 	add(meas, "busy_share", used_busy_share(g, rq) > 0 ? num(used_busy_share(g, rq), 4) : NULL);
 	add(o, "measured", meas);
 	add(o, "think_us", num(m.think_us, 3));

@@ -175,7 +175,9 @@ struct level {
 	double lq;			/* rate x mean: the commands in flight measured */
 	double x;			/* commands per us */
 	double r[NTP_STAGE_COUNT];
-	double e2e;
+	double e2e;			/* end to end, the tag wait left out (r's sum) */
+	double wait;			/* per command: the tag wait in the measured end to end
+					 * (records with the bio's submission), 0 without */
 };
 
 /* Little's law: a closed loop of N has at most N in flight, so N is rate x
@@ -188,6 +190,12 @@ struct level {
  * a tenth high, and the run's QD given is the better fact then (its think
  * time is taken as 0: docs/what-if.md) */
 #define NTP_WI_GIVEN_SLACK 0.10
+
+/* Records from the bio's submission: the commands holding a tag (rate x
+ * the mean without the wait) within this share of the tags held them full,
+ * the mean of sampled commands' noise as NTP_WI_GIVEN_SLACK; further below,
+ * their wait is no closed loop's over the tags (docs/what-if.md) */
+#define NTP_WI_TAGS_HELD 0.10
 
 /* The least QD given that the check below accepts for rate x mean lq */
 static uint32_t least_given(double lq)
@@ -219,13 +227,22 @@ static int level_of(const struct ntp_snap_group *g, uint32_t given, struct level
 	/* the rate while the group had commands: a recording's idle start
 	 * and end would read as a lower QD */
 	l->x = (g->busy_rate > 0 ? g->busy_rate : g->rate) / 1e6;
-	l->e2e = g->e2e_mean_us;
+	/* Records timed from the bio's submission hold their wait for a
+	 * tag in the host block layer: out of its station and of the loop
+	 * the stages see, which are the commands holding a tag (ntp_wi_build
+	 * puts the wait back where the tags explain it; docs/what-if.md) */
+	l->wait = g->bio_records && g->sampled && g->tag_wait_sum_ns > 0 && g->stage[NTP_STAGE_HOST_BLOCK].present ?
+		  (double)g->tag_wait_sum_ns / 1e3 / (double)g->sampled : 0;
+	if (l->wait > g->stage[NTP_STAGE_HOST_BLOCK].mean_us)
+		l->wait = g->stage[NTP_STAGE_HOST_BLOCK].mean_us;
+	l->e2e = g->e2e_mean_us - l->wait;
 	lq = l->x * l->e2e;
 	l->lq = lq;
 	l->given = given > 0;
 	l->qd = given ? given : qd_of(lq);
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
 		l->r[k] = g->stage[k].present ? g->stage[k].mean_us : 0;
+	l->r[NTP_STAGE_HOST_BLOCK] -= l->wait;
 	return 0;
 }
 
@@ -313,6 +330,7 @@ static int merge_levels(const struct level *lv, int n, struct level *out)
 		hi[j] = load_of(l);
 		out[j].x += l->x;
 		out[j].e2e += l->e2e;
+		out[j].wait += l->wait;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			out[j].r[k] += l->r[k];
 		cnt[j]++;
@@ -320,6 +338,7 @@ static int merge_levels(const struct level *lv, int n, struct level *out)
 	for (int j = 0; j < m; j++) {
 		out[j].x /= cnt[j];
 		out[j].e2e /= cnt[j];
+		out[j].wait /= cnt[j];
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			out[j].r[k] /= cnt[j];
 		out[j].lq = out[j].x * out[j].e2e;
@@ -400,7 +419,8 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	struct ntp_mva_station st[NTP_STAGE_COUNT];
 	struct ntp_mva_result r;
 	int nlv = 0, distinct = 0;
-	double dsum, dmax, step = 1, calib_prev = 0;
+	double dsum, dmax, step = 1, calib_prev = 0, calib_z;
+	uint32_t calib_n;
 
 	memset(m, 0, sizeof(*m));
 	m->bottleneck = -1;
@@ -425,26 +445,49 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	/* A closed loop of N never has more than N in flight: a QD given
 	 * below rate x mean cannot be the run's */
 	for (int i = 0; i < nlv; i++)
-		if (lv[i].given && lv[i].lq > lv[i].qd * (1 + NTP_WI_GIVEN_SLACK)) {
+		if (lv[i].given && lv[i].lq + lv[i].x * lv[i].wait > lv[i].qd * (1 + NTP_WI_GIVEN_SLACK)) {
 			if (i == 0)
 				snprintf(m->why, sizeof(m->why), "the QD given (%u) is below the commands measured in "
-					 "flight (rate x mean = %.2f): give at least %u", lv[i].qd, lv[i].lq,
-					 least_given(lv[i].lq));
+					 "flight (rate x mean = %.2f): give at least %u", lv[i].qd,
+					 lv[i].lq + lv[i].x * lv[i].wait, least_given(lv[i].lq + lv[i].x * lv[i].wait));
 			else
 				snprintf(m->why, sizeof(m->why), "a fit run's QD given (%u) is below its commands "
-					 "measured in flight (rate x mean = %.2f)", lv[i].qd, lv[i].lq);
+					 "measured in flight (rate x mean = %.2f)", lv[i].qd,
+					 lv[i].lq + lv[i].x * lv[i].wait);
 			return 0;
 		}
 	m->n_levels = distinct = merge_levels(lv, nlv, lvm);
 	m->base_qd = lv[0].qd;
 	m->base_qd_given = p && p->base_qd;
-	m->base_qd_little = lv[0].x * lv[0].e2e;
+	m->base_qd_little = lv[0].x * (lv[0].e2e + lv[0].wait);
+	m->tag_wait_us = lv[0].wait;
+	m->held_little = lv[0].x * lv[0].e2e;
 	m->base_iops = lv[0].x * 1e6;
 	m->base_mean_us = base->e2e_mean_us;
 	m->base_p99_us = base->e2e_p99_us;
 	/* The time between a completion and the next submission (the
 	 * application's own work): the closed loop is QD = X (R + Z). */
 	m->think_us = lv[0].qd / lv[0].x - lv[0].e2e;
+	/* Records from the bio's submission measured the wait for a tag.
+	 * Where the commands holding a tag were the tags (rate x the mean
+	 * without the wait within NTP_WI_TAGS_HELD of them), the loop is the
+	 * one ntp_wi_predict models past the tags: its QD counts the waiting
+	 * commands too (rate x end to end), its stages are calibrated on
+	 * `tags` customers kept full, and the wait comes back from the tags.
+	 * Otherwise (the tags not known, or not held full: an open loop's
+	 * bursts, several hardware queues) the wait is no closed loop's over
+	 * these tags, and the model is that of the commands holding a tag,
+	 * as without the stamp. */
+	if (lv[0].wait > 0 && m->tags && lv[0].lq >= m->tags * (1 - NTP_WI_TAGS_HELD) &&
+	    lv[0].lq <= m->tags * (1 + NTP_WI_TAGS_HELD)) {
+		uint32_t n = lv[0].given ? lv[0].qd : qd_of(m->base_qd_little);
+
+		if (n > m->tags) {
+			m->tag_bound = 1;
+			m->base_qd = n;
+			m->think_us = n / lv[0].x - (lv[0].e2e + lv[0].wait);
+		}
+	}
 	if (m->think_us < 0)
 		m->think_us = 0;
 
@@ -455,7 +498,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 		if (!base->stage[k].present)
 			continue;
 		s->present = 1;
-		s->measured_us = base->stage[k].mean_us;
+		s->measured_us = lv[0].r[k];	/* the host block layer's without the tag wait */
 		s->excess_p99_us = base->stage[k].p99_us > base->stage[k].mean_us ?
 				   base->stage[k].p99_us - base->stage[k].mean_us : 0;
 		if (given) {
@@ -477,11 +520,14 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	 * The full step (a = 1) overshoots a queue near saturation, where R
 	 * grows much faster than S, and can swing for ever: it is halved each
 	 * time the worst error grows. */
+	/* past the tags when the wait is theirs: `tags` customers, no think time */
+	calib_n = m->tag_bound ? m->tags : m->base_qd;
+	calib_z = m->tag_bound ? 0 : m->think_us;
 	for (int it = 0, nq = 0; it < 400; it++) {
 		double worst = 0;
 
 		stations(m, st);
-		if (ntp_mva_solve(st, NTP_STAGE_COUNT, m->think_us, (int)m->base_qd, &r))
+		if (ntp_mva_solve(st, NTP_STAGE_COUNT, calib_z, (int)calib_n, &r))
 			break;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
 			struct ntp_wi_station *s = &m->st[k];
@@ -514,7 +560,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 	 * explains the loads poorly, a QD given that does not match) give no
 	 * prediction rather than a table that contradicts the measurement. */
 	stations(m, st);
-	if (!ntp_mva_solve(st, NTP_STAGE_COUNT, m->think_us, (int)m->base_qd, &r)) {
+	if (!ntp_mva_solve(st, NTP_STAGE_COUNT, calib_z, (int)calib_n, &r)) {
 		double xr = r.x > 0 ? r.x * 1e6 / m->base_iops : 0;
 
 		for (int k = 0; k < NTP_STAGE_COUNT; k++) {
@@ -525,7 +571,7 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 				continue;
 			snprintf(m->why, sizeof(m->why), "calibration failed: %d server%s for %s give %.1f us "
 				 "at QD %u, %.1f measured", s->servers, s->servers == 1 ? "" : "s",
-				 ntp_stage_key(k), r.r[k], m->base_qd, s->measured_us);
+				 ntp_stage_key(k), r.r[k], calib_n, s->measured_us);
 			return 0;
 		}
 		/* a QD given a little below rate x mean (NTP_WI_GIVEN_SLACK)
@@ -535,9 +581,13 @@ int ntp_wi_build(const struct ntp_snap_group *base, const struct ntp_snap_group 
 
 		if (m->base_qd_given && m->base_qd_little > m->base_qd)
 			tol += m->base_qd_little / m->base_qd - 1;
+		/* past the tags: the commands holding one (within
+		 * NTP_WI_TAGS_HELD of them) taken as the tags */
+		if (m->tag_bound && m->held_little > 0)
+			tol += (m->held_little < m->tags ? m->tags / m->held_little : m->held_little / m->tags) - 1;
 		if (fabs(xr - 1) > tol) {
 			snprintf(m->why, sizeof(m->why), "calibration failed: the model gives %.0f IOPS at "
-				 "QD %u, %.0f measured", r.x * 1e6, m->base_qd, m->base_iops);
+				 "QD %u, %.0f measured", r.x * 1e6, calib_n, m->base_iops);
 			return 0;
 		}
 	}
@@ -625,7 +675,7 @@ int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred
 	}
 	for (int k = 0; k < NTP_STAGE_COUNT; k++) {
 		const struct ntp_wi_station *s = &m->st[k];
-		double f;
+		double f, mk;
 
 		if (!s->present)
 			continue;
@@ -641,7 +691,11 @@ int ntp_wi_predict(const struct ntp_wi_model *m, uint32_t qd, struct ntp_wi_pred
 		/* p99: each stage keeps its measured shape, its tail growing with
 		 * its mean; the tails combine as independent (root sum of squares),
 		 * scaled so the base interval gives its measured p99 */
-		f = s->measured_us > 0 ? out->stage_us[k] / s->measured_us : 1;
+		/* (the host block layer's measured tail holds the tag wait's
+		 * where the records have the bio's submission: against its mean
+		 * with the wait, as out->stage_us holds the wait predicted) */
+		mk = s->measured_us + (k == NTP_STAGE_HOST_BLOCK ? m->tag_wait_us : 0);
+		f = mk > 0 ? out->stage_us[k] / mk : 1;
 		rss += (s->excess_p99_us * f) * (s->excess_p99_us * f);
 		rss0 += s->excess_p99_us * s->excess_p99_us;
 	}
@@ -794,7 +848,8 @@ int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b
 	/* and its own numbers what it is calibrated on (ntp_wi_build: the think
 	 * time, the stages' measured means and excess p99s), which its level
 	 * averages away when the level has many intervals */
-	if (!near(ba.x, bb.x) || !near(ba.e2e, bb.e2e) || !near(a->base.e2e_p99_us, b->base.e2e_p99_us))
+	if (!near(ba.x, bb.x) || !near(ba.e2e, bb.e2e) || !near(a->base.e2e_p99_us, b->base.e2e_p99_us) ||
+	    !near(ba.wait, bb.wait))
 		return 0;
 	for (int k = 0; k < NTP_STAGE_COUNT; k++)
 		if (a->base.stage[k].present != b->base.stage[k].present || !near(ba.r[k], bb.r[k]) ||
@@ -802,7 +857,7 @@ int ntp_wi_input_same(const struct ntp_wi_input *a, const struct ntp_wi_input *b
 			return 0;
 	for (int i = 0; i < na; i++) {
 		if (la[i].qd != lb[i].qd || la[i].given != lb[i].given || !near(la[i].x, lb[i].x) ||
-		    !near(la[i].e2e, lb[i].e2e))
+		    !near(la[i].e2e, lb[i].e2e) || !near(la[i].wait, lb[i].wait))
 			return 0;
 		for (int k = 0; k < NTP_STAGE_COUNT; k++)
 			if (!near(la[i].r[k], lb[i].r[k]))

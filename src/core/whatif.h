@@ -86,7 +86,8 @@ struct ntp_wi_station {
 	int servers;			/* 0: delay */
 	enum ntp_wi_source source;
 	double service_us;		/* calibrated service time (a delay: its time) */
-	double measured_us;		/* the base interval's mean */
+	double measured_us;		/* the base interval's mean (the host block layer's
+					 * without the tag wait: ntp_wi_model.tag_wait_us) */
 	double excess_p99_us;		/* base p99 - mean (the tail to scale) */
 	double fit_max_qd;		/* NO_CONTENTION/FITTED: the highest load level seen (Little QD) */
 	double fit_err;			/* FITTED, POOR_FIT: rms relative error of the best fit */
@@ -100,6 +101,14 @@ struct ntp_wi_model {
 	int base_qd_given;		/* ... or as given (ntp_wi_params.base_qd) */
 	double base_qd_little;		/* rate x e2e mean, unrounded */
 	double think_us;		/* time outside the host's block layer per command */
+	/* records from the bio's submission (model.h tag_wait_sum_ns): the
+	 * wait for a tag per command, out of the host block layer's station;
+	 * rate x the mean without it (the commands holding a tag); whether
+	 * the wait is the tags' (held full: base_qd counts the waiting ones
+	 * and the stages are calibrated on `tags` customers), else the model
+	 * is the commands holding a tag's (docs/what-if.md) */
+	double tag_wait_us, held_little;
+	int tag_bound;
 	double base_iops, base_mean_us, base_p99_us;
 	int n_levels;			/* load levels (distinct QDs) behind the parameters */
 	struct ntp_wi_station st[NTP_STAGE_COUNT];

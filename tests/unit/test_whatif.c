@@ -522,6 +522,132 @@ static void test_model_one_load_and_given(void **state)
 	assert_int_equal(ntp_wi_parse_servers("storage=0", &par, err, sizeof(err)), -1);
 }
 
+/* Records from the bio's submission (model.h tag_wait_sum_ns): their host
+ * block layer holds the wait for a tag. A closed loop of 12 on 8 tags, the
+ * stages a network of 8 customers kept full (the truth: storage 4 servers,
+ * the rest delays): the model leaves the wait out of the host block layer's
+ * station, infers QD 12 from rate x end to end (the waiting commands
+ * included), calibrates the stages on the 8 and gives back the measured
+ * IOPS, mean and wait at QD 12; below the tags nothing waits for a tag,
+ * and the prediction is the truth's there (docs/what-if.md). */
+static void test_bio_tag_wait_held(void **state)
+{
+	const struct ntp_mva_station st[NTP_STAGE_COUNT] = {
+		{ 3, 0 }, { 5, 0 }, { 20, 0 }, { 7, 0 }, { 300, 4 },
+	};
+	double stage[NTP_STAGE_COUNT], wait;
+	struct ntp_mva_result r8, r4;
+	struct ntp_snap_group g;
+	struct ntp_wi_params par;
+	struct ntp_wi_model m;
+	struct ntp_wi_pred p;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(ntp_mva_solve(st, NTP_STAGE_COUNT, 0, 8, &r8), 0);
+	assert_int_equal(ntp_mva_solve(st, NTP_STAGE_COUNT, 0, 4, &r4), 0);
+	for (int k = 0; k < NTP_STAGE_COUNT; k++)
+		stage[k] = r8.r[k];
+	wait = 12 / r8.x - r8.r_total;	/* the closed loop of 12: 12 = X (R + wait) */
+	stage[NTP_STAGE_HOST_BLOCK] += wait;
+	group_of(&g, r8.x * 1e6, stage);
+	g.bio_records = g.sampled;
+	g.tag_wait_sum_ns = (int64_t)llround(wait * 1e3 * (double)g.sampled);
+	memset(&par, 0, sizeof(par));
+	par.tags = 8;
+	assert_int_equal(ntp_wi_parse_servers("storage=4", &par, err, sizeof(err)), 0);
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_true(m.ok);
+	assert_true(m.tag_bound);
+	assert_int_equal(m.base_qd, 12);
+	NEAR(m.base_qd_little, 12, 1e-6);
+	NEAR(m.held_little, 8, 1e-6);
+	NEAR(m.tag_wait_us, wait, 1e-6);
+	NEAR(m.st[NTP_STAGE_HOST_BLOCK].service_us, 3, 1e-6);
+	NEAR(m.st[NTP_STAGE_STORAGE].service_us, 300, 1e-6);
+	/* the run's own QD: the measurement back, the wait from the tags */
+	assert_int_equal(ntp_wi_predict(&m, 12, &p), 0);
+	NEAR(p.iops, g.rate, 1e-6);
+	NEAR(p.mean_us, g.e2e_mean_us, 1e-6);
+	NEAR(p.tag_wait_us, wait, 1e-6);
+	NEAR(p.stage_us[NTP_STAGE_HOST_BLOCK], stage[NTP_STAGE_HOST_BLOCK], 1e-6);
+	/* below the tags: no wait, the truth's network at 4 */
+	assert_int_equal(ntp_wi_predict(&m, 4, &p), 0);
+	assert_true(p.tag_wait_us == 0);
+	NEAR(p.mean_us, r4.r_total, 1e-6);
+	NEAR(p.iops, r4.x * 1e6, 1e-6);
+	NEAR(p.stage_us[NTP_STAGE_HOST_BLOCK], 3, 1e-6);
+	/* ntprof-top refits when the wait moved (the base QD and the think
+	 * time come from it), not for the same numbers again */
+	{
+		struct ntp_wi_input *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+		assert_non_null(a);
+		assert_non_null(b);
+		a->base = g;
+		a->p = par;
+		*b = *a;
+		assert_int_equal(ntp_wi_input_same(a, b), 1);
+		/* twice the wait, the time holding a tag the same */
+		b->base.tag_wait_sum_ns = a->base.tag_wait_sum_ns * 2;
+		b->base.stage[NTP_STAGE_HOST_BLOCK].mean_us += wait;
+		b->base.e2e_mean_us += wait;
+		assert_int_equal(ntp_wi_input_same(a, b), 0);
+		free(a);
+		free(b);
+	}
+	/* a QD given below the commands in flight, waiting ones included */
+	par.base_qd = 9;
+	assert_int_equal(ntp_wi_build(&g, NULL, 0, &par, &m), 0);
+	assert_false(m.ok);
+	assert_non_null(strstr(m.why, "give at least 11"));
+}
+
+/* The tags not held full (an open loop's bursts), or not known: the wait
+ * is no closed loop's over them, and the model is that of the commands
+ * holding a tag, the same as the records without the stamp give. */
+static void test_bio_tag_wait_bursts(void **state)
+{
+	const double stage[NTP_STAGE_COUNT] = { 2.5, 5, 21, 7.5, 80 };
+	const uint32_t qds[4] = { 4, 7, 8, 16 };
+	struct ntp_snap_group plain, bio;
+	struct ntp_wi_params par;
+	struct ntp_wi_model mp, mb;
+	struct ntp_wi_pred pp, pb;
+
+	(void)state;
+	group_of(&plain, 60000, stage);
+	bio = plain;
+	bio.bio_records = bio.sampled;
+	bio.tag_wait_sum_ns = (int64_t)(52e3 * (double)bio.sampled);
+	bio.stage[NTP_STAGE_HOST_BLOCK].mean_us += 52;
+	bio.stage[NTP_STAGE_HOST_BLOCK].p99_us += 300;
+	bio.e2e_mean_us += 52;
+	memset(&par, 0, sizeof(par));
+	for (int tags = 8; tags >= 0; tags -= 8) {
+		par.tags = (uint32_t)tags;
+		assert_int_equal(ntp_wi_build(&plain, NULL, 0, &par, &mp), 0);
+		assert_int_equal(ntp_wi_build(&bio, NULL, 0, &par, &mb), 0);
+		assert_true(mp.ok && mb.ok);
+		assert_false(mb.tag_bound);
+		assert_int_equal(mb.base_qd, mp.base_qd);
+		assert_int_equal(mb.base_qd, 7);
+		NEAR(mb.base_qd_little, 60000 * (116e-6 + 52e-6), 1e-9);
+		NEAR(mb.held_little, mp.base_qd_little, 1e-9);
+		NEAR(mb.think_us, mp.think_us, 1e-9);
+		NEAR(mb.st[NTP_STAGE_HOST_BLOCK].measured_us, 2.5, 1e-9);
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(ntp_wi_predict(&mp, qds[i], &pp), 0);
+			assert_int_equal(ntp_wi_predict(&mb, qds[i], &pb), 0);
+			NEAR(pb.mean_us, pp.mean_us, 1e-9);
+			NEAR(pb.iops, pp.iops, 1e-9);
+			NEAR(pb.tag_wait_us, pp.tag_wait_us, 1e-9);
+			if (qds[i] <= 8)
+				assert_true(pb.tag_wait_us == 0);
+		}
+	}
+}
+
 static void test_model_refuses(void **state)
 {
 	struct ntp_snap_group g;
@@ -640,6 +766,8 @@ int main(void)
 		cmocka_unit_test(test_top_fit_set),
 		cmocka_unit_test(test_top_paused_fit_frozen),
 		cmocka_unit_test(test_model_one_load_and_given),
+		cmocka_unit_test(test_bio_tag_wait_held),
+		cmocka_unit_test(test_bio_tag_wait_bursts),
 		cmocka_unit_test(test_model_refuses),
 		cmocka_unit_test(test_busy_rate),
 		cmocka_unit_test(test_parse_and_steps),
