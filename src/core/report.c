@@ -442,7 +442,10 @@ int ntp_report_hosts(const struct ntp_report_meta *m, int esc, char *buf, size_t
  * waited for a tag before their request existed: outside end to end.
  * Above them, the sampled means read high: no tag note then. Groups whose
  * records start at the bio's submission (H_BIO_SUBMIT) have the wait
- * measured: no note for a namespace with one.
+ * measured: no note for a namespace where half of the sampled records or
+ * more have it (the stamp is missing on some records, e.g. of a bio the
+ * kernel made without one; a few stamped ones do not make the rest's end
+ * to end start before the tag).
  * Several hosts' namespaces of one name share a group: no note then.
  */
 static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct ntp_report_meta *m)
@@ -450,19 +453,20 @@ static void print_tag_note(FILE *f, const struct ntp_snapshot *s, const struct n
 	for (unsigned q = 0; q < m->n_hostq && m->hostq && m->n_hosts < 2; q++) {
 		const struct ntp_hostq *h = &m->hostq[q];
 		double held = 0, tags = (double)h->tags * h->hw_queues;
-		int bio = 0;
+		uint64_t bio = 0, sampled = 0;
 
 		for (unsigned i = 0; i < s->n_groups; i++) {
 			const struct ntp_snap_group *g = &s->groups[i];
 
 			if (!g->target_only && g->sampled && !strncmp(g->dev, h->dev, NTP_DEV_LEN)) {
 				held += g->rate * g->e2e_mean_us * 1e-6;
-				bio |= g->bio_records > 0;
+				bio += g->bio_records;
+				sampled += g->sampled;
 			}
 		}
 		/* above the tags is not a tag wait but means that read high
 		 * (ntp_group_qd_note says so per group, rounded alike) */
-		if (!bio && tags > 0 && held >= tags * 2 / 3 && round(held * 100) <= tags * 100)
+		if (bio * 2 < sampled && tags > 0 && held >= tags * 2 / 3 && round(held * 100) <= tags * 100)
 			fprintf(f, "note: %s held %.1f commands in flight on average (rate x mean), two thirds or more "
 				"of its %u tags (%u hardware queue%s x %u): commands may have waited for a tag before "
 				"end to end starts (docs/stage-model.md)\n", ntp_esc(h->dev), held,
