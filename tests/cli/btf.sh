@@ -154,7 +154,16 @@ if [ "$(id -u)" = 0 ]; then
 			p { print } /^\};/ { p = 0 }' "$W/obj.h" | sed 's/___ntp//g; s/__attribute__((preserve_access_index))//'
 		sed -n "s/^\(struct\|union\) \([a-z_0-9]*\)___ntp {.*/\1 \2 *use_\2;/p" "$W/obj.h"
 	} > "$W/all.c"
-	if cc -g -I"$O/bpf" -c "$W/all.c" -o "$W/all.o" 2>"$W/all.err" && pahole --btf_encode_detached="$W/all.btf" "$W/all.o" &&
+	# vmlinux.h as bpftool writes it drops an enum's size: the kernel's
+	# one-byte enums (struct bio's bi_write_hint) made packed again, so
+	# that gcc lays out the structures that embed them as the kernel did
+	# (two differing struct bio make libbpf's relocations ambiguous)
+	bpftool btf dump file $KBTF format raw 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] ENUM '\([a-z_0-9]*\)' .*size=1 .*/\1/p" > "$W/enum1"
+	awk 'NR == FNR { one[$1] = 1; next }
+		/^enum [a-z_0-9]+ \{/ { e = ($2 in one) } e && /^\};/ { print "} __attribute__((packed));"; e = 0; next } { print }' \
+		"$W/enum1" "$O/bpf/vmlinux.h" > "$W/vmlinux.h"
+	if cc -g -I"$W" -I"$O/bpf" -c "$W/all.c" -o "$W/all.o" 2>"$W/all.err" && pahole --btf_encode_detached="$W/all.btf" "$W/all.o" &&
 	   "$NTPROF" btf -o "$W/all-merged.btf" $KBTF "$W/all.btf" >/dev/null 2>&1; then
 		for tr in tcp rdma; do
 			out=$("$NTPROF" probe -r both -t $tr --btf "$W/all-merged.btf" 2>&1)
@@ -166,7 +175,7 @@ if [ "$(id -u)" = 0 ]; then
 		# opcode): the file of every structure, less those
 		cut() { # NAME SED-SCRIPT: all.c edited, merged into all-NAME.btf
 			sed "$2" "$W/all.c" > "$W/all-$1.c" &&
-			cc -g -I"$O/bpf" -c "$W/all-$1.c" -o "$W/all-$1.o" 2>"$W/all.err" &&
+			cc -g -I"$W" -I"$O/bpf" -c "$W/all-$1.c" -o "$W/all-$1.o" 2>"$W/all.err" &&
 			pahole --btf_encode_detached="$W/all-$1.bt" "$W/all-$1.o" &&
 			"$NTPROF" btf -o "$W/all-$1.btf" $KBTF "$W/all-$1.bt" >/dev/null 2>&1
 		}
