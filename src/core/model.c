@@ -466,6 +466,18 @@ static struct group *group_new(struct ntp_model *m, uint8_t io, uint8_t side, ui
  * ntp_group_label). Off the common path: group_of never caches a record
  * without a device (gc_dev_new).
  */
+/* Whether a record of the target device told its namespace id. */
+static bool device_told(const struct ntp_model *m, const char *dev)
+{
+	for (unsigned i = 0; i < m->n_groups; i++) {
+		const struct group *g = &m->groups[i];
+
+		if (g->side == NTP_SIDE_TARGET && g->nsid && !strncmp(g->dev, dev, NTP_DEV_LEN))
+			return true;
+	}
+	return false;
+}
+
 static const struct ntp_record *group_resolve(const struct ntp_model *m, const struct ntp_record *r,
 					      struct ntp_record *tmp)
 {
@@ -485,12 +497,15 @@ static const struct ntp_record *group_resolve(const struct ntp_model *m, const s
 	}
 	if (!found || (!r->len && !found->lba))
 		return r;
-	/* a group of another device whose id no record told yet (one the
-	 * totals made) may be that id in another subsystem: neither */
+	/* a device of another group whose id no record told yet (one the
+	 * totals made) may be that id in another subsystem: neither. A
+	 * device is told when any of its groups is (its other I/O types and
+	 * sizes may never be sampled). */
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		const struct group *g = &m->groups[i];
 
-		if (g->side == NTP_SIDE_TARGET && !g->nsid && g->dev[0] && strncmp(found->dev, g->dev, NTP_DEV_LEN))
+		if (g->side == NTP_SIDE_TARGET && !g->nsid && g->dev[0] && strncmp(found->dev, g->dev, NTP_DEV_LEN) &&
+		    !device_told(m, g->dev))
 			return r;
 	}
 	*tmp = *r;

@@ -1023,20 +1023,22 @@ static void test_target_no_device_other_subsystem(void **state)
 	struct ntp_model_config cfg = { .role = NTP_ROLE_TARGET, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
 	struct ntp_model *m = ntp_model_new(&cfg);
 	struct ntp_snapshot *s = malloc(sizeof(*s));
-	struct ntp_total tt = total(NTP_IO_READ, 4096, "nullb1", 100);
+	/* nullb1's 4 KiB reads are sampled below, its 1 MiB writes never */
+	struct ntp_total tt[2] = { total(NTP_IO_READ, 4096, "nullb1", 100), total(NTP_IO_WRITE, 1 << 20, "nullb1", 3) };
 	struct ntp_record h, t, lost;
 	const struct ntp_snap_group *g;
+	bool seen_nullb0 = false;
 
 	(void)state;
 	assert_non_null(m);
 	assert_non_null(s);
 	ntp_model_set_start(m, 10 * SEC);
-	tt.key.side = NTP_SIDE_TARGET;
+	tt[0].key.side = tt[1].key.side = NTP_SIDE_TARGET;
 	joined_cmd(&h, &t, 0x02, 4096, 1, 10 * SEC);
 	t.nlb = 7;
 	ntp_model_ingest(m, &t);		/* nullb0 learns namespace id 1 */
-	ntp_model_set_totals(m, &tt, 1, 11 * SEC);
-	ntp_model_close_interval(m, 11 * SEC, s);	/* nullb1's group, from the totals */
+	ntp_model_set_totals(m, tt, 2, 11 * SEC);
+	ntp_model_close_interval(m, 11 * SEC, s);	/* nullb1's groups, from the totals */
 	lost = t;
 	lost.cid = 2;
 	lost.ts[NTP_TS_T_CMD_ARRIVE] += 100000;
@@ -1058,8 +1060,11 @@ static void test_target_no_device_other_subsystem(void **state)
 	ntp_model_ingest(m, &lost);
 	ntp_model_close_interval(m, 13 * SEC, s);
 	for (uint32_t i = 0; i < s->n_groups; i++)
-		if (!strcmp(s->groups[i].dev, "nullb0"))
+		if (!strcmp(s->groups[i].dev, "nullb0")) {
 			assert_int_equal(s->groups[i].seen, 1);
+			seen_nullb0 = true;
+		}
+	assert_true(seen_nullb0);
 	free(s);
 	ntp_model_free(m);
 }
