@@ -43,8 +43,9 @@ $(O)/ntp-tcpstream: tests/tools/ntp-tcpstream.c
 
 # ntprof-top is built once its sources exist (src/top); the static build is
 # for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
-VM_BINS := $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
-	   $(if $(wildcard /usr/include/sys/sdt.h),$(O)/standin/bin/spdk-standin)
+# (HAVE_SDT_H, mk/spdk.mk: asked of the compiler, for Debian's multiarch path)
+VM_BINS = $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
+	   $(if $(filter y,$(HAVE_SDT_H)),$(O)/standin/bin/spdk-standin)
 
 # Each target first makes sure the packages are installed (tests/vm/deps.sh),
 # then builds the binaries the guest runs, then boots.
