@@ -16,13 +16,14 @@
 #include "core/dumprow.h"
 #include "core/esc.h"
 
-/* the timestamps, then the target's backpressure durations (dumprow.h) */
+/* the timestamps, then the target's backpressure durations, then the bio's
+ * submission (dumprow.h) */
 static const char *const ts_names[NTP_DUMP_SLOTS] = {
 	"h_blk_submit", "h_drv_submit", "h_cmd_sent", "h_r2t_arrive", "h_r2t_drv", "h_data_sent",
 	"h_rsp_arrive", "h_rsp_drv", "h_drv_complete", "h_blk_complete", "h_send_done",
 	"t_cmd_arrive", "t_cmd_recv", "t_r2t_sent", "t_data_arrive", "t_data_recv",
 	"t_storage_submit", "t_storage_done", "t_rsp_queued", "t_rsp_sent", "t_rsp_send_done",
-	"t_bp_recv", "t_bp_rsp",
+	"t_bp_recv", "t_bp_rsp", "h_bio_submit",
 };
 
 static void usage(FILE *f)
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 "nlb, len, dev, transport, impl, cpu, seq, flags, ts_valid, then one column per\n"
 "timestamp (CLOCK_MONOTONIC ns of the machine that took it; empty when that\n"
 "timestamp was not seen), then t_bp_recv and t_bp_rsp, the target's storage\n"
-"backpressure durations (ns; empty when not measured).\n"
+"backpressure durations (ns; empty when not measured), then h_bio_submit, the\n"
+"bio's submission on the host (empty where the kernel did not stamp it).\n"
 "A file cut short is printed up to its last whole block, with a note on stderr\n"
 "saying how it ended (exit 0); a block that fails its CRC is left out, the\n"
 "blocks after it are printed, and a one-line error follows (exit 1).\n"

@@ -40,8 +40,10 @@ _Static_assert(offsetof(struct ntp_record, dev) + NTP_DEV_LEN == sizeof(struct n
 _Static_assert(offsetof(struct ntp_record, slba) < KEY_OFF && offsetof(struct ntp_record, seq) < KEY_OFF &&
 	       offsetof(struct ntp_record, ts) < KEY_OFF, "what changes per command is before ts_valid, but cid");
 _Static_assert(CID_OFF == 20 && sizeof(((struct ntp_record *)0)->cid) == 2, "cid in the key's second 16 bytes");
-_Static_assert(NTP_DUMP_SLOTS <= 32 && NTP_TS_T_BP_RECV == NTP_TS_COUNT && NTP_TS_T_BP_RSP == NTP_TS_COUNT + 1,
-	       "the empty columns fit the 32 commas stored at a time; the durations follow the timestamps");
+_Static_assert(NTP_DUMP_SLOTS <= 32 && NTP_TS_T_BP_RECV == NTP_TS_COUNT && NTP_TS_T_BP_RSP == NTP_TS_COUNT + 1 &&
+	       NTP_TS_H_BIO_SUBMIT == NTP_TS_T_BP_RSP + 1 && NTP_DUMP_SLOTS == NTP_TS_SLOTS,
+	       "the empty columns fit the 32 commas stored at a time; the durations follow the timestamps, "
+	       "the bio's submission the durations, and every slot has its column");
 
 #define IDENT_BITS 10	/* 1024 slots: a file's distinct sizes, queues and CPUs per side */
 #define HI_MAX 12	/* a clock's digits: a u64 / 10^8 has at most 12 */
@@ -141,7 +143,7 @@ static char *put_field(char *p, const char *s)
 	return p;
 }
 
-/* 32 commas at p (the empty columns before a timestamp, at most 23). */
+/* 32 commas at p (the empty columns before a timestamp, at most NTP_DUMP_SLOTS). */
 static inline __attribute__((always_inline)) void put_commas(char *p)
 {
 	static const char commas[32] = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,";
@@ -265,7 +267,7 @@ static __attribute__((noinline)) void ident_build(struct ident *e, const struct 
 
 /* e's template for the clock c (c->hi set). Every timestamp is then the
  * clock's high digits and eight more, so every column has the same width
- * and the 23 commas are in the same places row after row. A row with a
+ * and the commas are in the same places row after row. A row with a
  * backpressure duration (a few digits, not near the clock) does not fit
  * it and goes the long way. */
 static __attribute__((noinline)) void tpl_build(struct ident *e, const struct clock *c)

@@ -6,7 +6,9 @@
  * transport, impl, cpu, seq, flags, ts_valid (flags and ts_valid as 0x%x),
  * then one per slot below NTP_DUMP_SLOTS: the timestamps (below
  * NTP_TS_COUNT), then the target's backpressure durations T_BP_RECV and
- * T_BP_RSP (ns, docs/backpressure.md); each empty when its ts_valid bit is
+ * T_BP_RSP (ns, docs/backpressure.md), then the host's H_BIO_SUBMIT (the
+ * bio's submission, docs/stage-model.md; last, so that the columns before it
+ * kept their places when it came); each empty when its ts_valid bit is
  * clear.
  */
 #ifndef NTP_CORE_DUMPROW_H
@@ -16,8 +18,9 @@
 #include <stdint.h>
 #include "ntprof_event.h"
 
-/* The slots a row has a column for: the timestamps and the two durations. */
-#define NTP_DUMP_SLOTS (NTP_TS_T_BP_RSP + 1)
+/* The slots a row has a column for: the timestamps, the two durations and
+ * the bio's submission: every slot of the record. */
+#define NTP_DUMP_SLOTS (NTP_TS_H_BIO_SUBMIT + 1)
 
 /* Room a row needs in the caller's buffer: its bytes (under 800) and the
  * scratch the formatter stores past them. */

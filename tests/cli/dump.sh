@@ -35,8 +35,33 @@ fi
 # RFC 4180: CRLF line ends, same number of fields on every line, a header row
 lines=$(wc -l <"$tmp/small.csv")
 [ "$(grep -c $'\r$' "$tmp/small.csv")" = "$lines" ] || fail "lines not CRLF-terminated"
-[ "$(awk -F, '{print NF}' "$tmp/small.csv" | sort -u)" = 39 ] || fail "rows do not all have 39 fields"
+[ "$(awk -F, '{print NF}' "$tmp/small.csv" | sort -u)" = 40 ] || fail "rows do not all have 40 fields"
 head -1 "$tmp/small.csv" | grep -q '^side,cntlid,qid,cid,' || fail "no header row"
+
+# The bio's submission (record slot 23, last column): set in every host row
+# whose ts_valid has bit 23, empty elsewhere; at or before h_blk_submit (two
+# tags at 200k commands/s: most commands wait for one), and the mean of
+# h_blk_submit - h_bio_submit is the report's own tag wait, read from the
+# same records by the model
+"$NTPROF" generate -q -o "$tmp/bio.ntp" -r both -n 200 -s 1 --qd 2 --rate 200000 --seed 5 --bio-stamp
+"$NTPROF" dump "$tmp/bio.ntp" >"$tmp/bio.csv"
+head -1 "$tmp/bio.csv" | grep -q ',t_bp_recv,t_bp_rsp,h_bio_submit'$'\r''$' || fail "bio: header: $(head -1 "$tmp/bio.csv")"
+bio=$(awk -F, -v RS='\r\n' 'function hex(s,  v, i) {	# mawk has no strtonum
+	for (i = 3; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}
+{
+	stamped = int(hex($16) / 8388608) % 2	# bit 23
+	if ($1 == "host" && stamped && $40 != "" && $40 <= $17) { n++; w += $17 - $40; before += $40 < $17 }
+	else bad++
+} END {printf "%d %d %d %.3f", bad, n, before, n ? w / n / 1000 : 0}' <(grep '^host,' "$tmp/bio.csv"))
+awk -F, -v RS='\r\n' '$1 == "target" && $40 != "" {exit 1}' "$tmp/bio.csv" || fail "bio: a target row has h_bio_submit"
+want=$("$NTPROF" report -j - "$tmp/bio.ntp" | awk '/"tag_wait":/ {t = 1} t && /"n":/ {sub(/.*:/, ""); sub(/,/, ""); n = $0}
+	t && /"mean_us":/ {sub(/.*:/, ""); sub(/,/, ""); print n, $0; exit}')
+set -- $bio
+[ "$1" = 0 ] && [ "$2" = 200 ] && [ "$3" -gt 100 ] ||
+	fail "bio: $1 host rows without a stamp at or before h_blk_submit, $2 with, $3 before it (want 0, 200, > 100)"
+[ "$2 $4" = "$want" ] || fail "bio: $2 rows, mean h_blk_submit - h_bio_submit $4 us; the report's tag wait: $want"
 
 # Cut short: a 3-second recording flushed every second, cut mid-block
 "$NTPROF" generate -q -o "$tmp/long.ntp" -r host -d 3.5 --rate 200 -s 1 --seed 3

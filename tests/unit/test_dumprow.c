@@ -210,8 +210,9 @@ static size_t ref_row(char *out, size_t len, const struct ntp_record *r)
 	ADD(",%s,%s,%u,%llu,0x%x,0x%x", ref_transport(r->transport), ref_impl(r->impl), r->cpu,
 	    (unsigned long long)r->seq,
 	    r->flags, r->ts_valid);
-	/* the timestamps, then the backpressure durations T_BP_RECV, T_BP_RSP */
-	for (int i = 0; i < NTP_TS_T_BP_RSP + 1; i++) {
+	/* the timestamps, then the backpressure durations T_BP_RECV, T_BP_RSP,
+	 * then the bio's submission H_BIO_SUBMIT: every slot */
+	for (int i = 0; i < NTP_TS_SLOTS; i++) {
 		ADD(",");
 		if (r->ts_valid & (1u << i))
 			ADD("%llu", (unsigned long long)r->ts[i]);
@@ -232,7 +233,7 @@ static void check_row(struct ntp_dump_rows *d, const struct ntp_record *r)
 
 static const uint32_t shapes[] = {
 	0x3c7, 0xf1800, 0x3ff, 0x1ff800, 0, 1, 1u << 20, 0x1fffff, 0xffffffff, 0x155555, 0xaaaaa, 0x3c7 | (1u << 22),
-	0xf1800 | (1u << 21), 0x1ff800 | (3u << 21), 0x7fffff,
+	0xf1800 | (1u << 21), 0x1ff800 | (3u << 21), 0x7fffff, 0x3c7 | (1u << 23), 0xffffff, 1u << 23,
 };
 
 static const char *const devs[] = {
@@ -268,7 +269,7 @@ static void make(struct ntp_record *r, uint64_t t, int edge)
 		r->ts[i] = t + next() % 200000 + (r->side == NTP_SIDE_TARGET ? 5000000000ull : 0);
 	if (!edge)
 		return;
-	switch (next() % 17) {
+	switch (next() % 18) {
 	case 0: r->slba = next() >> (next() % 64); break;
 	case 1: r->seq = next() >> (next() % 64); break;
 	case 2: r->slba = UINT64_MAX; r->seq = 100000000; break;
@@ -304,6 +305,10 @@ static void make(struct ntp_record *r, uint64_t t, int edge)
 		r->ts_valid |= (uint32_t)(next() % 4) << NTP_TS_T_BP_RECV;
 		r->ts[NTP_TS_T_BP_RECV] = next() % 1000000;
 		r->ts[NTP_TS_T_BP_RSP] = next() % 1000;
+		break;
+	case 17:	/* a host's bio stamp: before the request, now and then by 10^8 ns or more */
+		r->ts_valid |= 1u << NTP_TS_H_BIO_SUBMIT;
+		r->ts[NTP_TS_H_BIO_SUBMIT] = r->ts[0] - next() % (next() % 2 ? 1000000 : 300000000);
 		break;
 	}
 }
