@@ -276,6 +276,12 @@ static void say_end(const struct ntp_collector_counters *cnt, int fentry)
 				 "kernel skipped a program already running on that CPU"
 			       : "with kprobes, the kernel skipped a kprobe program while another BPF program ran "
 				 "on that CPU, or the completion came by a path no hook covers");
+	/* the kernel's own count, which the bed checks against bpftool's */
+	if (cnt->skipped)
+		fprintf(stderr, "ntprof: kernel side: %llu runs of ntprof's programs skipped by the kernel (most: %llu of "
+			"%s): a program is not run on a CPU where it is already running, as where a task was "
+			"preempted inside it; as many records may lack a timestamp (docs/recording.md)\n",
+			(unsigned long long)cnt->skipped, (unsigned long long)cnt->skipped_most_n, cnt->skipped_most);
 	/* an SPDK side's losses by their own causes (docs/spdk.md); those of
 	 * the stop were said at the stop, by process */
 	if (cnt->spdk_lost_ring || cnt->spdk_lost_stop)

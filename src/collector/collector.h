@@ -79,8 +79,19 @@ struct ntp_collector_counters {
 	uint64_t spdk_bad;		/* SPDK records of another ABI, or unreadable */
 	uint64_t spdk_lost_ring;	/* SPDK records the SPDK ring buffer had no room for */
 	uint64_t spdk_lost_stop;	/* SPDK sampled commands in flight past the stop's wait */
+	/* Runs of the kernel side's programs the kernel skipped, because the
+	 * program was already running on that CPU (bpf_prog_info's
+	 * recursion_misses, 5.12 on; docs/recording.md): each may leave a
+	 * record without one timestamp. skipped_known is 0 where the kernel
+	 * does not count them; skipped_most names the program with the most. */
+	uint64_t skipped;
+	bool skipped_known;
+	uint64_t skipped_most_n;
+	char skipped_most[32];
 };
 void ntp_collector_counters(struct ntp_collector *c, struct ntp_collector_counters *out);
+/* Its skipped runs alone (0 where not known), for each interval. */
+uint64_t ntp_collector_skipped(struct ntp_collector *c);
 /* Loads and attaches one fentry program (on tcp_sendmsg) and detaches it:
  * 0, or -1 with why it cannot. Needs no NVMe module. */
 int ntp_fentry_selftest(char *why, size_t len);

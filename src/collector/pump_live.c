@@ -28,6 +28,7 @@ static void read_counters(struct ntp_live_source *ls, struct ntp_pump *p, uint64
 	if (n > 0)
 		ntp_pump_totals(p, ls->tot, (size_t)n, as_of);
 	ntp_pump_lost(p, ntp_collector_lost(ls->c));
+	ntp_pump_skipped(p, ntp_collector_skipped(ls->c));
 }
 
 int ntp_live_pull(void *ctx, struct ntp_pump *p, uint64_t until_ns, uint64_t *reached)

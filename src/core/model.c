@@ -353,6 +353,7 @@ struct ntp_model {
 	uint64_t index;
 	uint64_t host_records, target_records, matched, unmatched_host, unmatched_target;
 	uint64_t lost, overflow;
+	uint64_t skipped;	/* ntp_model_set_skipped's */
 	uint64_t spdk_tcp[2], spdk_split[2];
 	int oom;			/* an allocation failed (ntp_snapshot.oom) */
 	uint64_t oom_records;
@@ -1362,6 +1363,11 @@ void ntp_model_add_lost(struct ntp_model *m, uint64_t lost)
 	m->lost += lost;
 }
 
+void ntp_model_set_skipped(struct ntp_model *m, uint64_t cumulative)
+{
+	m->skipped = cumulative;
+}
+
 void ntp_model_gc_stats(const struct ntp_model *m, struct ntp_model_gc_stats *out)
 {
 	out->fast = m->gc.n_fast;
@@ -1587,6 +1593,7 @@ static void fill_header(const struct ntp_model *m, struct ntp_snapshot *out)
 	out->impl_host = m->cfg.impl_host;
 	out->impl_target = m->cfg.impl_target;
 	out->lost_events = m->lost;
+	out->skipped_runs = m->skipped;
 	out->host_records = m->host_records;
 	out->target_records = m->target_records;
 	out->matched = m->matched;

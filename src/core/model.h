@@ -124,6 +124,10 @@ struct ntp_snapshot {
 	/* Extension (side): records of neither side (a side byte not 1 or 2
 	 * in a record whose CRC holds), cumulative, left out */
 	uint64_t other_side_records;
+	/* Extension (skipped): a live source's runs of its programs that the
+	 * kernel skipped (bpf_prog_info.recursion_misses, docs/recording.md),
+	 * cumulative; 0 in a replay and where the kernel counts none */
+	uint64_t skipped_runs;
 };
 
 struct ntp_model;
@@ -147,6 +151,8 @@ void ntp_model_ingest_refs(struct ntp_model *m, const struct ntp_record *const *
 /* Cumulative exact counters (from the kernel or a file's totals block) as of now_ns. */
 void ntp_model_set_totals(struct ntp_model *m, const struct ntp_total *t, size_t n, uint64_t now_ns);
 void ntp_model_add_lost(struct ntp_model *m, uint64_t lost);
+/* The kernel's count of skipped program runs, cumulative (snapshot's skipped_runs). */
+void ntp_model_set_skipped(struct ntp_model *m, uint64_t cumulative);
 /* -s N changed in the running programs (ntprof-top's s key): rates
  * estimated from sampled commands use N from now on. */
 void ntp_model_set_sampling(struct ntp_model *m, uint32_t n);

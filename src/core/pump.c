@@ -198,6 +198,11 @@ void ntp_pump_lost(struct ntp_pump *p, uint64_t cumulative)
 	}
 }
 
+void ntp_pump_skipped(struct ntp_pump *p, uint64_t cumulative)
+{
+	ntp_model_set_skipped(p->cfg.model, cumulative);
+}
+
 uint64_t ntp_pump_interval(const struct ntp_pump *p)
 {
 	return p->cfg.interval_ns;

@@ -105,6 +105,8 @@ void ntp_pump_totals_to(struct ntp_pump *p, const struct ntp_total *t, size_t n,
  * (ring buffer full, SPDK commands in flight past the stop's wait; a file's
  * lost blocks): into the model, and to the sinks when it grew. */
 void ntp_pump_lost(struct ntp_pump *p, uint64_t cumulative);
+/* The source's count of program runs the kernel skipped, cumulative (model.h skipped_runs). */
+void ntp_pump_skipped(struct ntp_pump *p, uint64_t cumulative);
 /* The grid's interval (0: none). */
 uint64_t ntp_pump_interval(const struct ntp_pump *p);
 /* The next boundary of the grid (what a source's pull is asked for). */

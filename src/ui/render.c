@@ -84,6 +84,9 @@ void ntp_render_header(struct ntp_screen *scr, const struct ntp_view *v, const s
 	x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_LABEL, "  lost ");
 	x = ntp_screen_printf(scr, 1, x, -1, s && s->lost_events ? NTP_ROLE_WARN : NTP_ROLE_VALUE, "%llu",
 			      s ? (unsigned long long)s->lost_events : 0ULL);
+	if (s && s->skipped_runs)	/* records may lack a timestamp (docs/recording.md) */
+		x = ntp_screen_printf(scr, 1, x, -1, NTP_ROLE_WARN, "  skipped runs %llu",
+				      (unsigned long long)s->skipped_runs);
 	if (s && s->oom)	/* counts or quantiles are missing (docs/failures.md) */
 		x = ntp_screen_put(scr, 1, x, -1, NTP_ROLE_WARN, "  memory ran out");
 	/* The shown interval's own length (the .json of S says the same), and

@@ -433,6 +433,24 @@ static void test_oom_marked(void **state)
 	free(text);
 }
 
+/* Program runs the kernel skipped (ntp_snapshot.skipped_runs, live) are
+ * said after lost, and only when there were any. */
+static void test_skipped_runs_marked(void **state)
+{
+	static struct ntp_snapshot t[1];
+	char *text;
+
+	(void)state;
+	fixture_snapshot(t, 100);
+	text = render_one(t);
+	assert_null(strstr(text, "skipped"));
+	free(text);
+	t->skipped_runs = 37;
+	text = render_one(t);
+	assert_non_null(strstr(text, " lost 2  skipped runs 37  interval "));
+	free(text);
+}
+
 /* The header gives the shown interval's own length, as its JSON's "seconds"
  * (S saves both), and the setting apart once + or - changed it. */
 static void test_header_interval_shown(void **state)
@@ -1013,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_screen_put_clips_and_replaces),
 		cmocka_unit_test(test_target_only_marked),
 		cmocka_unit_test(test_oom_marked),
+		cmocka_unit_test(test_skipped_runs_marked),
 		cmocka_unit_test(test_builtin_themes_are_the_files),
 		cmocka_unit_test(test_theme_fallbacks_and_errors),
 	};

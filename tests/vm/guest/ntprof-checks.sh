@@ -40,6 +40,19 @@ ntp_skip_allow() {
 	echo $m
 }
 
+# ntp_skip_count_check NAME ERRFILE: ntprof record's own count of the runs
+# the kernel skipped (its stderr, cmd_record.c) against bpftool's, read just
+# before the stop (NTP_REC_MISSES): not below it, and not above it by more
+# than the drain after it can add (none where the load had ended). Nothing
+# printed is 0, as where the kernel counts no skips (before 5.12).
+ntp_skip_count_check() {
+	local own
+	own=$(sed -n "s/.*kernel side: \([0-9][0-9]*\) runs of ntprof's programs skipped by the kernel.*/\1/p" "$2" | tail -1)
+	own=${own:-0}
+	tb_check $1-skipcount "$own >= ${NTP_REC_MISSES:-0} && $own <= ${NTP_REC_MISSES:-0} * 1.1 + 20" \
+		"ntprof record said $own runs skipped by the kernel; bpftool's recursion_misses before the stop: ${NTP_REC_MISSES:-0}"
+}
+
 ntp_rec_misses() {
 	bpftool prog show 2>/dev/null | awk '/ name ntp_/ { for (i = 1; i < NF; i++) if ($i == "recursion_misses") s += $(i + 1) }
 		END { print s + 0 }'
@@ -294,6 +307,7 @@ ntp_tcp_record_check() {
 	# may lack a timestamp, one per skipped run.
 	local misses=${NTP_REC_MISSES:-0} skip_allow=0
 	tb_figure $name-misses recursion_misses=$misses closed_target=${closed_t:-0}
+	ntp_skip_count_check $name $TB_OUT/$name.err
 	[ "$rh" -gt "$rt" ] && short=$((rh - rt))
 	if [ ! -e /sys/kernel/btf/nvme_tcp ] || [ "$misses" -gt 0 ]; then
 		allow=$(( ${closed_t:-0} + short ))
