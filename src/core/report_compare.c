@@ -341,6 +341,24 @@ int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_gro
 	return 1;
 }
 
+int ntp_group_from_bio(const struct ntp_snap_group *g)
+{
+	return g->bio_records && g->bio_records * 2 >= g->sampled;
+}
+
+int ntp_compare_starts(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len)
+{
+	int a = ntp_group_from_bio(ga), b = ntp_group_from_bio(gb);
+
+	buf[0] = '\0';
+	if (a == b)
+		return 0;
+	snprintf(buf, len, "%s's host records start at the bio's submission, %s's at the request's allocation: "
+		 "end to end and the host block layer are not measured alike (%s's hold the wait for a tag; "
+		 "docs/stage-model.md)", a ? "A" : "B", a ? "B" : "A", a ? "A" : "B");
+	return 1;
+}
+
 static void ratio(char *buf, size_t len, double a, double b)
 {
 	if (a > 0 && b >= 0)
@@ -382,7 +400,7 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 {
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
 	char label[64], rate_a[32], rate_b[32], r[32], name[160];
-	char sides[240];
+	char sides[320];
 	struct ntp_compare_judge j;
 	unsigned n;
 	int v, differ, e2e, fa, fb;
@@ -400,6 +418,8 @@ static void print_group(FILE *f, const struct ntp_snapshot *a, const struct ntp_
 	}
 	differ = ntp_compare_sides(ga, gb, sides, sizeof(sides), &e2e);
 	if (differ)
+		fprintf(f, "note: %s\n", sides);
+	if (ntp_compare_starts(ga, gb, sides, sizeof(sides)))
 		fprintf(f, "note: %s\n", sides);
 	fprintf(f, "%-36s %9s %9s %9s %7s\n", "latency (us)", "A", "B", "change", "x");
 	fa = !ntp_mean_enough(ga->sampled);

@@ -64,6 +64,15 @@ void ntp_compare_judge(const struct ntp_snap_group *ga, const struct ntp_snap_gr
  * (buf "", *e2e_same 1). The verdict is then of the stages both record. */
 int ntp_compare_sides(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len,
 		      int *e2e_same);
+/* 1 when half or more of g's sampled commands have a host record timed from
+ * the bio's submission (H_BIO_SUBMIT: end to end and the host block layer
+ * start there, holding the wait for a tag; docs/stage-model.md), the rule of
+ * the report's tag note. */
+int ntp_group_from_bio(const struct ntp_snap_group *g);
+/* A's group and B's of which one starts at the bio's submission and the
+ * other at the request's allocation (ntp_group_from_bio): 1 and a one-line
+ * note into buf; 0 (buf "") when alike. */
+int ntp_compare_starts(const struct ntp_snap_group *ga, const struct ntp_snap_group *gb, char *buf, size_t len);
 
 /* Several host machines (m->n_hosts > 1): "63 hosts (synth-host1, ...,
  * synth-host8 and 55 more)" into buf, names as they are (the text escapes

@@ -273,7 +273,7 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 {
 	json_object *o = ntp_json_group_ident(ga ? ga : gb), *stages = json_object_new_array();
 	struct ntp_compare_row rows[2 * (NTP_STAGE_COUNT + 1)];
-	char sides[240];
+	char sides[320];
 	struct ntp_compare_judge j;
 	unsigned n;
 	int v, differ, e2e;
@@ -287,12 +287,14 @@ static json_object *compare_group(const struct ntp_snapshot *a, const struct ntp
 	add(o, "b_qd_counted", gb ? json_object_new_boolean(gb->qd_counted) : NULL);
 	if (!ga || !gb || !ga->sampled || !gb->sampled) {
 		add(o, "note", NULL);
+		add(o, "start_note", NULL);
 		add(o, "stages", stages);
 		add(o, "verdict", NULL);
 		return o;
 	}
 	differ = ntp_compare_sides(ga, gb, sides, sizeof(sides), &e2e);
 	add(o, "note", differ ? json_object_new_string(sides) : NULL);
+	add(o, "start_note", ntp_compare_starts(ga, gb, sides, sizeof(sides)) ? json_object_new_string(sides) : NULL);
 	n = ntp_compare_rows(a, ga, b, gb, rows, 2 * (NTP_STAGE_COUNT + 1));
 	for (unsigned i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();

@@ -114,4 +114,26 @@ assert abs(at["iops"] - bm["iops"]) < 0.05 * bm["iops"], (at, bm)
 assert abs(at["tag_wait_us"] - bm["tag_wait_us"]) < 0.1 * bm["tag_wait_us"], (at, bm)
 PY
 
+# compare of the two: the stamp's side is named in a note (text and JSON's
+# start_note), in either order; two recordings alike have none
+for ab in "plain bio B" "bio plain A"; do
+	set -- $ab
+	"$NTPROF" compare "$tmp/$1.ntp" "$tmp/$2.ntp" >"$tmp/cmp.txt" 2>&1 || bad "compare $1 $2: exit $?"
+	"$NTPROF" compare -j - "$tmp/$1.ntp" "$tmp/$2.ntp" >"$tmp/cmp.json" 2>&1 || bad "compare -j $1 $2: exit $?"
+	other=$([ $3 = A ] && echo B || echo A)
+	want="note: $3's host records start at the bio's submission, $other's at the request's allocation: end to end and the host block layer are not measured alike"
+	grep -qF "$want" "$tmp/cmp.txt" && ok "compare $1 $2: the start's note" || bad "compare $1 $2: no note: $(grep note "$tmp/cmp.txt")"
+	python3 - "$tmp/cmp.json" "$3" <<'PY' && ok "compare -j $1 $2: start_note" || bad "compare -j $1 $2: start_note"
+import json, sys
+g = json.load(open(sys.argv[1]))["groups"][0]
+assert g["start_note"].startswith(sys.argv[2] + "'s host records start at the bio's submission"), g["start_note"]
+PY
+done
+for v in plain bio; do
+	"$NTPROF" compare "$tmp/$v.ntp" "$tmp/$v.ntp" >"$tmp/cmp.txt" 2>&1
+	"$NTPROF" compare -j - "$tmp/$v.ntp" "$tmp/$v.ntp" >"$tmp/cmp.json" 2>&1
+	! grep -q "bio's submission" "$tmp/cmp.txt" && grep -q '"start_note":null' "$tmp/cmp.json" &&
+		ok "compare $v $v: no start note" || bad "compare $v $v: a start note"
+done
+
 exit $fail
