@@ -953,7 +953,7 @@ void ntp_collector_stop(struct ntp_collector *c, ntp_record_cb cb, void *ctx)
 /* The kernel's count of the skipped runs of every loaded program. The
  * kernel copies as much of struct bpf_prog_info as both it and we know and
  * says how much in info_len: a kernel before 5.12 stops short of
- * recursion_misses, which is then not known (not 0). */
+ * recursion_misses, whose zeroed field is then not read. */
 static void skipped_runs(struct ntp_collector *c, struct ntp_collector_counters *out)
 {
 	const size_t need = offsetof(struct bpf_prog_info, recursion_misses) + sizeof(__u64);
@@ -969,7 +969,6 @@ static void skipped_runs(struct ntp_collector *c, struct ntp_collector_counters 
 		memset(&info, 0, sizeof(info));
 		if (bpf_obj_get_info_by_fd(fd, &info, &len) || len < need)
 			continue;
-		out->skipped_known = true;
 		out->skipped += info.recursion_misses;
 		if (info.recursion_misses > out->skipped_most_n) {
 			out->skipped_most_n = info.recursion_misses;

@@ -82,10 +82,9 @@ struct ntp_collector_counters {
 	/* Runs of the kernel side's programs the kernel skipped, because the
 	 * program was already running on that CPU (bpf_prog_info's
 	 * recursion_misses, 5.12 on; docs/recording.md): each may leave a
-	 * record without one timestamp. skipped_known is 0 where the kernel
-	 * does not count them; skipped_most names the program with the most. */
+	 * record without one timestamp; 0 where the kernel does not count
+	 * them. skipped_most names the program with the most. */
 	uint64_t skipped;
-	bool skipped_known;
 	uint64_t skipped_most_n;
 	char skipped_most[32];
 };
