@@ -13,6 +13,9 @@
 #define KEY_CHUNK_MANY 16
 /* Records handed to the drain's function per call (below). */
 #define BATCH 256
+/* Records of the most cursor a window of drain_windowed aims at: its width
+ * is doubled below half of it and halved above twice. */
+#define WINDOW_RECORDS 128
 
 struct cursor {
 	const struct ntp_record *recs;
@@ -24,6 +27,11 @@ struct cursor {
 	const uint64_t *kp;
 	size_t kbase, kcnt;
 	size_t chunk;		/* keys computed per call: KEY_CHUNK or KEY_CHUNK_MANY */
+	/* windowed, a cursor other than most (whole): a whole block's keys,
+	 * computed when the block is read, in bkeys[0..bcap) */
+	int whole;
+	uint64_t *bkeys;
+	size_t bcap;
 	/* the chunk's keys, then 0 (the end's mark for drain2's stretches) */
 	uint64_t key[KEY_CHUNK + 1];
 };
@@ -66,6 +74,10 @@ struct ntp_merge {
 	uint32_t size;		/* leaves: a power of two >= n */
 	uint32_t live;		/* cursors not ended */
 	uint32_t most;		/* the cursor drained outside the tree (ntp_merge_most); UINT32_MAX: none */
+	int windowed;		/* the others' records by windows (ntp_merge_most_windowed) */
+	uint64_t width;		/* windowed: the window's width in ns (drain_windowed) */
+	uint32_t *others;	/* windowed: the live cursors other than most */
+	uint64_t *okey;		/* windowed: okey[j], the next key of cursor others[j] */
 	/* The drain's records not yet handed to fn: each in its cursor's
 	 * block, handed over before any cursor moves to its next block (which
 	 * lets go of the one before, ntpfile.h) and at the drain's end. A
@@ -280,6 +292,32 @@ static inline __attribute__((always_inline)) uint64_t key_at(struct cursor *cu, 
 	return cu->kp[i - cu->kbase];
 }
 
+/*
+ * A windowed merge's other cursor (ntp_merge_most_windowed) takes about one
+ * record a window: its block is read (and its CRC checked) long before its
+ * last records are taken, out of the caches by then. Its keys are computed
+ * for the whole block while the check left it in the cache, so that a
+ * record's first touch is the prefetch when the one before is taken
+ * (advance), not a chunk of keys (16 records' misses at once). No room for
+ * a longer block's keys: chunks, as other cursors.
+ */
+static __attribute__((noinline)) void block_keys(struct cursor *cu)
+{
+	if (cu->n > cu->bcap) {
+		size_t cap = cu->n;
+		uint64_t *k = realloc(cu->bkeys, cap * sizeof(*k));
+
+		if (!k)
+			return;
+		cu->bkeys = k;
+		cu->bcap = cap;
+	}
+	keys_block(cu->recs, cu->n, cu->offset, cu->bkeys);
+	cu->kp = cu->bkeys;
+	cu->kbase = 0;
+	cu->kcnt = cu->n;
+}
+
 /* Hands the batch over (see struct ntp_merge). */
 static __attribute__((noinline)) void flush(struct ntp_merge *m)
 {
@@ -314,6 +352,8 @@ static inline __attribute__((always_inline)) int advance(struct ntp_merge *m, ui
 		cu->kp = cu->ahead ? ntp_ahead_keys(cu->ahead) : NULL;
 		cu->kbase = 0;
 		cu->kcnt = cu->kp ? cu->n : 0;
+		if (!cu->kp && cu->whole)
+			block_keys(cu);
 	}
 	/* The record after this one is read (its times, for its key) when
 	 * this one is taken: with many files interleaved the hardware's
@@ -526,7 +566,10 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	m->node = calloc(m->size, sizeof(*m->node));
 	m->node64 = calloc(m->size, sizeof(*m->node64));
 	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
-	if (!m->cur || !m->node || !m->node64 || !m->win)
+	m->others = calloc(m->size, sizeof(*m->others));
+	m->okey = calloc(m->size, sizeof(*m->okey));
+	m->width = 4096;
+	if (!m->cur || !m->node || !m->node64 || !m->win || !m->others || !m->okey)
 		goto fail;
 	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
@@ -549,10 +592,14 @@ void ntp_merge_free(struct ntp_merge *m)
 {
 	if (!m)
 		return;
+	for (uint32_t c = 0; m->cur && c < m->size; c++)
+		free(m->cur[c].bkeys);
 	free(m->cur);
 	free(m->node);
 	free(m->node64);
 	free(m->win);
+	free(m->others);
+	free(m->okey);
 	free(m);
 }
 
@@ -588,6 +635,18 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
 void ntp_merge_most(struct ntp_merge *m, size_t i)
 {
 	m->most = i < m->size ? (uint32_t)i : UINT32_MAX;
+	m->windowed = 0;
+}
+
+void ntp_merge_most_windowed(struct ntp_merge *m, size_t i)
+{
+	ntp_merge_most(m, i);
+	m->windowed = m->most != UINT32_MAX;
+	if (!m->windowed)
+		return;
+	m->cur[m->most].chunk = KEY_CHUNK;	/* its records are taken in runs */
+	for (uint32_t c = 0; c < m->size; c++)
+		m->cur[c].whole = c != m->most && !m->cur[c].ahead;
 }
 
 /*
@@ -865,6 +924,102 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 	return fed;
 }
 
+/*
+ * ntp_merge_most_windowed's drain: windows of keys [lo, lo + width], lo the
+ * smallest next key of every live cursor (so two records of one window are
+ * at most width apart, and an idle stretch is skipped), up to until; in
+ * each, the most cursor's records, then each other cursor's, without a
+ * replay of the tree (a host's record cost one, six comparisons for 64
+ * files, and its cursor's next key was a miss of the caches behind the
+ * replay's chain of loads); the tree is played again at the end. The most
+ * cursor ended, the others' records from that window on are left to the
+ * tree (ntp_merge_drain's loop): few, at the recording's end.
+ */
+static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary, uint64_t *pmax)
+{
+	uint32_t o = m->most, nl = 0, *others = m->others;
+	struct cursor *co = &m->cur[o];
+	uint64_t pm = *pmax, ko = key(m, o), lo = ko, *okey = m->okey;
+	size_t fed = 0;
+
+	for (uint32_t c = 0; c < m->size; c++) {
+		if (c == o || m->cur[c].i >= m->cur[c].n)
+			continue;
+		others[nl] = c;
+		okey[nl] = key(m, c);
+		lo = okey[nl] < lo ? okey[nl] : lo;
+		nl++;
+	}
+	while (lo <= until) {
+		uint64_t w = lo + m->width, next = UINT64_MAX;
+		size_t took = 0;
+
+		w = w < until ? w : until;
+		while (ko <= w) {
+			emit(m, &co->recs[co->i]);
+			took++;
+			pm = o == primary && ko > pm ? ko : pm;
+			if (++co->i < co->n) {
+				ko = key_at(co, co->i);
+				continue;
+			}
+			co->i--;
+			if (!advance(m, o)) {
+				m->live--;
+				ko = UINT64_MAX;
+				break;
+			}
+			ko = key(m, o);
+		}
+		fed += took;
+		/* most of them have no record in a window: their next keys
+		 * side by side, the cursors touched only to take records */
+		for (uint32_t j = 0; j < nl;) {
+			uint32_t c = others[j];
+			uint64_t k = okey[j];
+
+			if (k > w) {
+				next = k < next ? k : next;
+				j++;
+				continue;
+			}
+			while (k <= w) {
+				emit(m, &m->cur[c].recs[m->cur[c].i]);
+				fed++;
+				pm = c == primary && k > pm ? k : pm;
+				if (!advance(m, c))
+					break;
+				k = key(m, c);
+			}
+			if (k > w) {
+				next = k < next ? k : next;
+				okey[j++] = k;
+			} else {
+				nl--;		/* ended */
+				others[j] = others[nl];
+				okey[j] = okey[nl];
+				m->live--;
+			}
+		}
+		/* the batch handed over where a window ends, when it is half
+		 * full: the most cursor's records of a window wait for the
+		 * others' (a host's for its target's twin), and a record still
+		 * waiting when its batch ends is copied (model.h) */
+		if (m->nb >= BATCH / 2)
+			flush(m);
+		if (ko == UINT64_MAX)
+			break;		/* the most cursor ended: the tree takes the rest */
+		if (took < WINDOW_RECORDS / 2 && m->width < NTP_MERGE_WINDOW_MAX)
+			m->width *= 2;
+		else if (took > 2 * WINDOW_RECORDS && m->width > 1)
+			m->width /= 2;
+		lo = ko < next ? ko : next;	/* keys are at most INT64_MAX: no wrap above */
+	}
+	rebuild(m, UINT32_MAX);
+	*pmax = pm;
+	return fed;
+}
+
 size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, void *ctx, size_t primary,
 		       uint64_t *primary_max)
 {
@@ -876,7 +1031,7 @@ size_t ntp_merge_drain(struct ntp_merge *m, uint64_t until, ntp_merge_fn fn, voi
 	if (m->size == 2 && m->live == 2)
 		fed = drain2(m, until, primary, &pm);
 	else if (m->most != UINT32_MAX && m->cur[m->most].i < m->cur[m->most].n)
-		fed = drain_most(m, until, primary, &pm);
+		fed = m->windowed ? drain_windowed(m, until, primary, &pm) : drain_most(m, until, primary, &pm);
 	while (m->live) {
 		uint32_t w;
 		uint64_t k = top(m, &w);

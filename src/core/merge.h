@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * merge.h - records of several recordings in one time order: each reader's
+ * merge.h - records of several recordings in one time order (or in windows
+ * of time: ntp_merge_most_windowed): each reader's
  * next record keyed by its latest timestamp plus the reader's offset onto a
  * common clock (a time before that clock's zero counts as 0), the smallest
  * first (ties: the lower reader number), through
@@ -31,6 +32,25 @@ int ntp_merge_peek(struct ntp_merge *m, const struct ntp_record **rec, size_t *f
  * its hosts'): the drain takes it out of the tree (same order, fewer
  * comparisons); i >= n: none (the default). */
 void ntp_merge_most(struct ntp_merge *m, size_t i);
+/*
+ * The same, and the drain gives up the order within windows of time for
+ * speed (a join of many hosts with their target: a replay of the tree per
+ * host record cost more than the rest of the merge). The records are
+ * handed over window by window, a window the keys from the smallest left
+ * to that plus its width: reader i's first, in its order, then each other
+ * reader's, reader by reader, each in its order. So, of readers whose
+ * records come in key order: reader i's record comes before every other
+ * reader's of a larger key (a target's before its hosts' later ones: a
+ * host's record of a command ends after the target's), and no record comes
+ * after one whose key is more than NTP_MERGE_WINDOW_MAX larger. The width
+ * follows reader i's rate (about WINDOW_RECORDS of its records a window,
+ * merge.c), from 1 ns up to NTP_MERGE_WINDOW_MAX. Once reader i ended,
+ * the rest is merged in order. The drain's other promises hold: every
+ * record up to until and none past it, the peek after it the smallest key
+ * left.
+ */
+void ntp_merge_most_windowed(struct ntp_merge *m, size_t i);
+#define NTP_MERGE_WINDOW_MAX (1ull << 30)	/* ns: about a second */
 /* Hands the next records in time order, while the next one's key is at
  * most until, to fn(ctx, rec, n): rec[0..n) in that order, in batches of
  * one or more (every record taken is handed over before the drain

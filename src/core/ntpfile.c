@@ -2201,13 +2201,13 @@ int ntp_reader_read_alone(struct ntp_reader *r)
 }
 
 /*
- * Few files, one thread: each read with read() (ntp_reader_read_alone).
- * Many files: their windows, each block mapped once (fill_map), where a
- * read buffer of each, filled in turn, would be out of the cache when the
- * next block is copied into it; but r[most], the caller's pick (a
- * report's lone target of many hosts, about half of all records), is
- * read ahead by a thread, or with read() in this one, as one of few
- * (docs/performance.md).
+ * One thread: each file read with read() (ntp_reader_read_alone): the CRC
+ * then reads a block from the cache the copy left it in, where a mapped
+ * block's first touch is the CRC's, from memory, besides the faults of its
+ * pages. Many files too: a block of each is held while the merge takes
+ * its records (a buffer of one block each), and r[most], the caller's pick
+ * (a report's lone target of many hosts, about half of all records), is
+ * read ahead by a thread where two CPUs can run (docs/performance.md).
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 {
@@ -2216,14 +2216,9 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 			ntp_reader_read_ahead(r[i]);
 		return;
 	}
-	if (n <= NTP_AHEAD_FILES) {
-		for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
+		if (i != most || n <= NTP_AHEAD_FILES || !ntp_read_ahead_wanted(1) || ntp_reader_read_ahead(r[i]))
 			ntp_reader_read_alone(r[i]);
-		return;
-	}
-	if (most >= n || (ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[most])))
-		return;
-	ntp_reader_read_alone(r[most]);
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)

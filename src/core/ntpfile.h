@@ -283,7 +283,7 @@ int ntp_reader_read_alone(struct ntp_reader *r);
  * read() in the caller's thread (ntp_reader_read_alone). Of more files,
  * r[most] (the caller's pick: a report's lone target of many hosts, which
  * holds about half of all records; SIZE_MAX: none) is read ahead
- * where two CPUs can run, else with read(); the others keep their windows.
+ * where two CPUs can run; the others, and it where not, with read().
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs

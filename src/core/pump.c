@@ -131,6 +131,14 @@ struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p)
 	return p->cfg.model;
 }
 
+int ntp_pump_record_sinks(const struct ntp_pump *p)
+{
+	for (unsigned i = 0; i < p->n_sinks; i++)
+		if (p->sink[i].record)
+			return 1;
+	return 0;
+}
+
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n)
 {
 	int plain = !p->filtered;

@@ -90,6 +90,9 @@ void ntp_pump_record(struct ntp_pump *p, const struct ntp_record *r);
  * a time may call it straight; NULL otherwise. A sink added later changes
  * it: ask again at each pull. */
 struct ntp_model *ntp_pump_plain_model(const struct ntp_pump *p);
+/* Whether a sink takes the records themselves (a recording written from a
+ * replay): it is handed them in the order fed. Ask again at each pull. */
+int ntp_pump_record_sinks(const struct ntp_pump *p);
 /* ntp_pump_record of r[0..n), in order (a block of a file). */
 void ntp_pump_records(struct ntp_pump *p, const struct ntp_record *r, size_t n);
 /* Cumulative exact counters as of as_of_ns. */

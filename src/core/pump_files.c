@@ -36,6 +36,7 @@ struct ntp_files {
 	struct ntp_join_input *in;
 	struct cursor *cur;		/* one file: its records; several: offsets and totals */
 	struct ntp_merge *mg;		/* several files: their records in time order */
+	size_t lone;			/* the lone target of hosts (merge.h ntp_merge_most), or n */
 	struct ntp_model_config cfg;
 	uint64_t start, last;		/* last: latest record time fed, primary's clock */
 	int ended;
@@ -123,7 +124,7 @@ static int files_init(struct ntp_files *f, const int64_t *adj)
 		free(off);
 		if (!f->mg)
 			return -1;
-		ntp_merge_most(f->mg, lone_target(f->r, f->n));
+		f->lone = lone_target(f->r, f->n);
 	}
 	return 0;
 }
@@ -261,6 +262,7 @@ const struct ntp_model_config *ntp_files_model_config(const struct ntp_files *f)
 size_t ntp_files_count(const struct ntp_files *f) { return f->n; }
 size_t ntp_files_primary(const struct ntp_files *f) { return f->primary; }
 struct ntp_reader *ntp_files_reader(const struct ntp_files *f, size_t i) { return f->r[i]; }
+int64_t ntp_files_offset(const struct ntp_files *f, size_t i) { return f->cur[i].off; }
 
 uint64_t ntp_files_start(struct ntp_files *f)
 {
@@ -763,7 +765,18 @@ int ntp_files_pull(void *ctx, struct ntp_pump *p, uint64_t until, uint64_t *reac
 		size_t from;
 		/* a report: each record to the model without the pump's checks */
 		struct ntp_model *plain = ntp_pump_plain_model(p);
-		int fed = plain ? ntp_merge_drain(f->mg, until, feed_model, plain, f->primary, &f->last) > 0
+		int fed;
+
+		/* A lone target among hosts: the model alone takes the records,
+		 * in windows of time, the target's first (the join pairs a
+		 * command's twins in the order of each side's file, which the
+		 * windows keep, and the sums do not depend on the order); a
+		 * recording written from them takes them in time order. */
+		if (ntp_pump_record_sinks(p))
+			ntp_merge_most(f->mg, f->lone);
+		else
+			ntp_merge_most_windowed(f->mg, f->lone);
+		fed = plain ? ntp_merge_drain(f->mg, until, feed_model, plain, f->primary, &f->last) > 0
 				: ntp_merge_drain(f->mg, until, feed_pump, p, f->primary, &f->last) > 0;
 
 		if (ntp_merge_peek(f->mg, &r, &from, &t))

@@ -37,6 +37,9 @@ size_t ntp_files_count(const struct ntp_files *f);
 /* The file whose clock the intervals are on (ntp_join_primary). */
 size_t ntp_files_primary(const struct ntp_files *f);
 struct ntp_reader *ntp_files_reader(const struct ntp_files *f, size_t i);
+/* What is added to file i's times to put them on the primary file's clock
+ * (merge.h ntp_merge_map): 0 for one file. */
+int64_t ntp_files_offset(const struct ntp_files *f, size_t i);
 /* Where the recording starts on the primary file's clock: its header's start,
  * or its first record's time when the header has none. */
 uint64_t ntp_files_start(struct ntp_files *f);

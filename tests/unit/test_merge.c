@@ -543,6 +543,150 @@ static void test_merge_limit_keys(void **state)
 	memset(fs.blk, 0, sizeof(fs.blk));
 }
 
+/* The next record of fs's file f from at[f] (the records taken): its key,
+ * or UINT64_MAX when the file has no more. */
+static uint64_t next_key(const struct files *fs, const size_t *at, unsigned f)
+{
+	return at[f] < fs->count[f] ? ref_key(&fs->rec[f][at[f]], fs->off[f]) : UINT64_MAX;
+}
+
+/*
+ * The windowed merge (ntp_merge_most_windowed) of files each in key order,
+ * drained to random times and just before and at the smallest key left, to
+ * the end: every record once, each file's in its order, none past until and
+ * every one up to it (the peek then shows the smallest key left, ties to
+ * the lower file); a record of another file comes after every record of
+ * file most of a smaller key, and no record comes before one more than
+ * NTP_MERGE_WINDOW_MAX smaller; the largest key of the primary file.
+ */
+static void check_windowed(struct files *fs, size_t most, size_t primary, int ahead, unsigned seed)
+{
+	static struct seen got;
+	size_t at[FILES_CAP] = { 0 }, k = 0, total = 0;
+	uint64_t want_max = 0, got_max = 0, until = 0, before = 0;
+	struct ntp_merge *m;
+
+	for (unsigned f = 0; f < fs->n; f++) {
+		total += fs->count[f];
+		for (size_t j = 0; j < fs->count[f]; j++) {
+			uint64_t x = ref_key(&fs->rec[f][j], fs->off[f]);
+
+			if (j)	/* the files are in key order */
+				assert_true(x >= ref_key(&fs->rec[f][j - 1], fs->off[f]));
+			if (f == primary && x > want_max)
+				want_max = x;
+		}
+	}
+	srandom(seed);
+	files_write(fs, 1, ahead);
+	m = ntp_merge_new(fs->r, fs->n, fs->off);
+	assert_non_null(m);
+	ntp_merge_most_windowed(m, most);
+	got.n = 0;
+	got.fs = fs;
+	for (;;) {
+		const struct ntp_record *x;
+		uint64_t low = UINT64_MAX, key;
+		unsigned lf = FILES_CAP;
+		size_t f, fed;
+		int how = (int)(random() % 4);
+
+		for (unsigned g = 0; g < fs->n; g++)
+			if (next_key(fs, at, g) < low) {
+				low = next_key(fs, at, g);
+				lf = g;
+			}
+		if (lf < FILES_CAP && how == 0)
+			until = low ? low - 1 : 0;
+		else if (lf < FILES_CAP && how == 1)
+			until = low;
+		else if (random() % 16 == 0)
+			until = UINT64_MAX;
+		else
+			until += (uint64_t)(random() % 40000) << (random() % 24);
+		fed = ntp_merge_drain(m, until, note, &got, primary, &got_max);
+		assert_int_equal(fed, got.n - k);
+		for (; k < got.n; k++) {
+			unsigned g = got.id[k] / PER_MAX;
+			uint64_t kx;
+
+			assert_int_equal(got.id[k] % PER_MAX, at[g]);	/* the file's order */
+			kx = next_key(fs, at, g);
+			at[g]++;
+			assert_true(kx <= until);
+			if (g != most && most < fs->n)
+				assert_true(next_key(fs, at, (unsigned)most) >= kx);
+			assert_true(before <= kx || before - kx <= NTP_MERGE_WINDOW_MAX);
+			before = kx > before ? kx : before;
+		}
+		for (unsigned g = 0; g < fs->n; g++)	/* every record up to until */
+			if (at[g] < fs->count[g] && next_key(fs, at, g) <= until)
+				fail_msg("seed %u n %u most %zu: file %u #%zu key %" PRIu64 " <= until %" PRIu64 " left (of %zu); fed %zu",
+					 seed, fs->n, most, g, at[g], next_key(fs, at, g), until, fs->count[g], fed);
+		if (!ntp_merge_peek(m, &x, &f, &key))
+			break;
+		low = UINT64_MAX;
+		for (unsigned g = 0; g < fs->n; g++)
+			if (next_key(fs, at, g) < low) {
+				low = next_key(fs, at, g);
+				lf = g;
+			}
+		assert_int_equal(f, lf);
+		assert_int_equal(key, low);
+		assert_ptr_equal(x, ntp_merge_current(m, f));
+		assert_int_equal(x->seq, (uint64_t)lf * PER_MAX + at[lf]);
+	}
+	assert_int_equal(got.n, total);
+	assert_int_equal(got_max, want_max);
+	assert_int_equal(ntp_merge_drain(m, UINT64_MAX, note, &got, primary, &got_max), 0);
+	ntp_merge_free(m);
+	files_remove(fs);
+}
+
+/*
+ * Files in key order whose times come dense (ties across files), sparse
+ * and in bursts apart by more than NTP_MERGE_WINDOW_MAX (the window's width
+ * grows and shrinks, idle stretches skipped), the file outside the tree
+ * among them at random, one of them empty or ending early; 2 to 9 files
+ * and 64, blocks of random sizes, read ahead or not.
+ */
+static void test_merge_windowed(void **state)
+{
+	static struct files fs;
+
+	(void)state;
+	for (unsigned seed = 1; seed <= 40; seed++) {
+		unsigned n = seed % 10 == 0 ? 64 : 2 + seed % (FILES_MAX - 1);
+		size_t most = (size_t)seed * 7 % n;
+
+		srandom(seed);
+		fs.n = n;
+		for (unsigned f = 0; f < n; f++) {
+			uint64_t now = 1000 + (uint64_t)(random() % 5000);
+
+			fs.count[f] = f == (most + 1) % n && seed % 3 == 0 ? 0
+				      : f != most && n > FILES_MAX ? 100 + (size_t)(random() % 200)
+				      : (size_t)(random() % PER_MAX);
+			for (unsigned j = 0; j < fs.count[f]; j++) {
+				switch (random() % 64) {
+				case 0:
+					now += NTP_MERGE_WINDOW_MAX + (uint64_t)(random() % 1000000);
+					break;
+				case 1:
+				case 2:
+					now += (uint64_t)(random() % 100000000);
+					break;
+				default:
+					now += (uint64_t)(random() % 4) * (f == most ? 1000 : 3000);
+				}
+				ordered_record(&fs.rec[f][j], f, j, now);
+			}
+			fs.off[f] = f % 2 ? 3000 : -5000;
+		}
+		check_windowed(&fs, most, seed % n, seed % 4 == 1 && n <= FILES_MAX, seed);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_merge_keys),
 		cmocka_unit_test(test_merge_most_wide),
 		cmocka_unit_test(test_merge_limit_keys),
+		cmocka_unit_test(test_merge_windowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
 /* test_pump.c - the one driver (core/pump.h) with a fake source: intervals
  * on one grid of the data's clock whatever the source's steps, sinks fed in
  * order, -d's end, a changed interval, a sink's error and its stop; and the
- * files source (core/pump_files.h) through the same pump. */
+ * files source (core/pump_files.h) through the same pump, a join of hosts
+ * and their target among them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +14,10 @@
 #include <unistd.h>
 #include <errno.h>
 #include <cmocka.h>
+#include "core/merge.h"
 #include "core/pump.h"
 #include "core/pump_files.h"
+#include "core/synth.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -637,6 +640,137 @@ static void test_replay_records_stop(void **state)
 }
 
 /* A missing file: one line naming it. */
+/* Three hosts, each on a clock of its own, and their target (synth.h):
+ * paths[0..3) the hosts' files, paths[3] the target's. */
+static void write_join_files(char paths[4][64], const char *dir)
+{
+	struct ntp_synth_config c;
+	struct ntp_writer *w[4];
+	struct ntp_synth *s;
+	struct ntp_record r;
+	char err[256];
+	uint64_t t;
+	enum ntp_synth_event ev;
+
+	ntp_synth_defaults(&c);
+	c.seed = 7;
+	c.count = 30000;
+	c.duration_ns = 0;
+	c.rate = 100000;
+	c.hosts = 3;
+	c.sampling = 1;
+	s = ntp_synth_new(&c, err, sizeof(err));
+	assert_non_null(s);
+	for (int i = 0; i < 4; i++) {
+		uint8_t side = i < 3 ? NTP_SIDE_HOST : NTP_SIDE_TARGET;
+		struct ntp_file_info fi = { .role = i < 3 ? NTP_ROLE_HOST : NTP_ROLE_TARGET,
+					    .transport = NTP_TRANSPORT_TCP, .sampling = 1,
+					    .start_real_ns = 1796000000000000000ull };
+
+		fi.start_mono_ns = ntp_synth_clock(s, side, (uint16_t)(i < 3 ? i + 1 : 1), 0);
+		snprintf(fi.hostname, sizeof(fi.hostname), i < 3 ? "h%d" : "t", i + 1);
+		snprintf(paths[i], 64, "%s/%s%d.ntp", dir, i < 3 ? "h" : "t", i + 1);
+		w[i] = ntp_writer_open(paths[i], &fi, err, sizeof(err));
+		assert_non_null(w[i]);
+	}
+	while ((ev = ntp_synth_next(s, &r, &t)) != NTP_SYNTH_END)
+		if (ev == NTP_SYNTH_RECORD)
+			assert_int_equal(ntp_writer_add(w[r.side == NTP_SIDE_HOST ? r.cntlid - 1 : 3], &r), 0);
+	t = ntp_synth_last_time(s);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ntp_writer_close(w[i], ntp_synth_clock(s, i < 3 ? NTP_SIDE_HOST : NTP_SIDE_TARGET,
+								       (uint16_t)(i < 3 ? i + 1 : 1), t)), 0);
+	ntp_synth_free(s);
+}
+
+/* A sink of records: their times on the primary file's clock, in order. */
+struct in_order {
+	const struct ntp_files *f;
+	uint64_t records, last, back;	/* back: records whose time went back */
+};
+
+static int order_record(void *ctx, const struct ntp_record *r)
+{
+	struct in_order *o = ctx;
+	size_t file = r->side == NTP_SIDE_HOST ? (size_t)r->cntlid - 1 : 3;
+	uint64_t t = ntp_merge_map(ntp_record_last_ts(r), ntp_files_offset(o->f, file));
+
+	o->back += t < o->last;
+	o->last = t > o->last ? t : o->last;
+	o->records++;
+	return 0;
+}
+
+/*
+ * A join of three hosts and their target replayed on a grid of 100 ms, with
+ * a sink of records (a recording written from the replay) and without: the
+ * sink takes them in time order, and both runs' intervals and totals are
+ * the same, which the merge's windows (merge.h ntp_merge_most_windowed,
+ * taken without such a sink) do not change.
+ */
+static void test_join_replay_orders(void **state)
+{
+	char dir[] = "/tmp/ntp-pump-join-XXXXXX", paths[4][64], *pp[4];
+	struct ntp_snapshot *tot[2];
+	struct seen seen[2];
+	struct in_order ord = { 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_join_files(paths, dir);
+	for (int i = 0; i < 4; i++)
+		pp[i] = paths[i];
+	for (int with = 0; with < 2; with++) {
+		char err[512];
+		struct ntp_files *f = ntp_files_open(pp, 4, err, sizeof(err));
+		struct ntp_model *m;
+		struct ntp_pump *p;
+
+		assert_non_null(f);
+		tot[with] = calloc(1, sizeof(*tot[with]));
+		assert_non_null(tot[with]);
+		memset(&seen[with], 0, sizeof(seen[with]));
+		m = ntp_model_new(ntp_files_model_config(f));
+		assert_non_null(m);
+		p = ntp_pump_new(&(struct ntp_pump_config){ .model = m, .start_ns = ntp_files_start(f),
+							    .interval_ns = SEC / 10 });
+		assert_non_null(p);
+		ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .interval = s_interval, .ctx = &seen[with] });
+		ord.f = f;
+		if (with)
+			ntp_pump_add_sink(p, &(struct ntp_pump_sink){ .record = order_record, .ctx = &ord });
+		assert_int_equal(ntp_pump_run(p, &(struct ntp_pump_source){ ntp_files_pull, f }, NULL, NULL), 0);
+		ntp_pump_finish(p, ntp_files_end(f), tot[with]);
+		ntp_pump_free(p);
+		ntp_model_free(m);
+		ntp_files_close(f);
+	}
+	assert_int_equal(ord.records, tot[1]->host_records + tot[1]->target_records);
+	assert_true(ord.records > 50000);
+	assert_int_equal(ord.back, 0);
+	assert_int_equal(tot[0]->matched, 30000);
+	assert_int_equal(tot[0]->host_records, tot[1]->host_records);
+	assert_int_equal(tot[0]->target_records, tot[1]->target_records);
+	assert_int_equal(tot[0]->matched, tot[1]->matched);
+	assert_int_equal(tot[0]->n_groups, tot[1]->n_groups);
+	assert_int_equal(tot[0]->groups[0].sampled, tot[1]->groups[0].sampled);
+	assert_true(tot[0]->groups[0].e2e_mean_us == tot[1]->groups[0].e2e_mean_us);
+	assert_true(tot[0]->groups[0].e2e_p99_us == tot[1]->groups[0].e2e_p99_us);
+	for (int st = 0; st < NTP_STAGE_COUNT; st++)
+		assert_true(tot[0]->groups[0].stage[st].mean_us == tot[1]->groups[0].stage[st].mean_us);
+	assert_int_equal(seen[0].n, seen[1].n);
+	assert_true(seen[0].n >= 3);
+	for (int i = 0; i < seen[0].n && i < 32; i++) {
+		assert_int_equal(seen[0].start[i], seen[1].start[i]);
+		assert_int_equal(seen[0].sampled[i], seen[1].sampled[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		unlink(paths[i]);
+	rmdir(dir);
+	free(tot[0]);
+	free(tot[1]);
+}
+
 static void test_files_refused(void **state)
 {
 	char err[256], *paths[1] = { "/nonexistent/x.ntp" };
@@ -662,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_replay_burst),
 		cmocka_unit_test(test_replay_records_stop),
 		cmocka_unit_test(test_files_refused),
+		cmocka_unit_test(test_join_replay_orders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
