@@ -22,7 +22,8 @@ $(O)/fuzz/fuzz_report: $(FUZZ_REPORT_SRCS) $(O)/fuzz/hist.o $(wildcard src/core/
 
 # Seeds: one-file recordings of every shape (mode 0, 1 and 5: CRCs repaired,
 # --detail), host/target pairs to join (mode 3: a length, then both files), a
-# pair whose clocks are three days apart, and files cut short.
+# pair whose clocks are three days apart, files cut short, and two hosts with
+# their target (mode 9: two lengths, then the three files).
 $(O)/fuzz/report-seeds.stamp: $(O)/rel/ntprof
 	$(Q)rm -rf $(O)/fuzz/report-seeds && mkdir -p $(O)/fuzz/report-seeds
 	$(Q)set -e; d=$(O)/fuzz/report-seeds; g="$(O)/rel/ntprof generate -q"; n=0; \
@@ -39,7 +40,12 @@ $(O)/fuzz/report-seeds.stamp: $(O)/rel/ntprof
 		hs=$$(stat -c %s $$d/h.ntp); \
 		{ printf '\003'; le32 $$hs; cat $$d/h.ntp $$d/t.ntp; } > $$d/pair$$n; \
 		{ printf '\007'; le32 $$hs; cat $$d/h.ntp; head -c 600 $$d/t.ntp; } > $$d/pair$$n-cut; \
-	done; rm -f $$d/f.ntp $$d/h.ntp $$d/t.ntp
+	done; \
+	for args in "-n 12 -s 1" "-n 12 -s 1 --drop-target 30 -t rdma"; do \
+		n=$$((n + 1)); $$g -o $$d/h%d.ntp --target-out $$d/t.ntp --hosts 2 $$args --seed $$n; \
+		h1=$$(stat -c %s $$d/h1.ntp); h2=$$(stat -c %s $$d/h2.ntp); \
+		{ printf '\011'; le32 $$h1; le32 $$h2; cat $$d/h1.ntp $$d/h2.ntp $$d/t.ntp; } > $$d/three$$n; \
+	done; rm -f $$d/f.ntp $$d/h.ntp $$d/t.ntp $$d/h1.ntp $$d/h2.ntp
 	$(Q)touch $@
 
 .PHONY: fuzz-report

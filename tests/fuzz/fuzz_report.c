@@ -14,6 +14,9 @@
  *   bit 1  two files: a 4-byte little-endian length of the first follows,
  *          the rest is the second (a host and a target file to join)
  *   bit 2  the report with --detail
+ *   bit 3  three files (bit 1 aside): the lengths of the first two, then
+ *          the three (two hosts and their target: the merge's windows,
+ *          merge.h ntp_merge_most_windowed)
  * Each file is a memfd opened by its /proc/self/fd path, as a file on disk
  * is (mapped; the alignment reopens the files by path).
  * Nothing may crash, leak or read out of bounds (ASan/UBSan).
@@ -51,12 +54,12 @@ static int put_file(int *fd, const uint8_t *p, size_t len, int fix, char *path, 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fds[2] = { -1, -1 };
-	char pathbuf[2][64], *paths[2] = { pathbuf[0], pathbuf[1] };
+	static int fds[3] = { -1, -1, -1 };
+	char pathbuf[3][64], *paths[3] = { pathbuf[0], pathbuf[1], pathbuf[2] };
 	struct ntp_report_meta meta;
 	struct ntp_loaded *keep = NULL;
 	struct ntp_snapshot *snap;
-	size_t n = 1, len0;
+	size_t n = 1, len[3];
 	uint8_t mode;
 
 	if (size < 1)
@@ -68,21 +71,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mode = data[0];
 	data++;
 	size--;
-	len0 = size;
-	if (mode & 2) {
+	if (mode & 8)
+		n = 3;
+	else if (mode & 2)
+		n = 2;
+	if (size < 4 * (n - 1))
+		return 0;
+	/* the lengths of all files but the last, each at most what is left */
+	for (size_t i = 0; i + 1 < n; i++) {
 		uint32_t l;
 
-		if (size < 4)
-			return 0;
-		memcpy(&l, data, 4);
-		data += 4;
-		size -= 4;
-		len0 = l <= size ? l : size;
-		n = 2;
+		memcpy(&l, data + 4 * i, 4);
+		len[i] = l;
 	}
-	put_file(&fds[0], data, len0, mode & 1, pathbuf[0], sizeof(pathbuf[0]));
-	if (n == 2)
-		put_file(&fds[1], data + len0, size - len0, mode & 1, pathbuf[1], sizeof(pathbuf[1]));
+	data += 4 * (n - 1);
+	size -= 4 * (n - 1);
+	for (size_t i = 0, left = size; i < n; i++) {
+		len[i] = i + 1 < n && len[i] <= left ? len[i] : left;
+		left -= len[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		put_file(&fds[i], data, len[i], mode & 1, pathbuf[i], sizeof(pathbuf[i]));
+		data += len[i];
+	}
 
 	snap = malloc(sizeof(*snap));
 	if (!snap)
