@@ -3,7 +3,9 @@
 # and complete, stages summing to end to end, mean not above the load's.
 # Records the kernel could not hand over (ring buffer full: the recorder did
 # not read for seconds, as record-tcp says) are what ntprof counts and says;
-# each may leave one I/O without its host record, and the verdict names them.
+# each may leave one I/O without its host record, or a host record without
+# its target's (unjoined: a 6.12 run lost 6117 of about 64400 and left 11
+# host records unjoined), and the verdict names them.
 # Where the kernel skipped program runs (bpftool's recursion_misses: a
 # preemptible 7.x skips a program on a CPU where a preempted task is inside
 # it, docs/kernel-btf.md), as many records as it counted (at most 1 %) may be
@@ -44,6 +46,6 @@ EOT
 	lost=${lost:-0}
 	skip=$(ntp_skip_allow $2)
 	ntp_skip_count_check $name $TB_OUT/$name.err
-	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $2 - $4 <= $skip && $lost < $TB_LOAD_IOS && $2 >= $TB_LOAD_IOS - $lost && $inc <= $skip && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
+	tb_check $name "$rc == 0 && $fl_ok == 1 && $2 > 0 && $2 - $4 <= $skip + $lost && $lost < $TB_LOAD_IOS && $2 >= $TB_LOAD_IOS - $lost && $inc <= $skip && ($sum - $e2e) < 0.01 && ($e2e - $sum) < 0.01 && $e2e <= $TB_LOAD_MEAN_US" \
 		"$(grep 'hooks:' $TB_OUT/$name.err | sed 's/.*hooks: //'); $2 host records, $4 joined, $inc incomplete, $lost lost (ring buffer full), $skip allowed for runs the kernel skipped (${NTP_REC_MISSES:-0}); e2e $e2e us (stages sum $sum), load mean $TB_LOAD_MEAN_US us"
 done
