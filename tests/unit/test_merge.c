@@ -550,6 +550,21 @@ static uint64_t next_key(const struct files *fs, const size_t *at, unsigned f)
 	return at[f] < fs->count[f] ? ref_key(&fs->rec[f][at[f]], fs->off[f]) : UINT64_MAX;
 }
 
+/* The file whose next record has the smallest key (ties to the lower
+ * file), that key in *low; FILES_CAP (and UINT64_MAX) when every file ended. */
+static unsigned lowest_file(const struct files *fs, const size_t *at, uint64_t *low)
+{
+	unsigned lf = FILES_CAP;
+
+	*low = UINT64_MAX;
+	for (unsigned g = 0; g < fs->n; g++)
+		if (next_key(fs, at, g) < *low) {
+			*low = next_key(fs, at, g);
+			lf = g;
+		}
+	return lf;
+}
+
 /*
  * The windowed merge (ntp_merge_most_windowed) of files each in key order,
  * drained to random times and just before and at the smallest key left, to
@@ -586,16 +601,11 @@ static void check_windowed(struct files *fs, size_t most, size_t primary, int ah
 	got.fs = fs;
 	for (;;) {
 		const struct ntp_record *x;
-		uint64_t low = UINT64_MAX, key;
-		unsigned lf = FILES_CAP;
+		uint64_t low, key;
+		unsigned lf = lowest_file(fs, at, &low);
 		size_t f, fed;
 		int how = (int)(random() % 4);
 
-		for (unsigned g = 0; g < fs->n; g++)
-			if (next_key(fs, at, g) < low) {
-				low = next_key(fs, at, g);
-				lf = g;
-			}
 		if (lf < FILES_CAP && how == 0)
 			until = low ? low - 1 : 0;
 		else if (lf < FILES_CAP && how == 1)
@@ -625,12 +635,7 @@ static void check_windowed(struct files *fs, size_t most, size_t primary, int ah
 					 seed, fs->n, most, g, at[g], next_key(fs, at, g), until, fs->count[g], fed);
 		if (!ntp_merge_peek(m, &x, &f, &key))
 			break;
-		low = UINT64_MAX;
-		for (unsigned g = 0; g < fs->n; g++)
-			if (next_key(fs, at, g) < low) {
-				low = next_key(fs, at, g);
-				lf = g;
-			}
+		lf = lowest_file(fs, at, &low);
 		assert_int_equal(f, lf);
 		assert_int_equal(key, low);
 		assert_ptr_equal(x, ntp_merge_current(m, f));
