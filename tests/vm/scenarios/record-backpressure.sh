@@ -76,8 +76,9 @@ run() {
 	ntprof report --detail $TB_OUT/$name.ntp > $TB_OUT/$name.report 2>&1
 	line=$(ntp_json_groups $TB_OUT/$name.json | grep "^read 4KiB " | head -1)
 	echo "$line" | awk -F'|' '{ print $3, $4, $5, $6, $7, $8 }' > $TB_OUT/$name.stages
-	# interval lines: time group n cmds/s mean p99 then five shares (n %)
-	awk -v dev="${TB_DEV#/dev/}" '$2 == "read" && $4 == dev && NF >= 12 { l = $0 } END { print l }' \
+	# interval lines: time group n cmds/s mean p99 then five shares (n %); the
+	# 4 KiB group's (two reads the block layer merged are a group of 8 KiB)
+	awk -v dev="${TB_DEV#/dev/}" '$2 == "read" && $3 == "4KiB" && $4 == dev && NF >= 12 { l = $0 } END { print l }' \
 		$TB_OUT/$name.out > $TB_OUT/$name.iline
 	awk '{ best = ""; bv = -1; split("host_block host_driver network target_driver storage", n, " ")
 	       for (i = 1; i <= 5; i++) { v = $(NF - 5 + i); gsub(/[%*]/, "", v); if (v + 0 > bv) { bv = v + 0; best = n[i] } }
