@@ -82,9 +82,11 @@ lines=$(grep -c 'read 4KiB' $TB_OUT/$name.out)
 qdline=$(grep 'read 4KiB' $TB_OUT/$name.out | awk '$NF !~ /%/ { v = $NF + 0; if (v > m) m = v } END { printf "%.2f", m }')
 tb_check $name-interval "$(grep -c 'storage  QD (counted)$' $TB_OUT/$name.out) == 1 && $lines >= 5 && $qdline >= 0.9 * $occ && $qdline <= 8.5" \
 	"$lines interval lines, largest counted QD $qdline (the run's $occ)"
-# every group's table has the column (a merged 8 KiB read is a group too)
-tb_check $name-report "$(grep -c '^== ' $TB_OUT/$name.report) >= 1 && $(grep -c 'avg QD (counted)' $TB_OUT/$name.report) == $(grep -c '^== ' $TB_OUT/$name.report)" \
-	"ntprof report of the file: $(grep -c '^== ' $TB_OUT/$name.report) group(s); $(grep -m1 'in all; by Little' $TB_OUT/$name.report)"
+# every group's stage table has the column (a merged 8 KiB read is a group
+# too; with no command sampled it has no table, only the kernel's count)
+tables=$(grep -c '^stage  ' $TB_OUT/$name.report)
+tb_check $name-report "$tables >= 1 && $(grep -c '^stage  .*avg QD (counted)$' $TB_OUT/$name.report) == $tables" \
+	"ntprof report of the file: $(grep -c '^== ' $TB_OUT/$name.report) group(s), $tables stage table(s); $(grep -m1 'in all; by Little' $TB_OUT/$name.report)"
 
 # ntprof-top -b --exact-queues, live: the column is headed "cnt QD" and the
 # five stages' counted QDs of the screens inside the load (3-5 of 6 screens of
