@@ -159,9 +159,9 @@ static void acc_fold(struct acc *a, uint32_t n)
  * fixed offset after it (acc_e2e: no pointer to load, no directory line
  * to read: a command of 64 interleaved groups touches a line less), folded
  * into the set's H_E2E at a close (acc_flush) and left zeroed. The
- * accumulator and it are one anonymous mapping (acc_new): pages of zeros
- * made resident by the first write, so the buckets a group never uses
- * cost no memory. Each group's starts at its own offset in its first page
+ * accumulator and it are ACC_MAP bytes of anonymous memory (acc_map):
+ * pages of zeros made resident by the first write, so the buckets a group
+ * never uses cost no memory. Each group's starts at its own offset in its first page
  * (ACC_COLOR): at the same offset, every group's first lines, and their
  * buckets of the same latency, would share one set of the first-level
  * cache (its set is the address modulo a page).
@@ -178,9 +178,21 @@ static inline uint32_t *acc_e2e(struct acc *a)
 	return (uint32_t *)(void *)((char *)a + ACC_E2E_OFF);
 }
 
-/* The sanitized build (make check) takes the accumulators' memory from
- * the heap, which AddressSanitizer watches (a write past the mapping, a
- * mapping never let go); the others map it, for the pages never touched. */
+/*
+ * A group's two accumulators (cur and all) are one slot of ACC_GROUP bytes,
+ * all ACC_MAP apart. The slots are one mapping per model (the arena,
+ * mapped at the first group for every group it may have): a mapping and
+ * an unmapping per accumulator were 128 system calls each for 64 groups,
+ * the unmappings a third of what the groups added to a report's time
+ * (docs/performance.md). The arena is address space: only the pages
+ * written are memory.
+ */
+#define ACC_GROUP (2 * ACC_MAP)
+#define ACC_ARENA ((size_t)NTP_SNAP_MAX_GROUPS * ACC_GROUP)
+
+/* The sanitized build (make check) takes each group's slot from the heap,
+ * which AddressSanitizer watches (a write past it, a slot never let go);
+ * the others map the arena, for the pages never touched. */
 #if defined(__SANITIZE_ADDRESS__)
 #define ACC_FROM_HEAP 1
 #elif defined(__has_feature)
@@ -189,43 +201,63 @@ static inline uint32_t *acc_e2e(struct acc *a)
 #endif
 #endif
 
-static void *acc_map(void)
+static void *acc_map(void **arena, unsigned i)
 {
 #ifdef ACC_FROM_HEAP
 	void *p = NULL;
 
-	if (posix_memalign(&p, ACC_PAGE, ACC_MAP))
+	(void)arena;
+	(void)i;
+	if (posix_memalign(&p, ACC_PAGE, ACC_GROUP))
 		return NULL;
-	return memset(p, 0, ACC_MAP);
+	return memset(p, 0, ACC_GROUP);
 #else
-	void *p = mmap(NULL, ACC_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!*arena) {
+		void *p = mmap(NULL, ACC_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+		if (p == MAP_FAILED)
+			return NULL;
+		*arena = p;
+	}
+	return (char *)*arena + (size_t)i * ACC_GROUP;
 #endif
 }
 
-void *(*ntp_model_acc_map)(void) = acc_map;
+void *(*ntp_model_acc_map)(void **arena, unsigned i) = acc_map;
 
-/* A zeroed accumulator of the group numbered i (acc_free releases it). */
-static struct acc *acc_new(unsigned i)
+/* Group i's zeroed accumulators, cur and all (acc_unmap releases them). */
+static int acc_new_pair(void **arena, unsigned i, struct acc **cur, struct acc **all)
 {
-	char *p = ntp_model_acc_map();
+	char *p = ntp_model_acc_map(arena, i);
 
-	return p ? (struct acc *)(void *)(p + ACC_COLOR(i)) : NULL;
+	if (!p)
+		return -1;
+	*cur = (struct acc *)(void *)(p + ACC_COLOR(i));
+	*all = (struct acc *)(void *)(p + ACC_MAP + ACC_COLOR(i));
+	return 0;
 }
 
+/* a's histograms' chunks; the accumulators' memory goes with acc_unmap */
 static void acc_free(struct acc *a)
 {
-	if (a) {
-		void *base = (void *)((uintptr_t)a & ~(uintptr_t)(ACC_PAGE - 1));
-
+	if (a)
 		ntp_hset_free(&a->h);
+}
+
+/* The memory of a group's accumulators (after acc_free of both): its heap
+ * slot, at the lower of the two (they swap at a close); the arena goes
+ * whole with the model (ntp_model_free). */
+static void acc_unmap(struct acc *a, struct acc *b)
+{
 #ifdef ACC_FROM_HEAP
-		free(base);
+	uintptr_t lo = (uintptr_t)(a < b ? a : b);
+
+	free((void *)(lo & ~(uintptr_t)(ACC_PAGE - 1)));
 #else
-		munmap(base, ACC_MAP);
+	(void)a;
+	(void)b;
 #endif
-	}
 }
 
 /* The end to end's v into a's histograms: a negative one into the set's
@@ -344,6 +376,7 @@ struct group_cache {
 
 struct ntp_model {
 	void *mem;			/* the allocation m is aligned in (model_alloc) */
+	void *acc_arena;		/* the groups' accumulators (acc_map), NULL before the first */
 	struct ntp_model_config cfg;
 	uint32_t sampling_open;		/* cfg.sampling when the open interval began */
 	int join;
@@ -424,7 +457,10 @@ void ntp_model_free(struct ntp_model *m)
 	for (unsigned i = 0; i < m->n_groups; i++) {
 		acc_free(m->groups[i].cur);
 		acc_free(m->groups[i].all);
+		acc_unmap(m->groups[i].cur, m->groups[i].all);
 	}
+	if (m->acc_arena)
+		munmap(m->acc_arena, ACC_ARENA);
 	ntp_pend_free(m->hpend);
 	ntp_pend_free(m->tpend);
 	free(m->mem);
@@ -550,12 +586,8 @@ static struct group *group_new(struct ntp_model *m, uint8_t io, uint8_t side, ui
 	if (m->n_groups == NTP_SNAP_MAX_GROUPS)
 		return NULL;
 	g = &m->groups[m->n_groups];
-	g->cur = acc_new(m->n_groups);
-	g->all = acc_new(m->n_groups);
-	if (!g->cur || !g->all) {
+	if (acc_new_pair(&m->acc_arena, m->n_groups, &g->cur, &g->all)) {
 		/* no group (its records are asked for again, gc_miss) */
-		acc_free(g->cur);
-		acc_free(g->all);
 		g->cur = g->all = NULL;
 		m->oom = 1;
 		return NULL;

@@ -133,10 +133,11 @@ struct ntp_snapshot {
 struct ntp_model;
 
 struct ntp_model *ntp_model_new(const struct ntp_model_config *cfg);
-/* How a group's accumulators get their memory (model.c acc_map, released
- * as it says; NULL: none had). Tests put in one that fails, to see the
- * records of the group not made counted as oom_records. */
-extern void *(*ntp_model_acc_map)(void);
+/* How group i's accumulators get their zeroed memory (model.c acc_map:
+ * a slot of the model's arena, *arena, mapped at the first call; NULL:
+ * none had). Tests put in one that fails, to see the records of the group
+ * not made counted as oom_records. */
+extern void *(*ntp_model_acc_map)(void **arena, unsigned i);
 void ntp_model_free(struct ntp_model *m);
 /* One record of either side; joined with its twin when the other side is fed too. */
 void ntp_model_ingest(struct ntp_model *m, const struct ntp_record *r);

@@ -857,8 +857,10 @@ static void test_oom_at_merge(void **state)
 	ntp_model_free(m);
 }
 
-static void *acc_map_fails(void)
+static void *acc_map_fails(void **arena, unsigned i)
 {
+	(void)arena;
+	(void)i;
 	return NULL;
 }
 
@@ -869,7 +871,7 @@ static void *acc_map_fails(void)
  * model.c group_of). */
 static void test_oom_group(void **state)
 {
-	void *(*const acc_map_default)(void) = ntp_model_acc_map;
+	void *(*const acc_map_default)(void **, unsigned) = ntp_model_acc_map;
 	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
 	struct ntp_model *m = ntp_model_new(&cfg);
 	struct ntp_snapshot *s = malloc(sizeof(*s));
