@@ -181,10 +181,11 @@ NTP_T_READ_TS="t_cmd_arrive t_cmd_recv t_storage_submit t_storage_done t_rsp_sen
 NTP_T_R2T_TS="$NTP_T_READ_TS t_r2t_sent t_data_arrive"
 
 # ntp_json_qd FILE.json: the first group's queue depths from a report's JSON:
-#   "seconds commands qd_commands qd_incomplete qd_counted bytes" on the first
-#   line (qd_counted 1/0; bytes: every group's commands times its size, so
-#   that a load's I/Os of one size are bytes / size even where the block
-#   layer merged two adjacent ones into one command of a larger group), then
+#   "seconds commands qd_commands qd_incomplete qd_counted bytes all_commands"
+#   on the first line (qd_counted 1/0; bytes: every group's commands times
+#   its size, so that a load's I/Os of one size are bytes / size even where
+#   the block layer merged two adjacent ones into one command of a larger
+#   group; all_commands: every group's commands), then
 #   one line per stage "KEY COUNTED LITTLE" (avg_qd and avg_qd_little of the
 #   "stages" array; COUNTED is Little's when not counted).
 ntp_json_qd() {
@@ -194,7 +195,7 @@ ntp_json_qd() {
 	/^"seconds":/ && secs == "" { secs = num($0) }
 	/^"label":/ { ng++; size = "" }
 	ng && /^"size":/ && size == "" { size = num($0) }
-	ng && /^"commands":/ && size != "" { bytes += num($0) * size; size = "" }
+	ng && /^"commands":/ && size != "" { bytes += num($0) * size; all += num($0); size = "" }
 	ng != 1 { next }
 	/^"commands":/ { cmds = num($0) }
 	/^"qd_counted":true/ { counted = 1 }
@@ -206,7 +207,7 @@ ntp_json_qd() {
 	inst && /^"avg_qd":/ { qd[cur] = num($0) }
 	inst && /^"avg_qd_little":/ { lit[cur] = num($0) }
 	END {
-		printf "%s %d %d %d %d %.0f\n", secs, cmds, qdc, qdi, counted, bytes
+		printf "%s %d %d %d %d %.0f %.0f\n", secs, cmds, qdc, qdi, counted, bytes, all
 		for (i = 1; i <= n; i++) printf "%s %.4f %.4f\n", order[i], qd[order[i]], lit[order[i]]
 	}' "$1"
 }

@@ -27,11 +27,10 @@ run_one() { # NAME ntp-load options...
 	rc=$?
 	tb_log "ntprof record exited $rc: $(tr '\n' ' ' < $TB_OUT/$name.err)"
 	ntp_json_groups $TB_OUT/$name.json > $TB_OUT/$name.groups
-	# the kernel's exact totals: the sum of every group's "commands"
-	cmds=$(awk '/^ *"commands":[0-9]/ { s = $0; sub(/^[^:]*:/, "", s); n += s + 0 } END { print n + 0 }' \
-		$TB_OUT/$name.json)
-	# ... and the 4 KiB I/Os they carry (ntp_json_qd's bytes)
-	kios=$(( $(ntp_json_qd $TB_OUT/$name.json | awk 'NR == 1 { print $6 + 0 }') / 4096 ))
+	# the kernel's exact totals: every group's commands, and the 4 KiB I/Os
+	# they carry (ntp_json_qd's bytes)
+	set -- $(ntp_json_qd $TB_OUT/$name.json | head -1)
+	cmds=${7:-0} kios=$(( ${6:-0} / 4096 ))
 	set -- $(grep '^records ' $TB_OUT/$name.groups)
 	rh=$2 rt=$3 rm=$4
 	line=$(grep -v '^records ' $TB_OUT/$name.groups | sort -t'|' -k2 -n | tail -1)
