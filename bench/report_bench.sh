@@ -12,24 +12,28 @@
 #                 in every host record (generate --bio-stamp, as a host whose
 #                 kernel stamps bios writes them) against the same without
 #   dump          `ntprof dump` (CSV) of the 1 M file against `cat`
-#   join 2        report of a host file and a target file against `cat` of both
+#   join 2 N      report of a host file and a target file of N records together
+#                 against `cat` of both
 #   join 64       report of 63 host files and their target, per record, against
 #                 join 2 (same number of records)
 #   groups 64     report of 64 groups (64 sizes, reads) per record against one
 #                 group (same flows: 4 KiB reads, no link serialisation)
 # Two measures of every row, each a ratio within this run:
 #   cpu    CPU seconds (user + system; perf stat's task-clock when perf is
-#          there), best of 5, pinned to one CPU, so the reader runs in the one
-#          thread (ntp_read_ahead_wanted: one CPU); wall times in parentheses
-#   wall   wall seconds, best of 5, on every CPU (two or more: the blocks are
-#          read and checked by a second thread, docs/performance.md); the CPU
-#          seconds of that run (both threads) in parentheses
+#          there), pinned to one CPU, so the reader runs in the one thread
+#          (ntp_read_ahead_wanted: one CPU); wall times in parentheses
+#   wall   wall seconds on every CPU (two or more: the blocks are read and
+#          checked by a second thread, docs/performance.md); the CPU seconds
+#          of that run (both threads) in parentheses
+# The two programs of a row run in turn, RUNS times each (pair): the times
+# shown are the best of each, the ratio is the median of the RUNS ratios of
+# runs side by side, and the range their least and largest.
 # Page cache warm. Peak RSS from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
 # files, default NTPROF), BENCH_DIR (default a temporary
 # directory, removed after; files in it are reused), MEASURES (default "cpu
-# wall"), SIZES (default
-# "1000000 10000000"), ONLY (a subset of "report dump join groups").
+# wall"), SIZES (default "1000000 10000000"), ONLY (a subset of "report dump
+# join groups"), RUNS (default 7).
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=${NTPROF:-build/ntprof}
@@ -61,18 +65,38 @@ one() {		# "cpu wall" seconds of one run of "$@"
 	fi
 }
 
-best() {	# "cpu wall" of the run with the least CPU time out of 5, pinned;
-		# the wall measure: "wall cpu" of the run with the least wall time
-	local b='' w='' t
-	for _ in 1 2 3 4 5; do
-		t=$(one "$@")
-		[ "$measure" = cpu ] || t="${t#* } ${t% *}"
-		if [ -z "$b" ] || awk -v a="${t% *}" -v b="$b" 'BEGIN {exit !(a < b)}'; then
-			b=${t% *}
-			w=${t#* }
+# pair A... -- B...: "a wa b wb ratio lo hi", A and B run in turn, RUNS times
+# each (A, B, A, B, ...): a and b the best of each as best() takes it (wa and
+# wb the other measure of those runs), ratio the median of the RUNS ratios
+# A/B of runs side by side, lo and hi the least and the largest of them. A
+# machine shared with others drifts over seconds (its memory's speed most):
+# two bests taken one after the other can fall in different states of it,
+# a pair of runs a moment apart in the same one.
+pair() {
+	local a=() b=() ta tb ratios='' ba='' wa='' bb='' wb='' i
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	for ((i = 0; i < ${RUNS:-7}; i++)); do
+		ta=$(one "${a[@]}")
+		tb=$(one "${b[@]}")
+		if [ "$measure" != cpu ]; then
+			ta="${ta#* } ${ta% *}"
+			tb="${tb#* } ${tb% *}"
 		fi
+		if [ -z "$ba" ] || awk -v x="${ta% *}" -v y="$ba" 'BEGIN {exit !(x < y)}'; then
+			ba=${ta% *}
+			wa=${ta#* }
+		fi
+		if [ -z "$bb" ] || awk -v x="${tb% *}" -v y="$bb" 'BEGIN {exit !(x < y)}'; then
+			bb=${tb% *}
+			wb=${tb#* }
+		fi
+		ratios+="$(awk -v x="${ta% *}" -v y="${tb% *}" 'BEGIN {printf "%.6f", (x > 0 ? x : 0.0001) / (y > 0 ? y : 0.0001)}') "
 	done
-	echo "$b $w"
+	echo "$ba $wa $bb $wb $(printf '%s\n' $ratios | sort -g |
+		awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+			printf "%.4f %.4f %.4f", m, r[1], r[NR]}')"
 }
 
 rss() {		# peak RSS in MiB of one run of "$@"
@@ -84,44 +108,47 @@ records() {	# records in the report of "$@" (files)
 	"$NTPROF" report "$@" 2>/dev/null | awk '/^records:/ {print $2 + $4}'
 }
 
-# row NAME RECORDS "cpu wall" "cpu wall" RSS: the first time against the second
+# row NAME RECORDS PAIR RSS: PAIR as pair() prints it, the first time
+# against the second, the ratio the median of the pairs'
 row() {
-	awk -v name="$1" -v n="$2" -v a="${3% *}" -v wa="${3#* }" -v b="${4% *}" -v wb="${4#* }" \
-	    -v rss="$5" 'BEGIN {
+	set -- "$1" "$2" $3 "$4"
+	awk -v name="$1" -v n="$2" -v a="$3" -v wa="$4" -v b="$5" -v wb="$6" -v r="$7" -v lo="$8" \
+	    -v hi="$9" -v rss="${10}" 'BEGIN {
 		if (a <= 0) a = 0.001
-		if (b <= 0) b = 0.001
-		printf "%-10s %9d %6.3f (%5.3f) %6.3f (%5.3f) %8.2fM %7.2fx %7s MiB\n",
-		       name, n, a, wa, b, wb, n / a / 1e6, a / b, rss }'
+		printf "%-10s %9d %6.3f (%5.3f) %6.3f (%5.3f) %8.2fM %7.2fx %5.2f-%-5.2f %7s MiB\n",
+		       name, n, a, wa, b, wb, n / a / 1e6, r, lo, hi, rss }'
 }
 
 for measure in ${MEASURES:-cpu wall}; do
 [ "$measure" = cpu ] && pin="taskset -c $core" || pin=
 	if [ "$measure" = cpu ]; then
-		echo "ntprof reading recordings: CPU seconds on one CPU, best of 5, ratio of the two times of a row"
+		echo "ntprof reading recordings: CPU seconds on one CPU, best of ${RUNS:-7} runs of each, taken in turn;"
+		echo "ratio: the median of the ${RUNS:-7} ratios of runs side by side, range: the least and the largest"
 		head="cpu (wall)"
 	else
-		echo "the same on every CPU ($(nproc)): wall seconds, best of 5, ratio of the two wall times of a row"
+		echo "the same on every CPU ($(nproc)): wall seconds, best of ${RUNS:-7} runs of each, taken in turn;"
+		echo "ratio: the median of the ${RUNS:-7} ratios of the wall times of runs side by side, range as above"
 		head="wall (cpu)"
 	fi
-	printf '%-10s %9s %14s %14s %9s %8s %11s\n' what records "time s" "against s" "records/s" ratio "peak RSS"
+	printf '%-10s %9s %14s %14s %9s %8s %-11s %11s\n' what records "time s" "against s" "records/s" ratio range "peak RSS"
 	printf '%-10s %9s %14s %14s\n' "" "" "$head" "$head"
 	case " $only " in *" report "*)
 		for n in $sizes; do
 			f=$dir/both-$n.ntp
 			[ -s "$f" ] || gen -o "$f" -n $((n / 2))
 			cat "$f" >/dev/null	# warm the page cache
-			row "report" "$(records "$f")" "$(best "$NTPROF" report "$f")" "$(best cat "$f")" \
+			row "report" "$(records "$f")" "$(pair "$NTPROF" report "$f" -- cat "$f")" \
 			    "$(rss "$NTPROF" report "$f")"
 		done
 		f=$dir/both-${sizes%% *}.ntp
-		row "report -j" "$(records "$f")" "$(best "$NTPROF" report -j - "$f")" "$(best cat "$f")" \
+		row "report -j" "$(records "$f")" "$(pair "$NTPROF" report -j - "$f" -- cat "$f")" \
 		    "$(rss "$NTPROF" report -j - "$f")"
 		echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
 		n=${sizes%% *}
 		fb=$dir/bio-$n.ntp
 		[ -s "$fb" ] || gen -o "$fb" -n $((n / 2)) --bio-stamp
 		cat "$fb" >/dev/null
-		row "bio stamp" "$(records "$fb")" "$(best "$NTPROF" report "$fb")" "$(best "$NTPROF" report "$f")" \
+		row "bio stamp" "$(records "$fb")" "$(pair "$NTPROF" report "$fb" -- "$NTPROF" report "$f")" \
 		    "$(rss "$NTPROF" report "$fb")"
 		echo "  against: report of the same commands without the stamp; target: <= 1x"
 	esac
@@ -129,19 +156,27 @@ for measure in ${MEASURES:-cpu wall}; do
 	case " $only " in *" dump "*)
 		[ -s "$f1" ] || gen -o "$f1" -n 500000
 		cat "$f1" >/dev/null
-		row "dump" 1000000 "$(best "$NTPROF" dump "$f1")" "$(best cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
+		row "dump" 1000000 "$(pair "$NTPROF" dump "$f1" -- cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
 		echo "  against: cat of the file; target: <= 4x cat"
 	esac
 	case " $only " in *" join "*)
+		# a host file and its target's of each size (the 1 M one's names
+		# as before, so that a BENCH_DIR of then is reused)
+		for n in $sizes; do
+			[ "$n" = 1000000 ] && p=$dir/j2 || p=$dir/j2-$n
+			[ -s "$p-t.ntp" ] || gen -o "$p-h.ntp" --target-out "$p-t.ntp" -n $((n / 2))
+			cat "$p-h.ntp" "$p-t.ntp" >/dev/null
+			row "join 2" "$(records "$p-h.ntp" "$p-t.ntp")" \
+			    "$(pair "$NTPROF" report "$p-h.ntp" "$p-t.ntp" -- cat "$p-h.ntp" "$p-t.ntp")" \
+			    "$(rss "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"
+		done
 		[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
 		[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
 		set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
 		cat "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@" >/dev/null
-		j2=$(best "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")
-		row "join 2" "$(records "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$j2" \
-		    "$(best cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")"
-		row "join $#" "$(records "$@")" "$(best "$NTPROF" report "$@")" "$j2" "$(rss "$NTPROF" report "$@")"
-		echo "  against: join 2 of cat of both; join $#, against join 2 (the same 1 M records); targets: <= 2.5x, <= 1x"
+		row "join $#" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")" \
+		    "$(rss "$NTPROF" report "$@")"
+		echo "  against: join 2 of cat of both; join $#, against join 2 of 1 M records (the same records); targets: <= 2.5x, <= 1x"
 	esac
 	case " $only " in *" groups "*)
 		[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
@@ -149,8 +184,9 @@ for measure in ${MEASURES:-cpu wall}; do
 			--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
 		cat "$dir/g1.ntp" "$dir/g64.ntp" >/dev/null
 		g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
-		row "groups $g" "$(records "$dir/g64.ntp")" "$(best "$NTPROF" report "$dir/g64.ntp")" \
-		    "$(best "$NTPROF" report "$dir/g1.ntp")" "$(rss "$NTPROF" report "$dir/g64.ntp")"
+		row "groups $g" "$(records "$dir/g64.ntp")" \
+		    "$(pair "$NTPROF" report "$dir/g64.ntp" -- "$NTPROF" report "$dir/g1.ntp")" \
+		    "$(rss "$NTPROF" report "$dir/g64.ntp")"
 		echo "  against: the same records in one group; target: <= 1x"
 	esac
 done

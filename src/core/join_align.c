@@ -242,11 +242,11 @@ static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k,
 static void sample_file(const char *path, struct sampler *s, size_t ns)
 {
 	char err[256];
-	/* Short samples (of one of many hosts) with read(): it copies the
-	 * sample and no more, where a window costs an mmap and an munmap per
-	 * file and maps pages past the sample. A full sample is most of a
-	 * window: mapped (docs/performance.md). */
-	struct ntp_reader_opts o = { .no_mmap = 1 };
+	/* Samples with read(), into one buffer reused block after block: it
+	 * copies the sample and no more, where a window costs an mmap and an
+	 * munmap per file, maps pages past the sample, and its faults cost
+	 * more than the copy, a full sample's too (docs/performance.md). */
+	const struct ntp_reader_opts o = { .no_mmap = 1 };
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
 	size_t k, left = 0;
@@ -256,8 +256,6 @@ static void sample_file(const char *path, struct sampler *s, size_t ns)
 		s[j].n = s[j].seen = s[j].skipped = 0;
 		s[j].limit = !s[j].ti ? s[j].max : ALIGN_HOST_FLOOR;
 		left += s[j].max > 0;
-		if (s[j].max >= ALIGN_SAMPLE)
-			o.no_mmap = 0;
 	}
 	if (!left || !(r = ntp_reader_open_opts(path, &o, err, sizeof(err))))
 		return;
