@@ -785,8 +785,11 @@ static int run_batch(struct top_opts *o, struct top_source *src, int glyphs)
 			if (++printed == o->iterations)
 				break;
 		}
-		/* The source's notes (hooks chosen, replay ended) as they come. */
-		while (top_source_message(src, msg, sizeof(msg)))
+		/* The source's notes (hooks chosen, replay ended) as they come,
+		 * each after the intervals published before it: "replay ended"
+		 * is said before the thread's end, while the last interval is
+		 * still held here, and follows it. */
+		while (top_source_message_after(src, seen - (uint64_t)pending, msg, sizeof(msg)))
 			say_stderr(msg);
 		if (!got && done && room > 0)	/* no room: more may be waiting */
 			break;

@@ -34,6 +34,7 @@
 static void say_locked(struct top_source *s, const char *fmt, va_list ap)
 {
 	vsnprintf(s->msgs[s->msg_head % TOP_MSGS], TOP_MSG_LEN, fmt, ap);
+	s->msg_after[s->msg_head % TOP_MSGS] = s->published;
 	s->msg_head++;
 	if (s->msg_head - s->msg_tail > TOP_MSGS)
 		s->msg_tail = s->msg_head - TOP_MSGS;
@@ -62,10 +63,15 @@ static void say_held(struct top_source *s, const char *fmt, ...)
 
 int top_source_message(struct top_source *s, char *buf, size_t len)
 {
+	return top_source_message_after(s, UINT64_MAX, buf, len);
+}
+
+int top_source_message_after(struct top_source *s, uint64_t shown, char *buf, size_t len)
+{
 	int got = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->msg_tail != s->msg_head) {
+	if (s->msg_tail != s->msg_head && s->msg_after[s->msg_tail % TOP_MSGS] <= shown) {
 		snprintf(buf, len, "%s", s->msgs[s->msg_tail % TOP_MSGS]);
 		s->msg_tail++;
 		got = 1;

@@ -66,6 +66,7 @@ struct top_source {
 	uint64_t taken;			/* ... and taken by the reader (lossless mode) */
 	pthread_cond_t taken_cond;
 	char msgs[TOP_MSGS][TOP_MSG_LEN];
+	uint64_t msg_after[TOP_MSGS];	/* the snapshots published before each message */
 	unsigned msg_head, msg_tail;
 	struct ntp_writer *writer;
 	atomic_int recording;		/* writer != NULL, read without the lock per record */
@@ -129,6 +130,11 @@ size_t top_source_notes(struct top_source *s, uint64_t index, char **out);
 int top_source_read_ended(struct top_source *s);
 /* Pops one queued message for the status line; 0 when none. */
 int top_source_message(struct top_source *s, char *buf, size_t len);
+/* The same, only a message said once at most shown snapshots were
+ * published: one who prints every interval (batch mode) and has shown
+ * that many prints a note after the intervals that came before it
+ * ("replay ended" after the last), whatever moment it looks. */
+int top_source_message_after(struct top_source *s, uint64_t shown, char *buf, size_t len);
 void top_source_say(struct top_source *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Starts recording to path (0, or -1 with a reason), stops it (records written, or -errno). */

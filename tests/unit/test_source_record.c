@@ -553,6 +553,41 @@ static int teardown(void **state)
 	return rmdir(tmpdir);
 }
 
+/* A note comes after the intervals published before it: "replay ended" is
+ * said once the last interval is published, so a printer that has shown
+ * one interval fewer does not get it yet (run_batch: on a terminal or a
+ * file holding both stdout and stderr, the note follows the last interval
+ * whatever moment the printer looks). */
+static void test_message_after(void **state)
+{
+	char replay[300], msg[TOP_MSG_LEN];
+	char *files[1] = { replay };
+	static struct top_source s;
+	uint64_t n;
+	int ended = 0;
+
+	(void)state;
+	snprintf(replay, sizeof(replay), "%s/replay.ntp", tmpdir);
+	make_replay(replay);
+	open_replay(&s, files);
+	signal(SIGALRM, on_alarm);
+	alarm(30);
+	assert_int_equal(top_source_start(&s), 0);
+	while (!atomic_load(&s.done))
+		usleep(1000);
+	alarm(0);
+	n = s.published;	/* the thread has ended */
+	assert_true(n >= 2);
+	while (top_source_message_after(&s, n - 1, msg, sizeof(msg)))
+		ended += strstr(msg, "replay ended") != NULL;
+	assert_int_equal(ended, 0);
+	assert_int_equal(top_source_message_after(&s, n, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "replay ended"));
+	assert_int_equal(top_source_message(&s, msg, sizeof(msg)), 0);
+	top_source_close(&s);
+	unlink(replay);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_stop_while_waiting),
 		cmocka_unit_test(test_error_while_waiting),
 		cmocka_unit_test(test_live_drops),
+		cmocka_unit_test(test_message_after),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
