@@ -28,7 +28,7 @@
 # The two programs of a row run in turn, RUNS times each (pair): the times
 # shown are the best of each, the ratio is the median of the RUNS ratios of
 # runs side by side, and the range their least and largest.
-# Page cache warm. Peak RSS from /usr/bin/time -v, on every CPU.
+# Page cache warm, each file as read back from the disk (settle). Peak RSS from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
 # files, default NTPROF), BENCH_DIR (default a temporary
 # directory, removed after; files in it are reused), MEASURES (default "cpu
@@ -63,6 +63,21 @@ one() {		# "cpu wall" seconds of one run of "$@"
 		/usr/bin/time -o "$dir/time.txt" -f '%U %S %e' $pin "$@" >/dev/null 2>&1
 		awk '{printf "%.4f %.2f", $1 + $2, $3}' "$dir/time.txt"
 	fi
+}
+
+# settle FILE...: each file's pages dropped from the page cache and read
+# back by `cat`, as a file read some time after it was written is. A file
+# just written sits in the cache in the pieces its writes made; read back,
+# in the larger ones the kernel's read-ahead makes, and copying it out
+# (read(), what `cat` does and every row's reader) then took half the time
+# (a 2-file join's files: `cat` 24 against 11.7 ms): which of the two a
+# file was in moved every ratio to `cat` more than any change measured.
+settle() {
+	sync "$@"
+	for f; do
+		dd if="$f" iflag=nocache count=0 status=none
+	done
+	cat "$@" >/dev/null
 }
 
 # pair A... -- B...: "a wa b wb ratio lo hi", A and B run in turn, RUNS times
@@ -136,7 +151,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		for n in $sizes; do
 			f=$dir/both-$n.ntp
 			[ -s "$f" ] || gen -o "$f" -n $((n / 2))
-			cat "$f" >/dev/null	# warm the page cache
+			settle "$f"
 			row "report" "$(records "$f")" "$(pair "$NTPROF" report "$f" -- cat "$f")" \
 			    "$(rss "$NTPROF" report "$f")"
 		done
@@ -147,7 +162,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		n=${sizes%% *}
 		fb=$dir/bio-$n.ntp
 		[ -s "$fb" ] || gen -o "$fb" -n $((n / 2)) --bio-stamp
-		cat "$fb" >/dev/null
+		settle "$fb"
 		row "bio stamp" "$(records "$fb")" "$(pair "$NTPROF" report "$fb" -- "$NTPROF" report "$f")" \
 		    "$(rss "$NTPROF" report "$fb")"
 		echo "  against: report of the same commands without the stamp; target: <= 1x"
@@ -155,7 +170,7 @@ for measure in ${MEASURES:-cpu wall}; do
 	f1=$dir/both-1000000.ntp
 	case " $only " in *" dump "*)
 		[ -s "$f1" ] || gen -o "$f1" -n 500000
-		cat "$f1" >/dev/null
+		settle "$f1"
 		row "dump" 1000000 "$(pair "$NTPROF" dump "$f1" -- cat "$f1")" "$(rss "$NTPROF" dump "$f1")"
 		echo "  against: cat of the file; target: <= 4x cat"
 	esac
@@ -165,7 +180,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/j2 || p=$dir/j2-$n
 			[ -s "$p-t.ntp" ] || gen -o "$p-h.ntp" --target-out "$p-t.ntp" -n $((n / 2))
-			cat "$p-h.ntp" "$p-t.ntp" >/dev/null
+			settle "$p-h.ntp" "$p-t.ntp"
 			row "join 2" "$(records "$p-h.ntp" "$p-t.ntp")" \
 			    "$(pair "$NTPROF" report "$p-h.ntp" "$p-t.ntp" -- cat "$p-h.ntp" "$p-t.ntp")" \
 			    "$(rss "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"
@@ -173,7 +188,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
 		[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
 		set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
-		cat "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@" >/dev/null
+		settle "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@"
 		row "join $#" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")" \
 		    "$(rss "$NTPROF" report "$@")"
 		echo "  against: join 2 of cat of both; join $#, against join 2 of 1 M records (the same records); targets: <= 2.5x, <= 1x"
@@ -182,7 +197,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
 		[ -s "$dir/g64.ntp" ] || gen -o "$dir/g64.ntp" -n 500000 --read 100 --link-gbps 0 \
 			--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
-		cat "$dir/g1.ntp" "$dir/g64.ntp" >/dev/null
+		settle "$dir/g1.ntp" "$dir/g64.ntp"
 		g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
 		row "groups $g" "$(records "$dir/g64.ntp")" \
 		    "$(pair "$NTPROF" report "$dir/g64.ntp" -- "$NTPROF" report "$dir/g1.ntp")" \
