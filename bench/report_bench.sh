@@ -72,6 +72,8 @@ one() {		# "cpu wall" seconds of one run of "$@"
 # (read(), what `cat` does and every row's reader) then took half the time
 # (a 2-file join's files: `cat` 24 against 11.7 ms): which of the two a
 # file was in moved every ratio to `cat` more than any change measured.
+# On tmpfs nothing is dropped (its pages are the file): BENCH_DIR on a
+# disk's file system for figures that compare.
 settle() {
 	sync "$@"
 	for f; do
