@@ -31,14 +31,14 @@
 # Page cache warm, each file as read back from the disk (settle). Peak RSS from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
 # files, default NTPROF), BENCH_DIR (default a temporary
-# directory, removed after; files in it are reused), MEASURES (default "cpu
+# directory under /var/tmp, removed after; files in it are reused), MEASURES (default "cpu
 # wall"), SIZES (default "1000000 10000000"), ONLY (a subset of "report dump
 # join groups"), RUNS (default 7).
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=${NTPROF:-build/ntprof}
 case $NTPROF in /*) ;; *) NTPROF=$PWD/$NTPROF ;; esac
-dir=${BENCH_DIR:-$(mktemp -d)}
+dir=${BENCH_DIR:-$(mktemp -d /var/tmp/ntprof-bench.XXXXXX)}	# /var/tmp: on disk, not tmpfs (settle)
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir"
 sizes=${SIZES:-"1000000 10000000"}
