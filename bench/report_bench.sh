@@ -28,10 +28,11 @@
 # The two programs of a row run in turn, RUNS times each (pair): the times
 # shown are the best of each, the ratio is the median of the RUNS ratios of
 # runs side by side, and the range their least and largest.
-# Page cache warm, each file as read back from the disk (settle). Peak RSS from /usr/bin/time -v, on every CPU.
+# Page cache warm, each file as read back from the disk (settle). Peak RSS
+# from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
-# files, default NTPROF), BENCH_DIR (default a temporary
-# directory under /var/tmp, removed after; files in it are reused), MEASURES (default "cpu
+# files, default NTPROF), BENCH_DIR (default a temporary directory under
+# /var/tmp, removed after; files in it are reused), MEASURES (default "cpu
 # wall"), SIZES (default "1000000 10000000"), ONLY (a subset of "report dump
 # join groups"), RUNS (default 7).
 set -eu
