@@ -28,17 +28,18 @@
 # The two programs of a row run in turn, RUNS times each (pair): the times
 # shown are the best of each, the ratio is the median of the RUNS ratios of
 # runs side by side, and the range their least and largest.
-# Page cache warm, each file as read back from the disk (settle). Peak RSS from /usr/bin/time -v, on every CPU.
+# Page cache warm, each file as read back from the disk (settle). Peak RSS
+# from /usr/bin/time -v, on every CPU.
 # Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
-# files, default NTPROF), BENCH_DIR (default a temporary
-# directory, removed after; files in it are reused), MEASURES (default "cpu
+# files, default NTPROF), BENCH_DIR (default a temporary directory under
+# /var/tmp, removed after; files in it are reused), MEASURES (default "cpu
 # wall"), SIZES (default "1000000 10000000"), ONLY (a subset of "report dump
 # join groups"), RUNS (default 7).
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=${NTPROF:-build/ntprof}
 case $NTPROF in /*) ;; *) NTPROF=$PWD/$NTPROF ;; esac
-dir=${BENCH_DIR:-$(mktemp -d)}
+dir=${BENCH_DIR:-$(mktemp -d /var/tmp/ntprof-bench.XXXXXX)}	# /var/tmp: on disk, not tmpfs (settle)
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir"
 sizes=${SIZES:-"1000000 10000000"}
@@ -72,6 +73,8 @@ one() {		# "cpu wall" seconds of one run of "$@"
 # (read(), what `cat` does and every row's reader) then took half the time
 # (a 2-file join's files: `cat` 24 against 11.7 ms): which of the two a
 # file was in moved every ratio to `cat` more than any change measured.
+# On tmpfs nothing is dropped (its pages are the file): BENCH_DIR on a
+# disk's file system for figures that compare.
 settle() {
 	sync "$@"
 	for f; do
