@@ -84,12 +84,12 @@ settle() {
 }
 
 # pair A... -- B...: "a wa b wb ratio lo hi", A and B run in turn, RUNS times
-# each (A, B, A, B, ...): a and b the best of each as best() takes it (wa and
-# wb the other measure of those runs), ratio the median of the RUNS ratios
-# A/B of runs side by side, lo and hi the least and the largest of them. A
-# machine shared with others drifts over seconds (its memory's speed most):
-# two bests taken one after the other can fall in different states of it,
-# a pair of runs a moment apart in the same one.
+# each (A, B, A, B, ...): a and b the least time of each in this measure (wa
+# and wb the other measure of those runs), ratio the median of the RUNS
+# ratios A/B of runs side by side, lo and hi the least and the largest of
+# them. A machine shared with others drifts over seconds: two bests taken
+# one after the other can fall in different states of it, a pair of runs a
+# moment apart in the same one.
 pair() {
 	local a=() b=() ta tb ratios='' ba='' wa='' bb='' wb='' i
 	while [ "$1" != -- ]; do a+=("$1"); shift; done
