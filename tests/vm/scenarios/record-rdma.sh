@@ -84,7 +84,7 @@ NTP_RDMA_READ_TS="t_cmd_arrive t_cmd_recv t_rsp_sent t_rsp_send_done"
 NTP_RDMA_HOST_NEED="h_drv_submit h_cmd_sent h_rsp_arrive h_rsp_drv h_drv_complete"
 
 run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options...
-	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc label recs e2e hb hd net td st p50 rh rt rm sum gap inc tinc hbytes left noted need unflagged
+	local name=$1 flavour=$2 hcols=$3 tcols=$4 bs=$5 secs=$6 rc label recs e2e hb hd net td st p50 rh rt rm sum gap inc tinc hbytes left noted need unflagged skip
 	shift 6
 	if [ -n "$NOBTF" ] && [ "$flavour" = --fentry ]; then
 		tb_result $name SKIP "$NOBTF"
@@ -104,8 +104,14 @@ run_one() { # NAME FLAVOUR HOST-TS TARGET-TS BYTES-PER-IO SECS ntp-load options.
 	hbytes=$(ntprof dump $TB_OUT/$name.ntp | awk -F, '$1 == "host" { b += $9 } END { printf "%.0f", b }')
 	tb_figure $name load_mean_us=$TB_LOAD_MEAN_US ntprof_e2e_us=$e2e gap_us=$gap host=$rh matched=$rm ios=$TB_LOAD_IOS \
 		host_block=$hb host_driver=$hd network=$net target_driver=$td storage=$st
-	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= $TB_LOAD_IOS * $bs" \
-		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes"
+	# A completion whose program run the kernel skipped (recursion_misses,
+	# counted: a kprobe's while another BPF program ran on that CPU) closes
+	# its record when the request is reused, or never makes it if the
+	# request is not reused before the stop: as many host records as runs
+	# skipped (at most 1 %) may be missing (ntp_skip_allow).
+	skip=$(ntp_skip_allow $rh)
+	tb_check $name-join "$rc == 0 && $rh > 0 && $rm == $rh && $hbytes >= ($TB_LOAD_IOS - $skip) * $bs" \
+		"$label: $rh host records ($hbytes bytes), $rm joined; load generator $TB_LOAD_IOS I/Os of $bs bytes (missing allowed: $skip, for runs the kernel skipped: ${NTP_REC_MISSES:-0})"
 	# the report's notes: records left out (a time the stages need is
 	# missing) and records closed when their request was reused
 	noted=$(sed -n 's/^note: \([0-9]*\) records lacked a timestamp.*/\1/p' $TB_OUT/$name.txt | head -1)
