@@ -869,6 +869,9 @@ struct ntp_reader {
 	 * reader moves to a new buffer every few blocks */
 	uint8_t *spare[NTP_SPARE_MAX];
 	size_t nspare, spare_cap;
+	/* its READ_BUF in the arena of many files' buffers (buf_arena), or NULL */
+	struct buf_arena *arena;
+	uint8_t *arena_buf;
 };
 
 /*
@@ -903,6 +906,74 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 	if (r->nspare && r->spare_cap == cap)
 		return r->spare[--r->nspare];
 	return malloc(cap);
+}
+
+/*
+ * The read buffers of many files read at once in one thread
+ * (ntp_readers_full_speed), one READ_BUF each, in one mapping that asks
+ * for huge pages. A join of many files holds a block of each at once;
+ * their buffers from malloc took a page fault per 4 KiB at read()'s first
+ * touch, thousands for a 64-file join, where 2 MiB pages take a few
+ * (docs/performance.md, at buf_arena). A huge page's fault may compact
+ * memory first (the kernel's THP "defrag" setting): a stall at a long
+ * read's start against thousands of faults. A few files' buffers stay
+ * malloc's: huge pages made no difference to them. Unmapped with the last
+ * reader closed.
+ */
+struct buf_arena {
+	uint8_t *map;
+	size_t len;
+	size_t users;
+};
+
+#define ARENA_ALIGN ((size_t)2 << 20)
+
+static struct buf_arena *arena_new(size_t nbufs)
+{
+	struct buf_arena *a = calloc(1, sizeof(*a));
+	size_t len = (nbufs * READ_BUF + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	uint8_t *p;
+
+	if (!a)
+		return NULL;
+	/* one huge page's worth more, to start the buffers on a 2 MiB boundary */
+	p = mmap(NULL, len + ARENA_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		free(a);
+		return NULL;
+	}
+	a->map = p;
+	a->len = len + ARENA_ALIGN;
+#ifdef MADV_HUGEPAGE
+	/* advice only: where the kernel has no transparent huge pages, the
+	 * buffers are small pages as malloc's were */
+	madvise((uint8_t *)(((uintptr_t)p + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1)), len,
+		MADV_HUGEPAGE);
+#endif
+	return a;
+}
+
+static uint8_t *arena_buf(struct buf_arena *a, size_t i)
+{
+	uint8_t *base = (uint8_t *)(((uintptr_t)a->map + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1));
+
+	return base + i * READ_BUF;
+}
+
+static void arena_put(struct buf_arena *a)
+{
+	if (a && !__atomic_sub_fetch(&a->users, 1, __ATOMIC_ACQ_REL)) {
+		munmap(a->map, a->len);
+		free(a);
+	}
+}
+
+/* A reader's own buffer p freed: one in the arena stays there. */
+static void buf_free(struct ntp_reader *r, uint8_t *p)
+{
+	if (!p || (r->arena && p == r->arena_buf))
+		return;
+	free(p);
 }
 
 /* A read buffer nobody reads any more: kept for buf_new, or freed. */
@@ -967,7 +1038,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (r->ahead)
 				retire(r, r->buf, r->cap);
 			else
-				free(r->buf);	/* outgrown: no spare is taken without read-ahead */
+				buf_free(r, r->buf);	/* outgrown: no spare is taken without read-ahead */
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -1240,7 +1311,7 @@ static int to_read(struct ntp_reader *r, size_t cap)
 	r->cap = r->window ? r->window : cap;	/* tests: small buffers */
 	if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
 		r->cap = (size_t)(r->size - r->off) + 64;
-	r->buf = buf_new(r, r->cap);
+	r->buf = r->arena && r->cap <= READ_BUF && !r->ahead ? r->arena_buf : buf_new(r, r->cap);
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		r->why_over++;
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
@@ -2174,7 +2245,7 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 			uint8_t *nb = malloc(READ_BUF);
 
 			if (nb) {
-				free(r->buf);
+				buf_free(r, r->buf);
 				r->buf = nb;
 				r->data = nb;
 				r->cap = READ_BUF;
@@ -2216,9 +2287,22 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 			ntp_reader_read_ahead(r[i]);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (i != most || n <= NTP_AHEAD_FILES || !ntp_read_ahead_wanted(1) || ntp_reader_read_ahead(r[i]))
-			ntp_reader_read_alone(r[i]);
+	struct buf_arena *a = n > NTP_AHEAD_FILES ? arena_new(n) : NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
+			continue;
+		if (a && !r[i]->arena && !r[i]->buf) {
+			r[i]->arena = a;
+			r[i]->arena_buf = arena_buf(a, i);
+			a->users++;
+		}
+		ntp_reader_read_alone(r[i]);
+	}
+	if (a && !a->users) {
+		a->users = 1;
+		arena_put(a);
+	}
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
@@ -2248,7 +2332,8 @@ void ntp_reader_close(struct ntp_reader *r)
 		__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->buf);
+	buf_free(r, r->buf);
+	arena_put(r->arena);
 	while (r->nspare)
 		free(r->spare[--r->nspare]);
 	free(r->scratch);

@@ -1093,6 +1093,41 @@ static size_t write_full_blocks(const char *path, unsigned nfull, int cut)
 	return (size_t)nfull * NTP_BLOCK_RECORDS;
 }
 
+enum { LONG_BLOCK = 4 * NTP_BLOCK_RECORDS };
+
+/* The writer's header, a full block, a long one of LONG_BLOCK records
+ * (older writers packed up to 4096), two full ones, the trailer: records
+ * mkrec(0) on, built in recs (LONG_BLOCK of room). Their number. */
+static uint64_t write_long_block(const char *path, struct ntp_record *recs)
+{
+	uint8_t end[24] = { 0 }, *buf;
+	uint32_t esize = sizeof(struct ntp_total), hlen;
+	uint64_t total = 3 * NTP_BLOCK_RECORDS + LONG_BLOCK;
+	size_t len;
+	FILE *f;
+
+	write_full_blocks(path, 0, 0);
+	buf = slurp(path, &len);
+	memcpy(&hlen, buf + 12, 4);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(buf, 1, hlen, f);
+	for (unsigned i = 0, k = 0; i < 4; i++) {
+		unsigned n = i == 1 ? LONG_BLOCK : NTP_BLOCK_RECORDS;
+
+		for (unsigned j = 0; j < n; j++)
+			recs[j] = mkrec(k + j);
+		put_block(f, NTP_BLOCK_RECORDS_T, recs, n * (uint32_t)sizeof(*recs), n);
+		k += n;
+	}
+	memcpy(end + 8, &total, 8);
+	memcpy(end + 16, &esize, 4);
+	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
+	fclose(f);
+	free(buf);
+	return total;
+}
+
 /* Reads r to its end: every record the one written in its place, and the
  * blocks handed out all within span bytes of each other (0: any). */
 static size_t read_checked(struct ntp_reader *r, size_t span)
@@ -1155,14 +1190,10 @@ static unsigned long long reads_so_far(void)
 static void test_read_buffer_reused(void **state)
 {
 	struct ntp_reader_opts no_mmap = { .no_mmap = 1 };
-	enum { LONG = 4 * NTP_BLOCK_RECORDS };
 	char path[256], err[256];
-	struct ntp_record *recs = malloc(LONG * sizeof(*recs));
-	uint8_t end[24] = { 0 }, *buf;
-	uint32_t esize = sizeof(struct ntp_total), hlen;
-	uint64_t total = 3 * NTP_BLOCK_RECORDS + LONG;
-	size_t len, want;
-	FILE *f;
+	struct ntp_record *recs = malloc(LONG_BLOCK * sizeof(*recs));
+	uint64_t total;
+	size_t want;
 
 	(void)state;
 	assert_non_null(recs);
@@ -1184,26 +1215,7 @@ static void test_read_buffer_reused(void **state)
 		}
 	}
 
-	/* the writer's header, a full block, a long one, two full ones, the trailer */
-	write_full_blocks(path, 0, 0);
-	buf = slurp(path, &len);
-	memcpy(&hlen, buf + 12, 4);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	fwrite(buf, 1, hlen, f);
-	for (unsigned i = 0, k = 0; i < 4; i++) {
-		unsigned n = i == 1 ? LONG : NTP_BLOCK_RECORDS;
-
-		for (unsigned j = 0; j < n; j++)
-			recs[j] = mkrec(k + j);
-		put_block(f, NTP_BLOCK_RECORDS_T, recs, n * (uint32_t)sizeof(*recs), n);
-		k += n;
-	}
-	memcpy(end + 8, &total, 8);
-	memcpy(end + 16, &esize, 4);
-	put_block(f, NTP_BLOCK_END, end, sizeof(end), 0);
-	fclose(f);
-	free(buf);
+	total = write_long_block(path, recs);
 	for (int o = 0; o < 2; o++) {
 		size_t before = allocated();
 		struct ntp_reader *r = o ? ntp_reader_open_opts(path, &no_mmap, err, sizeof(err))
@@ -1214,7 +1226,7 @@ static void test_read_buffer_reused(void **state)
 		/* the outgrown buffer freed, the grown one what the long block
 		 * needs to a page (not doubled), and the reader itself */
 		if (before)
-			assert_true(allocated() - before < LONG * sizeof(*recs) + 3 * 4096);
+			assert_true(allocated() - before < LONG_BLOCK * sizeof(*recs) + 3 * 4096);
 		ntp_reader_close(r);
 	}
 	free(recs);
@@ -1308,6 +1320,107 @@ static void test_readers_full_speed(void **state)
 	else
 		unsetenv("NTPROF_THREADS");
 	free(keep);
+}
+
+/* The mapping of this process that holds address p (/proc/self/smaps):
+ * 1 with its range in *lo, *hi and whether it was advised MADV_HUGEPAGE
+ * (VmFlags "hg") in *hg; 0 when no mapping holds p. */
+static int mapping_of(const void *p, uintptr_t *lo, uintptr_t *hi, int *hg)
+{
+	char line[1024];
+	uintptr_t a = (uintptr_t)p, s, e;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	int in = 0, found = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= s && a < e;
+			if (in) {
+				*lo = s;
+				*hi = e;
+				*hg = 0;
+				found = 1;
+			}
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			*hg = strstr(line, " hg") != NULL;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Reads r's blocks to its end from record number *got on, each record
+ * checked against mkrec. */
+static void read_rest(struct ntp_reader *r, size_t *got)
+{
+	const struct ntp_record *recs;
+	size_t n;
+
+	while (ntp_reader_next_block(r, &recs, &n) == 1)
+		for (size_t j = 0; j < n; j++, (*got)++) {
+			struct ntp_record want = mkrec((unsigned)*got);
+
+			assert_memory_equal(&recs[j], &want, sizeof(want));
+		}
+}
+
+/* More files than NTP_AHEAD_FILES read at full speed in this thread
+ * (ntpfile.c buf_arena): their first blocks lie in one mapping, advised
+ * huge pages where the kernel has them; every file's records come out as
+ * written, one whose long block outgrows its buffer (a malloc'd one
+ * then) too; the mapping stays while a reader still reads in it and goes
+ * with the last reader. */
+static void test_many_files_one_arena(void **state)
+{
+	enum { N = NTP_AHEAD_FILES + 3 };
+	char path[N][256], name[32], err[256];
+	struct ntp_reader *r[N];
+	struct ntp_record *recs = malloc(LONG_BLOCK * sizeof(*recs));
+	const struct ntp_record *first;
+	size_t n, got[N], want[N];
+	uintptr_t lo = 0, hi = 0, lo2, hi2;
+	int hg = 0, hg2, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+
+	(void)state;
+	assert_non_null(recs);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "arena%d.ntp", i);
+		tmp_path(path[i], sizeof(path[i]), name);
+		want[i] = i == N - 1 ? write_long_block(path[i], recs) : write_full_blocks(path[i], 2 + i % 2, 0);
+		assert_non_null(r[i] = ntp_reader_open(path[i], err, sizeof(err)));
+	}
+	ntp_readers_full_speed(r, N, SIZE_MAX);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(ntp_reader_next_block(r[i], &first, &n), 1);
+		assert_null(ntp_reader_ahead(r[i]));
+		if (!i) {
+			assert_true(mapping_of(first, &lo, &hi, &hg));
+			if (thp)
+				assert_true(hg);
+		}
+		/* every file's first block in the one mapping */
+		assert_true((uintptr_t)first >= lo && (uintptr_t)(first + n) <= hi);
+		for (size_t j = 0; j < n; j++) {
+			struct ntp_record w = mkrec((unsigned)j);
+
+			assert_memory_equal(&first[j], &w, sizeof(w));
+		}
+		got[i] = n;
+	}
+	for (int i = 1; i < N; i++) {
+		read_rest(r[i], &got[i]);
+		assert_int_equal(got[i], want[i]);
+		assert_string_equal(ntp_reader_stats(r[i])->why, "");
+		ntp_reader_close(r[i]);
+	}
+	/* the first reader reads on in the mapping */
+	assert_true(mapping_of((const void *)lo, &lo2, &hi2, &hg2));
+	read_rest(r[0], &got[0]);
+	assert_int_equal(got[0], want[0]);
+	ntp_reader_close(r[0]);
+	assert_false(mapping_of((const void *)lo, &lo2, &hi2, &hg2) && lo2 == lo && hi2 == hi);
+	free(recs);
 }
 
 static void test_map_matches_read(void **state)
@@ -2180,6 +2293,7 @@ int main(void)
 		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
+		cmocka_unit_test(test_many_files_one_arena),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
