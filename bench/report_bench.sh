@@ -83,6 +83,9 @@ settle() {
 	cat "$@" >/dev/null
 }
 
+# the "first second" line of "$1" (lines of two times) with the least first
+least() { printf '%s' "$1" | sort -g -k1,1 | head -n 1; }
+
 # pair A... -- B...: "a wa b wb ratio lo hi", A and B run in turn, RUNS times
 # each (A, B, A, B, ...): a and b the least time of each in this measure (wa
 # and wb the other measure of those runs), ratio the median of the RUNS
@@ -91,7 +94,7 @@ settle() {
 # one after the other can fall in different states of it, a pair of runs a
 # moment apart in the same one.
 pair() {
-	local a=() b=() ta tb ratios='' ba='' wa='' bb='' wb='' i
+	local a=() b=() ta tb ratios='' as='' bs='' i
 	while [ "$1" != -- ]; do a+=("$1"); shift; done
 	shift
 	b=("$@")
@@ -102,17 +105,11 @@ pair() {
 			ta="${ta#* } ${ta% *}"
 			tb="${tb#* } ${tb% *}"
 		fi
-		if [ -z "$ba" ] || awk -v x="${ta% *}" -v y="$ba" 'BEGIN {exit !(x < y)}'; then
-			ba=${ta% *}
-			wa=${ta#* }
-		fi
-		if [ -z "$bb" ] || awk -v x="${tb% *}" -v y="$bb" 'BEGIN {exit !(x < y)}'; then
-			bb=${tb% *}
-			wb=${tb#* }
-		fi
+		as+="$ta"$'\n'
+		bs+="$tb"$'\n'
 		ratios+="$(awk -v x="${ta% *}" -v y="${tb% *}" 'BEGIN {printf "%.6f", (x > 0 ? x : 0.0001) / (y > 0 ? y : 0.0001)}') "
 	done
-	echo "$ba $wa $bb $wb $(printf '%s\n' $ratios | sort -g |
+	echo "$(least "$as") $(least "$bs") $(printf '%s\n' $ratios | sort -g |
 		awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
 			printf "%.4f %.4f %.4f", m, r[1], r[NR]}')"
 }
