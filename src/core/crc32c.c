@@ -304,6 +304,16 @@ static inline __m512i kfold512(unsigned i)
 	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)kfold[i]));
 }
 
+/* The first 256 bytes at p (on a 64-byte line) in the four registers,
+ * the raw state c to continue from xored into the first 32 bits. */
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline void fold512_load(__m512i x[4], const uint8_t *p, uint32_t c)
+{
+	for (int i = 0; i < 4; i++)
+		x[i] = _mm512_load_si512(p + 64 * i);
+	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+}
+
 /* The four registers folded into the last. */
 __attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
 static inline __m512i fold512_last(const __m512i x[4])
@@ -339,9 +349,7 @@ static uint32_t crc_fold512(uint32_t c, const uint8_t *p, size_t n)
 	c = crc_hw1(c, p, head);
 	p += head;
 	n -= head;
-	for (int i = 0; i < 4; i++)
-		x[i] = _mm512_load_si512(p + 64 * i);
-	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	fold512_load(x, p, c);
 	k = kfold512(16);
 	for (p += 256, n -= 256; n >= 256; p += 256, n -= 256)
 #pragma GCC unroll 4
@@ -388,9 +396,7 @@ static uint32_t crc_fold512x3(uint32_t c, const uint8_t *p, size_t n)
 	b1 = p + la;
 	b2 = b1 + lb;
 	b3 = b2 + lb;
-	for (int i = 0; i < 4; i++)
-		x[i] = _mm512_load_si512(p + 64 * i);
-	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	fold512_load(x, p, c);
 	k = kfold512(16);
 	for (size_t t = 0, o = 0; t < turns; t++, o += MIX_STREAM) {
 		if (t) {
