@@ -12,7 +12,8 @@
  * step, three streams side by side to hide its latency, joined with one
  * carry-less multiplication (PCLMULQDQ) by a power of x; with SSE4.2 alone
  * one stream, elsewhere a slicing-by-8 table version. The choice is made
- * once, at the first call. All give the same result (tests/unit/test_crc32c.c
+ * once, at the first call. A buffer in the core's cache (ntp_crc32c_cached:
+ * a block read() has just copied) is folded beside three crc32 streams. All give the same result (tests/unit/test_crc32c.c
  * runs each this CPU can run); docs/performance.md says why this and not a
  * library.
  *
@@ -303,36 +304,121 @@ static inline __m512i kfold512(unsigned i)
 	return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)kfold[i]));
 }
 
+/* The first 256 bytes at p (on a 64-byte line) in the four registers,
+ * the raw state c to continue from xored into the first 32 bits. */
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline void fold512_load(__m512i x[4], const uint8_t *p, uint32_t c)
+{
+	for (int i = 0; i < 4; i++)
+		x[i] = _mm512_load_si512(p + 64 * i);
+	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+}
+
+/* The four registers folded into the last. */
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline __m512i fold512_last(const __m512i x[4])
+{
+	__m512i y = x[3];
+
+#pragma GCC unroll 3
+	for (int i = 0; i < 3; i++)
+		y = fold512(x[i], kfold512(4 * (3 - i)), y);
+	return y;
+}
+
+/* A register's four lanes folded into its last, as a raw CRC state. */
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static inline uint32_t fold512_crc(__m512i x)
+{
+	__m128i r = _mm512_extracti32x4_epi32(x, 3);
+
+	r = fold128(_mm512_extracti32x4_epi32(x, 2), 1, r);
+	r = fold128(_mm512_extracti32x4_epi32(x, 1), 2, r);
+	r = fold128(_mm512_castsi512_si128(x), 3, r);
+	return lane_crc(r);
+}
+
 __attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
 static uint32_t crc_fold512(uint32_t c, const uint8_t *p, size_t n)
 {
 	size_t head = (size_t)(-(uintptr_t)p & 63);
 	__m512i x[4], k;
-	__m128i r;
 
 	if (n < FOLD_MIN + head)
 		return crc_hw3(c, p, n);
 	c = crc_hw1(c, p, head);
 	p += head;
 	n -= head;
-	for (int i = 0; i < 4; i++)
-		x[i] = _mm512_load_si512(p + 64 * i);
-	x[0] = _mm512_xor_si512(x[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)c)));
+	fold512_load(x, p, c);
 	k = kfold512(16);
 	for (p += 256, n -= 256; n >= 256; p += 256, n -= 256)
 #pragma GCC unroll 4
 		for (int i = 0; i < 4; i++)
 			x[i] = fold512(x[i], k, _mm512_load_si512(p + 64 * i));
-#pragma GCC unroll 3
-	for (int i = 0; i < 3; i++)
-		x[3] = fold512(x[i], kfold512(4 * (3 - i)), x[3]);
+	x[3] = fold512_last(x);
 	for (k = kfold512(4); n >= 64; p += 64, n -= 64)
 		x[3] = fold512(x[3], k, _mm512_load_si512(p));
-	r = _mm512_extracti32x4_epi32(x[3], 3);
-	r = fold128(_mm512_extracti32x4_epi32(x[3], 2), 1, r);
-	r = fold128(_mm512_extracti32x4_epi32(x[3], 1), 2, r);
-	r = fold128(_mm512_castsi512_si128(x[3]), 3, r);
-	return crc_hw1(lane_crc(r), p, n);
+	return crc_hw1(fold512_crc(x[3]), p, n);
+}
+
+/*
+ * Folding beside three crc32 streams, for a buffer this core has just
+ * written (read()'s copy, in its second-level cache): the folding is
+ * bound by the carry-less multiplier, the crc32 instruction runs on
+ * another unit, and the two side by side check more bytes a cycle than
+ * either alone (the "fusion" of github.com/corsix/fast-crc32, here with
+ * AVX-512 registers). The buffer is cut in four: A, folded 256 bytes a
+ * turn as crc_fold512 does, then B1, B2 and B3, MIX_STREAM bytes a turn
+ * each, in the same loop; then A, B1 and B2 are carried over to the 8
+ * bytes after B3 as crc_hw3 joins its streams, and the rest goes to one
+ * stream. MIX_STREAM balances the two units (docs/performance.md). From
+ * memory the four places read at once cost more than they save, and
+ * below MIX_MIN bytes the three carries do: crc_fold512 then.
+ */
+#define MIX_STREAM 40
+#define MIX_MIN (32u << 10)
+__attribute__((target("sse4.2,pclmul,avx512f,vpclmulqdq")))
+static uint32_t crc_fold512x3(uint32_t c, const uint8_t *p, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)p & 63), turns, la, lb;
+	uint64_t c1 = 0, c2 = 0, c3 = 0, w, carry;
+	const uint8_t *b1, *b2, *b3;
+	__m512i x[4], k;
+
+	if (n < MIX_MIN + head)
+		return crc_fold512(c, p, n);
+	c = crc_hw1(c, p, head);
+	p += head;
+	n -= head;
+	turns = (n - 8) / (256 + 3 * MIX_STREAM);
+	la = 256 * turns;
+	lb = MIX_STREAM * turns;
+	b1 = p + la;
+	b2 = b1 + lb;
+	b3 = b2 + lb;
+	fold512_load(x, p, c);
+	k = kfold512(16);
+	for (size_t t = 0, o = 0; t < turns; t++, o += MIX_STREAM) {
+		if (t) {
+#pragma GCC unroll 4
+			for (int i = 0; i < 4; i++)
+				x[i] = fold512(x[i], k, _mm512_load_si512(p + 256 * t + 64 * i));
+		}
+#pragma GCC unroll 5
+		for (size_t j = o; j < o + MIX_STREAM; j += 8) {
+			memcpy(&w, b1 + j, 8);
+			c1 = __builtin_ia32_crc32di(c1, w);
+			memcpy(&w, b2 + j, 8);
+			c2 = __builtin_ia32_crc32di(c2, w);
+			memcpy(&w, b3 + j, 8);
+			c3 = __builtin_ia32_crc32di(c3, w);
+		}
+	}
+	carry = shift_over(fold512_crc(fold512_last(x)), 3 * lb + 8) ^ shift_over((uint32_t)c1, 2 * lb + 8) ^
+		shift_over((uint32_t)c2, lb + 8);
+	memcpy(&w, b3 + lb, 8);
+	c3 = __builtin_ia32_crc32di(c3, w ^ carry);
+	return crc_hw1((uint32_t)c3, b3 + lb + 8, n - la - 3 * lb - 8);
 }
 #endif
 
@@ -340,6 +426,8 @@ static uint32_t crc_raw(enum ntp_crc_impl impl, uint32_t c, const uint8_t *p, si
 {
 	switch (impl) {
 #if defined(__x86_64__)
+	case NTP_CRC_FOLD512X3:
+		return crc_fold512x3(c, p, n);
 	case NTP_CRC_FOLD512:
 		return crc_fold512(c, p, n);
 	case NTP_CRC_FOLD256:
@@ -358,6 +446,12 @@ uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&tab_once, tables_init);
 	return ~crc_raw(best, ~crc, buf, len);
+}
+
+uint32_t ntp_crc32c_cached(uint32_t crc, const void *buf, size_t len)
+{
+	pthread_once(&tab_once, tables_init);
+	return ~crc_raw(best == NTP_CRC_FOLD512 ? NTP_CRC_FOLD512X3 : best, ~crc, buf, len);
 }
 
 /* The table version alone, so tests can check both paths agree. */
@@ -380,6 +474,7 @@ bool ntp_crc32c_has(enum ntp_crc_impl impl)
 	case NTP_CRC_FOLD256:
 		return have_fold256;
 	case NTP_CRC_FOLD512:
+	case NTP_CRC_FOLD512X3:
 		return have_fold512;
 	default:
 		return false;

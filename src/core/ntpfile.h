@@ -319,16 +319,22 @@ enum ntp_block_type {
 /* ---- helpers ---- */
 uint32_t ntp_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t ntp_crc32c_sw(uint32_t crc, const void *buf, size_t len);	/* table version only */
+/* ntp_crc32c of a buffer this core has just written (read()'s copy): where
+ * the CPU has it, the folding beside three crc32 streams, faster from the
+ * core's cache and slower from memory than the folding alone. */
+uint32_t ntp_crc32c_cached(uint32_t crc, const void *buf, size_t len);
 /* The implementations of ntp_crc32c (crc32c.c), for tests and benchmarks:
  * ntp_crc32c_by runs one (the table version where this CPU cannot run it),
  * ntp_crc32c_has says whether this CPU can. ntp_crc32c runs the last this
- * CPU has. */
+ * CPU has up to NTP_CRC_FOLD512, ntp_crc32c_cached NTP_CRC_FOLD512X3 in
+ * its place. */
 enum ntp_crc_impl {
 	NTP_CRC_TABLE,		/* slicing by 8 */
 	NTP_CRC_HW1,		/* crc32 instruction (SSE4.2), one stream */
 	NTP_CRC_HW3,		/* three streams joined by PCLMULQDQ */
 	NTP_CRC_FOLD256,	/* folding with VPCLMULQDQ, AVX2 registers */
 	NTP_CRC_FOLD512,	/* folding with VPCLMULQDQ, AVX-512 registers */
+	NTP_CRC_FOLD512X3,	/* the same beside three crc32 streams */
 	NTP_CRC_IMPLS
 };
 bool ntp_crc32c_has(enum ntp_crc_impl impl);

@@ -3,8 +3,9 @@
  * test_crc32c.c - CRC-32C (src/core/crc32c.c): the check values, and every
  * implementation this CPU can run (ntp_crc32c_has) against the table
  * version: every length up to past the folding's and the three streams'
- * thresholds at every alignment of a register, records blocks' sizes and
- * long buffers, and a CRC continued over a second buffer against one pass.
+ * thresholds at every alignment of a register, the edges of the folding
+ * beside the streams, records blocks' sizes and long buffers, and a CRC
+ * continued over a second buffer against one pass.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 static const char *const impl_name[NTP_CRC_IMPLS] = {
 	"table", "crc32 one stream", "crc32 three streams", "fold 256", "fold 512",
+	"fold 512 beside three streams",
 };
 
 static uint8_t *pattern(size_t n, uint32_t mul)
@@ -52,6 +54,18 @@ static void test_check_values(void **state)
 		print_message("crc32c: %s: %s\n", impl_name[v], ntp_crc32c_has(v) ? "tested" : "not on this CPU");
 }
 
+/* The table version's CRC of len bytes at p (offset a in its line) from
+ * state c, after every other implementation this CPU has gave the same. */
+static uint32_t every_impl(uint32_t c, const uint8_t *p, size_t len, size_t a)
+{
+	uint32_t want = ntp_crc32c_sw(c, p, len);
+
+	for (int v = 1; v < NTP_CRC_IMPLS; v++)
+		if (ntp_crc32c_has(v) && ntp_crc32c_by(v, c, p, len) != want)
+			fail_msg("%s: length %zu at offset %zu", impl_name[v], len, a);
+	return want;
+}
+
 /* Every length from 0 to past 1 KiB (the folding's start, its loops of
  * four registers and of one, its tail; the three streams' threshold) at
  * every offset from a 64-byte line, from a nonzero state. */
@@ -62,11 +76,8 @@ static void test_every_length(void **state)
 	(void)state;
 	for (size_t len = 0; len <= 1200; len++)
 		for (size_t a = 0; a < 64; a += len < 700 ? 1 : 5) {
-			uint32_t want = ntp_crc32c_sw(0x1234567u, buf + a, len);
+			uint32_t want = every_impl(0x1234567u, buf + a, len, a);
 
-			for (int v = 1; v < NTP_CRC_IMPLS; v++)
-				if (ntp_crc32c_has(v) && ntp_crc32c_by(v, 0x1234567u, buf + a, len) != want)
-					fail_msg("%s: length %zu at offset %zu", impl_name[v], len, a);
 			assert_int_equal(ntp_crc32c(0x1234567u, buf + a, len), want);
 		}
 	free(buf);
@@ -91,6 +102,29 @@ static void test_long(void **state)
 			assert_int_equal(ntp_crc32c_by(v, 0, b + (len & 63), len),
 					 ntp_crc32c_sw(0, b + (len & 63), len));
 	}
+	free(b);
+}
+
+/* The folding beside three streams (crc32c.c crc_fold512x3) cuts a buffer
+ * from 32 KiB on into a folded part and three streams of turns of 256 and
+ * 3 x 40 bytes, the rest to one stream: lengths about its threshold and a
+ * whole number of turns (plus the 8 bytes that join the streams) from it,
+ * at offsets across a 64-byte line; and ntp_crc32c_cached, which runs it,
+ * against the table version. */
+static void test_mix_edges(void **state)
+{
+	enum { MIX_MIN = 32 << 10, TURN = 256 + 3 * 40 };
+	static const size_t base[] = { MIX_MIN, MIX_MIN + 7 * TURN + 8, MIX_MIN + 100 * TURN + 8, 278552 };
+	uint8_t *b = pattern(300000 + 64, 2246822519u);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		for (size_t len = base[i] - 9; len <= base[i] + 9; len++)
+			for (size_t a = 0; a < 64; a += 9) {
+				uint32_t want = every_impl(0x89abcdefu, b + a, len, a);
+
+				assert_int_equal(ntp_crc32c_cached(0x89abcdefu, b + a, len), want);
+			}
 	free(b);
 }
 
@@ -122,8 +156,8 @@ static void test_chained(void **state)
  * answer, not only its agreement with the table). */
 static void test_flip(void **state)
 {
-	size_t n = 4096;
-	uint8_t *b = pattern(n, 2654435761u);
+	size_t n = 4096, nbig = 40000;
+	uint8_t *b = pattern(n, 2654435761u), *big = pattern(nbig, 2246822519u);
 
 	(void)state;
 	for (int v = 0; v < NTP_CRC_IMPLS; v++) {
@@ -137,8 +171,17 @@ static void test_flip(void **state)
 			assert_int_not_equal(ntp_crc32c_by(v, 0, b, n), good);
 			b[i / 8] ^= (uint8_t)(1u << (i % 8));
 		}
+		/* past the threshold of the folding beside the streams: a bit
+		 * in each of its four parts and in the rest */
+		good = ntp_crc32c_by(v, 0, big, nbig);
+		for (size_t i = 0; i < nbig * 8; i += 4093) {
+			big[i / 8] ^= (uint8_t)(1u << (i % 8));
+			assert_int_not_equal(ntp_crc32c_by(v, 0, big, nbig), good);
+			big[i / 8] ^= (uint8_t)(1u << (i % 8));
+		}
 	}
 	free(b);
+	free(big);
 }
 
 int main(void)
@@ -147,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_check_values),
 		cmocka_unit_test(test_every_length),
 		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_mix_edges),
 		cmocka_unit_test(test_chained),
 		cmocka_unit_test(test_flip),
 	};
