@@ -2295,6 +2295,7 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 			ntp_reader_read_ahead(r[i]);
 		return;
 	}
+	/* each file read with read() here takes buffer i of the arena */
 	struct buf_arena *a = n > NTP_AHEAD_FILES ? arena_new(n) : NULL;
 
 	for (size_t i = 0; i < n; i++) {
@@ -2308,7 +2309,7 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		ntp_reader_read_alone(r[i]);
 	}
 	if (a && !a->users) {
-		a->users = 1;
+		a->users = 1;	/* no reader took a buffer: unmapped here */
 		arena_put(a);
 	}
 }
