@@ -13,9 +13,9 @@
  * carry-less multiplication (PCLMULQDQ) by a power of x; with SSE4.2 alone
  * one stream, elsewhere a slicing-by-8 table version. The choice is made
  * once, at the first call. A buffer in the core's cache (ntp_crc32c_cached:
- * a block read() has just copied) is folded beside three crc32 streams. All give the same result (tests/unit/test_crc32c.c
- * runs each this CPU can run); docs/performance.md says why this and not a
- * library.
+ * a block read() has just copied) is folded beside three crc32 streams.
+ * All give the same result (tests/unit/test_crc32c.c runs each this CPU
+ * can run); docs/performance.md says why this and not a library.
  *
  * Convention: ntp_crc32c(0, buf, len) is the standard CRC-32C (initial value
  * ~0, final xor ~0), and ntp_crc32c(crc, more, n) continues a previous result.
