@@ -1128,9 +1128,20 @@ static uint64_t write_long_block(const char *path, struct ntp_record *recs)
 	return total;
 }
 
-/* Reads r to its end: every record the one written in its place, and the
- * blocks handed out all within span bytes of each other (0: any). */
-static size_t read_checked(struct ntp_reader *r, size_t span)
+/* n records, the ones written as record numbers from on (mkrec). */
+static void check_recs(const struct ntp_record *recs, size_t n, size_t from)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ntp_record want = mkrec((unsigned)(from + i));
+
+		assert_memory_equal(&recs[i], &want, sizeof(want));
+	}
+}
+
+/* Reads r to its end, its next record number from: every record the one
+ * written in its place, and the blocks handed out all within span bytes
+ * of each other (0: any). The records read. */
+static size_t read_checked_from(struct ntp_reader *r, size_t span, size_t from)
 {
 	const uint8_t *lo = NULL, *hi = NULL;
 	const struct ntp_record *recs;
@@ -1140,11 +1151,7 @@ static size_t read_checked(struct ntp_reader *r, size_t span)
 	while (ntp_reader_next_block(r, &recs, &n) == 1) {
 		const uint8_t *a = (const uint8_t *)recs, *b = (const uint8_t *)(recs + n);
 
-		for (size_t i = 0; i < n; i++) {
-			struct ntp_record want = mkrec((unsigned)(got + i));
-
-			assert_memory_equal(&recs[i], &want, sizeof(want));
-		}
+		check_recs(recs, n, from + got);
 		got += n;
 		lo = !lo || a < lo ? a : lo;
 		hi = !hi || b > hi ? b : hi;
@@ -1152,6 +1159,11 @@ static size_t read_checked(struct ntp_reader *r, size_t span)
 	if (span)
 		assert_true((size_t)(hi - lo) <= span);
 	return got;
+}
+
+static size_t read_checked(struct ntp_reader *r, size_t span)
+{
+	return read_checked_from(r, span, 0);
 }
 
 /* The bytes malloc'ed and not freed (AddressSanitizer's count), 0 without it. */
@@ -1350,21 +1362,6 @@ static int mapping_of(const void *p, uintptr_t *lo, uintptr_t *hi, int *hg)
 	return found;
 }
 
-/* Reads r's blocks to its end from record number *got on, each record
- * checked against mkrec. */
-static void read_rest(struct ntp_reader *r, size_t *got)
-{
-	const struct ntp_record *recs;
-	size_t n;
-
-	while (ntp_reader_next_block(r, &recs, &n) == 1)
-		for (size_t j = 0; j < n; j++, (*got)++) {
-			struct ntp_record want = mkrec((unsigned)*got);
-
-			assert_memory_equal(&recs[j], &want, sizeof(want));
-		}
-}
-
 /* More files than NTP_AHEAD_FILES read at full speed in this thread
  * (ntpfile.c buf_arena): their first blocks lie in one mapping, advised
  * huge pages where the kernel has them; every file's records come out as
@@ -1401,22 +1398,18 @@ static void test_many_files_one_arena(void **state)
 		}
 		/* every file's first block in the one mapping */
 		assert_true((uintptr_t)first >= lo && (uintptr_t)(first + n) <= hi);
-		for (size_t j = 0; j < n; j++) {
-			struct ntp_record w = mkrec((unsigned)j);
-
-			assert_memory_equal(&first[j], &w, sizeof(w));
-		}
+		check_recs(first, n, 0);
 		got[i] = n;
 	}
 	for (int i = 1; i < N; i++) {
-		read_rest(r[i], &got[i]);
+		got[i] += read_checked_from(r[i], 0, got[i]);
 		assert_int_equal(got[i], want[i]);
 		assert_string_equal(ntp_reader_stats(r[i])->why, "");
 		ntp_reader_close(r[i]);
 	}
 	/* the first reader reads on in the mapping */
 	assert_true(mapping_of((const void *)lo, &lo2, &hi2, &hg2));
-	read_rest(r[0], &got[0]);
+	got[0] += read_checked_from(r[0], 0, got[0]);
 	assert_int_equal(got[0], want[0]);
 	ntp_reader_close(r[0]);
 	assert_false(mapping_of((const void *)lo, &lo2, &hi2, &hg2) && lo2 == lo && hi2 == hi);
