@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "ntpfile.h"
@@ -823,6 +824,14 @@ struct ntp_reader {
 	size_t window;			/* mmap source: bytes per window (0: shared); unused by read() */
 	size_t need_max;		/* mmap source: the most bytes fill_map was asked for, up to a full records block */
 	int mapped;			/* reads through mmap windows */
+	/* full speed in the caller's thread (map_while_cheap): a window
+	 * mapped while the windows' pages fault seldom, else read(). dear:
+	 * the window now mapped faulted often; then read() up to offset
+	 * remap_at, backoff bytes on from where it began, doubled by each
+	 * such window in a row. */
+	int map_cheap, dear;
+	uint64_t remap_at, backoff;
+	int map_dear;			/* tests: see ntp_reader_opts */
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int ahead_map;			/* see ntp_reader_opts */
 	int ahead_fail;			/* tests: see ntp_reader_opts */
@@ -890,6 +899,7 @@ struct ntp_reader {
 #define READ_BUF_AHEAD NTP_BLOCK_HDR_LEN
 
 static size_t fill_map(struct ntp_reader *r, size_t need);
+static size_t map_again(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
 
 /*
@@ -1003,6 +1013,8 @@ static size_t fill(struct ntp_reader *r, size_t need)
 		return have;
 	if (r->mapped)
 		return fill_map(r, need);
+	if (r->map_cheap && r->off >= r->remap_at)
+		return map_again(r, need);
 	/* a damaged length must not grow the buffer past what the file holds;
 	 * a file still being written may have grown since its size was taken
 	 * (taken again here only, at what was its end) */
@@ -1308,10 +1320,12 @@ static int to_read(struct ntp_reader *r, size_t cap)
 {
 	r->mapped = 0;
 	__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
-	r->cap = r->window ? r->window : cap;	/* tests: small buffers */
-	if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
-		r->cap = (size_t)(r->size - r->off) + 64;
-	r->buf = r->arena && r->cap <= READ_BUF && !r->ahead ? r->arena_buf : buf_new(r, r->cap);
+	if (!r->buf) {	/* a file mapped again (map_again) keeps its buffer */
+		r->cap = r->window ? r->window : cap;	/* tests: small buffers */
+		if (!r->window && r->size && r->size > r->off && r->size - r->off + 64 < r->cap)
+			r->cap = (size_t)(r->size - r->off) + 64;
+		r->buf = r->arena && r->cap <= READ_BUF && !r->ahead ? r->arena_buf : buf_new(r, r->cap);
+	}
 	if (!r->buf || lseek(r->fd, (off_t)r->off, SEEK_SET) < 0) {
 		r->why_over++;
 		snprintf(r->st.why, sizeof(r->st.why), "cannot map or read at offset %llu: %s",
@@ -1328,17 +1342,108 @@ static int to_read(struct ntp_reader *r, size_t cap)
 
 static size_t map_failed(struct ntp_reader *r, size_t need)
 {
+	r->map_cheap = 0;	/* read() for good: not mapped again (map_again) */
 	return to_read(r, r->ahead ? AHEAD_BUF : READ_BUF) ? 0 : fill(r, need);
 }
 
+/*
+ * Mapped or read(), for a file read at full speed in the caller's thread
+ * (map_while_cheap). The kernel's copy of read() costs about what `cat`
+ * costs; a mapped window costs its page faults instead, and the CRC's
+ * first touch from memory. Which is less depends on the page cache: a
+ * 2 MiB folio (large folios, recent kernels and file systems, memory not
+ * too fragmented when the file was read in) is mapped whole by one fault,
+ * 4 KiB pages by a fault per 16 (the kernel's fault-around), and the
+ * folios are the kernel's choice, made when the file was written or read
+ * in, and may differ from one part of a file to the next. So a window of
+ * CHEAP_ALIGN or more is mapped whole as soon as it is made, a byte
+ * touched every CHEAP_STRIDE, and the faults that took are counted (the
+ * thread's minor faults, getrusage): past CHEAP_FAULTS per MiB, the file
+ * is read with read() for a while after the window (backoff), then mapped
+ * again (docs/performance.md, "Mapped or read()"). The window's own faults
+ * only: counted over its use, they took in the caller's too (a report's
+ * first groups, 64 groups' histograms), which turned files in 2 MiB folios
+ * to read().
+ */
+#define CHEAP_FAULTS 8
+#define CHEAP_ALIGN ((uint64_t)2 << 20)
+#define CHEAP_STRIDE ((size_t)64 << 10)
+
+static uint64_t thread_faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_minflt;
+}
+
+/* Whether mapping len bytes at p faulted more than CHEAP_FAULTS per MiB. */
+static int window_dear(const uint8_t *p, size_t len)
+{
+	uint64_t before = thread_faults();
+
+	for (size_t o = 0; o < len; o += CHEAP_STRIDE)
+		(void)*(const volatile uint8_t *)(p + o);
+	return (thread_faults() - before) * (1u << 20) > CHEAP_FAULTS * (uint64_t)len;
+}
+
+/* The bytes read with read() after a window that faulted often, before
+ * the next is mapped: a window's length, doubled by each such window in a
+ * row (a file all in small pages is mapped a few windows in all, the
+ * logarithm of its length). */
+static size_t cheap_backoff(const struct ntp_reader *r)
+{
+	return r->window ? r->window : NTP_MAP_WINDOW;
+}
+
+/* fill() at remap_at: the file mapped again from the read offset, the
+ * bytes in the read buffer let go (the window maps them), the buffer kept
+ * for the next turn to read() (to_read). */
+static size_t map_again(struct ntp_reader *r, size_t need)
+{
+	r->mapped = 1;
+	__atomic_add_fetch(&map_readers, 1, __ATOMIC_RELAXED);
+	r->start = r->end = 0;
+	r->data = no_bytes;
+	return fill_map(r, need);
+}
+
+static int window_to_read(struct ntp_reader *r, size_t cap);
+
+/* mmap of len bytes of fd from base, at an address that is a multiple of
+ * CHEAP_ALIGN, where a page-table entry of the level above can map a 2 MiB
+ * folio (some file systems place a mapping so, not all): address space
+ * CHEAP_ALIGN longer reserved, the file mapped over it at its first such
+ * address, the rest let go. */
+static void *map_aligned(int fd, size_t len, uint64_t base)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (len + page - 1) / page * page;
+	uint8_t *res = mmap(NULL, span + CHEAP_ALIGN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *at, *p;
+
+	if (res == MAP_FAILED)
+		return MAP_FAILED;
+	at = (uint8_t *)(((uintptr_t)res + CHEAP_ALIGN - 1) & ~(uintptr_t)(CHEAP_ALIGN - 1));
+	p = mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)base);
+	if (p == MAP_FAILED) {
+		munmap(res, span + CHEAP_ALIGN);
+		return MAP_FAILED;
+	}
+	if (at > res)
+		munmap(res, (size_t)(at - res));
+	munmap(at + span, (size_t)(res + CHEAP_ALIGN - at));	/* at < res + CHEAP_ALIGN */
+	return p;
+}
+
 /* fill() for a mapped file: maps a window starting at the page of the read
- * offset, holding at least need bytes if the file has them. */
+ * offset (at the 2 MiB boundary before it: map_cheap), holding at least
+ * need bytes if the file has them. */
 static size_t fill_map(struct ntp_reader *r, size_t need)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t have = r->end - r->start, lead, len, window;
 	uint64_t base;
 	struct stat sb;
+	int aligned = 0;
 	void *p;
 
 	/* the size now: grown while recording, or truncated since the last window */
@@ -1365,6 +1470,15 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	 * after the other, and the first must not keep a whole share. */
 	if (!r->off && window > (1u << 20))
 		window = 1u << 20;
+	/* A window from a 2 MiB boundary of the file, at a 2 MiB boundary of
+	 * memory (map_aligned): its 2 MiB folios are mapped whole from its
+	 * start on, where one cut at the read offset had two partly mapped, a
+	 * fault per 16 pages each. */
+	if (r->map_cheap && window >= CHEAP_ALIGN) {
+		aligned = 1;
+		base = r->off & ~(CHEAP_ALIGN - 1);
+		lead = (size_t)(r->off - base);
+	}
 	len = lead + need > window ? lead + need : window;
 	if (len > r->size - base)
 		len = (size_t)(r->size - base);
@@ -1372,17 +1486,24 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		r->eof = 1;	/* nothing past what is mapped */
 		return have;
 	}
+	if (r->map_cheap && r->map && (r->map_dear ? r->map_dear > 0 : r->dear)) {
+		r->remap_at = r->off + r->backoff;
+		r->backoff *= 2;
+		return window_to_read(r, READ_BUF) ? 0 : fill(r, need);
+	}
 	unmap_window(r);
 	if ((r->map_fail_from && r->off >= r->map_fail_from) ||
 	    (r->read_fail_from && base + len > r->read_fail_from))
 		return map_failed(r, need);	/* tests: as if this mmap failed */
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
+	p = aligned ? map_aligned(r->fd, len, base) : mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
 	if (p == MAP_FAILED)
 		return map_failed(r, need);
 	madvise(p, len, MADV_SEQUENTIAL);
 	r->map = p;
 	r->map_len = len;
-	map_slot_set(r->map_slot, p, len);
+	map_slot_set(r->map_slot, p, len);	/* before the first touch (SIGBUS) */
+	if (aligned && !(r->dear = window_dear(p, len)))
+		r->backoff = cheap_backoff(r);
 	r->data = p;
 	r->start = lead;
 	r->end = len;
@@ -1615,6 +1736,7 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 		r->window = (o->map_window + page - 1) / page * page;	/* 0: shared */
 		r->map_fail_from = o->map_fail_from;
 		r->ahead_map = o->ahead_map;
+		r->map_dear = o->map_dear;
 		r->map_slot = map_slot_take(r->path);
 		r->data = no_bytes;
 		if (parse_header(r, errbuf, errlen))
@@ -2279,12 +2401,24 @@ int ntp_reader_read_alone(struct ntp_reader *r)
 	return window_to_read(r, READ_BUF) ? 1 : 0;
 }
 
+int ntp_reader_map_while_cheap(struct ntp_reader *r)
+{
+	if (!r->mapped || r->ahead_map || r->ahead)
+		return 0;
+	if (r->st.records || r->cur_n || r->done)
+		return 1;	/* a block already handed out: mapped on */
+	r->map_cheap = 1;
+	r->backoff = cheap_backoff(r);
+	return 0;
+}
+
 /*
- * One thread: each file read with read() (ntp_reader_read_alone): the CRC
- * then reads a block from the cache the copy left it in, where a mapped
- * block's first touch is the CRC's, from memory, besides the faults of its
- * pages. Many files too: a block of each is held while the merge takes
- * its records (a buffer of one block each), and r[most], the caller's pick
+ * One thread: a few files each mapped where its windows fault seldom,
+ * else read with read() (ntp_reader_map_while_cheap, window_dear), where
+ * the CRC reads a block from the cache the copy left it in. Many files
+ * with read() from the start (ntp_reader_read_alone): a block of each is
+ * held while the merge takes its records (a buffer of one block each),
+ * and small files seldom hold a 2 MiB folio; r[most], the caller's pick
  * (a report's lone target of many hosts, about half of all records), is
  * read ahead by a thread where two CPUs can run (docs/performance.md).
  */
@@ -2301,6 +2435,10 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 	for (size_t i = 0; i < n; i++) {
 		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
 			continue;
+		if (n <= NTP_AHEAD_FILES) {
+			ntp_reader_map_while_cheap(r[i]);
+			continue;
+		}
 		if (a && !r[i]->arena && !r[i]->buf) {
 			r[i]->arena = a;
 			r[i]->arena_buf = arena_buf(a, i);

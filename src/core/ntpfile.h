@@ -195,6 +195,9 @@ struct ntp_reader_opts {
 					 * read, as past a bad sector: read() gets them
 					 * with EIO, a window that would reach them is
 					 * not mapped (read() takes over); 0: never */
+	int map_dear;			/* tests: under ntp_reader_map_while_cheap, 1:
+					 * every window faults too often (read() after
+					 * each), -1: none does; 0: as counted */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
@@ -266,7 +269,7 @@ int ntp_reader_next_block(struct ntp_reader *r, const struct ntp_record **recs, 
 int ntp_reader_read_ahead(struct ntp_reader *r);
 /*
  * Extension (perf): the caller reads this file at full speed in its own
- * thread, as one of few files (ntp_readers_full_speed decides): read()
+ * thread, as one of many files (ntp_readers_full_speed decides): read()
  * into one buffer that stays in the core's cache instead of mmap windows
  * (docs/performance.md; NTPROF_AHEAD_MMAP=1 keeps the windows, to
  * compare). Call before reading any block: 0 done or not needed (not
@@ -275,12 +278,24 @@ int ntp_reader_read_ahead(struct ntp_reader *r);
  */
 int ntp_reader_read_alone(struct ntp_reader *r);
 /*
+ * Extension (perf): the caller reads this file at full speed in its own
+ * thread, as one of few files: mapped where its windows fault seldom (the
+ * page cache's 2 MiB folios, each mapped by one fault: no copy at all),
+ * with read() for a while after a window that faults often, then mapped
+ * again (docs/performance.md, "Mapped or read()"). Call before reading any
+ * block: 0 done or not needed (not mapped, read-ahead running or
+ * read-ahead's windows asked for), 1 not (a block already read: mapped
+ * on, as before).
+ */
+int ntp_reader_map_while_cheap(struct ntp_reader *r);
+/*
  * Extension (perf): how a caller that reads n files at full speed (a
  * report, compare, dump; not ntprof-top's replay at the recording's pace)
  * reads them, decided here for every such caller; call before reading any
  * block. Each file is read ahead by a thread of its own where that pays
- * (ntp_read_ahead_wanted(n)), else, up to NTP_AHEAD_FILES files, with
- * read() in the caller's thread (ntp_reader_read_alone). Of more files,
+ * (ntp_read_ahead_wanted(n)), else, up to NTP_AHEAD_FILES files, in the
+ * caller's thread mapped while that is cheap, then with read()
+ * (ntp_reader_map_while_cheap). Of more files,
  * r[most] (the caller's pick: a report's lone target of many hosts, which
  * holds about half of all records; SIZE_MAX: none) is read ahead
  * where two CPUs can run; the others, and it where not, with read().

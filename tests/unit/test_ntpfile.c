@@ -1003,6 +1003,13 @@ static struct ntp_reader *read_alone(struct ntp_reader *r)
 	return r;
 }
 
+static struct ntp_reader *while_cheap(struct ntp_reader *r)
+{
+	if (r)
+		assert_int_equal(ntp_reader_map_while_cheap(r), 0);
+	return r;
+}
+
 /* Whether this process maps a file whose path ends with name. */
 static int mapped_here(const char *name)
 {
@@ -1244,6 +1251,109 @@ static void test_read_buffer_reused(void **state)
 	free(recs);
 }
 
+/* The address and file offset of this process's mapping of a file whose
+ * path ends with name: 1 found, 0 not. */
+static int file_mapping(const char *name, uintptr_t *addr, uint64_t *off)
+{
+	char line[1024];
+	size_t nl = strlen(name);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+		unsigned long long a, b, o;
+
+		if (n >= nl && !memcmp(line + n - nl, name, nl) &&
+		    sscanf(line, "%llx-%llx %*s %llx", &a, &b, &o) == 3) {
+			*addr = (uintptr_t)a;
+			*off = o;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* ntp_reader_map_while_cheap over a file of several 2 MiB: windows of
+ * 2 MiB or more start at a 2 MiB boundary of the file and of memory (where
+ * a 2 MiB folio can be mapped whole), the first's start past the header
+ * too, every record as written; with every window faulting too often
+ * (map_dear), read() after each window, a window's length then twice
+ * that, and mapped again: the same records. Too late once a block was
+ * handed out; nothing to do for read(). */
+static void test_map_while_cheap(void **state)
+{
+	struct ntp_reader_opts two = { .map_window = 2u << 20, .map_dear = -1 };
+	struct ntp_reader_opts dear = { .map_window = 2u << 20, .map_dear = 1 };
+	struct ntp_reader_opts rd = { .no_mmap = 1 };
+	const uint64_t mib2 = 2u << 20;
+	const struct ntp_record *recs;
+	char path[256], err[256];
+	struct ntp_reader *r;
+	size_t n, want, got = 0, windows = 0, turned = 0;
+	char turns[9];
+	int was = -1;
+	uintptr_t addr;
+	uint64_t off;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "cheap.ntp");
+	want = write_full_blocks(path, 40, 0);	/* about 10.6 MiB */
+	r = ntp_reader_open_opts(path, &two, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
+	while (ntp_reader_next_block(r, &recs, &n) == 1) {
+		check_recs(recs, n, got);
+		got += n;
+		assert_true(file_mapping("/cheap.ntp", &addr, &off));
+		if (!off)
+			continue;	/* the header's window */
+		assert_int_equal(off % mib2, 0);
+		assert_int_equal(addr % mib2, 0);
+		windows++;
+	}
+	assert_int_equal(got, want);
+	assert_true(windows > 0);
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	ntp_reader_close(r);
+	assert_false(mapped_here("/cheap.ntp"));
+
+	/* mapped (the header's window), read() for 2 MiB, mapped (a window),
+	 * read() for 4 MiB, mapped, read() for the rest */
+	r = ntp_reader_open_opts(path, &dear, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
+	got = 0;
+	while (ntp_reader_next_block(r, &recs, &n) == 1) {
+		int m = mapped_here("/cheap.ntp");
+
+		check_recs(recs, n, got);
+		got += n;
+		if (m != was)
+			turns[turned++ < 8 ? turned - 1 : 7] = (char)(m ? 'm' : 'r');
+		was = m;
+	}
+	turns[turned < 8 ? turned : 8] = '\0';
+	assert_string_equal(turns, "mrmrmr");
+	assert_int_equal(got, want);
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	ntp_reader_close(r);
+
+	r = ntp_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_next_block(r, &recs, &n), 1);
+	assert_int_equal(ntp_reader_map_while_cheap(r), 1);	/* a block handed out */
+	ntp_reader_close(r);
+
+	r = ntp_reader_open_opts(path, &rd, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
+	assert_int_equal(read_checked(r, 0), want);
+	ntp_reader_close(r);
+}
+
 /* How ntp_readers_full_speed read each of k files (most: the lone target,
  * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
  * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
@@ -1272,8 +1382,9 @@ static void full_speed_modes(char (*path)[256], size_t k, size_t most, int ahead
  * and two more, with a lone target or none; one CPU (the process's
  * affinity, and NTPROF_THREADS=0), two CPUs, two CPUs with no thread
  * starting (the target falls back to read()). Few files: each read ahead
- * on two CPUs, else with read(); many: the target read ahead on two CPUs,
- * else with read(), the others (all without a target) with read(). */
+ * on two CPUs, mapped on one (while cheap: ntp_reader_map_while_cheap),
+ * with read() where no thread starts; many: the target read ahead on two
+ * CPUs, else with read(), the others (all without a target) with read(). */
 static void test_readers_full_speed(void **state)
 {
 	enum { N = NTP_AHEAD_FILES + 2 };
@@ -1317,7 +1428,8 @@ static void test_readers_full_speed(void **state)
 				size_t m = most == k ? SIZE_MAX : most;
 
 				for (size_t i = 0; i < k; i++)
-					want[i] = (k <= NTP_AHEAD_FILES || i == m) && setup == 2 ? 'a' : 'r';
+					want[i] = (k <= NTP_AHEAD_FILES || i == m) && setup == 2 ? 'a'
+						  : k <= NTP_AHEAD_FILES && setup < 2 ? 'm' : 'r';
 				want[k] = '\0';
 				full_speed_modes(path, k, m, setup == 3, modes);
 				if (strcmp(modes, want))
@@ -1419,6 +1531,7 @@ static void test_many_files_one_arena(void **state)
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
+	struct ntp_reader_opts dear = { .map_window = 1, .map_dear = 1 };
 	char path[256], cut[256], err[256];
 	struct blk b[64];
 	size_t len, nb, nrec, tried = 0;
@@ -1433,8 +1546,10 @@ static void test_map_matches_read(void **state)
 	assert_true(len > 8 * 4096);
 	for (size_t k = 0; k <= len; k++) {
 		for (int flip = 0; flip < 2; flip++) {
-			struct outcome mem, rdo, map, map1, fail, alone;
+			struct outcome mem, rdo, map, map1, fail, alone, cheap, cheap_fail;
 			struct ntp_reader_opts late = { .map_window = 1, .map_fail_from = 3 * 4096 + 100 };
+			struct ntp_reader_opts dear_late = { .map_window = 1, .map_dear = 1,
+							     .map_fail_from = 5 * 4096 + 100 };
 
 			if (!interesting_cut(k, b, nb) || (flip && k == len))
 				continue;
@@ -1449,6 +1564,10 @@ static void test_map_matches_read(void **state)
 			outcome_of(ntp_reader_open_opts(cut, &late, err, sizeof(err)), err, &fail);
 			/* mapped for the header, then read() (ntp_reader_read_alone) */
 			outcome_of(read_alone(ntp_reader_open(cut, err, sizeof(err))), err, &alone);
+			/* mapped, then read() as windows fault too often, mapped
+			 * again, ...; and so until mmap fails midway */
+			outcome_of(while_cheap(ntp_reader_open_opts(cut, &dear, err, sizeof(err))), err, &cheap);
+			outcome_of(while_cheap(ntp_reader_open_opts(cut, &dear_late, err, sizeof(err))), err, &cheap_fail);
 			if (flip)
 				buf[k] ^= 0x10;
 			assert_same_outcome(&mem, &rdo);
@@ -1456,6 +1575,8 @@ static void test_map_matches_read(void **state)
 			assert_same_outcome(&mem, &map1);
 			assert_same_outcome(&mem, &fail);
 			assert_same_outcome(&mem, &alone);
+			assert_same_outcome(&mem, &cheap);
+			assert_same_outcome(&mem, &cheap_fail);
 			if (k == len) {
 				assert_int_equal(mem.records, nrec);
 				assert_string_equal(mem.why, "");
@@ -2284,6 +2405,7 @@ int main(void)
 		cmocka_unit_test(test_next_block),
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_read_alone),
+		cmocka_unit_test(test_map_while_cheap),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_many_files_one_arena),
