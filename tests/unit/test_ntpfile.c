@@ -1276,13 +1276,13 @@ static int file_mapping(const char *name, uintptr_t *addr, uint64_t *off)
 	return found;
 }
 
-/* ntp_reader_map_while_cheap over a file of several 2 MiB: windows of
- * 2 MiB or more start at a 2 MiB boundary of the file and of memory (where
- * a 2 MiB folio can be mapped whole), the first's start past the header
- * too, every record as written; with every window faulting too often
- * (map_dear), read() after each window, a window's length then twice
- * that, and mapped again: the same records. Too late once a block was
- * handed out; nothing to do for read(). */
+/* ntp_reader_map_while_cheap over a file of several 2 MiB: each window
+ * but the header's starts at a 2 MiB boundary of the file and of memory
+ * (where a 2 MiB folio can be mapped whole), even where the read offset
+ * is past it, and every record comes out as written; with every window
+ * faulting too often (map_dear), read() after each window, for a window's
+ * length, then twice that, mapped again in between: the same records.
+ * Too late once a block was handed out; nothing to do for read(). */
 static void test_map_while_cheap(void **state)
 {
 	struct ntp_reader_opts two = { .map_window = 2u << 20, .map_dear = -1 };
@@ -1331,11 +1331,11 @@ static void test_map_while_cheap(void **state)
 
 		check_recs(recs, n, got);
 		got += n;
-		if (m != was)
-			turns[turned++ < 8 ? turned - 1 : 7] = (char)(m ? 'm' : 'r');
+		if (m != was && turned < sizeof(turns) - 1)
+			turns[turned++] = (char)(m ? 'm' : 'r');
 		was = m;
 	}
-	turns[turned < 8 ? turned : 8] = '\0';
+	turns[turned] = '\0';
 	assert_string_equal(turns, "mrmrmr");
 	assert_int_equal(got, want);
 	assert_string_equal(ntp_reader_stats(r)->why, "");
