@@ -16,6 +16,7 @@
 #                 against `cat` of both
 #   join 64       report of 63 host files and their target, per record, against
 #                 join 2 (same number of records)
+#   join 64 c     the same report against cat of its 64 files
 #   cat 64        cat of those 64 files against cat of the 2 files of join 2 (the
 #                 same bytes): what reading the many small files costs the
 #                 kernel (their page cache in smaller folios), in join 64's ratio
@@ -194,9 +195,11 @@ for measure in ${MEASURES:-cpu wall}; do
 		settle "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@"
 		row "join $#" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")" \
 		    "$(rss "$NTPROF" report "$@")"
+		row "join $# c" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- cat "$@")" "$(rss "$NTPROF" report "$@")"
 		row "cat $#" "$(records "$@")" "$(pair cat "$@" -- cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss cat "$@")"
 		echo "  against: join 2 of cat of both; join $#, against join 2 of 1 M records (the same records); targets: <= 2.5x, <= 1x"
-		echo "  cat $#: cat of the $# files against cat of the 2 (the same bytes), the kernel's part of join $#'s ratio"
+		echo "  join $# c: against cat of its $# files (as join 2 against cat of both); cat $#: cat of the $# files"
+		echo "  against cat of the 2 (the same bytes), the kernel's part of join $#'s ratio to join 2"
 	esac
 	case " $only " in *" groups "*)
 		[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
