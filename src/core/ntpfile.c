@@ -1100,7 +1100,9 @@ static size_t fill(struct ntp_reader *r, size_t need)
  * the file's size (mapped file pages count in RSS). The pages are mapped
  * by the faults of the first touch (the kernel maps the pages around the
  * one faulted in the same fault), not with MAP_POPULATE, whose walk of the
- * window page by page cost more CPU than those faults (docs/performance.md).
+ * window page by page cost more CPU than those faults (docs/performance.md);
+ * a file read at full speed in one thread touches its window every 64 KiB
+ * as soon as it is mapped, to count those faults (window_dear).
  *
  * The file's size is taken again (fstat) before each window is mapped, and a
  * window never reaches past it: a file that grows while it is read (a
