@@ -1488,7 +1488,7 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		r->eof = 1;	/* nothing past what is mapped */
 		return have;
 	}
-	if (r->map_cheap && r->map && (r->map_dear ? r->map_dear > 0 : r->dear)) {
+	if (r->map_cheap && r->map && r->dear) {
 		r->remap_at = r->off + r->backoff;
 		r->backoff *= 2;
 		return window_to_read(r, READ_BUF) ? 0 : fill(r, need);
@@ -1504,8 +1504,12 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	r->map = p;
 	r->map_len = len;
 	map_slot_set(r->map_slot, p, len);	/* before the first touch (SIGBUS) */
-	if (aligned && !(r->dear = window_dear(p, len)))
-		r->backoff = cheap_backoff(r);
+	if (aligned || (r->map_cheap && r->map_dear)) {
+		/* tests: told instead of counted (map_dear) */
+		r->dear = r->map_dear ? r->map_dear > 0 : window_dear(p, len);
+		if (!r->dear)
+			r->backoff = cheap_backoff(r);
+	}
 	r->data = p;
 	r->start = lead;
 	r->end = len;
