@@ -1308,6 +1308,37 @@ static int shmem_huge(void)
 	return !strstr(line, "[never]") && !strstr(line, "[deny]");
 }
 
+/* Reads the file cheap.ntp at path to its end under
+ * ntp_reader_map_while_cheap with options o, every record checked (want of
+ * them): in turns, 'm' and 'r' as the blocks came from a window or from
+ * read() (up to 8 turns). */
+static const char *cheap_turns(const char *path, const struct ntp_reader_opts *o, size_t want, char turns[9])
+{
+	const struct ntp_record *recs;
+	struct ntp_reader *r;
+	char err[256];
+	size_t n, got = 0, turned = 0;
+	int was = -1;
+
+	r = ntp_reader_open_opts(path, o, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
+	while (ntp_reader_next_block(r, &recs, &n) == 1) {
+		int m = mapped_here("/cheap.ntp");
+
+		check_recs(recs, n, got);
+		got += n;
+		if (m != was && turned < 8)
+			turns[turned++] = (char)(m ? 'm' : 'r');
+		was = m;
+	}
+	turns[turned] = '\0';
+	assert_int_equal(got, want);
+	assert_string_equal(ntp_reader_stats(r)->why, "");
+	ntp_reader_close(r);
+	return turns;
+}
+
 /* ntp_reader_map_while_cheap over a file of several 2 MiB: each window
  * but the header's starts at a 2 MiB boundary of the file and of memory
  * (where a 2 MiB folio can be mapped whole), even where the read offset
@@ -1326,9 +1357,8 @@ static void test_map_while_cheap(void **state)
 	const struct ntp_record *recs;
 	char path[256], err[256];
 	struct ntp_reader *r;
-	size_t n, want, got = 0, windows = 0, turned = 0;
+	size_t n, want, got = 0, windows = 0;
 	char turns[9];
-	int was = -1;
 	uintptr_t addr;
 	uint64_t off;
 
@@ -1356,24 +1386,7 @@ static void test_map_while_cheap(void **state)
 
 	/* mapped (the header's window), read() for 2 MiB, mapped (a window),
 	 * read() for 4 MiB, mapped, read() for the rest */
-	r = ntp_reader_open_opts(path, &dear, err, sizeof(err));
-	assert_non_null(r);
-	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
-	got = 0;
-	while (ntp_reader_next_block(r, &recs, &n) == 1) {
-		int m = mapped_here("/cheap.ntp");
-
-		check_recs(recs, n, got);
-		got += n;
-		if (m != was && turned < sizeof(turns) - 1)
-			turns[turned++] = (char)(m ? 'm' : 'r');
-		was = m;
-	}
-	turns[turned] = '\0';
-	assert_string_equal(turns, "mrmrmr");
-	assert_int_equal(got, want);
-	assert_string_equal(ntp_reader_stats(r)->why, "");
-	ntp_reader_close(r);
+	assert_string_equal(cheap_turns(path, &dear, want, turns), "mrmrmr");
 
 	/* The same file in 4 KiB pages, counted for real: its page cache
 	 * dropped and read back a page at a time with no read-ahead, so every
@@ -1382,27 +1395,10 @@ static void test_map_while_cheap(void **state)
 	 * as when told so. (On tmpfs nothing is dropped; its pages are small
 	 * unless shmem huge pages are on: then say so and stop.) */
 	assert_true(small_pages(path));
-	r = ntp_reader_open_opts(path, &counted, err, sizeof(err));
-	assert_non_null(r);
-	assert_int_equal(ntp_reader_map_while_cheap(r), 0);
-	got = turned = 0;
-	was = -1;
-	while (ntp_reader_next_block(r, &recs, &n) == 1) {
-		int m = mapped_here("/cheap.ntp");
-
-		check_recs(recs, n, got);
-		got += n;
-		if (m != was && turned < sizeof(turns) - 1)
-			turns[turned++] = (char)(m ? 'm' : 'r');
-		was = m;
-	}
-	turns[turned] = '\0';
-	if (strcmp(turns, "mrmrmr") && shmem_huge())
+	if (strcmp(cheap_turns(path, &counted, want, turns), "mrmrmr") && shmem_huge())
 		print_message("shmem huge pages on: the counted case not checked\n");
 	else
 		assert_string_equal(turns, "mrmrmr");
-	assert_int_equal(got, want);
-	ntp_reader_close(r);
 
 	r = ntp_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
