@@ -936,38 +936,43 @@ struct buf_arena {
 	size_t users;
 };
 
-#define ARENA_ALIGN ((size_t)2 << 20)
+/* A 2 MiB page: a huge page of anonymous memory, or a file's folio that
+ * one page-table entry of the level above maps whole (map_aligned). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* p rounded up to a HUGE_PAGE boundary */
+static uint8_t *huge_up(const void *p)
+{
+	return (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+}
 
 static struct buf_arena *arena_new(size_t nbufs)
 {
 	struct buf_arena *a = calloc(1, sizeof(*a));
-	size_t len = (nbufs * READ_BUF + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	size_t len = (nbufs * READ_BUF + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	uint8_t *p;
 
 	if (!a)
 		return NULL;
 	/* one huge page's worth more, to start the buffers on a 2 MiB boundary */
-	p = mmap(NULL, len + ARENA_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		free(a);
 		return NULL;
 	}
 	a->map = p;
-	a->len = len + ARENA_ALIGN;
+	a->len = len + HUGE_PAGE;
 #ifdef MADV_HUGEPAGE
 	/* advice only: where the kernel has no transparent huge pages, the
 	 * buffers are small pages as malloc's were */
-	madvise((uint8_t *)(((uintptr_t)p + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1)), len,
-		MADV_HUGEPAGE);
+	madvise(huge_up(p), len, MADV_HUGEPAGE);
 #endif
 	return a;
 }
 
 static uint8_t *arena_buf(struct buf_arena *a, size_t i)
 {
-	uint8_t *base = (uint8_t *)(((uintptr_t)a->map + ARENA_ALIGN - 1) & ~(uintptr_t)(ARENA_ALIGN - 1));
-
-	return base + i * READ_BUF;
+	return huge_up(a->map) + i * READ_BUF;
 }
 
 static void arena_put(struct buf_arena *a)
@@ -1358,7 +1363,7 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * 4 KiB pages by a fault per 16 (the kernel's fault-around), and the
  * folios are the kernel's choice, made when the file was written or read
  * in, and may differ from one part of a file to the next. So a window of
- * CHEAP_ALIGN or more is mapped whole as soon as it is made, a byte
+ * HUGE_PAGE or more is mapped whole as soon as it is made, a byte
  * touched every CHEAP_STRIDE, and the faults that took are counted (the
  * thread's minor faults, getrusage): past CHEAP_FAULTS per MiB, the file
  * is read with read() for a while after the window (backoff), then mapped
@@ -1368,7 +1373,6 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * to read().
  */
 #define CHEAP_FAULTS 8
-#define CHEAP_ALIGN ((uint64_t)2 << 20)
 #define CHEAP_STRIDE ((size_t)64 << 10)
 
 static uint64_t thread_faults(void)
@@ -1412,27 +1416,27 @@ static size_t map_again(struct ntp_reader *r, size_t need)
 static int window_to_read(struct ntp_reader *r, size_t cap);
 
 /* mmap of len bytes of fd from base, at an address that is a multiple of
- * CHEAP_ALIGN, where a page-table entry of the level above can map a 2 MiB
+ * HUGE_PAGE, where a page-table entry of the level above can map a 2 MiB
  * folio (some file systems place a mapping so, not all): address space
- * CHEAP_ALIGN longer reserved, the file mapped over it at its first such
+ * HUGE_PAGE longer reserved, the file mapped over it at its first such
  * address, the rest let go. */
 static void *map_aligned(int fd, size_t len, uint64_t base)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (len + page - 1) / page * page;
-	uint8_t *res = mmap(NULL, span + CHEAP_ALIGN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *res = mmap(NULL, span + HUGE_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint8_t *at, *p;
 
 	if (res == MAP_FAILED)
 		return MAP_FAILED;
-	at = (uint8_t *)(((uintptr_t)res + CHEAP_ALIGN - 1) & ~(uintptr_t)(CHEAP_ALIGN - 1));
+	at = huge_up(res);
 	p = mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)base);
 	if (p == MAP_FAILED) {
-		munmap(res, span + CHEAP_ALIGN);
+		munmap(res, span + HUGE_PAGE);
 		return MAP_FAILED;
 	}
 	if (at > res)
 		munmap(res, (size_t)(at - res));
-	munmap(at + span, (size_t)(res + CHEAP_ALIGN - at));	/* at < res + CHEAP_ALIGN */
+	munmap(at + span, (size_t)(res + HUGE_PAGE - at));	/* at < res + HUGE_PAGE */
 	return p;
 }
 
@@ -1476,9 +1480,9 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	 * memory (map_aligned): its 2 MiB folios are mapped whole from its
 	 * start on, where one cut at the read offset had two partly mapped, a
 	 * fault per 16 pages each. */
-	if (r->map_cheap && window >= CHEAP_ALIGN) {
+	if (r->map_cheap && window >= HUGE_PAGE) {
 		aligned = 1;
-		base = r->off & ~(CHEAP_ALIGN - 1);
+		base = r->off & ~(uint64_t)(HUGE_PAGE - 1);
 		lead = (size_t)(r->off - base);
 	}
 	len = lead + need > window ? lead + need : window;

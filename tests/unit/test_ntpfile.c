@@ -1010,8 +1010,9 @@ static struct ntp_reader *while_cheap(struct ntp_reader *r)
 	return r;
 }
 
-/* Whether this process maps a file whose path ends with name. */
-static int mapped_here(const char *name)
+/* The address and file offset of this process's mapping of a file whose
+ * path ends with name: 1 found, 0 not. */
+static int file_mapping(const char *name, uintptr_t *addr, uint64_t *off)
 {
 	char line[1024];
 	size_t nl = strlen(name);
@@ -1019,14 +1020,28 @@ static int mapped_here(const char *name)
 	int found = 0;
 
 	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
+	while (!found && fgets(line, sizeof(line), f)) {
 		size_t n = strcspn(line, "\n");
+		unsigned long long a, b, o;
 
-		if (n >= nl && !memcmp(line + n - nl, name, nl))
+		if (n >= nl && !memcmp(line + n - nl, name, nl) &&
+		    sscanf(line, "%llx-%llx %*s %llx", &a, &b, &o) == 3) {
+			*addr = (uintptr_t)a;
+			*off = o;
 			found = 1;
+		}
 	}
 	fclose(f);
 	return found;
+}
+
+/* Whether this process maps a file whose path ends with name. */
+static int mapped_here(const char *name)
+{
+	uintptr_t addr;
+	uint64_t off;
+
+	return file_mapping(name, &addr, &off);
 }
 
 /* ntp_reader_read_alone: the file read with read() once the header is
@@ -1249,31 +1264,6 @@ static void test_read_buffer_reused(void **state)
 		ntp_reader_close(r);
 	}
 	free(recs);
-}
-
-/* The address and file offset of this process's mapping of a file whose
- * path ends with name: 1 found, 0 not. */
-static int file_mapping(const char *name, uintptr_t *addr, uint64_t *off)
-{
-	char line[1024];
-	size_t nl = strlen(name);
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = 0;
-
-	assert_non_null(f);
-	while (!found && fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, "\n");
-		unsigned long long a, b, o;
-
-		if (n >= nl && !memcmp(line + n - nl, name, nl) &&
-		    sscanf(line, "%llx-%llx %*s %llx", &a, &b, &o) == 3) {
-			*addr = (uintptr_t)a;
-			*off = o;
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* The page cache of path dropped and read back a page at a time with no
