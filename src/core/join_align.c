@@ -33,6 +33,23 @@
 #include "thread.h"
 
 #define ALIGN_SAMPLE 32768	/* records read from the start of each file... */
+/* A join of one or two hosts is first aligned from samples this long, and
+ * that alignment is kept if it aligned every file on one clock, each pair
+ * of files by at least ALIGN_QUICK_AGREE agreeing pairs; else it is done
+ * again with ALIGN_SAMPLE (ntp_join_align_state). Reading and indexing
+ * 32768 records of each file was a sixth of a 1 M-record 2-file join
+ * (docs/performance.md, "A quick sample first"). Of more hosts, each
+ * host's share of a target's quick sample is too short to agree that
+ * much. */
+#define ALIGN_QUICK 4096
+#define ALIGN_QUICK_AGREE 1024
+#define ALIGN_QUICK_HOSTS 2
+/* False pairs (a command id and LBA that came back: an SPDK host at queue
+ * depth 1 that began early) agree within a sample that spans a few
+ * ALIGN_WINDOW_NS, as a quick one may: where more than one in this many
+ * of the targets' quick marks repeat a command of their sample, the quick
+ * run is not used. */
+#define ALIGN_QUICK_REPEAT 16
 #define ALIGN_HOST_MIN 256	/* ...but of each of many host-side files its share, at least this */
 /* A host's sample as it once was, of any number of hosts: its first this
  * many records. One of many hosts looks that far for its first command the
@@ -59,6 +76,7 @@
  * where the block of the phase before was already resident. */
 #define ALIGN_MED_BYTES (sizeof(int64_t) + 2 * sizeof(uint32_t))
 #define ALIGN_SCRATCH_BYTES (ALIGN_SAMPLE * ALIGN_MED_BYTES)
+_Static_assert(ALIGN_QUICK <= ALIGN_SAMPLE, "the quick sample is the shorter");
 
 struct mark {
 	uint64_t key, slba;
@@ -684,6 +702,12 @@ struct align {
 	int64_t from, *d;
 	void *scratch;
 	uint8_t *tried, *state;
+	/* the quick samples' run (ALIGN_QUICK): the samples only, no file
+	 * read on (host_search: its windows take ALIGN_SAMPLE marks, d and
+	 * scratch are the quick sample's); least, the fewest agreeing pairs
+	 * a file was aligned by */
+	int quick;
+	size_t least;
 };
 
 /* pair_offset's memory of a pair of files: its samples gave no agreeing
@@ -1018,25 +1042,28 @@ static void spread(struct align *al, size_t *done, int64_t *adj)
 	size_t n = al->n;
 	int progress = 1;
 
-	for (int search = 0; search < 2; search++) {
+	for (int search = 0; search < (al->quick ? 1 : 2); search++) {
 		for (progress = 1; progress;) {
 			progress = 0;
 			for (size_t a = 0; a < n; a++) {
 				for (size_t b = 0; b < n; b++) {
 					int64_t off;
+					size_t c;
 
 					if (a == b || !done[a] || done[b])
 						continue;
 					/* a's hosts against b's targets: b's times + off match a's */
-					if (pair_offset(al, a, b, &off, search)) {
+					if ((c = pair_offset(al, a, b, &off, search))) {
 						adj[b] = wrap_add((uint64_t)adj[a], off);
-						done[b] = done[a];
-						progress = 1;
-					} else if (pair_offset(al, b, a, &off, search)) {
+					} else if ((c = pair_offset(al, b, a, &off, search))) {
 						adj[b] = wrap_sub((uint64_t)adj[a], (uint64_t)off);
-						done[b] = done[a];
-						progress = 1;
+					} else {
+						continue;
 					}
+					done[b] = done[a];
+					progress = 1;
+					if (c < al->least)
+						al->least = c;
 				}
 			}
 			/* a file aligned: the others from the samples first */
@@ -1048,16 +1075,22 @@ static void spread(struct align *al, size_t *done, int64_t *adj)
 	}
 }
 
-size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
-			    uint8_t *state)
+/* ntp_join_align_state from samples of sample records (a target's; a
+ * host's share of it, below); with least (the quick run, sample
+ * ALIGN_QUICK), from the samples only, and *least the fewest agreeing
+ * pairs a file was aligned by, 0 unless every file was aligned on one
+ * clock. */
+static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
+			uint8_t *state, size_t sample, size_t *least)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
 	struct mark *hits = NULL;
 	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
 	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
-	int64_t *d = malloc(ALIGN_SAMPLE * sizeof(*d)), late = 0, from;
-	void *scratch = malloc(ALIGN_SCRATCH_BYTES);
+	/* of the quick run, the quick sample's: it reads no file on */
+	int64_t *d = malloc(sample * sizeof(*d)), late = 0, from;
+	void *scratch = malloc(sample * ALIGN_MED_BYTES);
 	size_t *done = calloc(n ? n : 1, sizeof(*done)), groups = 0;
 	char *early = calloc(n ? n : 1, 1);
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
@@ -1068,6 +1101,8 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 	memset(adj, 0, n * sizeof(*adj));
 	if (state)
 		memset(state, 0, n);
+	if (least)
+		*least = 0;
 	if (n < 2)
 		goto out;
 	if (!fs || !hbase || !ho || !ti || !d || !scratch || !done || !early || !tried || !st) {
@@ -1095,7 +1130,7 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 	 * records of a next block cost all of it. */
 	for (size_t i = 0; i < n; i++)
 		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
-	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
+	host_max = hosts > 1 ? 2 * sample / hosts : sample;
 	if (host_max > NTP_BLOCK_RECORDS)
 		host_max -= host_max % NTP_BLOCK_RECORDS;
 	if (host_max < ALIGN_HOST_MIN)
@@ -1114,7 +1149,7 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 	 * a file of both sides is read a second time for its host side, once
 	 * its targets are indexed. Of one host nearly every mark has its
 	 * command there, and the filter would look each up twice. */
-	filter = host_max < ALIGN_SAMPLE;
+	filter = host_max < sample;
 	for (size_t i = 0; i < n; i++) {
 		if (!has_side(in[i].info->role, NTP_SIDE_HOST))
 			continue;
@@ -1138,10 +1173,10 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 			/* set 1: only the files that began early (pair_offset) */
 			int64_t f = set ? from : 0;
 
-			if (!(fs[i].t[set] = malloc(ALIGN_SAMPLE * sizeof(struct mark))))
+			if (!(fs[i].t[set] = malloc(sample * sizeof(struct mark))))
 				goto out;
 			sset[ns] = set;
-			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = ALIGN_SAMPLE, .from = f,
+			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = sample, .from = f,
 						    .side = NTP_SIDE_TARGET };
 			if (!hh)
 				continue;
@@ -1164,13 +1199,24 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 			}
 		}
 	}
+	if (least) {
+		size_t marks = 0, cmds = 0;
+
+		for (size_t b = 0; b < nti; b++) {
+			marks += ti[b]->nt;
+			cmds += ti[b]->ng;
+		}
+		if ((marks - cmds) * ALIGN_QUICK_REPEAT > marks)
+			goto out;	/* *least 0: not used */
+	}
 	for (int t = 0; t < 2; t++)
 		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
 					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
 					     .hits = hits, .ti = ti, .from = from, .filter = filter };
 	sample_hosts_2(job);
 	al = (struct align){ .in = in, .n = n, .fs = fs, .early = early, .host_max = host_max, .from = from,
-			     .d = d, .scratch = scratch, .tried = tried, .state = st };
+			     .d = d, .scratch = scratch, .tried = tried, .state = st, .quick = least != NULL,
+			     .least = SIZE_MAX };
 	/* Spread from the primary file, then from each file left (a primary
 	 * that aligns with nothing, a host of another run or an idle one, does
 	 * not leave the others on the wall clocks), each group on the clock
@@ -1199,6 +1245,8 @@ size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t pr
 			if (state)
 				state[i] = st[i] ? st[i] : NTP_ALIGN_NO_PEER;
 		}
+	} else if (least) {
+		*least = al.least;
 	}
 out:
 	for (size_t i = 0; fs && i < n; i++) {
@@ -1219,6 +1267,19 @@ out:
 	free(tried);
 	free(st);
 	return unaligned;
+}
+
+size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
+			    uint8_t *state)
+{
+	size_t hosts = 0, least;
+
+	for (size_t i = 0; i < n; i++)
+		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	if (n >= 2 && hosts <= ALIGN_QUICK_HOSTS && !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least) &&
+	    least >= ALIGN_QUICK_AGREE)
+		return 0;
+	return align_run(in, n, primary, adj, state, ALIGN_SAMPLE, NULL);
 }
 
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)

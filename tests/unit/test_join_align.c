@@ -272,8 +272,10 @@ static size_t ref_sample(const char *path, uint8_t side, struct mark *out, size_
 #define REF_FILES 8
 
 /* ntp_join_align as first written: every sample of every file read on its
- * own, a host's sample kept whole, each pair of samples walked sorted. */
-static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
+ * own, a host's sample kept whole, each pair of samples walked sorted; a
+ * target's sample of sample records (ALIGN_SAMPLE, or the quick run's). */
+static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
+			   size_t sample)
 {
 	static struct mark hm[2][REF_FILES][ALIGN_SAMPLE], tm[2][REF_FILES][ALIGN_SAMPLE];
 	static struct mark hc[ALIGN_SAMPLE], tc[ALIGN_SAMPLE];
@@ -294,7 +296,7 @@ static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t pri
 	for (size_t i = 0; i < n; i++)
 		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
 	/* the budget of join_align.c (for the few hosts here, whole blocks) */
-	host_max = hosts > 1 ? 2 * ALIGN_SAMPLE / hosts : ALIGN_SAMPLE;
+	host_max = hosts > 1 ? 2 * sample / hosts : sample;
 	if (host_max > NTP_BLOCK_RECORDS)
 		host_max -= host_max % NTP_BLOCK_RECORDS;
 	for (int set = 0; set < sets; set++)
@@ -304,7 +306,7 @@ static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t pri
 			if (has_side(in[i].info->role, NTP_SIDE_HOST))
 				nh[set][i] = ref_sample(in[i].path, NTP_SIDE_HOST, hm[set][i], host_max, set ? from : 0);
 			if (has_side(in[i].info->role, NTP_SIDE_TARGET))
-				nt[set][i] = ref_sample(in[i].path, NTP_SIDE_TARGET, tm[set][i], ALIGN_SAMPLE,
+				nt[set][i] = ref_sample(in[i].path, NTP_SIDE_TARGET, tm[set][i], sample,
 							set ? from : 0);
 		}
 	done[primary] = 1;
@@ -350,14 +352,16 @@ static void ref_join_align(const struct ntp_join_input *in, size_t n, size_t pri
  */
 static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t unaligned)
 {
-	uint8_t state[REF_FILES];
+	uint8_t state[REF_FILES], sq[REF_FILES];
 	char dir[] = "/tmp/test_join_align.XXXXXX", path[REF_FILES][300], err[256];
 	struct ntp_file_info info[REF_FILES];
 	struct ntp_join_input in[REF_FILES];
 	struct ntp_writer *w[REF_FILES];
-	int64_t skew[REF_FILES], a1[REF_FILES], a2[REF_FILES];
+	int64_t skew[REF_FILES], a1[REF_FILES], a2[REF_FILES], aq[REF_FILES];
 	const uint64_t t0 = 1700000000000000000ull;
 	unsigned n = hosts + 1, tgt = hosts;
+	size_t least = 0;
+	int quick;
 
 	assert_true(n <= REF_FILES);
 	assert_non_null(mkdtemp(dir));
@@ -408,8 +412,15 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t un
 	}
 	for (unsigned f = 0; f < n; f++)
 		assert_int_equal(ntp_writer_close(w[f], 1), 0);
-	ref_join_align(in, n, 0, a1);
+	/* of few hosts, the quick samples' alignment where they agree
+	 * (ntp_join_align_state), its offsets the first alignment's of
+	 * samples as short */
+	quick = hosts <= ALIGN_QUICK_HOSTS && !align_run(in, n, 0, aq, sq, ALIGN_QUICK, &least) &&
+		least >= ALIGN_QUICK_AGREE;
+	ref_join_align(in, n, 0, a1, quick ? ALIGN_QUICK : ALIGN_SAMPLE);
 	assert_int_equal(test_copy_of_ntp_join_align_state(in, n, 0, a2, state), unaligned);
+	if (quick)
+		assert_memory_equal(a2, aq, n * sizeof(*a2));
 	for (unsigned f = 0; f < n; f++)
 		unlink(path[f]);
 	rmdir(dir);
@@ -580,6 +591,8 @@ struct many {
 	size_t foreign;		/* host 1's first records: this many of a controller no target has */
 	int vanish;		/* host 1's file removed before the alignment reads it */
 	int alien0;		/* host 0 (the primary) of another run: no target holds its commands */
+	int quick;		/* 1: the quick samples align every file (the offsets are
+				 * theirs); -1: they do not (ALIGN_SAMPLE's are) */
 };
 
 /*
@@ -686,6 +699,19 @@ static void align_many(const struct many *o, unsigned seed)
 	if (o->vanish)
 		unlink(path[1]);
 	unaligned = test_copy_of_ntp_join_align_state(in, n, 0, adj, state);
+	if (o->quick) {
+		int64_t aq[MAX_HOSTS + 2];
+		uint8_t sq[MAX_HOSTS + 2];
+		size_t least, left = align_run(in, n, 0, aq, sq, ALIGN_QUICK, &least);
+
+		if (o->quick > 0) {
+			assert_int_equal(left, 0);
+			assert_true(least >= ALIGN_QUICK_AGREE);
+			assert_memory_equal(aq, adj, n * sizeof(*adj));
+		} else {
+			assert_true(left || least < ALIGN_QUICK_AGREE);
+		}
+	}
 	if (o->alien0) {
 		/* the same offsets with host 1 the primary: the order of
 		 * the files does not change what is aligned */
@@ -834,6 +860,23 @@ static void test_align_many_both(void **state)
 	align_many(&(struct many){ .early_cmds = 6000, .both0 = 1, .targets = 1 }, 32);
 }
 
+/* One or two hosts and their target: aligned from the quick samples
+ * (ALIGN_QUICK records) where they agree, from the full ones where a host
+ * began more than its quick sample before the target (its first 4096
+ * records hold none of the target's commands; its first 32768 do) or
+ * where the target's quick sample repeats commands (ALIGN_QUICK_REPEAT). */
+static void test_align_quick(void **state)
+{
+	(void)state;
+	align_many(&(struct many){ .targets = 1, .hosts = 1, .quick = 1 }, 81);
+	align_many(&(struct many){ .targets = 1, .hosts = 2, .quick = 1 }, 82);
+	align_many(&(struct many){ .early_cmds = 6000, .targets = 1, .hosts = 1, .quick = -1 }, 83);
+	align_many(&(struct many){ .early_cmds = 6000, .targets = 1, .hosts = 2, .quick = -1 }, 84);
+	/* a host at queue depth 1 with one command id: its commands come
+	 * back within the quick samples, whose false pairs may agree */
+	align_many(&(struct many){ .lbas = 256, .targets = 1, .hosts = 1, .quick = -1 }, 85);
+}
+
 /* Two targets: a host's marks are kept for either target's sample and
  * carry no group (struct mark's tg is of the one target sample there is):
  * each host aligned on its own target. */
@@ -858,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_align_alien_primary),
 		cmocka_unit_test(test_align_many_both),
 		cmocka_unit_test(test_align_many_targets),
+		cmocka_unit_test(test_align_quick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
