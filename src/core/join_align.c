@@ -36,8 +36,9 @@
 /* A join of one or two hosts is first aligned from samples this long, and
  * that alignment is kept if it aligned every file on one clock, each pair
  * of files by at least ALIGN_QUICK_AGREE agreeing pairs; else it is done
- * again with ALIGN_SAMPLE (ntp_join_align_state). Reading and indexing
- * 32768 records of each file was a sixth of a 1 M-record 2-file join
+ * again with ALIGN_SAMPLE (ntp_join_align_state). Reading, indexing and
+ * matching 32768 records of each file, and the first touch of their
+ * memory, was most of what a small join costs beyond its records
  * (docs/performance.md, "A quick sample first"). Of more hosts, each
  * host's share of a target's quick sample is too short to agree that
  * much. */
