@@ -709,7 +709,10 @@ static void align_many(const struct many *o, unsigned seed)
 			assert_true(least >= ALIGN_QUICK_AGREE);
 			assert_memory_equal(aq, adj, n * sizeof(*adj));
 		} else {
+			/* the full samples' offsets, not the quick run's */
 			assert_true(left || least < ALIGN_QUICK_AGREE);
+			assert_int_equal(align_run(in, n, 0, aq, sq, ALIGN_SAMPLE, NULL), unaligned);
+			assert_memory_equal(aq, adj, n * sizeof(*adj));
 		}
 	}
 	if (o->alien0) {
@@ -863,8 +866,9 @@ static void test_align_many_both(void **state)
 /* One or two hosts and their target: aligned from the quick samples
  * (ALIGN_QUICK records) where they agree, from the full ones where a host
  * began more than its quick sample before the target (its first 4096
- * records hold none of the target's commands; its first 32768 do) or
- * where the target's quick sample repeats commands (ALIGN_QUICK_REPEAT). */
+ * records hold none of the target's commands; its first 32768 do), where
+ * the quick samples hold too few pairs (ALIGN_QUICK_AGREE) or where the
+ * target's quick sample repeats commands (ALIGN_QUICK_REPEAT). */
 static void test_align_quick(void **state)
 {
 	(void)state;
@@ -872,6 +876,9 @@ static void test_align_quick(void **state)
 	align_many(&(struct many){ .targets = 1, .hosts = 2, .quick = 1 }, 82);
 	align_many(&(struct many){ .early_cmds = 6000, .targets = 1, .hosts = 1, .quick = -1 }, 83);
 	align_many(&(struct many){ .early_cmds = 6000, .targets = 1, .hosts = 2, .quick = -1 }, 84);
+	/* 4000 commands early: the quick samples align it, from fewer than
+	 * ALIGN_QUICK_AGREE pairs */
+	align_many(&(struct many){ .early_cmds = 4000, .targets = 1, .hosts = 1, .quick = -1 }, 86);
 	/* a host at queue depth 1 with one command id: its commands come
 	 * back within the quick samples, whose false pairs may agree */
 	align_many(&(struct many){ .lbas = 256, .targets = 1, .hosts = 1, .quick = -1 }, 85);
