@@ -1076,6 +1076,16 @@ static void spread(struct align *al, size_t *done, int64_t *adj)
 	}
 }
 
+/* The files with a host's side. */
+static size_t host_files(const struct ntp_join_input *in, size_t n)
+{
+	size_t hosts = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	return hosts;
+}
+
 /* ntp_join_align_state from samples of sample records (a target's; a
  * host's share of it, below); with least (the quick run, sample
  * ALIGN_QUICK), from the samples only, and *least the fewest agreeing
@@ -1095,7 +1105,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	size_t *done = calloc(n ? n : 1, sizeof(*done)), groups = 0;
 	char *early = calloc(n ? n : 1, 1);
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
-	size_t hosts = 0, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
+	size_t hosts, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int filter;
 	struct align al;
 
@@ -1129,8 +1139,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	 * it may reach into one more block); of more than a block, whole
 	 * blocks: a file is read and checked a block at a time, and a few
 	 * records of a next block cost all of it. */
-	for (size_t i = 0; i < n; i++)
-		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
+	hosts = host_files(in, n);
 	host_max = hosts > 1 ? 2 * sample / hosts : sample;
 	if (host_max > NTP_BLOCK_RECORDS)
 		host_max -= host_max % NTP_BLOCK_RECORDS;
@@ -1270,15 +1279,20 @@ out:
 	return unaligned;
 }
 
+/* Whether the quick run (ALIGN_QUICK) aligned every file well enough to
+ * be kept: adj and state are its. */
+static int align_quick(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj, uint8_t *state)
+{
+	size_t least;
+
+	return n >= 2 && host_files(in, n) <= ALIGN_QUICK_HOSTS &&
+	       !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least) && least >= ALIGN_QUICK_AGREE;
+}
+
 size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
 			    uint8_t *state)
 {
-	size_t hosts = 0, least;
-
-	for (size_t i = 0; i < n; i++)
-		hosts += has_side(in[i].info->role, NTP_SIDE_HOST);
-	if (n >= 2 && hosts <= ALIGN_QUICK_HOSTS && !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least) &&
-	    least >= ALIGN_QUICK_AGREE)
+	if (align_quick(in, n, primary, adj, state))
 		return 0;
 	return align_run(in, n, primary, adj, state, ALIGN_SAMPLE, NULL);
 }

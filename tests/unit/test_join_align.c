@@ -360,7 +360,6 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t un
 	int64_t skew[REF_FILES], a1[REF_FILES], a2[REF_FILES], aq[REF_FILES];
 	const uint64_t t0 = 1700000000000000000ull;
 	unsigned n = hosts + 1, tgt = hosts;
-	size_t least = 0;
 	int quick;
 
 	assert_true(n <= REF_FILES);
@@ -415,8 +414,7 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t un
 	/* of few hosts, the quick samples' alignment where they agree
 	 * (ntp_join_align_state), its offsets the first alignment's of
 	 * samples as short */
-	quick = hosts <= ALIGN_QUICK_HOSTS && !align_run(in, n, 0, aq, sq, ALIGN_QUICK, &least) &&
-		least >= ALIGN_QUICK_AGREE;
+	quick = align_quick(in, n, 0, aq, sq);
 	ref_join_align(in, n, 0, a1, quick ? ALIGN_QUICK : ALIGN_SAMPLE);
 	assert_int_equal(test_copy_of_ntp_join_align_state(in, n, 0, a2, state), unaligned);
 	if (quick)
@@ -702,18 +700,15 @@ static void align_many(const struct many *o, unsigned seed)
 	if (o->quick) {
 		int64_t aq[MAX_HOSTS + 2];
 		uint8_t sq[MAX_HOSTS + 2];
-		size_t least, left = align_run(in, n, 0, aq, sq, ALIGN_QUICK, &least);
 
 		if (o->quick > 0) {
-			assert_int_equal(left, 0);
-			assert_true(least >= ALIGN_QUICK_AGREE);
-			assert_memory_equal(aq, adj, n * sizeof(*adj));
+			assert_true(align_quick(in, n, 0, aq, sq));
 		} else {
 			/* the full samples' offsets, not the quick run's */
-			assert_true(left || least < ALIGN_QUICK_AGREE);
+			assert_false(align_quick(in, n, 0, aq, sq));
 			assert_int_equal(align_run(in, n, 0, aq, sq, ALIGN_SAMPLE, NULL), unaligned);
-			assert_memory_equal(aq, adj, n * sizeof(*adj));
 		}
+		assert_memory_equal(aq, adj, n * sizeof(*adj));
 	}
 	if (o->alien0) {
 		/* the same offsets with host 1 the primary: the order of
