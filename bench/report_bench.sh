@@ -14,14 +14,15 @@
 #   dump          `ntprof dump` (CSV) of the 1 M file against `cat`
 #   join 2 N      report of a host file and a target file of N records together
 #                 against `cat` of both
-#   join 64       report of 63 host files and their target, per record, against
-#                 join 2 (same number of records)
+#   join 64 N     report of 63 host files and their target, per record, against
+#                 join 2 of N records (the same records)
 #   join 64 c     the same report against cat of its 64 files
 #   cat 64        cat of those 64 files against cat of the 2 files of join 2 (the
 #                 same bytes): what reading the many small files costs the
 #                 kernel (their page cache in smaller folios), in join 64's ratio
-#   groups 64     report of 64 groups (64 sizes, reads) per record against one
-#                 group (same flows: 4 KiB reads, no link serialisation)
+#   groups 64 N   report of 64 groups (64 sizes, reads) of N records per record
+#                 against one group (same flows: 4 KiB reads, no link
+#                 serialisation)
 # Two measures of every row, each a ratio within this run:
 #   cpu    CPU seconds (user + system; perf stat's task-clock when perf is
 #          there), pinned to one CPU, so the reader runs in the one thread
@@ -189,27 +190,39 @@ for measure in ${MEASURES:-cpu wall}; do
 			    "$(pair "$NTPROF" report "$p-h.ntp" "$p-t.ntp" -- cat "$p-h.ntp" "$p-t.ntp")" \
 			    "$(rss "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"
 		done
-		[ -s "$dir/j2-t.ntp" ] || gen -o "$dir/j2-h.ntp" --target-out "$dir/j2-t.ntp" -n 500000
-		[ -s "$dir/j64-t.ntp" ] || gen -o "$dir/j64-h%d.ntp" --target-out "$dir/j64-t.ntp" --hosts 63 -n 500000
-		set -- "$dir"/j64-h*.ntp "$dir/j64-t.ntp"
-		settle "$dir/j2-h.ntp" "$dir/j2-t.ntp" "$@"
-		row "join $#" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$dir/j2-h.ntp" "$dir/j2-t.ntp")" \
-		    "$(rss "$NTPROF" report "$@")"
-		row "join $# c" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- cat "$@")" "$(rss "$NTPROF" report "$@")"
-		row "cat $#" "$(records "$@")" "$(pair cat "$@" -- cat "$dir/j2-h.ntp" "$dir/j2-t.ntp")" "$(rss cat "$@")"
-		echo "  against: join 2 of cat of both; join $#, against join 2 of 1 M records (the same records); targets: <= 2.5x, <= 1x"
+		# 63 hosts and their target of each size, against the 2 files
+		# of the same size (a host's file: 2 MB at 1 M, 21 MB at 10 M)
+		for n in $sizes; do
+			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n
+			[ -s "$p-t.ntp" ] || gen -o "$p-h.ntp" --target-out "$p-t.ntp" -n $((n / 2))
+			[ -s "$q-t.ntp" ] || gen -o "$q-h%d.ntp" --target-out "$q-t.ntp" --hosts 63 -n $((n / 2))
+			set -- "$q"-h*.ntp "$q-t.ntp"
+			settle "$p-h.ntp" "$p-t.ntp" "$@"
+			row "join $#" "$(records "$@")" \
+			    "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$p-h.ntp" "$p-t.ntp")" \
+			    "$(rss "$NTPROF" report "$@")"
+			row "join $# c" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- cat "$@")" \
+			    "$(rss "$NTPROF" report "$@")"
+			row "cat $#" "$(records "$@")" "$(pair cat "$@" -- cat "$p-h.ntp" "$p-t.ntp")" "$(rss cat "$@")"
+		done
+		echo "  against: join 2 of cat of both; join $#, against join 2 of as many records (the same records); targets: <= 2.5x, <= 1x"
 		echo "  join $# c: against cat of its $# files (as join 2 against cat of both); cat $#: cat of the $# files"
 		echo "  against cat of the 2 (the same bytes), the kernel's part of join $#'s ratio to join 2"
 	esac
 	case " $only " in *" groups "*)
-		[ -s "$dir/g1.ntp" ] || gen -o "$dir/g1.ntp" -n 500000 --read 100 --link-gbps 0
-		[ -s "$dir/g64.ntp" ] || gen -o "$dir/g64.ntp" -n 500000 --read 100 --link-gbps 0 \
-			--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
-		settle "$dir/g1.ntp" "$dir/g64.ntp"
-		g=$("$NTPROF" report "$dir/g64.ntp" | grep -c '^== ')
-		row "groups $g" "$(records "$dir/g64.ntp")" \
-		    "$(pair "$NTPROF" report "$dir/g64.ntp" -- "$NTPROF" report "$dir/g1.ntp")" \
-		    "$(rss "$NTPROF" report "$dir/g64.ntp")"
+		# 64 groups and one of each size: a cost per group (its first use
+		# of its memory, its quantiles and text) weighs less in more records
+		for n in $sizes; do
+			[ "$n" = 1000000 ] && p=$dir/g || p=$dir/g-$n-
+			[ -s "${p}1.ntp" ] || gen -o "${p}1.ntp" -n $((n / 2)) --read 100 --link-gbps 0
+			[ -s "${p}64.ntp" ] || gen -o "${p}64.ntp" -n $((n / 2)) --read 100 --link-gbps 0 \
+				--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
+			settle "${p}1.ntp" "${p}64.ntp"
+			g=$("$NTPROF" report "${p}64.ntp" | grep -c '^== ')
+			row "groups $g" "$(records "${p}64.ntp")" \
+			    "$(pair "$NTPROF" report "${p}64.ntp" -- "$NTPROF" report "${p}1.ntp")" \
+			    "$(rss "$NTPROF" report "${p}64.ntp")"
+		done
 		echo "  against: the same records in one group; target: <= 1x"
 	esac
 done

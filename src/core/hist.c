@@ -195,12 +195,21 @@ uint32_t *ntp_hset_chunk(struct ntp_hset *s, uint16_t *d)
 	c = s->chunks + (size_t)s->used * CHUNK;
 	memset(c, 0, CHUNK * sizeof(uint32_t));
 	*d = (uint16_t)s->used++;
+	s->rows |= 1u << ((size_t)(d - &s->dir[0][0]) / (2 * NTP_HIST_CHUNKS));
 	return c;
+}
+
+/* The rows of dir that hold chunk numbers, zeroed. */
+static void clear_rows(struct ntp_hset *s)
+{
+	for (uint32_t r = s->rows; r; r &= r - 1)
+		memset(s->dir[__builtin_ctz(r)], 0, sizeof(s->dir[0]));
+	s->rows = 0;
 }
 
 void ntp_hset_reset(struct ntp_hset *s)
 {
-	memset(s->dir, 0, sizeof(s->dir));
+	clear_rows(s);
 	s->used = s->used ? 1 : 0;
 	s->oom = 0;
 }
@@ -209,7 +218,7 @@ void ntp_hset_free(struct ntp_hset *s)
 {
 	free(s->chunks);
 	s->chunks = NULL;
-	memset(s->dir, 0, sizeof(s->dir));
+	clear_rows(s);
 	s->used = s->cap = 0;
 	s->oom = 0;
 }

@@ -75,16 +75,24 @@ struct ntp_hset {
 	/* the chunks, contiguous; grows by doubling (realloc), so the
 	 * directory holds chunk numbers, not pointers */
 	uint32_t *chunks;
+	/* before the directory, on the chunks' line: a set that no value
+	 * reached is freed without touching the directory's pages */
+	uint32_t used;		/* chunks handed out, chunk 0 included (0: none allocated) */
+	uint32_t cap;		/* chunks allocated */
+	/* bit h: histogram h has a chunk (its row of dir is not all zero), so
+	 * that reset and free clear those rows only: a report's sets hold the
+	 * end to end's alone, and clearing the whole directory wrote pages of
+	 * it that nothing had touched (each a page fault of zeroed memory) */
+	uint32_t rows;
+	int oom;		/* a chunk could not be allocated: counts were lost */
 	/* histogram h's chunk k: dir[h][k] for v >= 0, dir[h][NTP_HIST_CHUNKS + k]
 	 * for v < 0, a chunk number; 0: none yet (chunk 0 is never handed
 	 * out). 16 bits: 4.5 KiB, where pointers took 18 KiB that every
 	 * group's allocation, reset and free wrote whole. */
 	uint16_t dir[NTP_HSET_MAX][2 * NTP_HIST_CHUNKS];
-	uint32_t used;		/* chunks handed out, chunk 0 included (0: none allocated) */
-	uint32_t cap;		/* chunks allocated */
-	int oom;		/* a chunk could not be allocated: counts were lost */
 };
 _Static_assert(NTP_HSET_MAX * 2 * NTP_HIST_CHUNKS < 65535, "chunk numbers fit 16 bits");
+_Static_assert(NTP_HSET_MAX <= 32, "a bit of rows per histogram");
 
 /* How the sets' chunks are allocated: realloc (tests put in one that fails,
  * to see the set's oom and what reports it). */

@@ -115,7 +115,7 @@ struct acc {
 	/* e2e, the stages and the components: sparse (hist.h), so a group
 	 * holds the chunks its latencies use, not two dozen dense histograms;
 	 * last (acc_reset) */
-	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks and e2e's first chunks in one line */
+	struct ntp_hset h __attribute__((aligned(64)));	/* its chunks, counts and e2e's first chunks in one line */
 } __attribute__((aligned(64)));
 _Static_assert(offsetof(struct acc, fast_ts_sum) + sizeof(((struct acc *)0)->fast_ts_sum) <= 128,
 	       "what a command of the common flow touches fits two lines");
@@ -1836,8 +1836,11 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
 		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
-		/* g->all holds the closed intervals (else it is the zeroed spare) */
-		out->groups[out->n_groups].sampled_run = acc_sampled(g->all) + acc_sampled(g->cur);
+		/* g->all holds the closed intervals, else it is the zeroed spare,
+		 * not read: its pages may be untouched, and a read of one maps the
+		 * zero page that the write of acc_bind below must then replace
+		 * (two page faults where one does) */
+		out->groups[out->n_groups].sampled_run = (g->closed ? acc_sampled(g->all) : 0) + acc_sampled(g->cur);
 		if (counted_qd)
 			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
 				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);

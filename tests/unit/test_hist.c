@@ -232,6 +232,16 @@ static void test_hset_equals_dense(void **state)
 	assert_true(ntp_hset_quantile(a, 3, 1, 0.5) == -5);
 	assert_int_equal(ntp_hset_bytes(a), bytes);
 	assert_false(a->oom || all->oom);
+	/* reset and free clear the directory's rows that chunks were handed
+	 * to (rows), whether by add or by merge: every entry is zero after */
+	static const struct ntp_hset zero;
+
+	ntp_hset_reset(all);
+	assert_memory_equal(all->dir, zero.dir, sizeof(zero.dir));
+	assert_int_equal(all->rows, 0);
+	ntp_hset_free(b);
+	assert_memory_equal(b->dir, zero.dir, sizeof(zero.dir));
+	assert_null(b->chunks);
 	ntp_hset_free(a);
 	ntp_hset_free(b);
 	ntp_hset_free(all);
