@@ -224,10 +224,10 @@ kernel_lines() {
 	grep -E '^\[[^]]*\] \[ *[0-9]+\.[0-9]{6}\] ' "$1"
 }
 
-fail=0 npass=0 nfail=0 nskip=0 restarts=0
+fail=0 npass=0 nfail=0 nskip=0 restarts=0 failed=()
 verdict() { # STATUS NAME DETAILS
 	echo "vm-test: $1 $2 $3"
-	case $1 in PASS) npass=$((npass + 1)) ;; SKIP) nskip=$((nskip + 1)) ;; *) nfail=$((nfail + 1)); fail=1 ;; esac
+	case $1 in PASS) npass=$((npass + 1)) ;; SKIP) nskip=$((nskip + 1)) ;; *) nfail=$((nfail + 1)); fail=1; failed+=("$2 $3") ;; esac
 }
 # A guest that stops in the middle (a lockup under TCG, the watchdog) is
 # replaced by a fresh one for the scenarios it did not finish, the one it
@@ -291,6 +291,8 @@ printf 'vm-test: kernel %s: build %d.%d s, qemu %d.%d s, total %d.%d s\n' "$KERN
 	$(( (t_end - t_built) / 1000000 )) $(( (t_end - t_built) / 100000 % 10 )) \
 	$(( (t_end - t_start) / 1000000 )) $(( (t_end - t_start) / 100000 % 10 ))
 echo "vm-test: $npass passed, $nfail failed, $nskip skipped$([ $restarts = 0 ] || echo ", $restarts guest restart(s)")"
+# the failures again, last: a log read from its end (CI's summary) shows them
+for f in "${failed[@]}"; do echo "vm-test: failed: ${f:0:300}"; done
 if [ $fail = 1 ]; then
 	echo "vm-test: FAILED; in $OUT$([ $guest = 1 ] || echo " (and guest2/$([ $guest = 2 ] || echo " .. guest$guest/") for the guests that replaced the first)"): console.log, dmesg.txt, <scenario>/log.txt"
 	exit 1
