@@ -17,7 +17,7 @@
 # at most 1732. With the writer thread the queue holds 30 blocks (30720
 # records) on top. TCG's rate differs by several times between machines and
 # up to 2x between identical runs (tests/vm/README.md), so the pause is not a
-# fixed 3 s: the reads of the second before it give r (one record per read),
+# fixed 3 s: the target drive's reads of the second before it give r (one record per read),
 # and the pause lasts 15000 / r seconds, 3 at most: about 15000 records,
 # half the queue, far above what the recorder without the thread holds.
 # The pump drains the ring when it is half full (ring_wake_bytes,
@@ -38,7 +38,9 @@ export NTPROF_RING_KIB=128
 ntp_rec_start $name -r both -s 2 --offline -o /tmp/rec.fifo ||
 	{ unset NTPROF_RING_KIB; kill $reader; tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; exit 0; }
 unset NTPROF_RING_KIB
-reads() { awk '{ print $1 }' /sys/block/${TB_DEV#/dev/}/stat; }
+# reads completed by the target's null_blk, one per host read (the host's
+# multipath head, bio-based, counts none)
+reads() { awk '{ print $1 }' /sys/block/${TB_BACKDEV#/dev/}/stat; }
 ( sleep 2; n0=$(reads); sleep 1; n1=$(reads)
   pause=$(awk -v r=$((n1 - n0)) 'BEGIN { p = r > 0 ? 15000 / r : 3; printf "%.2f", p < 3 ? p : 3 }')
   echo "$((n1 - n0)) $pause" > /tmp/rec.pause
