@@ -1,8 +1,9 @@
-# record-fifo-stall: `ntprof record -r both -s 2 -o FIFO` whose reader (cat into
-# the guest's RAM) stops (SIGSTOP) for up to 3 s (below) of an 8 s QD1 read load, with a ring
-# of 128 KiB (NTPROF_RING_KIB). The recorder's writes to the fifo block while
-# its reader sleeps; the file's writes go through the writer's own thread and
-# its 8 MiB queue (docs/recording.md, "Files"), so the ring keeps being drained:
+# record-fifo-stall: `ntprof record -r both -s 2 -o FIFO` whose reader (cat
+# into the guest's RAM) stops (SIGSTOP) for up to 3 s (below) of an 8 s QD1
+# read load, with a ring of 128 KiB (NTPROF_RING_KIB). The recorder's writes
+# to the fifo block while its reader sleeps; the file's writes go through the
+# writer's own thread and its 8 MiB queue (docs/recording.md, "Files"), so the
+# ring keeps being drained:
 #   record-fifo-stall   no record lost (no "records lost (ring buffer full)"),
 #                       exit 0, and the file the reader got is whole: as many
 #                       records as the recorder says it wrote, no note of a
@@ -14,12 +15,13 @@
 # thread (ntprof before the writer thread) holds besides only the block being
 # filled, flushed at least once a second: at most min(r, 1024) records. It
 # loses records in a pause of p seconds when p r > 468 + 240 + min(r, 1024),
-# at most 1732. With the writer thread the queue holds 30 blocks (30720
-# records) on top. TCG's rate differs by several times between machines and
-# up to 2x between identical runs (tests/vm/README.md), so the pause is not a
-# fixed 3 s: the target drive's reads of the second before it give r (one record per read),
-# and the pause lasts 15000 / r seconds, 3 at most: about 15000 records,
-# half the queue, far above what the recorder without the thread holds.
+# a bound of 1732 records at most. With the writer thread the queue holds 30
+# blocks (30720 records) on top. TCG's rate differs by several times between
+# machines and up to 2x between identical runs (tests/vm/README.md), so the
+# pause is not a fixed 3 s: the target drive's reads of the second before it
+# give r (one record per read), and the pause lasts 15000 / r seconds, 3 at
+# most: about 15000 records, half the queue, far above what the recorder
+# without the thread holds.
 # The pump drains the ring when it is half full (ring_wake_bytes,
 # docs/hooks.md) or every 100 ms, so the small ring alone loses nothing while
 # the file flows.
