@@ -8,6 +8,10 @@
 #   report -j     the same report as JSON of the first size: every stage's and
 #                 component's quantiles kept (the text report prints none of
 #                 the stages' and, without --detail, none of the components')
+#   written       report of the first size's file as just written, not read back
+#                 (settle): what a report right after `ntprof record` reads, its
+#                 page cache in the pieces the writes made, small folios in part,
+#                 against `cat` of it in the same state
 #   bio stamp     report of the first size's commands with the bio's submission
 #                 in every host record (generate --bio-stamp, as a host whose
 #                 kernel stamps bios writes them) against the same without
@@ -165,6 +169,13 @@ for measure in ${MEASURES:-cpu wall}; do
 		    "$(rss "$NTPROF" report -j - "$f")"
 		echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
 		n=${sizes%% *}
+		fw=$dir/written-$n.ntp	# written again at every run: never settled
+		rm -f "$fw"
+		gen -o "$fw" -n $((n / 2))
+		row "written" "$(records "$fw")" "$(pair "$NTPROF" report "$fw" -- cat "$fw")" \
+		    "$(rss "$NTPROF" report "$fw")"
+		rm -f "$fw"
+		echo "  against: cat of the same file as written; target: as report's"
 		fb=$dir/bio-$n.ntp
 		[ -s "$fb" ] || gen -o "$fb" -n $((n / 2)) --bio-stamp
 		settle "$fb"

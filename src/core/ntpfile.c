@@ -825,13 +825,14 @@ struct ntp_reader {
 	size_t need_max;		/* mmap source: the most bytes fill_map was asked for, up to a full records block */
 	int mapped;			/* reads through mmap windows */
 	/* full speed in the caller's thread (map_while_cheap): a window
-	 * mapped while the windows' pages fault seldom, else read(). dear:
-	 * the window now mapped faulted often; then read() up to offset
-	 * remap_at, backoff bytes on from where it began, doubled by each
-	 * such window in a row. */
-	int map_cheap, dear;
+	 * mapped while the windows' pages fault seldom, else read(). A
+	 * window that faulted often is let go before it is used; then
+	 * read() up to offset remap_at, backoff bytes on from where it
+	 * began, doubled by each such window in a row. */
+	int map_cheap;
 	uint64_t remap_at, backoff;
 	int map_dear;			/* tests: see ntp_reader_opts */
+	unsigned windows_told;		/* tests: windows judged so far under map_dear 2 */
 	uint64_t map_fail_from;		/* tests: see ntp_reader_opts */
 	int ahead_map;			/* see ntp_reader_opts */
 	int ahead_fail;			/* tests: see ntp_reader_opts */
@@ -1365,12 +1366,16 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * in, and may differ from one part of a file to the next. So a window of
  * HUGE_PAGE or more is mapped whole as soon as it is made, a byte
  * touched every CHEAP_STRIDE, and the faults that took are counted (the
- * thread's minor faults, getrusage): past CHEAP_FAULTS per MiB, the file
- * is read with read() for a while after the window (backoff), then mapped
- * again (docs/performance.md, "Mapped or read()"). The window's own faults
- * only: counted over its use, they took in the caller's too (a report's
- * first groups, 64 groups' histograms), which turned files in 2 MiB folios
- * to read().
+ * thread's minor faults, getrusage): past CHEAP_FAULTS per MiB, the
+ * window is let go and the file read with read() for a while from the
+ * window's read offset (backoff), then mapped again (docs/performance.md,
+ * "Mapped or read()"). The window's own faults only: counted over its use,
+ * they took in the caller's too (a report's first groups, 64 groups'
+ * histograms), which turned files in 2 MiB folios to read(). Counted a
+ * HUGE_PAGE at a time, the count stops at the first stretch past the
+ * bound: where a fault costs much (a hypervisor that shadows the page
+ * tables), touching all of a window in small pages only to let it go
+ * cost several times the read() of its bytes.
  */
 #define CHEAP_FAULTS 8
 #define CHEAP_STRIDE ((size_t)64 << 10)
@@ -1382,14 +1387,23 @@ static uint64_t thread_faults(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_minflt;
 }
 
-/* Whether mapping len bytes at p faulted more than CHEAP_FAULTS per MiB. */
+/* Whether mapping len bytes at p faults more than CHEAP_FAULTS per MiB:
+ * the faults counted at the end of each HUGE_PAGE stretch, against the
+ * bytes touched so far; the first stretch past the bound answers. */
 static int window_dear(const uint8_t *p, size_t len)
 {
 	uint64_t before = thread_faults();
+	size_t o = 0;
 
-	for (size_t o = 0; o < len; o += CHEAP_STRIDE)
-		(void)*(const volatile uint8_t *)(p + o);
-	return (thread_faults() - before) * (1u << 20) > CHEAP_FAULTS * (uint64_t)len;
+	while (o < len) {
+		size_t stop = len - o > HUGE_PAGE ? o + HUGE_PAGE : len;
+
+		for (; o < stop; o += CHEAP_STRIDE)
+			(void)*(const volatile uint8_t *)(p + o);
+		if ((thread_faults() - before) * (1u << 20) > CHEAP_FAULTS * (uint64_t)(o < len ? o : len))
+			return 1;
+	}
+	return 0;
 }
 
 /* The bytes read with read() after a window that faulted often, before
@@ -1414,6 +1428,19 @@ static size_t map_again(struct ntp_reader *r, size_t need)
 }
 
 static int window_to_read(struct ntp_reader *r, size_t cap);
+
+/* window_dear, or what the tests tell instead (map_dear) */
+static int window_told_dear(struct ntp_reader *r, const uint8_t *p, size_t len)
+{
+	switch (r->map_dear) {
+	case 0:
+		return window_dear(p, len);
+	case 2:
+		return r->windows_told++ == 0;
+	default:
+		return r->map_dear > 0;
+	}
+}
 
 /* mmap of len bytes of fd from base, at an address that is a multiple of
  * HUGE_PAGE, where a page-table entry of the level above can map a 2 MiB
@@ -1492,11 +1519,6 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 		r->eof = 1;	/* nothing past what is mapped */
 		return have;
 	}
-	if (r->map_cheap && r->map && r->dear) {
-		r->remap_at = r->off + r->backoff;
-		r->backoff *= 2;
-		return window_to_read(r, READ_BUF) ? 0 : fill(r, need);
-	}
 	unmap_window(r);
 	if ((r->map_fail_from && r->off >= r->map_fail_from) ||
 	    (r->read_fail_from && base + len > r->read_fail_from))
@@ -1509,10 +1531,14 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	r->map_len = len;
 	map_slot_set(r->map_slot, p, len);	/* before the first touch (SIGBUS) */
 	if (aligned || (r->map_cheap && r->map_dear)) {
-		/* tests: told instead of counted (map_dear) */
-		r->dear = r->map_dear ? r->map_dear > 0 : window_dear(p, len);
-		if (!r->dear)
-			r->backoff = cheap_backoff(r);
+		if (window_told_dear(r, p, len)) {
+			/* nothing of it handed out yet: read() from the read
+			 * offset, the window's bytes read again */
+			r->remap_at = r->off + r->backoff;
+			r->backoff *= 2;
+			return window_to_read(r, READ_BUF) ? 0 : fill(r, need);
+		}
+		r->backoff = cheap_backoff(r);
 	}
 	r->data = p;
 	r->start = lead;

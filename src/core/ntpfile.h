@@ -196,8 +196,9 @@ struct ntp_reader_opts {
 					 * with EIO, a window that would reach them is
 					 * not mapped (read() takes over); 0: never */
 	int map_dear;			/* tests: under ntp_reader_map_while_cheap, 1:
-					 * every window faults too often (read() after
-					 * each), -1: none does; 0: as counted */
+					 * every window faults too often (let go, read()
+					 * instead), 2: the first one only, -1: none
+					 * does; 0: as counted */
 };
 #define NTP_MAP_WINDOW (16u << 20)
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
