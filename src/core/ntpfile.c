@@ -1371,14 +1371,22 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * window's read offset (backoff), then mapped again (docs/performance.md,
  * "Mapped or read()"). The window's own faults only: counted over its use,
  * they took in the caller's too (a report's first groups, 64 groups'
- * histograms), which turned files in 2 MiB folios to read(). Counted a
- * HUGE_PAGE at a time, the count stops at the first stretch past the
- * bound: where a fault costs much (a hypervisor that shadows the page
- * tables), touching all of a window in small pages only to let it go
- * cost several times the read() of its bytes.
+ * histograms), which turned files in 2 MiB folios to read(). Where a
+ * fault costs much (a hypervisor that shadows the page tables), touching
+ * all of a window in small pages only to let it go cost several times
+ * the read() of its bytes: so the count is taken a HUGE_PAGE at a time,
+ * and stops at the first stretch past the bound whose faults also took
+ * longer than the read() of the bytes touched would (CHEAP_COPY_NS). Where
+ * faults are cheap, the window's whole count decides, as the stretches'
+ * count alone let windows go that held a few small pages and many 2 MiB
+ * folios, which cost less mapped.
  */
 #define CHEAP_FAULTS 8
 #define CHEAP_STRIDE ((size_t)64 << 10)
+/* what read() of a MiB is taken to cost at least, in ns: the kernel's
+ * copy at 16 GB/s (docs/performance.md, "Mapped or read()"); faults that
+ * took longer are taken as slower than read() */
+#define CHEAP_COPY_NS 65536
 
 static uint64_t thread_faults(void)
 {
@@ -1387,23 +1395,30 @@ static uint64_t thread_faults(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_minflt;
 }
 
-/* Whether mapping len bytes at p faults more than CHEAP_FAULTS per MiB:
- * the faults counted at the end of each HUGE_PAGE stretch, against the
- * bytes touched so far; the first stretch past the bound answers. */
+static uint64_t clock_ns(clockid_t id);
+
+/* Whether mapping len bytes at p faults more than CHEAP_FAULTS per MiB: at
+ * the end of each HUGE_PAGE stretch, the faults and their time so far
+ * against the bytes touched so far (both past their bounds: dear at once),
+ * and at the window's end its whole count. */
 static int window_dear(const uint8_t *p, size_t len)
 {
-	uint64_t before = thread_faults();
+	uint64_t before = thread_faults(), t0 = clock_ns(CLOCK_MONOTONIC), faults = 0;
 	size_t o = 0;
 
 	while (o < len) {
 		size_t stop = len - o > HUGE_PAGE ? o + HUGE_PAGE : len;
+		uint64_t done;
 
 		for (; o < stop; o += CHEAP_STRIDE)
 			(void)*(const volatile uint8_t *)(p + o);
-		if ((thread_faults() - before) * (1u << 20) > CHEAP_FAULTS * (uint64_t)(o < len ? o : len))
+		done = o < len ? o : len;
+		faults = thread_faults() - before;
+		if (faults * (1u << 20) > CHEAP_FAULTS * done &&
+		    (clock_ns(CLOCK_MONOTONIC) - t0) * (1u << 20) > CHEAP_COPY_NS * done)
 			return 1;
 	}
-	return 0;
+	return faults * (1u << 20) > CHEAP_FAULTS * (uint64_t)len;
 }
 
 /* The bytes read with read() after a window that faulted often, before
