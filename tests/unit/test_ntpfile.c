@@ -1416,6 +1416,30 @@ static void test_map_while_cheap(void **state)
 	ntp_reader_close(r);
 }
 
+/* ntp_map_touch_dear, the verdict on a window's touched pages: at a
+ * stretch, whether their faults took longer than read() of the bytes
+ * would (16 GB/s: 65536 ns a MiB), however few they were; at the
+ * window's end, that or more than 8 faults a MiB, however quick. */
+static void test_map_touch_dear(void **state)
+{
+	const uint64_t mib = 1u << 20, len = 16 * mib;
+
+	(void)state;
+	/* 2 MiB in 1 MiB folios, a fault each, 400 us: dear at once */
+	assert_true(ntp_map_touch_dear(2, 400000, 2 * mib, len));
+	/* the bound itself is not past it */
+	assert_false(ntp_map_touch_dear(2, 2 * 65536, 2 * mib, len));
+	assert_true(ntp_map_touch_dear(2, 2 * 65536 + 1, 2 * mib, len));
+	/* many quick faults: on to the window's end */
+	assert_false(ntp_map_touch_dear(32, 100000, 2 * mib, len));
+	assert_false(ntp_map_touch_dear(8 * 16, 1000000, len, len));
+	assert_true(ntp_map_touch_dear(8 * 16 + 1, 1000000, len, len));
+	/* slow over the whole window, however few */
+	assert_true(ntp_map_touch_dear(8, 16 * 65536 + 1, len, len));
+	/* a window of 2 MiB folios: a fault per 2 MiB, quick */
+	assert_false(ntp_map_touch_dear(8, 200000, len, len));
+}
+
 /* How ntp_readers_full_speed read each of k files (most: the lone target,
  * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
  * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
@@ -2468,6 +2492,7 @@ int main(void)
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_map_while_cheap),
+		cmocka_unit_test(test_map_touch_dear),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_many_files_one_arena),
