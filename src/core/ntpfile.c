@@ -920,15 +920,15 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 }
 
 /*
- * The read buffers of many files read at once in one thread
+ * The read buffers of the files read at once in one thread
  * (ntp_readers_full_speed), one READ_BUF each, in one mapping that asks
  * for huge pages. A join of many files holds a block of each at once;
  * their buffers from malloc took a page fault per 4 KiB at read()'s first
  * touch, thousands for a 64-file join, where 2 MiB pages take a few
- * (docs/performance.md, at buf_arena). A huge page's fault may compact
- * memory first (the kernel's THP "defrag" setting): a stall at a long
- * read's start against thousands of faults. A few files' buffers stay
- * malloc's: huge pages made no difference to them. Unmapped with the last
+ * (docs/performance.md, at buf_arena); a few files' buffers took 68 each,
+ * which cost over 1 ms where a fault is dear. A huge page's fault may
+ * compact memory first (the kernel's THP "defrag" setting): a stall at a
+ * long read's start against thousands of faults. Unmapped with the last
  * reader closed.
  */
 struct buf_arena {
@@ -2471,7 +2471,8 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r)
  * the CRC reads a block from the cache the copy left it in. Many files
  * with read() from the start (ntp_reader_read_alone): a block of each is
  * held while the merge takes its records (a buffer of one block each),
- * and small files seldom hold a 2 MiB folio; r[most], the caller's pick
+ * and small files seldom hold a 2 MiB folio. Either way a file's read()
+ * buffer is one of the arena's (buf_arena); r[most], the caller's pick
  * (a report's lone target of many hosts, about half of all records), is
  * read ahead by a thread where two CPUs can run (docs/performance.md).
  */
@@ -2483,21 +2484,20 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		return;
 	}
 	/* each file read with read() here takes buffer i of the arena */
-	struct buf_arena *a = n > NTP_AHEAD_FILES ? arena_new(n) : NULL;
+	struct buf_arena *a = arena_new(n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
 			continue;
-		if (n <= NTP_AHEAD_FILES) {
-			ntp_reader_map_while_cheap(r[i]);
-			continue;
-		}
 		if (a && !r[i]->arena && !r[i]->buf) {
 			r[i]->arena = a;
 			r[i]->arena_buf = arena_buf(a, i);
 			a->users++;
 		}
-		ntp_reader_read_alone(r[i]);
+		if (n <= NTP_AHEAD_FILES)
+			ntp_reader_map_while_cheap(r[i]);
+		else
+			ntp_reader_read_alone(r[i]);
 	}
 	if (a && !a->users) {
 		a->users = 1;	/* no reader took a buffer: unmapped here */
