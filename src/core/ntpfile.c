@@ -920,15 +920,15 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 }
 
 /*
- * The read buffers of many files read at once in one thread
+ * The read buffers of the files read at once in one thread
  * (ntp_readers_full_speed), one READ_BUF each, in one mapping that asks
  * for huge pages. A join of many files holds a block of each at once;
  * their buffers from malloc took a page fault per 4 KiB at read()'s first
  * touch, thousands for a 64-file join, where 2 MiB pages take a few
- * (docs/performance.md, at buf_arena). A huge page's fault may compact
- * memory first (the kernel's THP "defrag" setting): a stall at a long
- * read's start against thousands of faults. A few files' buffers stay
- * malloc's: huge pages made no difference to them. Unmapped with the last
+ * (docs/performance.md, at buf_arena); a few files' buffers took 68 each,
+ * which cost over 1 ms where a fault is dear. A huge page's fault may
+ * compact memory first (the kernel's THP "defrag" setting): a stall at a
+ * long read's start against thousands of faults. Unmapped with the last
  * reader closed.
  */
 struct buf_arena {
@@ -1365,21 +1365,21 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * folios are the kernel's choice, made when the file was written or read
  * in, and may differ from one part of a file to the next. So a window of
  * HUGE_PAGE or more is mapped whole as soon as it is made, a byte
- * touched every CHEAP_STRIDE, and the faults that took are counted (the
- * thread's minor faults, getrusage): past CHEAP_FAULTS per MiB, the
- * window is let go and the file read with read() for a while from the
- * window's read offset (backoff), then mapped again (docs/performance.md,
- * "Mapped or read()"). The window's own faults only: counted over its use,
- * they took in the caller's too (a report's first groups, 64 groups'
- * histograms), which turned files in 2 MiB folios to read(). Where a
- * fault costs much (a hypervisor that shadows the page tables), touching
- * all of a window in small pages only to let it go cost several times
- * the read() of its bytes: so the count is taken a HUGE_PAGE at a time,
- * and stops at the first stretch past the bound whose faults also took
- * longer than the read() of the bytes touched would (CHEAP_COPY_NS). Where
- * faults are cheap, the window's whole count decides, as the stretches'
- * count alone let windows go that held a few small pages and many 2 MiB
- * folios, which cost less mapped.
+ * touched every CHEAP_STRIDE, a HUGE_PAGE stretch at a time, and the
+ * faults that took are timed and counted (the thread's minor faults,
+ * getrusage): once they took longer than the read() of the bytes touched
+ * would (CHEAP_COPY_NS), or at the window's end past CHEAP_FAULTS per
+ * MiB, the window is let go before any of it is used and the file read
+ * with read() for a while from the window's read offset (backoff), then
+ * mapped again (docs/performance.md, "Mapped or read()"). The time alone
+ * decides at a stretch: where a fault costs much (a hypervisor that
+ * shadows the page tables), a folio of 1 MiB mapped by 256 page-table
+ * entries took as long as 4 KiB pages, at a fault per MiB. The count
+ * decides at the end: where faults are cheap, a window of 4 KiB pages is
+ * let go as before, and one with a few small pages among 2 MiB folios is
+ * kept. The window's own faults only: counted over its use, they took in
+ * the caller's too (a report's first groups, 64 groups' histograms),
+ * which turned files in 2 MiB folios to read().
  */
 #define CHEAP_FAULTS 8
 #define CHEAP_STRIDE ((size_t)64 << 10)
@@ -1397,28 +1397,30 @@ static uint64_t thread_faults(void)
 
 static uint64_t clock_ns(clockid_t id);
 
-/* Whether mapping len bytes at p faults more than CHEAP_FAULTS per MiB: at
- * the end of each HUGE_PAGE stretch, the faults and their time so far
- * against the bytes touched so far (both past their bounds: dear at once),
- * and at the window's end its whole count. */
+int ntp_map_touch_dear(uint64_t faults, uint64_t ns, uint64_t done, uint64_t len)
+{
+	if (ns * (1u << 20) > CHEAP_COPY_NS * done)
+		return 1;	/* slower than read(), whatever the count */
+	return done >= len && faults * (1u << 20) > CHEAP_FAULTS * len;
+}
+
+/* Whether mapping len bytes at p costs more than read() of them
+ * (ntp_map_touch_dear), asked at the end of each HUGE_PAGE stretch. */
 static int window_dear(const uint8_t *p, size_t len)
 {
-	uint64_t before = thread_faults(), t0 = clock_ns(CLOCK_MONOTONIC), faults = 0;
+	uint64_t before = thread_faults(), t0 = clock_ns(CLOCK_MONOTONIC);
 	size_t o = 0;
 
 	while (o < len) {
 		size_t stop = len - o > HUGE_PAGE ? o + HUGE_PAGE : len;
-		uint64_t done;
 
 		for (; o < stop; o += CHEAP_STRIDE)
 			(void)*(const volatile uint8_t *)(p + o);
-		done = o < len ? o : len;
-		faults = thread_faults() - before;
-		if (faults * (1u << 20) > CHEAP_FAULTS * done &&
-		    (clock_ns(CLOCK_MONOTONIC) - t0) * (1u << 20) > CHEAP_COPY_NS * done)
+		if (ntp_map_touch_dear(thread_faults() - before, clock_ns(CLOCK_MONOTONIC) - t0,
+				       o < len ? o : len, len))
 			return 1;
 	}
-	return faults * (1u << 20) > CHEAP_FAULTS * (uint64_t)len;
+	return 0;
 }
 
 /* The bytes read with read() after a window that faulted often, before
@@ -2469,7 +2471,8 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r)
  * the CRC reads a block from the cache the copy left it in. Many files
  * with read() from the start (ntp_reader_read_alone): a block of each is
  * held while the merge takes its records (a buffer of one block each),
- * and small files seldom hold a 2 MiB folio; r[most], the caller's pick
+ * and small files seldom hold a 2 MiB folio. Either way a file's read()
+ * buffer is one of the arena's (buf_arena); r[most], the caller's pick
  * (a report's lone target of many hosts, about half of all records), is
  * read ahead by a thread where two CPUs can run (docs/performance.md).
  */
@@ -2481,21 +2484,20 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		return;
 	}
 	/* each file read with read() here takes buffer i of the arena */
-	struct buf_arena *a = n > NTP_AHEAD_FILES ? arena_new(n) : NULL;
+	struct buf_arena *a = arena_new(n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
 			continue;
-		if (n <= NTP_AHEAD_FILES) {
-			ntp_reader_map_while_cheap(r[i]);
-			continue;
-		}
 		if (a && !r[i]->arena && !r[i]->buf) {
 			r[i]->arena = a;
 			r[i]->arena_buf = arena_buf(a, i);
 			a->users++;
 		}
-		ntp_reader_read_alone(r[i]);
+		if (n <= NTP_AHEAD_FILES)
+			ntp_reader_map_while_cheap(r[i]);
+		else
+			ntp_reader_read_alone(r[i]);
 	}
 	if (a && !a->users) {
 		a->users = 1;	/* no reader took a buffer: unmapped here */

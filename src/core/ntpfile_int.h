@@ -52,6 +52,10 @@ const struct ntp_crc_rest *ntp_reader_crc_rest(const struct ntp_reader *r);
  * read error): every other reason is kept only when none was given before,
  * so the caller can tell whose note stands after a block it found damaged. */
 uint64_t ntp_reader_why_over(const struct ntp_reader *r);
+/* Whether a window's first done bytes of len, touched, were dearer than
+ * read() of them: their faults took ns, or (done == len) they were more
+ * than the bound per MiB (ntpfile.c, "Mapped or read()"). */
+int ntp_map_touch_dear(uint64_t faults, uint64_t ns, uint64_t done, uint64_t len);
 /* Whether the block's payload, at recs, passes its CRC. */
 int ntp_crc_rest_ok(const struct ntp_crc_rest *rest, const struct ntp_record *recs);
 /* st as the reader would have left it had it found the block damaged:

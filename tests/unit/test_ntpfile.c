@@ -1416,6 +1416,30 @@ static void test_map_while_cheap(void **state)
 	ntp_reader_close(r);
 }
 
+/* ntp_map_touch_dear, the verdict on a window's touched pages: at a
+ * stretch, whether their faults took longer than read() of the bytes
+ * would (16 GB/s: 65536 ns a MiB), however few they were; at the
+ * window's end, that or more than 8 faults a MiB, however quick. */
+static void test_map_touch_dear(void **state)
+{
+	const uint64_t mib = 1u << 20, len = 16 * mib;
+
+	(void)state;
+	/* 2 MiB in 1 MiB folios, a fault each, 400 us: dear at once */
+	assert_true(ntp_map_touch_dear(2, 400000, 2 * mib, len));
+	/* the bound itself is not past it */
+	assert_false(ntp_map_touch_dear(2, 2 * 65536, 2 * mib, len));
+	assert_true(ntp_map_touch_dear(2, 2 * 65536 + 1, 2 * mib, len));
+	/* many quick faults: on to the window's end */
+	assert_false(ntp_map_touch_dear(32, 100000, 2 * mib, len));
+	assert_false(ntp_map_touch_dear(8 * 16, 1000000, len, len));
+	assert_true(ntp_map_touch_dear(8 * 16 + 1, 1000000, len, len));
+	/* slow over the whole window, however few */
+	assert_true(ntp_map_touch_dear(8, 16 * 65536 + 1, len, len));
+	/* a window of 2 MiB folios: a fault per 2 MiB, quick */
+	assert_false(ntp_map_touch_dear(8, 200000, len, len));
+}
+
 /* How ntp_readers_full_speed read each of k files (most: the lone target,
  * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
  * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
@@ -1588,6 +1612,63 @@ static void test_many_files_one_arena(void **state)
 	ntp_reader_close(r[0]);
 	assert_false(mapping_of((const void *)lo, &lo2, &hi2, &hg2) && lo2 == lo && hi2 == hi);
 	free(recs);
+}
+
+/* A few files read at full speed in this thread (NTPROF_THREADS=0), every
+ * window found to fault too often (map_dear): read() into buffers of the
+ * one arena too, advised huge pages where the kernel has them (a buffer
+ * of malloc's took a fault per 4 KiB at its first read()); the records
+ * as written. */
+static void test_few_files_one_arena(void **state)
+{
+	struct ntp_reader_opts dear = { .map_dear = 1 };
+	const char *was = getenv("NTPROF_THREADS");
+	char *keep = was ? strdup(was) : NULL;
+	char path[2][256], err[256];
+	struct ntp_reader *r[2];
+	const struct ntp_record *first;
+	size_t n, got, want[2];
+	uintptr_t lo = 0, hi = 0;
+	int hg = 0, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+
+	(void)state;
+	setenv("NTPROF_THREADS", "0", 1);
+	for (int i = 0; i < 2; i++) {
+		tmp_path(path[i], sizeof(path[i]), i ? "few1.ntp" : "few0.ntp");
+		want[i] = write_full_blocks(path[i], 12, 0);
+		assert_non_null(r[i] = ntp_reader_open_opts(path[i], &dear, err, sizeof(err)));
+	}
+	ntp_readers_full_speed(r, 2, SIZE_MAX);
+	for (int i = 0; i < 2; i++) {
+		int read_here = 0;
+
+		got = 0;
+		while (ntp_reader_next_block(r[i], &first, &n) == 1) {
+			assert_null(ntp_reader_ahead(r[i]));
+			check_recs(first, n, got);
+			got += n;
+			if (read_here || mapped_here(i ? "/few1.ntp" : "/few0.ntp"))
+				continue;	/* the header's window */
+			/* the first block read(): in the arena */
+			read_here = 1;
+			if (!i) {
+				assert_true(mapping_of(first, &lo, &hi, &hg));
+				if (thp)
+					assert_true(hg);
+			}
+			assert_true((uintptr_t)first >= lo && (uintptr_t)(first + n) <= hi);
+		}
+		assert_true(read_here);
+		assert_int_equal(got, want[i]);
+		assert_string_equal(ntp_reader_stats(r[i])->why, "");
+	}
+	for (int i = 0; i < 2; i++)
+		ntp_reader_close(r[i]);
+	if (keep)
+		setenv("NTPROF_THREADS", keep, 1);
+	else
+		unsetenv("NTPROF_THREADS");
+	free(keep);
 }
 
 static void test_map_matches_read(void **state)
@@ -2468,9 +2549,11 @@ int main(void)
 		cmocka_unit_test(test_map_matches_read),
 		cmocka_unit_test(test_read_alone),
 		cmocka_unit_test(test_map_while_cheap),
+		cmocka_unit_test(test_map_touch_dear),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_many_files_one_arena),
+		cmocka_unit_test(test_few_files_one_arena),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
