@@ -120,7 +120,7 @@ int ntp_load(char **paths, size_t n, unsigned no_quantiles, struct ntp_snapshot 
 	char err[NTP_ERR_LEN];
 	int ret = 1;
 
-	memset(meta, 0, sizeof(*meta));
+	ntp_report_meta_init(meta);
 	f = ntp_files_open_ahead(paths, n, 1, err, sizeof(err));	/* read at full speed */
 	if (!f) {
 		ntp_err("%s", err);

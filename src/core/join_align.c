@@ -258,14 +258,16 @@ static int sampler_take(struct sampler *s, const struct ntp_record *x, size_t k,
  * for a file that began early, again from the late start) in one pass over
  * its first records: a file that began early was read twice, once per
  * sample. */
-static void sample_file(const char *path, struct sampler *s, size_t ns)
+static void sample_file(const char *path, struct sampler *s, size_t ns, struct ntp_buf_arena *rbuf)
 {
 	char err[256];
 	/* Samples with read(), into one buffer reused block after block: it
 	 * copies the sample and no more, where a window costs an mmap and an
 	 * munmap per file, maps pages past the sample, and its faults cost
-	 * more than the copy, a full sample's too (docs/performance.md). */
-	const struct ntp_reader_opts o = { .no_mmap = 1 };
+	 * more than the copy, a full sample's too (docs/performance.md). The
+	 * buffer is rbuf's, one for the files read one after another, where
+	 * one of each reader's own took a page fault per 4 KiB (NULL: its own). */
+	const struct ntp_reader_opts o = { .no_mmap = 1, .arena = rbuf };
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
 	size_t k, left = 0;
@@ -709,6 +711,7 @@ struct align {
 	 * a file was aligned by */
 	int quick;
 	size_t least;
+	struct ntp_buf_arena *rbuf;	/* read() buffer of the files read here (sample_file) */
 };
 
 /* pair_offset's memory of a pair of files: its samples gave no agreeing
@@ -828,7 +831,7 @@ static long host_search(struct align *al, size_t a, size_t b, int64_t from, int6
 	struct fsample *fb = &al->fs[b];
 	size_t win = al->host_max, k, seen = 0, skipped = 0, n[2] = { 0, 0 }, fresh[2] = { 0, 0 }, pairs, c;
 	struct mark *w[2] = { NULL, NULL };
-	struct ntp_reader_opts o = { .no_mmap = 1 };
+	struct ntp_reader_opts o = { .no_mmap = 1, .arena = al->rbuf };
 	struct ntp_reader *r;
 	const struct ntp_record *recs;
 	char err[256];
@@ -983,6 +986,7 @@ struct hosts_job {
 	struct tindex *const *ti;
 	int64_t from;
 	int filter;
+	struct ntp_buf_arena *rbuf;	/* read() buffer of its files (sample_file); NULL: their own */
 };
 
 static void *sample_hosts(void *arg)
@@ -1000,7 +1004,7 @@ static void *sample_hosts(void *arg)
 						    .max = j->host_max, .from = set ? j->from : 0,
 						    .ti = j->filter ? j->ti : NULL, .nti = j->nti,
 						    .side = NTP_SIDE_HOST };
-		sample_file(j->in[i].path, s, ns);
+		sample_file(j->in[i].path, s, ns, j->rbuf);
 		f->tgx = j->filter && j->nti == 1 ? j->ti[0] : NULL;
 		for (int set = 0; set < (int)ns; set++) {
 			f->h[set] = s[set].out;
@@ -1024,10 +1028,12 @@ static void sample_hosts_2(struct hosts_job job[2])
 		err = ntp_thread_start(&th, sample_hosts, &job[1], NULL);
 	}
 	sample_hosts(&job[0]);
-	if (!err)
+	if (!err) {
 		pthread_join(th, NULL);
-	else
+	} else {
+		job[1].rbuf = job[0].rbuf;	/* this thread's, free again */
 		sample_hosts(&job[1]);
+	}
 }
 
 /* Aligns every file not aligned yet (done[b] 0; else its group + 1) that
@@ -1105,6 +1111,9 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	size_t *done = calloc(n ? n : 1, sizeof(*done)), groups = 0;
 	char *early = calloc(n ? n : 1, 1);
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
+	/* the read() buffer of the files read in this thread (NULL: each
+	 * reader its own, as a second thread's readers have) */
+	struct ntp_buf_arena *rbuf = n >= 2 ? ntp_buf_arena_new() : NULL;
 	size_t hosts, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int filter;
 	struct align al;
@@ -1195,7 +1204,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 			s[ns++] = (struct sampler){ .out = fs[i].h[set], .max = host_max, .from = f,
 						    .side = NTP_SIDE_HOST };
 		}
-		sample_file(in[i].path, s, ns);
+		sample_file(in[i].path, s, ns, rbuf);
 		for (size_t j = 0; j < ns; j++) {
 			int set = sset[j];
 
@@ -1222,11 +1231,12 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	for (int t = 0; t < 2; t++)
 		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
 					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
-					     .hits = hits, .ti = ti, .from = from, .filter = filter };
+					     .hits = hits, .ti = ti, .from = from, .filter = filter,
+					     .rbuf = t ? NULL : rbuf };
 	sample_hosts_2(job);
 	al = (struct align){ .in = in, .n = n, .fs = fs, .early = early, .host_max = host_max, .from = from,
 			     .d = d, .scratch = scratch, .tried = tried, .state = st, .quick = least != NULL,
-			     .least = SIZE_MAX };
+			     .least = SIZE_MAX, .rbuf = rbuf };
 	/* Spread from the primary file, then from each file left (a primary
 	 * that aligns with nothing, a host of another run or an idle one, does
 	 * not leave the others on the wall clocks), each group on the clock
@@ -1276,6 +1286,7 @@ out:
 	free(early);
 	free(tried);
 	free(st);
+	ntp_buf_arena_put(rbuf);
 	return unaligned;
 }
 

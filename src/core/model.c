@@ -185,10 +185,13 @@ static inline uint32_t *acc_e2e(struct acc *a)
  * an unmapping per accumulator were 128 system calls each for 64 groups,
  * the unmappings a third of what the groups added to a report's time
  * (docs/performance.md). The arena is address space: only the pages
- * written are memory.
+ * touched are memory, 2 MiB at a time where it has huge pages (acc_map),
+ * 4 KiB where not.
  */
 #define ACC_GROUP (2 * ACC_MAP)
-#define ACC_ARENA ((size_t)NTP_SNAP_MAX_GROUPS * ACC_GROUP)
+/* The arena in whole 2 MiB huge pages, on their boundary (acc_map) */
+#define ACC_HUGE ((size_t)2 << 20)
+#define ACC_ARENA (((size_t)NTP_SNAP_MAX_GROUPS * ACC_GROUP + ACC_HUGE - 1) / ACC_HUGE * ACC_HUGE)
 
 /* The sanitized build (make check) takes each group's slot from the heap,
  * which AddressSanitizer watches (a write past it, a slot never let go);
@@ -213,11 +216,27 @@ static void *acc_map(void **arena, unsigned i)
 	return memset(p, 0, ACC_GROUP);
 #else
 	if (!*arena) {
-		void *p = mmap(NULL, ACC_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
+		/* a huge page's worth more, cut off again around the 2 MiB
+		 * boundary where the arena then starts */
+		char *p = mmap(NULL, ACC_ARENA + ACC_HUGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		size_t head;
 
 		if (p == MAP_FAILED)
 			return NULL;
+		head = (ACC_HUGE - (uintptr_t)p % ACC_HUGE) % ACC_HUGE;
+		if (head)
+			munmap(p, head);
+		munmap(p + head + ACC_ARENA, ACC_HUGE - head);
+		p += head;
+#ifdef MADV_HUGEPAGE
+		/* Huge pages where the kernel has them (advice only): each
+		 * group's first writes and reads of its zeroed pages were
+		 * page faults of their own, four to six a group, a fault
+		 * dear where page tables are a hypervisor's
+		 * (docs/performance.md, "The groups' memory") */
+		madvise(p, ACC_ARENA, MADV_HUGEPAGE);
+#endif
 		*arena = p;
 	}
 	return (char *)*arena + (size_t)i * ACC_GROUP;
@@ -1774,15 +1793,17 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 	if (!m->started)
 		ntp_model_set_start(m, now_ns);
 	seconds = now_ns > m->start_ns ? (double)(now_ns - m->start_ns) / 1e9 : 0;
-	memset(out, 0, sizeof(*out));
-	out->index = m->index;
-	out->start_ns = m->start_ns;
-	out->end_ns = now_ns;
-	out->seconds = seconds;
-	fill_header(m, out);
-	/* an interval that straddled a change of -s (ntprof-top's s key) says
-	 * so: its records were seen under both */
-	out->sampling_from = m->sampling_open != m->cfg.sampling ? m->sampling_open : 0;
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->index = m->index;
+		out->start_ns = m->start_ns;
+		out->end_ns = now_ns;
+		out->seconds = seconds;
+		fill_header(m, out);
+		/* an interval that straddled a change of -s (ntprof-top's s
+		 * key) says so: its records were seen under both */
+		out->sampling_from = m->sampling_open != m->cfg.sampling ? m->sampling_open : 0;
+	}
 	m->sampling_open = m->cfg.sampling;
 	groups_from_totals(m);
 	for (unsigned i = 0; i < m->n_groups; i++) {
@@ -1835,16 +1856,20 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		}
 		acc_flush(g->cur);
 		acc_fold(g->cur, m->cfg.sampling);
-		fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, &out->groups[out->n_groups]);
-		/* g->all holds the closed intervals, else it is the zeroed spare,
-		 * not read: its pages may be untouched, and a read of one maps the
-		 * zero page that the write of acc_bind below must then replace
-		 * (two page faults where one does) */
-		out->groups[out->n_groups].sampled_run = (g->closed ? acc_sampled(g->all) : 0) + acc_sampled(g->cur);
-		if (counted_qd)
-			fill_counted(&out->groups[out->n_groups], m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
-				     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
-		out->n_groups++;
+		if (out) {
+			struct ntp_snap_group *o = &out->groups[out->n_groups++];
+
+			fill_group(m, g, g->cur, g->counted, cmds, g->unmatched, seconds, o);
+			/* g->all holds the closed intervals, else it is the
+			 * zeroed spare, not read: its pages may be untouched,
+			 * and a read of one maps the zero page that the write
+			 * of acc_bind below must then replace (two page faults
+			 * where one does) */
+			o->sampled_run = (g->closed ? acc_sampled(g->all) : 0) + acc_sampled(g->cur);
+			if (counted_qd)
+				fill_counted(o, m->cfg.role == NTP_ROLE_TARGET ? NULL : &dh,
+					     m->cfg.role == NTP_ROLE_HOST ? NULL : &dt, occ_secs);
+		}
 		if (g->cur->h.oom)
 			m->oom = 1;
 		/* Fold the interval into the run's accumulators, start afresh:
@@ -1869,10 +1894,12 @@ void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_s
 		g->unmatched_all += g->unmatched;
 		g->unmatched = 0;
 	}
-	out->oom = m->oom;		/* an interval's histograms and the run's too (above) */
 	if (swapped)
 		gc_rebind(&m->gc);
-	qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
+	if (out) {
+		out->oom = m->oom;	/* an interval's histograms and the run's too (above) */
+		qsort(out->groups, out->n_groups, sizeof(out->groups[0]), group_cmp);
+	}
 	m->start_ns = now_ns;
 	m->last_close_ns = now_ns;
 	m->index++;
@@ -1910,7 +1937,12 @@ void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out)
 	uint64_t waiting[NTP_SNAP_MAX_GROUPS] = { 0 };
 	uint64_t n_waiting = host_waiting(m, waiting);
 
-	memset(out, 0, sizeof(*out));
+	/* the header and the extensions after the groups; the groups are
+	 * written one by one (fill_group) and read up to n_groups: the rest
+	 * of the 90 KB, pages of the caller's memory that a memset would fault
+	 * in, stays untouched (docs/performance.md) */
+	memset(out, 0, offsetof(struct ntp_snapshot, groups));
+	memset(&out->overflow_records, 0, sizeof(*out) - offsetof(struct ntp_snapshot, overflow_records));
 	out->index = 0;
 	out->start_ns = m->first_start_ns;
 	out->end_ns = m->last_close_ns;

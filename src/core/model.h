@@ -157,7 +157,9 @@ void ntp_model_set_skipped(struct ntp_model *m, uint64_t cumulative);
 /* -s N changed in the running programs (ntprof-top's s key): rates
  * estimated from sampled commands use N from now on. */
 void ntp_model_set_sampling(struct ntp_model *m, uint32_t n);
-/* Ends the current interval at now_ns, fills *out, and starts the next. */
+/* Ends the current interval at now_ns, fills *out, and starts the next.
+ * out NULL: the same close, no snapshot (a close nobody reads, e.g. the
+ * only one of `ntprof report`: ntp_model_total follows it). */
 void ntp_model_close_interval(struct ntp_model *m, uint64_t now_ns, struct ntp_snapshot *out);
 
 /* ---- Extensions (model) ---- */
@@ -168,7 +170,8 @@ void ntp_model_set_start(struct ntp_model *m, uint64_t start_ns);
  * prints its final report from this after its last ntp_model_close_interval.
  * It is the end of input: the records still waiting for their twin count as
  * unmatched (unmatched_host, unmatched_target, a group's unmatched), where an
- * interval's count only those known so far. */
+ * interval's count only those known so far. The groups past out->n_groups
+ * are left as they were. */
 void ntp_model_total(struct ntp_model *m, struct ntp_snapshot *out);
 /* Counts how many records the pending structures of the join hold (tests, diagnostics). */
 size_t ntp_model_pending(const struct ntp_model *m);

@@ -880,7 +880,7 @@ struct ntp_reader {
 	uint8_t *spare[NTP_SPARE_MAX];
 	size_t nspare, spare_cap;
 	/* its READ_BUF in the arena of many files' buffers (buf_arena), or NULL */
-	struct buf_arena *arena;
+	struct ntp_buf_arena *arena;
 	uint8_t *arena_buf;
 };
 
@@ -931,7 +931,7 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
  * long read's start against thousands of faults. Unmapped with the last
  * reader closed.
  */
-struct buf_arena {
+struct ntp_buf_arena {
 	uint8_t *map;
 	size_t len;
 	size_t users;
@@ -947,9 +947,9 @@ static uint8_t *huge_up(const void *p)
 	return (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
 }
 
-static struct buf_arena *arena_new(size_t nbufs)
+static struct ntp_buf_arena *arena_new(size_t nbufs)
 {
-	struct buf_arena *a = calloc(1, sizeof(*a));
+	struct ntp_buf_arena *a = calloc(1, sizeof(*a));
 	size_t len = (nbufs * READ_BUF + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	uint8_t *p;
 
@@ -971,17 +971,31 @@ static struct buf_arena *arena_new(size_t nbufs)
 	return a;
 }
 
-static uint8_t *arena_buf(struct buf_arena *a, size_t i)
+static uint8_t *arena_buf(struct ntp_buf_arena *a, size_t i)
 {
 	return huge_up(a->map) + i * READ_BUF;
 }
 
-static void arena_put(struct buf_arena *a)
+static void arena_put(struct ntp_buf_arena *a)
 {
 	if (a && !__atomic_sub_fetch(&a->users, 1, __ATOMIC_ACQ_REL)) {
 		munmap(a->map, a->len);
 		free(a);
 	}
+}
+
+struct ntp_buf_arena *ntp_buf_arena_new(void)
+{
+	struct ntp_buf_arena *a = arena_new(1);
+
+	if (a)
+		a->users = 1;	/* the caller's (ntp_buf_arena_put) */
+	return a;
+}
+
+void ntp_buf_arena_put(struct ntp_buf_arena *a)
+{
+	arena_put(a);
 }
 
 /* A reader's own buffer p freed: one in the arena stays there. */
@@ -1800,7 +1814,12 @@ struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reade
 	r->cap = READ_BUF;
 	if (r->size && r->size + 64 < r->cap)
 		r->cap = (size_t)r->size + 64;
-	if (!(r->buf = buf_new(r, r->cap))) {
+	if (o->arena) {
+		r->arena = o->arena;
+		r->arena_buf = arena_buf(o->arena, 0);
+		__atomic_add_fetch(&o->arena->users, 1, __ATOMIC_ACQ_REL);
+	}
+	if (!(r->buf = r->arena ? r->arena_buf : buf_new(r, r->cap))) {
 		snprintf(errbuf, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -2484,7 +2503,7 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		return;
 	}
 	/* each file read with read() here takes buffer i of the arena */
-	struct buf_arena *a = arena_new(n);
+	struct ntp_buf_arena *a = arena_new(n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))

@@ -195,12 +195,24 @@ struct ntp_reader_opts {
 					 * read, as past a bad sector: read() gets them
 					 * with EIO, a window that would reach them is
 					 * not mapped (read() takes over); 0: never */
+	struct ntp_buf_arena *arena;	/* no_mmap: read() into its buffer (ntp_buf_arena_new),
+					 * not one of the reader's own; for readers
+					 * open one after another */
 	int map_dear;			/* tests: under ntp_reader_map_while_cheap, 1:
 					 * every window faults too often (let go, read()
 					 * instead), 2: the first one only, -1: none
 					 * does; 0: as counted */
 };
 #define NTP_MAP_WINDOW (16u << 20)
+/* One read() buffer for readers open one after another (ntp_reader_opts
+ * arena: the alignment's samples, join_align.c), in huge pages where the
+ * kernel has them: its first touch is one page fault, where each reader's
+ * own buffer took one per 4 KiB (docs/performance.md). NULL: none had,
+ * the readers then take their own. Unmapped at the put of the last of
+ * the caller and the readers that took it. */
+struct ntp_buf_arena;
+struct ntp_buf_arena *ntp_buf_arena_new(void);
+void ntp_buf_arena_put(struct ntp_buf_arena *a);
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
 					char *errbuf, size_t errlen);
 /* Installs a SIGBUS handler for the one failure a mapped file cannot report

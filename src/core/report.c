@@ -17,6 +17,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include "esc.h"
 #include "ntpfile.h"
@@ -24,6 +25,16 @@
 #include "report_int.h"
 
 #define BAR_FULL 24	/* '#' for a 100 % share: an 82 % share is 20 of them */
+
+void ntp_report_meta_init(struct ntp_report_meta *m)
+{
+	/* the strings are read up to n_notes and damaged's NUL: their 74 KB
+	 * stay as they are, pages of a caller's stack a memset would fault
+	 * in one by one (docs/performance.md, "Memory written for nobody") */
+	memset(m, 0, offsetof(struct ntp_report_meta, notes));
+	m->damaged[0] = '\0';
+	memset(&m->hostq, 0, sizeof(*m) - offsetof(struct ntp_report_meta, hostq));
+}
 
 void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 {

@@ -43,6 +43,9 @@ struct ntp_report_meta {
 	const char *hosts[NTP_REPORT_MAX_HOSTS];
 };
 
+/* An empty meta: every field zero, no note, nothing damaged. */
+void ntp_report_meta_init(struct ntp_report_meta *m);
+
 /* Adds a note line (printed as "note: ..."); silently ignores more than the maximum. */
 void ntp_report_note(struct ntp_report_meta *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -656,6 +656,58 @@ static void test_total_of_intervals(void **state)
 }
 
 /*
+ * A close nobody reads (out NULL: `ntprof report`'s pump) changes the model
+ * as a close into a snapshot does, and the total written over memory that
+ * held anything is the total written over zeros, up to its n_groups (the
+ * groups past it are left as they were: model.h).
+ */
+static void test_close_unread(void **state)
+{
+	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
+	struct ntp_snapshot *a = calloc(1, sizeof(*a)), *b = malloc(sizeof(*b));
+	struct ntp_model *ma = ntp_model_new(&cfg), *mb = ntp_model_new(&cfg);
+	const size_t tail = offsetof(struct ntp_snapshot, overflow_records);
+	struct ntp_record r;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(ma);
+	assert_non_null(mb);
+	ntp_model_set_start(ma, 0);
+	ntp_model_set_start(mb, 0);
+	srandom(7);
+	for (unsigned n = 0; n < 6000; n++) {
+		uint64_t t = (uint64_t)n * (3 * SEC / 6000);
+
+		host_rec(&r, n % 3 ? 0x02 : 0x01, 4096u << (n % 2), "nvme0n1", t);
+		SET(&r, NTP_TS_H_BLK_COMPLETE, t + 100000 + (uint64_t)(random() % 50000));
+		ntp_model_ingest(ma, &r);
+		ntp_model_ingest(mb, &r);
+		if (n == 1999 || n == 3999) {
+			ntp_model_close_interval(ma, t + 1, a);
+			ntp_model_close_interval(mb, t + 1, NULL);
+		}
+	}
+	ntp_model_close_interval(ma, 3 * SEC, a);
+	ntp_model_close_interval(mb, 3 * SEC, NULL);
+	memset(a, 0, sizeof(*a));
+	memset(b, 0xa5, sizeof(*b));
+	ntp_model_total(ma, a);
+	ntp_model_total(mb, b);
+	assert_int_equal(a->n_groups, 4);
+	assert_memory_equal(a, b, offsetof(struct ntp_snapshot, groups));
+	assert_memory_equal(a->groups, b->groups, a->n_groups * sizeof(a->groups[0]));
+	assert_memory_equal((char *)a + tail, (char *)b + tail, sizeof(*a) - tail);
+	assert_int_equal(a->groups[0].sampled + a->groups[1].sampled + a->groups[2].sampled + a->groups[3].sampled,
+			 6000);
+	free(a);
+	free(b);
+	ntp_model_free(ma);
+	ntp_model_free(mb);
+}
+
+/*
  * -s N changed mid-interval (ntprof-top's s key): the estimated rate sums
  * N over the records as each was seen, in the interval and in the run,
  * and an N changed after a close leaves the closed intervals as they were;
@@ -1177,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_group_cache_collide),
 		cmocka_unit_test(test_group_cache_left_out),
 		cmocka_unit_test(test_total_of_intervals),
+		cmocka_unit_test(test_close_unread),
 		cmocka_unit_test(test_sampling_change),
 		cmocka_unit_test(test_negative_e2e),
 		cmocka_unit_test(test_oom_said),

@@ -1671,6 +1671,50 @@ static void test_few_files_one_arena(void **state)
 	free(keep);
 }
 
+/* Readers open one after another on one read() buffer (ntp_buf_arena_new,
+ * the alignment's samples): each file's records come out as written, each
+ * first block in the one mapping, advised huge pages where the kernel has
+ * them; the caller's put before a reader is done leaves the mapping to
+ * that reader, which the last put unmaps. */
+static void test_one_buffer_in_turn(void **state)
+{
+	struct ntp_buf_arena *a = ntp_buf_arena_new();
+	struct ntp_reader_opts o = { .no_mmap = 1, .arena = a };
+	char path[2][256], err[256];
+	const struct ntp_record *first;
+	size_t n, got, want[2];
+	uintptr_t lo = 0, hi = 0;
+	int hg = 0, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+
+	(void)state;
+	assert_non_null(a);
+	for (int i = 0; i < 2; i++) {
+		struct ntp_reader *r;
+
+		tmp_path(path[i], sizeof(path[i]), i ? "turn1.ntp" : "turn0.ntp");
+		want[i] = write_full_blocks(path[i], 6, 0);
+		assert_non_null(r = ntp_reader_open_opts(path[i], &o, err, sizeof(err)));
+		if (i)
+			ntp_buf_arena_put(a);	/* the caller's: r reads on in it */
+		got = 0;
+		while (ntp_reader_next_block(r, &first, &n) == 1) {
+			if (!got && !i) {
+				assert_true(mapping_of(first, &lo, &hi, &hg));
+				assert_true(hi - lo >= NTP_READ_BUF_MAX);
+				if (thp)
+					assert_true(hg);
+			}
+			if (!got)
+				assert_true((uintptr_t)first >= lo && (uintptr_t)(first + n) <= hi);
+			check_recs(first, n, got);
+			got += n;
+		}
+		assert_int_equal(got, want[i]);
+		assert_string_equal(ntp_reader_stats(r)->why, "");
+		ntp_reader_close(r);
+	}
+}
+
 static void test_map_matches_read(void **state)
 {
 	struct ntp_reader_opts rd = { .no_mmap = 1 }, page = { .map_window = 1 };
@@ -2554,6 +2598,7 @@ int main(void)
 		cmocka_unit_test(test_readers_full_speed),
 		cmocka_unit_test(test_many_files_one_arena),
 		cmocka_unit_test(test_few_files_one_arena),
+		cmocka_unit_test(test_one_buffer_in_turn),
 		cmocka_unit_test(test_map_growing_file),
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),

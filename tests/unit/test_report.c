@@ -127,6 +127,49 @@ static void test_host_only_rows(void **state)
 	free(s);
 }
 
+/* The meta a report was printed with (meta_report) */
+static const struct ntp_report_meta *print_meta;
+
+static void meta_report(FILE *f, const void *s)
+{
+	ntp_report_print(f, s, print_meta);
+}
+
+/* ntp_report_meta_init over memory that held anything gives the report
+ * of a zeroed meta, its notes too (their text past n_notes is left as it
+ * was, report.h) */
+static void test_meta_init(void **state)
+{
+	struct ntp_report_meta *zeroed = calloc(1, sizeof(*zeroed)), *dirty = malloc(sizeof(*dirty));
+	struct ntp_snapshot *s = host_only_snap();
+	char *want, *got;
+
+	(void)state;
+	assert_non_null(zeroed);
+	assert_non_null(dirty);
+	memset(dirty, 0x5a, sizeof(*dirty));
+	ntp_report_meta_init(dirty);
+	ntp_report_note(zeroed, "a file cut short: %d records", 3);
+	ntp_report_note(dirty, "a file cut short: %d records", 3);
+	print_meta = zeroed;
+	want = render(meta_report, s);
+	print_meta = dirty;
+	got = render(meta_report, s);
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "a file cut short: 3 records\n"));
+	assert_int_equal(dirty->n_notes, 1);
+	assert_int_equal(dirty->damaged[0], 0);
+	assert_null(dirty->hostq);
+	assert_int_equal(dirty->n_hosts, 0);
+	for (unsigned i = 0; i < NTP_REPORT_MAX_HOSTS; i++)
+		assert_null(dirty->hosts[i]);
+	free(want);
+	free(got);
+	free(zeroed);
+	free(dirty);
+	free(s);
+}
+
 static void test_labels(void **state)
 {
 	char b[32];
@@ -635,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_interval_line),
 		cmocka_unit_test(test_host_only_rows),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_meta_init),
 		cmocka_unit_test(test_one_command_and_bp_paragraph),
 		cmocka_unit_test(test_compare_verdict),
 		cmocka_unit_test(test_compare_pairs_once),
