@@ -523,7 +523,7 @@ static void test_host_share(void **state)
 	{
 		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
 
-		sample_file(path, &s, 1);
+		sample_file(path, &s, 1, NULL);
 		assert_int_equal(s.seen, lead + max);
 		assert_int_equal(s.n, max / 2);
 		for (size_t k = 0; k < s.n; k++) {
@@ -537,7 +537,7 @@ static void test_host_share(void **state)
 		struct sampler s = { .out = out, .max = 6000, .ti = &one, .nti = 1,
 				     .side = NTP_SIDE_HOST };
 
-		sample_file(path, &s, 1);
+		sample_file(path, &s, 1, NULL);
 		assert_int_equal(s.seen, lead + 6000);
 		assert_int_equal(s.n, 2000);
 	}
@@ -550,7 +550,7 @@ static void test_host_share(void **state)
 	{
 		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
 
-		sample_file(path, &s, 1);
+		sample_file(path, &s, 1, NULL);
 		assert_int_equal(s.seen, ALIGN_SAMPLE);
 		assert_int_equal(s.n, 0);
 	}
@@ -563,7 +563,7 @@ static void test_host_share(void **state)
 	{
 		struct sampler s = { .out = out, .max = max, .ti = &one, .nti = 1, .side = NTP_SIDE_HOST };
 
-		sample_file(path, &s, 1);
+		sample_file(path, &s, 1, NULL);
 		assert_int_equal(s.seen, ALIGN_HOST_FLOOR);
 		assert_int_equal(s.n, 0);
 	}
