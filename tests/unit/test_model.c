@@ -595,20 +595,32 @@ static void test_group_cache_left_out(void **state)
  * merged in, and either way every count, mean and quantile of every
  * stage and component equals that of one interval over the whole run.
  */
-static void test_total_of_intervals(void **state)
+/* Two host models of -s 1 started at 0, and a snapshot for each */
+static void twin_models(struct ntp_model **ma, struct ntp_model **mb, struct ntp_snapshot **a,
+			struct ntp_snapshot **b)
 {
 	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
-	struct ntp_snapshot *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	struct ntp_model *ma = ntp_model_new(&cfg), *mb = ntp_model_new(&cfg);
+
+	*a = malloc(sizeof(**a));
+	*b = malloc(sizeof(**b));
+	*ma = ntp_model_new(&cfg);
+	*mb = ntp_model_new(&cfg);
+	assert_non_null(*a);
+	assert_non_null(*b);
+	assert_non_null(*ma);
+	assert_non_null(*mb);
+	ntp_model_set_start(*ma, 0);
+	ntp_model_set_start(*mb, 0);
+}
+
+static void test_total_of_intervals(void **state)
+{
+	struct ntp_snapshot *a, *b;
+	struct ntp_model *ma, *mb;
 	struct ntp_record r;
 
 	(void)state;
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_non_null(ma);
-	assert_non_null(mb);
-	ntp_model_set_start(ma, 0);
-	ntp_model_set_start(mb, 0);
+	twin_models(&ma, &mb, &a, &b);
 	srandom(5);
 	for (unsigned n = 0; n < 30000; n++) {
 		uint64_t t = (uint64_t)n * (3 * SEC / 30000), d = 0;
@@ -663,19 +675,13 @@ static void test_total_of_intervals(void **state)
  */
 static void test_close_unread(void **state)
 {
-	struct ntp_model_config cfg = { .role = NTP_ROLE_HOST, .transport = NTP_TRANSPORT_TCP, .sampling = 1 };
-	struct ntp_snapshot *a = calloc(1, sizeof(*a)), *b = malloc(sizeof(*b));
-	struct ntp_model *ma = ntp_model_new(&cfg), *mb = ntp_model_new(&cfg);
 	const size_t tail = offsetof(struct ntp_snapshot, overflow_records);
+	struct ntp_snapshot *a, *b;
+	struct ntp_model *ma, *mb;
 	struct ntp_record r;
 
 	(void)state;
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_non_null(ma);
-	assert_non_null(mb);
-	ntp_model_set_start(ma, 0);
-	ntp_model_set_start(mb, 0);
+	twin_models(&ma, &mb, &a, &b);
 	srandom(7);
 	for (unsigned n = 0; n < 6000; n++) {
 		uint64_t t = (uint64_t)n * (3 * SEC / 6000);
