@@ -879,7 +879,8 @@ struct ntp_reader {
 	 * reader moves to a new buffer every few blocks */
 	uint8_t *spare[NTP_SPARE_MAX];
 	size_t nspare, spare_cap;
-	/* its READ_BUF in the arena of many files' buffers (buf_arena), or NULL */
+	/* its READ_BUF in an arena (struct ntp_buf_arena: many files'
+	 * buffers, or one for readers in turn), or NULL */
 	struct ntp_buf_arena *arena;
 	uint8_t *arena_buf;
 };
@@ -925,7 +926,7 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
  * for huge pages. A join of many files holds a block of each at once;
  * their buffers from malloc took a page fault per 4 KiB at read()'s first
  * touch, thousands for a 64-file join, where 2 MiB pages take a few
- * (docs/performance.md, at buf_arena); a few files' buffers took 68 each,
+ * (docs/performance.md, "Many files"); a few files' buffers took 68 each,
  * which cost over 1 ms where a fault is dear. A huge page's fault may
  * compact memory first (the kernel's THP "defrag" setting): a stall at a
  * long read's start against thousands of faults. Unmapped with the last
@@ -2491,9 +2492,10 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r)
  * with read() from the start (ntp_reader_read_alone): a block of each is
  * held while the merge takes its records (a buffer of one block each),
  * and small files seldom hold a 2 MiB folio. Either way a file's read()
- * buffer is one of the arena's (buf_arena); r[most], the caller's pick
- * (a report's lone target of many hosts, about half of all records), is
- * read ahead by a thread where two CPUs can run (docs/performance.md).
+ * buffer is one of the arena's (struct ntp_buf_arena); r[most], the
+ * caller's pick (a report's lone target of many hosts, about half of all
+ * records), is read ahead by a thread where two CPUs can run
+ * (docs/performance.md).
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 {
