@@ -904,20 +904,36 @@ static size_t fill_map(struct ntp_reader *r, size_t need);
 static size_t map_again(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
 
+/* A 2 MiB page: a huge page of anonymous memory, or a file's folio that
+ * one page-table entry of the level above maps whole (map_aligned). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
 /*
  * A read buffer of cap bytes: a spare one of that size (buf_let_go), or a
  * new one. A read-ahead reader moves to a new buffer every few blocks and
  * lets the old one go once the caller is done with it; freed and
  * allocated again, each came back from the C library as fresh pages, one
  * page fault per 4 KiB at read()'s first touch, in the reading thread that
- * sets a report's pace. Huge pages (MADV_HUGEPAGE) are not asked for: they
- * may stall in the kernel's compaction (docs/performance.md).
+ * sets a report's pace. Read-ahead's buffers (AHEAD_BUF, 2 MiB) are huge
+ * pages where the kernel has them (advice only): a few of them were 770 of
+ * a report's 1145 faults, about 12 ms where a fault costs 16 us
+ * (docs/performance.md, "No copy of the records"); a huge page's fault may
+ * compact memory first, as the arenas' below may.
  */
 static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 {
+	void *p;
+
 	if (r->nspare && r->spare_cap == cap)
 		return r->spare[--r->nspare];
-	return malloc(cap);
+	if (cap < HUGE_PAGE)
+		return malloc(cap);
+	if (posix_memalign(&p, HUGE_PAGE, cap))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, cap, MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 /*
@@ -937,10 +953,6 @@ struct ntp_buf_arena {
 	size_t len;
 	size_t users;
 };
-
-/* A 2 MiB page: a huge page of anonymous memory, or a file's folio that
- * one page-table entry of the level above maps whole (map_aligned). */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /* p rounded up to a HUGE_PAGE boundary */
 static uint8_t *huge_up(const void *p)

@@ -2051,6 +2051,38 @@ static void test_read_ahead_large(void **state)
 	}
 }
 
+/* Read-ahead's buffers (AHEAD_BUF, ntpfile.c buf_new) are advised huge
+ * pages where the kernel has them: the blocks the thread hands out lie in
+ * such a mapping, and every record comes out as written. */
+static void test_read_ahead_huge(void **state)
+{
+	struct ntp_reader_opts o = { .no_mmap = 1 };
+	int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+	char path[256], err[256];
+	const struct ntp_record *first;
+	size_t n, got = 0, want, in_huge = 0;
+	struct ntp_reader *r;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "ahead-huge.ntp");
+	want = write_full_blocks(path, 12, 0);
+	assert_non_null(r = ntp_reader_open_opts(path, &o, err, sizeof(err)));
+	assert_int_equal(ntp_reader_read_ahead(r), 0);
+	while (ntp_reader_next_block(r, &first, &n) == 1) {
+		uintptr_t lo, hi;
+		int hg = 0;
+
+		check_recs(first, n, got);
+		got += n;
+		assert_true(mapping_of(first, &lo, &hi, &hg));
+		in_huge += hg && hi - lo >= (2u << 20);
+	}
+	assert_int_equal(got, want);
+	if (thp)
+		assert_true(in_huge > 0);
+	ntp_reader_close(r);
+}
+
 /* The records blocks of a file's bytes: where each starts, its payload's
  * length and records. */
 struct rblk { size_t at, len; unsigned count; };
@@ -2603,6 +2635,7 @@ int main(void)
 		cmocka_unit_test(test_map_truncated_under_reader),
 		cmocka_unit_test(test_read_ahead_matches),
 		cmocka_unit_test(test_read_ahead_large),
+		cmocka_unit_test(test_read_ahead_huge),
 		cmocka_unit_test(test_read_ahead_split_crc),
 		cmocka_unit_test(test_read_ahead_thread_fails),
 		cmocka_unit_test(test_read_ahead_read_error),
