@@ -1113,7 +1113,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
 	/* the read() buffer of the files read in this thread (NULL: each
 	 * reader its own, as a second thread's readers have) */
-	struct ntp_buf_arena *rbuf = n >= 2 ? ntp_buf_arena_new() : NULL;
+	struct ntp_buf_arena *rbuf = n >= 2 ? ntp_buf_arena_new(1) : NULL;
 	size_t hosts, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int filter;
 	struct align al;

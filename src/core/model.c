@@ -16,11 +16,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 #include "hist.h"
+#include "hugemem.h"
 #include "model.h"
 #include "occ.h"
 #include "pending_int.h"
@@ -185,13 +185,11 @@ static inline uint32_t *acc_e2e(struct acc *a)
  * an unmapping per accumulator were 128 system calls each for 64 groups,
  * the unmappings a third of what the groups added to a report's time
  * (docs/performance.md). The arena is address space: only the pages
- * touched are memory, 2 MiB at a time where it has huge pages (acc_map),
+ * touched are memory, 2 MiB at a time where it has huge pages (hugemem.h),
  * 4 KiB where not.
  */
 #define ACC_GROUP (2 * ACC_MAP)
-/* The arena in whole 2 MiB huge pages, on their boundary (acc_map) */
-#define ACC_HUGE ((size_t)2 << 20)
-#define ACC_ARENA (((size_t)NTP_SNAP_MAX_GROUPS * ACC_GROUP + ACC_HUGE - 1) / ACC_HUGE * ACC_HUGE)
+#define ACC_ARENA ((size_t)NTP_SNAP_MAX_GROUPS * ACC_GROUP)
 
 /* The sanitized build (make check) takes each group's slot from the heap,
  * which AddressSanitizer watches (a write past it, a slot never let go);
@@ -215,30 +213,12 @@ static void *acc_map(void **arena, unsigned i)
 		return NULL;
 	return memset(p, 0, ACC_GROUP);
 #else
-	if (!*arena) {
-		/* a huge page's worth more, cut off again around the 2 MiB
-		 * boundary where the arena then starts */
-		char *p = mmap(NULL, ACC_ARENA + ACC_HUGE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		size_t head;
-
-		if (p == MAP_FAILED)
-			return NULL;
-		head = (ACC_HUGE - (uintptr_t)p % ACC_HUGE) % ACC_HUGE;
-		if (head)
-			munmap(p, head);
-		munmap(p + head + ACC_ARENA, ACC_HUGE - head);
-		p += head;
-#ifdef MADV_HUGEPAGE
-		/* Huge pages where the kernel has them (advice only): each
-		 * group's first writes and reads of its zeroed pages were
-		 * page faults of their own, four to six a group, a fault
-		 * dear where page tables are a hypervisor's
-		 * (docs/performance.md, "The groups' memory") */
-		madvise(p, ACC_ARENA, MADV_HUGEPAGE);
-#endif
-		*arena = p;
-	}
+	/* In huge pages where the kernel has them: each group's first
+	 * writes and reads of its zeroed pages were page faults of their
+	 * own, four to six a group, a fault dear where page tables are a
+	 * hypervisor's (docs/performance.md, "The groups' memory") */
+	if (!*arena && !(*arena = ntp_huge_map(ACC_ARENA)))
+		return NULL;
 	return (char *)*arena + (size_t)i * ACC_GROUP;
 #endif
 }
@@ -478,8 +458,7 @@ void ntp_model_free(struct ntp_model *m)
 		acc_free(m->groups[i].all);
 		acc_unmap(m->groups[i].cur, m->groups[i].all);
 	}
-	if (m->acc_arena)
-		munmap(m->acc_arena, ACC_ARENA);
+	ntp_huge_unmap(m->acc_arena, ACC_ARENA);
 	ntp_pend_free(m->hpend);
 	ntp_pend_free(m->tpend);
 	free(m->mem);

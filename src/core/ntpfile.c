@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "hugemem.h"
 #include "ntpfile.h"
 #include "ntpfile_int.h"
 #include "thread.h"
@@ -906,7 +907,7 @@ static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
 
 /* A 2 MiB page: a huge page of anonymous memory, or a file's folio that
  * one page-table entry of the level above maps whole (map_aligned). */
-#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_PAGE NTP_HUGE_PAGE
 
 /*
  * A read buffer of cap bytes: a spare one of that size (buf_let_go), or a
@@ -915,123 +916,90 @@ static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
  * allocated again, each came back from the C library as fresh pages, one
  * page fault per 4 KiB at read()'s first touch, in the reading thread that
  * sets a report's pace. Read-ahead's buffers (AHEAD_BUF, 2 MiB) are huge
- * pages where the kernel has them (advice only): a few of them were 770 of
+ * pages where the kernel has them (hugemem.h): a few of them were 770 of
  * a report's 1145 faults, about 12 ms where a fault costs 16 us
- * (docs/performance.md, "No copy of the records"); a huge page's fault may
- * compact memory first, as the arenas' below may.
+ * (docs/performance.md, "No copy of the records").
  */
 static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 {
-	void *p;
-
 	if (r->nspare && r->spare_cap == cap)
 		return r->spare[--r->nspare];
+	return cap < HUGE_PAGE ? malloc(cap) : ntp_huge_map(cap);
+}
+
+/* A buffer of cap bytes from buf_new (or malloc, below HUGE_PAGE) given
+ * back: a fresh mapping's huge pages are sure to be whole, where memory
+ * the heap had used may hold small pages already */
+static void buf_drop(uint8_t *p, size_t cap)
+{
 	if (cap < HUGE_PAGE)
-		return malloc(cap);
-	if (posix_memalign(&p, HUGE_PAGE, cap))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, cap, MADV_HUGEPAGE);
-#endif
-	return p;
+		free(p);
+	else
+		ntp_huge_unmap(p, cap);
 }
 
 /*
  * The read buffers of the files read at once in one thread
- * (ntp_readers_full_speed), one READ_BUF each, in one mapping that asks
- * for huge pages. A join of many files holds a block of each at once;
- * their buffers from malloc took a page fault per 4 KiB at read()'s first
- * touch, thousands for a 64-file join, where 2 MiB pages take a few
- * (docs/performance.md, "Many files"); a few files' buffers took 68 each,
- * which cost over 1 ms where a fault is dear. A huge page's fault may
- * compact memory first (the kernel's THP "defrag" setting): a stall at a
- * long read's start against thousands of faults. Unmapped with the last
- * reader closed.
+ * (ntp_readers_full_speed), one READ_BUF each, in huge pages (hugemem.h).
+ * A join of many files holds a block of each at once; their buffers from
+ * malloc took a page fault per 4 KiB at read()'s first touch, thousands
+ * for a 64-file join, where 2 MiB pages take a few (docs/performance.md,
+ * "Many files"); a few files' buffers took 68 each, which cost over 1 ms
+ * where a fault is dear. Freed at the put of the last of its users.
  */
 struct ntp_buf_arena {
-	uint8_t *map;
+	uint8_t *mem;
 	size_t len;
 	size_t users;
 };
 
-/* p rounded up to a HUGE_PAGE boundary */
-static uint8_t *huge_up(const void *p)
-{
-	return (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-}
-
-static struct ntp_buf_arena *arena_new(size_t nbufs)
+struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs)
 {
 	struct ntp_buf_arena *a = calloc(1, sizeof(*a));
-	size_t len = (nbufs * READ_BUF + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	uint8_t *p;
 
-	if (!a)
-		return NULL;
-	/* one huge page's worth more, to start the buffers on a 2 MiB boundary */
-	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
+	if (a && !(a->mem = ntp_huge_map(a->len = nbufs * READ_BUF))) {
 		free(a);
 		return NULL;
 	}
-	a->map = p;
-	a->len = len + HUGE_PAGE;
-#ifdef MADV_HUGEPAGE
-	/* advice only: where the kernel has no transparent huge pages, the
-	 * buffers are small pages as malloc's were */
-	madvise(huge_up(p), len, MADV_HUGEPAGE);
-#endif
+	if (a)
+		a->users = 1;	/* the caller's */
 	return a;
 }
 
 static uint8_t *arena_buf(struct ntp_buf_arena *a, size_t i)
 {
-	return huge_up(a->map) + i * READ_BUF;
-}
-
-static void arena_put(struct ntp_buf_arena *a)
-{
-	if (a && !__atomic_sub_fetch(&a->users, 1, __ATOMIC_ACQ_REL)) {
-		munmap(a->map, a->len);
-		free(a);
-	}
-}
-
-struct ntp_buf_arena *ntp_buf_arena_new(void)
-{
-	struct ntp_buf_arena *a = arena_new(1);
-
-	if (a)
-		a->users = 1;	/* the caller's (ntp_buf_arena_put) */
-	return a;
+	return a->mem + i * READ_BUF;
 }
 
 void ntp_buf_arena_put(struct ntp_buf_arena *a)
 {
-	arena_put(a);
+	if (a && !__atomic_sub_fetch(&a->users, 1, __ATOMIC_ACQ_REL)) {
+		ntp_huge_unmap(a->mem, a->len);
+		free(a);
+	}
 }
 
-/* A reader's own buffer p freed: one in the arena stays there. */
-static void buf_free(struct ntp_reader *r, uint8_t *p)
+/* A reader's own buffer freed: one in the arena stays there. */
+static void buf_free(struct ntp_reader *r)
 {
-	if (!p || (r->arena && p == r->arena_buf))
+	if (!r->buf || (r->arena && r->buf == r->arena_buf))
 		return;
-	free(p);
+	buf_drop(r->buf, r->cap);
 }
 
 /* A read buffer nobody reads any more: kept for buf_new, or freed. */
 static void buf_let_go(struct ntp_reader *r, uint8_t *p, size_t cap)
 {
 	if (r->nspare && cap < r->spare_cap) {
-		free(p);	/* buffers grew (a longer block, read-ahead's): not wanted again */
+		buf_drop(p, cap);	/* buffers grew (a longer block, read-ahead's): not wanted again */
 		return;
 	}
 	if (r->nspare && r->spare_cap != cap) {
 		while (r->nspare)
-			free(r->spare[--r->nspare]);
+			buf_drop(r->spare[--r->nspare], r->spare_cap);
 	}
 	if (r->nspare == NTP_SPARE_MAX) {
-		free(p);
+		buf_drop(p, cap);
 		return;
 	}
 	r->spare_cap = cap;
@@ -1083,7 +1051,7 @@ static size_t fill(struct ntp_reader *r, size_t need)
 			if (r->ahead)
 				retire(r, r->buf, r->cap);
 			else
-				buf_free(r, r->buf);	/* outgrown: no spare is taken without read-ahead */
+				buf_free(r);	/* outgrown: no spare is taken without read-ahead */
 			r->buf = nb;
 			r->cap = ncap;
 		} else {
@@ -1499,7 +1467,7 @@ static void *map_aligned(int fd, size_t len, uint64_t base)
 
 	if (res == MAP_FAILED)
 		return MAP_FAILED;
-	at = huge_up(res);
+	at = ntp_huge_up(res);
 	p = mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)base);
 	if (p == MAP_FAILED) {
 		munmap(res, span + HUGE_PAGE);
@@ -2460,7 +2428,7 @@ int ntp_reader_read_ahead(struct ntp_reader *r)
 			uint8_t *nb = malloc(READ_BUF);
 
 			if (nb) {
-				buf_free(r, r->buf);
+				buf_free(r);
 				r->buf = nb;
 				r->data = nb;
 				r->cap = READ_BUF;
@@ -2517,7 +2485,7 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		return;
 	}
 	/* each file read with read() here takes buffer i of the arena */
-	struct ntp_buf_arena *a = arena_new(n);
+	struct ntp_buf_arena *a = ntp_buf_arena_new(n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
@@ -2532,10 +2500,7 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 		else
 			ntp_reader_read_alone(r[i]);
 	}
-	if (a && !a->users) {
-		a->users = 1;	/* no reader took a buffer: unmapped here */
-		arena_put(a);
-	}
+	ntp_buf_arena_put(a);	/* freed here if no reader took a buffer */
 }
 
 int ntp_reader_next(struct ntp_reader *r, struct ntp_record *out)
@@ -2565,10 +2530,10 @@ void ntp_reader_close(struct ntp_reader *r)
 		__atomic_sub_fetch(&map_readers, 1, __ATOMIC_RELAXED);
 	if (r->fd >= 0)
 		close(r->fd);
-	buf_free(r, r->buf);
-	arena_put(r->arena);
+	buf_free(r);
+	ntp_buf_arena_put(r->arena);
 	while (r->nspare)
-		free(r->spare[--r->nspare]);
+		buf_drop(r->spare[--r->nspare], r->spare_cap);
 	free(r->scratch);
 	free(r->totals);
 	free(r->path);

@@ -204,14 +204,14 @@ struct ntp_reader_opts {
 					 * does; 0: as counted */
 };
 #define NTP_MAP_WINDOW (16u << 20)
-/* One read() buffer for readers open one after another (ntp_reader_opts
- * arena: the alignment's samples, join_align.c), in huge pages where the
- * kernel has them: its first touch is one page fault, where each reader's
- * own buffer took one per 4 KiB (docs/performance.md). NULL: none had,
- * the readers then take their own. Unmapped at the put of the last of
- * the caller and the readers that took it. */
+/* nbufs read() buffers, the first for readers open one after another
+ * (ntp_reader_opts arena: the alignment's samples, join_align.c), in huge
+ * pages where the kernel has them: its first touch is one page fault,
+ * where each reader's own buffer took one per 4 KiB (docs/performance.md).
+ * NULL: none had, the readers then take their own. Freed at the put of
+ * the last of the caller and the readers that took it. */
 struct ntp_buf_arena;
-struct ntp_buf_arena *ntp_buf_arena_new(void);
+struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs);
 void ntp_buf_arena_put(struct ntp_buf_arena *a);
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
 					char *errbuf, size_t errlen);

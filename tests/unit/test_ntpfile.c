@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "core/ntpfile.h"
 #include "core/ntpfile_int.h"
+#include "smaps.h"
 
 #define NSEC 1000000000ull
 
@@ -1532,40 +1533,12 @@ static void test_readers_full_speed(void **state)
 	free(keep);
 }
 
-/* The mapping of this process that holds address p (/proc/self/smaps):
- * 1 with its range in *lo, *hi and whether it was advised MADV_HUGEPAGE
- * (VmFlags "hg") in *hg; 0 when no mapping holds p. */
-static int mapping_of(const void *p, uintptr_t *lo, uintptr_t *hi, int *hg)
-{
-	char line[1024];
-	uintptr_t a = (uintptr_t)p, s, e;
-	FILE *f = fopen("/proc/self/smaps", "r");
-	int in = 0, found = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = a >= s && a < e;
-			if (in) {
-				*lo = s;
-				*hi = e;
-				*hg = 0;
-				found = 1;
-			}
-		} else if (in && !strncmp(line, "VmFlags:", 8)) {
-			*hg = strstr(line, " hg") != NULL;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* More files than NTP_AHEAD_FILES read at full speed in this thread
- * (ntpfile.c buf_arena): their first blocks lie in one mapping, advised
- * huge pages where the kernel has them; every file's records come out as
- * written, one whose long block outgrows its buffer (a malloc'd one
- * then) too; the mapping stays while a reader still reads in it and goes
- * with the last reader. */
+ * (ntpfile.c struct ntp_buf_arena): their first blocks lie in one
+ * mapping, advised huge pages where the kernel has them; every file's
+ * records come out as written, one whose long block outgrows its buffer
+ * (a malloc'd one then) too; the mapping stays while a reader still
+ * reads in it and goes with the last reader. */
 static void test_many_files_one_arena(void **state)
 {
 	enum { N = NTP_AHEAD_FILES + 3 };
@@ -1575,7 +1548,7 @@ static void test_many_files_one_arena(void **state)
 	const struct ntp_record *first;
 	size_t n, got[N], want[N];
 	uintptr_t lo = 0, hi = 0, lo2, hi2;
-	int hg = 0, hg2, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+	int hg = 0, hg2, thp = have_thp();
 
 	(void)state;
 	assert_non_null(recs);
@@ -1605,7 +1578,7 @@ static void test_many_files_one_arena(void **state)
 		assert_string_equal(ntp_reader_stats(r[i])->why, "");
 		ntp_reader_close(r[i]);
 	}
-	/* the first reader reads on in the mapping */
+	/* the first reader reads on in the mapping, the others closed */
 	assert_true(mapping_of((const void *)lo, &lo2, &hi2, &hg2));
 	got[0] += read_checked_from(r[0], 0, got[0]);
 	assert_int_equal(got[0], want[0]);
@@ -1629,7 +1602,7 @@ static void test_few_files_one_arena(void **state)
 	const struct ntp_record *first;
 	size_t n, got, want[2];
 	uintptr_t lo = 0, hi = 0;
-	int hg = 0, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+	int hg = 0, thp = have_thp();
 
 	(void)state;
 	setenv("NTPROF_THREADS", "0", 1);
@@ -1678,13 +1651,13 @@ static void test_few_files_one_arena(void **state)
  * that reader, which the last put unmaps. */
 static void test_one_buffer_in_turn(void **state)
 {
-	struct ntp_buf_arena *a = ntp_buf_arena_new();
+	struct ntp_buf_arena *a = ntp_buf_arena_new(1);
 	struct ntp_reader_opts o = { .no_mmap = 1, .arena = a };
 	char path[2][256], err[256];
 	const struct ntp_record *first;
 	size_t n, got, want[2];
 	uintptr_t lo = 0, hi = 0;
-	int hg = 0, thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+	int hg = 0, thp = have_thp();
 
 	(void)state;
 	assert_non_null(a);
@@ -2053,14 +2026,16 @@ static void test_read_ahead_large(void **state)
 
 /* Read-ahead's buffers (AHEAD_BUF, ntpfile.c buf_new) are advised huge
  * pages where the kernel has them: the blocks the thread hands out lie in
- * such a mapping, and every record comes out as written. */
+ * such a mapping, and every record comes out as written; the mappings go
+ * with the reader. */
 static void test_read_ahead_huge(void **state)
 {
 	struct ntp_reader_opts o = { .no_mmap = 1 };
-	int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+	int thp = have_thp(), hg2;
 	char path[256], err[256];
 	const struct ntp_record *first;
 	size_t n, got = 0, want, in_huge = 0;
+	uintptr_t huge_lo = 0, huge_hi = 0, lo2, hi2;
 	struct ntp_reader *r;
 
 	(void)state;
@@ -2075,12 +2050,18 @@ static void test_read_ahead_huge(void **state)
 		check_recs(first, n, got);
 		got += n;
 		assert_true(mapping_of(first, &lo, &hi, &hg));
-		in_huge += hg && hi - lo >= (2u << 20);
+		if (hg && hi - lo >= (2u << 20)) {
+			in_huge++;
+			huge_lo = lo;
+			huge_hi = hi;
+		}
 	}
 	assert_int_equal(got, want);
 	if (thp)
 		assert_true(in_huge > 0);
 	ntp_reader_close(r);
+	if (in_huge)
+		assert_false(mapping_of((const void *)huge_lo, &lo2, &hi2, &hg2) && lo2 == huge_lo && hi2 == huge_hi);
 }
 
 /* The records blocks of a file's bytes: where each starts, its payload's
