@@ -204,12 +204,13 @@ struct ntp_reader_opts {
 					 * does; 0: as counted */
 };
 #define NTP_MAP_WINDOW (16u << 20)
-/* nbufs read() buffers, the first for readers open one after another
- * (ntp_reader_opts arena: the alignment's samples, join_align.c), in huge
- * pages where the kernel has them: its first touch is one page fault,
- * where each reader's own buffer took one per 4 KiB (docs/performance.md).
- * NULL: none had, the readers then take their own. Freed at the put of
- * the last of the caller and the readers that took it. */
+/* nbufs read() buffers of a block, in huge pages where the kernel has
+ * them (hugemem.h): a first touch of one page fault, where each reader's
+ * own buffer took one per 4 KiB (docs/performance.md). Readers open one
+ * after another share the first (ntp_reader_opts arena: the alignment's
+ * samples, join_align.c); ntp_readers_full_speed gives its file i the
+ * i-th. NULL if mmap failed: the readers then take their own. Freed at
+ * the put of the last of the caller and the readers that took it. */
 struct ntp_buf_arena;
 struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs);
 void ntp_buf_arena_put(struct ntp_buf_arena *a);
