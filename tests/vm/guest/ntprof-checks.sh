@@ -214,10 +214,11 @@ ntp_json_qd() {
 
 # ntp_inflight_mean DEV SECS: the requests in flight on DEV's blk-mq path (the
 # busy tags of every hctx, as tb_inflight_max reads them), sampled about every
-# 0.1 s for SECS: "MEAN SAMPLES". A tag is held from the request's allocation
+# 0.1 s for SECS: "MEAN SAMPLES SE", SE the mean's standard error (the
+# samples' standard deviation over the square root of their count). A tag is held from the request's allocation
 # to its free after block_rq_complete: the span of ntprof's host side.
 ntp_inflight_mean() {
-	local b=${1#/dev/} d end n sum=0 cnt=0
+	local b=${1#/dev/} d end n sum=0 sq=0 cnt=0
 	d=$(ls -d /sys/kernel/debug/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
 	[ -n "$d" ] || d=/sys/kernel/debug/block/$b
 	end=$(awk -v t=$(tb_ts) -v s=$2 'BEGIN { print t + s }')
@@ -225,10 +226,14 @@ ntp_inflight_mean() {
 		n=$(cat "$d"/hctx*/tags 2>/dev/null | awk '/^bitmap_tags:/ { b = 1 } /^breserved_tags:/ { b = 0 }
 			b && /^busy=/ { n += substr($0, 6) } END { print n + 0 }')
 		sum=$((sum + n))
+		sq=$((sq + n * n))
 		cnt=$((cnt + 1))
 		sleep 0.1
 	done
-	awk -v s=$sum -v c=$cnt 'BEGIN { printf "%.3f %d\n", c ? s / c : 0, c }'
+	# the guest's busybox awk has no sqrt(): Newton's steps instead
+	awk -v s=$sum -v q=$sq -v c=$cnt 'BEGIN { m = c ? s / c : 0; v = c > 1 ? (q - c * m * m) / (c - 1) / c : 0
+		se = v > 1 ? v : 1; for (i = 0; i < 40; i++) se = (se + v / se) / 2
+		printf "%.3f %d %.3f\n", m, c, (v > 0 ? se : 0) }'
 }
 
 # ntp_groups_read NAME: the report $TB_OUT/NAME.json's largest group and
