@@ -215,8 +215,9 @@ ntp_json_qd() {
 # ntp_inflight_mean DEV SECS: the requests in flight on DEV's blk-mq path (the
 # busy tags of every hctx, as tb_inflight_max reads them), sampled about every
 # 0.1 s for SECS: "MEAN SAMPLES SE", SE the mean's standard error (the
-# samples' standard deviation over the square root of their count). A tag is held from the request's allocation
-# to its free after block_rq_complete: the span of ntprof's host side.
+# samples' standard deviation over the square root of their count). A tag is
+# held from the request's allocation to its free after block_rq_complete: the
+# span of ntprof's host side.
 ntp_inflight_mean() {
 	local b=${1#/dev/} d end n sum=0 sq=0 cnt=0
 	d=$(ls -d /sys/kernel/debug/block/${b%n*}c*n${b##*n} 2>/dev/null | head -1)
