@@ -38,6 +38,13 @@ tb_figure() {
 # tb_fcmp "EXPR": true when the awk expression holds (floating point)
 tb_fcmp() { awk "BEGIN { exit !($1) }"; }
 
+# tb_sqrt X [FMT]: the square root of X (0 for X <= 0), printed with FMT
+# (default %.3f): the guest's busybox awk has no sqrt(), so Newton's steps
+tb_sqrt() {
+	awk -v x="$1" -v f="${2:-%.3f}" 'BEGIN { r = x > 1 ? x : 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2
+		printf f "\n", (x > 0 ? r : 0) }'
+}
+
 # tb_check NAME "EXPR" "details": PASS if EXPR holds, else FAIL naming EXPR
 tb_check() {
 	if tb_fcmp "$2"; then tb_result "$1" PASS "$3"; else tb_result "$1" FAIL "$3 (expected $2)"; fi

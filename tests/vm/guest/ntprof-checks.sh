@@ -231,10 +231,10 @@ ntp_inflight_mean() {
 		cnt=$((cnt + 1))
 		sleep 0.1
 	done
-	# the guest's busybox awk has no sqrt(): Newton's steps instead
-	awk -v s=$sum -v q=$sq -v c=$cnt 'BEGIN { m = c ? s / c : 0; v = c > 1 ? (q - c * m * m) / (c - 1) / c : 0
-		se = v > 1 ? v : 1; for (i = 0; i < 40; i++) se = (se + v / se) / 2
-		printf "%.3f %d %.3f\n", m, c, (v > 0 ? se : 0) }'
+	# the mean, the count, and the mean's variance (the samples' over their count)
+	set -- $(awk -v s=$sum -v q=$sq -v c=$cnt 'BEGIN { m = c ? s / c : 0
+		printf "%.3f %d %.6f\n", m, c, (c > 1 ? (q - c * m * m) / (c - 1) / c : 0) }')
+	echo "$1 $2 $(tb_sqrt $3)"
 }
 
 # ntp_groups_read NAME: the report $TB_OUT/NAME.json's largest group and

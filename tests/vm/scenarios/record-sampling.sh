@@ -40,10 +40,10 @@ EOT
 	sum=$(awk "BEGIN{printf \"%.3f\", $hb+$hd+$net+$td+$st}")
 	ios=$TB_LOAD_IOS
 	expect=$(awk "BEGIN{printf \"%.1f\", $ios / 10}")
-	# binomial(ios, 1/10): variance ios x 0.1 x 0.9 (busybox awk has no sqrt:
-	# the check compares squares; sd, for the message, by Newton's method)
+	# binomial(ios, 1/10): variance ios x 0.1 x 0.9 (the check compares
+	# squares; sd for the message)
 	var=$(awk "BEGIN{printf \"%.3f\", $ios * 0.09}")
-	sd=$(awk "BEGIN{x = $var + 1; for (i = 0; i < 60; i++) x = (x + $var / x) / 2; printf \"%.2f\", x}")
+	sd=$(tb_sqrt $var %.2f)
 	tb_figure $name ios=$ios commands=$cmds host=$rh target=$rt matched=$rm expect=$expect sd=$sd \
 		e2e_us=$e2e load_mean_us=$TB_LOAD_MEAN_US
 	tb_check $name-count "$rc == 0 && $ios > 0 && $kios >= $ios && $kios <= $ios + 8 && $cmds <= $kios" \
