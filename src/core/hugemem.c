@@ -21,13 +21,9 @@ static size_t huge_len(size_t len)
 	return (len + NTP_HUGE_PAGE - 1) & ~(NTP_HUGE_PAGE - 1);
 }
 
-void *ntp_huge_map(size_t len)
+void *ntp_huge_reserve(size_t span, int prot)
 {
-	size_t span = huge_len(len);
-	/* a huge page's worth more, cut off again around the boundary where
-	 * the memory then starts */
-	uint8_t *p = mmap(NULL, span + NTP_HUGE_PAGE, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *p = mmap(NULL, span + NTP_HUGE_PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint8_t *at;
 
 	if (p == MAP_FAILED)
@@ -35,8 +31,17 @@ void *ntp_huge_map(size_t len)
 	at = ntp_huge_up(p);
 	if (at > p)
 		munmap(p, (size_t)(at - p));
-	munmap(at + span, (size_t)(p + NTP_HUGE_PAGE - at));
-	advise_huge(at, span);
+	munmap(at + span, (size_t)(p + NTP_HUGE_PAGE - at));	/* at < p + NTP_HUGE_PAGE */
+	return at;
+}
+
+void *ntp_huge_map(size_t len)
+{
+	size_t span = huge_len(len);
+	void *at = ntp_huge_reserve(span, PROT_READ | PROT_WRITE);
+
+	if (at)
+		advise_huge(at, span);
 	return at;
 }
 

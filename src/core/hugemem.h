@@ -32,4 +32,11 @@ static inline uint8_t *ntp_huge_up(const void *p)
 void *ntp_huge_map(size_t len);
 void ntp_huge_unmap(void *p, size_t len);
 
+/* span bytes of anonymous address space with protection prot (PROT_NONE
+ * to map a file over later, MAP_FIXED), starting on an NTP_HUGE_PAGE
+ * boundary: a huge page's worth more is reserved and cut off again around
+ * that boundary. span is a multiple of the page size. NULL if mmap failed;
+ * munmap(p, span) gives it back. */
+void *ntp_huge_reserve(size_t span, int prot);
+
 #endif

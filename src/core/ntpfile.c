@@ -905,10 +905,6 @@ static size_t fill_map(struct ntp_reader *r, size_t need);
 static size_t map_again(struct ntp_reader *r, size_t need);
 static struct retired *retire(struct ntp_reader *r, uint8_t *p, size_t len);
 
-/* A 2 MiB page: a huge page of anonymous memory, or a file's folio that
- * one page-table entry of the level above maps whole (map_aligned). */
-#define HUGE_PAGE NTP_HUGE_PAGE
-
 /*
  * A read buffer of cap bytes: a spare one of that size (buf_let_go), or a
  * new one. A read-ahead reader moves to a new buffer every few blocks and
@@ -924,15 +920,15 @@ static uint8_t *buf_new(struct ntp_reader *r, size_t cap)
 {
 	if (r->nspare && r->spare_cap == cap)
 		return r->spare[--r->nspare];
-	return cap < HUGE_PAGE ? malloc(cap) : ntp_huge_map(cap);
+	return cap < NTP_HUGE_PAGE ? malloc(cap) : ntp_huge_map(cap);
 }
 
-/* A buffer of cap bytes from buf_new (or malloc, below HUGE_PAGE) given
+/* A buffer of cap bytes from buf_new (or malloc, below NTP_HUGE_PAGE) given
  * back: a fresh mapping's huge pages are sure to be whole, where memory
  * the heap had used may hold small pages already */
 static void buf_drop(uint8_t *p, size_t cap)
 {
-	if (cap < HUGE_PAGE)
+	if (cap < NTP_HUGE_PAGE)
 		free(p);
 	else
 		ntp_huge_unmap(p, cap);
@@ -1359,8 +1355,8 @@ static size_t map_failed(struct ntp_reader *r, size_t need)
  * 4 KiB pages by a fault per 16 (the kernel's fault-around), and the
  * folios are the kernel's choice, made when the file was written or read
  * in, and may differ from one part of a file to the next. So a window of
- * HUGE_PAGE or more is mapped whole as soon as it is made, a byte
- * touched every CHEAP_STRIDE, a HUGE_PAGE stretch at a time, and the
+ * NTP_HUGE_PAGE or more is mapped whole as soon as it is made, a byte
+ * touched every CHEAP_STRIDE, an NTP_HUGE_PAGE stretch at a time, and the
  * faults that took are timed and counted (the thread's minor faults,
  * getrusage): once they took longer than the read() of the bytes touched
  * would (CHEAP_COPY_NS), or at the window's end past CHEAP_FAULTS per
@@ -1400,14 +1396,14 @@ int ntp_map_touch_dear(uint64_t faults, uint64_t ns, uint64_t done, uint64_t len
 }
 
 /* Whether mapping len bytes at p costs more than read() of them
- * (ntp_map_touch_dear), asked at the end of each HUGE_PAGE stretch. */
+ * (ntp_map_touch_dear), asked at the end of each NTP_HUGE_PAGE stretch. */
 static int window_dear(const uint8_t *p, size_t len)
 {
 	uint64_t before = thread_faults(), t0 = clock_ns(CLOCK_MONOTONIC);
 	size_t o = 0;
 
 	while (o < len) {
-		size_t stop = len - o > HUGE_PAGE ? o + HUGE_PAGE : len;
+		size_t stop = len - o > NTP_HUGE_PAGE ? o + NTP_HUGE_PAGE : len;
 
 		for (; o < stop; o += CHEAP_STRIDE)
 			(void)*(const volatile uint8_t *)(p + o);
@@ -1455,27 +1451,20 @@ static int window_told_dear(struct ntp_reader *r, const uint8_t *p, size_t len)
 }
 
 /* mmap of len bytes of fd from base, at an address that is a multiple of
- * HUGE_PAGE, where a page-table entry of the level above can map a 2 MiB
- * folio (some file systems place a mapping so, not all): address space
- * HUGE_PAGE longer reserved, the file mapped over it at its first such
- * address, the rest let go. */
+ * NTP_HUGE_PAGE, where a page-table entry of the level above can map a
+ * 2 MiB folio (some file systems place a mapping so, not all): address
+ * space reserved on such a boundary (ntp_huge_reserve), the file mapped
+ * over it. */
 static void *map_aligned(int fd, size_t len, uint64_t base)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (len + page - 1) / page * page;
-	uint8_t *res = mmap(NULL, span + HUGE_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	uint8_t *at, *p;
+	void *at = ntp_huge_reserve(span, PROT_NONE), *p;
 
-	if (res == MAP_FAILED)
+	if (!at)
 		return MAP_FAILED;
-	at = ntp_huge_up(res);
 	p = mmap(at, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)base);
-	if (p == MAP_FAILED) {
-		munmap(res, span + HUGE_PAGE);
-		return MAP_FAILED;
-	}
-	if (at > res)
-		munmap(res, (size_t)(at - res));
-	munmap(at + span, (size_t)(res + HUGE_PAGE - at));	/* at < res + HUGE_PAGE */
+	if (p == MAP_FAILED)
+		munmap(at, span);
 	return p;
 }
 
@@ -1519,9 +1508,9 @@ static size_t fill_map(struct ntp_reader *r, size_t need)
 	 * memory (map_aligned): its 2 MiB folios are mapped whole from its
 	 * start on, where one cut at the read offset had two partly mapped, a
 	 * fault per 16 pages each. */
-	if (r->map_cheap && window >= HUGE_PAGE) {
+	if (r->map_cheap && window >= NTP_HUGE_PAGE) {
 		aligned = 1;
-		base = r->off & ~(uint64_t)(HUGE_PAGE - 1);
+		base = r->off & ~(uint64_t)(NTP_HUGE_PAGE - 1);
 		lead = (size_t)(r->off - base);
 	}
 	len = lead + need > window ? lead + need : window;
