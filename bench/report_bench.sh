@@ -32,8 +32,10 @@
 #          there), pinned to one CPU, so the reader runs in the one thread
 #          (ntp_read_ahead_wanted: one CPU); wall times in parentheses
 #   wall   wall seconds on every CPU (two or more: the blocks are read and
-#          checked by a second thread, docs/performance.md); the CPU seconds
-#          of that run (both threads) in parentheses
+#          checked by a second thread, docs/performance.md), from the
+#          program's exec to its exit (perf stat's elapsed time; bash's time
+#          without perf, which counts the fork of this shell too); the CPU
+#          seconds of that run (both threads) in parentheses
 # The two programs of a row run in turn, RUNS times each (pair): the times
 # shown are the best of each, the ratio is the median of the RUNS ratios of
 # runs side by side, and the range their least and largest.
@@ -60,7 +62,13 @@ gen() { nice "$GEN" generate -q -s 1 --rate 200000 --qd 64 --seed 1 "$@"; }
 pin="taskset -c $core"	# cleared for the wall rows
 one() {		# "cpu wall" seconds of one run of "$@"
 	local t0 t1 c TIMEFORMAT='%3R %3U %3S'
-	if [ "$measure" = wall ]; then	# no perf around it: its start is not the program's
+	if [ "$measure" = wall ] && command -v perf >/dev/null; then
+		# perf's elapsed time runs from the program's exec to its exit:
+		# not perf's own start, nor the fork of this shell (time's)
+		LC_ALL=C perf stat -e task-clock -- "$@" 2>&1 >/dev/null |
+			awk '/task-clock/ {c = $1 / 1000} / seconds time elapsed/ {w = $1}
+			     END {printf "%.4f %.4f", c, w}'
+	elif [ "$measure" = wall ]; then
 		{ time "$@" >/dev/null 2>&1; } 2>"$dir/time.txt"
 		awk '{printf "%.4f %.4f", $2 + $3, $1}' "$dir/time.txt"
 	elif command -v perf >/dev/null; then
