@@ -15,7 +15,7 @@ bool ntp_json_errors;
 
 int ntp_err(const char *fmt, ...)
 {
-	char *msg = NULL, *safe;
+	char *msg = NULL;
 	va_list ap;
 	int len;
 
@@ -35,9 +35,7 @@ int ntp_err(const char *fmt, ...)
 		fflush(stdout);
 		json_object_put(o);
 	} else {
-		safe = ntp_needs_escape(msg) ? malloc(4 * (size_t)len + 1) : NULL;
-		fprintf(stderr, "ntprof: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
-		free(safe);
+		ntp_put_escaped_line(stderr, "ntprof", msg);
 	}
 	free(msg);
 	return 1;
@@ -45,7 +43,7 @@ int ntp_err(const char *fmt, ...)
 
 void ntp_note(const char *fmt, ...)
 {
-	char *msg = NULL, *safe;
+	char *msg = NULL;
 	va_list ap;
 	int len;
 
@@ -54,9 +52,7 @@ void ntp_note(const char *fmt, ...)
 	va_end(ap);
 	if (len < 0)
 		return;
-	safe = ntp_needs_escape(msg) ? malloc(4 * (size_t)len + 1) : NULL;
-	fprintf(stderr, "ntprof: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
-	free(safe);
+	ntp_put_escaped_line(stderr, "ntprof", msg);
 	free(msg);
 }
 

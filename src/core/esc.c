@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* esc.c - control bytes of outside names as \xNN (see esc.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "esc.h"
 
 /* Bytes to escape at s: 0, 1 (C0 or DEL) or 2 (a UTF-8 encoded C1). */
@@ -53,4 +55,13 @@ const char *ntp_esc(const char *in)
 	static __thread unsigned next;
 
 	return ntp_escape(in, buf[next++ % 8], NTP_ESC_LEN);
+}
+
+void ntp_put_escaped_line(FILE *f, const char *prog, const char *msg)
+{
+	size_t cap = 4 * strlen(msg) + 1;	/* every byte as \xNN at most */
+	char *safe = ntp_needs_escape(msg) ? malloc(cap) : NULL;
+
+	fprintf(f, "%s: %s\n", prog, safe ? ntp_escape(msg, safe, cap) : msg);
+	free(safe);
 }

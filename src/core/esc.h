@@ -10,6 +10,7 @@
 #define NTP_CORE_ESC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes the escaped in to out (always NUL-terminated when outlen > 0; cut
  * at a whole escape). Returns out. */
@@ -20,5 +21,9 @@ int ntp_needs_escape(const char *in);
  * bytes: for printf arguments, valid until 8 more calls in the thread. */
 #define NTP_ESC_LEN 1024
 const char *ntp_esc(const char *in);
+/* "prog: msg" and a newline on f, msg escaped whatever its length (an
+ * error or note that names files or hosts); msg as it is when there is no
+ * memory for the escape. */
+void ntp_put_escaped_line(FILE *f, const char *prog, const char *msg);
 
 #endif

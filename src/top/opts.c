@@ -14,7 +14,7 @@
 
 int top_err(const char *fmt, ...)
 {
-	char *msg = NULL, *safe;
+	char *msg = NULL;
 	va_list ap;
 	int len;
 
@@ -26,9 +26,7 @@ int top_err(const char *fmt, ...)
 		return 1;
 	}
 	/* file names and host names come from outside (core/esc.h) */
-	safe = malloc(4 * (size_t)len + 1);
-	fprintf(stderr, "ntprof-top: %s\n", safe ? ntp_escape(msg, safe, 4 * (size_t)len + 1) : msg);
-	free(safe);
+	ntp_put_escaped_line(stderr, "ntprof-top", msg);
 	free(msg);
 	return 1;
 }

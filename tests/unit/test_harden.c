@@ -397,6 +397,32 @@ static void test_escape(void **state)
 	assert_string_equal(ntp_esc(NULL), "");
 }
 
+/* An error's line: the program's name, the message escaped whole however
+ * long (every byte of it a control byte here: four times as long), and a
+ * plain message as it is. */
+static void test_escaped_line(void **state)
+{
+	char msg[3001], *buf = NULL, *want = malloc(12 + 4 * 3000 + 64);
+	size_t len = 0, o;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(want);
+	memset(msg, '\x1b', 3000);
+	msg[3000] = 0;
+	ntp_put_escaped_line(f, "ntprof-top", msg);
+	ntp_put_escaped_line(f, "ntprof", "no such file: a.ntp");
+	fclose(f);
+	o = (size_t)sprintf(want, "ntprof-top: ");
+	for (int i = 0; i < 3000; i++)
+		o += (size_t)sprintf(want + o, "\\x1b");
+	sprintf(want + o, "\nntprof: no such file: a.ntp\n");
+	assert_string_equal(buf, want);
+	free(buf);
+	free(want);
+}
+
 /* The text report and the comparison: the host name, kernel, a note and a
  * device name with control bytes come out escaped, never raw. */
 static void test_report_names_escaped(void **state)
@@ -468,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_out_refuses),
 		cmocka_unit_test(test_out_full_device),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escaped_line),
 		cmocka_unit_test(test_report_names_escaped),
 		cmocka_unit_test(test_screen_control_bytes),
 	};
