@@ -27,7 +27,7 @@
 
 #define NSEC 1000000000ull
 #define PAUSE_MS 2500
-/* the bytes of a full records block (ntpfile.c queues it whole) */
+/* the bytes of a full records block (ntpfile_write.c queues it whole) */
 #define BLOCK_BYTES ((size_t)NTP_BLOCK_HDR_LEN + NTP_BLOCK_RECORDS * sizeof(struct ntp_record))
 
 static char tmpdir[] = "/tmp/test_ntpfile_writer.XXXXXX";
