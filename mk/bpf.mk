@@ -28,15 +28,27 @@ $(O)/bpf/vmlinux.h:
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 endif
 
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/bpf/vmlinux.h
+# The compiler's object (%.bpf.debug.o) keeps the DWARF of -g, for reading
+# the programs against their source (llvm-objdump -S). The object the
+# skeleton embeds is that one linked by libbpf's static linker (bpftool gen
+# object, as libbpf-bootstrap builds): the BTF and .BTF.ext that CO-RE and
+# the verifier's line info need, without the DWARF, which was two thirds of
+# the bytes every ntprof binary carried.
+$(O)/bpf/%.bpf.debug.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/bpf/vmlinux.h
 	$(MSG) BPF $<
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/bpf/%.bpf.o: $(O)/bpf/%.bpf.debug.o
+	$(MSG) BPFLINK $@
+	$(Q)$(BPFTOOL) gen object $@.tmp $< && mv $@.tmp $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(MSG) SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(wildcard bpf/*.bpf.c))
+# both objects stay for bpftool and the tests (tests/cli/btf.sh), not only the skeletons
+.SECONDARY: $(foreach o,debug.o o,$(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.$(o),$(wildcard bpf/*.bpf.c)))
 
 # Every collector object (both builds) includes the skeletons.
 $(call objs,rel,$(COLLECTOR_SRCS)) $(call objs,san,$(COLLECTOR_SRCS)): $(BPF_SKELS)
