@@ -32,8 +32,8 @@ endif
 # the programs against their source (llvm-objdump -S). The object the
 # skeleton embeds is that one linked by libbpf's static linker (bpftool gen
 # object, as libbpf-bootstrap builds): the BTF and .BTF.ext that CO-RE and
-# the verifier's line info need, without the DWARF, which was two thirds of
-# the bytes every ntprof binary carried.
+# the verifier's line info need, without the DWARF, which nothing reads at
+# load time and which every ntprof binary carried otherwise.
 $(O)/bpf/%.bpf.debug.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/bpf/vmlinux.h
 	$(MSG) BPF $<
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
