@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof.bpf.c - ntprof's kernel side for Linux NVMe/TCP, host and target.
- * NVMe/RDMA's own hooks are in ntprof_rdma.bpf.h (included at the end); the
- * tracepoint hooks below serve both transports.
+ * NVMe/RDMA's own hooks are in ntprof_rdma.bpf.c; the tracepoint hooks below
+ * serve both transports.
  *
- * One object holds every hook; user space picks, before load, the programs of
- * the role(s) it records and of one flavour (fentry/fexit + tp_btf, or
+ * One object holds every hook: the two files are linked into one by bpftool
+ * gen object (mk/bpf.mk). User space picks, before load, the programs of the
+ * role(s) it records and of one flavour (fentry/fexit + tp_btf, or
  * kprobe/kretprobe + raw_tp) with bpf_program__set_autoload(). One object
  * means one BTF load: under TCG each skeleton instance costs ~0.3 s.
  *
@@ -44,6 +45,7 @@
  * record leaves its side (or is closed missed) its stage times are added to
  * group_occ, and only sampled records go to the ring buffer.
  */
+#define NTP_BPF_DEFINE_SHARED	/* the maps and globals of ntprof_common.bpf.h */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -53,6 +55,7 @@
 #include "ntprof_occ.h"
 #include "nvme_types.bpf.h"
 #include "ntprof_common.bpf.h"
+#include "ntprof_rdma_cq.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -953,9 +956,9 @@ static __always_inline struct ntp_thread_ctx *target_ctx(void)
 	return c && c->queue && c->side == NTP_SIDE_TARGET ? c : NULL;
 }
 
-/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.h), polling
- * the CQ in bp_key, whose state gives a tracked command's arrival: */
-static __always_inline __u64 rdma_target_arrival(__u64 cq, __u64 now, __u64 *bp);
+/* nvmet-rdma: inside nvmet_rdma_recv_done (ntprof_rdma.bpf.c), polling
+ * the CQ in bp_key, whose state gives a tracked command's arrival
+ * (rdma_target_arrival, ntprof_rdma_cq.bpf.h): */
 static __always_inline struct ntp_thread_ctx *target_rdma_ctx(void)
 {
 	__u32 t = tid();
@@ -1166,7 +1169,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req, bool btf)
 	set_ts_once(r, NTP_TS_T_STORAGE_SUBMIT, now);
 	if (!has_ts(r, NTP_TS_T_R2T_SENT))
 		return 0;
-	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.h) */
+	/* RDMA stamps its READ's completion itself (ntprof_rdma.bpf.c) */
 	if (ntp_transport != NTP_TRANSPORT_TCP) {
 		set_ts_once(r, NTP_TS_T_DATA_RECV, now);
 		return 0;
@@ -1899,8 +1902,6 @@ int BPF_KRETPROBE(ntp_s_sendmsg_kr, int ret)
 {
 	return sock_exit_kp(ctx, ret);
 }
-
-#include "ntprof_rdma.bpf.h"
 
 /* Does fentry work on this kernel at all (ntp_fentry_selftest, ntprof probe)?
  * Empty, and on a function of vmlinux: the socket programs above read the

@@ -1,10 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ntprof_common.bpf.h - maps, knobs and helpers shared by the host and target
- * hooks of ntprof.bpf.c.
+ * hooks of ntprof.bpf.c and ntprof_rdma.bpf.c.
+ *
+ * Both files include this one, and bpftool gen object links them into one
+ * object (mk/bpf.mk). The maps and globals below (NTP_SHARED) are defined
+ * in ntprof.bpf.c, which defines NTP_BPF_DEFINE_SHARED first, and declared
+ * extern in the other file: one map, one variable once linked.
  */
 #ifndef NTP_COMMON_BPF_H
 #define NTP_COMMON_BPF_H
+
+#ifdef NTP_BPF_DEFINE_SHARED
+#define NTP_SHARED
+#define NTP_INIT(...) = __VA_ARGS__
+#else
+#define NTP_SHARED extern
+#define NTP_INIT(...)
+#endif
 
 #define NTP_MAX_SIZES_BPF 16
 /* data_ready events remembered per host socket or target queue. A command older than the ring
@@ -15,49 +28,49 @@
 #define NTP_ARRIVALS 64
 
 /* ---- set before load (const volatile: the verifier prunes what they disable) ---- */
-const volatile int filter_io = -1;		/* -1 all, else enum ntp_io_type */
-const volatile __u32 filter_n_sizes = 0;
-const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] = {};
+NTP_SHARED const volatile int filter_io NTP_INIT(-1);		/* -1 all, else enum ntp_io_type */
+NTP_SHARED const volatile __u32 filter_n_sizes NTP_INIT(0);
+NTP_SHARED const volatile __u32 filter_sizes[NTP_MAX_SIZES_BPF] NTP_INIT({});
 /* --session: the disk names its commands run on (the namespace's head and,
  * with native multipath, its hidden paths nvmeXcYnZ), resolved in user space;
  * filter_n_devs == 0: all. Compared as 8-byte words, without a byte loop. */
 #define NTP_MAX_DEVS 8
-const volatile __u32 filter_n_devs = 0;
-const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] = {};
+NTP_SHARED const volatile __u32 filter_n_devs NTP_INIT(0);
+NTP_SHARED const volatile __u64 filter_devs[NTP_MAX_DEVS][NTP_DEV_LEN / 8] NTP_INIT({});
 /* The target side of a session: the backing device of the namespace the
  * host's --session maps to (or --target-session), as target_dev() names it;
  * resolved in user space (src/collector/session.c). Off: every namespace. */
-const volatile bool filter_has_tdev = false;
-const volatile __u64 filter_tdev[NTP_DEV_LEN / 8] = {};
+NTP_SHARED const volatile bool filter_has_tdev NTP_INIT(false);
+NTP_SHARED const volatile __u64 filter_tdev[NTP_DEV_LEN / 8] NTP_INIT({});
 /* --exact-queues: track every command, not only the sampled ones, and sum
  * its stage times into group_occ when it leaves its side. Unsampled commands
  * never reach the ring buffer. Off: the verifier prunes all of it. */
-const volatile bool exact_queues = false;
+NTP_SHARED const volatile bool exact_queues NTP_INIT(false);
 /* -t: the transport whose hooks are loaded (enum ntp_transport); the shared
  * tracepoint hooks stamp it on the record and pick the transport's context. */
-const volatile __u8 ntp_transport = NTP_TRANSPORT_TCP;
+NTP_SHARED const volatile __u8 ntp_transport NTP_INIT(NTP_TRANSPORT_TCP);
 /* The kernel takes atomic_fetch_add (BPF_FETCH, 5.12); user space probes it.
  * Without it (5.10) the verifier rejects the instruction, and only pruning by
  * this constant keeps it out of what the verifier visits. */
-const volatile bool has_atomic_fetch = true;
+NTP_SHARED const volatile bool has_atomic_fetch NTP_INIT(true);
 /* The address of nvme_tcp_data_ready (/proc/kallsyms), fentry flavour only,
  * 0: unknown. A socket whose sk_data_ready is it is a host queue's, its
  * nvme_tcp_queue in sk_user_data: the socket send hooks need no per-thread
  * context from nvme_tcp_try_send, whose hooks are then not loaded
  * (src/collector/hooks.c, ntp_hook_unneeded). */
-const volatile __u64 host_sk_ready = 0;
+NTP_SHARED const volatile __u64 host_sk_ready NTP_INIT(0);
 /* The address of nvmet_tcp_data_ready, fentry flavour recording the NVMe/TCP
  * target only, 0: unknown. A target queue's socket has it in sk_data_ready
  * and its nvmet_tcp_queue in sk_user_data; a command's queue is
  * container_of(req, struct nvmet_tcp_cmd, req)->queue: the target's hooks
  * then need no per-thread context from nvmet_tcp_io_work, whose hooks are
  * not loaded (src/collector/hooks.c, ntp_hook_unneeded). */
-const volatile __u64 tgt_sk_ready = 0;
+NTP_SHARED const volatile __u64 tgt_sk_ready NTP_INIT(0);
 
 /* ---- live knobs (.bss, mmapped: user space writes them while running) ---- */
-volatile __u32 sampling_n = 1000;		/* -s N; ntprof-top's `s` key */
-volatile __u64 seq_host = 0;
-volatile __u64 seq_target = 0;
+NTP_SHARED volatile __u32 sampling_n NTP_INIT(1000);		/* -s N; ntprof-top's `s` key */
+NTP_SHARED volatile __u64 seq_host NTP_INIT(0);
+NTP_SHARED volatile __u64 seq_target NTP_INIT(0);
 
 /* The next per-side sequence number. Before 5.12 the add cannot return the
  * old value: add (a plain XADD), then read, so two CPUs that sample in the
@@ -74,17 +87,17 @@ static __always_inline __u64 next_seq(volatile __u64 *ctr)
 }
 
 /* ---- output ---- */
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
 /* Bytes waiting in events past which emit wakes the reader at once: half
  * the ring. User space sets it with the ring's size (ring_size,
  * src/collector/collector.c), so a smaller ring still wakes it. */
-const volatile __u64 ring_wake_bytes = 2 << 20;
+NTP_SHARED const volatile __u64 ring_wake_bytes NTP_INIT(2 << 20);
 
 /* Every command, sampled or not, per group: exact rates. */
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct ntp_group_key);
@@ -92,7 +105,7 @@ struct {
 } group_counts SEC(".maps");
 
 /* --exact-queues: every command's stage times, per group (ntprof_occ.h). */
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct ntp_group_key);
@@ -107,7 +120,7 @@ enum ntp_stat {
 	NTP_STAT_COUNT,
 };
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NTP_STAT_COUNT);
 	__type(key, __u32);
@@ -131,14 +144,14 @@ struct ntp_cmd_slot {
 	struct ntp_record r;
 };
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NTP_MAX_INFLIGHT);
 	__type(key, __u32);
 	__type(value, struct ntp_cmd_slot);
 } host_cmds SEC(".maps");
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NTP_MAX_INFLIGHT);
 	__type(key, __u32);
@@ -159,8 +172,8 @@ struct {
  * has_atomic_fetch) that cannot be had: no gate, every hook looks. A
  * count too high (a command whose end was missed, until its request is
  * reused) only costs the lookups of before. */
-volatile __u64 host_live = 0;
-volatile __u64 target_live = 0;
+NTP_SHARED volatile __u64 host_live NTP_INIT(0);
+NTP_SHARED volatile __u64 target_live NTP_INIT(0);
 
 /* The table's count. map is &host_cmds or &target_cmds, a constant in
  * every inlined caller: the compiler folds the choice. */
@@ -195,7 +208,7 @@ static __always_inline __u32 fib_index(__u64 x, int bits)
 
 /* The index of a pointer key (a queue, a request, a CQ) in a table of
  * 1 << bits slots or sets: the command tables below, send_stash
- * (ntprof.bpf.c) and rdma_cqs (ntprof_rdma.bpf.h) share it. */
+ * (ntprof.bpf.c) and rdma_cqs (ntprof_rdma_cq.bpf.h) share it. */
 static __always_inline __u32 queue_slot(__u64 key, int bits)
 {
 	return fib_index(key_lo32(key), bits);
@@ -324,14 +337,14 @@ struct ntp_thread_ctx {
 /* LRU: an entry per thread that ever sent or received on an NVMe/TCP queue
  * stays (cleared, not deleted: an in-place write is cheaper than the delete
  * and re-insert of every call); threads that come and go age out. */
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct ntp_thread_ctx);
 } send_ctx SEC(".maps");
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
@@ -357,7 +370,7 @@ struct ntp_arrivals {
 	__u32 head;
 };
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
@@ -397,7 +410,7 @@ static __always_inline bool slot_owned(__u64 *owner, __u64 key, bool take)
 	return take && !*owner && !__sync_val_compare_and_swap(owner, 0, key);
 }
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1 << NTP_ARRIVAL_SLOT_BITS);
 	__type(key, __u32);
@@ -625,7 +638,7 @@ struct ntp_bp {
 	__u64 since;		/* start of the sleep in progress, 0: none */
 };
 
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
@@ -638,7 +651,7 @@ struct {
  * reading without one is 0. The same value, without the lookup: on a
  * target whose drive never ran out of tags, the per-packet, per-command
  * and per-CQ-event readings (docs/backpressure.md) cost a load each. */
-volatile __u32 bp_ever = 0;
+NTP_SHARED volatile __u32 bp_ever NTP_INIT(0);
 
 /* Set by user space once every program is attached (src/collector/
  * collector.c, try_flavour): the programs attach one by one, in parallel
@@ -651,8 +664,8 @@ volatile __u32 bp_ever = 0;
  * (docs/backpressure.md, "Entries before their exits"). Until set, those
  * entries leave no mark. bp_armed: the submission's pair, set only when
  * both its entry and its exit are attached. */
-volatile __u32 ntp_armed = 0;
-volatile __u32 bp_armed = 0;
+NTP_SHARED volatile __u32 ntp_armed NTP_INIT(0);
+NTP_SHARED volatile __u32 bp_armed NTP_INIT(0);
 
 static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
 {
@@ -681,7 +694,7 @@ static __always_inline __u64 ntp_bp_read(__u64 key, __u64 now)
  * falls below the number of its threads inside (a missed exit, a context
  * overwritten or evicted only leaves it too high, which costs a lookup). */
 #define NTP_BP_BUCKETS 1024
-volatile __u32 bp_busy[NTP_BP_BUCKETS];
+NTP_SHARED volatile __u32 bp_busy[NTP_BP_BUCKETS];
 
 /* One of these per-bucket counts (bp_busy, send_busy below): thread t's
  * bucket moves by d; or whether any thread of t's bucket may be inside. */
@@ -723,7 +736,7 @@ struct ntp_bp_thr {
 };
 
 /* an array map: the verifier inlines its lookup (no helper call) */
-struct {
+NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NTP_BP_BUCKETS);
 	__type(key, __u32);
@@ -785,7 +798,7 @@ static __always_inline void bp_thr_drop(__u32 t)
  * bpf/ntprof.bpf.c): per bucket of thread ids, how many threads may be
  * inside an NVMe/TCP socket send, as bp_busy above. The kretprobe of every
  * other send of the machine costs a load and a compare. */
-volatile __u32 send_busy[NTP_BP_BUCKETS];
+NTP_SHARED volatile __u32 send_busy[NTP_BP_BUCKETS];
 
 static __always_inline void ntp_bp_enter(__u64 key, __u64 now)
 {

@@ -40,15 +40,21 @@ $(O)/bpf/%.bpf.debug.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/bpf/vmlinux.h
 
 $(O)/bpf/%.bpf.o: $(O)/bpf/%.bpf.debug.o
 	$(MSG) BPFLINK $@
-	$(Q)$(BPFTOOL) gen object $@.tmp $< && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen object $@.tmp $^ && mv $@.tmp $@
+
+# A file linked into another's object, not a skeleton of its own: the
+# NVMe/RDMA hooks into ntprof.bpf.o (one object, one BTF load).
+BPF_PARTS := ntprof_rdma
+$(O)/bpf/ntprof.bpf.o: $(O)/bpf/ntprof_rdma.bpf.debug.o
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(MSG) SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(wildcard bpf/*.bpf.c))
+BPF_OBJS  := $(filter-out $(BPF_PARTS),$(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c)))
+BPF_SKELS := $(BPF_OBJS:%=$(O)/bpf/%.skel.h)
 # both objects stay for bpftool and the tests (tests/cli/btf.sh), not only the skeletons
-.SECONDARY: $(foreach o,debug.o o,$(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.$(o),$(wildcard bpf/*.bpf.c)))
+.SECONDARY: $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.debug.o,$(wildcard bpf/*.bpf.c)) $(BPF_OBJS:%=$(O)/bpf/%.bpf.o)
 
 # Every collector object (both builds) includes the skeletons.
 $(call objs,rel,$(COLLECTOR_SRCS)) $(call objs,san,$(COLLECTOR_SRCS)): $(BPF_SKELS)

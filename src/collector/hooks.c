@@ -58,7 +58,7 @@ const struct ntp_hook ntp_hooks[] = {
 	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NULL, NTP_HOOK_TCP },
 	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NULL, NTP_HOOK_TCP },
 	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NULL, NTP_HOOK_TCP },
-	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.h) */
+	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.c) */
 	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NULL, NTP_HOOK_RDMA },
 	{ "cq_poll", "ib_core", "ntp_r_cqpoll_tb", "ntp_r_cqpoll_rt", NTP_HOOK_TP, T, true,
 	  "a command's arrival is its CQ's last event even when the CQ was polled since", NTP_HOOK_RDMA },

@@ -1,8 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * ntprof_rdma.bpf.h - the NVMe/RDMA hooks (nvme-rdma host, nvmet-rdma
- * target), included at the end of ntprof.bpf.c: one object, one BTF load.
- * The transport-independent tracepoints (nvme_setup_cmd, nvme_complete_rq,
+ * ntprof_rdma.bpf.c - the NVMe/RDMA hooks (nvme-rdma host, nvmet-rdma
+ * target), linked with ntprof.bpf.c into one object (mk/bpf.mk): one
+ * skeleton, one BTF load; the maps and knobs both use are
+ * ntprof_common.bpf.h's. The transport-independent tracepoints (nvme_setup_cmd, nvme_complete_rq,
  * block_rq_complete, nvmet_req_init, nvmet_req_complete) and
  * nvmet_bdev_execute_rw are ntprof.bpf.c's, shared with NVMe/TCP.
  *
@@ -29,8 +30,16 @@
  *   nvmet_rdma_send_done   RSP_SEND_DONE; the record leaves the target
  * Both: rdma_core:cq_schedule  the completion event, per CQ.
  */
-#ifndef NTP_RDMA_BPF_H
-#define NTP_RDMA_BPF_H
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "ntprof_event.h"
+#include "ntprof_hash.h"
+#include "ntprof_occ.h"
+#include "nvme_types.bpf.h"
+#include "ntprof_common.bpf.h"
+#include "ntprof_rdma_cq.bpf.h"
 
 /* The host's sampled commands between their post and the last of their
  * two completions (the response's receive, the capsule's send), counted
@@ -44,56 +53,6 @@ volatile __u64 rdma_host_inflight = 0;
 static __always_inline void rdma_host_inflight_add(__s64 n)
 {
 	__sync_fetch_and_add(&rdma_host_inflight, n);	/* no fetch: a plain XADD, any kernel */
-}
-
-/* Per CQ (struct ib_cq *): its last completion event, and its last polls
- * that returned completions (rdma_core:cq_poll), each with the CQ's
- * blocked-time reading (docs/backpressure.md). Both tracepoints fire for
- * every CQ of the machine: the state is a table of fixed slots, two per
- * set, the set chosen by a multiplicative hash of the CQ, as the command
- * tables (ntprof_common.bpf.h, cmd_slot): an array lookup the verifier
- * inlines, where a hash map took a helper call and jhash per event. A CQ
- * whose set holds two other CQs is not tracked: its completions get the
- * callback's own time as arrival (receive path 0, the span in the wire,
- * same network stage). */
-#define NTP_RDMA_CQ_SET_BITS 11
-
-struct rdma_cq_state {
-	__u64 cq;		/* struct ib_cq *; 0: free slot */
-	__u64 target;		/* nvmet-rdma polls it (its recv_done ran on it) */
-	__u64 event;		/* last completion event */
-	__u64 event_bp;
-	__u64 poll;		/* last poll that returned completions */
-	__u64 poll_bp;
-	__u64 prev_poll;	/* the one before it */
-	__u64 prev_bp;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 << NTP_RDMA_CQ_SET_BITS);
-	__type(key, __u32);
-	__type(value, struct rdma_cq_state);
-} rdma_cqs SEC(".maps");
-
-static __always_inline struct rdma_cq_state *rdma_cq_slot(__u64 cq, __u32 way)
-{
-	__u32 i = queue_slot(cq, NTP_RDMA_CQ_SET_BITS) * 2 + way;
-
-	return bpf_map_lookup_elem(&rdma_cqs, &i);
-}
-
-/* cq's state, NULL: not tracked (yet) */
-static __always_inline struct rdma_cq_state *rdma_cq_find(__u64 cq)
-{
-	struct rdma_cq_state *s = rdma_cq_slot(cq, 0);
-
-	if (s && s->cq == cq)
-		return s;
-	s = rdma_cq_slot(cq, 1);
-	if (s && s->cq == cq)
-		return s;
-	return NULL;
 }
 
 /* cq's state, taking a free slot of its set on first sight (a plain store:
@@ -186,35 +145,6 @@ static __always_inline __u64 rdma_arrival(void *cq, __u64 after, __u64 now)
 
 	if (t && t->event >= after && t->event <= now)
 		return t->event;
-	return now;
-}
-
-/* The target's arrival of the completion being handled (a command): the
- * CQ's last event or the poll before the one that returned it, whichever is
- * later. The completion is one that poll did not take: after a drained poll
- * it arrived later; after a full batch it may have waited since before it,
- * and then the poll's time errs late (by less than a batch's handling). The
- * event alone is no bound while the worker keeps polling (the CQ is not
- * re-armed, no event fires): behind a worker blocked on the drive it can be
- * many commands older than this one (docs/backpressure.md).
- * nvmet_req_init asks, for a command it tracks only: inside the callback
- * the CQ's state stands still (no event before the poll work re-arms the
- * CQ, no poll before the batch's callbacks returned), so the answer is the
- * one the callback's entry would have had. */
-static __always_inline __u64 rdma_target_arrival(__u64 cq, __u64 now, __u64 *bp)
-{
-	struct rdma_cq_state *t = rdma_cq_find(cq);
-
-	if (!t)
-		return now;
-	if (t->event && t->event >= t->prev_poll && t->event <= now) {
-		*bp = t->event_bp;
-		return t->event;
-	}
-	if (t->prev_poll && t->prev_poll <= now) {
-		*bp = t->prev_bp;
-		return t->prev_poll;
-	}
 	return now;
 }
 
@@ -608,5 +538,3 @@ int BPF_KPROBE(ntp_t_rsdone_kp, void *cq, struct ib_wc___ntp *wc)
 {
 	return rdma_target_send_done(wc, false);
 }
-
-#endif
