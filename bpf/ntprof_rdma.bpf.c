@@ -3,9 +3,10 @@
  * ntprof_rdma.bpf.c - the NVMe/RDMA hooks (nvme-rdma host, nvmet-rdma
  * target), linked with ntprof.bpf.c into one object (mk/bpf.mk): one
  * skeleton, one BTF load; the maps and knobs both use are
- * ntprof_common.bpf.h's. The transport-independent tracepoints (nvme_setup_cmd, nvme_complete_rq,
- * block_rq_complete, nvmet_req_init, nvmet_req_complete) and
- * nvmet_bdev_execute_rw are ntprof.bpf.c's, shared with NVMe/TCP.
+ * ntprof_common.bpf.h's. The transport-independent tracepoints
+ * (nvme_setup_cmd, nvme_complete_rq, block_rq_complete, nvmet_req_init,
+ * nvmet_req_complete) and nvmet_bdev_execute_rw are ntprof.bpf.c's,
+ * shared with NVMe/TCP.
  *
  * docs/hooks.md lists every hook, its slot and why it is there.
  *
