@@ -30,7 +30,7 @@ $(O)/ntp-load: tests/tools/ntp-load.c
 # loader, on ntprof's own hook table (src/collector/hooks.c), and a plain TCP
 # stream over loopback.
 $(O)/ntp-hookcal: tests/tools/ntp-hookcal.c src/collector/hooks.c src/collector/hooks.h src/collector/kmod.c \
-		 $(O)/bpf/ntprof_calib.skel.h
+		 $(O)/bpf/ntprof_calib.skel.h $(O)/bpf/ntprof.skel.h
 	$(MSG) CC $<
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(O)/bpf $< src/collector/hooks.c \

@@ -48,7 +48,7 @@ struct ntp_collector {
 	struct bpf_link **links;
 	int n_links;
 	bool fentry;
-	int hook_state[64];	/* per ntp_hooks[i]: 1 attached, 0 not used, -errno failed */
+	int hook_state[NTP_MAX_HOOKS];	/* per ntp_hooks[i]: 1 attached, 0 not used, -errno failed */
 	ntp_record_cb cb;
 	void *cb_ctx;
 	int seen;
@@ -462,7 +462,7 @@ static void *attach_thread(void *arg)
 static int attach_all(struct ntp_collector *c, double timeout_s, char *errbuf, size_t errlen)
 {
 	struct attach_state *st = calloc(1, sizeof(*st));
-	int idx_of[64], n = 0, ret = 0;
+	int idx_of[NTP_MAX_HOOKS], n = 0, ret = 0;
 	struct timespec dl;
 	double t0 = (ntp_mono_ns() / 1e9);
 

@@ -17,62 +17,111 @@
 #include <bpf/btf.h>
 #include "hooks.h"
 #include "kmod.h"
+#include "ntprof.skel.h"
 #include "../../bpf/ntprof_event.h"
 
 #define H NTP_HOOK_HOST
 #define T NTP_HOOK_TARGET
+#define TCP NTP_HOOK_TCP
+#define ANY NTP_HOOK_ANY
+#define RDMA NTP_HOOK_RDMA
+/* A program's name, checked against the skeleton when this file compiles: a
+ * name that is not a program of bpf/ntprof.bpf.o's does not build. */
+#define PROG(name) (&#name[0 * sizeof(((struct ntprof_bpf *)0)->progs.name)])
 
 /* docs/hooks.md says what each fills and why. */
 const struct ntp_hook ntp_hooks[] = {
-	{ "nvme_setup_cmd", "nvme_core", "ntp_h_setup_tb", "ntp_h_setup_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fe", "ntp_h_send_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
-	{ "nvme_tcp_try_send", "nvme_tcp", "ntp_h_send_fx", "ntp_h_send_kr", NTP_HOOK_EXIT, H, false, NULL, NTP_HOOK_TCP },
-	{ "nvme_tcp_data_ready", "nvme_tcp", "ntp_h_ready_fe", "ntp_h_ready_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
-	{ "nvme_tcp_recv_skb", "nvme_tcp", "ntp_h_recv_fe", "ntp_h_recv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
+	{ .target = "nvme_setup_cmd", .module = "nvme_core", .sides = H, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_h_setup_tb), .prog_kprobe = PROG(ntp_h_setup_rt) },
+	{ .target = "nvme_tcp_try_send", .module = "nvme_tcp", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_send_fe), .prog_kprobe = PROG(ntp_h_send_kp) },
+	{ .target = "nvme_tcp_try_send", .module = "nvme_tcp", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_h_send_fx), .prog_kprobe = PROG(ntp_h_send_kr) },
+	{ .target = "nvme_tcp_data_ready", .module = "nvme_tcp", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_ready_fe), .prog_kprobe = PROG(ntp_h_ready_kp) },
+	{ .target = "nvme_tcp_recv_skb", .module = "nvme_tcp", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_recv_fe), .prog_kprobe = PROG(ntp_h_recv_kp) },
 	/* 5.10 inlines it into nvme_tcp_handle_r2t (no symbol, no BTF FUNC) */
-	{ "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp", "ntp_h_r2t_fe", "ntp_h_r2t_kp", NTP_HOOK_ENTRY, H, true,
-	  "writes that wait for an R2T lack the R2T and data-sent times", NTP_HOOK_TCP },
+	{ .target = "nvme_tcp_setup_h2c_data_pdu", .module = "nvme_tcp", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_r2t_fe), .prog_kprobe = PROG(ntp_h_r2t_kp),
+	  .optional = true, .lost = "writes that wait for an R2T lack the R2T and data-sent times" },
 	/* ... and then its stand-in (ntp_hook_stands_in_for) */
-	{ "blk_mq_tag_to_rq", NULL, "ntp_h_r2tq_fe", "ntp_h_r2tq_kp", NTP_HOOK_ENTRY, H, true, NULL, NTP_HOOK_TCP },
-	{ "blk_mq_complete_request_remote", NULL, "ntp_h_cqe_fe", "ntp_h_cqe_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_TCP },
-	{ "nvme_complete_rq", "nvme_core", "ntp_h_comp_tb", "ntp_h_comp_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
-	{ "block_rq_complete", NULL, "ntp_h_blkdone_tb", "ntp_h_blkdone_rt", NTP_HOOK_TP, H, false, NULL, NTP_HOOK_ANY },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fe", "ntp_t_work_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
-	{ "nvmet_tcp_io_work", "nvmet_tcp", "ntp_t_work_fx", "ntp_t_work_kr", NTP_HOOK_EXIT, T, false, NULL, NTP_HOOK_TCP },
-	{ "nvmet_tcp_data_ready", "nvmet_tcp", "ntp_t_ready_fe", "ntp_t_ready_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
-	{ "nvmet_req_init", "nvmet", "ntp_t_init_tb", "ntp_t_init_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
-	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fe", "ntp_t_exec_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
+	{ .target = "blk_mq_tag_to_rq", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_r2tq_fe), .prog_kprobe = PROG(ntp_h_r2tq_kp),
+	  .optional = true },
+	{ .target = "blk_mq_complete_request_remote", .sides = H, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_cqe_fe), .prog_kprobe = PROG(ntp_h_cqe_kp) },
+	{ .target = "nvme_complete_rq", .module = "nvme_core", .sides = H, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_h_comp_tb), .prog_kprobe = PROG(ntp_h_comp_rt) },
+	{ .target = "block_rq_complete", .sides = H, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_h_blkdone_tb), .prog_kprobe = PROG(ntp_h_blkdone_rt) },
+	{ .target = "nvmet_tcp_io_work", .module = "nvmet_tcp", .sides = T, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_work_fe), .prog_kprobe = PROG(ntp_t_work_kp) },
+	{ .target = "nvmet_tcp_io_work", .module = "nvmet_tcp", .sides = T, .transports = TCP,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_t_work_fx), .prog_kprobe = PROG(ntp_t_work_kr) },
+	{ .target = "nvmet_tcp_data_ready", .module = "nvmet_tcp", .sides = T, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_ready_fe), .prog_kprobe = PROG(ntp_t_ready_kp) },
+	{ .target = "nvmet_req_init", .module = "nvmet", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_t_init_tb), .prog_kprobe = PROG(ntp_t_init_rt) },
+	{ .target = "nvmet_bdev_execute_rw", .module = "nvmet", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_exec_fe), .prog_kprobe = PROG(ntp_t_exec_kp),
+	  .optional = true },
 	/* the submission's span and the worker's sleeps in it: the queue's
 	 * blocked time (docs/backpressure.md) */
-	{ "nvmet_bdev_execute_rw", "nvmet", "ntp_t_exec_fx", "ntp_t_exec_kr", NTP_HOOK_EXIT, T, true,
-	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
-	{ "sched_switch", NULL, "ntp_t_sched_tb", "ntp_t_sched_rt", NTP_HOOK_TP, T, true,
-	  "waits behind a busy drive stay in the network and target driver stages", NTP_HOOK_ANY },
-	{ "nvmet_req_complete", "nvmet", "ntp_t_done_tb", "ntp_t_done_rt", NTP_HOOK_TP, T, false, NULL, NTP_HOOK_ANY },
+	{ .target = "nvmet_bdev_execute_rw", .module = "nvmet", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_t_exec_fx), .prog_kprobe = PROG(ntp_t_exec_kr),
+	  .optional = true, .lost = "waits behind a busy drive stay in the network and target driver stages" },
+	{ .target = "sched_switch", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_t_sched_tb), .prog_kprobe = PROG(ntp_t_sched_rt),
+	  .optional = true, .lost = "waits behind a busy drive stay in the network and target driver stages" },
+	{ .target = "nvmet_req_complete", .module = "nvmet", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_t_done_tb), .prog_kprobe = PROG(ntp_t_done_rt) },
 	/* every change of a namespace's path passes it: the target's device
 	 * name is cached until then (bpf/ntprof.bpf.c, target_dev) */
-	{ "nvmet_ns_disable", "nvmet", "ntp_t_nsoff_fe", "ntp_t_nsoff_kp", NTP_HOOK_ENTRY, T, true, NULL, NTP_HOOK_ANY },
-	{ "nvmet_tcp_queue_response", "nvmet_tcp", "ntp_t_qresp_fe", "ntp_t_qresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_TCP },
+	{ .target = "nvmet_ns_disable", .module = "nvmet", .sides = T, .transports = ANY,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_nsoff_fe), .prog_kprobe = PROG(ntp_t_nsoff_kp),
+	  .optional = true },
+	{ .target = "nvmet_tcp_queue_response", .module = "nvmet_tcp", .sides = T, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_qresp_fe), .prog_kprobe = PROG(ntp_t_qresp_kp) },
 	/* 6.1 sends PDUs with tcp_sendpage; 6.5+ removed it (all via tcp_sendmsg) */
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fe", "ntp_s_sendpage_kp", NTP_HOOK_ENTRY, H | T, true, NULL, NTP_HOOK_TCP },
-	{ "tcp_sendpage", NULL, "ntp_s_sendpage_fx", "ntp_s_sendpage_kr", NTP_HOOK_EXIT, H | T, true, NULL, NTP_HOOK_TCP },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp", NTP_HOOK_ENTRY, H | T, false, NULL, NTP_HOOK_TCP },
-	{ "tcp_sendmsg", NULL, "ntp_s_sendmsg_fx", "ntp_s_sendmsg_kr", NTP_HOOK_EXIT, H | T, false, NULL, NTP_HOOK_TCP },
+	{ .target = "tcp_sendpage", .sides = H | T, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_s_sendpage_fe), .prog_kprobe = PROG(ntp_s_sendpage_kp),
+	  .optional = true },
+	{ .target = "tcp_sendpage", .sides = H | T, .transports = TCP,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_s_sendpage_fx), .prog_kprobe = PROG(ntp_s_sendpage_kr),
+	  .optional = true },
+	{ .target = "tcp_sendmsg", .sides = H | T, .transports = TCP,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_s_sendmsg_fe), .prog_kprobe = PROG(ntp_s_sendmsg_kp) },
+	{ .target = "tcp_sendmsg", .sides = H | T, .transports = TCP,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_s_sendmsg_fx), .prog_kprobe = PROG(ntp_s_sendmsg_kr) },
 	/* NVMe/RDMA (bpf/ntprof_rdma.bpf.c) */
-	{ "cq_schedule", "ib_core", "ntp_r_cqev_tb", "ntp_r_cqev_rt", NTP_HOOK_TP, H | T, false, NULL, NTP_HOOK_RDMA },
-	{ "cq_poll", "ib_core", "ntp_r_cqpoll_tb", "ntp_r_cqpoll_rt", NTP_HOOK_TP, T, true,
-	  "a command's arrival is its CQ's last event even when the CQ was polled since", NTP_HOOK_RDMA },
-	{ "nvme_rdma_post_send", "nvme_rdma", "ntp_h_rpost_fe", "ntp_h_rpost_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
-	{ "nvme_rdma_recv_done", "nvme_rdma", "ntp_h_rrecv_fe", "ntp_h_rrecv_kp", NTP_HOOK_ENTRY, H, false, NULL, NTP_HOOK_RDMA },
-	{ "nvme_rdma_send_done", "nvme_rdma", "ntp_h_rsdone_fe", "ntp_h_rsdone_kp", NTP_HOOK_ENTRY, H, true, NULL, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fe", "ntp_t_rrecv_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_recv_done", "nvmet_rdma", "ntp_t_rrecv_fx", "ntp_t_rrecv_kr", NTP_HOOK_EXIT, T, false, NULL, NTP_HOOK_RDMA },
-	{ "rdma_rw_ctx_post", "ib_core", "ntp_t_rread_fe", "ntp_t_rread_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_read_data_done", "nvmet_rdma", "ntp_t_rrdone_fe", "ntp_t_rrdone_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_queue_response", "nvmet_rdma", "ntp_t_rqresp_fe", "ntp_t_rqresp_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
-	{ "nvmet_rdma_send_done", "nvmet_rdma", "ntp_t_rsdone_fe", "ntp_t_rsdone_kp", NTP_HOOK_ENTRY, T, false, NULL, NTP_HOOK_RDMA },
+	{ .target = "cq_schedule", .module = "ib_core", .sides = H | T, .transports = RDMA,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_r_cqev_tb), .prog_kprobe = PROG(ntp_r_cqev_rt) },
+	{ .target = "cq_poll", .module = "ib_core", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_TP, .prog_fentry = PROG(ntp_r_cqpoll_tb), .prog_kprobe = PROG(ntp_r_cqpoll_rt),
+	  .optional = true, .lost = "a command's arrival is its CQ's last event even when the CQ was polled since" },
+	{ .target = "nvme_rdma_post_send", .module = "nvme_rdma", .sides = H, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_rpost_fe), .prog_kprobe = PROG(ntp_h_rpost_kp) },
+	{ .target = "nvme_rdma_recv_done", .module = "nvme_rdma", .sides = H, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_rrecv_fe), .prog_kprobe = PROG(ntp_h_rrecv_kp) },
+	{ .target = "nvme_rdma_send_done", .module = "nvme_rdma", .sides = H, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_h_rsdone_fe), .prog_kprobe = PROG(ntp_h_rsdone_kp),
+	  .optional = true },
+	{ .target = "nvmet_rdma_recv_done", .module = "nvmet_rdma", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_rrecv_fe), .prog_kprobe = PROG(ntp_t_rrecv_kp) },
+	{ .target = "nvmet_rdma_recv_done", .module = "nvmet_rdma", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_EXIT, .prog_fentry = PROG(ntp_t_rrecv_fx), .prog_kprobe = PROG(ntp_t_rrecv_kr) },
+	{ .target = "rdma_rw_ctx_post", .module = "ib_core", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_rread_fe), .prog_kprobe = PROG(ntp_t_rread_kp) },
+	{ .target = "nvmet_rdma_read_data_done", .module = "nvmet_rdma", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_rrdone_fe), .prog_kprobe = PROG(ntp_t_rrdone_kp) },
+	{ .target = "nvmet_rdma_queue_response", .module = "nvmet_rdma", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_rqresp_fe), .prog_kprobe = PROG(ntp_t_rqresp_kp) },
+	{ .target = "nvmet_rdma_send_done", .module = "nvmet_rdma", .sides = T, .transports = RDMA,
+	  .kind = NTP_HOOK_ENTRY, .prog_fentry = PROG(ntp_t_rsdone_fe), .prog_kprobe = PROG(ntp_t_rsdone_kp) },
 };
 const size_t ntp_n_hooks = sizeof(ntp_hooks) / sizeof(ntp_hooks[0]);
+_Static_assert(sizeof(ntp_hooks) / sizeof(ntp_hooks[0]) <= NTP_MAX_HOOKS, "a row more than NTP_MAX_HOOKS");
 
 const char *const *ntp_side_modules(unsigned side, unsigned transport)
 {

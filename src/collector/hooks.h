@@ -36,6 +36,9 @@ struct ntp_hook {
 	unsigned char transports;	/* NTP_HOOK_TCP, _ANY or _RDMA */
 };
 
+/* At most NTP_MAX_HOOKS rows (the collector keeps a state per row in arrays
+ * of this size; hooks.c checks it when it compiles). */
+#define NTP_MAX_HOOKS 64
 extern const struct ntp_hook ntp_hooks[];
 extern const size_t ntp_n_hooks;
 
