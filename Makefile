@@ -36,7 +36,7 @@ LDLIBS_CORE := -ljson-c -lm -lpthread
 LDLIBS_BPF  := -lbpf -lelf -lz
 LDLIBS_UI   := -lncursesw
 
-CORE_SRCS      := $(wildcard src/core/*.c)
+CORE_SRCS      := $(wildcard src/core/*.c src/core/*/*.c)
 UI_SRCS        := $(filter-out src/ui/theme_builtin.c,$(wildcard src/ui/*.c)) $(O)/gen/theme_builtin.c
 CLI_SRCS       := $(wildcard src/cli/*.c)
 COLLECTOR_SRCS := $(wildcard src/collector/*.c)
