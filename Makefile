@@ -36,7 +36,7 @@ LDLIBS_CORE := -ljson-c -lm -lpthread
 LDLIBS_BPF  := -lbpf -lelf -lz
 LDLIBS_UI   := -lncursesw
 
-CORE_SRCS      := $(wildcard src/core/*.c)
+CORE_SRCS      := $(wildcard src/core/*.c src/core/*/*.c)
 UI_SRCS        := $(filter-out src/ui/theme_builtin.c,$(wildcard src/ui/*.c)) $(O)/gen/theme_builtin.c
 CLI_SRCS       := $(wildcard src/cli/*.c)
 COLLECTOR_SRCS := $(wildcard src/collector/*.c)
@@ -46,9 +46,11 @@ TOP_SRCS       := $(wildcard src/top/*.c)
 OPT_SRCS       := $(wildcard src/cli/options*.c)
 UNIT_EXTRA     := $(OPT_SRCS) src/top/opts.c src/collector/session.c src/collector/hostq.c src/top/source.c
 UNIT_SRCS      := $(wildcard tests/unit/test_*.c)
-# what each program is made of (the normal, sanitized and static builds alike)
-NTPROF_SRCS     = $(CLI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
-NTPROF_TOP_SRCS = $(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS) $(CORE_SRCS)
+# what each program is made of (the normal, sanitized and static builds
+# alike), besides src/core's archive: from it the linker takes only the
+# objects a program calls
+NTPROF_SRCS     = $(CLI_SRCS) $(COLLECTOR_SRCS)
+NTPROF_TOP_SRCS = $(TOP_SRCS) $(OPT_SRCS) $(UI_SRCS) $(COLLECTOR_SRCS)
 
 objs = $(patsubst %.c,$(O)/$(1)/%.o,$(2))
 
@@ -65,11 +67,15 @@ $(O)/$(1)/%.o: %.c
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(ALL_CFLAGS) $(2) -c $$< -o $$@
 
-$(O)/$(1)/ntprof: $(call objs,$(1),$(NTPROF_SRCS))
+$(O)/$(1)/libntpcore.a: $(call objs,$(1),$(CORE_SRCS))
+	$$(MSG) AR $$@
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
+
+$(O)/$(1)/ntprof: $(call objs,$(1),$(NTPROF_SRCS)) $(O)/$(1)/libntpcore.a
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 
-$(O)/$(1)/ntprof-top: $(call objs,$(1),$(NTPROF_TOP_SRCS))
+$(O)/$(1)/ntprof-top: $(call objs,$(1),$(NTPROF_TOP_SRCS)) $(O)/$(1)/libntpcore.a
 	$$(MSG) LD $$@
 	$$(Q)$$(CC) $(2) $$^ -o $$@ $$(LDFLAGS) $$(LDLIBS_UI) $$(LDLIBS_BPF) $$(LDLIBS_CORE)
 endef
@@ -83,12 +89,12 @@ LDLIBS_STATIC_BPF := -lbpf -lelf -lz -lzstd
 LDLIBS_STATIC_UI  := -lncursesw -ltinfo
 static: $(O)/static/ntprof $(O)/static/ntprof-top
 
-$(O)/static/ntprof: $(call objs,rel,$(NTPROF_SRCS))
+$(O)/static/ntprof: $(call objs,rel,$(NTPROF_SRCS)) $(O)/rel/libntpcore.a
 	$(MSG) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)
 
-$(O)/static/ntprof-top: $(call objs,rel,$(NTPROF_TOP_SRCS))
+$(O)/static/ntprof-top: $(call objs,rel,$(NTPROF_TOP_SRCS)) $(O)/rel/libntpcore.a
 	$(MSG) LD $@
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $^ -o $@ $(LDFLAGS) $(LDLIBS_STATIC_UI) $(LDLIBS_STATIC_BPF) $(LDLIBS_CORE)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 static double now(void)
 {

@@ -222,7 +222,7 @@ struct ntp_group_count {
  * residence times in it, so a sum's growth over an interval divided by the
  * interval's length is the stage's average occupancy, counted, not
  * estimated. One side's slots only (ntprof_occ.h computes them from a record
- * exactly as src/core/stage.c does):
+ * exactly as src/core/model/stage.c does):
  *   host   ns[0] block layer   (submission + completion)
  *          ns[1] driver        (submission [+ R2T to data] + completion)
  *          ns[2] receive paths (packet arrival -> driver: response [+ R2T])

@@ -4,7 +4,7 @@
  * --exact-queues (struct ntp_group_occ in ntprof_event.h). Header-only and
  * shared bit for bit by the BPF programs (which sum them for every command),
  * the synthetic generator and the unit tests, which check them against
- * src/core/stage.c: the same timestamps, the same fallbacks, so a counted
+ * src/core/model/stage.c: the same timestamps, the same fallbacks, so a counted
  * queue depth and the stage means of the sampled records measure the same
  * spans.
  *

@@ -11,7 +11,7 @@
  *   host   SUBMIT -> DRV_SUBMIT; CMD_SENT -> CMD_SENT; R2T_RECV -> R2T_ARRIVE
  *          and R2T_DRV; DATA_SENT -> DATA_SENT; RSP_RECV -> RSP_ARRIVE and
  *          RSP_DRV; COMPLETE -> DRV_COMPLETE; SEND_DONE -> SEND_DONE. No
- *          block layer: no BLK_* slot (src/core/stage.c).
+ *          block layer: no BLK_* slot (src/core/model/stage.c).
  *   target CMD_RECV -> CMD_ARRIVE and CMD_RECV; R2T_SENT -> R2T_SENT;
  *          DATA_RECV -> DATA_ARRIVE and DATA_RECV; EXEC -> STORAGE_SUBMIT;
  *          DONE -> STORAGE_DONE; RSP_QUEUED; RSP_SENT.

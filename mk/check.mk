@@ -10,7 +10,7 @@ $(O)/san/tests/test_kmod: $(call objs,san,src/collector/kmod.c)
 # other unit tests' objects, which it takes from the normal build: UBSan
 # without ASan, so that this second run of its millions of rows costs a
 # fraction of the first.
-SCALAR_SRCS := src/core/dumprow.c src/core/digits.c
+SCALAR_SRCS := src/core/render/dumprow.c src/core/render/digits.c
 SCALAR_TEST := $(O)/scalar/tests/test_dumprow
 $(O)/scalar/%.o: %.c
 	$(MSG) "CC [ubsan, no SIMD]" $<

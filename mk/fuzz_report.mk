@@ -5,16 +5,16 @@
 
 FUZZ_REPORT_SECONDS ?= 30
 FUZZ_REPORT_SRCS := tests/fuzz/fuzz_report.c src/cli/load.c src/cli/err.c \
-		    $(filter-out src/core/hist.c,$(CORE_SRCS))
+		    $(filter-out src/core/model/hist.c,$(CORE_SRCS))
 
 # The histograms' quantile scans are most of an execution's time under
 # coverage instrumentation and have no input-dependent branches worth
 # guiding on: hist.c is built with the sanitizers but without coverage.
-$(O)/fuzz/hist.o: src/core/hist.c src/core/hist.h
+$(O)/fuzz/hist.o: src/core/model/hist.c src/core/model/hist.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(filter-out -fsanitize=fuzzer%,$(FUZZ_FLAGS)) -fsanitize=address,undefined -O2 -c $< -o $@
 
-$(O)/fuzz/fuzz_report: $(FUZZ_REPORT_SRCS) $(O)/fuzz/hist.o $(wildcard src/core/*.h src/cli/*.h bpf/*.h) \
+$(O)/fuzz/fuzz_report: $(FUZZ_REPORT_SRCS) $(O)/fuzz/hist.o $(wildcard src/core/*.h src/core/*/*.h src/cli/*.h bpf/*.h) \
 		       tests/fuzz/repair.h
 	$(MSG) CLANG $@
 	$(Q)mkdir -p $(@D)

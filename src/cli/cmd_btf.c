@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "options.h"
-#include "core/out.h"
+#include "core/render/out.h"
 #include "collector/hooks.h"
 #include "collector/btf_need.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "core/out.h"
+#include "core/render/out.h"
 #include "load.h"
 #include "options.h"
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "options.h"
-#include "core/out.h"
-#include "core/ntpfile.h"
-#include "core/dumprow.h"
-#include "core/esc.h"
+#include "core/render/out.h"
+#include "core/store/ntpfile.h"
+#include "core/render/dumprow.h"
+#include "core/render/esc.h"
 
 /* the timestamps, then the target's backpressure durations, then the bio's
  * submission (dumprow.h) */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_generate.c - `ntprof generate`: write synthetic .ntp recordings from the
- * path model of src/core/synth.c, so tests, benchmarks and readers without
+ * path model of src/core/synth/synth.c, so tests, benchmarks and readers without
  * NVMe hardware get recordings with known stage times.
  */
 #include <errno.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "core/out.h"
+#include "core/render/out.h"
 #include "core/opt.h"
-#include "core/ntpfile.h"
-#include "core/synth.h"
+#include "core/store/ntpfile.h"
+#include "core/synth/synth.h"
 #include "options.h"
 
 #define NSEC 1000000000ull

@@ -16,17 +16,17 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "cli.h"
-#include "core/out.h"
+#include "core/render/out.h"
 #include "collector/collector.h"
 #include "collector/hooks.h"
 #include "collector/hostq.h"
 #include "collector/pump_live.h"
 #include "core/clock.h"
-#include "core/metrics.h"
-#include "core/model.h"
-#include "core/ntpfile.h"
-#include "core/pump.h"
-#include "core/report.h"
+#include "core/render/metrics.h"
+#include "core/model/model.h"
+#include "core/store/ntpfile.h"
+#include "core/pump/pump.h"
+#include "core/render/report.h"
 #include "options.h"
 
 static volatile sig_atomic_t stop_signal;

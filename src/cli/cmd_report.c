@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "core/out.h"
+#include "core/render/out.h"
 #include "load.h"
 #include "options.h"
-#include "core/report_whatif.h"
+#include "core/render/report_whatif.h"
 
 /* --what-if-* into the request; 0, or 1 after ntp_err(). fit_path[] points
  * into fit (modified in place). */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
-#include "core/esc.h"
+#include "core/render/esc.h"
 #include "core/opt.h"
 
 bool ntp_json_errors;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "load.h"
-#include "core/pump_files.h"
+#include "core/pump/pump_files.h"
 
 struct ntp_loaded {
 	struct ntp_file_info hostq;	/* the host files' queue tables, merged */

@@ -4,8 +4,8 @@
 #define NTP_CLI_LOAD_H
 
 #include <stddef.h>
-#include "core/model.h"
-#include "core/report.h"
+#include "core/model/model.h"
+#include "core/render/report.h"
 
 /* Opens, checks and joins the files, reduces them into *snap (one interval
  * over the run) and fills *meta (machines, notes on files cut short). The

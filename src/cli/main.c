@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "core/out.h"
-#include "core/ntpfile.h"
+#include "core/render/out.h"
+#include "core/store/ntpfile.h"
 
 struct ntp_cmd {
 	const char *name;

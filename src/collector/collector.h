@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../bpf/ntprof_event.h"
-#include "../core/ntpfile.h"
+#include "../core/store/ntpfile.h"
 
 enum ntp_flavour {
 	NTP_FLAVOUR_AUTO = 0,	/* fentry when it can attach now, else kprobes; say why */

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 /* dev: "nvme0n1". *tags: nr_requests (tags per hardware queue), *hw_queues:
  * the blk-mq hardware queues. 0, or -1 when sysfs does not say. root: "" or

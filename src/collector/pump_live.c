@@ -7,7 +7,7 @@
 #include "pump_live.h"
 #include "hostq.h"
 #include "core/clock.h"
-#include "core/merge.h"
+#include "core/store/merge.h"
 
 /* Feeds a record, and keeps its latest stamp: the recording's end is not
  * before it (ntp_live_drain). */

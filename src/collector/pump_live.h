@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 #include "collector.h"
-#include "core/pump.h"
+#include "core/pump/pump.h"
 
 #define NTP_LIVE_MAX_TOTALS 1024
 

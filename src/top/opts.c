@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
-#include "core/esc.h"
+#include "core/render/esc.h"
 #include "cli/options.h"
 #include "ui/theme.h"
 

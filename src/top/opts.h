@@ -4,7 +4,7 @@
 #define NTP_TOP_OPTS_H
 
 #include "source.h"
-#include "core/whatif.h"
+#include "core/model/whatif.h"
 
 #define TOP_OPTSETS 7		/* ntp_top_optsets[] (src/cli/options_tables.c) */
 #define TOP_MAX_REPLAY 64

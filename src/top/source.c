@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include "source.h"
 #include "core/clock.h"
-#include "core/totals.h"
+#include "core/model/totals.h"
 #include "core/thread.h"
 #include "collector/hostq.h"
 
@@ -421,7 +421,7 @@ static int replay_filter(const struct ntp_collector_opts *co, const struct ntp_m
 
 /* Adds dev to the list (NUL-separated names, ", " between them when said),
  * a multipath path nvme<S>c<C>n<N> as its head nvme<S>n<N>, the name the
- * replay's filter compares (ntp_filter_keeps, src/core/pump.c). -1: the
+ * replay's filter compares (ntp_filter_keeps, src/core/pump/pump.c). -1: the
  * list is full and the name left out. */
 static int dev_add(char *list, size_t cap, size_t *n, const char *dev)
 {

@@ -17,10 +17,10 @@
 #include "cli/options.h"
 #include "collector/collector.h"
 #include "collector/pump_live.h"
-#include "core/model.h"
-#include "core/ntpfile.h"
-#include "core/pump.h"
-#include "core/pump_files.h"
+#include "core/model/model.h"
+#include "core/store/ntpfile.h"
+#include "core/pump/pump.h"
+#include "core/pump/pump_files.h"
 
 #define TOP_OUTBOX 16
 /* a message names a file: a path (PATH_MAX) and why, whole (docs/failures.md) */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "keys.h"
-#include "../core/whatif.h"
+#include "../core/model/whatif.h"
 
 /* the views of the data: the keys that choose and step through it work in each */
 #define MAIN_DETAIL (NTP_MODE_MAIN | NTP_MODE_DETAIL | NTP_MODE_WHATIF)

@@ -10,11 +10,11 @@
 #define NTP_UI_RENDER_H
 
 #include <stdint.h>
-#include "../core/model.h"
-#include "../core/report.h"
+#include "../core/model/model.h"
+#include "../core/render/report.h"
 #include "keys.h"
 #include "screen.h"
-#include "../core/whatif.h"
+#include "../core/model/whatif.h"
 
 enum ntp_glyphs {
 	NTP_GLYPHS_UTF8 = 0,	/* colour: stages differ by colour, bars with eighths */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "render.h"
-#include "../core/whatif_work.h"
+#include "../core/model/whatif_work.h"
 
 /* The groups of the intervals kept before s that are load levels to fit
  * on (ntp_wi_fit_usable), the newest first; *left_out: those that are not. */

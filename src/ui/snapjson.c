@@ -2,7 +2,7 @@
 /* snapjson.c - one interval of ntprof-top as JSON: the report's document
  * (docs/json-schema.md) of that interval, with where it lies in the run. */
 #include <string.h>
-#include "../core/report.h"
+#include "../core/render/report.h"
 #include "snapjson.h"
 
 struct json_object *ntp_snapshot_json(const struct ntp_snapshot *s, const char *host, const char *notes,

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <json-c/json.h>
-#include "../core/model.h"
+#include "../core/model/model.h"
 
 /* A new JSON object for the snapshot: the report's document of that interval
  * with "schema": "ntprof-top", "interval", "start_ns" and "end_ns"

@@ -23,7 +23,7 @@ b = v["beyond_others"]
 print(v["kind"], b["stage"] if b else None, v["amplifies"])'
 }
 
-# the generator's default delays (src/core/synth.c ntp_synth_defaults), no
+# the generator's default delays (src/core/synth/synth.c ntp_synth_defaults), no
 # serialisation (it would not scale): B's every one 1.4x
 defaults="host-block-sub:lognormal:1.5 host-driver-sub:lognormal:3.0 wire:lognormal:6.0
 target-recv:lognormal:4.0 target-driver-sub:lognormal:3.0 host-recv:lognormal:4.0

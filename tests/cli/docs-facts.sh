@@ -3,7 +3,7 @@
 # statuses of ntprof(8) and ntprof-top(8) (each page has an EXIT STATUS
 # section, and the codes the programs return on an option error and on no
 # command are the ones it lists), and the records per block the writer packs
-# (src/core/ntpfile.h) in docs/failures.md and docs/ntp-format.md.
+# (src/core/store/ntpfile.h) in docs/failures.md and docs/ntp-format.md.
 # Environment: NTPROF, NTPROF_TOP.
 set -u
 cd "$(dirname "$0")/../.."
@@ -49,7 +49,7 @@ check "ntprof-top missing replay" "$(grep -q "^$c .*a recording cannot be read" 
 	"exits $c; the page: $(cat "$tmp/top.exits")"
 
 # records per block: the writer's constant, as both documents say it
-n=$(sed -n 's/^#define NTP_BLOCK_RECORDS[[:space:]]*\([0-9]*\).*/\1/p' src/core/ntpfile.h)
+n=$(sed -n 's/^#define NTP_BLOCK_RECORDS[[:space:]]*\([0-9]*\).*/\1/p' src/core/store/ntpfile.h)
 check block-failures "$(grep -q "written in blocks of up to $n records" docs/failures.md; echo $?)" \
 	"ntpfile.h packs $n; failures.md: $(grep -o 'blocks of up to [0-9]* records' docs/failures.md)"
 check block-format "$(grep -q "The writer packs at most" docs/ntp-format.md &&

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 #include "repair.h"
 
 static volatile uint64_t sink;

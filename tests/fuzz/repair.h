@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 static inline void ntp_fuzz_repair(uint8_t *p, size_t len)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "../../bpf/ntprof_occ.h"
-#include "core/stage.h"
+#include "core/model/stage.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 #define OFF 987654321012ull	/* target clock ahead of the host's */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "core/report.h"
+#include "core/render/report.h"
 
 
 static char *compare(const struct ntp_snapshot *a, const struct ntp_snapshot *b)

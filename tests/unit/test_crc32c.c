@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_crc32c.c - CRC-32C (src/core/crc32c.c): the check values, and every
+ * test_crc32c.c - CRC-32C (src/core/store/crc32c.c): the check values, and every
  * implementation this CPU can run (ntp_crc32c_has) against the table
  * version: every length up to past the folding's and the three streams'
  * thresholds at every alignment of a register, the edges of the folding
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 static const char *const impl_name[NTP_CRC_IMPLS] = {
 	"table", "crc32 one stream", "crc32 three streams", "fold 256", "fold 512",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_dumprow.c - `ntprof dump`'s formatting without printf (src/core/
+ * test_dumprow.c - `ntprof dump`'s formatting without printf (src/core/render/
  * digits.h, dumprow.c) against snprintf(): the digit functions at their
  * edges (0, every power of ten and its neighbours, the largest u64, the
  * boundaries of each fixed-point division), and whole rows of records
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/digits.h"
-#include "core/dumprow.h"
+#include "core/render/digits.h"
+#include "core/render/dumprow.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 

@@ -18,14 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "core/esc.h"
-#include "core/join.h"
-#include "core/model.h"
-#include "core/ntpfile.h"
-#include "core/out.h"
-#include "core/report.h"
-#include "core/pump.h"
-#include "core/pump_files.h"
+#include "core/render/esc.h"
+#include "core/model/join.h"
+#include "core/model/model.h"
+#include "core/store/ntpfile.h"
+#include "core/render/out.h"
+#include "core/render/report.h"
+#include "core/pump/pump.h"
+#include "core/pump/pump_files.h"
 #include "ui/screen.h"
 
 static char dir[] = "/tmp/test_harden.XXXXXX";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/hist.h"
+#include "core/model/hist.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "core/join.h"
-#include "core/model.h"
-#include "core/ntpfile.h"
+#include "core/model/join.h"
+#include "core/model/model.h"
+#include "core/store/ntpfile.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 

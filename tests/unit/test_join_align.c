@@ -21,7 +21,7 @@
 #define ntp_join_align test_copy_of_ntp_join_align
 #define ntp_join_align_state test_copy_of_ntp_join_align_state
 #define ntp_join_align_note test_copy_of_ntp_join_align_note
-#include "../../src/core/join_align.c"
+#include "../../src/core/model/join_align.c"
 #undef ntp_join_align
 #undef ntp_join_align_state
 #undef ntp_join_align_note

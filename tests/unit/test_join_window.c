@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 #define READERS 64
 #define RECORDS (8 * NTP_BLOCK_RECORDS)

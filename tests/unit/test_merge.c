@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "core/merge.h"
+#include "core/store/merge.h"
 
 #define FILES_MAX 9	/* files at most in the tests of random files */
 #define FILES_CAP 65	/* files at most: a tree of 128 leaves */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_metrics.c - the Prometheus text of `ntprof record --metrics`
- * (src/core/metrics.c): exact sample lines from a hand-built snapshot, the
+ * (src/core/render/metrics.c): exact sample lines from a hand-built snapshot, the
  * counters accumulating over intervals, label escaping, the grammar and the
  * naming rules line by line, and the atomic replacement of the file. */
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "core/metrics.h"
+#include "core/render/metrics.h"
 #include "top_fixture.h"
 
 static char *render(const struct ntp_metrics_state *st, const struct ntp_snapshot *s)

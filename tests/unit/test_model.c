@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/hist.h"
-#include "core/model.h"
-#include "core/report.h"
+#include "core/model/hist.h"
+#include "core/model/model.h"
+#include "core/render/report.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 #define SEC 1000000000ull

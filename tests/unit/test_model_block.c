@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/model.h"
-#include "core/synth.h"
+#include "core/model/model.h"
+#include "core/synth/synth.h"
 
 #define BLOCK_MAX 300
 #define CLOSE_EVERY 7001	/* records between interval closes (inside blocks' runs) */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/model.h"
-#include "core/synth.h"
+#include "core/model/model.h"
+#include "core/synth/synth.h"
 
 /* A stream of both sides' records, writes and reads of two sizes, a tenth
  * of the target's responses unseen (the fallback: another presence mask). */

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "core/ntpfile.h"
-#include "core/ntpfile_int.h"
+#include "core/store/ntpfile.h"
+#include "core/store/ntpfile_int.h"
 #include "smaps.h"
 
 #define NSEC 1000000000ull

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include "core/ntpfile.h"
+#include "core/store/ntpfile.h"
 
 #define NSEC 1000000000ull
 #define PAUSE_MS 2500

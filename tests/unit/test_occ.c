@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_occ.c - --exact-queues: the kernel's per-command stage sums
- * (bpf/ntprof_occ.h) measure the very spans of src/core/stage.c; the reduction
- * to counted queue depths (src/core/occ.c) with real numbers; the model puts
+ * (bpf/ntprof_occ.h) measure the very spans of src/core/model/stage.c; the reduction
+ * to counted queue depths (src/core/model/occ.c) with real numbers; the model puts
  * them in place of Little's law for every command, sampled or not; the .ntp
  * totals rows carry them (format 1.1) and a 1.0 file still reads. */
 #include <setjmp.h>
@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "../../bpf/ntprof_occ.h"
-#include "core/model.h"
-#include "core/occ.h"
-#include "core/stage.h"
-#include "core/synth.h"
+#include "core/model/model.h"
+#include "core/model/occ.h"
+#include "core/model/stage.h"
+#include "core/synth/synth.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 #define SEC 1000000000ull

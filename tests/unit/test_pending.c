@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/pending.h"
-#include "core/pending_int.h"
+#include "core/model/pending.h"
+#include "core/model/pending_int.h"
 
 #define REF_MAX 70000
 

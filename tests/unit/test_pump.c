@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <errno.h>
 #include <cmocka.h>
-#include "core/merge.h"
-#include "core/pump.h"
-#include "core/pump_files.h"
-#include "core/synth.h"
+#include "core/store/merge.h"
+#include "core/pump/pump.h"
+#include "core/pump/pump_files.h"
+#include "core/synth/synth.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull

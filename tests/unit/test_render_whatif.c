@@ -16,7 +16,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "core/whatif_work.h"
+#include "core/model/whatif_work.h"
 #include "ui/render.h"
 #include "top_fixture.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/ntpfile.h"
-#include "core/report.h"
-#include "core/report_whatif.h"
+#include "core/store/ntpfile.h"
+#include "core/render/report.h"
+#include "core/render/report_whatif.h"
 
 static char *render(void (*fn)(FILE *, const void *), const void *arg)
 {

@@ -27,8 +27,8 @@
 #include "collector/collector.h"
 #include "collector/pump_live.h"
 #include "core/clock.h"
-#include "core/ntpfile.h"
-#include "core/pump.h"
+#include "core/store/ntpfile.h"
+#include "core/pump/pump.h"
 #include "top/source.h"
 
 /*

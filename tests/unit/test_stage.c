@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/pending.h"
-#include "core/stage.h"
-#include "core/synth.h"
+#include "core/model/pending.h"
+#include "core/model/stage.h"
+#include "core/synth/synth.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 

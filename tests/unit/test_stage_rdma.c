@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/stage.h"
+#include "core/model/stage.h"
 
 #define SET(r, slot, v) do { (r)->ts[slot] = (v); (r)->ts_valid |= 1u << (slot); } while (0)
 

@@ -12,8 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/stage.h"
-#include "core/synth.h"
+#include "core/model/stage.h"
+#include "core/synth/synth.h"
 #include "ntprof_hash.h"
 
 #define NSEC 1000000000ull

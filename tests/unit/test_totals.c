@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/model.h"
-#include "core/totals.h"
+#include "core/model/model.h"
+#include "core/model/totals.h"
 
 static struct ntp_total row(const char *dev, uint32_t len, uint64_t cmds)
 {

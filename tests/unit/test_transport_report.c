@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/report.h"
+#include "core/render/report.h"
 
 static char *report_of(const struct ntp_snapshot *s)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/whatif.h"
+#include "core/model/whatif.h"
 #include "ui/keys.h"
 #include "ui/render.h"
 #include "ui/screen.h"

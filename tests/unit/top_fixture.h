@@ -5,8 +5,8 @@
 #define NTP_TEST_TOP_FIXTURE_H
 
 #include <string.h>
-#include "core/model.h"
-#include "core/whatif.h"
+#include "core/model/model.h"
+#include "core/model/whatif.h"
 
 static void fixture_stage(struct ntp_snap_group *g, int st, double mean, double p99, double rate)
 {
