@@ -16,7 +16,8 @@ bench: bench-reader
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1 \
 	      -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ibpf
-FUZZ_CORE := src/core/store/ntpfile.c src/core/store/ntpfile_ahead.c src/core/store/crc32c.c src/core/thread.c src/core/hugemem.c
+FUZZ_CORE := src/core/store/ntpfile.c src/core/store/ntpfile_ahead.c src/core/store/crc32c.c \
+	     src/core/thread.c src/core/hugemem.c
 
 $(O)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c tests/fuzz/repair.h $(FUZZ_CORE) src/core/store/ntpfile.h bpf/ntprof_event.h
 	$(MSG) CLANG $@
