@@ -26,7 +26,8 @@
 #define ANY NTP_HOOK_ANY
 #define RDMA NTP_HOOK_RDMA
 /* A program's name, checked against the skeleton when this file compiles: a
- * name that is not a program of bpf/ntprof.bpf.o's does not build. */
+ * name that is no program of build/bpf/ntprof.bpf.o (ntprof.bpf.c and
+ * ntprof_rdma.bpf.c linked) does not build. */
 #define PROG(name) (&#name[0 * sizeof(((struct ntprof_bpf *)0)->progs.name)])
 
 /* docs/hooks.md says what each fills and why. */

@@ -49,7 +49,7 @@ while IFS= read -r f; do
 		*" $to "*) ;;
 		*) echo "  FAIL core-layers: $f:$line includes \"$target\" ($to), not a layer $from may use (${allowed[$from]})"; fail=1 ;;
 		esac
-	done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "$f" | sed 's/^\([0-9]*\):/\1:/')
+	done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "$f")
 done < <(find src/core -name '*.[ch]' | sort)
 [ "$fail" = 0 ] && echo "  ok   core-layers ($n files of src/core, each including only what its layer may)"
 exit $fail
