@@ -389,7 +389,7 @@ static uint32_t cursor_of(const struct ntp_merge *m, rank_t x)
 /* Replays the matches of leaf c, of new rank x (it won the last
  * tournament), up to the root. Without a branch on a match's outcome: the
  * files' records interleave at random, so a jump on "o < x" is
- * mispredicted often (docs/performance.md, "The join"); the loser (the
+ * mispredicted often (docs/performance.md, "The merge"); the loser (the
  * larger rank) is written back and the winner goes on, chosen by
  * conditional moves on x86-64 and by a mask on both halves elsewhere. */
 static void replay_wide(struct ntp_merge *m, uint32_t c, rank_t x)
@@ -673,7 +673,7 @@ struct side {
 /* Takes records into out, up to stop, while the winning key k has k - 1 <=
  * lim1: the winner chosen and its key and record pointers stepped by
  * masks, not a jump on which cursor won (the files' records interleave at
- * random, docs/performance.md "The join"). Returns the new end of out. */
+ * random, docs/performance.md, "The merge"). Returns the new end of out. */
 static inline __attribute__((always_inline)) const struct ntp_record **
 stretch(const struct ntp_record **out, const struct ntp_record **stop, struct side *s0, struct side *s1,
 	uint64_t lim1)
