@@ -8,6 +8,11 @@
 #   report -j     the same report as JSON of the first size: every stage's and
 #                 component's quantiles kept (the text report prints none of
 #                 the stages' and, without --detail, none of the components')
+#   read()        report of the first size's file with read() only
+#                 (NTPROF_NO_MMAP=1) against the same report as it reads by
+#                 default (mapped while the windows fault seldom), in the cpu
+#                 measure only: whether mapping pays on this machine and page
+#                 cache (on every CPU the read-ahead thread uses read())
 #   written       report of the first size's file as just written, not read back
 #                 (settle): what a report right after `ntprof record` reads, its
 #                 page cache in the pieces the writes made, small folios in part,
@@ -176,6 +181,13 @@ for measure in ${MEASURES:-cpu wall}; do
 		row "report -j" "$(records "$f")" "$(pair "$NTPROF" report -j - "$f" -- cat "$f")" \
 		    "$(rss "$NTPROF" report -j - "$f")"
 		echo "  against: cat of the file; targets: <= 2x cat, >= 30 M records/s, peak RSS flat and < 64 MiB"
+		if [ "$measure" = cpu ]; then	# on every CPU the read-ahead thread reads with read() anyway
+			row "read()" "$(records "$f")" \
+			    "$(pair env NTPROF_NO_MMAP=1 "$NTPROF" report "$f" -- "$NTPROF" report "$f")" \
+			    "$(rss env NTPROF_NO_MMAP=1 "$NTPROF" report "$f")"
+			echo "  against: the same report as it reads by default, mapped while the windows fault seldom"
+			echo "  (docs/performance.md, \"Mapped or read()\"): above 1x, the mapping pays here"
+		fi
 		n=${sizes%% *}
 		fw=$dir/written-$n.ntp	# written again at every run: never settled
 		rm -f "$fw"
