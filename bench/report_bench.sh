@@ -13,6 +13,11 @@
 #                 default (mapped while the windows fault seldom), in the cpu
 #                 measure only: whether mapping pays on this machine and page
 #                 cache (on every CPU the read-ahead thread uses read())
+#   shared        report of the first size's file and of a 10-record file by
+#                 the build linked with shared libraries (NTPROF_SHARED,
+#                 default build/rel/ntprof) against the default static-pie
+#                 build, in the cpu measure only: the dynamic loader's work
+#                 at each start
 #   written       report of the first size's file as just written, not read back
 #                 (settle): what a report right after `ntprof record` reads, its
 #                 page cache in the pieces the writes made, small folios in part,
@@ -46,15 +51,16 @@
 # runs side by side, and the range their least and largest.
 # Page cache warm, each file as read back from the disk (settle). Peak RSS
 # from /usr/bin/time -v, on every CPU.
-# Environment: NTPROF (default build/ntprof), GEN (the ntprof that writes the
-# files, default NTPROF), BENCH_DIR (default a temporary directory under
-# /var/tmp, removed after; files in it are reused), MEASURES (default "cpu
-# wall"), SIZES (default "1000000 10000000"), ONLY (a subset of "report dump
-# join groups"), RUNS (default 7).
+# Environment: NTPROF (default build/ntprof), NTPROF_SHARED (above), GEN
+# (the ntprof that writes the files, default NTPROF), BENCH_DIR (default a
+# temporary directory under /var/tmp, removed after; files in it are
+# reused), MEASURES (default "cpu wall"), SIZES (default "1000000
+# 10000000"), ONLY (a subset of "report dump join groups"), RUNS (default 7).
 set -eu
 cd "$(dirname "$0")/.."
 NTPROF=${NTPROF:-build/ntprof}
 case $NTPROF in /*) ;; *) NTPROF=$PWD/$NTPROF ;; esac
+NTPROF_SHARED=${NTPROF_SHARED:-$(dirname "$NTPROF")/rel/ntprof}	# make SHARED=1's link
 dir=${BENCH_DIR:-$(mktemp -d /var/tmp/ntprof-bench.XXXXXX)}	# /var/tmp: on disk, not tmpfs (settle)
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir"
@@ -187,6 +193,18 @@ for measure in ${MEASURES:-cpu wall}; do
 			    "$(rss env NTPROF_NO_MMAP=1 "$NTPROF" report "$f")"
 			echo "  against: the same report as it reads by default, mapped while the windows fault seldom"
 			echo "  (docs/performance.md, \"Mapped or read()\"): above 1x, the mapping pays here"
+			# (not when NTPROF is that build: make SHARED=1)
+			if [ -x "$NTPROF_SHARED" ] && ! cmp -s "$NTPROF_SHARED" "$NTPROF"; then
+				ft=$dir/ten.ntp
+				[ -s "$ft" ] || gen -o "$ft" -n 5
+				row "shared" "$(records "$f")" "$(pair "$NTPROF_SHARED" report "$f" -- "$NTPROF" report "$f")" \
+				    "$(rss "$NTPROF_SHARED" report "$f")"
+				row "shared" "$(records "$ft")" \
+				    "$(pair "$NTPROF_SHARED" report "$ft" -- "$NTPROF" report "$ft")" \
+				    "$(rss "$NTPROF_SHARED" report "$ft")"
+				echo "  against: the same report by the default build (static-pie, docs/building.md): what loading"
+				echo "  the shared libraries costs each run, above 1x"
+			fi
 		fi
 		n=${sizes%% *}
 		fw=$dir/written-$n.ntp	# written again at every run: never settled
