@@ -41,10 +41,10 @@ $(O)/ntp-tcpstream: tests/tools/ntp-tcpstream.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static
 
-# ntprof-top is built once its sources exist (src/top); the static build is
-# for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
+# ntprof-top is built once its sources exist (src/top); build/static/ and the
+# shared build (rel/ntprof) are for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
 # (HAVE_SDT_H, mk/spdk.mk: asked of the compiler, for Debian's multiarch path)
-VM_BINS = $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top \
+VM_BINS = $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top $(O)/rel/ntprof \
 	   $(if $(filter y,$(HAVE_SDT_H)),$(O)/standin/bin/spdk-standin)
 
 # Each target first makes sure the packages are installed (tests/vm/deps.sh),

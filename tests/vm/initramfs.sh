@@ -85,12 +85,15 @@ if [ -x "$O/standin/bin/spdk-standin" ]; then
 	cp "$O/standin/lib/libntp_standin.so" "$R/opt/standin/lib/"
 	LD_LIBRARY_PATH=$O/standin/lib copy_with_libs "$O/standin/bin/spdk-standin" /opt/standin/bin/spdk-standin
 fi
-# `make static`'s binaries and an example recording, for the scenario
-# static-binary, which runs them in a root holding nothing else
+# the static binaries (the default build's, docs/building.md), an example
+# recording and the build linked with shared libraries (SHARED=1, its
+# libraries copied too), for the scenario static-binary, which runs the
+# static ones in a root holding nothing else
 mkdir -p "$R/tb/static"
 for b in ntprof ntprof-top; do
 	if [ -x "$O/static/$b" ]; then cp "$O/static/$b" "$R/tb/static/$b"; fi
 done
+if [ -x "$O/rel/ntprof" ]; then copy_with_libs "$O/rel/ntprof" /tb/static/ntprof-shared; fi
 cp "$HERE/../../examples/tb61-tcp-read-qd1-both.ntp" "$R/tb/static/example.ntp"
 
 # ntprof's BTF file for a kernel without module BTF (tests/vm/btf.sh), where

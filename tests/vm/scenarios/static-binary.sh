@@ -1,37 +1,38 @@
-# static-binary: `make static`'s ntprof and ntprof-top run where none of their
-# shared libraries exist (docs/building.md): in a chroot holding only the two
-# binaries, an example recording and the kernel's pseudo file systems. A
-# dynamically linked ntprof copied into the same root must fail there (so the
-# root really lacks the libraries). Checked: --version of both; `report` of
-# the example equal to the dynamic ntprof's outside; ntprof-top's batch replay;
+# static-binary: the static ntprof and ntprof-top (the default build,
+# docs/building.md) run where none of the libraries they were linked with
+# exist: in a chroot holding only the two binaries, an example recording and
+# the kernel's pseudo file systems. The build linked with shared libraries
+# (SHARED=1) copied into the same root must fail there (so the root really
+# lacks them). Checked: --version of both; `report` of the example equal to
+# the shared build's outside; ntprof-top's batch replay;
 # and a real recording of NVMe/TCP reads (probe, record -r both -s 1, report
 # in the root), every host record joined.
 # tb-timeout: 300
 . /tb/ntprof-checks.sh
 S=/tb/static
-[ -x $S/ntprof ] && [ -x $S/ntprof-top ] ||
-	{ tb_result static-binary FAIL "no static binaries in the initramfs (make static)"; exit 0; }
+[ -x $S/ntprof ] && [ -x $S/ntprof-top ] && [ -x $S/ntprof-shared ] ||
+	{ tb_result static-binary FAIL "no static binaries or no shared build in the initramfs (make static, build/rel/ntprof)"; exit 0; }
 root=/tmp/static-root
 rm -rf $root
 mkdir -p $root/proc $root/sys $root/tmp $root/dev
 cp $S/ntprof $S/ntprof-top $S/example.ntp $root/
-cp /usr/bin/ntprof $root/ntprof-dynamic
+cp $S/ntprof-shared $root/ntprof-shared
 sroot() { chroot $root "$@"; }
 
-sroot /ntprof-dynamic --version > $TB_OUT/dynamic.txt 2>&1
+sroot /ntprof-shared --version > $TB_OUT/shared.txt 2>&1
 drc=$?
 v1=$(sroot /ntprof --version 2>&1); r1=$?
 v2=$(sroot /ntprof-top --version 2>&1); r2=$?
-tb_check static-binary-version "$r1 == 0 && $r2 == 0 && $drc != 0 && \"$v1\" == \"$(ntprof --version)\"" \
-	"in a root of $(ls $root | tr '\n' ' '): '$v1', '$v2'; the dynamic ntprof there: exit $drc ($(head -1 $TB_OUT/dynamic.txt | cut -c1-80))"
+tb_check static-binary-version "$r1 == 0 && $r2 == 0 && $drc != 0 && \"$v1\" == \"$($S/ntprof-shared --version)\"" \
+	"in a root of $(ls $root | tr '\n' ' '): '$v1', '$v2'; the shared build there: exit $drc ($(head -1 $TB_OUT/shared.txt | cut -c1-80))"
 
 sroot /ntprof report --detail /example.ntp > $TB_OUT/static-report.txt 2>&1; r1=$?
-ntprof report --detail $S/example.ntp > $TB_OUT/dynamic-report.txt 2>&1
+$S/ntprof-shared report --detail $S/example.ntp > $TB_OUT/shared-report.txt 2>&1
 sroot /ntprof-top -b --speed 0 --replay /example.ntp > $TB_OUT/static-top.txt 2>&1; r2=$?
-same=0; cmp -s $TB_OUT/static-report.txt $TB_OUT/dynamic-report.txt && same=1
+same=0; cmp -s $TB_OUT/static-report.txt $TB_OUT/shared-report.txt && same=1
 rows=$(grep -Ec '^  (host block|network|storage) .* [0-9]+%' $TB_OUT/static-top.txt)
 tb_check static-binary-report "$r1 == 0 && $same == 1 && $r2 == 0 && $rows > 0" \
-	"report of the example: exit $r1, identical to the dynamic build's: $same ($(grep -m1 '^latency' $TB_OUT/static-report.txt)); ntprof-top -b replay: exit $r2, $rows stage rows"
+	"report of the example: exit $r1, identical to the shared build's: $same ($(grep -m1 '^latency' $TB_OUT/static-report.txt)); ntprof-top -b replay: exit $r2, $rows stage rows"
 
 # A real recording from inside the root: it needs only the kernel's interfaces.
 mount -t proc proc $root/proc
