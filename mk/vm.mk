@@ -42,8 +42,9 @@ $(O)/ntp-tcpstream: tests/tools/ntp-tcpstream.c
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static
 
 # ntprof-top is built once its sources exist (src/top); build/static/ and the
-# shared build (rel/ntprof) are for the scenario static-binary; the SPDK stand-in where <sys/sdt.h> is
-# (HAVE_SDT_H, mk/spdk.mk: asked of the compiler, for Debian's multiarch path)
+# shared build (rel/ntprof) are for the scenario static-binary; the SPDK
+# stand-in where <sys/sdt.h> is (HAVE_SDT_H, mk/spdk.mk: asked of the
+# compiler, for Debian's multiarch path)
 VM_BINS = $(O)/ntprof $(O)/ntp-load $(O)/ntp-hookcal $(O)/ntp-tcpstream $(if $(TOP_SRCS),$(O)/ntprof-top) $(O)/static/ntprof $(O)/static/ntprof-top $(O)/rel/ntprof \
 	   $(if $(filter y,$(HAVE_SDT_H)),$(O)/standin/bin/spdk-standin)
 
