@@ -197,11 +197,11 @@ for measure in ${MEASURES:-cpu wall}; do
 			if [ -x "$NTPROF_SHARED" ] && ! cmp -s "$NTPROF_SHARED" "$NTPROF"; then
 				ft=$dir/ten.ntp
 				[ -s "$ft" ] || gen -o "$ft" -n 5
-				row "shared" "$(records "$f")" "$(pair "$NTPROF_SHARED" report "$f" -- "$NTPROF" report "$f")" \
-				    "$(rss "$NTPROF_SHARED" report "$f")"
-				row "shared" "$(records "$ft")" \
-				    "$(pair "$NTPROF_SHARED" report "$ft" -- "$NTPROF" report "$ft")" \
-				    "$(rss "$NTPROF_SHARED" report "$ft")"
+				for g in "$f" "$ft"; do
+					row "shared" "$(records "$g")" \
+					    "$(pair "$NTPROF_SHARED" report "$g" -- "$NTPROF" report "$g")" \
+					    "$(rss "$NTPROF_SHARED" report "$g")"
+				done
 				echo "  against: the same report by the default build (static-pie, docs/building.md): what loading"
 				echo "  the shared libraries costs each run, above 1x"
 			fi
