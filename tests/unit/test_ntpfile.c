@@ -2361,6 +2361,52 @@ static void test_read_ahead_wake(void **state)
 	signal(SIGALRM, SIG_DFL);
 }
 
+/* A pipe, whose length is not known, is read ahead on two CPUs however
+ * short the recording it brings (ntp_readers_full_speed): what a live
+ * recorder sends through one may go on for hours. */
+static void test_full_speed_pipe(void **state)
+{
+	char path[256], src[64], err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t len, n, got = 0, want;
+	cpu_set_t all;
+	uint8_t *buf;
+	int data[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (CPU_COUNT(&all) < 2 || (getenv("NTPROF_THREADS") && !strcmp(getenv("NTPROF_THREADS"), "0"))) {
+		print_message("one CPU, or no threads: not tried\n");
+		return;
+	}
+	tmp_path(path, sizeof(path), "speedpipe.ntp");
+	want = write_medium(path);
+	buf = slurp(path, &len);
+	assert_true(len < NTP_AHEAD_MIN_BYTES);
+	assert_int_equal(pipe(data), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(data[0]);
+		_exit(write(data[1], buf, len) == (ssize_t)len ? 0 : 3);
+	}
+	close(data[1]);
+	snprintf(src, sizeof(src), "/dev/fd/%d", data[0]);
+	assert_non_null(r = ntp_reader_open(src, err, sizeof(err)));
+	ntp_readers_full_speed(&r, 1, SIZE_MAX);
+	assert_non_null(ntp_reader_ahead(r));
+	while (ntp_reader_next_block(r, &recs, &n) == 1)
+		got += n;
+	assert_int_equal(got, want);
+	ntp_reader_close(r);
+	close(data[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(buf);
+}
+
 /*
  * A pipe fed by a live recorder: each block is the caller's as soon as it is
  * whole, with read-ahead too (not once half a ring is ready, as for a
@@ -2618,6 +2664,7 @@ int main(void)
 		cmocka_unit_test(test_map_touch_dear),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
+		cmocka_unit_test(test_full_speed_pipe),
 		cmocka_unit_test(test_many_files_one_arena),
 		cmocka_unit_test(test_few_files_one_arena),
 		cmocka_unit_test(test_one_buffer_in_turn),

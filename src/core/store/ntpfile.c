@@ -1737,8 +1737,9 @@ void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 
 	for (size_t i = 0; i < n; i++) {
 		/* a file shorter than NTP_AHEAD_MIN_BYTES is read in this thread
-		 * whatever the CPUs: the thread's start costs more than it saves */
-		int long_file = r[i]->size >= NTP_AHEAD_MIN_BYTES;
+		 * whatever the CPUs: the thread's start costs more than it saves
+		 * (a pipe's length is not known: read ahead) */
+		int long_file = r[i]->stream || r[i]->size >= NTP_AHEAD_MIN_BYTES;
 
 		if (ahead && long_file) {
 			ntp_reader_read_ahead(r[i]);

@@ -317,9 +317,9 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r);
  * r[most] (the caller's pick: a report's lone target of many hosts, which
  * holds about half of all records; SIZE_MAX: none) is read ahead
  * where two CPUs can run; the others, and it where not, with read().
- * A file shorter than NTP_AHEAD_MIN_BYTES (its size at open) is never
- * read ahead: it is read as where no thread pays, in the caller's
- * thread, whose start (its stack, its arena of the C library) costs
+ * A regular file shorter than NTP_AHEAD_MIN_BYTES (its size at open) is
+ * never read ahead, but read in the caller's thread as where no thread
+ * pays: a thread's start (its stack, its arena of the C library) costs
  * more CPU and time than the overlap of so few blocks saves
  * (docs/performance.md, "A second thread reads the blocks").
  */
