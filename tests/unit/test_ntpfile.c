@@ -1441,6 +1441,9 @@ static void test_map_touch_dear(void **state)
 	assert_false(ntp_map_touch_dear(8, 200000, len, len));
 }
 
+/* full records blocks of a file longer than NTP_AHEAD_MIN_BYTES */
+#define AHEAD_LONG_BLOCKS ((unsigned)(NTP_AHEAD_MIN_BYTES / (NTP_BLOCK_RECORDS * sizeof(struct ntp_record))) + 1)
+
 /* How ntp_readers_full_speed read each of k files (most: the lone target,
  * SIZE_MAX none), after one block of each: 'a' read ahead, 'r' with read()
  * in this thread, 'm' mapped. ahead_fail: no read-ahead thread starts. */
@@ -1471,7 +1474,9 @@ static void full_speed_modes(char (*path)[256], size_t k, size_t most, int ahead
  * starting (the target falls back to read()). Few files: each read ahead
  * on two CPUs, mapped on one (while cheap: ntp_reader_map_while_cheap),
  * with read() where no thread starts; many: the target read ahead on two
- * CPUs, else with read(), the others (all without a target) with read(). */
+ * CPUs, else with read(), the others (all without a target) with read().
+ * File 1 is shorter than NTP_AHEAD_MIN_BYTES, the others longer: it is
+ * never read ahead (mapped as on one CPU, a target of many read()). */
 static void test_readers_full_speed(void **state)
 {
 	enum { N = NTP_AHEAD_FILES + 2 };
@@ -1486,7 +1491,11 @@ static void test_readers_full_speed(void **state)
 	for (int i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "speed%d.ntp", i);
 		tmp_path(path[i], sizeof(path[i]), name);
-		write_medium(path[i]);
+		if (i == 1)
+			write_medium(path[i]);
+		else
+			write_full_blocks(path[i], AHEAD_LONG_BLOCKS, 0);
+		assert_true((file_size(path[i]) >= (off_t)NTP_AHEAD_MIN_BYTES) == (i != 1));
 	}
 	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	ncpu = CPU_COUNT(&all);
@@ -1515,8 +1524,8 @@ static void test_readers_full_speed(void **state)
 				size_t m = most == k ? SIZE_MAX : most;
 
 				for (size_t i = 0; i < k; i++)
-					want[i] = (k <= NTP_AHEAD_FILES || i == m) && setup == 2 ? 'a'
-						  : k <= NTP_AHEAD_FILES && setup < 2 ? 'm' : 'r';
+					want[i] = i != 1 && (k <= NTP_AHEAD_FILES || i == m) && setup == 2 ? 'a'
+						  : k <= NTP_AHEAD_FILES && (setup < 2 || i == 1) ? 'm' : 'r';
 				want[k] = '\0';
 				full_speed_modes(path, k, m, setup == 3, modes);
 				if (strcmp(modes, want))
@@ -1651,7 +1660,7 @@ static void test_few_files_one_arena(void **state)
  * that reader, which the last put unmaps. */
 static void test_one_buffer_in_turn(void **state)
 {
-	struct ntp_buf_arena *a = ntp_buf_arena_new(1);
+	struct ntp_buf_arena *a = ntp_buf_arena_new(1, 0);
 	struct ntp_reader_opts o = { .no_mmap = 1, .arena = a };
 	char path[2][256], err[256];
 	const struct ntp_record *first;
@@ -2352,6 +2361,52 @@ static void test_read_ahead_wake(void **state)
 	signal(SIGALRM, SIG_DFL);
 }
 
+/* A pipe, whose length is not known, is read ahead on two CPUs however
+ * short the recording it brings (ntp_readers_full_speed): what a live
+ * recorder sends through one may go on for hours. */
+static void test_full_speed_pipe(void **state)
+{
+	char path[256], src[64], err[256];
+	struct ntp_reader *r;
+	const struct ntp_record *recs;
+	size_t len, n, got = 0, want;
+	cpu_set_t all;
+	uint8_t *buf;
+	int data[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (CPU_COUNT(&all) < 2 || (getenv("NTPROF_THREADS") && !strcmp(getenv("NTPROF_THREADS"), "0"))) {
+		print_message("one CPU, or no threads: not tried\n");
+		return;
+	}
+	tmp_path(path, sizeof(path), "speedpipe.ntp");
+	want = write_medium(path);
+	buf = slurp(path, &len);
+	assert_true(len < NTP_AHEAD_MIN_BYTES);
+	assert_int_equal(pipe(data), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(data[0]);
+		_exit(write(data[1], buf, len) == (ssize_t)len ? 0 : 3);
+	}
+	close(data[1]);
+	snprintf(src, sizeof(src), "/dev/fd/%d", data[0]);
+	assert_non_null(r = ntp_reader_open(src, err, sizeof(err)));
+	ntp_readers_full_speed(&r, 1, SIZE_MAX);
+	assert_non_null(ntp_reader_ahead(r));
+	while (ntp_reader_next_block(r, &recs, &n) == 1)
+		got += n;
+	assert_int_equal(got, want);
+	ntp_reader_close(r);
+	close(data[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(buf);
+}
+
 /*
  * A pipe fed by a live recorder: each block is the caller's as soon as it is
  * whole, with read-ahead too (not once half a ring is ready, as for a
@@ -2609,6 +2664,7 @@ int main(void)
 		cmocka_unit_test(test_map_touch_dear),
 		cmocka_unit_test(test_read_buffer_reused),
 		cmocka_unit_test(test_readers_full_speed),
+		cmocka_unit_test(test_full_speed_pipe),
 		cmocka_unit_test(test_many_files_one_arena),
 		cmocka_unit_test(test_few_files_one_arena),
 		cmocka_unit_test(test_one_buffer_in_turn),

@@ -79,6 +79,36 @@
 #define ALIGN_SCRATCH_BYTES (ALIGN_SAMPLE * ALIGN_MED_BYTES)
 _Static_assert(ALIGN_QUICK <= ALIGN_SAMPLE, "the quick sample is the shorter");
 
+/*
+ * The arrays of a run (the samples' marks, the targets' indexes, the
+ * differences, the scratch block) are carved from one zeroed block in
+ * turn, sized before the first is taken (align_run). Each from malloc
+ * came back as fresh pages, a page fault per 4 KiB at its first touch,
+ * most of a 2-file join's alignment where faults are dear
+ * (docs/performance.md, "The run's memory in the buffer's huge page").
+ * The block is the rest of the huge page of the samples' read() buffer
+ * (ntp_buf_arena_extra), which that buffer's first read zeroes whole.
+ */
+struct carve {
+	uint8_t *at;
+};
+/* ...unless the files are this short (align_run) */
+#define ALIGN_SMALL_BYTES (64u << 10)
+
+static size_t carve_len(size_t bytes)
+{
+	return (bytes + 63) & ~(size_t)63;
+}
+
+/* bytes of c (align_run sizes its room for every take) */
+static void *carve(struct carve *c, size_t bytes)
+{
+	void *p = c->at;
+
+	c->at += carve_len(bytes);
+	return p;
+}
+
 struct mark {
 	uint64_t key, slba;
 	uint32_t len;
@@ -481,26 +511,45 @@ static int ctl_known(struct tindex *const *ti, size_t nti, const struct ntp_reco
 	return 0;
 }
 
-/* Indexes the commands of t (not moved; nt at most ALIGN_SAMPLE), gid
- * the scratch block; -1 when out of memory. */
-static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint32_t *gid)
+/* The entries of the table of a sample of nt marks: a power of two, at
+ * least twice nt. */
+static uint32_t tindex_size(size_t nt)
 {
 	uint32_t size = 16;
 
 	while (size < 2 * nt)
 		size *= 2;
+	return size;
+}
+
+/* The bytes of the arrays of a target sample of at most nt marks: the
+ * marks and their index (tindex_build). */
+static size_t tsample_bytes(size_t nt)
+{
+	size_t size = tindex_size(nt);
+
+	return carve_len(nt * sizeof(struct mark)) + carve_len(nt * sizeof(int64_t)) +
+	       carve_len(nt * sizeof(struct tgroup)) + carve_len(size * sizeof(uint64_t)) +
+	       carve_len(size / 8 * sizeof(uint64_t));
+}
+
+/* Indexes the commands of t (not moved; nt at most ALIGN_SAMPLE), its
+ * arrays taken from c (room for tsample_bytes(nt) but the marks), gid the
+ * scratch block. */
+static void tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint32_t *gid, struct carve *c)
+{
+	uint32_t size = tindex_size(nt);
+
 	x->t = t;
 	x->nt = (uint32_t)nt;
 	x->mask = size - 1;
 	x->ng = 0;
 	x->stamp = 0;
-	x->tt = malloc((nt ? nt : 1) * sizeof(*x->tt));
-	x->g = malloc((nt ? nt : 1) * sizeof(*x->g));
-	x->tab = calloc(size, sizeof(*x->tab));
+	x->tt = carve(c, nt * sizeof(*x->tt));
+	x->g = carve(c, nt * sizeof(*x->g));
+	x->tab = carve(c, size * sizeof(*x->tab));	/* zeroed: empty */
 	x->bmask = 8 * size - 1;
-	x->bits = calloc(size / 8, sizeof(*x->bits));
-	if (!x->tt || !x->g || !x->tab || !x->bits)
-		return -1;
+	x->bits = carve(c, size / 8 * sizeof(*x->bits));
 	/* the groups, their sizes, then their times in place */
 	for (size_t i = 0; i < nt; i++) {
 		uint32_t slot = 0, hash = 0, g = tindex_find(x, &t[i], &slot, &hash);
@@ -524,19 +573,6 @@ static int tindex_build(struct tindex *x, const struct mark *t, size_t nt, uint3
 	for (uint32_t g = 0; g < x->ng; g++)
 		if (x->g[g].end - x->g[g].start > 1)
 			sort_i64(x->tt + x->g[g].start, x->g[g].end - x->g[g].start);
-	return 0;
-}
-
-static void tindex_free(struct tindex *x)
-{
-	free(x->tt);
-	free(x->g);
-	free(x->tab);
-	free(x->bits);
-	x->tt = NULL;
-	x->g = NULL;
-	x->tab = NULL;
-	x->bits = NULL;
 }
 
 /* A radix sort's fixed part is a count of 256 per byte that differs
@@ -913,20 +949,42 @@ static void al_state(struct align *al, size_t a, size_t b, uint8_t st)
 		al->state[b] = st;
 }
 
-/* The offset of b's targets against a's hosts (from set 0 or 1 of the
- * samples, whichever more pairs agree on; with search, a's host file read
- * on where they do not agree, host_search): its agreeing count, 0 if none.
- * Why a file is not aligned goes to al->state of the host's file. */
-/* Whether a file holds fewer than ALIGN_FEW_RECORDS records (by its size:
- * only asked of a file not aligned) */
-static int few_records(const struct ntp_join_input *in)
+/* The records a file holds at most, by its size (SIZE_MAX if not known) */
+static size_t file_records(const struct ntp_join_input *in)
 {
 	struct stat sb;
 	uint32_t rs = in->info ? in->info->record_size : 0;
 
-	return rs && !stat(in->path, &sb) && (uint64_t)sb.st_size / rs < ALIGN_FEW_RECORDS;
+	if (!rs || stat(in->path, &sb) || (uint64_t)sb.st_size / rs >= SIZE_MAX)
+		return SIZE_MAX;
+	return (size_t)((uint64_t)sb.st_size / rs);
 }
 
+/* The most records one of the files in[0..n) holds, by their sizes */
+static size_t most_file_records(const struct ntp_join_input *in, size_t n)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = file_records(&in[i]);
+
+		if (k > most)
+			most = k;
+	}
+	return most;
+}
+
+/* Whether a file holds fewer than ALIGN_FEW_RECORDS records (by its size:
+ * only asked of a file not aligned) */
+static int few_records(const struct ntp_join_input *in)
+{
+	return file_records(in) < ALIGN_FEW_RECORDS;
+}
+
+/* The offset of b's targets against a's hosts (from set 0 or 1 of the
+ * samples, whichever more pairs agree on; with search, a's host file read
+ * on where they do not agree, host_search): its agreeing count, 0 if none.
+ * Why a file is not aligned goes to al->state of the host's file. */
 static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, int search)
 {
 	struct fsample *fs = al->fs;
@@ -974,18 +1032,19 @@ static size_t pair_offset(struct align *al, size_t a, size_t b, int64_t *off, in
 
 /* The host sides' samples: files ho[first], ho[first + step]... of
  * ho[0..nho), with filter only the marks the targets' samples ti[0..nti)
- * hold (struct sampler); file i's marks at hits + hbase[i] (set 1 host_max
+ * hold (struct sampler); file i's marks at hits + hbase[i] (set 1 host_cap
  * further). */
 struct hosts_job {
 	const struct ntp_join_input *in;
 	const size_t *ho, *hbase;
-	size_t nho, first, step, nti, host_max;
+	size_t nho, first, step, nti;
 	struct fsample *fs;
 	const char *early;
 	struct mark *hits;
 	struct tindex *const *ti;
 	int64_t from;
 	int filter;
+	size_t host_cap;		/* the marks of a host sample, at most (align_run) */
 	struct ntp_buf_arena *rbuf;	/* read() buffer of its files (sample_file); NULL: their own */
 };
 
@@ -1000,8 +1059,8 @@ static void *sample_hosts(void *arg)
 		size_t ns = 0;
 
 		for (int set = 0; set < 1 + j->early[i]; set++)
-			s[ns++] = (struct sampler){ .out = j->hits + j->hbase[i] + set * j->host_max,
-						    .max = j->host_max, .from = set ? j->from : 0,
+			s[ns++] = (struct sampler){ .out = j->hits + j->hbase[i] + set * j->host_cap,
+						    .max = j->host_cap, .from = set ? j->from : 0,
 						    .ti = j->filter ? j->ti : NULL, .nti = j->nti,
 						    .side = NTP_SIDE_HOST };
 		sample_file(j->in[i].path, s, ns, j->rbuf);
@@ -1101,20 +1160,23 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 			uint8_t *state, size_t sample, size_t *least)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
-	struct mark *hits = NULL;
+	struct mark *hits;
 	size_t *hbase = calloc(n ? n : 1, sizeof(*hbase)), *ho = calloc(n ? n : 1, sizeof(*ho));
 	struct hosts_job job[2];
 	struct tindex **ti = calloc(2 * (n ? n : 1), sizeof(*ti));	/* the targets' samples */
 	/* of the quick run, the quick sample's: it reads no file on */
-	int64_t *d = malloc(sample * sizeof(*d)), late = 0, from;
-	void *scratch = malloc(sample * ALIGN_MED_BYTES);
+	int64_t *d, late = 0, from;
+	void *scratch, *block = NULL;
 	size_t *done = calloc(n ? n : 1, sizeof(*done)), groups = 0;
 	char *early = calloc(n ? n : 1, 1);
 	uint8_t *tried = calloc(n ? n * n : 1, 1), *st = calloc(n ? n : 1, 1);
 	/* the read() buffer of the files read in this thread (NULL: each
-	 * reader its own, as a second thread's readers have) */
-	struct ntp_buf_arena *rbuf = n >= 2 ? ntp_buf_arena_new(1) : NULL;
-	size_t hosts, host_max, nti = 0, nhits = 0, nho = 0, unaligned = 0;
+	 * reader its own, as a second thread's readers have), the arrays
+	 * carved from the rest of its mapping */
+	struct ntp_buf_arena *rbuf = NULL;
+	struct carve c;
+	size_t hosts, host_max, host_cap, target_cap, room, most_records = most_file_records(in, n);
+	size_t nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int filter;
 	struct align al;
 
@@ -1125,13 +1187,8 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 		*least = 0;
 	if (n < 2)
 		goto out;
-	if (!fs || !hbase || !ho || !ti || !d || !scratch || !done || !early || !tried || !st) {
-		/* nothing aligned: said of every file but the primary */
-		for (size_t i = 0; state && i < n; i++)
-			state[i] = i == primary ? NTP_ALIGNED : NTP_ALIGN_NO_MEMORY;
-		unaligned = n - 1;
-		goto out;
-	}
+	if (!fs || !hbase || !ho || !ti || !done || !early || !tried || !st)
+		goto no_memory;
 	/* the latest start of a recording, on the wall clocks */
 	for (size_t i = 0; i < n; i++)
 		if ((int64_t)in[i].info->start_real_ns > late)
@@ -1169,17 +1226,38 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	 * its targets are indexed. Of one host nearly every mark has its
 	 * command there, and the filter would look each up twice. */
 	filter = host_max < sample;
+	/* A sample holds no more marks than its file records: the arrays of
+	 * short files' samples are short, their room within the huge page
+	 * the read() buffer's first touch zeroes (a file's size bounds its
+	 * records from above; a file that grows while it is read is sampled
+	 * up to the records it had). */
+	target_cap = sample < most_records ? sample : most_records;
+	host_cap = host_max < most_records ? host_max : most_records;
+	room = carve_len(sample * sizeof(*d)) + carve_len(sample * ALIGN_MED_BYTES);
 	for (size_t i = 0; i < n; i++) {
+		if (has_side(in[i].info->role, NTP_SIDE_TARGET))
+			room += (1 + (size_t)early[i]) * tsample_bytes(target_cap);
 		if (!has_side(in[i].info->role, NTP_SIDE_HOST))
 			continue;
 		hbase[i] = nhits;
-		nhits += (1 + early[i]) * host_max;
+		nhits += (1 + early[i]) * host_cap;
 		if (filter || !has_side(in[i].info->role, NTP_SIDE_TARGET))
 			ho[nho++] = i;
 	}
-	hits = malloc((nhits ? nhits : 1) * sizeof(*hits));
-	if (!hits)
-		goto out;
+	room += carve_len(nhits * sizeof(*hits));
+	/* Files of a few pages are read into their readers' own buffers
+	 * and the arrays carved from the C library's memory: a huge page's
+	 * first touch zeroes all 2 MiB, which costs more than the few page
+	 * faults of small pages that so little takes. */
+	if (most_records > ALIGN_SMALL_BYTES / sizeof(struct ntp_record) && (rbuf = ntp_buf_arena_new(1, room)))
+		c.at = ntp_buf_arena_extra(rbuf);
+	else if ((block = calloc(1, room)))	/* zeroed too; each reader its own buffer */
+		c.at = block;
+	else
+		goto no_memory;
+	d = carve(&c, sample * sizeof(*d));
+	scratch = carve(&c, sample * ALIGN_MED_BYTES);
+	hits = carve(&c, nhits * sizeof(*hits));
 	for (size_t i = 0; i < n; i++) {
 		int hh = !filter && has_side(in[i].info->role, NTP_SIDE_HOST);
 		struct sampler s[4];
@@ -1192,16 +1270,15 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 			/* set 1: only the files that began early (pair_offset) */
 			int64_t f = set ? from : 0;
 
-			if (!(fs[i].t[set] = malloc(sample * sizeof(struct mark))))
-				goto out;
+			fs[i].t[set] = carve(&c, target_cap * sizeof(struct mark));
 			sset[ns] = set;
-			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = sample, .from = f,
+			s[ns++] = (struct sampler){ .out = fs[i].t[set], .max = target_cap, .from = f,
 						    .side = NTP_SIDE_TARGET };
 			if (!hh)
 				continue;
-			fs[i].h[set] = hits + hbase[i] + set * host_max;
+			fs[i].h[set] = hits + hbase[i] + set * host_cap;
 			sset[ns] = set;
-			s[ns++] = (struct sampler){ .out = fs[i].h[set], .max = host_max, .from = f,
+			s[ns++] = (struct sampler){ .out = fs[i].h[set], .max = host_cap, .from = f,
 						    .side = NTP_SIDE_HOST };
 		}
 		sample_file(in[i].path, s, ns, rbuf);
@@ -1210,8 +1287,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 
 			if (s[j].side == NTP_SIDE_TARGET) {
 				fs[i].nt[set] = s[j].n;
-				if (tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n, scratch))
-					goto out;
+				tindex_build(&fs[i].ti[set], fs[i].t[set], s[j].n, scratch, &c);
 				ti[nti++] = &fs[i].ti[set];
 			} else {
 				fs[i].nh[set] = s[j].n;
@@ -1230,8 +1306,8 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	}
 	for (int t = 0; t < 2; t++)
 		job[t] = (struct hosts_job){ .in = in, .ho = ho, .hbase = hbase, .nho = nho, .first = (size_t)t,
-					     .step = 2, .nti = nti, .host_max = host_max, .fs = fs, .early = early,
-					     .hits = hits, .ti = ti, .from = from, .filter = filter,
+					     .step = 2, .nti = nti, .fs = fs, .early = early,
+					     .hits = hits, .ti = ti, .from = from, .filter = filter, .host_cap = host_cap,
 					     .rbuf = t ? NULL : rbuf };
 	sample_hosts_2(job);
 	al = (struct align){ .in = in, .n = n, .fs = fs, .early = early, .host_max = host_max, .from = from,
@@ -1268,20 +1344,18 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	} else if (least) {
 		*least = al.least;
 	}
+	goto out;
+no_memory:
+	/* nothing aligned: said of every file but the primary */
+	for (size_t i = 0; state && i < n; i++)
+		state[i] = i == primary ? NTP_ALIGNED : NTP_ALIGN_NO_MEMORY;
+	unaligned = n - 1;
 out:
-	for (size_t i = 0; fs && i < n; i++) {
-		for (int set = 0; set < 2; set++) {
-			tindex_free(&fs[i].ti[set]);
-			free(fs[i].t[set]);
-		}
-	}
 	free(hbase);
 	free(ho);
 	free(ti);
-	free(hits);
 	free(fs);
-	free(d);
-	free(scratch);
+	free(block);
 	free(done);
 	free(early);
 	free(tried);
@@ -1296,7 +1370,10 @@ static int align_quick(const struct ntp_join_input *in, size_t n, size_t primary
 {
 	size_t least;
 
+	/* a file aligned by fewer pairs than ALIGN_QUICK_AGREE is not kept:
+	 * files that hold fewer records are not sampled twice */
 	return n >= 2 && host_files(in, n) <= ALIGN_QUICK_HOSTS &&
+	       most_file_records(in, n) >= ALIGN_QUICK_AGREE &&
 	       !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least) && least >= ALIGN_QUICK_AGREE;
 }
 

@@ -362,7 +362,7 @@ struct group_cache {
 	unsigned n_none;		/* keys cached with no group: at most GC_SLOTS / 2 */
 	unsigned n_hit;			/* keys cached with a group: at most GC_MAX_HIT */
 	unsigned n_devs;
-	unsigned n_fast;		/* keys in fast[] */
+	unsigned n_fast;		/* keys in fast[], in the slots fast_at[0..n_fast) */
 	unsigned rehash;		/* meetings met with draws, retries too (first offers draw while below GC_FAST_REHASH) */
 	uint64_t draws;			/* multipliers drawn */
 	uint64_t out_offers;		/* offers of keys left out (gc_miss) */
@@ -370,8 +370,13 @@ struct group_cache {
 	/* key | group number << GC_GRP_SHIFT (0: empty): one cache line a
 	 * lookup reads, where a table of group numbers beside took a second */
 	uint64_t key[GC_SLOTS];
+	/* the slots that hold a key, walked where every key is (a redraw,
+	 * gc_rebind): fast[]'s 32 KB read whole took a page fault for each
+	 * of its pages no key was ever in */
+	uint16_t fast_at[GC_FAST_MAX];
 	struct gc_ent fast[GC_FAST] __attribute__((aligned(64)));
 };
+_Static_assert(GC_FAST <= UINT16_MAX + 1, "a slot fits fast_at");
 
 struct ntp_model {
 	void *mem;			/* the allocation m is aligned in (model_alloc) */
@@ -677,17 +682,16 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 	if (!f[slot].key) {
 		f[slot].key = key;
 		f[slot].a = a;
-		c->n_fast++;
+		c->fast_at[c->n_fast++] = (uint16_t)slot;
 		return;
 	}
 	if (redraw == GC_REDRAW_NO || (redraw == GC_REDRAW_FIRST && c->rehash >= GC_FAST_REHASH))
 		return;
 	c->rehash++;
-	for (unsigned i = 0; i < GC_FAST; i++)
-		if (f[i].key) {
-			keys[n] = f[i].key;
-			as[n++] = f[i].a;
-		}
+	for (unsigned i = 0; i < c->n_fast; i++) {
+		keys[n] = f[c->fast_at[i]].key;
+		as[n++] = f[c->fast_at[i]].a;
+	}
 	keys[n] = key;
 	as[n++] = a;
 	for (unsigned t = 0; t < GC_FAST_TRIES; t++) {
@@ -716,6 +720,7 @@ static void gc_fast_add(struct group_cache *c, uint64_t key, struct acc *a, int 
 
 			f[sl].key = keys[i];
 			f[sl].a = as[i];
+			c->fast_at[i] = (uint16_t)sl;
 		}
 		c->n_fast = n;
 		return;
@@ -1717,11 +1722,13 @@ static int occ_interval(struct ntp_model *m, struct group *g, uint64_t now_ns, s
  * entry's old accumulator (now its group's all) names the group. */
 static void gc_rebind(struct group_cache *c)
 {
-	for (unsigned i = 0; i < GC_FAST; i++)
-		/* a slot emptied by a redraw keeps its old .a; a key of no
-		 * group answers the model's none (no grp) */
-		if (c->fast[i].key && c->fast[i].a->grp)
-			c->fast[i].a = c->fast[i].a->grp->cur;
+	for (unsigned i = 0; i < c->n_fast; i++) {
+		struct gc_ent *e = &c->fast[c->fast_at[i]];
+
+		/* a key of no group answers the model's none (no grp) */
+		if (e->a->grp)
+			e->a = e->a->grp->cur;
+	}
 }
 
 /*

@@ -202,21 +202,28 @@ static void buf_drop(uint8_t *p, size_t cap)
  */
 struct ntp_buf_arena {
 	uint8_t *mem;
-	size_t len;
+	size_t len, nbufs;
 	size_t users;
 };
 
-struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs)
+struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs, size_t extra)
 {
 	struct ntp_buf_arena *a = calloc(1, sizeof(*a));
 
-	if (a && !(a->mem = ntp_huge_map(a->len = nbufs * READ_BUF))) {
+	if (a && !(a->mem = ntp_huge_map(a->len = nbufs * READ_BUF + extra))) {
 		free(a);
 		return NULL;
 	}
-	if (a)
+	if (a) {
+		a->nbufs = nbufs;
 		a->users = 1;	/* the caller's */
+	}
 	return a;
+}
+
+void *ntp_buf_arena_extra(const struct ntp_buf_arena *a)
+{
+	return a->mem + a->nbufs * READ_BUF;
 }
 
 static uint8_t *arena_buf(struct ntp_buf_arena *a, size_t i)
@@ -1721,21 +1728,29 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r)
  * buffer is one of the arena's (struct ntp_buf_arena); r[most], the
  * caller's pick (a report's lone target of many hosts, about half of all
  * records), is read ahead by a thread where two CPUs can run
- * (docs/performance.md).
+ * (docs/performance.md). A short file is read in this thread either way.
  */
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most)
 {
-	if (ntp_read_ahead_wanted(n)) {
-		for (size_t i = 0; i < n; i++)
-			ntp_reader_read_ahead(r[i]);
-		return;
-	}
-	/* each file read with read() here takes buffer i of the arena */
-	struct ntp_buf_arena *a = ntp_buf_arena_new(n);
+	int ahead = ntp_read_ahead_wanted(n), tried = 0;
+	struct ntp_buf_arena *a = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		if (i == most && n > NTP_AHEAD_FILES && ntp_read_ahead_wanted(1) && !ntp_reader_read_ahead(r[i]))
+		/* a file shorter than NTP_AHEAD_MIN_BYTES is read in this thread
+		 * whatever the CPUs: the thread's start costs more than it saves
+		 * (a pipe's length is not known: read ahead) */
+		int long_file = r[i]->stream || r[i]->size >= NTP_AHEAD_MIN_BYTES;
+
+		if (ahead && long_file) {
+			ntp_reader_read_ahead(r[i]);
 			continue;
+		}
+		if (i == most && n > NTP_AHEAD_FILES && long_file && ntp_read_ahead_wanted(1) &&
+		    !ntp_reader_read_ahead(r[i]))
+			continue;
+		/* each file read with read() here takes buffer i of the arena */
+		if (!tried++)
+			a = ntp_buf_arena_new(n, 0);
 		if (a && !r[i]->arena && !r[i]->buf) {
 			r[i]->arena = a;
 			r[i]->arena_buf = arena_buf(a, i);

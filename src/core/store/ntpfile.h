@@ -209,10 +209,14 @@ struct ntp_reader_opts {
  * own buffer took one per 4 KiB (docs/performance.md). Readers open one
  * after another share the first (ntp_reader_opts arena: the alignment's
  * samples, join_align.c); ntp_readers_full_speed gives its file i the
- * i-th. NULL if mmap failed: the readers then take their own. Freed at
- * the put of the last of the caller and the readers that took it. */
+ * i-th. extra bytes more, zeroed, past the buffers, for the caller
+ * (ntp_buf_arena_extra, 64-byte aligned): the rest of a huge page a
+ * buffer's first touch zeroes anyway. NULL if mmap failed: the readers
+ * then take their own. Freed at the put of the last of the caller and the
+ * readers that took it. */
 struct ntp_buf_arena;
-struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs);
+struct ntp_buf_arena *ntp_buf_arena_new(size_t nbufs, size_t extra);
+void *ntp_buf_arena_extra(const struct ntp_buf_arena *a);
 void ntp_buf_arena_put(struct ntp_buf_arena *a);
 struct ntp_reader *ntp_reader_open_opts(const char *path, const struct ntp_reader_opts *o,
 					char *errbuf, size_t errlen);
@@ -313,7 +317,13 @@ int ntp_reader_map_while_cheap(struct ntp_reader *r);
  * r[most] (the caller's pick: a report's lone target of many hosts, which
  * holds about half of all records; SIZE_MAX: none) is read ahead
  * where two CPUs can run; the others, and it where not, with read().
+ * A regular file shorter than NTP_AHEAD_MIN_BYTES (its size at open) is
+ * never read ahead, but read in the caller's thread as where no thread
+ * pays: a thread's start (its stack, its arena of the C library) costs
+ * more CPU and time than the overlap of so few blocks saves
+ * (docs/performance.md, "A second thread reads the blocks").
  */
+#define NTP_AHEAD_MIN_BYTES ((uint64_t)2 << 20)
 void ntp_readers_full_speed(struct ntp_reader *const *r, size_t n, size_t most);
 /* Whether read-ahead pays for nfiles readers open at once: at least two CPUs
  * to run on (the process's affinity), at most NTP_AHEAD_FILES files (each
