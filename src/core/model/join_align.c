@@ -1230,7 +1230,10 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	 * short files' samples are short, their room within the huge page
 	 * the read() buffer's first touch zeroes (a file's size bounds its
 	 * records from above; a file that grows while it is read is sampled
-	 * up to the records it had). */
+	 * up to the records it had). At least one: a filtered sampler writes
+	 * a mark before it knows whether to keep it. */
+	if (!most_records)
+		most_records = 1;
 	target_cap = sample < most_records ? sample : most_records;
 	host_cap = host_max < most_records ? host_max : most_records;
 	room = carve_len(sample * sizeof(*d)) + carve_len(sample * ALIGN_MED_BYTES);
