@@ -429,7 +429,7 @@ static void align_files(unsigned hosts, unsigned early, unsigned seed, size_t un
 	/* of few hosts, the quick samples' alignment where they agree
 	 * (ntp_join_align_state), its offsets the first alignment's of
 	 * samples as short */
-	quick = align_quick(in, n, 0, aq, sq);
+	quick = align_quick(in, n, 0, aq, sq, most_file_records(in, n));
 	ref_join_align(in, n, 0, a1, quick ? ALIGN_QUICK : ALIGN_SAMPLE);
 	assert_int_equal(test_copy_of_ntp_join_align_state(in, n, 0, a2, state), unaligned);
 	if (quick)
@@ -718,11 +718,11 @@ static void align_many(const struct many *o, unsigned seed)
 		uint8_t sq[MAX_HOSTS + 2];
 
 		if (o->quick > 0) {
-			assert_true(align_quick(in, n, 0, aq, sq));
+			assert_true(align_quick(in, n, 0, aq, sq, most_file_records(in, n)));
 		} else {
 			/* the full samples' offsets, not the quick run's */
-			assert_false(align_quick(in, n, 0, aq, sq));
-			assert_int_equal(align_run(in, n, 0, aq, sq, ALIGN_SAMPLE, NULL), unaligned);
+			assert_false(align_quick(in, n, 0, aq, sq, most_file_records(in, n)));
+			assert_int_equal(align_run(in, n, 0, aq, sq, ALIGN_SAMPLE, NULL, most_file_records(in, n)), unaligned);
 		}
 		assert_memory_equal(aq, adj, n * sizeof(*adj));
 	}

@@ -1155,9 +1155,10 @@ static size_t host_files(const struct ntp_join_input *in, size_t n)
  * host's share of it, below); with least (the quick run, sample
  * ALIGN_QUICK), from the samples only, and *least the fewest agreeing
  * pairs a file was aligned by, 0 unless every file was aligned on one
- * clock. */
+ * clock. most_records: most_file_records of the files, taken once for
+ * both runs. */
 static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
-			uint8_t *state, size_t sample, size_t *least)
+			uint8_t *state, size_t sample, size_t *least, size_t most_records)
 {
 	struct fsample *fs = calloc(n ? n : 1, sizeof(*fs));
 	struct mark *hits;
@@ -1175,7 +1176,7 @@ static size_t align_run(const struct ntp_join_input *in, size_t n, size_t primar
 	 * carved from the rest of its mapping */
 	struct ntp_buf_arena *rbuf = NULL;
 	struct carve c;
-	size_t hosts, host_max, host_cap, target_cap, room, most_records = most_file_records(in, n);
+	size_t hosts, host_max, host_cap, target_cap, room;
 	size_t nti = 0, nhits = 0, nho = 0, unaligned = 0;
 	int filter;
 	struct align al;
@@ -1369,23 +1370,26 @@ out:
 
 /* Whether the quick run (ALIGN_QUICK) aligned every file well enough to
  * be kept: adj and state are its. */
-static int align_quick(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj, uint8_t *state)
+static int align_quick(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj, uint8_t *state,
+		       size_t most_records)
 {
 	size_t least;
 
 	/* a file aligned by fewer pairs than ALIGN_QUICK_AGREE is not kept:
 	 * files that hold fewer records are not sampled twice */
-	return n >= 2 && host_files(in, n) <= ALIGN_QUICK_HOSTS &&
-	       most_file_records(in, n) >= ALIGN_QUICK_AGREE &&
-	       !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least) && least >= ALIGN_QUICK_AGREE;
+	return n >= 2 && host_files(in, n) <= ALIGN_QUICK_HOSTS && most_records >= ALIGN_QUICK_AGREE &&
+	       !align_run(in, n, primary, adj, state, ALIGN_QUICK, &least, most_records) &&
+	       least >= ALIGN_QUICK_AGREE;
 }
 
 size_t ntp_join_align_state(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj,
 			    uint8_t *state)
 {
-	if (align_quick(in, n, primary, adj, state))
+	size_t most_records = most_file_records(in, n);
+
+	if (align_quick(in, n, primary, adj, state, most_records))
 		return 0;
-	return align_run(in, n, primary, adj, state, ALIGN_SAMPLE, NULL);
+	return align_run(in, n, primary, adj, state, ALIGN_SAMPLE, NULL, most_records);
 }
 
 void ntp_join_align(const struct ntp_join_input *in, size_t n, size_t primary, int64_t *adj)
