@@ -24,15 +24,17 @@ trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
 	-s "${SAMPLING:-100}"
 tm new-session -d -s top -x 120 -y 40 "cd '$work' && LANG=C.UTF-8 TERM=xterm-256color exec '$TOP' --replay run.ntp -i 1"
 tm new-session -d -s htop -x 120 -y 40 "LANG=C.UTF-8 TERM=xterm-256color exec htop -d 10"
-top_pid=$(tm list-panes -t top -F '#{pane_pid}')
-htop_pid=$(tm list-panes -t htop -F '#{pane_pid}')
+# =NAME: the session of exactly that name (a bare "top" is also a pattern
+# for a window's name, and was found to name htop's)
+top_pid=$(tm list-panes -t =top: -F '#{pane_pid}')
+htop_pid=$(tm list-panes -t =htop: -F '#{pane_pid}')
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }	# utime + stime, after the comm field
 sleep 5	# both started and drawing
 hz=$(getconf CLK_TCK)
 t0=$(ticks "$top_pid") h0=$(ticks "$htop_pid") w0=$(date +%s.%N)
 sleep "$SECS"
 t1=$(ticks "$top_pid") h1=$(ticks "$htop_pid") w1=$(date +%s.%N)
-tm capture-pane -p -t top >"$work/pane.txt"
+tm capture-pane -p -t =top: >"$work/pane.txt"
 grep -q "replay run.ntp" "$work/pane.txt" || { echo "top_cpu: ntprof-top was not showing the replay at the end:"; cat "$work/pane.txt"; exit 1; }
 awk -v t="$((t1 - t0))" -v h="$((h1 - h0))" -v hz="$hz" -v w0="$w0" -v w1="$w1" 'BEGIN {
 	wall = w1 - w0; ts = t / hz / wall; hs = h / hz / wall
