@@ -62,6 +62,21 @@ struct cursor {
  */
 typedef unsigned __int128 rank_t;
 
+/*
+ * Where a windowed merge's other cursor is, for drain_windowed's pass over
+ * the hosts: its next record, its block's end, and that record's key in
+ * the block's keys (kp NULL: the cursor's keys are not the whole block's,
+ * and the cursor itself is moved). A host takes a record or two a window,
+ * and each visit read its cursor (the record's index, the keys' array and
+ * base), which the records taken and reduced since had pushed out of the
+ * first-level cache; side by side, 64 hosts' positions take 24 lines. The
+ * cursors' indexes are written back when the drain ends (others_sync).
+ */
+struct other_pos {
+	const struct ntp_record *rec, *end;
+	const uint64_t *kp;
+};
+
 struct ntp_merge {
 	struct ntp_reader **r;
 	struct cursor *cur;
@@ -78,6 +93,7 @@ struct ntp_merge {
 	uint64_t width;		/* windowed: the window's width in ns (drain_windowed) */
 	uint32_t *others;	/* windowed: the live cursors other than most */
 	uint64_t *okey;		/* windowed: okey[j], the next key of cursor others[j] */
+	struct other_pos *opos;	/* windowed: opos[j], where cursor others[j] is (drain_windowed) */
 	/* The drain's records not yet handed to fn: each in its cursor's
 	 * block, handed over before any cursor moves to its next block (which
 	 * lets go of the one before, ntpfile.h) and at the drain's end. A
@@ -568,8 +584,9 @@ struct ntp_merge *ntp_merge_new(struct ntp_reader **r, size_t n, const int64_t *
 	m->win = calloc(2 * (size_t)m->size, sizeof(*m->win));
 	m->others = calloc(m->size, sizeof(*m->others));
 	m->okey = calloc(m->size, sizeof(*m->okey));
+	m->opos = calloc(m->size, sizeof(*m->opos));
 	m->width = 4096;
-	if (!m->cur || !m->node || !m->node64 || !m->win || !m->others || !m->okey)
+	if (!m->cur || !m->node || !m->node64 || !m->win || !m->others || !m->okey || !m->opos)
 		goto fail;
 	for (uint32_t c = 0; c < n; c++) {
 		m->cur[c].offset = offset ? offset[c] : 0;
@@ -600,6 +617,7 @@ void ntp_merge_free(struct ntp_merge *m)
 	free(m->win);
 	free(m->others);
 	free(m->okey);
+	free(m->opos);
 	free(m);
 }
 
@@ -924,6 +942,25 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 	return fed;
 }
 
+/* Cursor cu's position (struct other_pos), once it has a record and its key. */
+static inline __attribute__((always_inline)) void other_load(struct other_pos *op, const struct cursor *cu)
+{
+	op->rec = &cu->recs[cu->i];
+	op->end = cu->recs + cu->n;
+	op->kp = cu->kp && !cu->kbase && cu->kcnt == cu->n ? &cu->kp[cu->i] : NULL;
+}
+
+/* The cursors' indexes from their positions, which drain_windowed moved. */
+static void others_sync(struct ntp_merge *m, uint32_t nl)
+{
+	for (uint32_t j = 0; j < nl; j++) {
+		struct cursor *cu = &m->cur[m->others[j]];
+
+		if (m->opos[j].kp)
+			cu->i = (size_t)(m->opos[j].rec - cu->recs);
+	}
+}
+
 /*
  * ntp_merge_most_windowed's drain: windows of keys [lo, lo + width], lo the
  * smallest next key of every live cursor (so two records of one window are
@@ -940,6 +977,7 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 	uint32_t o = m->most, nl = 0, *others = m->others;
 	struct cursor *co = &m->cur[o];
 	uint64_t pm = *pmax, ko = key(m, o), lo = ko, *okey = m->okey;
+	struct other_pos *opos = m->opos;
 	size_t fed = 0;
 
 	for (uint32_t c = 0; c < m->size; c++) {
@@ -947,6 +985,7 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 			continue;
 		others[nl] = c;
 		okey[nl] = key(m, c);
+		other_load(&opos[nl], &m->cur[c]);
 		lo = okey[nl] < lo ? okey[nl] : lo;
 		nl++;
 	}
@@ -973,10 +1012,12 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 		}
 		fed += took;
 		/* most of them have no record in a window: their next keys
-		 * side by side, the cursors touched only to take records */
+		 * side by side, their positions too, the cursors touched only
+		 * at a block's end */
 		for (uint32_t j = 0; j < nl;) {
 			uint32_t c = others[j];
 			uint64_t k = okey[j];
+			int ended = 0;
 
 			if (k > w) {
 				next = k < next ? k : next;
@@ -984,20 +1025,54 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 				continue;
 			}
 			while (k <= w) {
-				emit(m, &m->cur[c].recs[m->cur[c].i]);
-				fed++;
-				pm = c == primary && k > pm ? k : pm;
-				if (!advance(m, c))
+				struct other_pos *op = &opos[j];
+				struct cursor *cu = &m->cur[c];
+
+				if (op->kp) {
+					/* within the block, by its position alone */
+					const struct ntp_record *r = op->rec;
+					const uint64_t *kp = op->kp;
+
+					for (;;) {
+						emit(m, r);
+						fed++;
+						pm = c == primary && k > pm ? k : pm;
+						if (++r == op->end)
+							break;
+						/* advance's prefetch of the record after
+						 * (past the block's end, a prefetch that
+						 * does not fault) */
+						ntp_prefetch_record(r + 1);
+						k = *++kp;
+						if (k > w)
+							break;
+					}
+					if (r < op->end) {
+						op->rec = r;
+						op->kp = kp;
+						break;
+					}
+					cu->i = cu->n - 1;	/* its block's last record taken */
+				} else {
+					emit(m, &cu->recs[cu->i]);
+					fed++;
+					pm = c == primary && k > pm ? k : pm;
+				}
+				if (!advance(m, c)) {
+					ended = 1;
 					break;
+				}
 				k = key(m, c);
+				other_load(op, cu);
 			}
-			if (k > w) {
+			if (!ended) {
 				next = k < next ? k : next;
 				okey[j++] = k;
 			} else {
 				nl--;		/* ended */
 				others[j] = others[nl];
 				okey[j] = okey[nl];
+				opos[j] = opos[nl];
 				m->live--;
 			}
 		}
@@ -1015,6 +1090,7 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 			m->width /= 2;
 		lo = ko < next ? ko : next;	/* keys are at most INT64_MAX: no wrap above */
 	}
+	others_sync(m, nl);
 	rebuild(m, UINT32_MAX);
 	*pmax = pm;
 	return fed;
