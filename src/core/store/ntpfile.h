@@ -384,9 +384,9 @@ const char *ntp_transport_name(uint8_t t);	/* "tcp", "rdma" */
 /* A record into L1 ahead of its turn (the merge: a file's next record, met
  * among many files' records), its lines from L2, where the reader's CRC pass
  * left them. A block's own records read in order need none (docs/performance.md).
- * Always inlined: a call GCC did not inline, to a function with no effect
- * it knows of but prefetches, it took for a call to a const function and
- * dropped, prefetches and all. */
+ * Always inlined: GCC takes a function of prefetches alone for a const one
+ * (no effect it knows of) and drops a call to it that it did not inline,
+ * prefetches and all. */
 static inline __attribute__((always_inline)) void ntp_prefetch_record(const struct ntp_record *r)
 {
 	const char *x = (const char *)r;
