@@ -1017,7 +1017,6 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 		for (uint32_t j = 0; j < nl;) {
 			uint32_t c = others[j];
 			uint64_t k = okey[j];
-			int ended = 0;
 
 			if (k > w) {
 				next = k < next ? k : next;
@@ -1047,7 +1046,7 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 						if (k > w)
 							break;
 					}
-					if (r < op->end) {
+					if (r < op->end) {	/* k > w: it waits at r */
 						op->rec = r;
 						op->kp = kp;
 						break;
@@ -1058,14 +1057,12 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 					fed++;
 					pm = c == primary && k > pm ? k : pm;
 				}
-				if (!advance(m, c)) {
-					ended = 1;
-					break;
-				}
+				if (!advance(m, c))
+					break;	/* ended: k, its last key, still <= w */
 				k = key(m, c);
 				other_load(op, cu);
 			}
-			if (!ended) {
+			if (k > w) {
 				next = k < next ? k : next;
 				okey[j++] = k;
 			} else {
