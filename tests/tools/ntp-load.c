@@ -283,8 +283,11 @@ static void bpf_progs_open(struct bpf_progs *p, const char *prefix)
 
 		memset(&a, 0, sizeof(a));
 		a.start_id = id;
-		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a))
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a)) {
+			if (errno != ENOENT)	/* ENOENT: past the last */
+				die("--bpf-time: cannot list the BPF programs: %s", strerror(errno));
 			break;
+		}
 		id = a.next_id;
 		memset(&a, 0, sizeof(a));
 		a.prog_id = id;
