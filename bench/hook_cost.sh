@@ -12,7 +12,9 @@
 #   per -s N      programs run per I/O; BPF ns per I/O (bpf_stats, TCG), in
 #                 empty-program runs and in lookups beyond them; the estimate
 #                 for a real CPU; the load's mean latency against its bare mean
-#   observer      the extra latency of a sampled and of an unsampled command
+#   observer      the extra latency of a sampled and of an unsampled command,
+#                 and a sampled command's extra split into BPF run time and
+#                 the rest (ntp-load --bpf-time)
 #   stream        CPU ns per send of a plain TCP stream, bare, with empty
 #                 calibration programs, with ntprof recording
 # Usage: bench/hook_cost.sh [KERNEL]   (make bench-hooks; as root)
@@ -269,10 +271,100 @@ END {
 }'
 }
 
+# Where a sampled I/O's extra latency goes (the -bpftime phases: ntp-load
+# --bpf-time, each log line "offset latency_ns bpf_in_ns bpf_before_ns
+# id:ns...", the ids named by bpftool's list beside it): the BPF run time
+# of every ntprof program while the I/O was in flight, at -s 100 for the
+# unsampled and the sampled I/Os, and at -s 1, where every I/O takes the
+# sampled path and keeps it warm. Then each sampled I/O at -s 100 over the
+# medians of its unsampled neighbours (NB places either side): its extra
+# latency, its extra BPF run time, and the difference, what the sampled
+# path costs around the programs (dispatch, the ring buffer's reader, the
+# caches and TLB the programs leave to the kernel around them); in halves
+# by the I/Os since the previous sampled one.
+by_bpf_time() { # DIR: one transport's phases
+local f
+for f in "$1"/*-bpftime.ntp; do
+	[ -e "$f" ] && [ -e "${f%.ntp}.iolog" ] && [ -x "$ntprof" ] || continue
+	echo "F $(basename "$f" .ntp)"
+	"$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
+	sed 's/},{/}\n{/g' "${f%.ntp}.progs.json" 2>/dev/null | sed -n 's/.*"id":\([0-9]*\),.*"name":"\([^"]*\)".*/N \1 \2/p'
+	cat "${f%.ntp}.iolog"
+done | awk -v nb=${NB:-15} -v tr="$tr" '
+function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+function med(a, k) { srt(a, k); return k ? a[int((k + 1) / 2)] : 0 }
+function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
+function us(v) { return v < 0 ? "-" : sprintf("%.1f", v) }
+function row(label, a, k) { srt(a, k); printf "    %-34s %8.1f %8.1f %8.1f\n", label, qt(a, k, 0.25), qt(a, k, 0.5), qt(a, k, 0.75) }
+$1 == "F" { ph = $2; phases[++nph] = ph; if (ph ~ /-s1-/) warm = ph; else if (ph ~ /-s100-/) cold = ph; next }
+$1 == "S" { s[ph, $2] = 1; next }
+$1 == "N" { pname[ph, $2] = $3; next }
+NF >= 4 {
+	i = ++n[ph]; lat[ph, i] = $2 / 1000; bin[ph, i] = $3 / 1000; smp[ph, i] = ((ph, $1) in s)
+	for (k = 5; k <= NF; k++) {
+		split($k, pv, ":"); id = ((ph, pv[1]) in pname) ? pname[ph, pv[1]] : "id" pv[1]
+		P[ph, i, id] = pv[2] / 1000; if (!(id in seen)) { seen[id] = 1; names[++np] = id }
+	}
+}
+# the p50 of program id (or "" for all of them) over the I/Os of phase p
+# that are sampled (want 1) or not (0), past the first 100 (TCG translates
+# the programs then)
+function p50(p, want, id,   i, k, a) {
+	k = 0
+	for (i = 101; i <= n[p]; i++) if (smp[p, i] == want) a[++k] = id == "" ? bin[p, i] : P[p, i, id] + 0
+	return k ? med(a, k) : -1
+}
+END {
+	if (cold == "") exit
+	printf "\n%s: BPF run time while an I/O was in flight (ntp-load --bpf-time, every ntprof program), us (TCG), p50:\n", tr
+	printf "    %-22s %10s %10s %10s\n", "program", "-s 100 no", "-s 100 yes", "-s 1 (warm)"
+	printf "    %-22s %10s %10s %10s\n", "all", us(p50(cold, 0, "")), us(p50(cold, 1, "")), us(warm == "" ? -1 : p50(warm, 1, ""))
+	for (x = 1; x <= np; x++) {
+		u = p50(cold, 0, names[x]); v = p50(cold, 1, names[x]); wm = warm == "" ? -1 : p50(warm, 1, names[x])
+		if (v - u >= 0.5 || wm - u >= 0.5)
+			printf "    %-22s %10s %10s %10s\n", names[x], us(u), us(v), us(wm)
+	}
+	ph = cold
+	for (i = 1; i <= n[ph]; i++) {
+		if (!smp[ph, i]) continue
+		since = last ? i - last : 0; last = i
+		if (!since) continue	# the first: the sampled branches run for the first time
+		k = 0
+		for (j = i - nb; j <= i + nb; j++) if (j >= 1 && j <= n[ph] && j != i && !smp[ph, j]) idx[++k] = j
+		if (k < nb) continue
+		for (x = 1; x <= k; x++) w[x] = lat[ph, idx[x]]
+		dl = lat[ph, i] - med(w, k)
+		for (x = 1; x <= k; x++) w[x] = bin[ph, idx[x]]
+		db = bin[ph, i] - med(w, k)
+		m++; sn[m] = since; DL[m] = dl; DB[m] = db; DO[m] = dl - db
+	}
+	if (m < 4) exit
+	printf "  a sampled I/O at -s 100 over the medians of its unsampled neighbours (%d places either side), us (TCG):\n", nb
+	printf "    %-34s %8s %8s %8s\n", "(" m " sampled I/Os)", "p25", "p50", "p75"
+	for (x = 1; x <= m; x++) a[x] = DL[x]
+	row("extra latency", a, m)
+	for (x = 1; x <= m; x++) a[x] = DB[x]
+	row("extra BPF run time in flight", a, m)
+	for (x = 1; x <= m; x++) a[x] = DO[x]
+	row("the rest (latency - BPF)", a, m)
+	for (x = 1; x <= m; x++) a[x] = sn[x]
+	cut = med(a, m)
+	for (h = 0; h < 2; h++) {
+		k = 0
+		for (x = 1; x <= m; x++) if ((h == 0) == (sn[x] <= cut)) { k++; b1[k] = DL[x]; b2[k] = DB[x]; b3[k] = DO[x] }
+		if (k)
+			printf "    %s (%d, %s %d I/Os since the previous sampled): p50 latency %+.1f, BPF %+.1f, rest %+.1f\n",
+				h ? "far" : "near", k, h ? "more than" : "at most", cut, med(b1, k), med(b2, k), med(b3, k)
+	}
+}'
+}
+
 ntprof=${NTPROF:-${O:-build}/ntprof}
 trap 'rm -f "$log" "$log.pool"' EXIT
 for d in "$run"/bench-hooks*/; do
 	tr=$(basename "$d")
 	by_gap "$d"
 	by_neighbours "$d"
+	by_bpf_time "$d"
 done

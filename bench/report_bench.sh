@@ -37,6 +37,10 @@
 #   groups 64 N   report of 64 groups (64 sizes, reads) of N records per record
 #                 against one group (same flows: 4 KiB reads, no link
 #                 serialisation)
+#   per record    join 64 against join 2, and 64 groups against one, from
+#                 the best times at the largest and the smallest size: the
+#                 cost of the records between the two sizes, without the
+#                 costs paid once per file or per group
 # Two measures of every row, each a ratio within this run:
 #   cpu    CPU seconds (user + system; perf stat's task-clock when perf is
 #          there), pinned to one CPU, so the reader runs in the one thread
@@ -151,6 +155,15 @@ records() {	# records in the report of "$@" (files)
 	"$NTPROF" report "$@" 2>/dev/null | awk '/^records:/ {print $2 + $4}'
 }
 
+# per_record "A1 B1" "A2 B2": the best times of two rows of one pair at two
+# sizes, (A2 - A1) / (B2 - B1): what a record beyond the smaller size costs
+# in A against B, without what each costs once (a group's first use of its
+# memory, its quantiles and text; a file's opening and first block)
+per_record() {
+	awk -v x="$1" -v y="$2" 'BEGIN { split(x, s, " "); split(y, l, " ")
+		if (l[2] - s[2] > 0) printf "%.3fx", (l[1] - s[1]) / (l[2] - s[2]); else printf "-" }'
+}
+
 # row NAME RECORDS PAIR RSS: PAIR as pair() prints it, the first time
 # against the second, the ratio the median of the pairs'
 row() {
@@ -241,15 +254,16 @@ for measure in ${MEASURES:-cpu wall}; do
 		done
 		# 63 hosts and their target of each size, against the 2 files
 		# of the same size (a host's file: 2 MB at 1 M, 21 MB at 10 M)
+		jbest=()
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n
 			[ -s "$p-t.ntp" ] || gen -o "$p-h.ntp" --target-out "$p-t.ntp" -n $((n / 2))
 			[ -s "$q-t.ntp" ] || gen -o "$q-h%d.ntp" --target-out "$q-t.ntp" --hosts 63 -n $((n / 2))
 			set -- "$q"-h*.ntp "$q-t.ntp"
 			settle "$p-h.ntp" "$p-t.ntp" "$@"
-			row "join $#" "$(records "$@")" \
-			    "$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$p-h.ntp" "$p-t.ntp")" \
-			    "$(rss "$NTPROF" report "$@")"
+			pr=$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
+			jbest+=("$(echo $pr | cut -d' ' -f1,3)")
+			row "join $#" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
 			row "join $# c" "$(records "$@")" "$(pair "$NTPROF" report "$@" -- cat "$@")" \
 			    "$(rss "$NTPROF" report "$@")"
 			row "cat $#" "$(records "$@")" "$(pair cat "$@" -- cat "$p-h.ntp" "$p-t.ntp")" "$(rss cat "$@")"
@@ -257,10 +271,13 @@ for measure in ${MEASURES:-cpu wall}; do
 		echo "  against: join 2 of cat of both; join $#, against join 2 of as many records (the same records); targets: <= 2.5x, <= 1x"
 		echo "  join $# c: against cat of its $# files (as join 2 against cat of both); cat $#: cat of the $# files"
 		echo "  against cat of the 2 (the same bytes), the kernel's part of join $#'s ratio to join 2"
+		[ ${#jbest[@]} -lt 2 ] ||
+			echo "  join $# against join 2 per record past the first size (per_record): $(per_record "${jbest[0]}" "${jbest[-1]}")"
 	esac
 	case " $only " in *" groups "*)
 		# 64 groups and one of each size: a cost per group (its first use
 		# of its memory, its quantiles and text) weighs less in more records
+		gbest=()
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/g || p=$dir/g-$n-
 			[ -s "${p}1.ntp" ] || gen -o "${p}1.ntp" -n $((n / 2)) --read 100 --link-gbps 0
@@ -268,10 +285,12 @@ for measure in ${MEASURES:-cpu wall}; do
 				--sizes "$(seq -s, 4 4 256 | sed 's/,/K,/g')K"
 			settle "${p}1.ntp" "${p}64.ntp"
 			g=$("$NTPROF" report "${p}64.ntp" | grep -c '^== ')
-			row "groups $g" "$(records "${p}64.ntp")" \
-			    "$(pair "$NTPROF" report "${p}64.ntp" -- "$NTPROF" report "${p}1.ntp")" \
-			    "$(rss "$NTPROF" report "${p}64.ntp")"
+			pr=$(pair "$NTPROF" report "${p}64.ntp" -- "$NTPROF" report "${p}1.ntp")
+			gbest+=("$(echo $pr | cut -d' ' -f1,3)")
+			row "groups $g" "$(records "${p}64.ntp")" "$pr" "$(rss "$NTPROF" report "${p}64.ntp")"
 		done
 		echo "  against: the same records in one group; target: <= 1x"
+		[ ${#gbest[@]} -lt 2 ] ||
+			echo "  groups $g against one group per record past the first size (per_record): $(per_record "${gbest[0]}" "${gbest[-1]}")"
 	esac
 done

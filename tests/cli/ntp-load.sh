@@ -44,6 +44,15 @@ for bad in "--bs 1000" "--bs 2m" "--qd 0" "--qd 129" "--rw sideways" "--secs -1"
 	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$bad: more than one line: $out"
 	echo "$out" | grep -q -- "${bad%% *}" || fail "$bad: message does not name the option: $out"
 done
+# --bpf-time: only with --log at QD1, and only with programs to read
+for bad in "--bpf-time ntp_" "--bpf-time ntp_ --log $f.log --qd 4" \
+	   "--bpf-time no-such-program-prefix --log $f.log --count 1"; do
+	out=$("$L" $bad "$f" 2>&1); rc=$?
+	[ $rc = 2 ] || fail "$bad: exit $rc, expected 2"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$bad: more than one line: $out"
+	echo "$out" | grep -q -- "--bpf-time" || fail "$bad: message does not name the option: $out"
+done
+rm -f "$f.log"
 out=$("$L" /nonexistent/dev 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q /nonexistent/dev || fail "missing device: exit $rc: $out"
 echo "ntp-load.sh: ok"

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <liburing.h>
+#include <linux/bpf.h>
 #include <linux/fs.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,7 @@ struct opts {
 	uint64_t seed;
 	bool quiet;
 	const char *log;   /* --log: one line per I/O, "offset latency_ns" */
+	const char *bpf_time; /* --bpf-time PREFIX: BPF run time per I/O in the log */
 };
 
 struct slot {
@@ -76,7 +79,13 @@ static void usage(FILE *f)
 		"  --seed N       random offsets seed (default 1)\n"
 		"  --quiet        print only the machine-readable line\n"
 		"  --log FILE     write each completed I/O as \"offset latency_ns\" to FILE\n"
-		"                 (the hook-cost bench joins it with ntprof's records)\n");
+		"                 (the hook-cost bench joins it with ntprof's records)\n"
+		"  --bpf-time PREFIX\n"
+		"                 with --log and --qd 1: add to each line the run time of the\n"
+		"                 BPF programs named PREFIX* (kernel.bpf_stats_enabled) while\n"
+		"                 the I/O was in flight and before it was submitted, and each\n"
+		"                 such program's part of the first as id:ns (the kernel keeps\n"
+		"                 15 characters of a name: bpftool prog show has them whole)\n");
 }
 
 static void die(const char *fmt, const char *arg)
@@ -117,14 +126,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "count", required_argument, 0, 'n' }, { "offset", required_argument, 0, 'o' },
 		{ "size", required_argument, 0, 's' }, { "seed", required_argument, 0, 'S' },
 		{ "quiet", no_argument, 0, 'Q' },      { "help", no_argument, 0, 'h' },
-		{ "log", required_argument, 0, 'L' },
+		{ "log", required_argument, 0, 'L' },  { "bpf-time", required_argument, 0, 'B' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
 	char *end;
 
 	*o = (struct opts){ .rand = true, .bs = 4096, .qd = 1, .seed = 1 };
-	while ((c = getopt_long(argc, argv, "r:b:q:t:n:o:s:S:QhL:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:b:q:t:n:o:s:S:QhL:B:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (!strcmp(optarg, "read")) { o->write = false; o->rand = false; }
@@ -162,6 +171,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'S': o->seed = parse_size("--seed", optarg) | 1; break;
 		case 'Q': o->quiet = true; break;
 		case 'L': o->log = optarg; break;
+		case 'B': o->bpf_time = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -175,6 +185,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		o->secs = 10;
 	if (o->offset % MIN_BS)
 		die("--offset: must be a multiple of 512%s", "");
+	if (o->bpf_time && (!o->log || o->qd != 1))
+		die("--bpf-time %s: needs --log and --qd 1 (one I/O in flight owns the time)", o->bpf_time);
 }
 
 static uint64_t dev_bytes(int fd, const char *dev)
@@ -225,6 +237,90 @@ static double pct_us(const struct lat_log *l, double q)
 	return (double)l->ns[i - 1] / 1000.0;
 }
 
+/*
+ * --bpf-time: the BPF programs whose names start with a prefix (found when
+ * the load starts: the profiler is attached by then), and their summed
+ * run_time_ns, read before each submission and after each completion. At
+ * QD 1 what ran in between is the I/O's own (and whatever else the machine
+ * did meanwhile). Each read is one bpf() call per program, outside the
+ * latency measured but not outside the caches: a bench phase of its own.
+ */
+#define MAX_PROGS 64
+
+struct bpf_progs {
+	int fd[MAX_PROGS];
+	uint32_t id[MAX_PROGS];
+	uint64_t ns[MAX_PROGS], at_submit[MAX_PROGS];
+	int n;
+};
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(__NR_bpf, cmd, a, sizeof(*a));
+}
+
+static int prog_info(int fd, struct bpf_prog_info *info)
+{
+	union bpf_attr a;
+
+	memset(info, 0, sizeof(*info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = sizeof(*info);
+	a.info.info = (uint64_t)(uintptr_t)info;
+	return (int)sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
+}
+
+static void bpf_progs_open(struct bpf_progs *p, const char *prefix)
+{
+	union bpf_attr a;
+	uint32_t id = 0;
+
+	p->n = 0;
+	for (;;) {
+		struct bpf_prog_info info;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a)) {
+			if (errno != ENOENT)	/* ENOENT: past the last */
+				die("--bpf-time: cannot list the BPF programs: %s", strerror(errno));
+			break;
+		}
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.prog_id = id;
+		fd = (int)sys_bpf(BPF_PROG_GET_FD_BY_ID, &a);
+		if (fd < 0)
+			continue;	/* unloaded meanwhile */
+		if (prog_info(fd, &info) || strncmp(info.name, prefix, strlen(prefix)) || p->n == MAX_PROGS) {
+			close(fd);
+			continue;
+		}
+		p->fd[p->n] = fd;
+		p->id[p->n] = id;
+		p->n++;
+	}
+	if (!p->n)
+		die("--bpf-time %s: no BPF program of that name is loaded", prefix);
+}
+
+/* each program's run time now into ns[], the sum returned */
+static uint64_t bpf_progs_read(struct bpf_progs *p)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		struct bpf_prog_info info;
+
+		if (!prog_info(p->fd[i], &info))
+			p->ns[i] = info.run_time_ns;
+		sum += p->ns[i];
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -235,8 +331,14 @@ int main(int argc, char **argv)
 	unsigned inflight = 0;
 	int fd, ret;
 	FILE *log = NULL;
+	struct bpf_progs progs;
+	uint64_t bpf_done = 0, bpf_submit = 0;
 
 	parse_args(argc, argv, &o);
+	if (o.bpf_time) {
+		bpf_progs_open(&progs, o.bpf_time);
+		bpf_done = bpf_progs_read(&progs);
+	}
 	if (o.log && !(log = fopen(o.log, "w"))) {
 		fprintf(stderr, "ntp-load: --log %s: %s\n", o.log, strerror(errno));
 		return 1;
@@ -301,6 +403,10 @@ int main(int argc, char **argv)
 			queued++;
 		}
 		if (queued) {
+			if (o.bpf_time) {
+				bpf_submit = bpf_progs_read(&progs);
+				memcpy(progs.at_submit, progs.ns, sizeof(progs.ns));
+			}
 			uint64_t t = now_ns();
 			/* the submitted slots are the last `queued` taken from free_slots */
 			for (unsigned k = 0; k < queued; k++)
@@ -325,6 +431,7 @@ int main(int argc, char **argv)
 		}
 		uint64_t t = now_ns();
 		unsigned head, n = 0;
+		uint64_t bpf_now = o.bpf_time ? bpf_progs_read(&progs) : 0;
 		io_uring_for_each_cqe(&ring, head, cqe) {
 			unsigned s = (unsigned)io_uring_cqe_get_data64(cqe);
 			if (cqe->res != (int)o.bs) {
@@ -336,14 +443,28 @@ int main(int argc, char **argv)
 				lat_add(&lat, t - slots[s].start_ns);
 				sum_ns += t - slots[s].start_ns;
 				if (log)
-					fprintf(log, "%llu %llu\n", (unsigned long long)slots[s].off,
+					fprintf(log, "%llu %llu", (unsigned long long)slots[s].off,
 						(unsigned long long)(t - slots[s].start_ns));
+				if (log && o.bpf_time) {
+					/* in flight, then before the submission (since the
+					 * previous completion), then each program's part of
+					 * the first */
+					fprintf(log, " %llu %llu", (unsigned long long)(bpf_now - bpf_submit),
+						(unsigned long long)(bpf_submit - bpf_done));
+					for (int i = 0; i < progs.n; i++)
+						if (progs.ns[i] != progs.at_submit[i])
+							fprintf(log, " %u:%llu", progs.id[i],
+								(unsigned long long)(progs.ns[i] - progs.at_submit[i]));
+				}
+				if (log)
+					fputc('\n', log);
 			}
 			free_slots[nfree++] = s;
 			n++;
 		}
 		io_uring_cq_advance(&ring, n);
 		inflight -= n;
+		bpf_done = bpf_now;
 		t_last = t;
 		if (t >= t_end || (o.count && issued >= o.count))
 			stop = true;

@@ -108,6 +108,24 @@ hc_lat() {
 		e2e_over_load=$(awk "BEGIN{ printf \"%.3f\", ${e2e:-0} / $TB_LOAD_MEAN_US }") $split
 }
 
+# hc_bpftime NAME TRANSPORT S [ntp-load options]: ntprof record -r both -s S
+# and the load with --bpf-time: each I/O's log line carries the run time of
+# ntprof's programs while it was in flight (bpf_stats, read between I/Os),
+# so that bench/hook_cost.sh can split a sampled I/O's extra latency into
+# BPF run time and the rest. A phase of its own: the reads between I/Os
+# touch the caches that the other phases measure.
+hc_bpftime() {
+	local name=$1 t=$2 s=$3
+	shift 3
+	ntp_rec_start $name -r both -t $t -s $s --offline -o $TB_OUT/$name.ntp ||
+		{ tb_result $name FAIL "ntprof record did not start: $(tail -1 $TB_OUT/$name.err)"; return 1; }
+	tb_load --log $TB_OUT/$name.iolog --bpf-time ntp_ "$@" --secs ${HC_SECS:-8} > /dev/null
+	bpftool prog show --json > $TB_OUT/$name.progs.json	# the log's program ids, named
+	ntp_rec_stop INT
+	tb_figure $name transport=$t sampling=$s mean_us=$TB_LOAD_MEAN_US ios=$TB_LOAD_IOS
+	tb_check $name "$(awk 'NF > 3' $TB_OUT/$name.iolog | wc -l) > 0" "-s $s: BPF time per I/O logged"
+}
+
 # hc_cost NAME TRANSPORT S [ntp-load options]: ntprof record -r both -s S and
 # the calibration programs (ntp-hookcal hooks: an empty program of each kind
 # and a one-lookup one on every function ntprof hooks) under the same load.

@@ -10,6 +10,12 @@
 #   bench-hooks-observer   slowdowns, and a sampled command against the rest
 #   bench-hooks-obsN-lat-s100  HC_OBS_REPS (3) more -s 100 phases: the sampled
 #                          commands' p50 against the rest's, median over phases
+#   bench-hooks-s100-bpftime, -s1-bpftime  -s 100 and -s 1 once more, each
+#                          I/O's log line with the BPF run time while it was
+#                          in flight (ntp-load --bpf-time): a sampled
+#                          command's extra latency split into BPF run time
+#                          and the rest, and that BPF time against the same
+#                          programs' when every command is sampled (warm)
 #   bench-hooks-sN         ntprof at -s 1000, 100, 1 beside calibration
 #                          programs (empty, one lookup) on the same functions:
 #                          programs per I/O, BPF ns per I/O in TCG, in units,
@@ -30,4 +36,6 @@ hc_transport bench-hooks tcp --rw randread --bs 4k --qd 1
 for i in $(seq 1 ${HC_OBS_REPS:-3}); do
 	hc_lat bench-hooks-obs$i-lat-s100 tcp 100 --rw randread --bs 4k --qd 1
 done
+hc_bpftime bench-hooks-s100-bpftime tcp 100 --rw randread --bs 4k --qd 1
+hc_bpftime bench-hooks-s1-bpftime tcp 1 --rw randread --bs 4k --qd 1
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
