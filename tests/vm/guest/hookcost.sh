@@ -123,7 +123,7 @@ hc_bpftime() {
 	bpftool prog show --json > $TB_OUT/$name.progs.json	# the log's program ids, named
 	ntp_rec_stop INT
 	tb_figure $name transport=$t sampling=$s mean_us=$TB_LOAD_MEAN_US ios=$TB_LOAD_IOS
-	tb_check $name "$(awk 'NF > 3' $TB_OUT/$name.iolog | wc -l) > 0" "-s $s: BPF time per I/O logged"
+	tb_check $name "$(awk 'NF > 3 && $3 > 0' $TB_OUT/$name.iolog | wc -l) > 0" "-s $s: BPF run time in flight logged per I/O"
 }
 
 # hc_cost NAME TRANSPORT S [ntp-load options]: ntprof record -r both -s S and
