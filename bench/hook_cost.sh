@@ -186,6 +186,19 @@ awk_q='function q(lo, hi, p,   n, i, j, x, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
 	return x[int((n - 1) * p) + 1] }
 '
+# srt(a, k): a[1..k] sorted in place; qt(a, k, p): the p quantile of a
+# sorted a[1..k] (awk, prepended to the programs of the tables below)
+awk_sort='function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
+'
+# sampled_offsets FILE: "S offset" for each host record of the recording,
+# its byte offset slba times the block size (len / (nlb + 1)): the I/Os of
+# the load's log that ntprof sampled (as tests/vm/guest/hookcost.sh finds
+# them)
+sampled_offsets() {
+	"$ntprof" dump "$1" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
+}
 by_gap() { # DIR: one transport's phases
 set -- "$1"/*-lat-s100.ntp
 if [ -e "$1" ] && [ -x "$ntprof" ]; then
@@ -226,13 +239,10 @@ for f in "$1"/*-lat-s*.ntp; do
 	nm=$(basename "$f" .ntp)
 	[ -n "$nbr" ] || { nbr=1; printf '\n%s: each I/O over the median of the unsampled I/Os within %d places either side (the load'"'"'s log, same phase):\n' "$tr" ${NB:-15}
 		printf '  %-28s %-10s %6s %6s %6s %6s %6s %8s\n' run I/Os n p25 p50 p75 p90 "> 3x"; }
-	{ "$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
-	  cat "${f%.ntp}.iolog"; } | awk -v nb=${NB:-15} -v nm="$nm" -v pool="$log.pool" '
+	{ sampled_offsets "$f"
+	  cat "${f%.ntp}.iolog"; } | awk -v nb=${NB:-15} -v nm="$nm" -v pool="$log.pool" "$awk_sort"'
 	$1 == "S" { s[$2] = 1; next }
 	{ n++; lat[n] = $2; smp[n] = ($1 in s) }
-	function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
-	function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
 	END {
 		for (i = 1; i <= n; i++) {
 			if (smp[i]) { since = last ? i - last : 0; last = i }
@@ -287,14 +297,11 @@ local f
 for f in "$1"/*-bpftime.ntp; do
 	[ -e "$f" ] && [ -e "${f%.ntp}.iolog" ] && [ -x "$ntprof" ] || continue
 	echo "F $(basename "$f" .ntp)"
-	"$ntprof" dump "$f" 2>/dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$1 == "host" { printf "S %.0f\n", $(c["slba"]) * ($(c["len"]) / ($(c["nlb"]) + 1)) }'
+	sampled_offsets "$f"
 	sed 's/},{/}\n{/g' "${f%.ntp}.progs.json" 2>/dev/null | sed -n 's/.*"id":\([0-9]*\),.*"name":"\([^"]*\)".*/N \1 \2/p'
 	cat "${f%.ntp}.iolog"
-done | awk -v nb=${NB:-15} -v tr="$tr" '
-function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+done | awk -v nb=${NB:-15} -v tr="$tr" "$awk_sort"'
 function med(a, k) { srt(a, k); return k ? a[int((k + 1) / 2)] : 0 }
-function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
 function us(v) { return v < 0 ? "-" : sprintf("%.1f", v) }
 function row(label, a, k) { srt(a, k); printf "    %-34s %8.1f %8.1f %8.1f\n", label, qt(a, k, 0.25), qt(a, k, 0.5), qt(a, k, 0.75) }
 $1 == "F" { ph = $2; phases[++nph] = ph; if (ph ~ /-s1-/) warm = ph; else if (ph ~ /-s100-/) cold = ph; next }
