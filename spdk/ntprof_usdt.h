@@ -21,6 +21,21 @@
 #include "ntprof_hash.h"
 #include "ntprof_spdk.h"
 
+/* x86-64: each probe's site is a 5-byte nop (nopl 0x0(%rax,%rax,1)), not
+ * sys/sdt.h's 1-byte one. A kernel that optimizes uprobes on x86-64
+ * (arch_uprobe_optimize in /proc/kallsyms) rewrites a probed 5-byte nop,
+ * after its first hit, into a call to a trampoline of its own that enters
+ * the kernel by a system call: no int3 trap and no emulation of the
+ * instruction at every sampled command (docs/performance.md, "A sampled
+ * command, cold"). Any other kernel and tool probes it as the short nop:
+ * the note gives the address, not the length. Written as bytes: a comma
+ * would split sys/sdt.h's macro arguments, and the string is an asm
+ * operand template, where % is special. */
+#if defined(__x86_64__)
+#undef _SDT_NOP
+#define _SDT_NOP .byte 0x0f; .byte 0x1f; .byte 0x44; .byte 0x00; .byte 0x00
+#endif
+
 /* 0: sample nothing (the default); N: one command in N. ntprof writes it in
  * the running process through /proc/PID/mem. Defined once per process (SPDK:
  * lib/nvme), exported by that library's version script. */

@@ -384,8 +384,10 @@ static void ksyms_load(void)
 			name += 13, want = true;
 		for (size_t i = 0; !want && i < ntp_n_hooks; i++)
 			want = !strcmp(name, ntp_hooks[i].target);
-		/* the socket functions `ntprof probe --spdk-*` asks about (src/cli/probe_spdk.c) */
-		want = want || !strcmp(name, "tcp_recvmsg") || !strcmp(name, "skb_copy_datagram_iter");
+		/* the socket functions `ntprof probe --spdk-*` asks about, and whether
+		 * the kernel optimizes uprobes (src/cli/probe_spdk.c) */
+		want = want || !strcmp(name, "tcp_recvmsg") || !strcmp(name, "skb_copy_datagram_iter") ||
+		       !strcmp(name, "arch_uprobe_optimize");
 		if (!want)
 			continue;
 		/* an unprivileged reader sees 0 (kptr_restrict): unknown */

@@ -18,6 +18,7 @@
 struct ntp_usdt_count {
 	char name[NTP_USDT_NAME];	/* probe name, provider "ntprof" */
 	int sites;
+	int nop5;			/* of those, sites on x86-64's 5-byte nop (spdk/ntprof_usdt.h) */
 };
 
 /* Counts the .note.stapsdt notes of provider in path, per probe name, into
