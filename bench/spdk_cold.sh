@@ -14,8 +14,11 @@
 # Per kind:
 #   latency   the commands' mean without ntprof (bare) and at -s 1000, 100
 #             and 1, against bare; a sampled command's median against the
-#             unsampled ones' of the same phase (the probe's whole cost:
-#             the trap and the program)
+#             unsampled ones' of the same phase (the probe's whole cost: its
+#             entry into the kernel and the program). Where the kernel
+#             optimizes uprobes, twice: through the probes' 5-byte twins
+#             (nop5, what ntprof attaches there) and through the 1-byte
+#             probes (nop1, NTPROF_NO_NOP5=1: a trap, as on other kernels)
 #   bpf time  the program's run time per sampled command at -s 1, 100 and
 #             1000 (read around the probe: phases of their own), its
 #             quartiles and median, and the median against -s 1's, where
@@ -43,7 +46,7 @@ echo 1 > /proc/sys/kernel/bpf_stats_enabled
 # phase NAME S COMMANDS ARGS...: the stand-in runs COMMANDS commands with
 # ARGS and --log $work/NAME.log, recorded at -s S (none: not recorded)
 phase() {
-	local name=$1 s=$2 n=$3 si rec
+	local name=$1 s=$2 n=$3 si rec envs
 	shift 3
 	if [ "$s" = none ]; then
 		"$SI" -r target -n "$n" --log "$work/$name.log" "$@" > /dev/null 2> "$work/$name.err" ||
@@ -52,7 +55,9 @@ phase() {
 	fi
 	"$SI" -r target -n "$n" --wait-sampling --log "$work/$name.log" "$@" > /dev/null 2> "$work/$name.err" &
 	si=$!
-	"$NTPROF" record -r target --spdk-target "$SI" -s "$s" --offline -o "$work/$name.ntp" \
+	envs=()
+	[ "${way:-}" = nop1 ] && envs=(NTPROF_NO_NOP5=1)
+	env "${envs[@]}" "$NTPROF" record -r target --spdk-target "$SI" -s "$s" --offline -o "$work/$name.ntp" \
 		> /dev/null 2> "$work/$name.rec" &
 	rec=$!
 	if ! wait "$si"; then
@@ -63,6 +68,12 @@ phase() {
 	fi
 	kill -INT "$rec"
 	wait "$rec" || { echo "spdk_cold: $name: ntprof record failed:"; cat "$work/$name.rec"; exit 1; }
+	# the probes of the phase's way, as the recorder said
+	if [ "${way:-}" = nop5 ] && ! grep -q "on 5-byte nops" "$work/$name.rec"; then
+		echo "spdk_cold: $name: the recorder did not attach the 5-byte probes:"
+		cat "$work/$name.rec"
+		exit 1
+	fi
 	# a phase whose recorder attached late measures nothing sampled
 	grep -q ", 0 sampled" "$work/$name.err" && { echo "spdk_cold: $name: no command sampled"; exit 1; }
 	return 0
@@ -77,39 +88,50 @@ stats() {
 		END { if (NR) printf "%d %.0f %d %d %d\n", NR, s / NR, q(0.25), q(0.5), q(0.9); else print "0 0 0 0 0" }'
 }
 
+# the ways a probe can enter the kernel here: its 5-byte twin where the
+# kernel optimizes uprobes, then the 1-byte one (NTPROF_NO_NOP5=1)
+ways=nop1
+grep -q ' arch_uprobe_optimize$' /proc/kallsyms && ways="nop5 nop1"
 echo "spdk_cold: $(nproc) CPUs, kernel $(uname -r); the SPDK stand-in as a target, one command at a time"
+echo "  probes: $ways (nop5: on 5-byte nops, uprobes the kernel optimizes; nop1: on 1-byte nops, a trap)"
 for kind in ${KINDS:-sleep spin}; do
 	args=()
 	[ "$kind" = spin ] && args=(--spin)
+	way=
 	phase "$kind-bare" none $((N / 4)) "${args[@]}"
-	phase "$kind-s1000" 1000 "$N" "${args[@]}"
-	phase "$kind-s100" 100 $((N / 4)) "${args[@]}"
-	phase "$kind-s1" 1 $((N / 10)) "${args[@]}"
+	for way in $ways; do
+		phase "$kind-$way-s1000" 1000 "$N" "${args[@]}"
+		phase "$kind-$way-s100" 100 $((N / 4)) "${args[@]}"
+		phase "$kind-$way-s1" 1 $((N / 10)) "${args[@]}"
+	done
+	way=${ways%% *}
 	phase "$kind-b1" 1 $((N / 10)) "${args[@]}" --bpf-time ntp_u_
 	phase "$kind-b100" 100 $((N / 4)) "${args[@]}" --bpf-time ntp_u_
 	phase "$kind-b1000" 1000 "$N" "${args[@]}" --bpf-time ntp_u_
 
 	read -r _ bare _ <<< "$(stats "$work/$kind-bare.log" 2)"
 	echo "  $kind: latency (us): mean, against bare; sampled p50 against unsampled p50 in the phase"
-	printf "    %-6s %9s %8s %8s %12s %14s %14s %10s %8s\n" "" commands sampled mean "vs bare" "sampled p50" "unsampled p50" extra ratio
-	for s in bare 1000 100 1; do
-		f=$work/$kind-s$s.log
-		[ "$s" = bare ] && f=$work/$kind-bare.log
+	printf "    %-12s %9s %8s %8s %12s %14s %14s %10s %8s\n" "" commands sampled mean "vs bare" "sampled p50" \
+		"unsampled p50" extra ratio
+	for ph in bare $(for w in $ways; do printf '%s ' "$w-s1000" "$w-s100" "$w-s1"; done); do
+		f=$work/$kind-$ph.log
 		read -r n mean _ <<< "$(stats "$f" 2)"
 		read -r ns _ _ sp50 _ <<< "$(stats "$f" 2 1)"
 		read -r _ _ _ up50 _ <<< "$(stats "$f" 2 0)"
-		awk -v s="$s" -v n="$n" -v ns="$ns" -v mean="$mean" -v bare="$bare" -v sp="$sp50" -v up="$up50" 'BEGIN {
-			lbl = s == "bare" ? "bare" : "-s " s
+		awk -v ph="$ph" -v n="$n" -v ns="$ns" -v mean="$mean" -v bare="$bare" -v sp="$sp50" -v up="$up50" 'BEGIN {
+			lbl = ph
+			if (split(ph, w, "-s") == 2)
+				lbl = "-s " w[2] " " w[1]
 			if (ns && up)
-				printf "    %-6s %9d %8d %8.2f %11.2f%% %14.2f %14.2f %10.2f %7.3fx\n", lbl, n, ns, mean / 1e3,
+				printf "    %-12s %9d %8d %8.2f %11.2f%% %14.2f %14.2f %10.2f %7.3fx\n", lbl, n, ns, mean / 1e3,
 					(mean / bare - 1) * 100, sp / 1e3, up / 1e3, (sp - up) / 1e3, sp / up
 			else	# none sampled (bare), or every one (-s 1)
-				printf "    %-6s %9d %8d %8.2f %11.2f%% %14s %14s %10s %8s\n", lbl, n, ns, mean / 1e3,
+				printf "    %-12s %9d %8d %8.2f %11.2f%% %14s %14s %10s %8s\n", lbl, n, ns, mean / 1e3,
 					(mean / bare - 1) * 100, ns ? sprintf("%.2f", sp / 1e3) : "-",
 					up ? sprintf("%.2f", up / 1e3) : "-", "-", "-"
 		}'
 	done
-	echo "  $kind: BPF run time of a sampled command's done probe (ns): p25 p50 p90, p50 against -s 1's"
+	echo "  $kind: BPF run time of a sampled command's done probe (ns, probes $way): p25 p50 p90, p50 against -s 1's"
 	read -r _ _ _ warm _ <<< "$(stats "$work/$kind-b1.log" 3 1)"
 	for s in 1 100 1000; do
 		read -r n _ p25 p50 p90 <<< "$(stats "$work/$kind-b$s.log" 3 1)"

@@ -45,7 +45,7 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 	for (int i = 0; i < info.n_probes; i++) {
 		const struct ntp_usdt_count *p = &info.probes[i];
 
-		fprintf(f, "  ok      %-16s %d site%s", p->name, p->sites, p->sites == 1 ? "" : "s");
+		fprintf(f, "  ok      %-20s %d site%s", p->name, p->sites, p->sites == 1 ? "" : "s");
 		if (p->nop5 == p->sites)
 			fprintf(f, " (5-byte nop%s)\n", p->sites == 1 ? "" : "s");
 		else if (p->nop5)
@@ -57,15 +57,12 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 	}
 	if (!info.n_probes)
 		fprintf(f, "  none (SPDK without ntprof's patch, or configured without --with-usdt)\n");
-	/* a probe on a 5-byte nop costs a call and a system call, not a trap,
-	 * where the kernel optimizes uprobes (spdk/ntprof_usdt.h) */
-	if (nop5) {
-		struct ntp_hook opt = { .target = "arch_uprobe_optimize", .kind = NTP_HOOK_ENTRY };
-
-		fprintf(f, "  uprobes on 5-byte nops: %s\n", ntp_hook_present_kprobe(&opt) ?
-			"optimized by this kernel (arch_uprobe_optimize in /proc/kallsyms)" :
-			"trapped (no arch_uprobe_optimize in /proc/kallsyms)");
-	}
+	/* the probes' 5-byte twins (spdk/ntprof_usdt.h) are what a recorder
+	 * attaches where the kernel optimizes uprobes on them */
+	if (nop5)
+		fprintf(f, "  uprobes on 5-byte nops: %s\n", ntp_uprobes_optimized() ?
+			"optimized by this kernel (arch_uprobe_optimize in /proc/kallsyms): the _nop5 probes are used" :
+			"not optimized (no arch_uprobe_optimize in /proc/kallsyms): the 1-byte ones are used");
 	fprintf(f, "running processes:");
 	for (int i = 0; i < info.n_pids; i++) {
 		if (info.var_addr[i] && info.flight_addr[i] && !info.flight_size[i])

@@ -420,6 +420,13 @@ bool ntp_hook_present_kprobe(const struct ntp_hook *h)
 	return strstr(ksyms_found, key) != NULL;
 }
 
+bool ntp_uprobes_optimized(void)
+{
+	struct ntp_hook h = { .target = "arch_uprobe_optimize" };
+
+	return ntp_hook_present_kprobe(&h);
+}
+
 unsigned long long ntp_host_sk_ready(void)
 {
 	if (!ksyms_found)

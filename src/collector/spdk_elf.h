@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NTP_USDT_MAX 8
+#define NTP_USDT_MAX 16
 #define NTP_USDT_NAME 48
 
 struct ntp_usdt_count {

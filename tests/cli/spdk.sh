@@ -86,11 +86,14 @@ start_si t1 -r target -l "$W/t1.list"
 rc=$?
 # the probe's site is a 5-byte nop (spdk/ntprof_usdt.h), which a kernel with
 # arch_uprobe_optimize turns into a call instead of a trap
-check probe-probes '^  ok      nvmf_tcp_done    1 site \(5-byte nop\)$' "$W/probe"
+check probe-probes '^  ok      nvmf_tcp_done +1 site$' "$W/probe"
+check probe-probes-nop5 '^  ok      nvmf_tcp_done_nop5 +1 site \(5-byte nop\)$' "$W/probe"
 if grep -q ' arch_uprobe_optimize$' /proc/kallsyms; then
-	check probe-uprobe-optimized '^  uprobes on 5-byte nops: optimized by this kernel \(arch_uprobe_optimize in /proc/kallsyms\)$' "$W/probe"
+	optimized=1
+	check probe-uprobe-optimized '^  uprobes on 5-byte nops: optimized by this kernel \(arch_uprobe_optimize in /proc/kallsyms\): the _nop5 probes are used$' "$W/probe"
 else
-	check probe-uprobe-trapped '^  uprobes on 5-byte nops: trapped \(no arch_uprobe_optimize in /proc/kallsyms\)$' "$W/probe"
+	optimized=0
+	check probe-uprobe-not-optimized '^  uprobes on 5-byte nops: not optimized \(no arch_uprobe_optimize in /proc/kallsyms\): the 1-byte ones are used$' "$W/probe"
 fi
 check probe-process "^running processes: $pid_t1 \(sampling variable at 0x[0-9a-f]+, in-flight count at 0x[0-9a-f]+\)$" "$W/probe"
 check probe-program '^ok      ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done \(required\)$' "$W/probe"
@@ -102,7 +105,7 @@ printf '#include <sys/sdt.h>\nint main(void) { DTRACE_PROBE3(ntprof, nvmf_tcp_do
 	> "$W/plain.c"
 if cc "$W/plain.c" -o "$W/plain" 2> "$W/plain.err"; then
 	"$NTPROF" probe -r target --spdk-target "$W/plain" > "$W/plain.probe" 2>&1
-	check probe-probes-short-nop '^  ok      nvmf_tcp_done    1 site$' "$W/plain.probe"
+	check probe-probes-short-nop '^  ok      nvmf_tcp_done +1 site$' "$W/plain.probe"
 	if grep -q 'uprobes on 5-byte nops' "$W/plain.probe"; then bad probe-no-optimize-line; else ok probe-no-optimize-line; fi
 else
 	bad "probe-plain-build: $(head -3 "$W/plain.err")"
@@ -149,6 +152,30 @@ if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n
 else
 	bad "record-target-records: $n_list sampled, $(keys "$W/tl.ntp" | wc -l) recorded, the recorder's exit $rc:"
 	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.si.err" | head -20
+fi
+# the probes the recorder attached: the 5-byte twins where the kernel
+# optimizes uprobes, the 1-byte ones elsewhere and with NTPROF_NO_NOP5=1,
+# every sampled command recorded either way
+if [ $optimized = 1 ]; then
+	check record-probes-nop5 '^ntprof: SPDK: USDT probes attached to 1 process \(on 5-byte nops: uprobes this kernel optimizes\), sampling 1 in 10$' "$W/rec-tl.err"
+	start_si tl1 -r target -n 3000 --wait-sampling -l "$W/tl1.list"
+	NTPROF_NO_NOP5=1 "$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/tl1.ntp" \
+		> /dev/null 2> "$W/rec-tl1.err" &
+	rec=$!
+	pids+=($rec)
+	ended tl1 "$rec" 300
+	kill -INT "$rec"; wait "$rec"
+	rc=$?
+	n_list=$(wc -l < "$W/tl1.list")
+	if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -q '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl1.err" &&
+		diff <(sort "$W/tl1.list") <(keys "$W/tl1.ntp") > /dev/null; then
+		ok "record-probes-nop1 (NTPROF_NO_NOP5=1: $n_list sampled, every one recorded)"
+	else
+		bad "record-probes-nop1: $n_list sampled, $(keys "$W/tl1.ntp" | wc -l) recorded, exit $rc:"
+		sed 's/^/       /' "$W/rec-tl1.err" | head -5
+	fi
+else
+	check record-probes-nop1 '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl.err"
 fi
 check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
 check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
