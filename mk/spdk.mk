@@ -16,13 +16,19 @@ $(STANDIN_DIR)/lib/libntp_standin.so: tests/tools/spdk-standin-lib.c tests/tools
 	$(Q)$(CC) $(STANDIN_CFLAGS) -fPIC -shared $< -o $@
 
 $(STANDIN_DIR)/bin/spdk-standin: tests/tools/spdk-standin.c tests/tools/spdk-standin.h \
-		$(STANDIN_DIR)/lib/libntp_standin.so
+		tests/tools/bpf-runtime.c tests/tools/bpf-runtime.h $(STANDIN_DIR)/lib/libntp_standin.so
 	$(MSG) CC $@
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(STANDIN_CFLAGS) $< -o $@ -L$(STANDIN_DIR)/lib -lntp_standin
+	$(Q)$(CC) $(STANDIN_CFLAGS) $(filter %.c,$^) -o $@ -L$(STANDIN_DIR)/lib -lntp_standin
 
 spdk-standin: $(STANDIN_DIR)/bin/spdk-standin
 .PHONY: spdk-standin
+
+# make bench-spdk: a sampled command's cost on this machine's own CPU, through
+# the SPDK path (bench/spdk_cold.sh; root and uprobes)
+bench-spdk: $(O)/ntprof $(STANDIN_DIR)/bin/spdk-standin
+	$(Q)bench/spdk_cold.sh $(O)/ntprof
+.PHONY: bench-spdk
 
 # without <sys/sdt.h> the stand-in is not built and tests/cli/spdk.sh skips;
 # asked of the compiler, since Debian keeps the header under its multiarch

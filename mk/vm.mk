@@ -21,10 +21,10 @@ vm-kernel:
 # The load generator is linked statically (liburing.a) so the guest needs no
 # libraries for it.
 ntp-load: $(O)/ntp-load
-$(O)/ntp-load: tests/tools/ntp-load.c
+$(O)/ntp-load: tests/tools/ntp-load.c tests/tools/bpf-runtime.c tests/tools/bpf-runtime.h
 	$(MSG) CC $<
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -o $@ -static -luring -lm
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ -static -luring -lm
 
 # The hook-cost bench's tools (bench/hook_cost.sh): the calibration programs'
 # loader, on ntprof's own hook table (src/collector/hooks.c), and a plain TCP

@@ -21,6 +21,38 @@
 #include "ntprof_hash.h"
 #include "ntprof_spdk.h"
 
+/* x86-64: each probe fires twice at the same point, on sys/sdt.h's 1-byte
+ * nop under its name and on a 5-byte nop (nopl 0x0(%rax,%rax,1)) under its
+ * name with "_nop5"; unattached, each is its nop. ntprof attaches one of
+ * the two: the _nop5 one where the kernel optimizes uprobes on x86-64
+ * (arch_uprobe_optimize in /proc/kallsyms), which turns a probed 5-byte nop
+ * into a call to a trampoline and a system call after its first hit, in
+ * place of an int3 trap at every sampled command; the 1-byte one on other
+ * kernels, which trap on either and single-step a 5-byte nop out of line
+ * where they emulate the 1-byte one (docs/performance.md, "The probe's
+ * site"). The 5-byte probes are made by functions defined here with
+ * sys/sdt.h's _SDT_NOP redefined around them, one per probe name of
+ * spdk/ntprof-usdt.patch: the bytes are spelled out since a comma would
+ * split sys/sdt.h's macro arguments and the string is an asm template. */
+#if defined(__x86_64__)
+#undef _SDT_NOP
+#define _SDT_NOP .byte 0x0f; .byte 0x1f; .byte 0x44; .byte 0x00; .byte 0x00
+#define NTPROF_FIRE5_DEF(probe)								\
+static inline __attribute__((always_inline)) void ntprof_fire5_##probe(struct ntp_spdk_rec *r)	\
+{											\
+	DTRACE_PROBE3(ntprof, probe##_nop5, NTP_SPDK_ABI, r, sizeof(*r));		\
+}
+NTPROF_FIRE5_DEF(nvme_tcp_done)
+NTPROF_FIRE5_DEF(nvme_rdma_done)
+NTPROF_FIRE5_DEF(nvmf_tcp_done)
+NTPROF_FIRE5_DEF(nvmf_rdma_done)
+#undef _SDT_NOP
+#define _SDT_NOP nop
+#define NTPROF_FIRE5(probe, r) ntprof_fire5_##probe(r)
+#else
+#define NTPROF_FIRE5(probe, r) do { } while (0)
+#endif
+
 /* 0: sample nothing (the default); N: one command in N. ntprof writes it in
  * the running process through /proc/PID/mem. Defined once per process (SPDK:
  * lib/nvme), exported by that library's version script. */
@@ -253,6 +285,7 @@ static inline void ntprof_begin(struct ntp_spdk_rec *r, uint16_t sqid, uint16_t 
 	if (__builtin_expect((r)->abi != 0, 0)) {				\
 		ntprof_settle(r);						\
 		DTRACE_PROBE3(ntprof, probe, NTP_SPDK_ABI, (r), sizeof(*(r)));	\
+		NTPROF_FIRE5(probe, (r));					\
 		(r)->abi = 0;							\
 		__asm__ __volatile__("" ::: "memory");				\
 		ntprof_count(1);						\

@@ -35,7 +35,7 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 						 : (transport == NTP_TRANSPORT_RDMA ? "nvmet_rdma" : "nvmet_tcp");
 	struct ntp_spdk_info info;
 	bool have = false, addr_all = true;
-	int ret = 0;
+	int ret = 0, nop5 = 0;
 
 	if (ntp_spdk_inspect(bin, &info, why, whylen))
 		return -1;
@@ -43,12 +43,26 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 		side == NTP_SIDE_HOST ? "host" : "target", kmod, ntp_module_btf(kmod) ? "present" : "absent");
 	fprintf(f, "USDT probes in %s:\n", bin);
 	for (int i = 0; i < info.n_probes; i++) {
-		fprintf(f, "  ok      %-16s %d site%s\n", info.probes[i].name, info.probes[i].sites,
-			info.probes[i].sites == 1 ? "" : "s");
-		have |= !strcmp(info.probes[i].name, need);
+		const struct ntp_usdt_count *p = &info.probes[i];
+
+		fprintf(f, "  ok      %-20s %d site%s", p->name, p->sites, p->sites == 1 ? "" : "s");
+		if (p->nop5 == p->sites)
+			fprintf(f, " (5-byte nop%s)\n", p->sites == 1 ? "" : "s");
+		else if (p->nop5)
+			fprintf(f, " (%d of them 5-byte nops)\n", p->nop5);
+		else
+			fputc('\n', f);
+		have |= !strcmp(p->name, need);
+		nop5 += p->nop5;
 	}
 	if (!info.n_probes)
 		fprintf(f, "  none (SPDK without ntprof's patch, or configured without --with-usdt)\n");
+	/* the probes' 5-byte twins (spdk/ntprof_usdt.h) are what a recorder
+	 * attaches where the kernel optimizes uprobes on them */
+	if (nop5)
+		fprintf(f, "  uprobes on 5-byte nops: %s\n", ntp_uprobes_optimized() ?
+			"optimized by this kernel (arch_uprobe_optimize in /proc/kallsyms): the _nop5 probes are used" :
+			"not optimized (no arch_uprobe_optimize in /proc/kallsyms): the 1-byte ones are used");
 	fprintf(f, "running processes:");
 	for (int i = 0; i < info.n_pids; i++) {
 		if (info.var_addr[i] && info.flight_addr[i] && !info.flight_size[i])

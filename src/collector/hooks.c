@@ -384,8 +384,10 @@ static void ksyms_load(void)
 			name += 13, want = true;
 		for (size_t i = 0; !want && i < ntp_n_hooks; i++)
 			want = !strcmp(name, ntp_hooks[i].target);
-		/* the socket functions `ntprof probe --spdk-*` asks about (src/cli/probe_spdk.c) */
-		want = want || !strcmp(name, "tcp_recvmsg") || !strcmp(name, "skb_copy_datagram_iter");
+		/* the socket functions `ntprof probe --spdk-*` asks about, and whether
+		 * the kernel optimizes uprobes (src/cli/probe_spdk.c) */
+		want = want || !strcmp(name, "tcp_recvmsg") || !strcmp(name, "skb_copy_datagram_iter") ||
+		       !strcmp(name, "arch_uprobe_optimize");
 		if (!want)
 			continue;
 		/* an unprivileged reader sees 0 (kptr_restrict): unknown */
@@ -416,6 +418,13 @@ bool ntp_hook_present_kprobe(const struct ntp_hook *h)
 		return false;
 	snprintf(key, sizeof(key), "\n%s\n", h->target);
 	return strstr(ksyms_found, key) != NULL;
+}
+
+bool ntp_uprobes_optimized(void)
+{
+	struct ntp_hook h = { .target = "arch_uprobe_optimize" };
+
+	return ntp_hook_present_kprobe(&h);
 }
 
 unsigned long long ntp_host_sk_ready(void)

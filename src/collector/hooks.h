@@ -101,6 +101,11 @@ const char *ntp_btf_file(const char *opt, char *buf, size_t len);
  * btf_need.h. */
 int ntp_btf_file_check(const char *path, char *why, size_t len);
 
+/* Does the kernel optimize uprobes on a 5-byte nop (x86-64: a call and a
+ * system call in place of an int3 trap)? arch_uprobe_optimize in
+ * /proc/kallsyms; SPDK's probes have a 5-byte twin (spdk/ntprof_usdt.h). */
+bool ntp_uprobes_optimized(void);
+
 /* Frees the cached BTF and kallsyms. */
 void ntp_hooks_cleanup(void);
 

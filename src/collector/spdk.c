@@ -86,6 +86,8 @@ struct ntp_spdk {
 	char *files[2][MAX_FILES];	/* per side: binary and libraries */
 	int n_files[2];
 	char *probe_files[2][MAX_FILES];	/* those with the side's probe (not owned) */
+	bool probe_nop5[2][MAX_FILES];		/* ... attached through its 5-byte twin */
+	char probe5[2][NTP_USDT_NAME];		/* the side's probe name with "_nop5" */
 	int n_probe_files[2];
 	struct sproc procs[NTP_SPDK_MAX_PROCS];
 	int n_procs;
@@ -99,6 +101,7 @@ struct ntp_spdk {
 	int ts_fd;			/* asks the kernel for receive timestamps */
 	bool stopped;			/* ntp_spdk_stop() has run */
 	bool said_old;			/* an older patch's grace said */
+	bool any_nop5;			/* a probe attached through its 5-byte twin */
 	uint64_t flight_lost;		/* sampled commands in flight past the stop's wait */
 	uint64_t earlier;		/* earlier recordings' records handed over during this
 					 * one: not recorded */
@@ -346,8 +349,9 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 		}
 	}
 	for (int i = 0; i < s->n_probe_files[side] && p->n_links < MAX_LINKS_PER_PROC; i++) {
+		const char *name = s->probe_nop5[side][i] ? s->probe5[side] : probe;
 		struct bpf_link *l = bpf_program__attach_usdt(side_prog(s, side), pid, s->probe_files[side][i],
-							      NTP_SPDK_PROVIDER, probe, NULL);
+							      NTP_SPDK_PROVIDER, name, NULL);
 
 		if (!l) {
 			int e = errno;
@@ -361,7 +365,7 @@ static int claim(struct ntp_spdk *s, int side, pid_t pid, char *err, size_t errl
 			if (kill(pid, 0))
 				return 1;
 			snprintf(err, errlen, "attaching USDT %s:%s in %s to process %d failed: %s",
-				 NTP_SPDK_PROVIDER, probe, s->probe_files[side][i], (int)pid, strerror(e));
+				 NTP_SPDK_PROVIDER, name, s->probe_files[side][i], (int)pid, strerror(e));
 			return -1;
 		}
 		p->links[p->n_links++] = l;
@@ -780,13 +784,25 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 			goto fail;
 		}
 		s->n_files[side] = gather(bin, s->files[side], MAX_FILES, pids, &n_pids);
+		snprintf(s->probe5[side], sizeof(s->probe5[side]), "%s_nop5", probe);
 		for (int i = 0; i < s->n_files[side]; i++) {
 			struct ntp_usdt_count c[NTP_USDT_MAX];
-			int n = ntp_elf_usdt(s->files[side][i], NTP_SPDK_PROVIDER, c, 0, NTP_USDT_MAX);
+			int n = ntp_elf_usdt(s->files[side][i], NTP_SPDK_PROVIDER, c, 0, NTP_USDT_MAX), at = -1;
+			bool twin = false;
 
-			for (int k = 0; k < n; k++)
+			for (int k = 0; k < n; k++) {
 				if (!strcmp(c[k].name, probe))
-					s->probe_files[side][s->n_probe_files[side]++] = s->files[side][i];
+					at = s->n_probe_files[side]++;
+				/* every site of the twin on a 5-byte nop */
+				twin |= !strcmp(c[k].name, s->probe5[side]) && c[k].nop5 == c[k].sites;
+			}
+			if (at < 0)
+				continue;
+			s->probe_files[side][at] = s->files[side][i];
+			/* NTPROF_NO_NOP5=1: the 1-byte probes all the same (to compare,
+			 * bench/spdk_cold.sh) */
+			s->probe_nop5[side][at] = twin && ntp_uprobes_optimized() && !getenv("NTPROF_NO_NOP5");
+			s->any_nop5 |= s->probe_nop5[side][at];
 		}
 		if (!s->n_probe_files[side]) {
 			snprintf(err, errlen, "--spdk-%s %s: neither it nor a library it loads has the USDT probe "
@@ -815,8 +831,9 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 		goto fail;
 	}
 	if (!o->test_only) {
-		say(o, "SPDK: USDT probes attached to %d process%s, sampling 1 in %u", s->n_procs,
-		    s->n_procs == 1 ? "" : "es", o->sampling);
+		say(o, "SPDK: USDT probes attached to %d process%s%s, sampling 1 in %u", s->n_procs,
+		    s->n_procs == 1 ? "" : "es", s->any_nop5 ? " (on 5-byte nops: uprobes this kernel optimizes)" : "",
+		    o->sampling);
 		if (o->transport == NTP_TRANSPORT_TCP && s->sock_flavour)
 			say(o, "SPDK: its socket calls hooked (%s): tcp_recvmsg, skb_copy_datagram_iter, tcp_sendmsg",
 			    s->sock_flavour);

@@ -42,10 +42,34 @@ static void elf_close(Elf *e, int fd)
 	close(fd);
 }
 
+/* Is the instruction at vaddr pc x86-64's 5-byte nop, nopl 0x0(%rax,%rax,1)
+ * (0f 1f 44 00 00)? A kernel that optimizes uprobes (arch_uprobe_optimize)
+ * turns a probe there into a call after its first hit, where a 1-byte nop
+ * traps at every hit (docs/performance.md, "A sampled command, cold"). */
+static bool site_is_nop5(Elf *e, uint64_t pc)
+{
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    sh.sh_size < sizeof(nop5) || pc < sh.sh_addr || pc - sh.sh_addr > sh.sh_size - sizeof(nop5))
+			continue;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_buf && d->d_size == sh.sh_size &&
+		       !memcmp((const unsigned char *)d->d_buf + (pc - sh.sh_addr), nop5, sizeof(nop5));
+	}
+	return false;
+}
+
 int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *out, int n, int max)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	GElf_Ehdr eh;
 	int fd;
 	Elf *e = elf_open(path, &fd);
 
@@ -91,9 +115,16 @@ int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *
 				if (n == max)
 					continue;
 				snprintf(out[n].name, NTP_USDT_NAME, "%s", name);
-				out[n++].sites = 0;
+				out[n].sites = 0;
+				out[n++].nop5 = 0;
 			}
 			out[i].sites++;
+			if (gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64) {
+				uint64_t pc;
+
+				memcpy(&pc, desc, sizeof(pc));	/* the note's first word */
+				out[i].nop5 += site_is_nop5(e, pc);
+			}
 		}
 	}
 	elf_close(e, fd);

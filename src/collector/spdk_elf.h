@@ -12,12 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NTP_USDT_MAX 8
+#define NTP_USDT_MAX 16
 #define NTP_USDT_NAME 48
 
 struct ntp_usdt_count {
 	char name[NTP_USDT_NAME];	/* probe name, provider "ntprof" */
 	int sites;
+	int nop5;			/* of those, sites on x86-64's 5-byte nop (spdk/ntprof_usdt.h) */
 };
 
 /* Counts the .note.stapsdt notes of provider in path, per probe name, into

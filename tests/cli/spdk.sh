@@ -10,7 +10,8 @@
 # at the start not waited on, a take-over with a command in flight, and the
 # older patch's fixed grace; the join with a
 # generated kernel-side file of the same commands both ways (the shared
-# hash) and of two stand-ins; the reports' SPDK layout (docs/spdk.md).
+# hash) and of two stand-ins; the reports' SPDK layout (docs/spdk.md); the
+# stand-in's options for bench/spdk_cold.sh.
 # Needs root and uprobes; skipped (77) otherwise.
 set -u
 cd "$(dirname "$0")/../.."
@@ -83,12 +84,32 @@ check refuse-session '^ntprof: --session names a kernel block device; an SPDK si
 start_si t1 -r target -l "$W/t1.list"
 "$NTPROF" probe -r target --spdk-target "$SI" > "$W/probe" 2>&1
 rc=$?
-check probe-probes '^  ok      nvmf_tcp_done    1 site$' "$W/probe"
+# the probe's site is a 5-byte nop (spdk/ntprof_usdt.h), which a kernel with
+# arch_uprobe_optimize turns into a call instead of a trap
+check probe-probes '^  ok      nvmf_tcp_done +1 site$' "$W/probe"
+check probe-probes-nop5 '^  ok      nvmf_tcp_done_nop5 +1 site \(5-byte nop\)$' "$W/probe"
+if grep -q ' arch_uprobe_optimize$' /proc/kallsyms; then
+	optimized=1
+	check probe-uprobe-optimized '^  uprobes on 5-byte nops: optimized by this kernel \(arch_uprobe_optimize in /proc/kallsyms\): the _nop5 probes are used$' "$W/probe"
+else
+	optimized=0
+	check probe-uprobe-not-optimized '^  uprobes on 5-byte nops: not optimized \(no arch_uprobe_optimize in /proc/kallsyms\): the 1-byte ones are used$' "$W/probe"
+fi
 check probe-process "^running processes: $pid_t1 \(sampling variable at 0x[0-9a-f]+, in-flight count at 0x[0-9a-f]+\)$" "$W/probe"
 check probe-program '^ok      ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done \(required\)$' "$W/probe"
 check probe-sock '^(ok|missing) +ntp_s_recvmsg_fe +fentry +tcp_recvmsg' "$W/probe"
 check probe-load '^load: ok$' "$W/probe"
 [ $rc = 0 ] && ok probe-exit || bad "probe-exit: $rc"
+# a probe made by sys/sdt.h alone sits on a 1-byte nop: no "5-byte" said
+printf '#include <sys/sdt.h>\nint main(void) { DTRACE_PROBE3(ntprof, nvmf_tcp_done, 0, 0, 0); return 0; }\n' \
+	> "$W/plain.c"
+if cc "$W/plain.c" -o "$W/plain" 2> "$W/plain.err"; then
+	"$NTPROF" probe -r target --spdk-target "$W/plain" > "$W/plain.probe" 2>&1
+	check probe-probes-short-nop '^  ok      nvmf_tcp_done +1 site$' "$W/plain.probe"
+	if grep -q 'uprobes on 5-byte nops' "$W/plain.probe"; then bad probe-no-optimize-line; else ok probe-no-optimize-line; fi
+else
+	bad "probe-plain-build: $(head -3 "$W/plain.err")"
+fi
 [ "$(sampling t1)" = 0 ] && ok probe-leaves-variable || bad "probe-leaves-variable: $(sampling t1)"
 
 # ---- record as target: the variable goes back to 0 at -d's end; the records at the stop ----
@@ -131,6 +152,30 @@ if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n
 else
 	bad "record-target-records: $n_list sampled, $(keys "$W/tl.ntp" | wc -l) recorded, the recorder's exit $rc:"
 	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.si.err" | head -20
+fi
+# the probes the recorder attached: the 5-byte twins where the kernel
+# optimizes uprobes, the 1-byte ones elsewhere and with NTPROF_NO_NOP5=1,
+# every sampled command recorded either way
+if [ $optimized = 1 ]; then
+	check record-probes-nop5 '^ntprof: SPDK: USDT probes attached to 1 process \(on 5-byte nops: uprobes this kernel optimizes\), sampling 1 in 10$' "$W/rec-tl.err"
+	start_si tl1 -r target -n 3000 --wait-sampling -l "$W/tl1.list"
+	NTPROF_NO_NOP5=1 "$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/tl1.ntp" \
+		> /dev/null 2> "$W/rec-tl1.err" &
+	rec=$!
+	pids+=($rec)
+	ended tl1 "$rec" 300
+	kill -INT "$rec"; wait "$rec"
+	rc=$?
+	n_list=$(wc -l < "$W/tl1.list")
+	if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -q '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl1.err" &&
+		diff <(sort "$W/tl1.list") <(keys "$W/tl1.ntp") > /dev/null; then
+		ok "record-probes-nop1 (NTPROF_NO_NOP5=1: $n_list sampled, every one recorded)"
+	else
+		bad "record-probes-nop1: $n_list sampled, $(keys "$W/tl1.ntp" | wc -l) recorded, exit $rc:"
+		sed 's/^/       /' "$W/rec-tl1.err" | head -5
+	fi
+else
+	check record-probes-nop1 '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl.err"
 fi
 check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
 check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
@@ -384,6 +429,40 @@ pids+=($rec)
 ended hb "$rec" 300; kill -INT "$rec"; wait "$rec"
 "$NTPROF" report "$W/hb.ntp" > "$W/join4" 2>&1
 check join-one-process-both-sides "^records: $nh host, $nh target; $nh matched \(100 % of the host's\)$" "$W/join4"
+
+# ---- the stand-in's options for bench/spdk_cold.sh ----
+"$SI" -r target -n 1 --bpf-time ntp_u_ > "$W/bt0" 2>&1
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l < "$W/bt0")" = 1 ] && grep -q -- '--bpf-time ntp_u_: needs --log$' "$W/bt0"; then
+	ok standin-bpf-time-needs-log
+else
+	bad "standin-bpf-time-needs-log: exit $rc: $(cat "$W/bt0")"
+fi
+# a line per command, "sampled latency_ns", a sampled one's with the run
+# time of the done probe's program (counted only with bpf_stats_enabled);
+# a prefix that names no program: one line at the first sampled command
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+for p in ntp_u_ nosuch_; do
+	start_si "bt_$p" -r target -n 300 --spin --storage-us 5 --wait-sampling --log "$W/bt_$p.log" --bpf-time "$p"
+	"$NTPROF" record -r target --spdk-target "$SI" -s 1 --offline -o "$W/bt_$p.ntp" > /dev/null 2> "$W/bt_$p.rec" &
+	rec=$!
+	pids+=($rec)
+	ended "bt_$p" "$rec" 120; kill -INT "$rec"; wait "$rec"
+done
+echo "$stats_was" > /proc/sys/kernel/bpf_stats_enabled
+if [ "$(awk '$1 == 1 && $2 > $3 && $3 > 0' "$W/bt_ntp_u_.log" | wc -l)" = 300 ] &&
+	[ "$(wc -l < "$W/bt_ntp_u_.log")" = 300 ]; then
+	ok "standin-bpf-time (300 commands, each sampled, with its program's run time)"
+else
+	bad "standin-bpf-time: $(wc -l < "$W/bt_ntp_u_.log") lines:"; head -5 "$W/bt_ntp_u_.log"
+fi
+if [ "$(cat "$W/bt_nosuch_.si.err")" = "spdk-standin: --bpf-time nosuch_: no BPF program of that name is loaded" ] &&
+	[ ! -s "$W/bt_nosuch_.log" ]; then
+	ok standin-bpf-time-no-program
+else
+	bad "standin-bpf-time-no-program: $(head -3 "$W/bt_nosuch_.si.err")"
+fi
 
 [ $fail = 0 ] && echo "spdk.sh: all checks passed"
 exit $fail

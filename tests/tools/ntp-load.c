@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <liburing.h>
-#include <linux/bpf.h>
 #include <linux/fs.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,9 +24,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "bpf-runtime.h"
 
 #define MAX_QD 128
 #define MIN_BS 512u
@@ -237,88 +236,17 @@ static double pct_us(const struct lat_log *l, double q)
 	return (double)l->ns[i - 1] / 1000.0;
 }
 
-/*
- * --bpf-time: the BPF programs whose names start with a prefix (found when
- * the load starts: the profiler is attached by then), and their summed
- * run_time_ns, read before each submission and after each completion. At
- * QD 1 what ran in between is the I/O's own (and whatever else the machine
- * did meanwhile). Each read is one bpf() call per program, outside the
- * latency measured but not outside the caches: a bench phase of its own.
- */
-#define MAX_PROGS 64
-
-struct bpf_progs {
-	int fd[MAX_PROGS];
-	uint32_t id[MAX_PROGS];
-	uint64_t ns[MAX_PROGS], at_submit[MAX_PROGS];
-	int n;
-};
-
-static long sys_bpf(int cmd, union bpf_attr *a)
+/* --bpf-time: the programs' summed run time (bpf-runtime.h), read before
+ * each submission and after each completion. At QD 1 what ran in between is
+ * the I/O's own (and whatever else the machine did meanwhile): a bench
+ * phase of its own, since the reads touch the caches. */
+static void bpf_progs_open(struct bpf_runtime *p, const char *prefix)
 {
-	return syscall(__NR_bpf, cmd, a, sizeof(*a));
-}
-
-static int prog_info(int fd, struct bpf_prog_info *info)
-{
-	union bpf_attr a;
-
-	memset(info, 0, sizeof(*info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(*info);
-	a.info.info = (uint64_t)(uintptr_t)info;
-	return (int)sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
-}
-
-static void bpf_progs_open(struct bpf_progs *p, const char *prefix)
-{
-	union bpf_attr a;
-	uint32_t id = 0;
-
-	p->n = 0;
-	for (;;) {
-		struct bpf_prog_info info;
-		int fd;
-
-		memset(&a, 0, sizeof(a));
-		a.start_id = id;
-		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a)) {
-			if (errno != ENOENT)	/* ENOENT: past the last */
-				die("--bpf-time: cannot list the BPF programs: %s", strerror(errno));
-			break;
-		}
-		id = a.next_id;
-		memset(&a, 0, sizeof(a));
-		a.prog_id = id;
-		fd = (int)sys_bpf(BPF_PROG_GET_FD_BY_ID, &a);
-		if (fd < 0)
-			continue;	/* unloaded meanwhile */
-		if (prog_info(fd, &info) || strncmp(info.name, prefix, strlen(prefix)) || p->n == MAX_PROGS) {
-			close(fd);
-			continue;
-		}
-		p->fd[p->n] = fd;
-		p->id[p->n] = id;
-		p->n++;
-	}
-	if (!p->n)
+	if (!bpf_runtime_open(p, prefix))
+		return;
+	if (errno == ENOENT)
 		die("--bpf-time %s: no BPF program of that name is loaded", prefix);
-}
-
-/* each program's run time now into ns[], the sum returned */
-static uint64_t bpf_progs_read(struct bpf_progs *p)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < p->n; i++) {
-		struct bpf_prog_info info;
-
-		if (!prog_info(p->fd[i], &info))
-			p->ns[i] = info.run_time_ns;
-		sum += p->ns[i];
-	}
-	return sum;
+	die("--bpf-time: cannot list the BPF programs: %s", strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -331,13 +259,13 @@ int main(int argc, char **argv)
 	unsigned inflight = 0;
 	int fd, ret;
 	FILE *log = NULL;
-	struct bpf_progs progs;
+	struct bpf_runtime progs;
 	uint64_t bpf_done = 0, bpf_submit = 0;
 
 	parse_args(argc, argv, &o);
 	if (o.bpf_time) {
 		bpf_progs_open(&progs, o.bpf_time);
-		bpf_done = bpf_progs_read(&progs);
+		bpf_done = bpf_runtime_read(&progs);
 	}
 	if (o.log && !(log = fopen(o.log, "w"))) {
 		fprintf(stderr, "ntp-load: --log %s: %s\n", o.log, strerror(errno));
@@ -404,8 +332,8 @@ int main(int argc, char **argv)
 		}
 		if (queued) {
 			if (o.bpf_time) {
-				bpf_submit = bpf_progs_read(&progs);
-				memcpy(progs.at_submit, progs.ns, sizeof(progs.ns));
+				bpf_submit = bpf_runtime_read(&progs);
+				bpf_runtime_mark(&progs);
 			}
 			uint64_t t = now_ns();
 			/* the submitted slots are the last `queued` taken from free_slots */
@@ -431,7 +359,7 @@ int main(int argc, char **argv)
 		}
 		uint64_t t = now_ns();
 		unsigned head, n = 0;
-		uint64_t bpf_now = o.bpf_time ? bpf_progs_read(&progs) : 0;
+		uint64_t bpf_now = o.bpf_time ? bpf_runtime_read(&progs) : 0;
 		io_uring_for_each_cqe(&ring, head, cqe) {
 			unsigned s = (unsigned)io_uring_cqe_get_data64(cqe);
 			if (cqe->res != (int)o.bs) {
@@ -452,9 +380,9 @@ int main(int argc, char **argv)
 					fprintf(log, " %llu %llu", (unsigned long long)(bpf_now - bpf_submit),
 						(unsigned long long)(bpf_submit - bpf_done));
 					for (int i = 0; i < progs.n; i++)
-						if (progs.ns[i] != progs.at_submit[i])
+						if (progs.ns[i] != progs.at_mark[i])
 							fprintf(log, " %u:%llu", progs.id[i],
-								(unsigned long long)(progs.ns[i] - progs.at_submit[i]));
+								(unsigned long long)(progs.ns[i] - progs.at_mark[i]));
 				}
 				if (log)
 					fputc('\n', log);

@@ -35,13 +35,44 @@ uint32_t standin_sampling(void)
 	return ntprof_sample_n;
 }
 
-static void pause_ns(uint64_t ns)
+void (*standin_done_hook)(int after);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* a stage's delay: slept, or (d->spin) spun on the clock as SPDK's reactor
+ * polls, its CPU never idle */
+static void pause_ns(const struct standin_delays *d, uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	uint64_t end;
 
-	if (ns)
+	if (!ns)
+		return;
+	if (!d->spin) {
 		nanosleep(&ts, NULL);
+		return;
+	}
+	end = mono_ns() + ns;
+	while (mono_ns() < end)
+		__asm__ __volatile__("" ::: "memory");
 }
+
+/* NTPROF_DONE with standin_done_hook around a sampled command's probe */
+#define DONE(probe, r) do {							\
+	int sampled_ = (r)->abi != 0;						\
+										\
+	if (sampled_ && standin_done_hook)					\
+		standin_done_hook(0);						\
+	NTPROF_DONE(probe, r);							\
+	if (sampled_ && standin_done_hook)					\
+		standin_done_hook(1);						\
+} while (0)
 
 /* A command capsule (PDU header + SQE) and an answer (C2H data header +
  * 4 KiB); the bytes mean nothing, their sizes are NVMe/TCP's. */
@@ -129,7 +160,7 @@ static void *peer_main(void *arg)
 		if (peer_is_target) {
 			if (io_all(peer_fd, buf, CAPSULE_LEN, 0))
 				break;
-			pause_ns(peer_d.wait_ns);
+			pause_ns(&peer_d, peer_d.wait_ns);
 			if (io_all(peer_fd, buf, ANSWER_LEN, 1))
 				break;
 		} else {
@@ -214,7 +245,7 @@ static int hold(struct ntp_spdk_rec *r, const struct standin_delays *d)
 	if (!d->hold || !r->abi)
 		return 0;
 	while (ntprof_sample_n && !standin_quit)
-		pause_ns(200000);
+		pause_ns(d, 200000);
 	{
 		struct timespec ts;
 
@@ -228,8 +259,8 @@ static int hold(struct ntp_spdk_rec *r, const struct standin_delays *d)
 		return 1;
 	}
 	while (d->rearm && !ntprof_sample_n && !standin_quit)
-		pause_ns(200000);
-	pause_ns(d->hold_ns);
+		pause_ns(d, 200000);
+	pause_ns(d, d->hold_ns);
 	return 0;
 }
 
@@ -261,7 +292,7 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 	}
 	NTPROF_STAMP(&r, NTP_SPDK_H_CMD_SENT);
 	if (!rdma && is_write_r2t(c, d)) {
-		pause_ns(d->r2t_ns);
+		pause_ns(d, d->r2t_ns);
 		NTPROF_STAMP(&r, NTP_SPDK_H_R2T_RECV);
 		NTPROF_STAMP(&r, NTP_SPDK_H_DATA_SENT);
 	}
@@ -271,7 +302,7 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 		r.lport = sock_lport;
 		r.rport = sock_rport;
 		/* SPDK writes the queued capsule at its next flush */
-		pause_ns(d->flush_ns);
+		pause_ns(d, d->flush_ns);
 		if (io_all(sock_fd, buf, CAPSULE_LEN, 1))
 			return sampled;
 		/* the answer's first read: its PDU header is parsed at once */
@@ -281,7 +312,7 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 		if (io_all(sock_fd, buf + 24, ANSWER_LEN - 24, 0))
 			return sampled;
 	} else {
-		pause_ns(d->wait_ns);
+		pause_ns(d, d->wait_ns);
 	}
 	if (hold(&r, d))
 		return sampled;
@@ -292,9 +323,9 @@ int standin_host_cmd(const struct standin_cmd *c, const struct standin_delays *d
 	 * callback is called, the probe after the callback returned */
 	NTPROF_STAMP(&r, NTP_SPDK_H_COMPLETE);
 	if (rdma)
-		NTPROF_DONE(nvme_rdma_done, &r);
+		DONE(nvme_rdma_done, &r);
 	else
-		NTPROF_DONE(nvme_tcp_done, &r);
+		DONE(nvme_tcp_done, &r);
 	return sampled;
 }
 
@@ -317,12 +348,12 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	}
 	if (is_write_r2t(c, d)) {
 		NTPROF_STAMP(&r, NTP_SPDK_T_R2T_SENT);
-		pause_ns(d->r2t_ns);
+		pause_ns(d, d->r2t_ns);
 		NTPROF_STAMP(&r, NTP_SPDK_T_DATA_RECV);
 	}
 	r.len = c->len;
 	NTPROF_STAMP(&r, NTP_SPDK_T_EXEC);
-	pause_ns(d->storage_ns);
+	pause_ns(d, d->storage_ns);
 	if (hold(&r, d))
 		return sampled;
 	NTPROF_STAMP(&r, NTP_SPDK_T_DONE);
@@ -330,14 +361,14 @@ int standin_target_cmd(const struct standin_cmd *c, const struct standin_delays 
 	NTPROF_STAMP_AS(&r, NTP_SPDK_T_RSP_SENT, NTP_SPDK_T_RSP_QUEUED);
 	if (sock) {
 		/* SPDK writes queued PDUs at its socket group's next flush */
-		pause_ns(d->flush_ns);
+		pause_ns(d, d->flush_ns);
 		if (io_all(sock_fd, buf, ANSWER_LEN, 1))
 			return sampled;
 	}
 	r.cntlid = c->cntlid;
 	if (rdma)
-		NTPROF_DONE(nvmf_rdma_done, &r);
+		DONE(nvmf_rdma_done, &r);
 	else
-		NTPROF_DONE(nvmf_tcp_done, &r);
+		DONE(nvmf_tcp_done, &r);
 	return sampled;
 }

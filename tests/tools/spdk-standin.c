@@ -37,19 +37,63 @@
  * --fork: after the first command, fork a child that idles until SIGTERM
  * ("forked PID" on stdout): it inherits the sampling variable and the
  * in-flight counts, as a child forked by an SPDK program.
+ * --spin: the stage delays are spun, not slept, as SPDK's reactor polls:
+ * the CPU never idles between commands.
+ * --log FILE: a line per command, "sampled latency_ns" (1 or 0; the time of
+ * the whole command, probes included); --bpf-time PREFIX (with --log): on a
+ * sampled command's line, the run time of the BPF programs named PREFIX*
+ * (kernel.bpf_stats_enabled on) read just before and after its done probe,
+ * as "sampled latency_ns bpf_ns". The reads are inside the latency.
  * SIGUSR1 prints the sampling variable's value ("sampling N") on stdout.
  * At the end: "standin: C commands, S sampled" on stderr.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include "bpf-runtime.h"
 #include "spdk-standin.h"
 
 static volatile sig_atomic_t stop, report;
+
+/* --bpf-time: the programs, and their run time at the hook's two calls */
+static struct bpf_runtime progs;
+static uint64_t bpf_before, bpf_after;
+
+static const char *bpf_time;
+
+/* opened at the first sampled command: the recorder attached its programs
+ * before it set the sampling variable */
+static void bpf_time_hook(int after)
+{
+	if (!progs.n && bpf_runtime_open(&progs, bpf_time)) {
+		if (errno == ENOENT)
+			fprintf(stderr, "spdk-standin: --bpf-time %s: no BPF program of that name is loaded\n",
+				bpf_time);
+		else
+			fprintf(stderr, "spdk-standin: --bpf-time: cannot list the BPF programs: %s\n",
+				strerror(errno));
+		exit(2);
+	}
+	if (after)
+		bpf_after = bpf_runtime_read(&progs);
+	else
+		bpf_before = bpf_runtime_read(&progs);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static void on_stop(int sig)
 {
@@ -135,16 +179,19 @@ int main(int argc, char **argv)
 		{ "rearm", no_argument, NULL, 'R' },
 		{ "submit-fail", no_argument, NULL, 'X' },
 		{ "fork", no_argument, NULL, 'f' },
+		{ "spin", no_argument, NULL, 'P' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "bpf-time", required_argument, NULL, 'B' },
 		{ 0 }
 	};
 	struct standin_delays d = { .wait_ns = 60000, .storage_ns = 40000, .r2t_ns = 20000, .flush_ns = 20000 };
 	struct standin_cmd *cmds = NULL, c;
-	const char *role = NULL, *in = NULL, *list = NULL;
+	const char *role = NULL, *in = NULL, *list = NULL, *log = NULL;
 	unsigned long n = 0, done = 0, sampled = 0;
 	int rdma = 0, ncmds = 0, opt, host, both, wait = 0, sock = 0, qd = 1, fork_child = 0;
 	uint16_t cntlid = 1;
 	struct sigaction sa;
-	FILE *lf = NULL;
+	FILE *lf = NULL, *logf = NULL;
 
 	while ((opt = getopt_long(argc, argv, "r:t:i:n:l:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -165,6 +212,9 @@ int main(int argc, char **argv)
 		case 'R': d.rearm = 1; break;
 		case 'X': d.submit_fail = 1; break;
 		case 'f': fork_child = 1; break;
+		case 'P': d.spin = 1; break;
+		case 'L': log = optarg; break;
+		case 'B': bpf_time = optarg; break;
 		default:
 			fprintf(stderr, "usage: spdk-standin -r host|target [-t tcp|rdma] [-i CSV] [-n N] [-l LIST]\n");
 			return 2;
@@ -192,6 +242,14 @@ int main(int argc, char **argv)
 		perror(list);
 		return 2;
 	}
+	if (bpf_time && !log) {
+		fprintf(stderr, "spdk-standin: --bpf-time %s: needs --log\n", bpf_time);
+		return 2;
+	}
+	if (log && !(logf = fopen(log, "w"))) {
+		fprintf(stderr, "spdk-standin: --log %s: %s\n", log, strerror(errno));
+		return 2;
+	}
 	/* nanosleep's default slack (50 us) would swamp the stage delays */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	memset(&sa, 0, sizeof(sa));
@@ -205,7 +263,10 @@ int main(int argc, char **argv)
 	while (wait && !stop && !standin_sampling())
 		usleep(1000);
 
+	if (bpf_time)
+		standin_done_hook = bpf_time_hook;
 	while (!stop && (!n || done < n)) {
+		uint64_t t0;
 		int s;
 
 		if (report) {
@@ -217,10 +278,17 @@ int main(int argc, char **argv)
 			c = cmds[done % ncmds];
 		else
 			make_cmd(done, cntlid, &c);
+		t0 = logf ? now_ns() : 0;
 		if (both)
 			s = standin_target_cmd(&c, &d, rdma) & standin_host_cmd(&c, &d, rdma);
 		else
 			s = host ? standin_host_cmd(&c, &d, rdma) : standin_target_cmd(&c, &d, rdma);
+		if (logf) {
+			fprintf(logf, "%d %llu", s, (unsigned long long)(now_ns() - t0));
+			if (s && bpf_time)
+				fprintf(logf, " %llu", (unsigned long long)(bpf_after - bpf_before));
+			fputc('\n', logf);
+		}
 		if (s) {
 			sampled++;
 			if (lf)
@@ -245,6 +313,8 @@ int main(int argc, char **argv)
 		printf("sampling %u\n", standin_sampling());
 	if (lf)
 		fclose(lf);
+	if (logf)
+		fclose(logf);
 	standin_sock_close();
 	fprintf(stderr, "standin: %lu commands, %lu sampled\n", done, sampled);
 	free(cmds);

@@ -16,7 +16,8 @@ struct standin_cmd {
 	uint64_t slba;
 };
 
-/* Per-stage delays, ns (slept, so the stand-in costs little CPU). */
+/* Per-stage delays, ns (slept, so the stand-in costs little CPU; --spin:
+ * spun). */
 struct standin_delays {
 	uint64_t wait_ns;	/* host: capsule queued -> answer read (network and target) */
 	uint64_t storage_ns;	/* target: handed to the bdev -> completed */
@@ -27,7 +28,12 @@ struct standin_delays {
 	int abandon;		/* --abandon: the first held one is dropped at the stop, unhanded */
 	int rearm;		/* --rearm: ... and waits for the next recorder's write */
 	int submit_fail;	/* --submit-fail: the host's first sampled command fails its submission */
+	int spin;		/* --spin: delays spun, not slept */
 };
+
+/* Called just before a sampled command's done probe fires (after 0) and
+ * just after (after 1): the stand-in's --bpf-time reads there. */
+extern void (*standin_done_hook)(int after);
 
 /* Set by the program's SIGTERM/SIGINT: a held command stops waiting. */
 extern volatile int standin_quit;
