@@ -138,44 +138,41 @@ fi
 # Without a stop in the middle: the stand-in runs its commands once the
 # recorder has set the variable and ends, and only then is the recorder
 # stopped.
-start_si tl -r target -n 12000 --wait-sampling -l "$W/tl.list"
-"$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/tl.ntp" > /dev/null 2> "$W/rec-tl.err" &
-rec=$!
-pids+=($rec)
-ended tl "$rec" 300
-kill -INT "$rec"; wait "$rec"
-rc=$?
-n_list=$(wc -l < "$W/tl.list")
-if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: 12000 commands, $n_list sampled" "$W/tl.si.err" &&
-	diff <(sort "$W/tl.list") <(keys "$W/tl.ntp") > /dev/null; then
-	ok "record-target-records ($n_list sampled, every one recorded)"
-else
-	bad "record-target-records: $n_list sampled, $(keys "$W/tl.ntp" | wc -l) recorded, the recorder's exit $rc:"
-	sed 's/^/       /' "$W/rec-tl.err" "$W/tl.si.err" | head -20
-fi
+# recorded NAME N LABEL [VAR=VALUE...]: a stand-in of N commands recorded at
+# -s 10 from its first command to its end (VAR=VALUE in the recorder's
+# environment); LABEL passes when every command it sampled was recorded
+# and no other
+recorded() {
+	local name=$1 n=$2 label=$3 rc n_list
+	shift 3
+	start_si "$name" -r target -n "$n" --wait-sampling -l "$W/$name.list"
+	env "$@" "$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/$name.ntp" \
+		> /dev/null 2> "$W/rec-$name.err" &
+	rec=$!
+	pids+=($rec)
+	ended "$name" "$rec" 300
+	kill -INT "$rec"; wait "$rec"
+	rc=$?
+	n_list=$(wc -l < "$W/$name.list")
+	if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -qx "standin: $n commands, $n_list sampled" "$W/$name.si.err" &&
+		diff <(sort "$W/$name.list") <(keys "$W/$name.ntp") > /dev/null; then
+		ok "$label ($n_list sampled, every one recorded)"
+	else
+		bad "$label: $n_list sampled, $(keys "$W/$name.ntp" | wc -l) recorded, the recorder's exit $rc:"
+		sed 's/^/       /' "$W/rec-$name.err" "$W/$name.si.err" | head -20
+	fi
+}
+recorded tl 12000 record-target-records
 # the probes the recorder attached: the 5-byte twins where the kernel
 # optimizes uprobes, the 1-byte ones elsewhere and with NTPROF_NO_NOP5=1,
 # every sampled command recorded either way
+said_nop1='^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$'
 if [ $optimized = 1 ]; then
 	check record-probes-nop5 '^ntprof: SPDK: USDT probes attached to 1 process \(on 5-byte nops: uprobes this kernel optimizes\), sampling 1 in 10$' "$W/rec-tl.err"
-	start_si tl1 -r target -n 3000 --wait-sampling -l "$W/tl1.list"
-	NTPROF_NO_NOP5=1 "$NTPROF" record -r target --spdk-target "$SI" -s 10 --offline -o "$W/tl1.ntp" \
-		> /dev/null 2> "$W/rec-tl1.err" &
-	rec=$!
-	pids+=($rec)
-	ended tl1 "$rec" 300
-	kill -INT "$rec"; wait "$rec"
-	rc=$?
-	n_list=$(wc -l < "$W/tl1.list")
-	if [ $rc = 0 ] && [ "$n_list" -gt 100 ] && grep -q '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl1.err" &&
-		diff <(sort "$W/tl1.list") <(keys "$W/tl1.ntp") > /dev/null; then
-		ok "record-probes-nop1 (NTPROF_NO_NOP5=1: $n_list sampled, every one recorded)"
-	else
-		bad "record-probes-nop1: $n_list sampled, $(keys "$W/tl1.ntp" | wc -l) recorded, exit $rc:"
-		sed 's/^/       /' "$W/rec-tl1.err" | head -5
-	fi
+	recorded tl1 3000 record-probes-nop1 NTPROF_NO_NOP5=1
+	check record-probes-nop1-said "$said_nop1" "$W/rec-tl1.err"
 else
-	check record-probes-nop1 '^ntprof: SPDK: USDT probes attached to 1 process, sampling 1 in 10$' "$W/rec-tl.err"
+	check record-probes-nop1 "$said_nop1" "$W/rec-tl.err"
 fi
 check report-target-stage '^target driver \(SPDK\) ' "$W/rec1"
 check report-target-storage '^storage \(SPDK bdev, drive\) ' "$W/rec1"
