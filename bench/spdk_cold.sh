@@ -79,6 +79,9 @@ phase() {
 	return 0
 }
 
+# cmds S: the commands of a phase at -s S (about 200 sampled at -s 1000)
+cmds() { echo $(($1 == 1000 ? N : $1 == 100 ? N / 4 : N / 10)); }
+
 # stats FILE COLUMN [SAMPLED]: "n mean p25 p50 p90" of COLUMN (ns) of the
 # lines of FILE whose first field is SAMPLED (any when not given)
 stats() {
@@ -103,13 +106,13 @@ for kind in ${KINDS:-sleep spin}; do
 	# minutes, more than the ways differ at -s 1000
 	for s in 1000 100 1; do
 		for way in $ways; do
-			phase "$kind-$way-s$s" "$s" $((s == 1000 ? N : s == 100 ? N / 4 : N / 10)) "${args[@]}"
+			phase "$kind-$way-s$s" "$s" "$(cmds "$s")" "${args[@]}"
 		done
 	done
 	way=${ways%% *}
-	phase "$kind-b1" 1 $((N / 10)) "${args[@]}" --bpf-time ntp_u_
-	phase "$kind-b100" 100 $((N / 4)) "${args[@]}" --bpf-time ntp_u_
-	phase "$kind-b1000" 1000 "$N" "${args[@]}" --bpf-time ntp_u_
+	for s in 1 100 1000; do
+		phase "$kind-b$s" "$s" "$(cmds "$s")" "${args[@]}" --bpf-time ntp_u_
+	done
 
 	read -r _ bare _ <<< "$(stats "$work/$kind-bare.log" 2)"
 	echo "  $kind: latency (us): mean, against bare; sampled p50 against unsampled p50 in the phase"

@@ -60,8 +60,9 @@ int ntp_probe_spdk(FILE *f, const char *bin, unsigned side, uint8_t transport, b
 	/* the probes' 5-byte twins (spdk/ntprof_usdt.h) are what a recorder
 	 * attaches where the kernel optimizes uprobes on them */
 	if (nop5)
-		fprintf(f, "  uprobes on 5-byte nops: %s\n", ntp_uprobes_optimized() ?
+		fprintf(f, "  uprobes on 5-byte nops: %s\n", ntp_spdk_twins_wanted() ?
 			"optimized by this kernel (arch_uprobe_optimize in /proc/kallsyms): the _nop5 probes are used" :
+			ntp_uprobes_optimized() ? "optimized by this kernel, but NTPROF_NO_NOP5 is set: the 1-byte ones are used" :
 			"not optimized (no arch_uprobe_optimize in /proc/kallsyms): the 1-byte ones are used");
 	fprintf(f, "running processes:");
 	for (int i = 0; i < info.n_pids; i++) {

@@ -107,6 +107,11 @@ struct ntp_spdk {
 					 * one: not recorded */
 };
 
+bool ntp_spdk_twins_wanted(void)
+{
+	return ntp_uprobes_optimized() && !getenv("NTPROF_NO_NOP5");
+}
+
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport)
 {
 	bool rdma = transport == NTP_TRANSPORT_RDMA;
@@ -760,6 +765,7 @@ const char *ntp_spdk_sock_flavour(const struct ntp_spdk *s, const char **why)
 struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t errlen)
 {
 	struct ntp_spdk *s = calloc(1, sizeof(*s));
+	bool twins;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -768,6 +774,7 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 	s->o = *o;
 	s->ts_fd = -1;
 	libbpf_set_print(libbpf_quiet);
+	twins = ntp_spdk_twins_wanted();
 	for (int side = 0; side < 2; side++) {
 		const char *bin = o->bin[side];
 		const char *probe = ntp_spdk_probe_name(side ? NTP_SIDE_TARGET : NTP_SIDE_HOST, o->transport);
@@ -799,9 +806,7 @@ struct ntp_spdk *ntp_spdk_open(const struct ntp_spdk_opts *o, char *err, size_t 
 			if (at < 0)
 				continue;
 			s->probe_files[side][at] = s->files[side][i];
-			/* NTPROF_NO_NOP5=1: the 1-byte probes all the same (to compare,
-			 * bench/spdk_cold.sh) */
-			s->probe_nop5[side][at] = twin && ntp_uprobes_optimized() && !getenv("NTPROF_NO_NOP5");
+			s->probe_nop5[side][at] = twin && twins;
 			s->any_nop5 |= s->probe_nop5[side][at];
 		}
 		if (!s->n_probe_files[side]) {

@@ -35,6 +35,10 @@ struct ntp_spdk_info {
 
 /* The probe a side needs over a transport: "nvmf_tcp_done", ... */
 const char *ntp_spdk_probe_name(unsigned side, unsigned transport);
+/* Attach the probes' 5-byte twins (spdk/ntprof_usdt.h) where a file has
+ * them? The kernel optimizes uprobes (ntp_uprobes_optimized) and
+ * NTPROF_NO_NOP5 is not set (to compare the two, bench/spdk_cold.sh). */
+bool ntp_spdk_twins_wanted(void);
 /* Probes, processes and variable addresses of bin; -1 with why in err when
  * bin is not there. */
 int ntp_spdk_inspect(const char *bin, struct ntp_spdk_info *info, char *err, size_t errlen);

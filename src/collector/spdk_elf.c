@@ -70,6 +70,7 @@ int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	GElf_Ehdr eh;
+	bool x86_64;
 	int fd;
 	Elf *e = elf_open(path, &fd);
 
@@ -79,6 +80,7 @@ int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *
 		elf_close(e, fd);
 		return -1;
 	}
+	x86_64 = gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
@@ -119,7 +121,7 @@ int ntp_elf_usdt(const char *path, const char *provider, struct ntp_usdt_count *
 				out[n++].nop5 = 0;
 			}
 			out[i].sites++;
-			if (gelf_getehdr(e, &eh) && eh.e_machine == EM_X86_64) {
+			if (x86_64) {
 				uint64_t pc;
 
 				memcpy(&pc, desc, sizeof(pc));	/* the note's first word */
