@@ -821,6 +821,25 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	return c->seen + spdk_seen;
 }
 
+/* The row of out[0..*n) for key, the paths of one namespace being one
+ * group (ntp_dev_normalize); a new zeroed row if none has it yet, NULL when
+ * out is full. */
+static struct ntp_total *total_row(struct ntp_total *out, size_t *n, size_t max,
+				   const struct ntp_group_key *key)
+{
+	struct ntp_group_key k = *key;
+
+	ntp_dev_normalize(k.dev);
+	for (size_t j = 0; j < *n; j++)
+		if (!memcmp(&out[j].key, &k, sizeof(k)))
+			return &out[j];
+	if (*n == max)
+		return NULL;
+	memset(&out[*n], 0, sizeof(out[*n]));
+	out[*n].key = k;
+	return &out[(*n)++];
+}
+
 /* --exact-queues: adds the per-CPU stage sums of group_occ to the rows of
  * the same (normalized) key; a key without a count gets its own row. */
 static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
@@ -828,6 +847,7 @@ static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_occ);
 	struct ntp_group_key key, next, *prev = NULL;
 	struct ntp_group_occ *vals;
+	struct ntp_total *t;
 
 	if (ncpu <= 0)
 		return n;
@@ -835,29 +855,45 @@ static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 	if (!vals)
 		return n;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct ntp_group_key k;
-		size_t j;
-
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
+		if (bpf_map_lookup_elem(fd, &key, vals) || !(t = total_row(out, &n, max, &key)))
 			continue;
-		k = key;
-		ntp_dev_normalize(k.dev);
-		for (j = 0; j < n; j++)
-			if (!memcmp(&out[j].key, &k, sizeof(k)))
-				break;
-		if (j == n) {
-			if (n == max)
-				continue;
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n++].key = k;
-		}
 		for (int i = 0; i < ncpu; i++) {
-			out[j].occ.summed += vals[i].summed;
-			out[j].occ.incomplete += vals[i].incomplete;
+			t->occ.summed += vals[i].summed;
+			t->occ.incomplete += vals[i].incomplete;
 			for (int s = 0; s < NTP_OCC_SLOTS; s++)
-				out[j].occ.ns[s] += vals[i].ns[s];
+				t->occ.ns[s] += vals[i].ns[s];
+		}
+	}
+	free(vals);
+	return n;
+}
+
+/* The counts of group_slots (count_group in bpf/ntprof_common.bpf.h): each
+ * CPU's owned slots, added to the rows of their keys. A slot being claimed
+ * has counted nothing yet. */
+static size_t slot_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_slots);
+	__u32 nslots = bpf_map__max_entries(c->skel->maps.group_slots);
+	struct ntp_group_slot *vals;
+	struct ntp_total *t;
+
+	if (ncpu <= 0)
+		return n;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return n;
+	for (__u32 i = 0; i < nslots; i++) {
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			if (vals[cpu].state != NTP_GROUP_SLOT_OWNED ||
+			    !(t = total_row(out, &n, max, &vals[cpu].key)))
+				continue;
+			t->count.commands += vals[cpu].count.commands;
+			t->count.bytes += vals[cpu].count.bytes;
 		}
 	}
 	free(vals);
@@ -869,6 +905,7 @@ int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct ntp_group_key key, next, *prev = NULL;
 	struct ntp_group_count *vals;
+	struct ntp_total *t;
 	size_t n = 0;
 
 	/* SPDK counts no unsampled command: its groups' rates are estimated */
@@ -880,30 +917,18 @@ int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return 0;
-	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
+		if (bpf_map_lookup_elem(fd, &key, vals) || !(t = total_row(out, &n, max, &key)))
 			continue;
-		struct ntp_group_key k = key;
-		size_t j;
-
-		/* the paths of one namespace are one group */
-		ntp_dev_normalize(k.dev);
-		for (j = 0; j < n; j++)
-			if (!memcmp(&out[j].key, &k, sizeof(k)))
-				break;
-		if (j == n) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].key = k;
-			n++;
-		}
 		for (int i = 0; i < ncpu; i++) {
-			out[j].count.commands += vals[i].commands;
-			out[j].count.bytes += vals[i].bytes;
+			t->count.commands += vals[i].commands;
+			t->count.bytes += vals[i].bytes;
 		}
 	}
 	free(vals);
+	n = slot_totals(c, out, n, max);
 	if (c->o.exact_queues)
 		n = occ_totals(c, out, n, max);
 	return (int)n;
