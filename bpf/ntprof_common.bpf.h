@@ -569,8 +569,7 @@ static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_gr
 	x = (x ^ w[1]) * 0x9E3779B97F4A7C15ULL;
 	x = (x ^ w[2]) * 0x9E3779B97F4A7C15ULL;
 	x = (x ^ w[3]) * 0x9E3779B97F4A7C15ULL;
-	x = (x ^ w[4]) * 0x9E3779B97F4A7C15ULL;
-	i = (__u32)(x >> (64 - NTP_GROUP_SLOT_BITS));
+	i = fib_index(x ^ w[4], NTP_GROUP_SLOT_BITS);
 	s = bpf_map_lookup_elem(&group_slots, &i);
 	if (!s)
 		return NULL;

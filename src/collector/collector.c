@@ -840,34 +840,53 @@ static struct ntp_total *total_row(struct ntp_total *out, size_t *n, size_t max,
 	return &out[(*n)++];
 }
 
-/* --exact-queues: adds the per-CPU stage sums of group_occ to the rows of
- * the same (normalized) key; a key without a count gets its own row. */
-static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
-{
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_occ);
-	struct ntp_group_key key, next, *prev = NULL;
-	struct ntp_group_occ *vals;
-	struct ntp_total *t;
+/* Adds a key's per-CPU values (ncpu of them) to its row. */
+typedef void (*ntp_total_add_fn)(struct ntp_total *t, const void *vals, int ncpu);
 
-	if (ncpu <= 0)
-		return n;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
+/* Each key of the per-CPU hash fd (value_size bytes per CPU), its values
+ * added to its row by add. */
+static size_t hash_totals(int fd, size_t value_size, ntp_total_add_fn add, struct ntp_total *out,
+			  size_t n, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct ntp_group_key key, next, *prev = NULL;
+	struct ntp_total *t;
+	void *vals;
+
+	if (ncpu <= 0 || !(vals = calloc(ncpu, value_size)))
 		return n;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals) || !(t = total_row(out, &n, max, &key)))
-			continue;
-		for (int i = 0; i < ncpu; i++) {
-			t->occ.summed += vals[i].summed;
-			t->occ.incomplete += vals[i].incomplete;
-			for (int s = 0; s < NTP_OCC_SLOTS; s++)
-				t->occ.ns[s] += vals[i].ns[s];
-		}
+		if (!bpf_map_lookup_elem(fd, &key, vals) && (t = total_row(out, &n, max, &key)))
+			add(t, vals, ncpu);
 	}
 	free(vals);
 	return n;
+}
+
+static void add_counts(struct ntp_total *t, const void *vals, int ncpu)
+{
+	const struct ntp_group_count *v = vals;
+
+	for (int i = 0; i < ncpu; i++) {
+		t->count.commands += v[i].commands;
+		t->count.bytes += v[i].bytes;
+	}
+}
+
+/* --exact-queues: the stage sums of group_occ (a key without a count gets
+ * its own row) */
+static void add_occ(struct ntp_total *t, const void *vals, int ncpu)
+{
+	const struct ntp_group_occ *v = vals;
+
+	for (int i = 0; i < ncpu; i++) {
+		t->occ.summed += v[i].summed;
+		t->occ.incomplete += v[i].incomplete;
+		for (int s = 0; s < NTP_OCC_SLOTS; s++)
+			t->occ.ns[s] += v[i].ns[s];
+	}
 }
 
 /* The counts of group_slots (count_group in bpf/ntprof_common.bpf.h): each
@@ -880,21 +899,15 @@ static size_t slot_totals(struct ntp_collector *c, struct ntp_total *out, size_t
 	struct ntp_group_slot *vals;
 	struct ntp_total *t;
 
-	if (ncpu <= 0)
-		return n;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
+	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
 		return n;
 	for (__u32 i = 0; i < nslots; i++) {
 		if (bpf_map_lookup_elem(fd, &i, vals))
 			continue;
-		for (int cpu = 0; cpu < ncpu; cpu++) {
-			if (vals[cpu].state != NTP_GROUP_SLOT_OWNED ||
-			    !(t = total_row(out, &n, max, &vals[cpu].key)))
-				continue;
-			t->count.commands += vals[cpu].count.commands;
-			t->count.bytes += vals[cpu].count.bytes;
-		}
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			if (vals[cpu].state == NTP_GROUP_SLOT_OWNED &&
+			    (t = total_row(out, &n, max, &vals[cpu].key)))
+				add_counts(t, &vals[cpu].count, 1);
 	}
 	free(vals);
 	return n;
@@ -902,35 +915,17 @@ static size_t slot_totals(struct ntp_collector *c, struct ntp_total *out, size_t
 
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd;
-	struct ntp_group_key key, next, *prev = NULL;
-	struct ntp_group_count *vals;
-	struct ntp_total *t;
-	size_t n = 0;
+	size_t n;
 
 	/* SPDK counts no unsampled command: its groups' rates are estimated */
 	if (!c->skel)
 		return 0;
-	fd = bpf_map__fd(c->skel->maps.group_counts);
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return 0;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals) || !(t = total_row(out, &n, max, &key)))
-			continue;
-		for (int i = 0; i < ncpu; i++) {
-			t->count.commands += vals[i].commands;
-			t->count.bytes += vals[i].bytes;
-		}
-	}
-	free(vals);
+	n = hash_totals(bpf_map__fd(c->skel->maps.group_counts), sizeof(struct ntp_group_count), add_counts,
+			out, 0, max);
 	n = slot_totals(c, out, n, max);
 	if (c->o.exact_queues)
-		n = occ_totals(c, out, n, max);
+		n = hash_totals(bpf_map__fd(c->skel->maps.group_occ), sizeof(struct ntp_group_occ), add_occ,
+				out, n, max);
 	return (int)n;
 }
 
