@@ -96,13 +96,24 @@ NTP_SHARED struct {
  * src/collector/collector.c), so a smaller ring still wakes it. */
 NTP_SHARED const volatile __u64 ring_wake_bytes NTP_INIT(2 << 20);
 
-/* Every command, sampled or not, per group: exact rates. */
+/* Every command, sampled or not, per group: exact rates. Most groups count
+ * in group_slots; group_counts holds those whose slot another group owns
+ * (count_group). */
 NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct ntp_group_key);
 	__type(value, struct ntp_group_count);
 } group_counts SEC(".maps");
+
+#define NTP_GROUP_SLOT_BITS 6
+
+NTP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1 << NTP_GROUP_SLOT_BITS);
+	__type(key, __u32);
+	__type(value, struct ntp_group_slot);
+} group_slots SEC(".maps");
 
 /* --exact-queues: every command's stage times, per group (ntprof_occ.h). */
 NTP_SHARED struct {
@@ -529,6 +540,54 @@ static __always_inline int tdev_wanted(const char *dev)
 	       d[3] == filter_tdev[3];
 }
 
+/*
+ * The group's counters in its slot of group_slots on this CPU, NULL: the
+ * slot is another group's (or being claimed), or the kernel has no BPF
+ * atomics (has_atomic_fetch). Every command of every group is counted, so
+ * the per-CPU hash's lookup (a helper call hashing the 40-byte key with
+ * jhash, a bucket walk and a byte-wise compare of the key in the kernel)
+ * was the unsampled path's largest cost (docs/performance.md, "What the
+ * unsampled path does"); here a multiplicative hash of the key's five
+ * words picks the slot, and five compares confirm it. A slot is claimed
+ * once, with a compare-and-exchange from FREE: another program on this
+ * CPU that runs in between (an interrupt, a softirq) finds it CLAIMING and
+ * counts in the hash, so a key is never half written where it counts; the
+ * claim's end is a compare-and-exchange too, which orders the key's stores
+ * before OWNED for user space's reads on every CPU. A slot is never freed:
+ * a recorder sees a few dozen groups, and one that finds its slot taken
+ * counts in group_counts, always there, on that CPU.
+ */
+static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_group_key *k)
+{
+	const __u64 *w = (const __u64 *)k, *o;
+	struct ntp_group_slot *s;
+	__u64 x = w[0];
+	__u32 i;
+
+	if (!has_atomic_fetch)
+		return NULL;
+	x = (x ^ w[1]) * 0x9E3779B97F4A7C15ULL;
+	x = (x ^ w[2]) * 0x9E3779B97F4A7C15ULL;
+	x = (x ^ w[3]) * 0x9E3779B97F4A7C15ULL;
+	i = fib_index(x ^ w[4], NTP_GROUP_SLOT_BITS);
+	s = bpf_map_lookup_elem(&group_slots, &i);
+	if (!s)
+		return NULL;
+	if (s->state == NTP_GROUP_SLOT_OWNED) {
+		o = (const __u64 *)&s->key;
+		if (o[0] == w[0] && o[1] == w[1] && o[2] == w[2] && o[3] == w[3] && o[4] == w[4])
+			return &s->count;
+		return NULL;
+	}
+	if (s->state != NTP_GROUP_SLOT_FREE ||
+	    __sync_val_compare_and_swap(&s->state, NTP_GROUP_SLOT_FREE, NTP_GROUP_SLOT_CLAIMING) !=
+		    NTP_GROUP_SLOT_FREE)
+		return NULL;
+	__builtin_memcpy(&s->key, k, sizeof(*k));
+	__sync_val_compare_and_swap(&s->state, NTP_GROUP_SLOT_CLAIMING, NTP_GROUP_SLOT_OWNED);
+	return &s->count;
+}
+
 static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const char *dev)
 {
 	struct ntp_group_key k = {};
@@ -538,6 +597,12 @@ static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const cha
 	k.io = io;
 	k.len = len;
 	__builtin_memcpy(k.dev, dev, NTP_DEV_LEN);
+	c = group_slot_of(&k);
+	if (c) {
+		c->commands += 1;
+		c->bytes += len;
+		return;
+	}
 	c = bpf_map_lookup_elem(&group_counts, &k);
 	if (!c) {
 		bpf_map_update_elem(&group_counts, &k, &zero, BPF_NOEXIST);

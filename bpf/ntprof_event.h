@@ -215,6 +215,25 @@ struct ntp_group_count {
 };
 
 /*
+ * A per-CPU array slot of the same counters (group_slots, count_group in
+ * bpf/ntprof_common.bpf.h): a group's key owns the slot its hash picks on
+ * a CPU from its first command there on, and counts in it; a group whose
+ * slot another owns counts in group_counts. User space sums both, by key.
+ * 64 bytes, a cache line.
+ */
+enum ntp_group_slot_state {
+	NTP_GROUP_SLOT_FREE = 0,
+	NTP_GROUP_SLOT_CLAIMING = 1,	/* key being written: not yet readable */
+	NTP_GROUP_SLOT_OWNED = 2,	/* key valid, count counting */
+};
+
+struct ntp_group_slot {
+	__u64 state;		/* enum ntp_group_slot_state; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
+	struct ntp_group_key key;
+	struct ntp_group_count count;
+};
+
+/*
  * --exact-queues: per group, the stage residence times of EVERY command,
  * summed when the command leaves its side (per-CPU hash map group_occ, same
  * key as group_counts; the .ntp totals rows carry it after the counts).

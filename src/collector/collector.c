@@ -821,44 +821,93 @@ int ntp_collector_poll(struct ntp_collector *c, int timeout_ms, ntp_record_cb cb
 	return c->seen + spdk_seen;
 }
 
-/* --exact-queues: adds the per-CPU stage sums of group_occ to the rows of
- * the same (normalized) key; a key without a count gets its own row. */
-static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
+/* The row of out[0..*n) for key, the paths of one namespace being one
+ * group (ntp_dev_normalize); a new zeroed row if none has it yet, NULL when
+ * out is full. */
+static struct ntp_total *total_row(struct ntp_total *out, size_t *n, size_t max,
+				   const struct ntp_group_key *key)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_occ);
-	struct ntp_group_key key, next, *prev = NULL;
-	struct ntp_group_occ *vals;
+	struct ntp_group_key k = *key;
 
-	if (ncpu <= 0)
-		return n;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
+	ntp_dev_normalize(k.dev);
+	for (size_t j = 0; j < *n; j++)
+		if (!memcmp(&out[j].key, &k, sizeof(k)))
+			return &out[j];
+	if (*n == max)
+		return NULL;
+	memset(&out[*n], 0, sizeof(out[*n]));
+	out[*n].key = k;
+	return &out[(*n)++];
+}
+
+/* Adds a key's per-CPU values (ncpu of them) to its row. */
+typedef void (*ntp_total_add_fn)(struct ntp_total *t, const void *vals, int ncpu);
+
+/* Each key of the per-CPU hash fd (value_size bytes per CPU), its values
+ * added to its row by add. */
+static size_t hash_totals(int fd, size_t value_size, ntp_total_add_fn add, struct ntp_total *out,
+			  size_t n, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct ntp_group_key key, next, *prev = NULL;
+	struct ntp_total *t;
+	void *vals;
+
+	if (ncpu <= 0 || !(vals = calloc(ncpu, value_size)))
 		return n;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct ntp_group_key k;
-		size_t j;
-
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
+		if (!bpf_map_lookup_elem(fd, &key, vals) && (t = total_row(out, &n, max, &key)))
+			add(t, vals, ncpu);
+	}
+	free(vals);
+	return n;
+}
+
+static void add_counts(struct ntp_total *t, const void *vals, int ncpu)
+{
+	const struct ntp_group_count *v = vals;
+
+	for (int i = 0; i < ncpu; i++) {
+		t->count.commands += v[i].commands;
+		t->count.bytes += v[i].bytes;
+	}
+}
+
+/* --exact-queues: the stage sums of group_occ (a key without a count gets
+ * its own row) */
+static void add_occ(struct ntp_total *t, const void *vals, int ncpu)
+{
+	const struct ntp_group_occ *v = vals;
+
+	for (int i = 0; i < ncpu; i++) {
+		t->occ.summed += v[i].summed;
+		t->occ.incomplete += v[i].incomplete;
+		for (int s = 0; s < NTP_OCC_SLOTS; s++)
+			t->occ.ns[s] += v[i].ns[s];
+	}
+}
+
+/* The counts of group_slots (count_group in bpf/ntprof_common.bpf.h): each
+ * CPU's owned slots, added to the rows of their keys. A slot being claimed
+ * has counted nothing yet. */
+static size_t slot_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_slots);
+	__u32 nslots = bpf_map__max_entries(c->skel->maps.group_slots);
+	struct ntp_group_slot *vals;
+	struct ntp_total *t;
+
+	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
+		return n;
+	for (__u32 i = 0; i < nslots; i++) {
+		if (bpf_map_lookup_elem(fd, &i, vals))
 			continue;
-		k = key;
-		ntp_dev_normalize(k.dev);
-		for (j = 0; j < n; j++)
-			if (!memcmp(&out[j].key, &k, sizeof(k)))
-				break;
-		if (j == n) {
-			if (n == max)
-				continue;
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n++].key = k;
-		}
-		for (int i = 0; i < ncpu; i++) {
-			out[j].occ.summed += vals[i].summed;
-			out[j].occ.incomplete += vals[i].incomplete;
-			for (int s = 0; s < NTP_OCC_SLOTS; s++)
-				out[j].occ.ns[s] += vals[i].ns[s];
-		}
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			if (vals[cpu].state == NTP_GROUP_SLOT_OWNED &&
+			    (t = total_row(out, &n, max, &vals[cpu].key)))
+				add_counts(t, &vals[cpu].count, 1);
 	}
 	free(vals);
 	return n;
@@ -866,46 +915,17 @@ static size_t occ_totals(struct ntp_collector *c, struct ntp_total *out, size_t 
 
 int ntp_collector_totals(struct ntp_collector *c, struct ntp_total *out, size_t max)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd;
-	struct ntp_group_key key, next, *prev = NULL;
-	struct ntp_group_count *vals;
-	size_t n = 0;
+	size_t n;
 
 	/* SPDK counts no unsampled command: its groups' rates are estimated */
 	if (!c->skel)
 		return 0;
-	fd = bpf_map__fd(c->skel->maps.group_counts);
-	if (ncpu <= 0)
-		return 0;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return 0;
-	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
-			continue;
-		struct ntp_group_key k = key;
-		size_t j;
-
-		/* the paths of one namespace are one group */
-		ntp_dev_normalize(k.dev);
-		for (j = 0; j < n; j++)
-			if (!memcmp(&out[j].key, &k, sizeof(k)))
-				break;
-		if (j == n) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].key = k;
-			n++;
-		}
-		for (int i = 0; i < ncpu; i++) {
-			out[j].count.commands += vals[i].commands;
-			out[j].count.bytes += vals[i].bytes;
-		}
-	}
-	free(vals);
+	n = hash_totals(bpf_map__fd(c->skel->maps.group_counts), sizeof(struct ntp_group_count), add_counts,
+			out, 0, max);
+	n = slot_totals(c, out, n, max);
 	if (c->o.exact_queues)
-		n = occ_totals(c, out, n, max);
+		n = hash_totals(bpf_map__fd(c->skel->maps.group_occ), sizeof(struct ntp_group_occ), add_occ,
+				out, n, max);
 	return (int)n;
 }
 
