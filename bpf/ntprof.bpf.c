@@ -610,7 +610,7 @@ static __always_inline int sk_ready(struct sock *sk, int target, bool btf)
 	 * every packet is noted. */
 	if (!target && cmds_none(&host_cmds))
 		return 0;
-	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0);
+	arrival_note(sk, target ? (__u64)NTP_RD(btf, sk, sk_user_data) & NTP_SK_USER_DATA_PTRMASK : 0, btf);
 	return 0;
 }
 

@@ -368,10 +368,16 @@ NTP_SHARED struct {
  * (nvme_tcp_data_ready / nvmet_tcp_data_ready) from the receive softirq. We
  * remember (rcv_nxt, time) for the last NTP_ARRIVALS calls; the arrival time of
  * byte S of the stream is the time of the oldest call whose rcv_nxt is past S.
- * That is "the packet reached the host's stack and was queued on the socket"
- * (after IP/TCP processing, before the driver's work item runs), the same on
- * every kernel, without socket timestamping (skb->tstamp is only set when
- * something enabled SO_TIMESTAMP).
+ * The time is TCP's own clock of the segment, the socket's tcp_clock_cache:
+ * tcp_rcv_established (tcp_rcv_state_process in other states) sets it from
+ * ktime_get_ns, the clock bpf_ktime_get_ns reads too, when it begins the
+ * segment, and a send TCP makes while processing it (tcp_write_xmit) may set
+ * it again, under the same socket lock: an instant of the segment's receive
+ * processing, before the driver's work item runs, with no clock read of ours
+ * on every packet. A kernel without the field (bpf_core_field_exists), or a
+ * socket whose clock is still 0, takes bpf_ktime_get_ns at the call. Socket
+ * timestamps were not used: skb->tstamp is only set when something enabled
+ * SO_TIMESTAMP.
  */
 struct ntp_arrivals {
 	__u64 sk;		/* target: the queue's socket (the entry is keyed by the queue) */
@@ -916,13 +922,24 @@ static __always_inline void ntp_bp_exit(__u64 key, __u64 now)
  * queue (the command's, the socket's sk_user_data), and nvmet-tcp gives
  * each connection its own queue and socket for the queue's life
  * (nvmet_tcp_alloc_queue, nvmet_tcp_set_queue_sock), so the entry yields
- * the socket without the two reads of queue->sock->sk per command. */
-static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
+ * the socket without the two reads of queue->sock->sk per command.
+ * btf: an fentry program, whose sk is a typed pointer that
+ * bpf_skc_to_tcp_sock turns into a struct tcp_sock (its fields then plain
+ * loads, as NTP_RD's); a kprobe reads them with probe reads. */
+static __always_inline void arrival_note(struct sock *sk, __u64 bpq, bool btf)
 {
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u64 key = bpq ? bpq : (__u64)sk, now = bpf_ktime_get_ns();
+	struct tcp_sock *tp = btf ? bpf_skc_to_tcp_sock(sk) : (struct tcp_sock *)sk;
+	__u64 key = bpq ? bpq : (__u64)sk, now = 0;
 	struct ntp_arrivals *a;
 	__u32 i, rcv_nxt;
+
+	if (!tp)
+		return;
+	if (bpf_core_field_exists(tp->tcp_clock_cache))
+		now = btf ? tp->tcp_clock_cache : BPF_CORE_READ(tp, tcp_clock_cache);
+	if (!now)
+		now = bpf_ktime_get_ns();
+	rcv_nxt = btf ? tp->rcv_nxt : BPF_CORE_READ(tp, rcv_nxt);
 
 	a = arrival_slot_of(key, true);
 	if (!a)
@@ -934,7 +951,6 @@ static __always_inline void arrival_note(struct sock *sk, __u64 bpq)
 		if (!a)
 			return;
 	}
-	rcv_nxt = BPF_CORE_READ(tp, rcv_nxt);
 	/* arrival_in bisects one increasing sequence space: start over when the
 	 * entry outlived its stream. A target queue's address is likely reused
 	 * by the next connection's queue after a disconnect (and a host

@@ -213,6 +213,12 @@ int cmd_probe(int argc, char **argv)
 	/* where the host's end to end starts (docs/stage-model.md) */
 	if ((sides & NTP_HOOK_HOST) && k.kernel_btf)
 		printf("bio issue time: %s\n", bio_issue_line(ntp_btf_bio_issue()));
+	/* where an NVMe/TCP packet's arrival time comes from (docs/hooks.md) */
+	if (sides && co.transport != NTP_TRANSPORT_RDMA && k.kernel_btf)
+		printf("packet arrival time: %s\n",
+		       ntp_btf_tcp_clock() == 1
+			       ? "TCP's clock of the segment (tcp_sock.tcp_clock_cache)"
+			       : "read at sk_data_ready (struct tcp_sock has no tcp_clock_cache)");
 	/* the transport check (docs/recording.md): what is connected, and
 	 * whether -t fits it (kernel sides only: an SPDK side has neither) */
 	if (sides) {

@@ -168,6 +168,22 @@ int ntp_btf_bio_issue(void)
 	return r;
 }
 
+int ntp_btf_tcp_clock(void)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	__s32 id;
+	int r;
+
+	if (!b)
+		return -1;
+	id = btf__find_by_name_kind(b, "tcp_sock", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(b, id) : NULL;
+	r = t && has_member(b, t, "tcp_clock_cache", 0);
+	btf__free(b);
+	return r;
+}
+
 /* ---- what the object relocates ---- */
 
 /* A member of a ___ntp structure (its id in the object's BTF) that a CO-RE

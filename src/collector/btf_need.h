@@ -37,4 +37,10 @@ enum ntp_bio_issue {
 /* From the kernel's BTF; -1: no kernel BTF. */
 int ntp_btf_bio_issue(void);
 
+/* Whether the kernel's struct tcp_sock has tcp_clock_cache, the clock TCP
+ * keeps per socket and the NVMe/TCP packet arrivals take (arrival_note,
+ * docs/hooks.md): 1 yes, 0 no (the arrivals read the clock themselves),
+ * -1 no kernel BTF. */
+int ntp_btf_tcp_clock(void);
+
 #endif

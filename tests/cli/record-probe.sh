@@ -72,6 +72,20 @@ if [ "$(id -u)" = 0 ] && [ -r $KBTF ] && command -v bpftool >/dev/null; then
 		want='^bio issue time: no \(struct bio has neither bi_issue nor issue_time_ns: '
 	fi
 	expect probe-bio-issue 0 "$want" "$NTPROF" probe -r host
+	# "packet arrival time": TCP's per-socket clock where struct tcp_sock
+	# has tcp_clock_cache (docs/hooks.md); no such line for RDMA
+	if bpftool btf dump file $KBTF format c | awk '/^struct tcp_sock \{/ { b = 1 } b && /^};/ { exit } b' |
+		grep -q ' tcp_clock_cache;'; then
+		want='^packet arrival time: TCP.s clock of the segment \(tcp_sock\.tcp_clock_cache\)$'
+	else
+		want='^packet arrival time: read at sk_data_ready \(struct tcp_sock has no tcp_clock_cache\)$'
+	fi
+	expect probe-arrival-clock 0 "$want" "$NTPROF" probe -r target
+	if "$NTPROF" probe -r target -t rdma 2>/dev/null | grep -q '^packet arrival time:'; then
+		echo "  FAIL probe-arrival-clock-rdma: an RDMA probe names a packet arrival clock"; fail=1
+	else
+		echo "  ok   probe-arrival-clock-rdma"
+	fi
 fi
 
 if [ "$(id -u)" != 0 ]; then

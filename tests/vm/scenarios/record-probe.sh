@@ -58,6 +58,10 @@ if [ -n "$a_h" ] && [ -n "$a_t" ] && [ "$a_h" != 0000000000000000 ]; then
 	tb_check record-probe-unneeded "$un_h + $un_t > 0 && $un_h == $(grep -c '^ok .* nvme_tcp_try_send ' $TB_OUT/probe.txt) && $un_t == $(grep -c '^ok .* nvmet_tcp_io_work ' $TB_OUT/probe.txt)" \
 		"rows saying unused: nvme_tcp_try_send $un_h, nvmet_tcp_io_work $un_t (kallsyms: $a_h, $a_t)"
 fi
+# the packet arrivals take TCP's clock of the segment (docs/hooks.md): every
+# kernel of the bed has tcp_sock.tcp_clock_cache (4.20 on)
+tb_check record-probe-arrival-clock "$(grep -c "^packet arrival time: TCP's clock of the segment (tcp_sock.tcp_clock_cache)$" $TB_OUT/probe.txt) == 1" \
+	"$(grep '^packet arrival time' $TB_OUT/probe.txt || echo 'no packet arrival time line')"
 # what src/collector/kmod.c tells a loaded module from a built-in one by: a
 # loaded module has /sys/module/<name>/initstate, a built-in one with
 # parameters (printk, always built in) the directory without it
