@@ -57,6 +57,16 @@ static const char *bio_issue_line(int where)
 	}
 }
 
+/* "packet arrival time": the clock the NVMe/TCP packet arrivals take
+ * (ntp_btf_tcp_clock, docs/hooks.md) */
+static const char *arrival_clock_line(int tcp_clock)
+{
+	if (tcp_clock < 0)
+		return "unknown (the kernel's BTF did not load)";
+	return tcp_clock ? "TCP's clock of the segment (tcp_sock.tcp_clock_cache)"
+			 : "read at sk_data_ready (struct tcp_sock has no tcp_clock_cache)";
+}
+
 static void say_line(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -215,10 +225,7 @@ int cmd_probe(int argc, char **argv)
 		printf("bio issue time: %s\n", bio_issue_line(ntp_btf_bio_issue()));
 	/* where an NVMe/TCP packet's arrival time comes from (docs/hooks.md) */
 	if (sides && co.transport != NTP_TRANSPORT_RDMA && k.kernel_btf)
-		printf("packet arrival time: %s\n",
-		       ntp_btf_tcp_clock() == 1
-			       ? "TCP's clock of the segment (tcp_sock.tcp_clock_cache)"
-			       : "read at sk_data_ready (struct tcp_sock has no tcp_clock_cache)");
+		printf("packet arrival time: %s\n", arrival_clock_line(ntp_btf_tcp_clock()));
 	/* the transport check (docs/recording.md): what is connected, and
 	 * whether -t fits it (kernel sides only: an SPDK side has neither) */
 	if (sides) {
