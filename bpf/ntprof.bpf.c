@@ -70,28 +70,15 @@ static __always_inline struct gendisk *rq_disk(struct request *rq, bool btf)
 	return NTP_RD2(btf, rq, q, disk);
 }
 
-/* Per CPU, the last disk a host command ran on and its name (host_dev). */
-struct ntp_dev_cache {
-	__u64 disk;		/* struct gendisk * */
-	__u64 diskseq;
-	__u64 name[NTP_DEV_LEN / 8];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ntp_dev_cache);
-} host_dev_cache SEC(".maps");
-
 /* The disk the request runs on. With native multipath that is the hidden
  * path nvme<S>c<C>n<N>; user space names the group by its head nvme<S>n<N>
- * (a loop here multiplies the verifier's work under TCG). */
-static __always_inline void host_dev(struct request *rq, char *out, bool btf)
+ * (a loop here multiplies the verifier's work under TCG). cs: this CPU's
+ * state (cpu_state_of), whose host_dev is the last disk a host command ran
+ * on here and its name. */
+static __always_inline void host_dev(struct request *rq, char *out, bool btf, struct ntp_cpu_state *cs)
 {
 	struct gendisk *disk = rq_disk(rq, btf);
 	struct ntp_dev_cache *c = NULL;
-	__u32 zero = 0;
 	__u64 seq = 0;
 
 	if (!disk)
@@ -102,7 +89,7 @@ static __always_inline void host_dev(struct request *rq, char *out, bool btf)
 	 * address under another name is read again. Without diskseq, read. */
 	if (bpf_core_field_exists(disk->diskseq)) {
 		seq = NTP_RD(btf, disk, diskseq);
-		c = bpf_map_lookup_elem(&host_dev_cache, &zero);
+		c = &cs->host_dev;
 		if (c && c->disk == (__u64)disk && c->diskseq == seq) {
 			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
 			return;
@@ -179,6 +166,7 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for dev_wanted() */
 	char *dev = (char *)devw;
 	struct nvme_request___ntp *nreq;
+	struct ntp_cpu_state *cs;
 	struct ntp_record *r;
 	__u64 key = (__u64)rq, now, start;
 	__u16 cid, nlb;
@@ -198,10 +186,15 @@ static __always_inline int host_setup_cmd(struct request *rq, struct nvme_comman
 	len = NTP_RD(btf, rq, __data_len);
 	if (!size_wanted(len))
 		return 0;
-	host_dev(rq, dev, btf);
+	/* a per-CPU array's only element: never missing, but the verifier
+	 * wants the check before any offset is added to it */
+	cs = cpu_state_of();
+	if (!cs)
+		return 0;
+	host_dev(rq, dev, btf, cs);
 	if (!dev_wanted(dev))
 		return 0;
-	count_group(NTP_SIDE_HOST, io, len, dev);
+	count_group(NTP_SIDE_HOST, io, len, dev, cs);
 
 	cid = NTP_RD(btf, cmd, common.command_id);
 	slba = cmd_slba(cmd, btf);
@@ -1317,20 +1310,6 @@ int BPF_KRETPROBE(ntp_t_exec_kr)
 volatile __u32 tdev_cache_ok;
 volatile __u64 ns_gen;
 
-struct ntp_tdev_cache {
-	__u64 ns;		/* struct nvmet_ns * */
-	__u64 gen;		/* ns_gen when it was read */
-	__u64 busy;		/* being filled: an interrupt's command on this CPU reads the path itself */
-	__u64 name[NTP_DEV_LEN / 8];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ntp_tdev_cache);
-} tdev_cache SEC(".maps");
-
 static __always_inline int ns_disable(void)
 {
 	__sync_fetch_and_add(&ns_gen, 1);
@@ -1351,15 +1330,16 @@ int BPF_KPROBE(ntp_t_nsoff_kp, void *ns)
 
 /* "/dev/nullb0" -> "nullb0", as a NUL-terminated name of at most
  * NTP_DEV_LEN - 1 characters. One read of the path when the cache above
- * misses, then a copy from the stack: constant offsets only, which the
- * verifier takes without a loop. */
-static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf)
+ * (cs's target_dev, this CPU's state: cpu_state_of) misses,
+ * then a copy from the stack: constant offsets only, which the verifier
+ * takes without a loop. */
+static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, bool btf,
+				       struct ntp_cpu_state *cs)
 {
 	char path[NTP_DEV_LEN + 5] = {};
 	struct nvmet_ns___ntp *ns = NTP_RD(btf, req, ns);
 	struct ntp_tdev_cache *c = NULL;
 	const char *p;
-	__u32 zero = 0;
 	__u64 gen = 0;
 
 	if (!ns)
@@ -1367,7 +1347,7 @@ static __always_inline void target_dev(struct nvmet_req___ntp *req, char *out, b
 	if (tdev_cache_ok) {
 		/* the generation first: a disable after it makes this fill stale */
 		gen = ns_gen;
-		c = bpf_map_lookup_elem(&tdev_cache, &zero);
+		c = &cs->target_dev;
 		if (c && !c->busy && c->ns == (__u64)ns && c->gen == gen) {
 			__builtin_memcpy(out, c->name, NTP_DEV_LEN);
 			return;
@@ -1405,6 +1385,7 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool
 	__u64 key = (__u64)req, now;
 	__u64 devw[NTP_DEV_LEN / 8] = {};	/* 8-byte aligned for tdev_wanted() */
 	char *dev = (char *)devw;
+	struct ntp_cpu_state *cs;
 	struct ntp_record *r;
 	__u32 len;
 	int io;
@@ -1419,14 +1400,17 @@ static __always_inline int target_req_complete(struct nvmet_req___ntp *req, bool
 			cmd_del(&target_cmds, key);
 		return 0;
 	}
-	target_dev(req, dev, btf);
+	cs = cpu_state_of();	/* never missing: as in host_setup_cmd */
+	if (!cs)
+		return 0;
+	target_dev(req, dev, btf, cs);
 	/* another namespace than the session's: neither counted nor recorded */
 	if (!tdev_wanted(dev)) {
 		if (r)
 			cmd_del(&target_cmds, key);
 		return 0;
 	}
-	count_group(NTP_SIDE_TARGET, io, len, dev);
+	count_group(NTP_SIDE_TARGET, io, len, dev, cs);
 	if (!r)
 		return 0;
 	now = bpf_ktime_get_ns();

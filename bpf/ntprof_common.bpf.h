@@ -97,8 +97,8 @@ NTP_SHARED struct {
 NTP_SHARED const volatile __u64 ring_wake_bytes NTP_INIT(2 << 20);
 
 /* Every command, sampled or not, per group: exact rates. Most groups count
- * in group_slots; group_counts holds those whose slot another group owns
- * (count_group). */
+ * in their slot of cpu_state; group_counts holds those whose slot another
+ * group owns (count_group). */
 NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
@@ -106,14 +106,21 @@ NTP_SHARED struct {
 	__type(value, struct ntp_group_count);
 } group_counts SEC(".maps");
 
-#define NTP_GROUP_SLOT_BITS 6
-
+/* struct ntp_cpu_state (bpf/ntprof_event.h): the group slots and the
+ * device-name caches of this CPU, one lookup (cpu_state_of) */
 NTP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1 << NTP_GROUP_SLOT_BITS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ntp_group_slot);
-} group_slots SEC(".maps");
+	__type(value, struct ntp_cpu_state);
+} cpu_state SEC(".maps");
+
+static __always_inline struct ntp_cpu_state *cpu_state_of(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_state, &zero);
+}
 
 /* --exact-queues: every command's stage times, per group (ntprof_occ.h). */
 NTP_SHARED struct {
@@ -547,9 +554,9 @@ static __always_inline int tdev_wanted(const char *dev)
 }
 
 /*
- * The group's counters in its slot of group_slots on this CPU, NULL: the
- * slot is another group's (or being claimed), or the kernel has no BPF
- * atomics (has_atomic_fetch). Every command of every group is counted, so
+ * The group's counters in its slot of this CPU's state cs (cpu_state_of),
+ * NULL: the slot is another group's (or being claimed), or the kernel has
+ * no BPF atomics (has_atomic_fetch). Every command of every group is counted, so
  * the per-CPU hash's lookup (a helper call hashing the 40-byte key with
  * jhash, a bucket walk and a byte-wise compare of the key in the kernel)
  * was the unsampled path's largest cost (docs/performance.md, "What the
@@ -563,11 +570,12 @@ static __always_inline int tdev_wanted(const char *dev)
  * a recorder sees a few dozen groups, and one that finds its slot taken
  * counts in group_counts, always there, on that CPU.
  */
-static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_group_key *k)
+static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_group_key *k,
+							      struct ntp_cpu_state *cs)
 {
 	const __u64 *w = (const __u64 *)k, *o;
 	struct ntp_group_slot *s;
-	__u64 x = w[0];
+	__u64 x = w[0], state;
 	__u32 i;
 
 	if (!has_atomic_fetch)
@@ -576,16 +584,15 @@ static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_gr
 	x = (x ^ w[2]) * 0x9E3779B97F4A7C15ULL;
 	x = (x ^ w[3]) * 0x9E3779B97F4A7C15ULL;
 	i = fib_index(x ^ w[4], NTP_GROUP_SLOT_BITS);
-	s = bpf_map_lookup_elem(&group_slots, &i);
-	if (!s)
-		return NULL;
-	if (s->state == NTP_GROUP_SLOT_OWNED) {
+	s = &cs->slot[i & (NTP_GROUP_SLOTS - 1)];
+	state = s->state;
+	if (state == NTP_GROUP_SLOT_OWNED) {
 		o = (const __u64 *)&s->key;
 		if (o[0] == w[0] && o[1] == w[1] && o[2] == w[2] && o[3] == w[3] && o[4] == w[4])
 			return &s->count;
 		return NULL;
 	}
-	if (s->state != NTP_GROUP_SLOT_FREE ||
+	if (state != NTP_GROUP_SLOT_FREE ||
 	    __sync_val_compare_and_swap(&s->state, NTP_GROUP_SLOT_FREE, NTP_GROUP_SLOT_CLAIMING) !=
 		    NTP_GROUP_SLOT_FREE)
 		return NULL;
@@ -594,7 +601,9 @@ static __always_inline struct ntp_group_count *group_slot_of(const struct ntp_gr
 	return &s->count;
 }
 
-static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const char *dev)
+/* cs: this CPU's state (cpu_state_of) */
+static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const char *dev,
+					struct ntp_cpu_state *cs)
 {
 	struct ntp_group_key k = {};
 	struct ntp_group_count zero = {}, *c;
@@ -603,7 +612,7 @@ static __always_inline void count_group(__u8 side, __u8 io, __u32 len, const cha
 	k.io = io;
 	k.len = len;
 	__builtin_memcpy(k.dev, dev, NTP_DEV_LEN);
-	c = group_slot_of(&k);
+	c = group_slot_of(&k, cs);
 	if (c) {
 		c->commands += 1;
 		c->bytes += len;

@@ -215,11 +215,11 @@ struct ntp_group_count {
 };
 
 /*
- * A per-CPU array slot of the same counters (group_slots, count_group in
- * bpf/ntprof_common.bpf.h): a group's key owns the slot its hash picks on
- * a CPU from its first command there on, and counts in it; a group whose
- * slot another owns counts in group_counts. User space sums both, by key.
- * 64 bytes, a cache line.
+ * A per-CPU slot of the same counters (struct ntp_cpu_state's slot[],
+ * count_group in bpf/ntprof_common.bpf.h): a group's key owns the slot its
+ * hash picks on a CPU from its first command there on, and counts in it; a
+ * group whose slot another owns counts in group_counts. User space sums
+ * both, by key. 64 bytes, a cache line.
  */
 enum ntp_group_slot_state {
 	NTP_GROUP_SLOT_FREE = 0,
@@ -231,6 +231,38 @@ struct ntp_group_slot {
 	__u64 state;		/* enum ntp_group_slot_state; 64 bits: drop_atomic_fetch (src/collector/collector.c) */
 	struct ntp_group_key key;
 	struct ntp_group_count count;
+};
+
+#define NTP_GROUP_SLOT_BITS 6
+#define NTP_GROUP_SLOTS (1 << NTP_GROUP_SLOT_BITS)
+
+/* The host's last disk on a CPU and its name (host_dev in bpf/ntprof.bpf.c). */
+struct ntp_dev_cache {
+	__u64 disk;		/* struct gendisk * */
+	__u64 diskseq;
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+/* The target's last namespace on a CPU and its device's name (target_dev in
+ * bpf/ntprof.bpf.c). */
+struct ntp_tdev_cache {
+	__u64 ns;		/* struct nvmet_ns * */
+	__u64 gen;		/* ns_gen when it was read */
+	__u64 busy;		/* being filled: an interrupt's command on this CPU reads the path itself */
+	__u64 name[NTP_DEV_LEN / 8];
+};
+
+/*
+ * What every command, sampled or not, reads and writes on its CPU, in one
+ * value of the per-CPU array cpu_state (bpf/ntprof_common.bpf.h): one
+ * lookup per command for the group's counter and the device's name
+ * (before 6.10 a per-CPU array's lookup is a helper call; later kernels
+ * inline it). User space reads the slots, all CPUs in one lookup.
+ */
+struct ntp_cpu_state {
+	struct ntp_group_slot slot[NTP_GROUP_SLOTS];
+	struct ntp_dev_cache host_dev;
+	struct ntp_tdev_cache target_dev;
 };
 
 /*

@@ -889,26 +889,28 @@ static void add_occ(struct ntp_total *t, const void *vals, int ncpu)
 	}
 }
 
-/* The counts of group_slots (count_group in bpf/ntprof_common.bpf.h): each
- * CPU's owned slots, added to the rows of their keys. A slot being claimed
- * has counted nothing yet. */
+/* The counts of the group slots (struct ntp_cpu_state, count_group in
+ * bpf/ntprof_common.bpf.h): each CPU's owned slots, added to the rows of
+ * their keys, every CPU's state in one lookup. A slot being claimed has
+ * counted nothing yet. */
 static size_t slot_totals(struct ntp_collector *c, struct ntp_total *out, size_t n, size_t max)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.group_slots);
-	__u32 nslots = bpf_map__max_entries(c->skel->maps.group_slots);
-	struct ntp_group_slot *vals;
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.cpu_state);
+	struct ntp_cpu_state *vals;
 	struct ntp_total *t;
+	__u32 zero = 0;
 
+	_Static_assert(sizeof(struct ntp_cpu_state) % 8 == 0, "a per-CPU value's stride is its size");
 	if (ncpu <= 0 || !(vals = calloc(ncpu, sizeof(*vals))))
 		return n;
-	for (__u32 i = 0; i < nslots; i++) {
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
+	if (!bpf_map_lookup_elem(fd, &zero, vals))
 		for (int cpu = 0; cpu < ncpu; cpu++)
-			if (vals[cpu].state == NTP_GROUP_SLOT_OWNED &&
-			    (t = total_row(out, &n, max, &vals[cpu].key)))
-				add_counts(t, &vals[cpu].count, 1);
-	}
+			for (int i = 0; i < NTP_GROUP_SLOTS; i++) {
+				const struct ntp_group_slot *s = &vals[cpu].slot[i];
+
+				if (s->state == NTP_GROUP_SLOT_OWNED && (t = total_row(out, &n, max, &s->key)))
+					add_counts(t, &s->count, 1);
+			}
 	free(vals);
 	return n;
 }
