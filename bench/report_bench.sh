@@ -34,13 +34,19 @@
 #   cat 64        cat of those 64 files against cat of the 2 files of join 2 (the
 #                 same bytes): what reading the many small files costs the
 #                 kernel (their page cache in smaller folios), in join 64's ratio
+#   page cache    the share of those files' pages by folio size (bench/folios.c,
+#                 as root), as read back and as 4 MiB writes leave them
+#   join 64 L     join 64 against join 2 with every file of both in the page
+#                 cache as 4 MiB writes left it (large folios where the kernel
+#                 makes them, copies in BENCH_DIR/L): join 64's ratio without
+#                 the small folios of its small files; cat 64 L the same for cat
 #   groups 64 N   report of 64 groups (64 sizes, reads) of N records per record
 #                 against one group (same flows: 4 KiB reads, no link
 #                 serialisation)
-#   per record    join 64 against join 2, and 64 groups against one, from
-#                 the best times at the largest and the smallest size: the
-#                 cost of the records between the two sizes, without the
-#                 costs paid once per file or per group
+#   per record    join 64 against join 2 (as read back, and L), and 64 groups
+#                 against one, from the best times at the largest and the
+#                 smallest size: the cost of the records between the two
+#                 sizes, without the costs paid once per file or per group
 # Two measures of every row, each a ratio within this run:
 #   cpu    CPU seconds (user + system; perf stat's task-clock when perf is
 #          there), pinned to one CPU, so the reader runs in the one thread
@@ -72,6 +78,9 @@ sizes=${SIZES:-"1000000 10000000"}
 only=${ONLY:-"report dump join groups"}
 core=$(( $(nproc) - 1 ))	# one core: the targets are per core
 GEN=${GEN:-$NTPROF}	# the program that writes the files (another version's, to compare)
+folios=${FOLIOS:-$(dirname "$NTPROF")/bench/folios}	# make bench builds it
+[ -x "$folios" ] && [ "$(id -u)" = 0 ] || folios=	# reads /proc/kpageflags
+rm -rf "$dir/L"		# largewritten's copies: as written in this run only
 gen() { nice "$GEN" generate -q -s 1 --rate 200000 --qd 64 --seed 1 "$@"; }
 
 pin="taskset -c $core"	# cleared for the wall rows
@@ -113,6 +122,20 @@ settle() {
 		dd if="$f" iflag=nocache count=0 status=none
 	done
 	cat "$@" >/dev/null
+}
+
+# largewritten FILE...: each file copied into $dir/L by 4 MiB writes, its
+# page cache left as they made it (once a run: read back after a drop, a
+# copy would be in readahead's folios again). settle's read-back puts a
+# file's first 30 MiB or so in small folios (readahead doubles its folio
+# order as it goes), so a join of 64 files of 21 MiB reads mostly small
+# folios where the 2 files of a join of as many records read 2 MiB ones
+largewritten() {
+	mkdir -p "$dir/L"
+	for f; do
+		[ -s "$dir/L/${f##*/}" ] || dd if="$f" of="$dir/L/${f##*/}" bs=4M status=none
+	done
+	sync
 }
 
 # the "first second" line of "$1" (lines of two times) with the least first
@@ -273,6 +296,31 @@ for measure in ${MEASURES:-cpu wall}; do
 		echo "  against cat of the 2 (the same bytes), the kernel's part of join $#'s ratio to join 2"
 		[ ${#jbest[@]} -lt 2 ] ||
 			echo "  join $# against join 2 per record past the first size (per_record): $(per_record "${jbest[0]}" "${jbest[-1]}")"
+		# The same joins with every file in the page cache as one large
+		# write leaves it (largewritten): what join 64's ratio is without
+		# the small folios of its small files (docs/performance.md, "The
+		# page cache's folios")
+		jlbest=()
+		for n in $sizes; do
+			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n
+			set -- "$q"-h*.ntp "$q-t.ntp"
+			if [ -n "$folios" ]; then
+				echo "  page cache, share of the pages by folio size: join 2 ($n): $("$folios" "$p-h.ntp" "$p-t.ntp")"
+				echo "  join $#'s hosts: $("$folios" "$q"-h*.ntp)"
+			fi
+			largewritten "$p-h.ntp" "$p-t.ntp" "$@"
+			p=$dir/L/${p##*/} q=$dir/L/${q##*/}
+			set -- "$q"-h*.ntp "$q-t.ntp"
+			[ -z "$folios" ] || echo "  join $#'s hosts as 4 MiB writes left them: $("$folios" "$q"-h*.ntp)"
+			pr=$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
+			jlbest+=("$(echo $pr | cut -d' ' -f1,3)")
+			row "join $# L" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
+			row "cat $# L" "$(records "$@")" "$(pair cat "$@" -- cat "$p-h.ntp" "$p-t.ntp")" "$(rss cat "$@")"
+		done
+		echo "  L: every file of both joins as 4 MiB writes left it in the page cache (large folios where the"
+		echo "  kernel makes them); against join 2 and cat of its 2 files in the same state"
+		[ ${#jlbest[@]} -lt 2 ] ||
+			echo "  join $# L against join 2 L per record past the first size (per_record): $(per_record "${jlbest[0]}" "${jlbest[-1]}")"
 	esac
 	case " $only " in *" groups "*)
 		# 64 groups and one of each size: a cost per group (its first use
