@@ -179,17 +179,26 @@ END {
 # long to go cold (docs/performance.md, "The observer effect"). Each -s 100
 # phase's end to end is taken over that phase's median (phases run at
 # different speeds); the phases are pooled and cut into fifths by the gap.
+# srt(a, k): a[1..k] sorted in place, a heapsort (a phase's tens of
+# thousands of I/Os: an insertion sort took minutes); qt(a, k, p): the p
+# quantile of a sorted a[1..k] (awk, prepended to the programs below)
+awk_sort='function sift(a, i, n,   c, t) {
+	while ((c = 2 * i) <= n) {
+		if (c < n && a[c + 1] > a[c]) c++
+		if (a[i] >= a[c]) return
+		t = a[i]; a[i] = a[c]; a[c] = t; i = c
+	} }
+function srt(a, k,   i, t) {
+	for (i = int(k / 2); i >= 1; i--) sift(a, i, k)
+	for (i = k; i > 1; i--) { t = a[1]; a[1] = a[i]; a[i] = t; sift(a, 1, i - 1) } }
+function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
+'
 # q(lo, hi, p): the p quantile of r[lo..hi], r sorted by the cut's key, not
 # by its own value (awk, prepended to the two tables' programs below)
-awk_q='function q(lo, hi, p,   n, i, j, x, t) {
+awk_q="$awk_sort"'function q(lo, hi, p,   n, i, x) {
 	n = 0; for (i = lo; i <= hi; i++) x[++n] = r[i]
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-	return x[int((n - 1) * p) + 1] }
-'
-# srt(a, k): a[1..k] sorted in place; qt(a, k, p): the p quantile of a
-# sorted a[1..k] (awk, prepended to the programs of the tables below)
-awk_sort='function srt(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
-function qt(a, k, p) { return a[int((k - 1) * p) + 1] }
+	srt(x, n)
+	return qt(x, n, p) }
 '
 # sampled_offsets FILE: "S offset" for each host record of the recording,
 # its byte offset slba times the block size (len / (nlb + 1)): the I/Os of
