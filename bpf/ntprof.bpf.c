@@ -1019,18 +1019,8 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	__u8 opcode;
 	int picked;
 
-	/* not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's
-	 * recv_done), or (tgt_direct) not an nvmet-tcp command, which
-	 * nvmet_tcp parses only in io_work */
-	if (tgt_direct()) {
-		tq = target_tcp_queue_of(req, btf);
-		if (!tq)
-			return 0;
-	} else {
-		c = rdma ? target_rdma_ctx() : target_ctx();
-		if (!c)
-			return 0;
-	}
+	/* whatever happens next, a stale record on this request must not
+	 * absorb it (another transport's request never has one) */
 	close_missed(&target_cmds, key, NTP_STAT_MISSED_TARGET);
 	opcode = NTP_RD(btf, cmd, common.opcode);
 	sq = NTP_RD(btf, req, sq);
@@ -1045,6 +1035,21 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	picked = ntp_sample_pick(cid, slba, nlb, sampling_n);
 	if (!picked && !exact_queues)
 		return 0;
+	/* Not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's
+	 * recv_done), or (tgt_direct) not an nvmet-tcp command, which
+	 * nvmet_tcp parses only in io_work. Asked after the pick: the answer
+	 * costs a probe read (the queue holds the request at a negative
+	 * offset, which a typed load cannot reach) or a hash lookup (the
+	 * thread's context), and an unsampled command needs none of it. */
+	if (tgt_direct()) {
+		tq = target_tcp_queue_of(req, btf);
+		if (!tq)
+			return 0;
+	} else {
+		c = rdma ? target_rdma_ctx() : target_ctx();
+		if (!c)
+			return 0;
+	}
 	r = cmd_claim(&target_cmds, key);
 	if (!r) {
 		stat_inc(NTP_STAT_TABLE_FULL);
