@@ -968,17 +968,32 @@ static __always_inline bool tgt_direct(void)
 	return ntp_transport == NTP_TRANSPORT_TCP && tgt_sk_ready;
 }
 
-/* The nvmet_tcp_queue of req, 0: req is not an nvmet-tcp command. The
- * nvmet_req of nvmet-tcp sits in a struct nvmet_tcp_cmd after its queue
- * pointer, and its sq is that queue's nvme_sq: the read through the
- * container is taken only when it points back at req's own sq (another
+/* The nvmet_tcp_queue of req, 0: req is not an nvmet-tcp command. An
+ * nvmet-tcp request's sq is its queue's nvme_sq, so the queue is the sq's
+ * container. Typed (btf), whether req is nvmet-tcp's is its transport's
+ * type (req->ops, set by nvmet_req_init before its tracepoint): two plain
+ * loads. Otherwise, and on a kernel without the field, the nvmet_req of
+ * nvmet-tcp sits in a struct nvmet_tcp_cmd after its queue pointer: the
+ * read through that container (a probe read: a typed load cannot reach
+ * before req) is taken only when it points back at req's own sq (another
  * transport's request, nvmet-rdma's inside its rsp, fails the test). */
 static __always_inline __u64 target_tcp_queue_of(struct nvmet_req___ntp *req, bool btf)
 {
-	struct nvmet_tcp_cmd___ntp *cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
-	__u64 q = (__u64)BPF_CORE_READ(cmd, queue);
-	__u64 sq = (__u64)NTP_RD(btf, req, sq);
+	struct nvmet_tcp_cmd___ntp *cmd;
+	__u64 q, sq = (__u64)NTP_RD(btf, req, sq);
 
+	if (!sq)
+		return 0;
+	if (btf && bpf_core_field_exists(req->ops) &&
+	    bpf_core_field_exists(((struct nvmet_fabrics_ops___ntp *)0)->type)) {
+		const struct nvmet_fabrics_ops___ntp *ops = req->ops;
+
+		if (!ops || ops->type != NTP_NVMF_TRTYPE_TCP)
+			return 0;
+		return sq - bpf_core_field_offset(struct nvmet_tcp_queue___ntp, nvme_sq);
+	}
+	cmd = (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd___ntp, req);
+	q = (__u64)BPF_CORE_READ(cmd, queue);
 	if (!q || q + bpf_core_field_offset(struct nvmet_tcp_queue___ntp, nvme_sq) != sq)
 		return 0;
 	return q;

@@ -93,10 +93,19 @@ struct nvmet_ns___ntp {
 	const char *device_path;
 } __ntp_core;
 
+/* drivers/nvme/target/nvmet.h: the transport's operations; type is the
+ * NVMe-oF transport type (include/linux/nvme.h, the spec's TRTYPE) */
+#define NTP_NVMF_TRTYPE_TCP 3
+
+struct nvmet_fabrics_ops___ntp {
+	unsigned int type;
+} __ntp_core;
+
 struct nvmet_req___ntp {
 	struct nvme_command___ntp *cmd;
 	struct nvmet_sq___ntp *sq;
 	struct nvmet_ns___ntp *ns;
+	const struct nvmet_fabrics_ops___ntp *ops;	/* set before trace_nvmet_req_init */
 	__u64 transfer_len;		/* size_t */
 } __ntp_core;
 

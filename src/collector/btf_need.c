@@ -75,6 +75,7 @@ static const struct {
 	{ "nvmet_sq", "nvmet" },
 	{ "nvmet_ns", "nvmet" },
 	{ "nvmet_req", "nvmet" },
+	{ "nvmet_fabrics_ops", "nvmet" },
 	{ "nvmet_tcp_cmd", "nvmet_tcp" },
 	{ "nvmet_tcp_queue", "nvmet_tcp" },
 	{ "ib_cqe", "ib_core" },
