@@ -127,9 +127,9 @@ settle() {
 # largewritten FILE...: each file copied into $dir/L by 4 MiB writes, its
 # page cache left as they made it (once a run: read back after a drop, a
 # copy would be in readahead's folios again). settle's read-back puts a
-# file's first 30 MiB or so in small folios (readahead doubles its folio
-# order as it goes), so a join of 64 files of 21 MiB reads mostly small
-# folios where the 2 files of a join of as many records read 2 MiB ones
+# file's first 30 MiB or so in small folios (readahead's grow as it goes),
+# so a join of 64 files of 21 MiB reads small folios where the 2 files of
+# a join of as many records read 2 MiB ones
 largewritten() {
 	mkdir -p "$dir/L"
 	for f; do
@@ -298,8 +298,8 @@ for measure in ${MEASURES:-cpu wall}; do
 			echo "  join $# against join 2 per record past the first size (per_record): $(per_record "${jbest[0]}" "${jbest[-1]}")"
 		# The same joins with every file in the page cache as one large
 		# write leaves it (largewritten): what join 64's ratio is without
-		# the small folios of its small files (docs/performance.md, "The
-		# page cache's folios")
+		# the small folios of its small files (docs/performance.md, "What
+		# limits the targets")
 		jlbest=()
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n

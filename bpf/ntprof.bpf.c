@@ -1053,9 +1053,9 @@ static __always_inline int target_req_init(struct nvmet_req___ntp *req, struct n
 	/* Not the transport's receive path (nvmet-tcp's io_work, nvmet-rdma's
 	 * recv_done), or (tgt_direct) not an nvmet-tcp command, which
 	 * nvmet_tcp parses only in io_work. Asked after the pick: the answer
-	 * costs a probe read (the queue holds the request at a negative
-	 * offset, which a typed load cannot reach) or a hash lookup (the
-	 * thread's context), and an unsampled command needs none of it. */
+	 * costs loads through the request (target_tcp_queue_of: a probe read
+	 * in the kprobe flavour) or a hash lookup (the thread's context), and
+	 * an unsampled command needs none of it. */
 	if (tgt_direct()) {
 		tq = target_tcp_queue_of(req, btf);
 		if (!tq)
