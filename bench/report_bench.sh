@@ -40,6 +40,9 @@
 #                 cache as 4 MiB writes left it (large folios where the kernel
 #                 makes them, copies in BENCH_DIR/L): join 64's ratio without
 #                 the small folios of its small files; cat 64 L the same for cat
+#   join 64 R     join 64 L against join 2 L with read() only (NTPROF_NO_MMAP=1,
+#                 as join 64 reads its files), in the cpu measure; then the
+#                 user and system seconds of the three at the largest size
 #   groups 64 N   report of 64 groups (64 sizes, reads) of N records per record
 #                 against one group (same flows: 4 KiB reads, no link
 #                 serialisation)
@@ -187,6 +190,15 @@ per_record() {
 		if (l[2] - s[2] > 0) printf "%.3fx", (l[1] - s[1]) / (l[2] - s[2]); else printf "-" }'
 }
 
+# usertime A...: "user system" seconds of one run of "$@", pinned as the
+# cpu rows. The kernel splits a process's run time between the two by the
+# ticks that fell in each (tick-based accounting): read them as means of
+# several runs, not bests
+usertime() {
+	local TIMEFORMAT='%3U %3S'
+	{ time $pin "$@" >/dev/null 2>&1; } 2>&1
+}
+
 # row NAME RECORDS PAIR RSS: PAIR as pair() prints it, the first time
 # against the second, the ratio the median of the pairs'
 row() {
@@ -300,7 +312,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		# write leaves it (largewritten): what join 64's ratio is without
 		# the small folios of its small files (docs/performance.md, "What
 		# limits the targets")
-		jlbest=()
+		jlbest=() jrbest=()
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n
 			set -- "$q"-h*.ntp "$q-t.ntp"
@@ -316,11 +328,31 @@ for measure in ${MEASURES:-cpu wall}; do
 			jlbest+=("$(echo $pr | cut -d' ' -f1,3)")
 			row "join $# L" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
 			row "cat $# L" "$(records "$@")" "$(pair cat "$@" -- cat "$p-h.ntp" "$p-t.ntp")" "$(rss cat "$@")"
+			[ "$measure" = cpu ] || continue
+			# in one thread join 2 maps its files and join 64 copies its
+			# own with read(): both joins reading alike
+			pr=$(pair "$NTPROF" report "$@" -- env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
+			jrbest+=("$(echo $pr | cut -d' ' -f1,3)")
+			row "join $# R" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
 		done
 		echo "  L: every file of both joins as 4 MiB writes left it in the page cache (large folios where the"
 		echo "  kernel makes them); against join 2 and cat of its 2 files in the same state"
 		[ ${#jlbest[@]} -lt 2 ] ||
 			echo "  join $# L against join 2 L per record past the first size (per_record): $(per_record "${jlbest[0]}" "${jlbest[-1]}")"
+		if [ ${#jrbest[@]} -ge 2 ]; then
+			echo "  R: join $# L against join 2 L read with read() (NTPROF_NO_MMAP=1), as join $# reads"
+			echo "  join $# R per record past the first size (per_record): $(per_record "${jrbest[0]}" "${jrbest[-1]}")"
+		fi
+		if [ "$measure" = cpu ]; then	# the largest size's files, from the loop
+			us=''
+			for ((i = 0; i < ${RUNS:-7}; i++)); do
+				us+="$(usertime "$NTPROF" report "$@") $(usertime "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"
+				us+=" $(usertime env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"$'\n'
+			done
+			printf '%s' "$us" | awk -v n="$#" 'NF == 6 {for (i = 1; i <= 6; i++) t[i] += $i; k++}
+				END {if (k) printf "  user + system s, means of %d runs in turn: join %d L %.3f + %.3f, join 2 L %.3f + %.3f, join 2 R %.3f + %.3f\n",
+					k, n, t[1] / k, t[2] / k, t[3] / k, t[4] / k, t[5] / k, t[6] / k}'
+		fi
 	esac
 	case " $only " in *" groups "*)
 		# 64 groups and one of each size: a cost per group (its first use
