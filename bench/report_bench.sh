@@ -191,9 +191,9 @@ per_record() {
 }
 
 # usertime A...: "user system" seconds of one run of "$@", pinned as the
-# cpu rows. The kernel splits a process's run time between the two by the
-# ticks that fell in each (tick-based accounting): read them as means of
-# several runs, not bests
+# cpu rows. A kernel that accounts by ticks (CONFIG_TICK_CPU_ACCOUNTING)
+# splits a process's run time between the two by the ticks that fell in
+# each: read them as means of several runs, not bests
 usertime() {
 	local TIMEFORMAT='%3U %3S'
 	{ time $pin "$@" >/dev/null 2>&1; } 2>&1
@@ -350,7 +350,7 @@ for measure in ${MEASURES:-cpu wall}; do
 				us+=" $(usertime env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")"$'\n'
 			done
 			printf '%s' "$us" | awk -v n="$#" 'NF == 6 {for (i = 1; i <= 6; i++) t[i] += $i; k++}
-				END {if (k) printf "  user + system s, means of %d runs in turn: join %d L %.3f + %.3f, join 2 L %.3f + %.3f, join 2 R %.3f + %.3f\n",
+				END {if (k) printf "  user + system s, means of %d runs in turn: join %d L %.3f + %.3f, join 2 L %.3f + %.3f, join 2 L read() %.3f + %.3f\n",
 					k, n, t[1] / k, t[2] / k, t[3] / k, t[4] / k, t[5] / k, t[6] / k}'
 		fi
 	esac
