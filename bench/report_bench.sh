@@ -326,14 +326,15 @@ for measure in ${MEASURES:-cpu wall}; do
 			[ -z "$folios" ] || echo "  join $#'s hosts as 4 MiB writes left them: $("$folios" "$q"-h*.ntp)"
 			pr=$(pair "$NTPROF" report "$@" -- "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
 			jlbest+=("$(echo $pr | cut -d' ' -f1,3)")
-			row "join $# L" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
+			lrss=$(rss "$NTPROF" report "$@")	# the R row's program too
+			row "join $# L" "$(records "$@")" "$pr" "$lrss"
 			row "cat $# L" "$(records "$@")" "$(pair cat "$@" -- cat "$p-h.ntp" "$p-t.ntp")" "$(rss cat "$@")"
 			[ "$measure" = cpu ] || continue
 			# in one thread join 2 maps its files and join 64 copies its
 			# own with read(): both joins reading alike
 			pr=$(pair "$NTPROF" report "$@" -- env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
 			jrbest+=("$(echo $pr | cut -d' ' -f1,3)")
-			row "join $# R" "$(records "$@")" "$pr" "$(rss "$NTPROF" report "$@")"
+			row "join $# R" "$(records "$@")" "$pr" "$lrss"
 		done
 		echo "  L: every file of both joins as 4 MiB writes left it in the page cache (large folios where the"
 		echo "  kernel makes them); against join 2 and cat of its 2 files in the same state"
