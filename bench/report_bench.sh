@@ -43,6 +43,10 @@
 #   join 64 R     join 64 L against join 2 L with read() only (NTPROF_NO_MMAP=1,
 #                 as join 64 reads its files), in the cpu measure; then the
 #                 user and system seconds of the three at the largest size
+#   join 16 R     the same records in 15 host files and their target (as
+#                 4 MiB writes left them) against join 2 L with read() only,
+#                 in the cpu measure: join 64's extra per record with fewer
+#                 hosts' blocks held at once
 #   groups 64 N   report of 64 groups (64 sizes, reads) of N records per record
 #                 against one group (same flows: 4 KiB reads, no link
 #                 serialisation)
@@ -312,7 +316,7 @@ for measure in ${MEASURES:-cpu wall}; do
 		# write leaves it (largewritten): what join 64's ratio is without
 		# the small folios of its small files (docs/performance.md, "What
 		# limits the targets")
-		jlbest=() jrbest=()
+		jlbest=() jrbest=() j16best=()
 		for n in $sizes; do
 			[ "$n" = 1000000 ] && p=$dir/j2 q=$dir/j64 || p=$dir/j2-$n q=$dir/j64-$n
 			set -- "$q"-h*.ntp "$q-t.ntp"
@@ -335,6 +339,21 @@ for measure in ${MEASURES:-cpu wall}; do
 			pr=$(pair "$NTPROF" report "$@" -- env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
 			jrbest+=("$(echo $pr | cut -d' ' -f1,3)")
 			row "join $# R" "$(records "$@")" "$pr" "$lrss"
+			# the same records in 15 hosts' files and their target's,
+			# read alike: whether join 64's extra per record comes with
+			# the files merged or with the hosts' blocks held at once
+			# (docs/performance.md, "What limits the targets"). Only
+			# the copies are kept: the originals' pages would crowd
+			# out of the page cache the files the other rows read
+			m16=$dir/L/j16-$n
+			if [ ! -s "$m16-t.ntp" ]; then
+				gen -o "$dir/j16-$n-h%d.ntp" --target-out "$dir/j16-$n-t.ntp" --hosts 15 -n $((n / 2))
+				largewritten "$dir/j16-$n"-h*.ntp "$dir/j16-$n-t.ntp"
+				rm -f "$dir/j16-$n"-h*.ntp "$dir/j16-$n-t.ntp"
+			fi
+			pr=$(pair "$NTPROF" report "$m16"-h*.ntp "$m16-t.ntp" -- env NTPROF_NO_MMAP=1 "$NTPROF" report "$p-h.ntp" "$p-t.ntp")
+			j16best+=("$(echo $pr | cut -d' ' -f1,3)")
+			row "join 16 R" "$(records "$m16"-h*.ntp "$m16-t.ntp")" "$pr" "$(rss "$NTPROF" report "$m16"-h*.ntp "$m16-t.ntp")"
 		done
 		echo "  L: every file of both joins as 4 MiB writes left it in the page cache (large folios where the"
 		echo "  kernel makes them); against join 2 and cat of its 2 files in the same state"
@@ -343,6 +362,8 @@ for measure in ${MEASURES:-cpu wall}; do
 		if [ ${#jrbest[@]} -ge 2 ]; then
 			echo "  R: join $# L against join 2 L read with read() (NTPROF_NO_MMAP=1), as join $# reads"
 			echo "  join $# R per record past the first size (per_record): $(per_record "${jrbest[0]}" "${jrbest[-1]}")"
+			echo "  join 16 R: the same records in 16 files (15 hosts) against join 2 L read with read(), as join 16 reads"
+			echo "  join 16 R per record past the first size (per_record): $(per_record "${j16best[0]}" "${j16best[-1]}")"
 		fi
 		if [ "$measure" = cpu ]; then	# the largest size's files, from the loop
 			us=''

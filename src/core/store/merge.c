@@ -994,15 +994,35 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 		size_t took = 0;
 
 		w = w < until ? w : until;
+		/* the most cursor's records of the window, a stretch at a time:
+		 * as many as its keys at hand and the batch's room allow, the
+		 * cursor and the batch's count kept in registers, not reloaded
+		 * after every pointer stored (the primary's largest key once a
+		 * stretch, as drain2 does) */
 		while (ko <= w) {
-			emit(m, &co->recs[co->i]);
-			took++;
-			pm = o == primary && ko > pm ? ko : pm;
-			if (++co->i < co->n) {
-				ko = key_at(co, co->i);
+			size_t i = co->i, nb = m->nb, t = 0;
+			const uint64_t *kp = &co->kp[i - co->kbase];	/* *kp == ko */
+			size_t lim = co->kbase + co->kcnt - i;
+			const struct ntp_record *r = &co->recs[i], **b = &m->batch[nb];
+
+			lim = lim < BATCH - nb ? lim : BATCH - nb;
+			do {
+				b[t] = r + t;
+				t++;
+			} while (t < lim && kp[t] <= w);
+			if (o == primary)
+				pm = keys_max(kp, t, pm);
+			took += t;
+			i += t;
+			m->nb = nb + t;
+			if (m->nb == BATCH)
+				flush(m);
+			if (i < co->n) {
+				co->i = i;
+				ko = key_at(co, i);
 				continue;
 			}
-			co->i--;
+			co->i = i - 1;
 			if (!advance(m, o)) {
 				m->live--;
 				ko = UINT64_MAX;
@@ -1028,28 +1048,36 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 				struct cursor *cu = &m->cur[c];
 
 				if (op->kp) {
-					/* within the block, by its position alone */
-					const struct ntp_record *r = op->rec;
+					/* within the block, by its position alone, as
+					 * many as the batch has room for (k <= w: the
+					 * first is taken) */
+					const struct ntp_record *r = op->rec, **b = &m->batch[m->nb];
 					const uint64_t *kp = op->kp;
+					size_t lim = (size_t)(op->end - r), t = 0;
 
-					for (;;) {
-						emit(m, r);
-						fed++;
-						pm = c == primary && k > pm ? k : pm;
-						if (++r == op->end)
+					lim = lim < BATCH - m->nb ? lim : BATCH - m->nb;
+					do {
+						b[t] = r + t;
+						if (++t == lim)
 							break;
 						/* advance's prefetch of the record after
-						 * (past the block's end, a prefetch that
-						 * does not fault) */
-						ntp_prefetch_record(r + 1);
-						k = *++kp;
-						if (k > w)
-							break;
-					}
-					if (r < op->end) {	/* k > w: it waits at r */
+						 * the next (past the block's end, a
+						 * prefetch that does not fault) */
+						ntp_prefetch_record(r + t + 1);
+					} while (kp[t] <= w);
+					fed += t;
+					if (c == primary)
+						pm = keys_max(kp, t, pm);
+					m->nb += t;
+					if (m->nb == BATCH)
+						flush(m);
+					r += t;
+					kp += t;
+					if (r < op->end) {	/* it waits at r, or the batch was full */
 						op->rec = r;
 						op->kp = kp;
-						break;
+						k = *kp;
+						continue;
 					}
 					cu->i = cu->n - 1;	/* its block's last record taken */
 				} else {
