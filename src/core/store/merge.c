@@ -942,6 +942,39 @@ static size_t drain_most(struct ntp_merge *m, uint64_t until, size_t primary, ui
 	return fed;
 }
 
+/*
+ * drain_windowed's stretch: records r[0..) into the batch while their keys
+ * kp[0..) are <= w (kp[0] is), at most avail of them and as many as the
+ * batch has room for, in a loop that keeps the batch's count in a register
+ * (emit() stored it back and read it again at every record: a hand-over
+ * may follow any); the primary file's largest key once a stretch, as
+ * drain2 takes it; the batch handed over when full. prefetch: each record
+ * taken prefetches the one after the next (a file met among many,
+ * advance's prefetch; past the block's end, a prefetch that does not
+ * fault). Returns how many were taken.
+ */
+static inline __attribute__((always_inline)) size_t take_stretch(struct ntp_merge *m, const struct ntp_record *r,
+								  const uint64_t *kp, size_t avail, uint64_t w,
+								  int primary, uint64_t *pm, int prefetch)
+{
+	const struct ntp_record **b = &m->batch[m->nb];
+	size_t lim = avail < BATCH - m->nb ? avail : BATCH - m->nb, t = 0;
+
+	do {
+		b[t] = r + t;
+		if (++t == lim)
+			break;
+		if (prefetch)
+			ntp_prefetch_record(r + t + 1);
+	} while (kp[t] <= w);
+	if (primary)
+		*pm = keys_max(kp, t, *pm);
+	m->nb += t;
+	if (m->nb == BATCH)
+		flush(m);
+	return t;
+}
+
 /* Cursor cu's position (struct other_pos), once it has a record and its key. */
 static inline __attribute__((always_inline)) void other_load(struct other_pos *op, const struct cursor *cu)
 {
@@ -994,29 +1027,14 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 		size_t took = 0;
 
 		w = w < until ? w : until;
-		/* the most cursor's records of the window, a stretch at a time:
-		 * as many as its keys at hand and the batch's room allow, the
-		 * cursor and the batch's count kept in registers, not reloaded
-		 * after every pointer stored (the primary's largest key once a
-		 * stretch, as drain2 does) */
+		/* the most cursor's records of the window, a stretch of its
+		 * keys at hand at a time */
 		while (ko <= w) {
-			size_t i = co->i, nb = m->nb, t = 0;
-			const uint64_t *kp = &co->kp[i - co->kbase];	/* *kp == ko */
-			size_t lim = co->kbase + co->kcnt - i;
-			const struct ntp_record *r = &co->recs[i], **b = &m->batch[nb];
+			size_t i = co->i, t = take_stretch(m, &co->recs[i], &co->kp[i - co->kbase],
+							   co->kbase + co->kcnt - i, w, o == primary, &pm, 0);
 
-			lim = lim < BATCH - nb ? lim : BATCH - nb;
-			do {
-				b[t] = r + t;
-				t++;
-			} while (t < lim && kp[t] <= w);
-			if (o == primary)
-				pm = keys_max(kp, t, pm);
 			took += t;
 			i += t;
-			m->nb = nb + t;
-			if (m->nb == BATCH)
-				flush(m);
 			if (i < co->n) {
 				co->i = i;
 				ko = key_at(co, i);
@@ -1048,29 +1066,12 @@ static size_t drain_windowed(struct ntp_merge *m, uint64_t until, size_t primary
 				struct cursor *cu = &m->cur[c];
 
 				if (op->kp) {
-					/* within the block, by its position alone, as
-					 * many as the batch has room for (k <= w: the
-					 * first is taken) */
-					const struct ntp_record *r = op->rec, **b = &m->batch[m->nb];
+					/* within the block, by its position alone */
+					const struct ntp_record *r = op->rec;
 					const uint64_t *kp = op->kp;
-					size_t lim = (size_t)(op->end - r), t = 0;
+					size_t t = take_stretch(m, r, kp, (size_t)(op->end - r), w, c == primary, &pm, 1);
 
-					lim = lim < BATCH - m->nb ? lim : BATCH - m->nb;
-					do {
-						b[t] = r + t;
-						if (++t == lim)
-							break;
-						/* advance's prefetch of the record after
-						 * the next (past the block's end, a
-						 * prefetch that does not fault) */
-						ntp_prefetch_record(r + t + 1);
-					} while (kp[t] <= w);
 					fed += t;
-					if (c == primary)
-						pm = keys_max(kp, t, pm);
-					m->nb += t;
-					if (m->nb == BATCH)
-						flush(m);
 					r += t;
 					kp += t;
 					if (r < op->end) {	/* it waits at r, or the batch was full */
